@@ -1,0 +1,278 @@
+"""Base classes for every kind of component.
+
+Each kind has one required method; everything else is derived. A component
+class carries a frozen pydantic ``Config`` (``extra="forbid"``) whose fields
+are the options a config file may set. Constructors are cheap: connecting,
+loading models and reading files happen in ``open()``; ``close()`` releases.
+
+    class Shout(Generator):
+        class Config(ComponentConfig):
+            suffix: str = "!"
+
+        def generate(self, question, hits, history=()):
+            return Answer(question=question, text=hits[0].chunk.text.upper() + self.config.suffix)
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from .types import Answer, Chunk, Document, Hit
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .filters import Filter
+
+__all__ = [
+    "Chunker",
+    "Component",
+    "ComponentConfig",
+    "Context",
+    "Embedder",
+    "Generator",
+    "Loader",
+    "Message",
+    "QueryTransformer",
+    "Reranker",
+    "Store",
+]
+
+log = logging.getLogger("ragloom")
+
+
+class ComponentConfig(BaseModel):
+    """Base of every component's options: frozen, unknown keys rejected."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the pipeline hands a component in ``open()``.
+
+    ``index_dir`` is the pipeline's index directory; ``name`` is the
+    component's name in the config (stores: ``name:`` or ``<type>``);
+    ``base_dir`` is the directory relative paths in the config resolve against;
+    ``report`` records a problem (an unreadable file, a skipped record) that
+    must not stop the run: the index summary lists every one.
+    """
+
+    index_dir: Path = Path(".ragloom")
+    base_dir: Path = Path(".")
+    name: str = ""
+    report: Callable[[str, str], None] = field(default=lambda source, message: None)
+    services: dict[str, Any] = field(default_factory=dict)
+
+    def resolve(self, path: str | Path) -> Path:
+        """``path`` made absolute against ``base_dir`` (``~`` expanded)."""
+        p = Path(path).expanduser()
+        return p if p.is_absolute() else (self.base_dir / p)
+
+
+Message = dict[str, str]
+"""One turn of chat history: ``{"role": "user" | "assistant", "content": "..."}``."""
+
+
+class Component:
+    """Common lifecycle: cheap ``__init__``, ``open(context)``, ``close()``, ``with``."""
+
+    kind: ClassVar[str] = "component"
+    Config: ClassVar[type[ComponentConfig]] = ComponentConfig
+
+    def __init__(self, config: ComponentConfig | None = None, **options: Any) -> None:
+        if config is None:
+            config = self.Config(**options)
+        elif options:
+            raise TypeError("pass either a Config instance or keyword options, not both")
+        self.config = config
+        self.context = Context()
+
+    def open(self, context: Context | None = None) -> None:
+        """Connect, load models, read persisted state. Called once before use."""
+        if context is not None:
+            self.context = context
+
+    def close(self) -> None:
+        """Release what ``open()`` acquired. Safe to call twice."""
+
+    def __enter__(self) -> Component:
+        self.open(self.context)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.config!r})"
+
+
+class Loader(Component):
+    """Yields documents with stable ids. Unreadable sources are reported via
+    ``self.context.report(source, message)`` and skipped; the run goes on."""
+
+    kind = "loader"
+
+    def load(self) -> Iterator[Document]:
+        raise NotImplementedError
+
+    def with_sources(self, sources: Sequence[str]) -> Loader | None:
+        """A loader like this one restricted to ``sources`` (paths), or None if
+        none of them belong to it. Used by ``Pipeline.index(sources=...)``."""
+        return None
+
+
+class Chunker(Component):
+    """Splits a document into chunks that keep its metadata."""
+
+    kind = "chunker"
+
+    def split(self, document: Document) -> list[Chunk]:
+        raise NotImplementedError
+
+    def fingerprint(self) -> dict[str, Any]:
+        """What decides the chunks: type and options. Recorded by the index."""
+        return {"type": type(self).__name__, **self.config.model_dump(mode="json")}
+
+
+class Embedder(Component):
+    """Turns texts into vectors. Implement ``embed_batch``; the rest is derived."""
+
+    kind = "embedder"
+    batch_size: ClassVar[int] = 64
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed one batch: returns a float32 array of shape ``(len(texts), dimension)``."""
+        raise NotImplementedError
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed any number of texts in batches of ``batch_size``."""
+        import numpy as np
+
+        size = int(getattr(self.config, "batch_size", self.batch_size) or self.batch_size)
+        parts = [self.embed_batch(texts[i : i + size]) for i in range(0, len(texts), size)]
+        if not parts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return np.ascontiguousarray(np.vstack(parts), dtype=np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """Embed one query; override where queries get a prefix or another model."""
+        return self.embed_batch([text])[0]
+
+    @property
+    def dimension(self) -> int:
+        """Length of the vectors. Derived by embedding a probe unless overridden."""
+        cached = getattr(self, "_dimension", None)
+        if cached is None:
+            cached = int(self.embed_batch(["dimension probe"]).shape[1])
+            self._dimension = cached
+        return cached
+
+    def fingerprint(self) -> dict[str, Any]:
+        """What decides the vectors: backend, model, dimension, prefixes, normalisation.
+        An index built under one fingerprint is never queried with another."""
+        return {
+            "type": type(self).__name__,
+            "dimension": self.dimension,
+            **self.config.model_dump(mode="json", exclude={"batch_size", "device"}),
+        }
+
+
+class Store(Component):
+    """Holds chunks and answers queries.
+
+    ``capabilities`` says what a store answers: ``"dense"`` (vector queries),
+    ``"text"`` (keyword queries) or both. ``filter_operators`` lists the
+    filter operators it applies natively, inside the query, before ranking;
+    a filter using any other operator is rejected before the query runs.
+    """
+
+    kind = "store"
+    capabilities: ClassVar[frozenset[str]] = frozenset({"dense"})
+    filter_operators: ClassVar[frozenset[str]] = frozenset()
+
+    def upsert(self, chunks: Sequence[Chunk], vectors: np.ndarray | None = None) -> None:
+        """Insert or replace chunks by id (idempotent). ``vectors`` is given to dense stores."""
+        raise NotImplementedError
+
+    def query(
+        self,
+        *,
+        vector: np.ndarray | None = None,
+        text: str | None = None,
+        k: int = 10,
+        where: Filter | None = None,
+    ) -> list[Hit]:
+        """The ``k`` best chunks for the vector (dense) or text (keyword), best
+        first, among those matching ``where``."""
+        raise NotImplementedError
+
+    def delete(self, *, ids: Sequence[str] | None = None, where: Filter | None = None) -> int:
+        """Delete chunks by id or by filter; returns how many were deleted."""
+        raise NotImplementedError
+
+    def count(self, where: Filter | None = None) -> int:
+        """How many chunks are stored (matching ``where`` if given)."""
+        raise NotImplementedError
+
+    def flush(self) -> None:
+        """Make every write durable. Called at the end of an index run."""
+
+
+class Reranker(Component):
+    """Reorders hits for a query and keeps the best ``top_k``."""
+
+    kind = "reranker"
+
+    def rerank(self, query: str, hits: Sequence[Hit], top_k: int | None = None) -> list[Hit]:
+        raise NotImplementedError
+
+
+class Generator(Component):
+    """Writes an answer from the question and the retrieved hits, citing them."""
+
+    kind = "generator"
+
+    def generate(
+        self, question: str, hits: Sequence[Hit], history: Sequence[Message] = ()
+    ) -> Answer:
+        raise NotImplementedError
+
+    def stream(
+        self, question: str, hits: Sequence[Hit], history: Sequence[Message] = ()
+    ) -> Iterator[str | Answer]:
+        """Yield pieces of the answer text, then the complete ``Answer`` last.
+        Derived from ``generate``; generators that can stream override it."""
+        answer = self.generate(question, hits, history)
+        yield answer.text
+        yield answer
+
+
+class QueryTransformer(Component):
+    """Rewrites a question into one or more search queries."""
+
+    kind = "query_transformer"
+
+    def transform(self, question: str, history: Sequence[Message] = ()) -> list[str]:
+        raise NotImplementedError
+
+
+KINDS: dict[str, type[Component]] = {
+    "loader": Loader,
+    "chunker": Chunker,
+    "embedder": Embedder,
+    "store": Store,
+    "reranker": Reranker,
+    "generator": Generator,
+    "query_transformer": QueryTransformer,
+}
+
+Kind = Literal[
+    "loader", "chunker", "embedder", "store", "reranker", "generator", "query_transformer"
+]

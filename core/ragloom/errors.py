@@ -1,0 +1,140 @@
+"""Every exception ragloom raises on purpose.
+
+The tree::
+
+    RagloomError                      base of everything below; never raised itself
+    ├── ConfigError                   a config file or dict is wrong (CLI exit code 2)
+    │   └── ConfigValidationError     carries every ConfigIssue found, each with path and line
+    ├── PluginError                   a plugin or registration is wrong
+    │   ├── UnknownComponentError     a config names a type nobody registered
+    │   └── DuplicateComponentError   two plugins register the same (kind, name)
+    ├── FilterError                   a metadata filter is malformed or unsupported
+    │   └── UnsupportedFilterError    a store cannot express an operator in the filter
+    ├── IndexStateError               the index on disk does not fit the config (embedder changed, locked)
+    └── ComponentError                a component failed while running (CLI exit code 1)
+        ├── LoaderError
+        ├── EmbedderError
+        ├── StoreError
+        │   └── DimensionMismatchError
+        ├── RerankerError
+        └── GeneratorError
+
+Every message says what happened, where, and what to do about it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "ComponentError",
+    "ConfigError",
+    "ConfigIssue",
+    "ConfigValidationError",
+    "DimensionMismatchError",
+    "DuplicateComponentError",
+    "EmbedderError",
+    "FilterError",
+    "GeneratorError",
+    "IndexStateError",
+    "LoaderError",
+    "PluginError",
+    "RagloomError",
+    "RerankerError",
+    "StoreError",
+    "UnknownComponentError",
+    "UnsupportedFilterError",
+]
+
+
+class RagloomError(Exception):
+    """Base class of every error ragloom raises on purpose."""
+
+
+class ConfigError(RagloomError):
+    """A config is wrong; nothing has run yet."""
+
+
+@dataclass(frozen=True)
+class ConfigIssue:
+    """One problem in a config: where it is and what to do about it.
+
+    ``path`` looks like ``stores[1].collection``; ``line`` is 1-based when the
+    config came from a file and the position is known.
+    """
+
+    path: str
+    message: str
+    line: int | None = None
+    hint: str | None = None
+
+    def __str__(self) -> str:
+        where = self.path or "<root>"
+        if self.line is not None:
+            where = f"{where} (line {self.line})"
+        text = f"{where}: {self.message}"
+        if self.hint:
+            text += f" — {self.hint}"
+        return text
+
+
+class ConfigValidationError(ConfigError):
+    """Raised with every issue found in one pass, never just the first."""
+
+    def __init__(self, issues: list[ConfigIssue], source: str | None = None) -> None:
+        self.issues = list(issues)
+        self.source = source
+        head = f"{len(self.issues)} error(s) in {source or 'config'}"
+        super().__init__(head + ":\n" + "\n".join(f"  {issue}" for issue in self.issues))
+
+
+class PluginError(RagloomError):
+    """A plugin failed to load or registered something invalid."""
+
+
+class UnknownComponentError(PluginError):
+    """A config names a component type that no installed plugin registers."""
+
+
+class DuplicateComponentError(PluginError):
+    """Two plugins registered the same name for the same kind."""
+
+
+class FilterError(RagloomError):
+    """A metadata filter is malformed; the message names the offending path."""
+
+
+class UnsupportedFilterError(FilterError):
+    """A store cannot express an operator used in a filter; nothing was dropped."""
+
+
+class IndexStateError(RagloomError):
+    """The index on disk does not fit the config, or is in use by another run."""
+
+
+class ComponentError(RagloomError):
+    """A component failed while running."""
+
+
+class LoaderError(ComponentError):
+    """A loader could not read a source."""
+
+
+class EmbedderError(ComponentError):
+    """An embedder failed to embed a batch."""
+
+
+class StoreError(ComponentError):
+    """A store failed to write, read or delete."""
+
+
+class DimensionMismatchError(StoreError):
+    """Vectors of one dimension were given to a store holding another."""
+
+
+class RerankerError(ComponentError):
+    """A reranker failed."""
+
+
+class GeneratorError(ComponentError):
+    """A generator failed to produce an answer."""

@@ -1,0 +1,235 @@
+"""The one metadata filter language: parse, validate, evaluate.
+
+Shaped like Pinecone's and MongoDB's::
+
+    {"category": "pricing", "year": {"$gte": 2024},
+     "$or": [{"tier": "pro"}, {"tier": {"$in": ["team", "enterprise"]}}],
+     "$not": {"draft": true}}
+
+Operators: ``$eq $ne $in $nin $gt $gte $lt $lte $exists $and $or $not``.
+A bare value means ``$eq``; several keys in one object are ANDed. When the
+metadata value is a list, ``$eq``/``$in`` match if any element matches and
+``$ne``/``$nin`` if none does. Strings in ISO date form compare as dates.
+
+``parse`` turns a dict into a tree of ``Condition``/``And``/``Or``/``Not``;
+errors name the offending path (``$or[1].year.$gte``). Stores either
+translate the tree to their native form or call ``evaluate``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Union
+
+from .errors import FilterError, UnsupportedFilterError
+
+__all__ = [
+    "ALL_OPERATORS",
+    "And",
+    "Condition",
+    "Filter",
+    "Not",
+    "Or",
+    "check_supported",
+    "evaluate",
+    "operators",
+    "parse",
+]
+
+FIELD_OPERATORS = frozenset({"$eq", "$ne", "$in", "$nin", "$gt", "$gte", "$lt", "$lte", "$exists"})
+LOGICAL_OPERATORS = frozenset({"$and", "$or", "$not"})
+ALL_OPERATORS = FIELD_OPERATORS | LOGICAL_OPERATORS
+
+Scalar = Union[str, int, float, bool, None]
+
+
+@dataclass(frozen=True)
+class Condition:
+    field: str
+    op: str
+    value: Any
+
+
+@dataclass(frozen=True)
+class And:
+    items: tuple[Filter, ...]
+
+
+@dataclass(frozen=True)
+class Or:
+    items: tuple[Filter, ...]
+
+
+@dataclass(frozen=True)
+class Not:
+    item: Filter
+
+
+Filter = Union[Condition, And, Or, Not]
+
+
+def parse(spec: Mapping[str, Any] | Filter | None, path: str = "") -> Filter | None:
+    """Parse and validate a filter dict; ``None`` or ``{}`` mean no filter."""
+    if spec is None or isinstance(spec, (Condition, And, Or, Not)):
+        return spec
+    if not isinstance(spec, Mapping):
+        raise FilterError(f"filter{_at(path)} must be an object, got {type(spec).__name__}")
+    if not spec:
+        return None
+    items: list[Filter] = []
+    for key, value in spec.items():
+        here = f"{path}.{key}" if path else str(key)
+        if not isinstance(key, str) or not key:
+            raise FilterError(f"filter key {key!r}{_at(path)} must be a non-empty string")
+        if key in ("$and", "$or"):
+            if not isinstance(value, Sequence) or isinstance(value, (str, bytes)) or not value:
+                raise FilterError(f"{here}: {key} takes a non-empty list of filters")
+            parts = [parse(v, f"{here}[{i}]") for i, v in enumerate(value)]
+            kids = tuple(p for p in parts if p is not None)
+            items.append(And(kids) if key == "$and" else Or(kids))
+        elif key == "$not":
+            inner = parse(value, here)
+            if inner is None:
+                raise FilterError(f"{here}: $not takes a non-empty filter")
+            items.append(Not(inner))
+        elif key.startswith("$"):
+            raise FilterError(
+                f"{here}: unknown operator {key!r} at the top level; use a field name, "
+                "or one of $and, $or, $not"
+            )
+        else:
+            items.extend(_parse_field(key, value, here))
+    return items[0] if len(items) == 1 else And(tuple(items))
+
+
+def _parse_field(name: str, value: Any, path: str) -> list[Filter]:
+    if not isinstance(value, Mapping):
+        return [Condition(name, "$eq", _check_scalar(value, path))]
+    if not value:
+        raise FilterError(f"{path}: empty operator object; write e.g. {{'$eq': 1}}")
+    out: list[Filter] = []
+    for op, arg in value.items():
+        here = f"{path}.{op}"
+        if op not in FIELD_OPERATORS:
+            hint = "" if not op.startswith("$") else f"; known: {', '.join(sorted(FIELD_OPERATORS))}"
+            raise FilterError(f"{here}: unknown field operator {op!r}{hint}")
+        if op in ("$in", "$nin"):
+            if not isinstance(arg, Sequence) or isinstance(arg, (str, bytes)):
+                raise FilterError(f"{here}: {op} takes a list of values")
+            arg = tuple(_check_scalar(v, f"{here}[{i}]") for i, v in enumerate(arg))
+        elif op == "$exists":
+            if not isinstance(arg, bool):
+                raise FilterError(f"{here}: $exists takes true or false")
+        elif op in ("$gt", "$gte", "$lt", "$lte"):
+            if isinstance(arg, bool) or not isinstance(arg, (int, float, str)):
+                raise FilterError(f"{here}: {op} takes a number or a string (ISO date)")
+        else:
+            arg = _check_scalar(arg, here)
+        out.append(Condition(name, op, arg))
+    return out
+
+
+def _check_scalar(value: Any, path: str) -> Scalar:
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    raise FilterError(
+        f"{path}: filter values must be strings, numbers, booleans or null, "
+        f"got {type(value).__name__}"
+    )
+
+
+def _at(path: str) -> str:
+    return f" at {path}" if path else ""
+
+
+def operators(node: Filter | None) -> set[str]:
+    """Every operator a filter tree uses."""
+    if node is None:
+        return set()
+    if isinstance(node, Condition):
+        return {node.op}
+    if isinstance(node, Not):
+        return {"$not"} | operators(node.item)
+    found = {"$and" if isinstance(node, And) else "$or"}
+    for item in node.items:
+        found |= operators(item)
+    return found
+
+
+def check_supported(node: Filter | None, supported: frozenset[str], store: str) -> None:
+    """Raise ``UnsupportedFilterError`` naming the operators ``store`` cannot express."""
+    missing = operators(node) - supported - {"$and"}
+    if missing:
+        raise UnsupportedFilterError(
+            f"store {store!r} cannot apply filter operator(s) {', '.join(sorted(missing))}; "
+            "rewrite the filter without them or use a store that supports them "
+            "(no condition is ever dropped)"
+        )
+
+
+_MISSING = object()
+
+
+def evaluate(node: Filter | None, metadata: Mapping[str, Any]) -> bool:
+    """True if ``metadata`` matches the filter."""
+    if node is None:
+        return True
+    if isinstance(node, And):
+        return all(evaluate(item, metadata) for item in node.items)
+    if isinstance(node, Or):
+        return any(evaluate(item, metadata) for item in node.items)
+    if isinstance(node, Not):
+        return not evaluate(node.item, metadata)
+    value = metadata.get(node.field, _MISSING)
+    op, arg = node.op, node.value
+    if op == "$exists":
+        return (value is not _MISSING) == arg
+    if value is _MISSING:
+        return op in ("$ne", "$nin")
+    values = list(value) if isinstance(value, (list, tuple)) else [value]
+    if op == "$eq":
+        return any(_equal(v, arg) for v in values)
+    if op == "$ne":
+        return not any(_equal(v, arg) for v in values)
+    if op == "$in":
+        return any(_equal(v, a) for v in values for a in arg)
+    if op == "$nin":
+        return not any(_equal(v, a) for v in values for a in arg)
+    return any(_compare(v, op, arg) for v in values)
+
+
+def _equal(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b or (isinstance(a, bool) and isinstance(b, bool) and a == b)
+    return bool(a == b)
+
+
+def _as_date(value: Any) -> _dt.datetime | None:
+    if not isinstance(value, str) or len(value) < 10 or value[4:5] != "-":
+        return None
+    try:
+        parsed = _dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=_dt.timezone.utc)
+
+
+def _compare(value: Any, op: str, arg: Any) -> bool:
+    left, right = value, arg
+    if isinstance(arg, str):
+        dl, dr = _as_date(value), _as_date(arg)
+        if dl is not None and dr is not None:
+            left, right = dl, dr
+        elif not isinstance(value, str):
+            return False
+    elif isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    if op == "$gt":
+        return bool(left > right)
+    if op == "$gte":
+        return bool(left >= right)
+    if op == "$lt":
+        return bool(left < right)
+    return bool(left <= right)

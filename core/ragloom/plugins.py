@@ -1,0 +1,128 @@
+"""The plugin manager: built-ins, entry points, and load restrictions.
+
+Plugins are modules with ``@hookimpl`` functions, published through the
+entry-point group ``ragloom``. Built-ins in ``DEFAULT_PLUGINS`` go through
+the same hooks. Two environment variables restrict loading:
+
+``RAGLOOM_LOAD_PLUGINS=a,b``
+    load only these entry-point plugins (by entry-point or distribution
+    name); an empty value loads none. Built-ins are always loaded.
+``RAGLOOM_DISABLE_PLUGINS=a,b``
+    never load these (entry-point, distribution or built-in module names).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Mapping
+from importlib.metadata import entry_points
+
+import pluggy
+
+from . import hookspecs
+from .errors import PluginError
+from .registry import Registry
+
+__all__ = [
+    "DEFAULT_PLUGINS",
+    "ENTRY_POINT_GROUP",
+    "build_plugin_manager",
+    "get_plugin_manager",
+    "get_registry",
+]
+
+ENTRY_POINT_GROUP = "ragloom"
+
+DEFAULT_PLUGINS: tuple[str, ...] = ("ragloom.builtin.plugin",)
+
+_pm: pluggy.PluginManager | None = None
+_registry: Registry | None = None
+
+
+def _names(value: str | None) -> set[str] | None:
+    if value is None:
+        return None
+    return {part.strip() for part in value.split(",") if part.strip()}
+
+
+def build_plugin_manager(
+    *, load_entry_points: bool = True, env: Mapping[str, str] | None = None
+) -> pluggy.PluginManager:
+    """A fresh plugin manager with built-ins and (optionally) installed plugins.
+
+    Tests build their own; the CLI and ``ragloom.load`` share ``get_plugin_manager()``.
+    """
+    env = os.environ if env is None else env
+    only = _names(env.get("RAGLOOM_LOAD_PLUGINS"))
+    blocked = _names(env.get("RAGLOOM_DISABLE_PLUGINS")) or set()
+
+    pm = pluggy.PluginManager("ragloom")
+    pm.add_hookspecs(hookspecs)
+    for module_name in DEFAULT_PLUGINS:
+        if module_name in blocked or module_name.rsplit(".", 1)[-1] in blocked:
+            continue
+        pm.register(importlib.import_module(module_name), name=module_name)
+
+    if load_entry_points:
+        for ep in entry_points(group=ENTRY_POINT_GROUP):
+            dist_name = ep.dist.name if ep.dist is not None else None
+            names = {ep.name} | ({dist_name} if dist_name else set())
+            if names & blocked:
+                pm.set_blocked(ep.name)
+                continue
+            if only is not None and not names & only:
+                continue
+            if pm.get_plugin(ep.name) is not None or pm.is_blocked(ep.name):
+                continue
+            try:
+                plugin = ep.load()
+            except Exception as exc:
+                raise PluginError(
+                    f"plugin {ep.name!r} from {dist_name or 'an unknown distribution'} "
+                    f"failed to import ({exc!r}); reinstall it, or skip it with "
+                    f"RAGLOOM_DISABLE_PLUGINS={ep.name}"
+                ) from exc
+            pm.register(plugin, name=ep.name)
+            if ep.dist is not None:
+                pm._plugin_distinfo.append((plugin, _DistFacade(ep.dist)))  # noqa: SLF001
+
+    try:
+        pm.check_pending()
+    except pluggy.PluginValidationError as exc:
+        raise PluginError(
+            f"{exc}. Hook implementations must be named after a ragloom hook "
+            "(register_loaders, register_stores, run_stage, on_event...)"
+        ) from exc
+    return pm
+
+
+class _DistFacade:
+    """What ``pm.list_plugin_distinfo()`` returns, as pluggy's own facade does."""
+
+    def __init__(self, dist: object) -> None:
+        self._dist = dist
+
+    @property
+    def project_name(self) -> str:
+        return str(self._dist.metadata["name"])  # type: ignore[attr-defined]
+
+    @property
+    def version(self) -> str:
+        return str(self._dist.version)  # type: ignore[attr-defined]
+
+
+def get_plugin_manager() -> pluggy.PluginManager:
+    """The process-wide plugin manager (the only global state)."""
+    global _pm
+    if _pm is None:
+        _pm = build_plugin_manager()
+    return _pm
+
+
+def get_registry() -> Registry:
+    """The registry built from ``get_plugin_manager()``."""
+    global _registry
+    if _registry is None:
+        _registry = Registry.from_plugin_manager(get_plugin_manager())
+    return _registry

@@ -1,0 +1,181 @@
+"""The registry: (kind, name) -> component class, with who registered it.
+
+Built from a plugin manager by calling every ``register_*`` hook once per
+plugin, so each entry knows the plugin, distribution and version behind it.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
+
+from .components import KINDS, Component
+from .errors import DuplicateComponentError, PluginError, UnknownComponentError
+
+if TYPE_CHECKING:
+    import pluggy
+
+__all__ = ["KNOWN_PROVIDERS", "Register", "Registry", "RegistryEntry", "closest"]
+
+C = TypeVar("C", bound=Component)
+C_contra = TypeVar("C_contra", bound=Component, contravariant=True)
+
+# (kind, name) -> distribution that provides it, for "pip install" hints.
+KNOWN_PROVIDERS: dict[tuple[str, str], str] = {
+    ("embedder", "openai"): "ragloom-openai",
+    ("generator", "openai"): "ragloom-openai",
+    ("embedder", "sentence-transformers"): "ragloom-sentence-transformers",
+    ("reranker", "cross-encoder"): "ragloom-sentence-transformers",
+    ("store", "qdrant"): "ragloom-qdrant",
+    ("store", "pinecone"): "ragloom-pinecone",
+    ("embedder", "cohere"): "ragloom-cohere",
+    ("reranker", "cohere"): "ragloom-cohere",
+    ("generator", "cohere"): "ragloom-cohere",
+}
+
+HOOK_KINDS: dict[str, str] = {
+    "register_loaders": "loader",
+    "register_chunkers": "chunker",
+    "register_embedders": "embedder",
+    "register_stores": "store",
+    "register_rerankers": "reranker",
+    "register_generators": "generator",
+    "register_query_transformers": "query_transformer",
+}
+
+
+class Register(Protocol, Generic[C_contra]):
+    """The callback a ``register_*`` hook receives: ``register(name, cls)``."""
+
+    def __call__(self, name: str, cls: type[C_contra]) -> None: ...
+
+
+@dataclass(frozen=True)
+class RegistryEntry:
+    """One registered component class and where it came from."""
+
+    kind: str
+    name: str
+    cls: type[Component]
+    plugin: str
+    distribution: str | None = None
+    version: str | None = None
+
+    @property
+    def provider(self) -> str:
+        if self.distribution:
+            return f"{self.distribution} {self.version or ''}".strip()
+        return f"plugin {self.plugin}"
+
+
+def closest(name: str, choices: list[str]) -> str | None:
+    """The closest of ``choices`` to ``name``, if any is close enough."""
+    found = difflib.get_close_matches(name, choices, n=1, cutoff=0.6)
+    return found[0] if found else None
+
+
+class Registry:
+    """Registered component classes by kind and name."""
+
+    def __init__(self) -> None:
+        self._entries: dict[tuple[str, str], RegistryEntry] = {}
+
+    @classmethod
+    def from_plugin_manager(cls, pm: pluggy.PluginManager) -> Registry:
+        """Call every ``register_*`` hookimpl, one plugin at a time."""
+        registry = cls()
+        dists = {id(plugin): dist for plugin, dist in pm.list_plugin_distinfo()}
+        for hook_name, kind in HOOK_KINDS.items():
+            hook = getattr(pm.hook, hook_name)
+            for impl in hook.get_hookimpls():
+                dist = dists.get(id(impl.plugin))
+                distribution = dist.project_name if dist is not None else None
+                version = dist.version if dist is not None else None
+                if distribution is None and impl.plugin_name.startswith("ragloom."):
+                    distribution, version = "ragloom", _core_version()
+
+                def register(
+                    name: str,
+                    component: type[Component],
+                    *,
+                    _kind: str = kind,
+                    _plugin: str = impl.plugin_name,
+                    _dist: str | None = distribution,
+                    _version: str | None = version,
+                ) -> None:
+                    registry.add(
+                        RegistryEntry(_kind, name, component, _plugin, _dist, _version)
+                    )
+
+                try:
+                    impl.function(register=register)
+                except PluginError:
+                    raise
+                except Exception as exc:  # a broken plugin is named, not hidden
+                    raise PluginError(
+                        f"plugin {impl.plugin_name!r} failed in {hook_name}: {exc!r}"
+                    ) from exc
+        return registry
+
+    def add(self, entry: RegistryEntry) -> None:
+        base = KINDS[entry.kind]
+        if not isinstance(entry.name, str) or not entry.name:
+            raise PluginError(
+                f"plugin {entry.plugin!r} registered a {entry.kind} with an invalid "
+                f"name {entry.name!r}: use a short non-empty string such as 'my-store'"
+            )
+        if not (isinstance(entry.cls, type) and issubclass(entry.cls, base)):
+            raise PluginError(
+                f"plugin {entry.plugin!r} registered {entry.kind} {entry.name!r} as "
+                f"{entry.cls!r}, which is not a subclass of ragloom.{base.__name__}"
+            )
+        key = (entry.kind, entry.name)
+        if key in self._entries:
+            first = self._entries[key]
+            raise DuplicateComponentError(
+                f"{entry.kind} {entry.name!r} is registered twice: by {first.provider} "
+                f"(plugin {first.plugin}) and by {entry.provider} (plugin {entry.plugin}). "
+                "Uninstall one, or block one with RAGLOOM_DISABLE_PLUGINS."
+            )
+        self._entries[key] = entry
+
+    def get(self, kind: str, name: str) -> RegistryEntry:
+        """The entry for ``(kind, name)``, or an error with the closest name and
+        the package to install."""
+        try:
+            return self._entries[(kind, name)]
+        except KeyError:
+            raise UnknownComponentError(self.unknown_message(kind, name)) from None
+
+    def unknown_message(self, kind: str, name: str) -> str:
+        names = self.names(kind)
+        message = f"unknown {kind} type {name!r}"
+        guess = closest(str(name), names)
+        if guess:
+            message += f"; did you mean {guess!r}?"
+        provider = KNOWN_PROVIDERS.get((kind, str(name)))
+        if provider:
+            message += f" It is provided by {provider}: pip install {provider}"
+        elif names:
+            message += f" (available: {', '.join(sorted(names))})"
+        return message
+
+    def names(self, kind: str) -> list[str]:
+        return sorted(name for (k, name) in self._entries if k == kind)
+
+    def __contains__(self, key: tuple[str, str]) -> bool:
+        return key in self._entries
+
+    def __iter__(self) -> Iterator[RegistryEntry]:
+        return iter(sorted(self._entries.values(), key=lambda e: (e.kind, e.name)))
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+def _core_version() -> str:
+    from . import __version__
+
+    return __version__

@@ -1,0 +1,114 @@
+"""The values that flow through a pipeline: Document, Chunk, Hit, Citation, Answer.
+
+All are frozen dataclasses. Metadata is a plain mapping of JSON-compatible
+values (str, int, float, bool, None, lists of those); stores persist it and
+filters read it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+__all__ = ["Answer", "Chunk", "Citation", "Document", "Hit", "content_hash"]
+
+
+def content_hash(text: str) -> str:
+    """The hex SHA-256 of ``text`` encoded as UTF-8; ids and caches key on it."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Document:
+    """A loaded source: its stable id, full text and metadata.
+
+    Loaders give the same id to the same source on every run (for files, the
+    path relative to the loader's root). ``metadata`` holds at least
+    ``source`` and, for files, ``path``, ``mtime`` and ``content_hash``.
+    """
+
+    id: str
+    text: str
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def source(self) -> str:
+        return str(self.metadata.get("source", self.id))
+
+    @property
+    def hash(self) -> str:
+        return str(self.metadata.get("content_hash") or content_hash(self.text))
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A piece of a document: the unit that is embedded, stored and cited.
+
+    ``start``/``end`` are character offsets into the document text;
+    ``label`` is citable (``docs/pricing.md#enterprise-plan``).
+    ``metadata`` carries the document's metadata plus chunk fields.
+    """
+
+    id: str
+    document_id: str
+    text: str
+    index: int
+    start: int
+    end: int
+    label: str
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def source(self) -> str:
+        return str(self.metadata.get("source", self.document_id))
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A chunk found for a query, with its score.
+
+    ``score`` is the score of the last stage that ranked it (store, fusion or
+    reranker); ``scores`` keeps each stage's score by name (``"memory"``,
+    ``"bm25"``, ``"fusion"``, ``"rerank"``) so a result can be explained.
+    """
+
+    chunk: Chunk
+    score: float
+    store: str | None = None
+    scores: Mapping[str, float] = field(default_factory=dict)
+    vector: Any = field(default=None, compare=False, repr=False)
+
+    def with_score(self, stage: str, score: float) -> Hit:
+        """A copy scored by ``stage``: ``score`` becomes current, the old ones are kept."""
+        return replace(self, score=float(score), scores={**self.scores, stage: float(score)})
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A numbered reference from an answer to a chunk that was given to the generator."""
+
+    number: int
+    chunk_id: str
+    label: str
+    source: str
+    quote: str = ""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What ``Pipeline.ask`` returns.
+
+    ``grounded`` is False when the sources held nothing relevant and the text
+    says so. ``degraded`` is True when the generator failed and the answer
+    fell back to the best passages.
+    """
+
+    question: str
+    text: str
+    citations: tuple[Citation, ...] = ()
+    hits: tuple[Hit, ...] = ()
+    grounded: bool = True
+    degraded: bool = False
+    metadata: Mapping[str, Any] = field(default_factory=dict)
