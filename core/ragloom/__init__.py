@@ -30,11 +30,15 @@ from .errors import (
     PluginError,
     RagloomError,
 )
+from .events import Event, ProblemReported, RunFinished, RunStarted, StageCall, StageFinished
 from .hookspecs import hookimpl
+from .pipeline import AnswerStream, IndexReport, Pipeline, load
+from .registry import Register
 from .types import Answer, Chunk, Citation, Document, Hit
 
 __all__ = [
     "Answer",
+    "AnswerStream",
     "Chunk",
     "Chunker",
     "Citation",
@@ -46,15 +50,25 @@ __all__ = [
     "Context",
     "Document",
     "Embedder",
+    "Event",
     "Generator",
     "Hit",
+    "IndexReport",
     "Loader",
     "Message",
+    "Pipeline",
     "PluginError",
+    "ProblemReported",
     "QueryTransformer",
     "RagloomError",
+    "Register",
     "Reranker",
+    "RunFinished",
+    "RunStarted",
+    "StageCall",
+    "StageFinished",
     "Store",
     "__version__",
     "hookimpl",
+    "load",
 ]

@@ -23,8 +23,9 @@ class StageCall:
     """One stage of a run, handed to ``run_stage``.
 
     ``stage`` is one of ``load``, ``chunk``, ``embed``, ``upsert``,
-    ``delete``, ``transform``, ``embed_query``, ``retrieve``, ``fuse``,
-    ``rerank``, ``generate``. ``component`` is the component instance (None
+    ``delete``, ``flush`` (index runs) and ``transform``, ``embed_query``,
+    ``retrieve``, ``fuse``, ``rerank``, ``generate`` (queries; a streamed
+    answer's generation is not a stage). ``component`` is the component instance (None
     for core stages such as ``fuse``); ``name`` its config name.
     ``run()`` performs the stage and returns its result.
     """

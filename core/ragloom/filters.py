@@ -88,7 +88,10 @@ def parse(spec: Mapping[str, Any] | Filter | None, path: str = "") -> Filter | N
                 raise FilterError(f"{here}: {key} takes a non-empty list of filters")
             parts = [parse(v, f"{here}[{i}]") for i, v in enumerate(value)]
             kids = tuple(p for p in parts if p is not None)
-            items.append(And(kids) if key == "$and" else Or(kids))
+            if key == "$or" and len(kids) < len(parts):
+                continue  # an empty alternative matches everything
+            if kids:
+                items.append(And(kids) if key == "$and" else Or(kids))
         elif key == "$not":
             inner = parse(value, here)
             if inner is None:
@@ -101,6 +104,8 @@ def parse(spec: Mapping[str, Any] | Filter | None, path: str = "") -> Filter | N
             )
         else:
             items.extend(_parse_field(key, value, here))
+    if not items:
+        return None
     return items[0] if len(items) == 1 else And(tuple(items))
 
 

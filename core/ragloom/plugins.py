@@ -8,7 +8,8 @@ the same hooks. Two environment variables restrict loading:
     load only these entry-point plugins (by entry-point or distribution
     name); an empty value loads none. Built-ins are always loaded.
 ``RAGLOOM_DISABLE_PLUGINS=a,b``
-    never load these (entry-point, distribution or built-in module names).
+    never load these (entry-point or distribution names, or
+    ``ragloom.builtin.plugin`` for the built-in components).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from importlib.metadata import entry_points
 
 import pluggy
 
-from . import hookspecs
+from . import hookspecs, stages
 from .errors import PluginError
 from .registry import Registry
 
@@ -33,6 +34,7 @@ __all__ = [
 ]
 
 ENTRY_POINT_GROUP = "ragloom"
+CORE_PLUGIN = "ragloom.core"
 
 DEFAULT_PLUGINS: tuple[str, ...] = ("ragloom.builtin.plugin",)
 
@@ -59,8 +61,9 @@ def build_plugin_manager(
 
     pm = pluggy.PluginManager("ragloom")
     pm.add_hookspecs(hookspecs)
+    pm.register(stages, name=CORE_PLUGIN)  # core's run_stage: never blocked
     for module_name in DEFAULT_PLUGINS:
-        if module_name in blocked or module_name.rsplit(".", 1)[-1] in blocked:
+        if module_name in blocked:
             continue
         pm.register(importlib.import_module(module_name), name=module_name)
 
@@ -73,8 +76,13 @@ def build_plugin_manager(
                 continue
             if only is not None and not names & only:
                 continue
-            if pm.get_plugin(ep.name) is not None or pm.is_blocked(ep.name):
+            if pm.is_blocked(ep.name):
                 continue
+            if pm.get_plugin(ep.name) is not None:
+                raise PluginError(
+                    f"two installed distributions publish a ragloom plugin named {ep.name!r} "
+                    f"(the second is {dist_name}); uninstall one of them"
+                )
             try:
                 plugin = ep.load()
             except Exception as exc:

@@ -87,9 +87,10 @@ class Registry:
         """Call every ``register_*`` hookimpl, one plugin at a time."""
         registry = cls()
         dists = {id(plugin): dist for plugin, dist in pm.list_plugin_distinfo()}
+        plugins = pm.get_plugins()
         for hook_name, kind in HOOK_KINDS.items():
             hook = getattr(pm.hook, hook_name)
-            for impl in hook.get_hookimpls():
+            for impl in reversed(hook.get_hookimpls()):  # pluggy's call order
                 dist = dists.get(id(impl.plugin))
                 distribution = dist.project_name if dist is not None else None
                 version = dist.version if dist is not None else None
@@ -109,8 +110,12 @@ class Registry:
                         RegistryEntry(_kind, name, component, _plugin, _dist, _version)
                     )
 
+                # call through pluggy, restricted to this plugin, so that the
+                # plugin's registrations are attributed to it
+                others = [p for p in plugins if p is not impl.plugin]
+                caller = pm.subset_hook_caller(hook_name, remove_plugins=others)
                 try:
-                    impl.function(register=register)
+                    caller(register=register)
                 except PluginError:
                     raise
                 except Exception as exc:  # a broken plugin is named, not hidden
@@ -150,17 +155,22 @@ class Registry:
             raise UnknownComponentError(self.unknown_message(kind, name)) from None
 
     def unknown_message(self, kind: str, name: str) -> str:
+        message, hint = self.unknown_parts(kind, name)
+        return f"{message}; {hint}" if hint else message
+
+    def unknown_parts(self, kind: str, name: str) -> tuple[str, str | None]:
+        """(what is wrong, what to do) for an unregistered ``(kind, name)``."""
         names = self.names(kind)
         message = f"unknown {kind} type {name!r}"
-        guess = closest(str(name), names)
-        if guess:
-            message += f"; did you mean {guess!r}?"
         provider = KNOWN_PROVIDERS.get((kind, str(name)))
         if provider:
-            message += f" It is provided by {provider}: pip install {provider}"
-        elif names:
-            message += f" (available: {', '.join(sorted(names))})"
-        return message
+            return message, f"it is provided by {provider}: pip install {provider}"
+        guess = closest(str(name), names)
+        if guess:
+            return message, f"did you mean {guess!r}?"
+        if names:
+            return message, f"available: {', '.join(sorted(names))}"
+        return message, None
 
     def names(self, kind: str) -> list[str]:
         return sorted(name for (k, name) in self._entries if k == kind)

@@ -1,0 +1,46 @@
+"""Hook implementations for the built-in components: hookimpls only.
+
+Built-ins register through the same public hooks as any third-party plugin.
+"""
+
+from __future__ import annotations
+
+from ..components import Chunker, Embedder, Generator, Loader, Store
+from ..hookspecs import hookimpl
+from ..registry import Register
+from .bm25_store import BM25Store
+from .directory_loader import DirectoryLoader
+from .extractive import ExtractiveGenerator
+from .file_loader import FileLoader
+from .fixed_chunker import FixedChunker
+from .hash_embedder import HashEmbedder
+from .memory_store import MemoryStore
+from .recursive_chunker import RecursiveChunker
+
+
+@hookimpl
+def register_loaders(register: Register[Loader]) -> None:
+    register("file", FileLoader)
+    register("directory", DirectoryLoader)
+
+
+@hookimpl
+def register_chunkers(register: Register[Chunker]) -> None:
+    register("fixed", FixedChunker)
+    register("recursive", RecursiveChunker)
+
+
+@hookimpl
+def register_embedders(register: Register[Embedder]) -> None:
+    register("hash", HashEmbedder)
+
+
+@hookimpl
+def register_stores(register: Register[Store]) -> None:
+    register("memory", MemoryStore)
+    register("bm25", BM25Store)
+
+
+@hookimpl
+def register_generators(register: Register[Generator]) -> None:
+    register("extractive", ExtractiveGenerator)

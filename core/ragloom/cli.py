@@ -1,0 +1,336 @@
+"""The ``ragloom`` command.
+
+Exit codes: 0 ok, 1 runtime error, 2 usage or config error.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Mapping
+from functools import wraps
+from importlib import resources
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from . import __version__
+from .errors import ConfigError, ConfigValidationError, FilterError, PluginError, RagloomError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+EPILOG = """\b
+A typical session:
+  ragloom init                 write a commented ragloom.yaml
+  ragloom config check         validate it (every error, with its path and line)
+  ragloom index                load, chunk, embed and store the documents
+  ragloom search "pricing"     see what retrieval finds
+  ragloom ask "How much is the Pro plan?"
+"""
+
+
+def _console(stderr: bool = False) -> Any:
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False, soft_wrap=True)
+
+
+def _fail(message: str, code: int) -> None:
+    _console(stderr=True).print(f"[bold red]error:[/] {message}", markup=True)
+    sys.exit(code)
+
+
+def handle_errors(func: F) -> F:
+    """Map ragloom's errors to messages and exit codes (config 2, runtime 1)."""
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except ConfigValidationError as exc:
+            console = _console(stderr=True)
+            console.print(f"[bold red]{len(exc.issues)} error(s)[/] in {exc.source or 'config'}:")
+            for issue in exc.issues:
+                console.print(f"  {issue}", markup=False)
+            sys.exit(2)
+        except (ConfigError, PluginError, FilterError) as exc:
+            _fail(_escape(str(exc)), 2)
+        except RagloomError as exc:
+            _fail(_escape(str(exc)), 1)
+        except KeyboardInterrupt:
+            _fail("interrupted", 1)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except Exception as exc:  # a bug or an unexpected failure: say so, briefly
+            import logging
+
+            logging.getLogger("ragloom").debug("unexpected error", exc_info=True)
+            _fail(_escape(f"unexpected {type(exc).__name__}: {exc} "
+                          "(run with -v for the traceback)"), 1)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _escape(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)
+
+
+def _config_path(ctx: click.Context) -> Path:
+    from .config import find_config
+
+    given = ctx.obj.get("config")
+    if given:
+        return Path(given)
+    found = find_config()
+    if found is None:
+        raise ConfigError(
+            "no ragloom.yaml (or .yml/.toml) in this directory: run `ragloom init` "
+            "or pass --config FILE"
+        )
+    return found
+
+
+def _pipeline(ctx: click.Context) -> Any:
+    from .pipeline import Pipeline
+
+    return Pipeline.from_config(_config_path(ctx))
+
+
+def _filters(value: str | None) -> Mapping[str, Any] | None:
+    if not value:
+        return None
+    try:
+        data = json.loads(value)
+    except ValueError as exc:
+        raise FilterError(f"--filter is not valid JSON ({exc}); e.g. --filter '{{\"year\": 2024}}'") from exc
+    return data
+
+
+@click.group(epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("-c", "--config", "config", type=click.Path(dir_okay=False),
+              help="Config file (default: ragloom.yaml, .yml or .toml in this directory).")
+@click.option("-v", "--verbose", is_flag=True, help="Log each stage with its timing.")
+@click.version_option(__version__, prog_name="ragloom")
+@click.pass_context
+def cli(ctx: click.Context, config: str | None, verbose: bool) -> None:
+    """ragloom: retrieval-augmented generation composed from one config file.
+
+    Loaders, chunkers, embedders, stores, rerankers and generators come from
+    plugins (`ragloom plugins` lists them); the config picks and wires them.
+    """
+    import logging
+
+    ctx.ensure_object(dict)
+    ctx.obj["config"] = config
+    logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+
+
+@cli.command()
+@click.argument("directory", type=click.Path(file_okay=False), default=".")
+@click.option("--force", is_flag=True, help="Overwrite an existing ragloom.yaml.")
+@handle_errors
+def init(directory: str, force: bool) -> None:
+    """Write a commented ragloom.yaml with the embedded default stack."""
+    target = Path(directory) / "ragloom.yaml"
+    if target.exists() and not force:
+        raise ConfigError(f"{target} exists; pass --force to overwrite it")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    text = resources.files("ragloom").joinpath("templates/ragloom.yaml").read_text("utf-8")
+    target.write_text(text, "utf-8")
+    click.echo(f"wrote {target}: put your documents in {target.parent / 'docs'}, then run `ragloom index`")
+
+
+@cli.command()
+@click.argument("sources", nargs=-1, type=click.Path())
+@click.option("--dry-run", is_flag=True, help="Show what would change (+added ~changed -deleted =unchanged) and change nothing.")
+@click.option("--rebuild", is_flag=True, help="Empty the stores and index everything again.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_context
+@handle_errors
+def index(ctx: click.Context, sources: tuple[str, ...], dry_run: bool, rebuild: bool, as_json: bool) -> None:
+    """Load, chunk, embed and store documents (incremental; SOURCES limits the run)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    pipeline = _pipeline(ctx)
+    console = _console()
+    with pipeline, Progress(
+        TextColumn("[progress.description]{task.description}"), BarColumn(),
+        MofNCompleteColumn(), TimeElapsedColumn(), console=_console(stderr=True),
+        transient=True, disable=as_json or not sys.stderr.isatty(),
+    ) as bar:
+        task = bar.add_task("indexing", total=None)
+        report = pipeline.index(
+            [str(Path(s).resolve()) for s in sources] or None, dry_run=dry_run, rebuild=rebuild,
+            progress=lambda done, total: bar.update(task, completed=done, total=total),
+        )
+    if as_json:
+        click.echo(json.dumps({
+            "added": list(report.added), "changed": list(report.changed),
+            "deleted": list(report.deleted), "unchanged": report.unchanged,
+            "chunks": report.chunks, "seconds": round(report.seconds, 3),
+            "corpus_version": report.corpus_version, "dry_run": report.dry_run,
+            "problems": [{"source": s, "message": m} for s, m in report.problems],
+        }, indent=2))
+        return
+    if dry_run:
+        for sign, ids in (("+", report.added), ("~", report.changed), ("-", report.deleted)):
+            for doc_id in ids:
+                console.print(f"{sign} {doc_id}", markup=False)
+        console.print(f"dry run: +{len(report.added)} ~{len(report.changed)} "
+                      f"-{len(report.deleted)} ={report.unchanged} (nothing changed)")
+    else:
+        console.print(
+            f"indexed {report.documents} document(s): +{len(report.added)} added, "
+            f"~{len(report.changed)} changed, -{len(report.deleted)} deleted, "
+            f"={report.unchanged} unchanged; {report.chunks} chunk(s) written in "
+            f"{report.seconds:.2f}s (corpus version {report.corpus_version})"
+        )
+    for source, message in report.problems:
+        console.print(f"[yellow]skipped[/] {_escape(source)}: {_escape(message)}")
+
+
+@cli.command()
+@click.argument("query")
+@click.option("-k", "k", type=int, default=None, help="How many hits (default: retrieval.k).")
+@click.option("--filter", "filter_", help='Metadata filter as JSON, e.g. \'{"year": {"$gte": 2024}}\'.')
+@click.option("--json", "as_json", is_flag=True, help="Print hits as JSON.")
+@click.pass_context
+@handle_errors
+def search(ctx: click.Context, query: str, k: int | None, filter_: str | None, as_json: bool) -> None:
+    """Show the hits retrieval finds for QUERY (no generation)."""
+    from rich.table import Table
+
+    with _pipeline(ctx) as pipeline:
+        hits = pipeline.retrieve(query, _filters(filter_), k)
+    if as_json:
+        click.echo(json.dumps([_hit_json(rank, h) for rank, h in enumerate(hits, 1)], indent=2))
+        return
+    if not hits:
+        click.echo("no hits")
+        return
+    table = Table(show_lines=False)
+    for column in ("rank", "score", "source", "label", "snippet"):
+        table.add_column(column, overflow="fold" if column == "snippet" else "ellipsis")
+    for rank, hit in enumerate(hits, 1):
+        snippet = " ".join(hit.chunk.text.split())
+        table.add_row(str(rank), f"{hit.score:.4f}", _escape(hit.chunk.source),
+                      _escape(hit.chunk.label), _escape(snippet[:160]))
+    _console().print(table)
+
+
+def _hit_json(rank: int, hit: Any) -> dict[str, Any]:
+    return {
+        "rank": rank, "score": hit.score, "scores": dict(hit.scores), "store": hit.store,
+        "id": hit.chunk.id, "document_id": hit.chunk.document_id, "source": hit.chunk.source,
+        "label": hit.chunk.label, "text": hit.chunk.text, "metadata": dict(hit.chunk.metadata),
+    }
+
+
+@cli.command()
+@click.argument("question")
+@click.option("--filter", "filter_", help="Metadata filter as JSON.")
+@click.option("-k", "k", type=int, default=None, help="How many hits to give the generator.")
+@click.option("--json", "as_json", is_flag=True, help="Print the answer and citations as JSON.")
+@click.pass_context
+@handle_errors
+def ask(ctx: click.Context, question: str, filter_: str | None, k: int | None, as_json: bool) -> None:
+    """Answer QUESTION from the indexed documents, with numbered citations."""
+    with _pipeline(ctx) as pipeline:
+        answer = pipeline.ask(question, _filters(filter_), k=k)
+    if as_json:
+        click.echo(json.dumps({
+            "question": answer.question, "answer": answer.text, "grounded": answer.grounded,
+            "degraded": answer.degraded,
+            "citations": [{"number": c.number, "label": c.label, "source": c.source,
+                           "chunk_id": c.chunk_id, "quote": c.quote} for c in answer.citations],
+        }, indent=2))
+        return
+    console = _console()
+    console.print(answer.text, markup=False)
+    if answer.citations:
+        console.print()
+        for c in answer.citations:
+            console.print(f"  [{c.number}] {c.label}", markup=False)
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@handle_errors
+def plugins(as_json: bool) -> None:
+    """List installed plugins, their versions and what each registers."""
+    from .plugins import get_registry
+
+    grouped: dict[str, dict[str, Any]] = {}
+    for entry in get_registry():
+        item = grouped.setdefault(entry.plugin, {
+            "plugin": entry.plugin, "distribution": entry.distribution,
+            "version": entry.version, "registers": {},
+        })
+        item["registers"].setdefault(entry.kind, []).append(entry.name)
+    if as_json:
+        click.echo(json.dumps(list(grouped.values()), indent=2))
+        return
+    from rich.table import Table
+
+    table = Table()
+    for column in ("plugin", "distribution", "version", "registers"):
+        table.add_column(column)
+    for item in grouped.values():
+        registers = "; ".join(f"{kind}: {', '.join(names)}" for kind, names in item["registers"].items())
+        table.add_row(item["plugin"], item["distribution"] or "", item["version"] or "", registers)
+    _console().print(table)
+
+
+@cli.group()
+def config() -> None:
+    """Check a config, or print its JSON Schema."""
+
+
+@config.command("check")
+@click.argument("file", required=False, type=click.Path(dir_okay=False))
+@click.pass_context
+@handle_errors
+def config_check(ctx: click.Context, file: str | None) -> None:
+    """Validate FILE (default: ragloom.yaml here): every error at once, exit 2 if any."""
+    from .config import load_config
+    from .plugins import get_registry
+
+    path = Path(file) if file else _config_path(ctx)
+    cfg = load_config(path, get_registry())
+    click.echo(
+        f"{path}: ok — {len(cfg.loaders)} loader(s), chunker {cfg.chunker.type}, "
+        f"embedder {cfg.embedder.type if cfg.embedder else 'none'}, "
+        f"store(s) {', '.join(s.name for s in cfg.stores)}, "
+        f"reranker {cfg.reranker.type if cfg.reranker else 'none'}, generator {cfg.generator.type}"
+    )
+
+
+@config.command("schema")
+@handle_errors
+def config_schema() -> None:
+    """Print the JSON Schema of the config file, including every installed component's options."""
+    from .plugins import get_registry
+    from .schema import config_json_schema
+
+    click.echo(json.dumps(config_json_schema(get_registry()), indent=2))
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point."""
+    try:
+        cli.main(args=argv, prog_name="ragloom", standalone_mode=False)
+    except click.UsageError as exc:  # includes bad options and missing arguments
+        exc.show()
+        sys.exit(2)
+    except click.Abort:
+        sys.exit(1)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

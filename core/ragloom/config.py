@@ -1,0 +1,554 @@
+"""Config files (YAML or TOML, one schema) -> a validated ``PipelineConfig``.
+
+Validation reports every problem at once, each with its path
+(``stores[1].collection``), its line where the config came from a file, and
+a hint ("did you mean 'collection'?", the package to install, the variable to
+set). ``type:`` resolves only against registered names; a config never
+imports code. ``${VAR}`` and ``${VAR:-default}`` are read from the
+environment; ``$${`` is a literal ``${``. Values that came from the
+environment are never written back by ``to_dict()``; ``SecretStr`` options
+are redacted in reprs.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import re
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+
+from .components import ComponentConfig
+from .errors import ConfigError, ConfigIssue, ConfigValidationError, UnknownComponentError
+from .registry import Registry, RegistryEntry, closest
+
+__all__ = [
+    "ComponentSpec",
+    "PipelineConfig",
+    "RetrievalSettings",
+    "find_config",
+    "load_config",
+    "read_config_file",
+    "validate_config",
+]
+
+CONFIG_NAMES = ("ragloom.yaml", "ragloom.yml", "ragloom.toml")
+Path_ = tuple[str | int, ...]
+
+
+# ---------------------------------------------------------------------------
+# Schema of the file itself (component options are validated per class)
+# ---------------------------------------------------------------------------
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    type: str
+
+
+class _StoreSpec(_Spec):
+    name: str | None = None
+    weight: float = Field(1.0, ge=0)
+    k: int | None = Field(None, gt=0)
+
+
+class RetrievalSettings(BaseModel):
+    """``retrieval:``: how many hits, and how the stores' lists are fused."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    k: int = Field(10, gt=0, description="hits returned after fusion (and passed to the reranker)")
+    fusion: Literal["rrf", "weighted"] = "rrf"
+    rrf_k: int = Field(60, gt=0, description="the k constant of reciprocal rank fusion")
+    candidates: int | None = Field(
+        None, gt=0, description="hits asked of each store before fusion; default max(3 * k, 20)"
+    )
+
+
+class _Root(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    version: Literal[1] = 1
+    index_dir: str = ".ragloom"
+    loaders: list[_Spec] = Field(default_factory=list)
+    chunker: _Spec = Field(default_factory=lambda: _Spec(type="recursive"))
+    embedder: _Spec | None = None
+    stores: list[_StoreSpec] = Field(min_length=1)
+    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    reranker: _Spec | None = None
+    generator: _Spec = Field(default_factory=lambda: _Spec(type="extractive"))
+    query_transformers: list[_Spec] = Field(default_factory=list)
+
+
+SECTION_KINDS: dict[str, str] = {
+    "loaders": "loader",
+    "chunker": "chunker",
+    "embedder": "embedder",
+    "stores": "store",
+    "reranker": "reranker",
+    "generator": "generator",
+    "query_transformers": "query_transformer",
+}
+STORE_KEYS = ("name", "weight", "k")
+
+
+@dataclass(frozen=True)
+class ComponentSpec:
+    """One configured component: its registry entry and validated options."""
+
+    kind: str
+    type: str
+    entry: RegistryEntry
+    config: ComponentConfig
+    loc: Path_
+    name: str
+    weight: float = 1.0
+    k: int | None = None
+
+    @property
+    def path(self) -> str:
+        """Where it sits in the config, e.g. ``stores[1]``."""
+        return _fmt(self.loc)
+
+    def create(self) -> Any:
+        return self.entry.cls(self.config)
+
+
+@dataclass(frozen=True)
+class PipelineConfig:
+    """A validated config, ready to build a ``Pipeline``."""
+
+    index_dir: str
+    loaders: tuple[ComponentSpec, ...]
+    chunker: ComponentSpec
+    embedder: ComponentSpec | None
+    stores: tuple[ComponentSpec, ...]
+    retrieval: RetrievalSettings
+    reranker: ComponentSpec | None
+    generator: ComponentSpec
+    query_transformers: tuple[ComponentSpec, ...]
+    base_dir: Path = Path(".")
+    source: str | None = None
+    env_paths: Mapping[Path_, Any] = field(default_factory=dict, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The config as a dict that validates to an equal config. Values that
+        came from ``${VAR}`` are written as the placeholder; literal secrets
+        are redacted."""
+
+        def spec(s: ComponentSpec, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+            options = s.config.model_dump(exclude_unset=True)
+            out: dict[str, Any] = {"type": s.type, **(extra or {})}
+            for key, value in options.items():
+                out[key] = _plain(value)
+            return out
+
+        data: dict[str, Any] = {"version": 1, "index_dir": self.index_dir}
+        if self.loaders:
+            data["loaders"] = [spec(s) for s in self.loaders]
+        data["chunker"] = spec(self.chunker)
+        if self.embedder:
+            data["embedder"] = spec(self.embedder)
+        stores = []
+        for s in self.stores:
+            extra: dict[str, Any] = {}
+            if s.name != s.type:
+                extra["name"] = s.name
+            if s.weight != 1.0:
+                extra["weight"] = s.weight
+            if s.k is not None:
+                extra["k"] = s.k
+            stores.append(spec(s, extra))
+        data["stores"] = stores
+        data["retrieval"] = self.retrieval.model_dump(exclude_defaults=True)
+        if self.reranker:
+            data["reranker"] = spec(self.reranker)
+        data["generator"] = spec(self.generator)
+        if self.query_transformers:
+            data["query_transformers"] = [spec(s) for s in self.query_transformers]
+        for path, raw in self.env_paths.items():
+            _set_path(data, path, raw)
+        return data
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, SecretStr):
+        return "**********"
+    if isinstance(value, BaseModel):
+        return {k: _plain(v) for k, v in value.model_dump().items()}
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
+def _set_path(data: Any, path: Path_, value: Any) -> None:
+    target = data
+    for part in path[:-1]:
+        try:
+            target = target[part]
+        except (KeyError, IndexError, TypeError):
+            return
+    if isinstance(target, dict) and path[-1] in target:
+        target[path[-1]] = value
+    elif isinstance(target, list) and isinstance(path[-1], int) and path[-1] < len(target):
+        target[path[-1]] = value
+
+
+# ---------------------------------------------------------------------------
+# Reading files, with line numbers
+# ---------------------------------------------------------------------------
+
+
+def find_config(start: Path | None = None) -> Path | None:
+    """``ragloom.yaml``/``.yml``/``.toml`` in ``start`` (default: the working directory)."""
+    base = start or Path.cwd()
+    for name in CONFIG_NAMES:
+        if (base / name).is_file():
+            return base / name
+    return None
+
+
+def read_config_file(path: Path) -> tuple[dict[str, Any], dict[Path_, int]]:
+    """Parse a YAML or TOML file into a dict and a map of path -> line."""
+    try:
+        text = path.read_text("utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from exc
+    if path.suffix.lower() == ".toml":
+        if sys.version_info >= (3, 11):
+            import tomllib
+        else:  # pragma: no cover
+            import tomli as tomllib
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigValidationError(
+                [ConfigIssue("", f"invalid TOML: {exc}")], source=str(path)
+            ) from exc
+        return data, _toml_lines(text)
+    return _read_yaml(text, str(path))
+
+
+def _read_yaml(text: str, source: str) -> tuple[dict[str, Any], dict[Path_, int]]:
+    import yaml
+
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        raise ConfigValidationError(
+            [ConfigIssue("", f"invalid YAML: {getattr(exc, 'problem', None) or exc}", line)],
+            source=source,
+        ) from exc
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigValidationError(
+            [ConfigIssue("", "the config must be a mapping (key: value) at the top level", 1)],
+            source=source,
+        )
+    lines: dict[Path_, int] = {}
+    _yaml_walk(node, (), lines)
+    return data, lines
+
+
+def _yaml_walk(node: Any, path: Path_, lines: dict[Path_, int]) -> None:
+    import yaml
+
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            here = (*path, key_node.value)
+            lines[here] = key_node.start_mark.line + 1
+            _yaml_walk(value_node, here, lines)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            here = (*path, i)
+            lines[here] = item.start_mark.line + 1
+            _yaml_walk(item, here, lines)
+
+
+_TOML_HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\-\"' ]+?)\s*\]\]?\s*(#.*)?$")
+_TOML_KEY = re.compile(r"^\s*([A-Za-z0-9_\-]+)\s*=")
+
+
+def _toml_lines(text: str) -> dict[Path_, int]:
+    """Best-effort path -> line for TOML (tables, arrays of tables, keys)."""
+    lines: dict[Path_, int] = {}
+    table: Path_ = ()
+    counters: dict[Path_, int] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        header = _TOML_HEADER.match(line)
+        if header:
+            parts: Path_ = tuple(p.strip().strip("\"'") for p in header.group(2).split("."))
+            if header.group(1) == "[[":
+                index = counters.get(parts, -1) + 1
+                counters[parts] = index
+                table = (*parts, index)
+            else:
+                table = parts
+            lines.setdefault(table, number)
+            continue
+        key = _TOML_KEY.match(line)
+        if key:
+            lines.setdefault((*table, key.group(1)), number)
+    return lines
+
+
+# ---------------------------------------------------------------------------
+# Environment variables
+# ---------------------------------------------------------------------------
+
+_ENV = re.compile(r"\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+def _interpolate(
+    data: Any, env: Mapping[str, str], path: Path_, add: Any, seen: dict[Path_, Any]
+) -> Any:
+    """``data`` with ``${VAR}`` replaced; records in ``seen`` each path that had one."""
+    if isinstance(data, dict):
+        return {k: _interpolate(v, env, (*path, k), add, seen) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_interpolate(v, env, (*path, i), add, seen) for i, v in enumerate(data)]
+    if not isinstance(data, str) or "${" not in data:
+        return data
+
+    def substitute(match: re.Match[str]) -> str:
+        escaped, name, default = match.groups()
+        if escaped:
+            return match.group(0)[1:]
+        seen[path] = data
+        if name in env:
+            return env[name]
+        if default is not None:
+            return default
+        add(
+            path,
+            f"environment variable {name} is not set",
+            f"export {name}=..., or write ${{{name}:-default}} in the config",
+        )
+        return ""
+
+    return _ENV.sub(substitute, data)
+
+
+# ---------------------------------------------------------------------------
+# Validation
+# ---------------------------------------------------------------------------
+
+
+def _fmt(path: Path_) -> str:
+    out = ""
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+def _line(lines: Mapping[Path_, int], path: Path_) -> int | None:
+    for end in range(len(path), 0, -1):
+        if path[:end] in lines:
+            return lines[path[:end]]
+    return None
+
+
+def load_config(
+    source: str | Path | Mapping[str, Any],
+    registry: Registry,
+    *,
+    env: Mapping[str, str] | None = None,
+    base_dir: Path | None = None,
+) -> PipelineConfig:
+    """Read (if a path) and validate a config; raises ``ConfigValidationError``
+    listing every issue."""
+    if isinstance(source, Mapping):
+        data, lines, name = copy.deepcopy(dict(source)), {}, None
+        base = base_dir or Path.cwd()
+    else:
+        path = Path(source)
+        if not path.exists():
+            raise ConfigError(
+                f"config file {path} does not exist; create one with `ragloom init`"
+            )
+        data, lines = read_config_file(path)
+        name = str(path)
+        base = base_dir or path.resolve().parent
+    return validate_config(data, registry, lines=lines, env=env, source=name, base_dir=base)
+
+
+def validate_config(
+    data: Mapping[str, Any],
+    registry: Registry,
+    *,
+    lines: Mapping[Path_, int] | None = None,
+    env: Mapping[str, str] | None = None,
+    source: str | None = None,
+    base_dir: Path | None = None,
+) -> PipelineConfig:
+    lines = lines or {}
+    env = os.environ if env is None else env
+    issues: list[ConfigIssue] = []
+
+    unset: set[Path_] = set()  # paths whose ${VAR} is unset: one error there is enough
+
+    def add(path: Path_, message: str, hint: str | None = None) -> None:
+        if path in unset:
+            return
+        issues.append(ConfigIssue(_fmt(path), message, _line(lines, path), hint))
+
+    def add_unset(path: Path_, message: str, hint: str | None = None) -> None:
+        add(path, message, hint)
+        unset.add(path)
+
+    env_paths: dict[Path_, Any] = {}
+    data = _interpolate(dict(data), env, (), add_unset, env_paths)
+
+    root: _Root | None = None
+    try:
+        root = _Root.model_validate(data)
+    except ValidationError as exc:
+        for err in exc.errors():
+            loc: Path_ = tuple(err["loc"])
+            # component options are checked below against the registered class
+            if len(loc) >= 2 and loc[0] in SECTION_KINDS and err["type"] == "extra_forbidden":
+                continue
+            if err["type"] == "extra_forbidden" and len(loc) == 1:
+                guess = closest(str(loc[0]), list(_Root.model_fields))
+                add(loc, f"unknown top-level key {loc[0]!r}",
+                    f"did you mean {guess!r}?" if guess else f"allowed: {', '.join(_Root.model_fields)}")
+            elif err["type"] == "missing" and loc[-1] == "type":
+                add(loc, "missing 'type'", _type_hint(registry, str(loc[0])))
+            elif err["type"] == "missing" and loc == ("stores",):
+                add(loc, "at least one store is required", "add e.g. `stores: [{type: bm25}]`")
+            elif err["type"] == "too_short" and loc == ("stores",):
+                add(loc, "at least one store is required", "add e.g. `stores: [{type: bm25}]`")
+            else:
+                add(loc, err["msg"])
+
+    specs: dict[str, Any] = {}
+    for section, kind in SECTION_KINDS.items():
+        value = data.get(section)
+        if value is None:
+            continue
+        if section in ("loaders", "stores", "query_transformers"):
+            if not isinstance(value, list):
+                continue  # reported by the schema
+            specs[section] = [
+                _component(registry, kind, item, (section, i), add) for i, item in enumerate(value)
+            ]
+        else:
+            specs[section] = _component(registry, kind, value, (section,), add)
+
+    if root is not None:
+        if "chunker" not in specs:
+            specs["chunker"] = _component(registry, "chunker", {"type": "recursive"}, ("chunker",), add)
+        if "generator" not in specs:
+            specs["generator"] = _component(
+                registry, "generator", {"type": "extractive"}, ("generator",), add
+            )
+        _cross_check(specs, add)
+    if issues:
+        raise ConfigValidationError(issues, source=source)
+    assert root is not None
+    return PipelineConfig(
+        index_dir=root.index_dir,
+        loaders=tuple(specs.get("loaders", [])),
+        chunker=specs["chunker"],
+        embedder=specs.get("embedder"),
+        stores=tuple(specs["stores"]),
+        retrieval=root.retrieval,
+        reranker=specs.get("reranker"),
+        generator=specs["generator"],
+        query_transformers=tuple(specs.get("query_transformers", [])),
+        base_dir=base_dir or Path.cwd(),
+        source=source,
+        env_paths=env_paths,
+    )
+
+
+def _type_hint(registry: Registry, section: str) -> str:
+    kind = SECTION_KINDS.get(section)
+    if kind is None:
+        return ""
+    names = registry.names(kind)
+    return f"available {kind} types: {', '.join(names)}" if names else ""
+
+
+def _component(
+    registry: Registry, kind: str, raw: Any, path: Path_, add: Any
+) -> ComponentSpec | None:
+    if not isinstance(raw, Mapping) or not isinstance(raw.get("type"), str):
+        return None  # reported by the schema
+    type_name = raw["type"]
+    try:
+        entry = registry.get(kind, type_name)
+    except UnknownComponentError:
+        add((*path, "type"), *registry.unknown_parts(kind, type_name))
+        return None
+    options = {k: v for k, v in raw.items() if k != "type"}
+    extra: dict[str, Any] = {}
+    if kind == "store":
+        extra = {k: options.pop(k) for k in STORE_KEYS if k in options}
+    try:
+        config = entry.cls.Config.model_validate(options)
+    except ValidationError as exc:
+        fields = list(entry.cls.Config.model_fields) + (list(STORE_KEYS) if kind == "store" else [])
+        for err in exc.errors():
+            loc = (*path, *err["loc"])
+            if err["type"] == "extra_forbidden":
+                opt = str(err["loc"][-1])
+                guess = closest(opt, fields)
+                hint = f"did you mean {guess!r}?" if guess else (
+                    f"{kind} {type_name!r} takes: {', '.join(fields)}" if fields
+                    else f"{kind} {type_name!r} takes no options"
+                )
+                add(loc, f"unknown option {opt!r} for {kind} {type_name!r}", hint)
+            elif err["type"] == "missing":
+                add(loc, f"missing required option {err['loc'][-1]!r} for {kind} {type_name!r}")
+            else:
+                add(loc, err["msg"])
+        return None
+    name = str(extra.get("name") or type_name)
+    return ComponentSpec(
+        kind=kind,
+        type=type_name,
+        entry=entry,
+        config=config,
+        loc=path,
+        name=name,
+        weight=float(extra.get("weight", 1.0)),
+        k=extra.get("k"),
+    )
+
+
+def _cross_check(specs: dict[str, Any], add: Any) -> None:
+    stores = [s for s in specs.get("stores", []) if s is not None]
+    embedder = specs.get("embedder")
+    embedder_failed = "embedder" in specs and embedder is None  # already reported
+    seen: dict[str, str] = {}
+    for spec in stores:
+        path = spec.loc
+        if spec.name in seen:
+            add((*path, "name"), f"store name {spec.name!r} is used twice (also {seen[spec.name]})",
+                "give each store a distinct `name:`")
+        seen[spec.name] = spec.path
+        if "dense" in spec.entry.cls.capabilities and "text" not in spec.entry.cls.capabilities:
+            if embedder is None and not embedder_failed:
+                add((*path, "type"), f"store {spec.name!r} searches vectors but no embedder is configured",
+                    "add e.g. `embedder: {type: hash}`")
+        store_dim = getattr(spec.config, "dimension", None)
+        embed_dim = getattr(embedder.config, "dimension", None) if embedder else None
+        if store_dim and embed_dim and store_dim != embed_dim:
+            add((*path, "dimension"),
+                f"store {spec.name!r} expects {store_dim}-dimensional vectors but the embedder "
+                f"makes {embed_dim}", "make the two dimensions equal")

@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pluggy
+import pytest
+
+from ragloom.plugins import build_plugin_manager
+from ragloom.registry import Registry
+
+DOCS = {
+    "pricing.md": "# Pricing\n\nThe Pro plan costs $29 per user per month.\n\n"
+    "## Refunds\n\nAnnual plans can be refunded within 30 days of purchase.\n",
+    "memory.md": "# Memory\n\nMemories are kept for 90 days on the Free plan.\n"
+    "Deleting a meeting deletes its memories within 24 hours.\n",
+    "security.md": "# Security\n\nAll data is encrypted at rest with AES-256 and in transit with TLS 1.3.\n",
+}
+
+
+@pytest.fixture
+def pm() -> pluggy.PluginManager:
+    """A plugin manager with only the built-ins: hermetic."""
+    return build_plugin_manager(load_entry_points=False, env={})
+
+
+@pytest.fixture
+def registry(pm: pluggy.PluginManager) -> Registry:
+    return Registry.from_plugin_manager(pm)
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name, text in DOCS.items():
+        (docs / name).write_text(text, "utf-8")
+    return tmp_path
+
+
+def basic_config(**overrides: object) -> dict:
+    config: dict = {
+        "loaders": [{"type": "directory", "path": "docs"}],
+        "chunker": {"type": "recursive", "size": 200, "overlap": 20},
+        "embedder": {"type": "hash", "dimension": 256},
+        "stores": [{"type": "memory"}, {"type": "bm25"}],
+        "retrieval": {"k": 3},
+        "generator": {"type": "extractive"},
+    }
+    config.update(overrides)
+    return config

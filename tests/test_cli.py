@@ -1,0 +1,124 @@
+"""The `ragloom` command, run as a user runs it: a subprocess of the installed script."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from .conftest import basic_config
+
+RAGLOOM = str(Path(sys.executable).parent / "ragloom")
+
+
+def run(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
+    full_env = {**os.environ, "COLUMNS": "200", **(env or {})}
+    return subprocess.run([RAGLOOM, *args], cwd=cwd, capture_output=True, text=True,
+                          env=full_env, timeout=120)
+
+
+@pytest.fixture
+def project(corpus: Path) -> Path:
+    (corpus / "ragloom.yaml").write_text(yaml.safe_dump(basic_config()))
+    return corpus
+
+
+def test_help_tells_the_story(tmp_path: Path) -> None:
+    result = run("--help", cwd=tmp_path)
+    assert result.returncode == 0
+    for command in ("init", "index", "search", "ask", "plugins", "config"):
+        assert command in result.stdout
+    assert "ragloom init" in result.stdout
+
+
+def test_init_then_index_and_ask(tmp_path: Path) -> None:
+    assert run("init", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "ragloom.yaml").read_text().startswith("# ragloom pipeline config")
+    again = run("init", cwd=tmp_path)
+    assert again.returncode == 2 and "--force" in again.stderr
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "faq.md").write_text("# FAQ\n\nThe office is open from 9am to 5pm on weekdays.\n")
+    assert run("config", "check", cwd=tmp_path).returncode == 0
+    indexed = run("index", cwd=tmp_path)
+    assert indexed.returncode == 0, indexed.stderr
+    assert "+1 added" in indexed.stdout
+    asked = run("ask", "When is the office open?", "--json", cwd=tmp_path)
+    data = json.loads(asked.stdout)
+    assert data["grounded"] and "9am" in data["answer"]
+    assert data["citations"][0]["source"] == "docs/faq.md"
+
+
+def test_index_search_ask(project: Path) -> None:
+    result = run("index", cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert "3 document(s)" in result.stdout
+    dry = run("index", "--dry-run", cwd=project)
+    assert "=3" in dry.stdout and "nothing changed" in dry.stdout
+    search = run("search", "AES-256", "-k", "2", cwd=project)
+    assert search.returncode == 0 and "docs/security.md" in search.stdout
+    hits = json.loads(run("search", "refunded", "--json", cwd=project).stdout)
+    assert hits[0]["source"] == "docs/pricing.md" and hits[0]["rank"] == 1
+    filtered = json.loads(run("search", "plan", "--json", "--filter",
+                              '{"source": "docs/memory.md"}', cwd=project).stdout)
+    assert filtered and {h["source"] for h in filtered} == {"docs/memory.md"}
+    answer = run("ask", "How much does the Pro plan cost?", cwd=project)
+    assert answer.returncode == 0 and "$29" in answer.stdout and "[1] docs/pricing.md" in answer.stdout
+    unknown = json.loads(run("ask", "Who won the football world cup?", "--json", cwd=project).stdout)
+    assert unknown["grounded"] is False and unknown["citations"] == []
+
+
+def test_config_check_reports_three_errors_and_exits_2(tmp_path: Path) -> None:
+    config = basic_config(
+        embedder={"type": "hsah"},
+        stores=[{"type": "memory"}, {"type": "bm25", "varaint": "okapi"}],
+        generator={"type": "extractive", "max_sentences": "${RAGLOOM_UNSET_FOR_TEST}"},
+    )
+    path = tmp_path / "broken.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    result = run("config", "check", str(path), cwd=tmp_path)
+    assert result.returncode == 2
+    err = result.stderr
+    assert "3 error(s)" in err
+    assert "embedder.type" in err and "did you mean 'hash'" in err
+    assert "stores[1].varaint" in err and "did you mean 'variant'" in err
+    assert "generator.max_sentences" in err and "RAGLOOM_UNSET_FOR_TEST" in err
+    assert "(line " in err
+
+
+def test_runtime_and_usage_exit_codes(project: Path) -> None:
+    assert run("index", "--no-such-flag", cwd=project).returncode == 2
+    empty = project / "elsewhere"
+    empty.mkdir()
+    missing = run("ask", "hello", cwd=empty)
+    assert missing.returncode == 2 and "ragloom init" in missing.stderr
+    bad_filter = run("search", "x", "--filter", "{not json", cwd=project)
+    assert bad_filter.returncode == 2 and "--filter" in bad_filter.stderr
+    run("index", cwd=project)
+    config = yaml.safe_load((project / "ragloom.yaml").read_text())
+    config["embedder"]["dimension"] = 64
+    (project / "ragloom.yaml").write_text(yaml.safe_dump(config))
+    mismatch = run("index", cwd=project)
+    assert mismatch.returncode == 1 and "--rebuild" in mismatch.stderr
+
+
+def test_plugins_lists_builtins(tmp_path: Path) -> None:
+    result = run("plugins", "--json", cwd=tmp_path)
+    assert result.returncode == 0
+    plugins = {p["plugin"]: p for p in json.loads(result.stdout)}
+    builtin = plugins["ragloom.builtin.plugin"]
+    assert builtin["distribution"] == "ragloom"
+    assert builtin["registers"]["store"] == ["bm25", "memory"]
+
+
+def test_config_schema_is_json_schema(tmp_path: Path) -> None:
+    result = run("config", "schema", cwd=tmp_path)
+    schema = json.loads(result.stdout)
+    assert schema["required"] == ["stores"]
+    store_types = {s["properties"]["type"]["const"] for s in schema["properties"]["stores"]["items"]["anyOf"]}
+    assert {"memory", "bm25"} <= store_types

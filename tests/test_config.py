@@ -1,0 +1,136 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ragloom.config import load_config, validate_config
+from ragloom.errors import ConfigError, ConfigValidationError
+from ragloom.registry import Registry
+
+from .conftest import basic_config
+
+BAD_YAML = """\
+loaders:
+  - type: directory
+    path: docs
+chunker:
+  type: recursive
+  size: 300
+embedder:
+  type: hash
+  dimensoin: 128
+stores:
+  - type: memroy
+  - type: bm25
+    path: ${RAGLOOM_TEST_MISSING_VAR}
+generator:
+  type: extractive
+"""
+
+
+def issues_of(exc: ConfigValidationError) -> dict[str, object]:
+    return {i.path: i for i in exc.issues}
+
+
+def test_every_error_at_once_with_paths_lines_and_hints(tmp_path: Path, registry: Registry) -> None:
+    path = tmp_path / "ragloom.yaml"
+    path.write_text(BAD_YAML)
+    with pytest.raises(ConfigValidationError) as info:
+        load_config(path, registry, env={})
+    issues = issues_of(info.value)
+    assert set(issues) == {"embedder.dimensoin", "stores[0].type", "stores[1].path"}
+    assert issues["embedder.dimensoin"].line == 9
+    assert "did you mean 'dimension'" in str(issues["embedder.dimensoin"])
+    assert issues["stores[0].type"].line == 11
+    assert "did you mean 'memory'" in str(issues["stores[0].type"])
+    assert issues["stores[1].path"].line == 13
+    assert "RAGLOOM_TEST_MISSING_VAR" in str(issues["stores[1].path"])
+    assert str(path) in str(info.value)
+
+
+def test_toml_has_the_same_schema_and_lines(tmp_path: Path, registry: Registry) -> None:
+    path = tmp_path / "ragloom.toml"
+    path.write_text(
+        '[[loaders]]\ntype = "directory"\npath = "docs"\n\n'
+        '[embedder]\ntype = "hash"\ndimension = 64\n\n'
+        '[[stores]]\ntype = "memory"\n\n[[stores]]\ntype = "bm25"\nvariant = "plu"\n'
+    )
+    with pytest.raises(ConfigValidationError) as info:
+        load_config(path, registry, env={})
+    (issue,) = info.value.issues
+    assert issue.path == "stores[1].variant" and issue.line == 14
+    path.write_text(path.read_text().replace('"plu"', '"plus"'))
+    config = load_config(path, registry, env={})
+    assert [s.name for s in config.stores] == ["memory", "bm25"]
+    assert config.embedder.config.dimension == 64
+    assert config.base_dir == tmp_path.resolve()
+
+
+def test_env_vars_defaults_and_escapes(registry: Registry) -> None:
+    data = basic_config(
+        index_dir="${IDX:-fallback}",
+        stores=[{"type": "bm25", "name": "${NAME}"}, {"type": "memory", "name": "$${lit}"}],
+    )
+    config = validate_config(data, registry, env={"NAME": "kw"})
+    assert config.index_dir == "fallback"
+    assert [s.name for s in config.stores] == ["kw", "${lit}"]
+    # placeholders are written back, never the values
+    assert config.to_dict()["stores"][0]["name"] == "${NAME}"
+    assert config.to_dict()["index_dir"] == "${IDX:-fallback}"
+
+
+def test_unknown_top_level_key_and_missing_store(registry: Registry) -> None:
+    with pytest.raises(ConfigValidationError) as info:
+        validate_config({"loader": [], "stores": []}, registry, env={})
+    issues = issues_of(info.value)
+    assert "did you mean 'loaders'" in str(issues["loader"])
+    assert "at least one store" in str(issues["stores"])
+
+
+def test_dense_store_needs_embedder_and_names_unique(registry: Registry) -> None:
+    data = basic_config(stores=[{"type": "memory"}, {"type": "bm25", "name": "memory"}])
+    del data["embedder"]
+    with pytest.raises(ConfigValidationError) as info:
+        validate_config(data, registry, env={})
+    text = str(info.value)
+    assert "no embedder is configured" in text and "used twice" in text
+
+
+def test_bad_option_value_and_missing_required(registry: Registry) -> None:
+    data = basic_config(
+        loaders=[{"type": "directory"}], chunker={"type": "recursive", "size": "big"}
+    )
+    with pytest.raises(ConfigValidationError) as info:
+        validate_config(data, registry, env={})
+    issues = issues_of(info.value)
+    assert "missing required option 'path'" in str(issues["loaders[0].path"])
+    assert "chunker.size" in issues
+
+
+def test_to_config_round_trips(registry: Registry) -> None:
+    data = basic_config(
+        stores=[{"type": "memory", "weight": 2.0}, {"type": "bm25", "name": "kw", "k": 7}]
+    )
+    config = validate_config(data, registry, env={})
+    dumped = config.to_dict()
+    again = validate_config(dumped, registry, env={})
+    assert again.to_dict() == dumped
+    assert again.stores[1].name == "kw" and again.stores[1].k == 7
+    assert again.stores[0].weight == 2.0
+
+
+def test_missing_file_and_invalid_yaml(tmp_path: Path, registry: Registry) -> None:
+    with pytest.raises(ConfigError, match="ragloom init"):
+        load_config(tmp_path / "nope.yaml", registry)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("stores:\n  - type: bm25\n   oops: [\n")
+    with pytest.raises(ConfigValidationError, match="invalid YAML") as info:
+        load_config(bad, registry)
+    assert info.value.issues[0].line is not None
+
+
+def test_config_never_imports_code(registry: Registry) -> None:
+    data = basic_config(generator={"type": "os.system"})
+    with pytest.raises(ConfigValidationError, match="unknown generator type 'os.system'"):
+        validate_config(data, registry, env={})

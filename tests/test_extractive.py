@@ -1,0 +1,361 @@
+"""The ``extractive`` generator: quotes the right sentences, cites the right
+chunks, and says so when the hits do not answer the question."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from pydantic import ValidationError
+from ragloom.builtin.extractive import NOT_FOUND, ExtractiveGenerator, split_sentences, stem
+from ragloom.types import Answer, Chunk, Hit
+
+
+def chunk(source: str, text: str, index: int = 0, anchor: str | None = None) -> Chunk:
+    return Chunk(
+        id=f"{source}::{index}",
+        document_id=source,
+        text=text,
+        index=index,
+        start=0,
+        end=len(text),
+        label=f"{source}#{anchor or f'chunk-{index}'}",
+        metadata={"source": source},
+    )
+
+
+def hits_of(*chunks: Chunk) -> list[Hit]:
+    return [Hit(c, score=1.0 - i / 10) for i, c in enumerate(chunks)]
+
+
+PRICING = chunk(
+    "docs/pricing.md",
+    "# Pricing\n\n"
+    "Acme Cloud offers three plans: Starter, Pro and Enterprise.\n\n"
+    "## Pro plan\n"
+    "The Pro plan costs $29 per user per month. Annual billing saves 20%.\n",
+    0,
+    "pro-plan",
+)
+ENTERPRISE = chunk(
+    "docs/pricing.md",
+    "## Enterprise plan\n"
+    "Enterprise pricing is custom, e.g. for teams above 500 seats. "
+    "Enterprise includes SSO, audit logs and a 99.9% uptime SLA.\n",
+    1,
+    "enterprise-plan",
+)
+FEATURES = chunk(
+    "docs/features.md",
+    "# Features\n\n"
+    "- Real-time collaboration with comments and mentions.\n"
+    "- Version history for 90 days on Pro.\n"
+    "- Integrations with Slack, GitHub and Jira.\n\n"
+    "All data is encrypted at rest with AES-256.\n",
+    0,
+    "features",
+)
+ABOUT = chunk(
+    "docs/about.md",
+    "The company is based in Berlin. Our support team answers email within one day.",
+    0,
+    "about",
+)
+DOCS = hits_of(PRICING, ENTERPRISE, FEATURES, ABOUT)
+
+
+@pytest.fixture
+def generator() -> ExtractiveGenerator:
+    return ExtractiveGenerator()
+
+
+def assert_not_found(answer: Answer) -> None:
+    assert answer.grounded is False
+    assert answer.text.startswith(NOT_FOUND)
+    assert NOT_FOUND == "I could not find information about this in the indexed documents."
+    assert answer.citations == ()
+
+
+def markers(text: str) -> list[int]:
+    return [int(n) for n in re.findall(r"\[(\d+)\]", text)]
+
+
+def test_relevant_question_quotes_the_right_sentence(generator: ExtractiveGenerator) -> None:
+    answer = generator.generate("How much does the Pro plan cost?", DOCS)
+    assert answer.grounded is True
+    assert "The Pro plan costs $29 per user per month [1]." in answer.text
+    first = answer.citations[0]
+    assert first.number == 1
+    assert first.label == "docs/pricing.md#pro-plan"
+    assert first.chunk_id == PRICING.id
+    assert first.source == "docs/pricing.md"
+    assert "The Pro plan costs $29 per user per month." in first.quote
+    assert answer.hits == tuple(DOCS)
+    assert answer.metadata == {"generator": "extractive"}
+
+
+def test_stemming_matches_word_forms(generator: ExtractiveGenerator) -> None:
+    answer = generator.generate("What is the pricing for Enterprise?", DOCS)
+    assert answer.grounded
+    assert "Enterprise pricing is custom, e.g. for teams above 500 seats [" in answer.text
+    cited = [c for c in answer.citations if "Enterprise pricing is custom" in c.quote]
+    assert [c.label for c in cited] == ["docs/pricing.md#enterprise-plan"]
+    assert stem("pricing") == stem("price") == stem("prices") == stem("priced")
+    assert stem("costs") == stem("cost") == stem("costing")
+    assert stem("cancelled") == stem("cancel") == stem("canceling")
+    assert stem("policies") == stem("policy")
+    assert stem("uses") == stem("using") == stem("used") == stem("use")
+
+
+def test_single_short_document(generator: ExtractiveGenerator) -> None:
+    only = chunk("notes.txt", "The Pro plan costs $29 per user per month.")
+    answer = generator.generate("How much does the Pro plan cost?", hits_of(only))
+    assert answer.grounded
+    assert answer.text == "The Pro plan costs $29 per user per month [1]."
+    assert [c.label for c in answer.citations] == ["notes.txt#chunk-0"]
+
+
+def test_bullet_answer(generator: ExtractiveGenerator) -> None:
+    answer = generator.generate("Which integrations are available?", DOCS)
+    assert answer.grounded
+    assert "Integrations with Slack, GitHub and Jira [" in answer.text
+    assert any(c.label == "docs/features.md#features" for c in answer.citations)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the capital of Mongolia?",
+        "Who founded the company?",
+        "When was the company founded?",
+        "Who is the CEO?",
+        "How do I delete my account?",
+    ],
+)
+def test_unrelated_question_is_not_found(generator: ExtractiveGenerator, question: str) -> None:
+    answer = generator.generate(question, DOCS)
+    assert_not_found(answer)
+    assert answer.hits == tuple(DOCS)
+    assert answer.metadata == {"generator": "extractive"}
+
+
+def test_no_hits_is_not_found(generator: ExtractiveGenerator) -> None:
+    answer = generator.generate("How much does the Pro plan cost?", [])
+    assert_not_found(answer)
+    assert answer.hits == ()
+
+
+@pytest.mark.parametrize("question", ["", "What is it?", "How can I do that?", "??"])
+def test_stopword_only_question_is_not_found(generator: ExtractiveGenerator, question: str) -> None:
+    assert_not_found(generator.generate(question, DOCS))
+
+
+def test_citations_are_numbered_in_order_and_refer_to_given_hits() -> None:
+    generator = ExtractiveGenerator(max_sentences=3, min_relevance=0.2)
+    hits = hits_of(ENTERPRISE, PRICING, FEATURES)
+    answer = generator.generate("Enterprise plan pricing and Pro plan cost per month", hits)
+    assert answer.grounded
+    numbers = [c.number for c in answer.citations]
+    assert numbers == list(range(1, len(numbers) + 1))
+    assert len(numbers) >= 2
+    # markers in the text: first uses appear in order 1, 2, ...; every marker has a citation
+    used = markers(answer.text)
+    first_uses = list(dict.fromkeys(used))
+    assert first_uses == numbers
+    given = {h.chunk.id: h.chunk for h in hits}
+    for citation in answer.citations:
+        assert citation.chunk_id in given
+        assert citation.label == given[citation.chunk_id].label
+        assert (
+            citation.quote and citation.quote.split(" \u2026 ")[0] in given[citation.chunk_id].text
+        )
+    assert len({c.chunk_id for c in answer.citations}) == len(answer.citations)
+    # hits are ranked: the first-ranked hit's sentence comes first
+    assert answer.citations[0].chunk_id == ENTERPRISE.id
+
+
+def test_max_sentences_is_respected() -> None:
+    text = " ".join(f"Widget model {i} supports export to CSV format." for i in range(10))
+    hits = hits_of(chunk("widgets.md", text))
+    answer = ExtractiveGenerator(max_sentences=2).generate(
+        "Which widgets support CSV export?", hits
+    )
+    assert answer.grounded
+    assert len(markers(answer.text)) == 2
+
+
+def test_sentences_from_one_chunk_share_a_citation(generator: ExtractiveGenerator) -> None:
+    text = "Refunds are issued within 30 days. Refunds are issued to the original card."
+    answer = generator.generate("How are refunds issued?", hits_of(chunk("refunds.md", text)))
+    assert markers(answer.text) == [1, 1]
+    assert len(answer.citations) == 1
+
+
+def test_duplicate_sentences_from_overlapping_chunks_are_quoted_once(
+    generator: ExtractiveGenerator,
+) -> None:
+    a = chunk("doc.md", "Intro text here. The API rate limit is 100 requests per minute.", 0)
+    b = chunk("doc.md", "The API rate limit is 100 requests per minute. More text.", 1)
+    answer = generator.generate("What is the API rate limit?", hits_of(a, b))
+    assert answer.text.count("rate limit") == 1
+    assert [c.chunk_id for c in answer.citations] == [a.id]
+
+
+def test_headings_are_never_the_answer(generator: ExtractiveGenerator) -> None:
+    text = "# Refund policy\n\nWe issue refunds within 30 days of purchase.\n"
+    answer = generator.generate("What is the refund policy?", hits_of(chunk("refunds.md", text)))
+    assert answer.grounded
+    assert answer.text == "We issue refunds within 30 days of purchase [1]."
+    only_heading = hits_of(chunk("h.md", "# Refund policy\n"))
+    assert_not_found(generator.generate("What is the refund policy?", only_heading))
+
+
+def test_faq_question_lines_give_context_not_answers(generator: ExtractiveGenerator) -> None:
+    text = (
+        "**How do I reset my password?**\n"
+        'Click "Forgot password" on the sign-in page.\n\n'
+        "**Is there a mobile app?**\n"
+        "Yes, for iOS and Android.\n"
+    )
+    answer = generator.generate("Is there an iOS app?", hits_of(chunk("faq.md", text)))
+    assert answer.grounded
+    assert answer.text == "Yes, for iOS and Android [1]."
+
+
+def test_abbreviations_and_numbers_do_not_split_sentences() -> None:
+    text = (
+        "Dr. Smith wrote the guide, e.g. the chapter on setup. "
+        "Version 1.5 added SSO, i.e. single sign-on. "
+        "See Fig. 3 for details. It was written by J. R. R. Tolkien.\n"
+        "Prices are approx. 29 USD."
+    )
+    assert split_sentences(text) == [
+        "Dr. Smith wrote the guide, e.g. the chapter on setup.",
+        "Version 1.5 added SSO, i.e. single sign-on.",
+        "See Fig. 3 for details.",
+        "It was written by J. R. R. Tolkien.",
+        "Prices are approx. 29 USD.",
+    ]
+
+
+def test_splitter_handles_markdown_structure() -> None:
+    text = (
+        "# Title\n\n"
+        "First sentence. Second one!\nwrapped line continues here.\n\n"
+        "- bullet one\n"
+        "* bullet two. With two sentences.\n"
+        "1. numbered\n\n"
+        "| Plan | Price |\n|------|-------|\n| Pro | $29 |\n\n"
+        "```\npip install acme\n```\n"
+    )
+    assert split_sentences(text, kinds=True) == [
+        ("Title", "heading"),
+        ("First sentence.", "sentence"),
+        ("Second one! wrapped line continues here.", "sentence"),
+        ("bullet one", "bullet"),
+        ("bullet two.", "bullet"),
+        ("With two sentences.", "sentence"),
+        ("numbered", "bullet"),
+        ("Plan | Price", "header"),
+        ("Pro | $29", "row"),
+        ("pip install acme", "code"),
+    ]
+
+
+def test_table_header_gives_context(generator: ExtractiveGenerator) -> None:
+    text = "| Plan | Monthly price |\n|---|---|\n| Starter | $0 |\n| Pro | $29 |\n"
+    answer = generator.generate("What is the price of the Pro plan?", hits_of(chunk("t.md", text)))
+    assert answer.grounded
+    assert answer.text.startswith("Pro | $29 [1].")
+
+
+def test_higher_ranked_hit_wins_a_tie(generator: ExtractiveGenerator) -> None:
+    a = chunk("a.md", "The Pro plan costs $29 per month.")
+    b = chunk("b.md", "The Pro plan costs $35 per month.")
+    answer = generator.generate("Pro plan cost", hits_of(b, a))
+    assert answer.citations[0].source == "b.md"
+    assert answer.text.startswith("The Pro plan costs $35")
+
+
+def test_stream_yields_text_then_answer(generator: ExtractiveGenerator) -> None:
+    pieces = list(generator.stream("How much does the Pro plan cost?", DOCS))
+    assert isinstance(pieces[-1], Answer)
+    assert "".join(p for p in pieces[:-1] if isinstance(p, str)) == pieces[-1].text
+
+
+def test_config_validation() -> None:
+    with pytest.raises(ValidationError, match="not supported"):
+        ExtractiveGenerator(language="de")
+    with pytest.raises(ValidationError):
+        ExtractiveGenerator(max_sentences=0)
+    with pytest.raises(ValidationError):
+        ExtractiveGenerator(min_relevance=1.5)
+    with pytest.raises(ValidationError):
+        ExtractiveGenerator(temperature=0.2)
+
+
+def test_min_relevance_zero_answers_anything_that_overlaps() -> None:
+    strict = ExtractiveGenerator(min_relevance=0.99)
+    assert not strict.generate("Who is based in Berlin and what is the CEO's name?", DOCS).grounded
+    loose = ExtractiveGenerator(min_relevance=0.1)
+    assert loose.generate("Who is based in Berlin and what is the CEO's name?", DOCS).grounded
+
+
+def test_founded_does_not_match_found(generator: ExtractiveGenerator) -> None:
+    text = (
+        "Settings can be found under the gear icon. "
+        "If no config file is found, defaults are used. "
+        "The company ships weekly releases."
+    )
+    answer = generator.generate("Who founded the company?", hits_of(chunk("docs.md", text)))
+    assert_not_found(answer)
+    history = hits_of(chunk("about.md", "Acme was founded in 2015 by Jane Doe and Raj Patel."))
+    answer = generator.generate("Who founded the company?", history)
+    assert answer.grounded
+    assert "Jane Doe" in answer.text
+
+
+def test_navigation_and_link_definitions_are_not_answers(
+    generator: ExtractiveGenerator,
+) -> None:
+    text = (
+        "# Guide\n\n"
+        "- [Install on Windows](#install-on-windows)\n"
+        "- [Install on Linux](#install-on-linux)\n\n"
+        "[![Build](https://ci.example.com/badge.svg)](https://ci.example.com)\n\n"
+        "## Install on Linux\n\n"
+        "Run the installer script from the [download page](https://example.com/dl).\n\n"
+        "[download]: https://example.com/dl\n"
+    )
+    answer = generator.generate("How do I install on Linux?", hits_of(chunk("guide.md", text)))
+    assert answer.grounded
+    assert answer.text == (
+        "Run the installer script from the [download page](https://example.com/dl) [1]."
+    )
+
+
+def test_plain_text_title_lines_are_headings() -> None:
+    text = "Installation\n\nRun the installer. Then restart.\n\nLicense\n\nMIT.\n"
+    assert split_sentences(text, kinds=True) == [
+        ("Installation", "heading"),
+        ("Run the installer.", "sentence"),
+        ("Then restart.", "sentence"),
+        ("License", "heading"),
+        ("MIT.", "sentence"),
+    ]
+
+
+def test_section_metadata_gives_context(generator: ExtractiveGenerator) -> None:
+    with_section = Chunk(
+        id="p::3",
+        document_id="p",
+        text="It costs $29 per user per month.",
+        index=3,
+        start=0,
+        end=32,
+        label="pricing.md#pro-plan",
+        metadata={"source": "pricing.md", "section": "Pro plan"},
+    )
+    answer = generator.generate("How much does the Pro plan cost?", hits_of(with_section))
+    assert answer.grounded
+    assert answer.citations[0].label == "pricing.md#pro-plan"

@@ -1,0 +1,315 @@
+"""One test per hook (the docs meta-test checks that each exists): a plugin
+implementing the hook is picked up and used from a config."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+import pluggy
+import pytest
+
+import ragloom
+from ragloom import (
+    Answer,
+    Chunker,
+    ComponentConfig,
+    Document,
+    Embedder,
+    Generator,
+    Loader,
+    QueryTransformer,
+    Reranker,
+    hookimpl,
+)
+from ragloom.builtin.bm25_store import BM25Store
+from ragloom.builtin._chunking import make_chunk
+from ragloom.events import ProblemReported, RunFinished, RunStarted, StageCall, StageFinished
+
+from .conftest import basic_config
+
+
+def use(pm: pluggy.PluginManager, plugin: object, root: Path, **overrides: object):
+    pm.register(plugin, name=type(plugin).__name__)
+    return ragloom.load(basic_config(**overrides), plugin_manager=pm, base_dir=root)
+
+
+class InlineLoader(Loader):
+    class Config(ComponentConfig):
+        texts: list[str]
+
+    def load(self) -> Iterator[Document]:
+        for i, text in enumerate(self.config.texts):
+            yield Document(f"inline-{i}", text, {"source": f"inline-{i}"})
+
+
+def test_hook_register_loaders(pm, tmp_path: Path) -> None:
+    class Plugin:
+        @hookimpl
+        def register_loaders(self, register):
+            register("inline", InlineLoader)
+
+    pipeline = use(
+        pm,
+        Plugin(),
+        tmp_path,
+        loaders=[{"type": "inline", "texts": ["zebras are striped", "lions roar"]}],
+    )
+    with pipeline:
+        assert len(pipeline.index().added) == 2
+        assert pipeline.retrieve("striped zebras", k=1)[0].chunk.source == "inline-0"
+
+
+def test_hook_register_chunkers(pm, corpus: Path) -> None:
+    class LineChunker(Chunker):
+        def split(self, document):
+            out, start = [], 0
+            for i, line in enumerate(document.text.split("\n")):
+                if line.strip():
+                    out.append(make_chunk(document, line, len(out), start, start + len(line)))
+                start += len(line) + 1
+            return out
+
+    class Plugin:
+        @hookimpl
+        def register_chunkers(self, register):
+            register("lines", LineChunker)
+
+    with use(pm, Plugin(), corpus, chunker={"type": "lines"}) as pipeline:
+        pipeline.index()
+        hit = pipeline.retrieve("AES-256", k=1)[0]
+    assert hit.chunk.text.startswith("All data is encrypted")
+
+
+def test_hook_register_embedders(pm, corpus: Path) -> None:
+    class Letters(Embedder):
+        def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+            out = np.zeros((len(texts), 26), dtype=np.float32)
+            for row, text in enumerate(texts):
+                for ch in text.lower():
+                    if "a" <= ch <= "z":
+                        out[row, ord(ch) - 97] += 1
+            return out
+
+    class Plugin:
+        @hookimpl
+        def register_embedders(self, register):
+            register("letters", Letters)
+
+    with use(pm, Plugin(), corpus, embedder={"type": "letters"}, stores=[{"type": "memory"}]) as p:
+        p.index()
+        assert p.embedder.dimension == 26
+        assert len(p.retrieve("anything", k=2)) == 2
+
+
+def test_hook_register_stores(pm, corpus: Path) -> None:
+    class Audited(BM25Store):
+        writes: list[int] = []
+
+        def upsert(self, chunks, vectors=None):
+            Audited.writes.append(len(chunks))
+            super().upsert(chunks, vectors)
+
+    class Plugin:
+        @hookimpl
+        def register_stores(self, register):
+            register("audited", Audited)
+
+    with use(pm, Plugin(), corpus, stores=[{"type": "audited"}], embedder=None) as pipeline:
+        pipeline.index()
+        assert sum(Audited.writes) == pipeline.stores[0][1].count() > 0
+
+
+def test_hook_register_rerankers(pm, corpus: Path) -> None:
+    class Reverse(Reranker):
+        class Config(ComponentConfig):
+            top_k: int = 2
+
+        def rerank(self, query, hits, top_k=None):
+            ranked = list(reversed(hits))[: top_k or self.config.top_k]
+            return [h.with_score("rerank", float(i)) for i, h in enumerate(ranked)]
+
+    class Plugin:
+        @hookimpl
+        def register_rerankers(self, register):
+            register("reverse", Reverse)
+
+    with use(pm, Plugin(), corpus, reranker={"type": "reverse"}) as pipeline:
+        pipeline.index()
+        plain = ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus).open()
+        fused = plain.retrieve("plan", k=3)
+        plain.close()
+        hits = pipeline.retrieve("plan", k=3)
+    assert [h.chunk.id for h in hits] == [h.chunk.id for h in reversed(fused)][:2]
+    assert "rerank" in hits[0].scores and "fusion" in hits[0].scores
+
+
+def test_hook_register_generators(pm, corpus: Path) -> None:
+    class Echo(Generator):
+        class Config(ComponentConfig):
+            prefix: str = ">>"
+
+        def generate(self, question, hits, history=()):
+            return Answer(question, f"{self.config.prefix} {hits[0].chunk.label}")
+
+    class Plugin:
+        @hookimpl
+        def register_generators(self, register):
+            register("echo", Echo)
+
+    with use(pm, Plugin(), corpus, generator={"type": "echo", "prefix": "!!"}) as pipeline:
+        pipeline.index()
+        answer = pipeline.ask("AES-256 encryption")
+    assert answer.text.startswith("!! docs/security.md#")
+
+
+def test_hook_register_query_transformers(pm, corpus: Path) -> None:
+    class Expand(QueryTransformer):
+        def transform(self, question, history=()):
+            return [question, "encrypted AES-256"]
+
+    class Plugin:
+        @hookimpl
+        def register_query_transformers(self, register):
+            register("expand", Expand)
+
+    with use(pm, Plugin(), corpus, query_transformers=[{"type": "expand"}]) as pipeline:
+        pipeline.index()
+        sources = {h.chunk.source for h in pipeline.retrieve("Pro plan price", k=5)}
+    assert {"docs/pricing.md", "docs/security.md"} <= sources
+
+
+def test_hook_run_stage(pm, corpus: Path) -> None:
+    seen: list[tuple[str, str]] = []
+
+    class Tracer:
+        @hookimpl(wrapper=True)
+        def run_stage(self, call: StageCall):
+            result = yield
+            seen.append((call.stage, call.name))
+            return result
+
+    with use(pm, Tracer(), corpus) as pipeline:
+        pipeline.index()
+        answer = pipeline.ask("How much does the Pro plan cost?")
+    stages = [s for s, _ in seen]
+    for stage in ("load", "chunk", "embed", "upsert", "flush", "embed_query", "retrieve",
+                  "fuse", "generate"):
+        assert stage in stages, stage
+    assert ("retrieve", "memory") in seen and ("retrieve", "bm25") in seen
+    assert answer.grounded and "$29" in answer.text
+
+
+def test_run_stage_impl_can_retry_a_flaky_stage(pm, corpus: Path) -> None:
+    calls = {"n": 0}
+
+    class Flaky(Embedder):
+        def embed_batch(self, texts):
+            calls["n"] += 1
+            if calls["n"] == 1:
+                raise ConnectionError("transient")
+            return np.ones((len(texts), 4), dtype=np.float32)
+
+        @property
+        def dimension(self) -> int:
+            return 4
+
+    class Plugin:
+        @hookimpl
+        def register_embedders(self, register):
+            register("flaky", Flaky)
+
+    class Retry:
+        @hookimpl(tryfirst=True)
+        def run_stage(self, call: StageCall):
+            if call.stage != "embed":
+                return None
+            for attempt in range(3):
+                try:
+                    return call.run()
+                except ConnectionError:
+                    if attempt == 2:
+                        raise
+            return None
+
+    pm.register(Retry(), name="retry")
+    with use(pm, Plugin(), corpus, embedder={"type": "flaky"}, stores=[{"type": "memory"}]) as p:
+        report = p.index()
+    assert report.chunks > 0 and calls["n"] >= 2
+
+
+def test_hook_run_stage_firstresult_overrides(pm, corpus: Path) -> None:
+    class NoRetrieval:
+        @hookimpl
+        def run_stage(self, call: StageCall):
+            if call.stage == "retrieve":
+                return []
+            return None
+
+    with use(pm, NoRetrieval(), corpus) as pipeline:
+        pipeline.index()
+        assert pipeline.retrieve("plan") == []
+
+
+def test_hook_on_event(pm, corpus: Path) -> None:
+    events: list[object] = []
+
+    class Observer:
+        @hookimpl
+        def on_event(self, event):
+            events.append(event)
+
+    class Broken:
+        @hookimpl
+        def on_event(self, event):
+            raise RuntimeError("observers never break a run")
+
+    pm.register(Broken(), name="broken-observer")
+    (corpus / "docs" / "bad.md").write_bytes(b"\x00binary")
+    with use(pm, Observer(), corpus) as pipeline:
+        pipeline.index()
+        pipeline.ask("Pro plan cost")
+    kinds = [type(e) for e in events]
+    assert kinds[0] is RunStarted and RunFinished in kinds
+    finished = [e for e in events if isinstance(e, StageFinished)]
+    assert all(e.seconds >= 0 for e in finished)
+    embed = next(e for e in finished if e.stage == "embed")
+    assert embed.count and embed.count >= 3
+    problems = [e for e in events if isinstance(e, ProblemReported)]
+    assert [p.source for p in problems] == ["docs/bad.md"]
+    runs = [e for e in events if isinstance(e, RunFinished)]
+    assert {r.operation for r in runs} == {"index", "ask"}
+    index_run = next(r for r in runs if r.operation == "index")
+    assert index_run.stats["documents"] == 3
+    assert len({e.run_id for e in events if e.run_id}) == 2
+
+
+def test_run_stage_errors_are_reported(pm, corpus: Path) -> None:
+    events: list[object] = []
+
+    class Observer:
+        @hookimpl
+        def on_event(self, event):
+            events.append(event)
+
+    class Failing(Embedder):
+        def embed_batch(self, texts):
+            raise ConnectionError("embedding service unreachable")
+
+        @property
+        def dimension(self) -> int:
+            return 8
+
+    class Plugin:
+        @hookimpl
+        def register_embedders(self, register):
+            register("failing", Failing)
+
+    pm.register(Observer(), name="observer")
+    with use(pm, Plugin(), corpus, embedder={"type": "failing"}) as pipeline:
+        with pytest.raises(ConnectionError):
+            pipeline.index()
+    failed = [e for e in events if isinstance(e, StageFinished) and e.error]
+    assert failed and failed[0].stage == "embed" and "unreachable" in failed[0].error
+    assert isinstance(events[-1], RunFinished) and events[-1].error

@@ -1,0 +1,593 @@
+"""The built-in ``file`` and ``directory`` loaders, on real files under ``tmp_path``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+from ragloom.builtin.directory_loader import DirectoryLoader, compile_glob
+from ragloom.builtin.file_loader import FileLoader, read_text_document
+from ragloom.components import Context
+from ragloom.types import content_hash
+
+
+class Reports(list):
+    """Collects ``context.report`` calls as ``(source, message)`` pairs."""
+
+    def __call__(self, source: str, message: str) -> None:
+        self.append((source, message))
+
+    def sources(self) -> list[str]:
+        return [source for source, _ in self]
+
+    def message(self, source: str) -> str:
+        return next(message for s, message in self if s == source)
+
+
+@pytest.fixture
+def reports() -> Reports:
+    return Reports()
+
+
+@pytest.fixture
+def context(tmp_path: Path, reports: Reports) -> Context:
+    return Context(base_dir=tmp_path, report=reports, index_dir=tmp_path / ".ragloom")
+
+
+def write(root: Path, relative: str, content: str | bytes = "text\n") -> Path:
+    path = root / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_bytes(content.encode("utf-8"))
+    return path
+
+
+def symlink(link: Path, target: Path) -> None:
+    try:
+        link.symlink_to(target, target_is_directory=target.is_dir())
+    except (OSError, NotImplementedError) as exc:  # Windows without developer mode
+        pytest.skip(f"cannot create symlinks here: {exc}")
+
+
+def load_dir(context: Context, path: str = ".", **options: object) -> list:
+    loader = DirectoryLoader(path=path, **options)
+    loader.open(context)
+    return list(loader.load())
+
+
+def ids(documents: list) -> list[str]:
+    return [d.id for d in documents]
+
+
+# -- file loader -------------------------------------------------------------
+
+
+def test_file_loader_document_and_metadata(tmp_path: Path, context: Context, reports: Reports):
+    path = write(tmp_path, "docs/guide.md", "Intro line\n\n# Getting Started\n\nBody.\n")
+    loader = FileLoader(path="docs/guide.md", metadata={"team": "support", "tags": ["a", "b"]})
+    loader.open(context)
+    [doc] = list(loader.load())
+    info = path.stat()
+    assert doc.id == "docs/guide.md"
+    assert doc.text == "Intro line\n\n# Getting Started\n\nBody.\n"
+    assert dict(doc.metadata) == {
+        "source": "docs/guide.md",
+        "path": str(path),
+        "mtime": info.st_mtime,
+        "size": info.st_size,
+        "content_hash": content_hash(doc.text),
+        "extension": ".md",
+        "title": "Getting Started",
+        "team": "support",
+        "tags": ["a", "b"],
+    }
+    assert isinstance(doc.metadata["mtime"], float)
+    assert Path(doc.metadata["path"]).is_absolute()
+    assert doc.source == "docs/guide.md"
+    assert reports == []
+
+
+def test_file_loader_absolute_path_inside_base_dir_gets_relative_id(tmp_path, context):
+    write(tmp_path, "a/b/c.txt", "hello")
+    loader = FileLoader(path=str(tmp_path / "a" / "b" / ".." / "b" / "c.txt"))
+    loader.open(context)
+    [doc] = loader.load()
+    assert doc.id == "a/b/c.txt"
+    assert doc.metadata["title"] == "c"
+    assert doc.metadata["extension"] == ".txt"
+
+
+def test_file_loader_outside_base_dir_uses_absolute_posix_id(tmp_path, reports):
+    outside = write(tmp_path, "outside/notes.txt", "hello")
+    base = tmp_path / "project"
+    base.mkdir()
+    loader = FileLoader(path=str(outside))
+    loader.open(Context(base_dir=base, report=reports))
+    [doc] = loader.load()
+    assert doc.id == outside.as_posix()
+    assert doc.metadata["source"] == doc.id
+    assert "\\" not in doc.id
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "title"),
+    [
+        ("plain.md", "no heading here\n", "plain"),
+        ("notes.txt", "# Not markdown\n", "notes"),
+        ("closing.md", "## Sub\n# Main Title ##\n", "Main Title"),
+        ("fenced.md", "```\n# comment in code\n```\n# Real\n", "Real"),
+        (
+            "front.md",
+            "---\ntitle: x\n# not a heading\n---\n# After Front Matter\n",
+            "After Front Matter",
+        ),
+        ("hashtag.md", "#hashtag\n# Proper\n", "Proper"),
+        ("long.markdown", "  # Indented Title\n", "Indented Title"),
+    ],
+)
+def test_file_loader_title(tmp_path, context, name, text, title):
+    write(tmp_path, name, text)
+    [doc] = _load_file(context, name)
+    assert doc.metadata["title"] == title
+
+
+def _load_file(context: Context, path: str, **options: object) -> list:
+    loader = FileLoader(path=path, **options)
+    loader.open(context)
+    return list(loader.load())
+
+
+def test_file_loader_metadata_may_override_title(tmp_path, context):
+    write(tmp_path, "a.md", "# Heading\n")
+    [doc] = _load_file(context, "a.md", metadata={"title": "Custom"})
+    assert doc.metadata["title"] == "Custom"
+
+
+def test_file_loader_normalises_newlines_and_bom(tmp_path, context):
+    write(tmp_path, "crlf.txt", b"\xef\xbb\xbfone\r\ntwo\rthree\n")
+    [doc] = _load_file(context, "crlf.txt")
+    assert doc.text == "one\ntwo\nthree\n"
+    assert doc.metadata["content_hash"] == content_hash("one\ntwo\nthree\n")
+
+
+def test_file_loader_missing_path_is_reported(context, reports):
+    assert _load_file(context, "nope/missing.md") == []
+    assert reports.sources() == ["nope/missing.md"]
+    assert "not found" in reports.message("nope/missing.md")
+
+
+def test_file_loader_directory_is_reported(tmp_path, context, reports):
+    (tmp_path / "docs").mkdir()
+    assert _load_file(context, "docs") == []
+    assert "type: directory" in reports.message("docs")
+
+
+def test_file_loader_invalid_utf8_is_reported(tmp_path, context, reports):
+    write(tmp_path, "latin.txt", "café".encode("latin-1"))
+    assert _load_file(context, "latin.txt") == []
+    message = reports.message("latin.txt")
+    assert "not valid utf-8" in message
+    assert "encoding" in message
+    [doc] = _load_file(context, "latin.txt", encoding="latin-1")
+    assert doc.text == "café"
+
+
+def test_file_loader_binary_is_reported(tmp_path, context, reports):
+    write(tmp_path, "image.md", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    assert _load_file(context, "image.md") == []
+    assert "binary" in reports.message("image.md")
+
+
+def test_utf16_file_is_not_mistaken_for_binary(tmp_path, context, reports):
+    write(tmp_path, "wide.txt", "hello wide world".encode("utf-16"))
+    [doc] = _load_file(context, "wide.txt", encoding="utf-16")
+    assert doc.text == "hello wide world"
+    assert reports == []
+
+
+@pytest.mark.parametrize("content", ["", "  \n\t\n"])
+def test_empty_file_is_reported_and_skipped(tmp_path, context, reports, content):
+    write(tmp_path, "empty.md", content)
+    assert _load_file(context, "empty.md") == []
+    assert "empty file" in reports.message("empty.md")
+
+
+def test_read_error_is_reported(tmp_path, context, reports, monkeypatch):
+    write(tmp_path, "locked.txt", "secret")
+
+    def refuse(self: Path) -> bytes:
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "read_bytes", refuse)
+    assert _load_file(context, "locked.txt") == []
+    assert "cannot read file: Permission denied" in reports.message("locked.txt")
+
+
+def test_read_text_document_respects_max_size(tmp_path, context, reports):
+    path = write(tmp_path, "big.txt", "x" * 100)
+    assert read_text_document(path, context=context, max_size=99) is None
+    assert "max_file_size" in reports.message("big.txt")
+    assert read_text_document(path, context=context, max_size=100) is not None
+
+
+@pytest.mark.parametrize(
+    ("options", "fragment"),
+    [
+        ({"metadata": {"source": "x"}}, "set by the loader"),
+        ({"metadata": {"nested": {"a": 1}}}, "string, number"),
+        ({"encoding": "klingon-8"}, "unknown encoding"),
+        ({"recursive": True}, "recursive"),
+    ],
+)
+def test_file_loader_config_is_validated(options, fragment):
+    with pytest.raises(ValidationError, match=fragment):
+        FileLoader(path="a.md", **options)
+
+
+def test_file_loader_with_sources(tmp_path, context):
+    write(tmp_path, "docs/a.md", "# A\n")
+    loader = FileLoader(path="docs/a.md")
+    loader.open(context)
+    assert loader.with_sources(["docs/a.md"]) is loader
+    assert loader.with_sources([str(tmp_path / "docs" / "a.md")]) is loader
+    assert loader.with_sources(["docs"]) is loader
+    assert loader.with_sources(["."]) is loader
+    assert loader.with_sources(["docs/b.md", "other"]) is None
+    assert loader.with_sources([]) is None
+
+
+# -- directory loader: ids, order, metadata ----------------------------------
+
+
+def test_directory_ids_are_stable_and_sorted(tmp_path, context, reports):
+    for name in ["b.md", "a.txt", "sub/z.md", "sub/deeper/c.rst", "a/x.markdown"]:
+        write(tmp_path, f"docs/{name}", f"content of {name}\n")
+    first = load_dir(context, "docs")
+    second = load_dir(context, str(tmp_path / "docs"))
+    assert ids(first) == [
+        "docs/a/x.markdown",
+        "docs/a.txt",
+        "docs/b.md",
+        "docs/sub/deeper/c.rst",
+        "docs/sub/z.md",
+    ]
+    assert ids(second) == ids(first)
+    assert [d.hash for d in second] == [d.hash for d in first]
+    assert reports == []
+
+
+def test_directory_metadata(tmp_path, context):
+    path = write(tmp_path, "docs/guides/setup.md", "# Setup\n\nSteps.\n")
+    [doc] = load_dir(context, "docs", metadata={"collection": "handbook"})
+    assert doc.id == "docs/guides/setup.md"
+    assert doc.metadata["source"] == "docs/guides/setup.md"
+    assert doc.metadata["relative_path"] == "guides/setup.md"
+    assert doc.metadata["path"] == str(path)
+    assert doc.metadata["title"] == "Setup"
+    assert doc.metadata["extension"] == ".md"
+    assert doc.metadata["size"] == path.stat().st_size
+    assert doc.metadata["mtime"] == path.stat().st_mtime
+    assert doc.metadata["content_hash"] == content_hash("# Setup\n\nSteps.\n")
+    assert doc.metadata["collection"] == "handbook"
+
+
+def test_directory_and_file_loader_agree(tmp_path, context):
+    write(tmp_path, "docs/a.md", "# Same\n")
+    [from_dir] = load_dir(context, "docs")
+    [from_file] = _load_file(context, "docs/a.md")
+    assert from_dir.id == from_file.id
+    assert from_dir.text == from_file.text
+    assert {k: v for k, v in from_dir.metadata.items() if k != "relative_path"} == dict(
+        from_file.metadata
+    )
+
+
+def test_directory_outside_base_dir_uses_absolute_ids(tmp_path, reports):
+    write(tmp_path, "elsewhere/a.md", "# A\n")
+    (tmp_path / "project").mkdir()
+    context = Context(base_dir=tmp_path / "project", report=reports)
+    [doc] = load_dir(context, "../elsewhere")
+    assert doc.id == (tmp_path / "elsewhere" / "a.md").as_posix()
+    assert doc.metadata["relative_path"] == "a.md"
+
+
+# -- include / exclude --------------------------------------------------------
+
+
+def test_default_include_matches_text_formats_at_root_and_nested(tmp_path, context):
+    for name in [
+        "a.md",
+        "b.txt",
+        "c.markdown",
+        "d.rst",
+        "e.py",
+        "f.png",
+        "g.mdx",
+        "n/h.md",
+        "n/i.json",
+    ]:
+        write(tmp_path, f"root/{name}")
+    assert ids(load_dir(context, "root")) == [
+        "root/a.md",
+        "root/b.txt",
+        "root/c.markdown",
+        "root/d.rst",
+        "root/n/h.md",
+    ]
+
+
+def test_include_and_exclude(tmp_path, context):
+    for name in [
+        "top.md",
+        "top.txt",
+        "docs/a.md",
+        "docs/deep/b.md",
+        "docs/drafts/wip.md",
+        "drafts/c.md",
+        "docs/secret-plan.md",
+        "notes/x.md",
+    ]:
+        write(tmp_path, name)
+    got = load_dir(
+        context,
+        include=["**/*.md"],
+        exclude=["drafts", "**/secret-*.md", "notes/"],
+    )
+    assert ids(got) == ["docs/a.md", "docs/deep/b.md", "docs/drafts/wip.md", "top.md"]
+    got = load_dir(context, include=["*.md", "docs/**/*.md"], exclude=["**/drafts"])
+    assert ids(got) == ["docs/a.md", "docs/deep/b.md", "docs/secret-plan.md", "top.md"]
+    got = load_dir(context, include=["docs/*.md", "./top.*"])
+    assert ids(got) == ["docs/a.md", "docs/secret-plan.md", "top.md", "top.txt"]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "matches", "misses"),
+    [
+        ("**/*.md", ["a.md", "x/a.md", "x/y/z/a.md", ".hidden.md"], ["a.txt", "a.mdx", "x/a.md/b"]),
+        ("*.md", ["a.md"], ["x/a.md"]),
+        ("docs/**", ["docs", "docs/a.md", "docs/x/y"], ["docsx/a.md", "a/docs/b"]),
+        ("a/**/b.md", ["a/b.md", "a/x/b.md", "a/x/y/b.md"], ["ab.md", "a/xb.md"]),
+        ("**", ["a", "a/b/c"], []),
+        ("?.txt", ["a.txt"], ["ab.txt", "/.txt"]),
+        ("[ab]*.md", ["a.md", "bx.md"], ["c.md"]),
+        ("[!ab]*.md", ["c.md"], ["a.md", "b.md"]),
+        ("[0-9].md", ["7.md"], ["x.md"]),
+        ("file[1.md", ["file[1.md"], ["file1.md"]),
+        ("a+b (1).md", ["a+b (1).md"], ["aab (1).md"]),
+    ],
+)
+def test_compile_glob(pattern, matches, misses):
+    regex = compile_glob(pattern)
+    for path in matches:
+        assert regex.fullmatch(path), (pattern, path)
+    for path in misses:
+        assert not regex.fullmatch(path), (pattern, path)
+
+
+@pytest.mark.parametrize(
+    ("options", "fragment"),
+    [
+        ({"include": []}, "include is empty"),
+        ({"include": ["/abs/*.md"]}, "relative"),
+        ({"exclude": ["../x"]}, "relative"),
+        ({"exclude": ["a\\b"]}, "forward slashes"),
+        ({"max_file_size": 0}, "greater than 0"),
+        ({"metadata": {"relative_path": "x"}}, "set by the loader"),
+    ],
+)
+def test_directory_config_is_validated(options, fragment):
+    with pytest.raises(ValidationError, match=fragment):
+        DirectoryLoader(path="docs", **options)
+
+
+# -- denylist ------------------------------------------------------------------
+
+
+SECRETS = [
+    ".env",
+    ".env.production",
+    "id_rsa",
+    "id_rsa.pub",
+    "id_ed25519",
+    "keys/id_ecdsa",
+    "a.pem",
+    "server.KEY",
+    "cert.p12",
+    "cert.pfx",
+    ".netrc",
+    ".npmrc",
+    ".pypirc",
+    "credentials.json",
+    "config/credentials-prod.json",
+    ".git/config",
+    ".git/notes.md",
+    "node_modules/x.md",
+    "pkg/node_modules/y/readme.md",
+    "__pycache__/m.txt",
+    ".venv/lib/readme.md",
+    ".ragloom/state.md",
+    "sub/.hg/x.md",
+    ".svn/entries.txt",
+]
+
+
+def test_denylist_is_always_skipped_silently(tmp_path, context, reports, caplog):
+    for name in SECRETS:
+        write(tmp_path, name, "API_KEY=hunter2\n")
+    write(tmp_path, "notes.txt", "keep me\n")
+    caplog.set_level("DEBUG", logger="ragloom")
+    # even when include asks for everything, and for the secrets by name
+    got = load_dir(context, include=["**", ".env", "**/*.pem", "**/*.md"])
+    assert ids(got) == ["notes.txt"]
+    assert reports == []
+    assert any("always skipped" in record.getMessage() for record in caplog.records)
+
+
+def test_custom_index_dir_is_skipped(tmp_path, reports):
+    write(tmp_path, "index/chunks.txt", "indexed\n")
+    write(tmp_path, "a.txt", "a\n")
+    context = Context(base_dir=tmp_path, index_dir=Path("index"), report=reports)
+    assert ids(load_dir(context)) == ["a.txt"]
+
+
+# -- bad files are reported, the rest loads -----------------------------------
+
+
+def test_bad_files_are_reported_and_the_rest_loads(tmp_path, context, reports):
+    write(tmp_path, "good.md", "# Good\n")
+    write(tmp_path, "image.md", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
+    write(tmp_path, "latin.txt", "naïve".encode("latin-1"))
+    write(tmp_path, "empty.md", "")
+    write(tmp_path, "big.txt", "x" * 2048)
+    write(tmp_path, "z/ok.txt", "fine\n")
+    got = load_dir(context, max_file_size=1024)
+    assert ids(got) == ["good.md", "z/ok.txt"]
+    assert sorted(reports.sources()) == ["big.txt", "empty.md", "image.md", "latin.txt"]
+    assert "binary" in reports.message("image.md")
+    assert "utf-8" in reports.message("latin.txt")
+    assert "empty file" in reports.message("empty.md")
+    assert "2048 bytes" in reports.message("big.txt")
+    assert "max_file_size" in reports.message("big.txt")
+
+
+def test_unmatched_binary_files_are_not_reported(tmp_path, context, reports):
+    write(tmp_path, "photo.png", b"\x00\x01\x02")
+    write(tmp_path, "a.md", "# A\n")
+    assert ids(load_dir(context)) == ["a.md"]
+    assert reports == []
+
+
+def test_missing_root_is_reported(context, reports):
+    assert load_dir(context, "no-such-dir") == []
+    assert "directory not found" in reports.message("no-such-dir")
+
+
+def test_root_that_is_a_file_is_reported(tmp_path, context, reports):
+    write(tmp_path, "a.md", "# A\n")
+    assert load_dir(context, "a.md") == []
+    assert "type: file" in reports.message("a.md")
+
+
+# -- symlinks -------------------------------------------------------------------
+
+
+def test_symlinks_are_skipped_by_default_and_followed_on_request(tmp_path, context, reports):
+    write(tmp_path, "outside/shared.md", "# Shared\n")
+    write(tmp_path, "outside/dir/inner.md", "# Inner\n")
+    write(tmp_path, "root/own.md", "# Own\n")
+    symlink(tmp_path / "root" / "link.md", tmp_path / "outside" / "shared.md")
+    symlink(tmp_path / "root" / "linked", tmp_path / "outside" / "dir")
+    assert ids(load_dir(context, "root")) == ["root/own.md"]
+    followed = load_dir(context, "root", follow_symlinks=True)
+    assert ids(followed) == ["root/link.md", "root/linked/inner.md", "root/own.md"]
+    assert followed[0].metadata["relative_path"] == "link.md"
+    assert followed[0].text == "# Shared\n"
+    assert reports == []
+
+
+def test_symlink_loops_terminate(tmp_path, context, reports):
+    write(tmp_path, "root/a/doc.md", "# Doc\n")
+    symlink(tmp_path / "root" / "a" / "back", tmp_path / "root")
+    assert ids(load_dir(context, "root", follow_symlinks=True)) == ["root/a/doc.md"]
+
+
+def test_broken_symlink_is_reported_when_following(tmp_path, context, reports):
+    write(tmp_path, "root/a.md", "# A\n")
+    symlink(tmp_path / "root" / "gone.md", tmp_path / "nowhere.md")
+    assert ids(load_dir(context, "root")) == ["root/a.md"]
+    assert reports == []
+    assert ids(load_dir(context, "root", follow_symlinks=True)) == ["root/a.md"]
+    assert "broken symlink" in reports.message("root/gone.md")
+
+
+def test_symlink_to_secret_file_is_skipped(tmp_path, context, reports):
+    write(tmp_path, "keys/id_rsa", "PRIVATE KEY\n")
+    write(tmp_path, "root/a.md", "# A\n")
+    symlink(tmp_path / "root" / "innocent.md", tmp_path / "keys" / "id_rsa")
+    assert ids(load_dir(context, "root", follow_symlinks=True)) == ["root/a.md"]
+    assert reports == []
+
+
+# -- with_sources ---------------------------------------------------------------
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    for name in [
+        "a.md",
+        "b.txt",
+        "guide/one.md",
+        "guide/two.md",
+        "guide/deep/three.md",
+        "guide/image.png",
+        "drafts/wip.md",
+        "node_modules/x.md",
+    ]:
+        write(tmp_path, f"docs/{name}", f"{name}\n")
+    write(tmp_path, "other/c.md", "c\n")
+    return tmp_path
+
+
+def restricted(context: Context, sources: list[str], **options: object):
+    loader = DirectoryLoader(path="docs", exclude=["drafts"], **options)
+    loader.open(context)
+    return loader, loader.with_sources(sources)
+
+
+def test_with_sources_files_and_directories(tree, context, reports):
+    one = str(tree / "docs" / "guide" / "one.md")
+    loader, only = restricted(context, ["docs/guide", "docs/a.md", one])
+    assert only is not None and only is not loader
+    assert only.config == loader.config
+    assert ids(only.load()) == [
+        "docs/a.md",
+        "docs/guide/deep/three.md",
+        "docs/guide/one.md",
+        "docs/guide/two.md",
+    ]
+    # the original is untouched
+    assert len(list(loader.load())) == 5
+    assert reports == []
+
+
+def test_with_sources_outside_root_is_none(tree, context):
+    _, only = restricted(context, ["other/c.md", "other", "elsewhere.md"])
+    assert only is None
+
+
+def test_with_sources_root_or_parent_returns_the_loader(tree, context):
+    loader, only = restricted(context, ["docs"])
+    assert only is loader
+    assert restricted(context, ["."])[1] is not None
+    assert ids(restricted(context, [str(tree)])[1].load()) == ids(loader.load())
+
+
+def test_with_sources_respects_globs_and_denylist(tree, context):
+    for sources in (
+        ["docs/guide/image.png"],
+        ["docs/drafts/wip.md"],
+        ["docs/drafts"],
+        ["docs/node_modules/x.md"],
+        ["docs/node_modules"],
+    ):
+        assert restricted(context, sources)[1] is None, sources
+    _, only = restricted(context, ["docs/guide/image.png", "docs/b.txt"])
+    assert ids(only.load()) == ["docs/b.txt"]
+
+
+def test_with_sources_missing_file_is_reported(tree, context, reports):
+    _, only = restricted(context, ["docs/removed.md", "docs/a.md"])
+    assert ids(only.load()) == ["docs/a.md"]
+    assert "not found" in reports.message("docs/removed.md")
+
+
+def test_with_sources_does_not_follow_symlinks_unless_asked(tree, context):
+    symlink(tree / "docs" / "ext", tree / "other")
+    _, only = restricted(context, ["docs/ext/c.md"])
+    assert only is not None
+    assert list(only.load()) == []
+    _, only = restricted(context, ["docs/ext/c.md"], follow_symlinks=True)
+    assert ids(only.load()) == ["docs/ext/c.md"]

@@ -1,0 +1,218 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pluggy
+import pytest
+import yaml
+
+import ragloom
+from ragloom import Answer, Citation, Generator, Hit, hookimpl
+from ragloom.errors import IndexStateError, UnsupportedFilterError
+
+from .conftest import basic_config
+
+
+def write_config(root: Path, **overrides: object) -> Path:
+    path = root / "ragloom.yaml"
+    path.write_text(yaml.safe_dump(basic_config(**overrides)))
+    return path
+
+
+def test_yaml_to_answer_end_to_end(corpus: Path, pm: pluggy.PluginManager) -> None:
+    with ragloom.load(write_config(corpus), plugin_manager=pm) as pipeline:
+        report = pipeline.index()
+        assert len(report.added) == 3 and report.chunks >= 3 and report.corpus_version == 1
+        answer = pipeline.ask("How much does the Pro plan cost?")
+    assert answer.grounded and "$29" in answer.text
+    assert answer.citations and answer.citations[0].source == "docs/pricing.md"
+    assert "[1]" in answer.text
+    assert {c.chunk_id for c in answer.citations} <= {h.chunk.id for h in answer.hits}
+
+
+def test_unanswerable_question_says_so(corpus: Path, pm: pluggy.PluginManager) -> None:
+    with ragloom.load(write_config(corpus), plugin_manager=pm) as pipeline:
+        pipeline.index()
+        answer = pipeline.ask("Who founded the company and where is its headquarters?")
+    assert not answer.grounded
+    assert "could not find" in answer.text.lower()
+    assert answer.citations == ()
+
+
+def test_index_is_incremental(corpus: Path, pm: pluggy.PluginManager) -> None:
+    config = write_config(corpus)
+    with ragloom.load(config, plugin_manager=pm) as pipeline:
+        pipeline.index()
+        again = pipeline.index()
+        assert again.unchanged == 3 and again.chunks == 0 and again.corpus_version == 2
+        (corpus / "docs" / "memory.md").write_text("# Memory\n\nMemories are kept forever now.\n")
+        (corpus / "docs" / "security.md").unlink()
+        (corpus / "docs" / "new.md").write_text("# New\n\nA brand new zebra document.\n")
+        preview = pipeline.index(dry_run=True)
+        assert preview.added == ("docs/new.md",) and preview.changed == ("docs/memory.md",)
+        assert preview.deleted == ("docs/security.md",) and preview.unchanged == 1
+        report = pipeline.index()
+        assert (report.added, report.changed, report.deleted) == (
+            ("docs/new.md",),
+            ("docs/memory.md",),
+            ("docs/security.md",),
+        )
+        for name, store in pipeline.stores:
+            sources = {h.chunk.source for h in pipeline.retrieve("AES-256 encrypted", k=10)}
+            assert "docs/security.md" not in sources, name
+        hits = pipeline.retrieve("zebra", k=1)
+        assert hits[0].chunk.source == "docs/new.md"
+        assert "forever" in pipeline.retrieve("how long are memories kept", k=1)[0].chunk.text
+
+
+def test_state_persists_across_processes(corpus: Path, pm: pluggy.PluginManager) -> None:
+    config = write_config(corpus)
+    with ragloom.load(config, plugin_manager=pm) as pipeline:
+        pipeline.index()
+    with ragloom.load(config, plugin_manager=pm) as fresh:
+        hits = fresh.retrieve("refunded within 30 days", k=2)
+        assert hits[0].chunk.source == "docs/pricing.md"
+        assert set(hits[0].scores) >= {"memory", "bm25", "fusion"}
+
+
+def test_embedder_change_refuses_to_mix_vectors(corpus: Path, pm: pluggy.PluginManager) -> None:
+    with ragloom.load(write_config(corpus), plugin_manager=pm) as pipeline:
+        pipeline.index()
+    changed = write_config(corpus, embedder={"type": "hash", "dimension": 128})
+    with ragloom.load(changed, plugin_manager=pm) as pipeline:
+        with pytest.raises(IndexStateError, match="--rebuild"):
+            pipeline.index()
+        report = pipeline.index(rebuild=True)
+        assert len(report.added) == 3
+        assert pipeline.retrieve("AES-256", k=1)[0].chunk.source == "docs/security.md"
+
+
+def test_index_sources_limits_the_run(corpus: Path, pm: pluggy.PluginManager) -> None:
+    with ragloom.load(write_config(corpus), plugin_manager=pm) as pipeline:
+        pipeline.index()
+        (corpus / "docs" / "pricing.md").write_text("# Pricing\n\nThe Pro plan costs $35.\n")
+        (corpus / "docs" / "memory.md").unlink()
+        report = pipeline.index(["docs/pricing.md"])
+        assert report.changed == ("docs/pricing.md",) and report.deleted == ()
+
+
+def test_filters_reach_every_store(corpus: Path, pm: pluggy.PluginManager) -> None:
+    with ragloom.load(write_config(corpus), plugin_manager=pm) as pipeline:
+        pipeline.index()
+        hits = pipeline.retrieve("plan days memories", filters={"source": "docs/memory.md"}, k=5)
+        assert hits and {h.chunk.source for h in hits} == {"docs/memory.md"}
+        assert pipeline.retrieve("plan", filters={"source": {"$in": []}}) == []
+
+
+def test_unsupported_filter_fails_before_any_store_runs(
+    corpus: Path, pm: pluggy.PluginManager
+) -> None:
+    from ragloom.builtin.bm25_store import BM25Store
+
+    class EqOnly(BM25Store):
+        filter_operators = frozenset({"$eq"})
+
+    class Plugin:
+        @hookimpl
+        def register_stores(self, register):
+            register("eq-only", EqOnly)
+
+    pm.register(Plugin(), name="eq-only")
+    config = write_config(corpus, stores=[{"type": "eq-only"}], embedder=None)
+    pipeline = ragloom.load(config, plugin_manager=pm)
+    with pipeline:
+        pipeline.index()
+        with pytest.raises(UnsupportedFilterError, match="eq-only"):
+            pipeline.retrieve("plan", filters={"chunk_index": {"$gte": 0}})
+
+
+def test_generator_failure_degrades_to_passages(corpus: Path, pm: pluggy.PluginManager) -> None:
+    class Broken(Generator):
+        def generate(self, question, hits, history=()):
+            raise RuntimeError("model server down")
+
+    class Plugin:
+        @hookimpl
+        def register_generators(self, register):
+            register("broken", Broken)
+
+    pm.register(Plugin(), name="broken")
+    with ragloom.load(write_config(corpus, generator={"type": "broken"}), plugin_manager=pm) as p:
+        p.index()
+        answer = p.ask("How much does the Pro plan cost?")
+    assert answer.degraded and "model server down" in answer.text
+    assert answer.citations and answer.citations[0].chunk_id == answer.hits[0].chunk.id
+
+
+def test_citations_outside_the_hits_are_dropped(corpus: Path, pm: pluggy.PluginManager) -> None:
+    class Liar(Generator):
+        def generate(self, question, hits, history=()):
+            return Answer(
+                question,
+                "text [1] [2]",
+                citations=(
+                    Citation(1, hits[0].chunk.id, hits[0].chunk.label, hits[0].chunk.source),
+                    Citation(2, "invented::0", "invented#0", "invented.md"),
+                ),
+            )
+
+    class Plugin:
+        @hookimpl
+        def register_generators(self, register):
+            register("liar", Liar)
+
+    pm.register(Plugin(), name="liar")
+    with ragloom.load(write_config(corpus, generator={"type": "liar"}), plugin_manager=pm) as p:
+        p.index()
+        answer = p.ask("Pro plan price")
+    assert [c.chunk_id for c in answer.citations] == [answer.hits[0].chunk.id]
+    assert answer.text == "text [1]"
+
+
+def test_stream_yields_text_then_answer(corpus: Path, pm: pluggy.PluginManager) -> None:
+    with ragloom.load(write_config(corpus), plugin_manager=pm) as pipeline:
+        pipeline.index()
+        stream = pipeline.stream("How long are memories kept on the Free plan?")
+        text = "".join(stream)
+    assert stream.answer is not None and stream.answer.text == text
+    assert "90 days" in text and stream.answer.citations
+
+
+def test_unreadable_file_is_reported_and_run_goes_on(
+    corpus: Path, pm: pluggy.PluginManager
+) -> None:
+    (corpus / "docs" / "binary.md").write_bytes(b"\x00\x01\x02garbage")
+    (corpus / "docs" / "latin1.md").write_bytes("caf\xe9".encode("latin-1"))
+    with ragloom.load(write_config(corpus), plugin_manager=pm) as pipeline:
+        report = pipeline.index()
+    assert len(report.added) == 3
+    reported = {source for source, _ in report.problems}
+    assert reported == {"docs/binary.md", "docs/latin1.md"}
+
+
+def test_weighted_fusion_and_per_store_k(corpus: Path, pm: pluggy.PluginManager) -> None:
+    config = write_config(
+        corpus,
+        stores=[{"type": "memory", "weight": 0.0}, {"type": "bm25", "weight": 1.0, "k": 2}],
+        retrieval={"k": 5, "fusion": "weighted"},
+    )
+    with ragloom.load(config, plugin_manager=pm) as pipeline:
+        pipeline.index()
+        hits = pipeline.retrieve("encrypted AES-256")
+    assert hits[0].chunk.source == "docs/security.md"
+    assert "fusion" in hits[0].scores
+
+
+def test_to_config_round_trip_builds_equal_pipeline(corpus: Path, pm: pluggy.PluginManager) -> None:
+    pipeline = ragloom.load(write_config(corpus), plugin_manager=pm)
+    again = ragloom.load(pipeline.to_config(), plugin_manager=pm, base_dir=corpus)
+    assert again.to_config() == pipeline.to_config()
+    assert again.index_dir == pipeline.index_dir
+
+
+def test_hits_are_typed(corpus: Path, pm: pluggy.PluginManager) -> None:
+    with ragloom.load(write_config(corpus), plugin_manager=pm) as pipeline:
+        pipeline.index()
+        hits = pipeline.retrieve("memories")
+    assert all(isinstance(h, Hit) for h in hits)
+    assert hits == sorted(hits, key=lambda h: -h.score)

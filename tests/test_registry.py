@@ -1,0 +1,99 @@
+from __future__ import annotations
+
+import types
+
+import pluggy
+import pytest
+
+from ragloom import ComponentConfig, Store, hookimpl
+from ragloom.builtin.memory_store import MemoryStore
+from ragloom.errors import DuplicateComponentError, PluginError, UnknownComponentError
+from ragloom.plugins import build_plugin_manager
+from ragloom.registry import Registry
+
+
+def plugin(**hooks) -> types.ModuleType:
+    module = types.ModuleType("fake_plugin")
+    for name, func in hooks.items():
+        setattr(module, name, hookimpl(func))
+    return module
+
+
+def test_builtins_register_through_hooks(registry: Registry) -> None:
+    names = {(e.kind, e.name) for e in registry}
+    assert {
+        ("loader", "file"),
+        ("loader", "directory"),
+        ("chunker", "fixed"),
+        ("chunker", "recursive"),
+        ("embedder", "hash"),
+        ("store", "memory"),
+        ("store", "bm25"),
+        ("generator", "extractive"),
+    } <= names
+    entry = registry.get("store", "memory")
+    assert entry.cls is MemoryStore
+    assert entry.plugin == "ragloom.builtin.plugin"
+    assert entry.distribution == "ragloom" and entry.version
+
+
+def test_unknown_name_suggests_closest_and_package(registry: Registry) -> None:
+    with pytest.raises(UnknownComponentError, match="did you mean 'memory'"):
+        registry.get("store", "memroy")
+    with pytest.raises(UnknownComponentError, match="pip install ragloom-qdrant"):
+        registry.get("store", "qdrant")
+
+
+def test_duplicate_registration_names_both_providers(pm: pluggy.PluginManager) -> None:
+    def register_stores(register):
+        register("memory", MemoryStore)
+
+    pm.register(plugin(register_stores=register_stores), name="copycat")
+    with pytest.raises(DuplicateComponentError) as info:
+        Registry.from_plugin_manager(pm)
+    assert "ragloom" in str(info.value) and "copycat" in str(info.value)
+
+
+def test_registering_a_non_component_fails(pm: pluggy.PluginManager) -> None:
+    def register_stores(register):
+        register("weird", dict)
+
+    pm.register(plugin(register_stores=register_stores), name="weird")
+    with pytest.raises(PluginError, match="not a subclass of ragloom.Store"):
+        Registry.from_plugin_manager(pm)
+
+
+def test_misspelt_hookimpl_fails_loudly() -> None:
+    pm = build_plugin_manager(load_entry_points=False, env={})
+
+    @hookimpl
+    def register_storez(register):  # typo
+        pass
+
+    module = types.ModuleType("typo")
+    module.register_storez = register_storez
+    pm.register(module, name="typo")
+    with pytest.raises(pluggy.PluginValidationError):
+        pm.check_pending()
+
+
+def test_disable_builtin_plugin() -> None:
+    pm = build_plugin_manager(load_entry_points=False, env={"RAGLOOM_DISABLE_PLUGINS": "ragloom.builtin.plugin"})
+    assert len(Registry.from_plugin_manager(pm)) == 0
+
+
+def test_custom_store_with_config(pm: pluggy.PluginManager) -> None:
+    class Tiny(Store):
+        capabilities = frozenset({"text"})
+
+        class Config(ComponentConfig):
+            size: int = 3
+
+    def register_stores(register):
+        register("tiny", Tiny)
+
+    pm.register(plugin(register_stores=register_stores), name="tiny-plugin")
+    registry = Registry.from_plugin_manager(pm)
+    entry = registry.get("store", "tiny")
+    assert entry.plugin == "tiny-plugin" and entry.distribution is None
+    assert entry.cls(size=5).config.size == 5

@@ -1,0 +1,131 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ragloom.builtin.bm25_store import BM25Store
+from ragloom.builtin.memory_store import MemoryStore
+from ragloom.components import Context
+from ragloom.errors import DimensionMismatchError, UnsupportedFilterError
+from ragloom.filters import parse
+from ragloom.types import Chunk
+
+TEXTS = [
+    ("a", "The Pro plan costs 29 dollars per month", {"category": "pricing", "year": 2024}),
+    ("b", "Refunds are possible within 30 days", {"category": "pricing", "year": 2023}),
+    ("c", "Data is encrypted with AES-256 at rest", {"category": "security", "year": 2024}),
+    ("d", "Memories are kept for 90 days", {"category": "memory", "year": 2022}),
+]
+
+
+def chunks() -> list[Chunk]:
+    return [
+        Chunk(
+            cid, f"doc-{cid}", text, 0, 0, len(text), f"{cid}.md#0", {"source": f"{cid}.md", **meta}
+        )
+        for cid, text, meta in TEXTS
+    ]
+
+
+def vectors() -> np.ndarray:
+    return np.eye(4, 8, dtype=np.float32) + 0.01
+
+
+def opened(store, tmp_path: Path, name: str):
+    store.open(Context(index_dir=tmp_path, base_dir=tmp_path, name=name))
+    return store
+
+
+def test_memory_nearest_neighbour_order_and_filter(tmp_path: Path) -> None:
+    store = opened(MemoryStore(), tmp_path, "memory")
+    store.upsert(chunks(), vectors())
+    q = np.zeros(8, dtype=np.float32)
+    q[2], q[0] = 1.0, 0.5
+    hits = store.query(vector=q, k=2)
+    assert [h.chunk.id for h in hits] == ["c", "a"]
+    assert hits[0].score > hits[1].score and hits[0].store == "memory"
+    filtered = store.query(vector=q, k=10, where=parse({"category": "pricing"}))
+    assert [h.chunk.id for h in filtered] == ["a", "b"]
+    assert store.query(vector=q, k=10, where=parse({"year": {"$gt": 2030}})) == []
+
+
+def test_memory_upsert_is_idempotent_and_replaces(tmp_path: Path) -> None:
+    store = opened(MemoryStore(), tmp_path, "memory")
+    store.upsert(chunks(), vectors())
+    store.upsert(chunks(), vectors())
+    assert store.count() == 4
+    replaced = Chunk("a", "doc-a", "new text", 0, 0, 8, "a.md#0", {"source": "a.md"})
+    v = np.zeros((1, 8), dtype=np.float32)
+    v[0, 7] = 1
+    store.upsert([replaced], v)
+    q = np.zeros(8, dtype=np.float32)
+    q[7] = 1
+    top = store.query(vector=q, k=1)[0]
+    assert top.chunk.text == "new text" and store.count() == 4
+
+
+def test_memory_delete_count_and_persistence(tmp_path: Path) -> None:
+    store = opened(MemoryStore(), tmp_path, "memory")
+    store.upsert(chunks(), vectors())
+    assert store.delete(ids=["a", "zzz"]) == 1
+    assert store.delete(where=parse({"category": "security"})) == 1
+    assert store.count() == 2
+    assert store.count(parse({"category": "memory"})) == 1
+    store.close()
+    assert (tmp_path / "memory" / "memory.npz").exists()
+    again = opened(MemoryStore(), tmp_path, "memory")
+    assert again.count() == 2
+    q = np.zeros(8, dtype=np.float32)
+    q[3] = 1
+    assert again.query(vector=q, k=1)[0].chunk.id == "d"
+
+
+def test_memory_dimension_mismatch(tmp_path: Path) -> None:
+    store = opened(MemoryStore(), tmp_path, "memory")
+    store.upsert(chunks(), vectors())
+    with pytest.raises(DimensionMismatchError, match="rebuild"):
+        store.upsert(chunks()[:1], np.ones((1, 3), dtype=np.float32))
+    with pytest.raises(DimensionMismatchError):
+        store.query(vector=np.ones(3, dtype=np.float32), k=1)
+
+
+def test_memory_empty_store(tmp_path: Path) -> None:
+    store = opened(MemoryStore(), tmp_path, "memory")
+    assert store.count() == 0
+    assert store.query(vector=np.ones(8, dtype=np.float32), k=5) == []
+
+
+def test_bm25_ranks_filters_and_persists(tmp_path: Path) -> None:
+    store = opened(BM25Store(), tmp_path, "bm25")
+    store.upsert(chunks())
+    hits = store.query(text="how many days for refunds", k=10)
+    assert hits[0].chunk.id == "b"
+    assert {h.chunk.id for h in hits} == {"b", "d"}  # only chunks sharing a term
+    assert store.query(text="days", k=10, where=parse({"category": "memory"}))[0].chunk.id == "d"
+    assert store.query(text="days", k=10, where=parse({"year": {"$gte": 2023}}))[0].chunk.id == "b"
+    assert store.query(text="nothing matches zebra", k=5) == []
+    store.close()
+    again = opened(BM25Store(), tmp_path, "bm25")
+    assert again.count() == 4
+    assert again.query(text="encrypted", k=1)[0].chunk.id == "c"
+    assert again.delete(where=parse({"year": {"$lt": 2024}})) == 2
+    assert again.query(text="refunds", k=3) == []
+
+
+@pytest.mark.parametrize("variant", ["okapi", "l", "plus"])
+def test_bm25_variants(tmp_path: Path, variant: str) -> None:
+    store = opened(BM25Store(variant=variant), tmp_path, "bm25")
+    store.upsert(chunks())
+    assert store.query(text="encrypted data", k=1)[0].chunk.id == "c"
+
+
+def test_stores_reject_unsupported_operators(tmp_path: Path) -> None:
+    class Limited(BM25Store):
+        filter_operators = frozenset({"$eq"})
+
+    store = opened(Limited(), tmp_path, "limited")
+    store.upsert(chunks())
+    with pytest.raises(UnsupportedFilterError, match=r"'limited'.*\$gte"):
+        store.query(text="days", k=3, where=parse({"year": {"$gte": 2000}}))
