@@ -27,6 +27,8 @@ demo: venv
 	cd $(DEMO) && $(RAGLOOM) ask "Who is the CEO of Notewise?"
 
 test: venv
+	$(BIN)/ruff check core tests benchmarks
+	$(BIN)/mkdocs build --strict --quiet -d .venv/site
 	$(BIN)/python -m pytest -q
 
 bench: venv
@@ -36,7 +38,7 @@ lint: venv
 	$(BIN)/ruff check core tests benchmarks
 
 docs: venv
-	$(BIN)/mkdocs build --strict
+	$(BIN)/mkdocs build --strict -d site
 
 clean:
 	rm -rf $(VENV) $(DEMO)/.ragloom site .pytest_cache

@@ -7,7 +7,6 @@ import statistics
 import time
 
 import numpy as np
-
 from ragloom.builtin.memory_store import MemoryStore
 from ragloom.types import Chunk
 
@@ -22,7 +21,9 @@ def bench_memory_store(n: int = N, dim: int = DIM) -> dict[str, float | str]:
     queries /= np.linalg.norm(queries, axis=1, keepdims=True)
 
     store = MemoryStore()
-    chunks = [Chunk(f"d{i}::0", f"d{i}", "", 0, 0, 0, f"d{i}#0", {"source": f"d{i}"}) for i in range(n)]
+    chunks = [
+        Chunk(f"d{i}::0", f"d{i}", "", 0, 0, 0, f"d{i}#0", {"source": f"d{i}"}) for i in range(n)
+    ]
     store.upsert(chunks, matrix)
     live = store._live()  # the same contiguous matrix the store searches
 
@@ -38,8 +39,12 @@ def bench_memory_store(n: int = N, dim: int = DIM) -> dict[str, float | str]:
         assert [h.chunk.id for h in ours(q)] == [f"d{i}::0" for i in baseline(q)]
     base_t, our_t = [], []
     for q in queries:  # interleaved so drift hits both alike
-        t = time.perf_counter(); baseline(q); base_t.append(time.perf_counter() - t)
-        t = time.perf_counter(); ours(q); our_t.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        baseline(q)
+        base_t.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        ours(q)
+        our_t.append(time.perf_counter() - t)
     b, o = statistics.median(base_t), statistics.median(our_t)
     return {
         "name": f"memory store top-{K}, {n:,} x {dim}",

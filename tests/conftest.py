@@ -4,7 +4,6 @@ from pathlib import Path
 
 import pluggy
 import pytest
-
 from ragloom.plugins import build_plugin_manager
 from ragloom.registry import Registry
 
@@ -13,7 +12,8 @@ DOCS = {
     "## Refunds\n\nAnnual plans can be refunded within 30 days of purchase.\n",
     "memory.md": "# Memory\n\nMemories are kept for 90 days on the Free plan.\n"
     "Deleting a meeting deletes its memories within 24 hours.\n",
-    "security.md": "# Security\n\nAll data is encrypted at rest with AES-256 and in transit with TLS 1.3.\n",
+    "security.md": "# Security\n\nAll data is encrypted at rest with AES-256 "
+    "and in transit with TLS 1.3.\n",
 }
 
 

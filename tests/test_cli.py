@@ -18,8 +18,9 @@ RAGLOOM = str(Path(sys.executable).parent / "ragloom")
 
 def run(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
     full_env = {**os.environ, "COLUMNS": "200", **(env or {})}
-    return subprocess.run([RAGLOOM, *args], cwd=cwd, capture_output=True, text=True,
-                          env=full_env, timeout=120)
+    return subprocess.run(
+        [RAGLOOM, *args], cwd=cwd, capture_output=True, text=True, env=full_env, timeout=120
+    )
 
 
 @pytest.fixture
@@ -64,12 +65,19 @@ def test_index_search_ask(project: Path) -> None:
     assert search.returncode == 0 and "docs/security.md" in search.stdout
     hits = json.loads(run("search", "refunded", "--json", cwd=project).stdout)
     assert hits[0]["source"] == "docs/pricing.md" and hits[0]["rank"] == 1
-    filtered = json.loads(run("search", "plan", "--json", "--filter",
-                              '{"source": "docs/memory.md"}', cwd=project).stdout)
+    filtered = json.loads(
+        run(
+            "search", "plan", "--json", "--filter", '{"source": "docs/memory.md"}', cwd=project
+        ).stdout
+    )
     assert filtered and {h["source"] for h in filtered} == {"docs/memory.md"}
     answer = run("ask", "How much does the Pro plan cost?", cwd=project)
-    assert answer.returncode == 0 and "$29" in answer.stdout and "[1] docs/pricing.md" in answer.stdout
-    unknown = json.loads(run("ask", "Who won the football world cup?", "--json", cwd=project).stdout)
+    assert (
+        answer.returncode == 0 and "$29" in answer.stdout and "[1] docs/pricing.md" in answer.stdout
+    )
+    unknown = json.loads(
+        run("ask", "Who won the football world cup?", "--json", cwd=project).stdout
+    )
     assert unknown["grounded"] is False and unknown["citations"] == []
 
 
@@ -120,5 +128,7 @@ def test_config_schema_is_json_schema(tmp_path: Path) -> None:
     result = run("config", "schema", cwd=tmp_path)
     schema = json.loads(result.stdout)
     assert schema["required"] == ["stores"]
-    store_types = {s["properties"]["type"]["const"] for s in schema["properties"]["stores"]["items"]["anyOf"]}
+    store_types = {
+        s["properties"]["type"]["const"] for s in schema["properties"]["stores"]["items"]["anyOf"]
+    }
     assert {"memory", "bm25"} <= store_types

@@ -3,7 +3,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from ragloom.config import load_config, validate_config
 from ragloom.errors import ConfigError, ConfigValidationError
 from ragloom.registry import Registry

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import pytest
-
 from ragloom.errors import FilterError, UnsupportedFilterError
 from ragloom.filters import And, Condition, Not, Or, check_supported, evaluate, operators, parse
 

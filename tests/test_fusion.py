@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import pytest
-
 from ragloom.fusion import fuse, reciprocal_rank_fusion, weighted_fusion
 from ragloom.types import Chunk, Hit
 

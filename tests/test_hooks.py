@@ -9,7 +9,6 @@ from pathlib import Path
 import numpy as np
 import pluggy
 import pytest
-
 import ragloom
 from ragloom import (
     Answer,
@@ -23,8 +22,8 @@ from ragloom import (
     Reranker,
     hookimpl,
 )
-from ragloom.builtin.bm25_store import BM25Store
 from ragloom.builtin._chunking import make_chunk
+from ragloom.builtin.bm25_store import BM25Store
 from ragloom.events import ProblemReported, RunFinished, RunStarted, StageCall, StageFinished
 
 from .conftest import basic_config
@@ -65,7 +64,7 @@ def test_hook_register_chunkers(pm, corpus: Path) -> None:
     class LineChunker(Chunker):
         def split(self, document):
             out, start = [], 0
-            for i, line in enumerate(document.text.split("\n")):
+            for line in document.text.split("\n"):
                 if line.strip():
                     out.append(make_chunk(document, line, len(out), start, start + len(line)))
                 start += len(line) + 1
@@ -194,8 +193,17 @@ def test_hook_run_stage(pm, corpus: Path) -> None:
         pipeline.index()
         answer = pipeline.ask("How much does the Pro plan cost?")
     stages = [s for s, _ in seen]
-    for stage in ("load", "chunk", "embed", "upsert", "flush", "embed_query", "retrieve",
-                  "fuse", "generate"):
+    for stage in (
+        "load",
+        "chunk",
+        "embed",
+        "upsert",
+        "flush",
+        "embed_query",
+        "retrieve",
+        "fuse",
+        "generate",
+    ):
         assert stage in stages, stage
     assert ("retrieve", "memory") in seen and ("retrieve", "bm25") in seen
     assert answer.grounded and "$29" in answer.text
@@ -307,9 +315,11 @@ def test_run_stage_errors_are_reported(pm, corpus: Path) -> None:
             register("failing", Failing)
 
     pm.register(Observer(), name="observer")
-    with use(pm, Plugin(), corpus, embedder={"type": "failing"}) as pipeline:
-        with pytest.raises(ConnectionError):
-            pipeline.index()
+    with (
+        use(pm, Plugin(), corpus, embedder={"type": "failing"}) as pipeline,
+        pytest.raises(ConnectionError),
+    ):
+        pipeline.index()
     failed = [e for e in events if isinstance(e, StageFinished) and e.error]
     assert failed and failed[0].stage == "embed" and "unreachable" in failed[0].error
     assert isinstance(events[-1], RunFinished) and events[-1].error

@@ -4,11 +4,11 @@ from pathlib import Path
 
 import pluggy
 import pytest
-import yaml
-
 import ragloom
+import yaml
 from ragloom import Answer, Citation, Generator, Hit, hookimpl
 from ragloom.errors import IndexStateError, UnsupportedFilterError
+from ragloom.filters import parse
 
 from .conftest import basic_config
 
@@ -57,9 +57,12 @@ def test_index_is_incremental(corpus: Path, pm: pluggy.PluginManager) -> None:
             ("docs/memory.md",),
             ("docs/security.md",),
         )
+        gone = parse({"source": "docs/security.md"})
         for name, store in pipeline.stores:
-            sources = {h.chunk.source for h in pipeline.retrieve("AES-256 encrypted", k=10)}
-            assert "docs/security.md" not in sources, name
+            assert store.count(gone) == 0, name
+            assert store.count(parse({"source": "docs/new.md"})) == 1, name
+        sources = {h.chunk.source for h in pipeline.retrieve("AES-256 encrypted", k=10)}
+        assert "docs/security.md" not in sources
         hits = pipeline.retrieve("zebra", k=1)
         assert hits[0].chunk.source == "docs/new.md"
         assert "forever" in pipeline.retrieve("how long are memories kept", k=1)[0].chunk.text

@@ -4,7 +4,6 @@ import types
 
 import pluggy
 import pytest
-
 from ragloom import ComponentConfig, Store, hookimpl
 from ragloom.builtin.memory_store import MemoryStore
 from ragloom.errors import DuplicateComponentError, PluginError, UnknownComponentError
@@ -78,7 +77,9 @@ def test_misspelt_hookimpl_fails_loudly() -> None:
 
 
 def test_disable_builtin_plugin() -> None:
-    pm = build_plugin_manager(load_entry_points=False, env={"RAGLOOM_DISABLE_PLUGINS": "ragloom.builtin.plugin"})
+    pm = build_plugin_manager(
+        load_entry_points=False, env={"RAGLOOM_DISABLE_PLUGINS": "ragloom.builtin.plugin"}
+    )
     assert len(Registry.from_plugin_manager(pm)) == 0
 
 

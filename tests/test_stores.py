@@ -4,7 +4,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from ragloom.builtin.bm25_store import BM25Store
 from ragloom.builtin.memory_store import MemoryStore
 from ragloom.components import Context

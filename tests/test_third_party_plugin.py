@@ -44,7 +44,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     package.mkdir(parents=True)
     (package / "__init__.py").write_text("")
     (package / "plugin.py").write_text(PLUGIN)
-    (root / "pyproject.toml").write_text(textwrap.dedent("""
+    (root / "pyproject.toml").write_text(
+        textwrap.dedent("""
         [build-system]
         requires = ["setuptools>=64"]
         build-backend = "setuptools.build_meta"
@@ -55,20 +56,35 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
         [project.entry-points.ragloom]
         shout = "ragloom_shout.plugin"
-    """))
+    """)
+    )
     target = root / "site"
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
-         "--no-index", "--target", str(target), str(root)],
-        check=True, capture_output=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "--target",
+            str(target),
+            str(root),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
     )
     return target
 
 
 def run(site: Path, cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
     full_env = {**os.environ, "PYTHONPATH": str(site), **env}
-    return subprocess.run([RAGLOOM, *args], cwd=cwd, env=full_env, capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [RAGLOOM, *args], cwd=cwd, env=full_env, capture_output=True, text=True, timeout=120
+    )
 
 
 def test_installed_plugin_is_listed(site: Path, tmp_path: Path) -> None:

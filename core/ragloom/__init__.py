@@ -1,9 +1,9 @@
 """ragloom: a pluggable retrieval-augmented generation framework.
 
-    import ragloom
-    pipeline = ragloom.load("ragloom.yaml")
-    pipeline.index()
-    print(pipeline.ask("How much does the Pro plan cost?").text)
+import ragloom
+pipeline = ragloom.load("ragloom.yaml")
+pipeline.index()
+print(pipeline.ask("How much does the Pro plan cost?").text)
 """
 
 from __future__ import annotations

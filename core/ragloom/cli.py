@@ -66,8 +66,10 @@ def handle_errors(func: F) -> F:
             import logging
 
             logging.getLogger("ragloom").debug("unexpected error", exc_info=True)
-            _fail(_escape(f"unexpected {type(exc).__name__}: {exc} "
-                          "(run with -v for the traceback)"), 1)
+            _fail(
+                _escape(f"unexpected {type(exc).__name__}: {exc} (run with -v for the traceback)"),
+                1,
+            )
 
     return wrapper  # type: ignore[return-value]
 
@@ -105,13 +107,20 @@ def _filters(value: str | None) -> Mapping[str, Any] | None:
     try:
         data = json.loads(value)
     except ValueError as exc:
-        raise FilterError(f"--filter is not valid JSON ({exc}); e.g. --filter '{{\"year\": 2024}}'") from exc
+        raise FilterError(
+            f"--filter is not valid JSON ({exc}); e.g. --filter '{{\"year\": 2024}}'"
+        ) from exc
     return data
 
 
 @click.group(epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("-c", "--config", "config", type=click.Path(dir_okay=False),
-              help="Config file (default: ragloom.yaml, .yml or .toml in this directory).")
+@click.option(
+    "-c",
+    "--config",
+    "config",
+    type=click.Path(dir_okay=False),
+    help="Config file (default: ragloom.yaml, .yml or .toml in this directory).",
+)
 @click.option("-v", "--verbose", is_flag=True, help="Log each stage with its timing.")
 @click.version_option(__version__, prog_name="ragloom")
 @click.pass_context
@@ -125,8 +134,10 @@ def cli(ctx: click.Context, config: str | None, verbose: bool) -> None:
 
     ctx.ensure_object(dict)
     ctx.obj["config"] = config
-    logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
 
 
 @cli.command()
@@ -141,47 +152,75 @@ def init(directory: str, force: bool) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     text = resources.files("ragloom").joinpath("templates/ragloom.yaml").read_text("utf-8")
     target.write_text(text, "utf-8")
-    click.echo(f"wrote {target}: put your documents in {target.parent / 'docs'}, then run `ragloom index`")
+    click.echo(
+        f"wrote {target}: put your documents in {target.parent / 'docs'}, then run `ragloom index`"
+    )
 
 
 @cli.command()
 @click.argument("sources", nargs=-1, type=click.Path())
-@click.option("--dry-run", is_flag=True, help="Show what would change (+added ~changed -deleted =unchanged) and change nothing.")
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Show what would change (+added ~changed -deleted =unchanged) and change nothing.",
+)
 @click.option("--rebuild", is_flag=True, help="Empty the stores and index everything again.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.pass_context
 @handle_errors
-def index(ctx: click.Context, sources: tuple[str, ...], dry_run: bool, rebuild: bool, as_json: bool) -> None:
+def index(
+    ctx: click.Context, sources: tuple[str, ...], dry_run: bool, rebuild: bool, as_json: bool
+) -> None:
     """Load, chunk, embed and store documents (incremental; SOURCES limits the run)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     pipeline = _pipeline(ctx)
     console = _console()
-    with pipeline, Progress(
-        TextColumn("[progress.description]{task.description}"), BarColumn(),
-        MofNCompleteColumn(), TimeElapsedColumn(), console=_console(stderr=True),
-        transient=True, disable=as_json or not sys.stderr.isatty(),
-    ) as bar:
+    with (
+        pipeline,
+        Progress(
+            TextColumn("[progress.description]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=_console(stderr=True),
+            transient=True,
+            disable=as_json or not sys.stderr.isatty(),
+        ) as bar,
+    ):
         task = bar.add_task("indexing", total=None)
         report = pipeline.index(
-            [str(Path(s).resolve()) for s in sources] or None, dry_run=dry_run, rebuild=rebuild,
+            [str(Path(s).resolve()) for s in sources] or None,
+            dry_run=dry_run,
+            rebuild=rebuild,
             progress=lambda done, total: bar.update(task, completed=done, total=total),
         )
     if as_json:
-        click.echo(json.dumps({
-            "added": list(report.added), "changed": list(report.changed),
-            "deleted": list(report.deleted), "unchanged": report.unchanged,
-            "chunks": report.chunks, "seconds": round(report.seconds, 3),
-            "corpus_version": report.corpus_version, "dry_run": report.dry_run,
-            "problems": [{"source": s, "message": m} for s, m in report.problems],
-        }, indent=2))
+        click.echo(
+            json.dumps(
+                {
+                    "added": list(report.added),
+                    "changed": list(report.changed),
+                    "deleted": list(report.deleted),
+                    "unchanged": report.unchanged,
+                    "chunks": report.chunks,
+                    "seconds": round(report.seconds, 3),
+                    "corpus_version": report.corpus_version,
+                    "dry_run": report.dry_run,
+                    "problems": [{"source": s, "message": m} for s, m in report.problems],
+                },
+                indent=2,
+            )
+        )
         return
     if dry_run:
         for sign, ids in (("+", report.added), ("~", report.changed), ("-", report.deleted)):
             for doc_id in ids:
                 console.print(f"{sign} {doc_id}", markup=False)
-        console.print(f"dry run: +{len(report.added)} ~{len(report.changed)} "
-                      f"-{len(report.deleted)} ={report.unchanged} (nothing changed)")
+        console.print(
+            f"dry run: +{len(report.added)} ~{len(report.changed)} "
+            f"-{len(report.deleted)} ={report.unchanged} (nothing changed)"
+        )
     else:
         console.print(
             f"indexed {report.documents} document(s): +{len(report.added)} added, "
@@ -196,11 +235,15 @@ def index(ctx: click.Context, sources: tuple[str, ...], dry_run: bool, rebuild: 
 @cli.command()
 @click.argument("query")
 @click.option("-k", "k", type=int, default=None, help="How many hits (default: retrieval.k).")
-@click.option("--filter", "filter_", help='Metadata filter as JSON, e.g. \'{"year": {"$gte": 2024}}\'.')
+@click.option(
+    "--filter", "filter_", help='Metadata filter as JSON, e.g. \'{"year": {"$gte": 2024}}\'.'
+)
 @click.option("--json", "as_json", is_flag=True, help="Print hits as JSON.")
 @click.pass_context
 @handle_errors
-def search(ctx: click.Context, query: str, k: int | None, filter_: str | None, as_json: bool) -> None:
+def search(
+    ctx: click.Context, query: str, k: int | None, filter_: str | None, as_json: bool
+) -> None:
     """Show the hits retrieval finds for QUERY (no generation)."""
     from rich.table import Table
 
@@ -217,16 +260,28 @@ def search(ctx: click.Context, query: str, k: int | None, filter_: str | None, a
         table.add_column(column, overflow="fold" if column == "snippet" else "ellipsis")
     for rank, hit in enumerate(hits, 1):
         snippet = " ".join(hit.chunk.text.split())
-        table.add_row(str(rank), f"{hit.score:.4f}", _escape(hit.chunk.source),
-                      _escape(hit.chunk.label), _escape(snippet[:160]))
+        table.add_row(
+            str(rank),
+            f"{hit.score:.4f}",
+            _escape(hit.chunk.source),
+            _escape(hit.chunk.label),
+            _escape(snippet[:160]),
+        )
     _console().print(table)
 
 
 def _hit_json(rank: int, hit: Any) -> dict[str, Any]:
     return {
-        "rank": rank, "score": hit.score, "scores": dict(hit.scores), "store": hit.store,
-        "id": hit.chunk.id, "document_id": hit.chunk.document_id, "source": hit.chunk.source,
-        "label": hit.chunk.label, "text": hit.chunk.text, "metadata": dict(hit.chunk.metadata),
+        "rank": rank,
+        "score": hit.score,
+        "scores": dict(hit.scores),
+        "store": hit.store,
+        "id": hit.chunk.id,
+        "document_id": hit.chunk.document_id,
+        "source": hit.chunk.source,
+        "label": hit.chunk.label,
+        "text": hit.chunk.text,
+        "metadata": dict(hit.chunk.metadata),
     }
 
 
@@ -237,17 +292,34 @@ def _hit_json(rank: int, hit: Any) -> dict[str, Any]:
 @click.option("--json", "as_json", is_flag=True, help="Print the answer and citations as JSON.")
 @click.pass_context
 @handle_errors
-def ask(ctx: click.Context, question: str, filter_: str | None, k: int | None, as_json: bool) -> None:
+def ask(
+    ctx: click.Context, question: str, filter_: str | None, k: int | None, as_json: bool
+) -> None:
     """Answer QUESTION from the indexed documents, with numbered citations."""
     with _pipeline(ctx) as pipeline:
         answer = pipeline.ask(question, _filters(filter_), k=k)
     if as_json:
-        click.echo(json.dumps({
-            "question": answer.question, "answer": answer.text, "grounded": answer.grounded,
-            "degraded": answer.degraded,
-            "citations": [{"number": c.number, "label": c.label, "source": c.source,
-                           "chunk_id": c.chunk_id, "quote": c.quote} for c in answer.citations],
-        }, indent=2))
+        click.echo(
+            json.dumps(
+                {
+                    "question": answer.question,
+                    "answer": answer.text,
+                    "grounded": answer.grounded,
+                    "degraded": answer.degraded,
+                    "citations": [
+                        {
+                            "number": c.number,
+                            "label": c.label,
+                            "source": c.source,
+                            "chunk_id": c.chunk_id,
+                            "quote": c.quote,
+                        }
+                        for c in answer.citations
+                    ],
+                },
+                indent=2,
+            )
+        )
         return
     console = _console()
     console.print(answer.text, markup=False)
@@ -266,10 +338,15 @@ def plugins(as_json: bool) -> None:
 
     grouped: dict[str, dict[str, Any]] = {}
     for entry in get_registry():
-        item = grouped.setdefault(entry.plugin, {
-            "plugin": entry.plugin, "distribution": entry.distribution,
-            "version": entry.version, "registers": {},
-        })
+        item = grouped.setdefault(
+            entry.plugin,
+            {
+                "plugin": entry.plugin,
+                "distribution": entry.distribution,
+                "version": entry.version,
+                "registers": {},
+            },
+        )
         item["registers"].setdefault(entry.kind, []).append(entry.name)
     if as_json:
         click.echo(json.dumps(list(grouped.values()), indent=2))
@@ -280,7 +357,9 @@ def plugins(as_json: bool) -> None:
     for column in ("plugin", "distribution", "version", "registers"):
         table.add_column(column)
     for item in grouped.values():
-        registers = "; ".join(f"{kind}: {', '.join(names)}" for kind, names in item["registers"].items())
+        registers = "; ".join(
+            f"{kind}: {', '.join(names)}" for kind, names in item["registers"].items()
+        )
         table.add_row(item["plugin"], item["distribution"] or "", item["version"] or "", registers)
     _console().print(table)
 

@@ -195,9 +195,13 @@ def _set_path(data: Any, path: Path_, value: Any) -> None:
             target = target[part]
         except (KeyError, IndexError, TypeError):
             return
-    if isinstance(target, dict) and path[-1] in target:
-        target[path[-1]] = value
-    elif isinstance(target, list) and isinstance(path[-1], int) and path[-1] < len(target):
+    if (
+        isinstance(target, dict)
+        and path[-1] in target
+        or isinstance(target, list)
+        and isinstance(path[-1], int)
+        and path[-1] < len(target)
+    ):
         target[path[-1]] = value
 
 
@@ -377,9 +381,7 @@ def load_config(
     else:
         path = Path(source)
         if not path.exists():
-            raise ConfigError(
-                f"config file {path} does not exist; create one with `ragloom init`"
-            )
+            raise ConfigError(f"config file {path} does not exist; create one with `ragloom init`")
         data, lines = read_config_file(path)
         name = str(path)
         base = base_dir or path.resolve().parent
@@ -424,13 +426,21 @@ def validate_config(
                 continue
             if err["type"] == "extra_forbidden" and len(loc) == 1:
                 guess = closest(str(loc[0]), list(_Root.model_fields))
-                add(loc, f"unknown top-level key {loc[0]!r}",
-                    f"did you mean {guess!r}?" if guess else f"allowed: {', '.join(_Root.model_fields)}")
+                add(
+                    loc,
+                    f"unknown top-level key {loc[0]!r}",
+                    f"did you mean {guess!r}?"
+                    if guess
+                    else f"allowed: {', '.join(_Root.model_fields)}",
+                )
             elif err["type"] == "missing" and loc[-1] == "type":
                 add(loc, "missing 'type'", _type_hint(registry, str(loc[0])))
-            elif err["type"] == "missing" and loc == ("stores",):
-                add(loc, "at least one store is required", "add e.g. `stores: [{type: bm25}]`")
-            elif err["type"] == "too_short" and loc == ("stores",):
+            elif (
+                err["type"] == "missing"
+                and loc == ("stores",)
+                or err["type"] == "too_short"
+                and loc == ("stores",)
+            ):
                 add(loc, "at least one store is required", "add e.g. `stores: [{type: bm25}]`")
             else:
                 add(loc, err["msg"])
@@ -451,7 +461,9 @@ def validate_config(
 
     if root is not None:
         if "chunker" not in specs:
-            specs["chunker"] = _component(registry, "chunker", {"type": "recursive"}, ("chunker",), add)
+            specs["chunker"] = _component(
+                registry, "chunker", {"type": "recursive"}, ("chunker",), add
+            )
         if "generator" not in specs:
             specs["generator"] = _component(
                 registry, "generator", {"type": "extractive"}, ("generator",), add
@@ -508,9 +520,14 @@ def _component(
             if err["type"] == "extra_forbidden":
                 opt = str(err["loc"][-1])
                 guess = closest(opt, fields)
-                hint = f"did you mean {guess!r}?" if guess else (
-                    f"{kind} {type_name!r} takes: {', '.join(fields)}" if fields
-                    else f"{kind} {type_name!r} takes no options"
+                hint = (
+                    f"did you mean {guess!r}?"
+                    if guess
+                    else (
+                        f"{kind} {type_name!r} takes: {', '.join(fields)}"
+                        if fields
+                        else f"{kind} {type_name!r} takes no options"
+                    )
                 )
                 add(loc, f"unknown option {opt!r} for {kind} {type_name!r}", hint)
             elif err["type"] == "missing":
@@ -539,16 +556,27 @@ def _cross_check(specs: dict[str, Any], add: Any) -> None:
     for spec in stores:
         path = spec.loc
         if spec.name in seen:
-            add((*path, "name"), f"store name {spec.name!r} is used twice (also {seen[spec.name]})",
-                "give each store a distinct `name:`")
+            add(
+                (*path, "name"),
+                f"store name {spec.name!r} is used twice (also {seen[spec.name]})",
+                "give each store a distinct `name:`",
+            )
         seen[spec.name] = spec.path
-        if "dense" in spec.entry.cls.capabilities and "text" not in spec.entry.cls.capabilities:
-            if embedder is None and not embedder_failed:
-                add((*path, "type"), f"store {spec.name!r} searches vectors but no embedder is configured",
-                    "add e.g. `embedder: {type: hash}`")
+        vector_only = (
+            "dense" in spec.entry.cls.capabilities and "text" not in spec.entry.cls.capabilities
+        )
+        if vector_only and embedder is None and not embedder_failed:
+            add(
+                (*path, "type"),
+                f"store {spec.name!r} searches vectors but no embedder is configured",
+                "add e.g. `embedder: {type: hash}`",
+            )
         store_dim = getattr(spec.config, "dimension", None)
         embed_dim = getattr(embedder.config, "dimension", None) if embedder else None
         if store_dim and embed_dim and store_dim != embed_dim:
-            add((*path, "dimension"),
+            add(
+                (*path, "dimension"),
                 f"store {spec.name!r} expects {store_dim}-dimensional vectors but the embedder "
-                f"makes {embed_dim}", "make the two dimensions equal")
+                f"makes {embed_dim}",
+                "make the two dimensions equal",
+            )

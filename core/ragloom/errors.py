@@ -10,7 +10,7 @@ The tree::
     │   └── DuplicateComponentError   two plugins register the same (kind, name)
     ├── FilterError                   a metadata filter is malformed or unsupported
     │   └── UnsupportedFilterError    a store cannot express an operator in the filter
-    ├── IndexStateError               the index on disk does not fit the config (embedder changed, locked)
+    ├── IndexStateError               the index does not fit the config, or is locked
     └── ComponentError                a component failed while running (CLI exit code 1)
         ├── LoaderError
         ├── EmbedderError

@@ -118,7 +118,9 @@ def _parse_field(name: str, value: Any, path: str) -> list[Filter]:
     for op, arg in value.items():
         here = f"{path}.{op}"
         if op not in FIELD_OPERATORS:
-            hint = "" if not op.startswith("$") else f"; known: {', '.join(sorted(FIELD_OPERATORS))}"
+            hint = (
+                "" if not op.startswith("$") else f"; known: {', '.join(sorted(FIELD_OPERATORS))}"
+            )
             raise FilterError(f"{here}: unknown field operator {op!r}{hint}")
         if op in ("$in", "$nin"):
             if not isinstance(arg, Sequence) or isinstance(arg, (str, bytes)):

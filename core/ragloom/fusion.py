@@ -55,7 +55,9 @@ def weighted_fusion(
 
 def _merge(a: Hit, b: Hit) -> Hit:
     """``a`` with ``b``'s per-store scores added (and ``b``'s vector if ``a`` has none)."""
-    return replace(a, scores={**b.scores, **a.scores}, vector=a.vector if a.vector is not None else b.vector)
+    return replace(
+        a, scores={**b.scores, **a.scores}, vector=a.vector if a.vector is not None else b.vector
+    )
 
 
 def fuse(

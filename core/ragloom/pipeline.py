@@ -9,10 +9,10 @@ any of them.
 from __future__ import annotations
 
 import logging
+import re
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
-import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -125,12 +125,16 @@ class Pipeline:
 
     # -- lifecycle ---------------------------------------------------------
     def _components(self) -> list[tuple[str, Component]]:
-        named: list[tuple[str, Component]] = [(s.type, c) for s, c in zip(self.config.loaders, self.loaders)]
+        named: list[tuple[str, Component]] = [
+            (s.type, c) for s, c in zip(self.config.loaders, self.loaders)
+        ]
         named.append((self.config.chunker.type, self.chunker))
         if self.embedder is not None:
             named.append((self.config.embedder.type, self.embedder))  # type: ignore[union-attr]
         named.extend(self.stores)
-        named.extend((s.type, c) for s, c in zip(self.config.query_transformers, self.query_transformers))
+        named.extend(
+            (s.type, c) for s, c in zip(self.config.query_transformers, self.query_transformers)
+        )
         if self.reranker is not None:
             named.append((self.config.reranker.type, self.reranker))  # type: ignore[union-attr]
         named.append((self.config.generator.type, self.generator))
@@ -189,21 +193,41 @@ class Pipeline:
         self._emit(ProblemReported(self._run_id, source=source, message=message))
 
     def _stage(
-        self, stage: str, name: str, component: Any, func: Callable[..., Any], *args: Any, **kwargs: Any
+        self,
+        stage: str,
+        name: str,
+        component: Any,
+        func: Callable[..., Any],
+        *args: Any,
+        **kwargs: Any,
     ) -> Any:
         call = StageCall(stage, name, component, func, args, kwargs, self._run_id)
         started = time.perf_counter()
         try:
             result = self._pm.hook.run_stage(call=call)
         except Exception as exc:
-            self._emit(StageFinished(self._run_id, stage=stage, name=name,
-                                     seconds=time.perf_counter() - started, error=repr(exc)))
+            self._emit(
+                StageFinished(
+                    self._run_id,
+                    stage=stage,
+                    name=name,
+                    seconds=time.perf_counter() - started,
+                    error=repr(exc),
+                )
+            )
             raise
         count = len(result) if hasattr(result, "__len__") else None
         seconds = time.perf_counter() - started
-        log.debug("stage %s (%s): %.4fs%s", stage, name, seconds,
-                  "" if count is None else f", {count} item(s)")
-        self._emit(StageFinished(self._run_id, stage=stage, name=name, seconds=seconds, count=count))
+        log.debug(
+            "stage %s (%s): %.4fs%s",
+            stage,
+            name,
+            seconds,
+            "" if count is None else f", {count} item(s)",
+        )
+        self._emit(
+            StageFinished(self._run_id, stage=stage, name=name, seconds=seconds, count=count)
+        )
         return result
 
     def _begin(self, operation: str) -> float:
@@ -211,11 +235,18 @@ class Pipeline:
         self._emit(RunStarted(self._run_id, operation=operation))
         return time.perf_counter()
 
-    def _end(self, operation: str, started: float, error: BaseException | None = None,
-             **stats: Any) -> None:
-        self._emit(RunFinished(self._run_id, operation=operation,
-                               seconds=time.perf_counter() - started, stats=stats,
-                               error=repr(error) if error else None))
+    def _end(
+        self, operation: str, started: float, error: BaseException | None = None, **stats: Any
+    ) -> None:
+        self._emit(
+            RunFinished(
+                self._run_id,
+                operation=operation,
+                seconds=time.perf_counter() - started,
+                stats=stats,
+                error=repr(error) if error else None,
+            )
+        )
 
     # -- index -------------------------------------------------------------
     def index(
@@ -255,7 +286,9 @@ class Pipeline:
     ) -> IndexReport:
         started = time.perf_counter()
         if not self.loaders:
-            raise RagloomError("no loaders are configured: add e.g. `loaders: [{type: directory, path: docs}]`")
+            raise RagloomError(
+                "no loaders are configured: add e.g. `loaders: [{type: directory, path: docs}]`"
+            )
         self.open()
         with index_lock(self.index_dir):
             ledger = Ledger(self.index_dir / "ledger.sqlite").open()
@@ -294,7 +327,9 @@ class Pipeline:
         scope: list[Path] | None = None
         if sources is not None:
             scope = [self.config.base_dir / Path(s) for s in sources]
-            restricted = [(name, ld.with_sources([str(s) for s in sources])) for name, ld in loaders]
+            restricted = [
+                (name, ld.with_sources([str(s) for s in sources])) for name, ld in loaders
+            ]
             loaders = [(name, ld) for name, ld in restricted if ld is not None]
             if not loaders:
                 raise RagloomError(
@@ -306,7 +341,9 @@ class Pipeline:
         for loader_name, loader in loaders:
             for doc in self._stage("load", loader_name, loader, lambda ld=loader: list(ld.load())):
                 if doc.id in seen:
-                    self._report(doc.source, f"two documents have the id {doc.id!r}; kept the first")
+                    self._report(
+                        doc.source, f"two documents have the id {doc.id!r}; kept the first"
+                    )
                     continue
                 seen.add(doc.id)
                 documents.append(doc)
@@ -327,15 +364,21 @@ class Pipeline:
             todo.append(doc)
 
         vanished = [
-            entry for doc_id, entry in entries.items()
-            if doc_id not in seen and (scope is None or _in_scope(entry, scope, self.config.base_dir))
+            entry
+            for doc_id, entry in entries.items()
+            if doc_id not in seen
+            and (scope is None or _in_scope(entry, scope, self.config.base_dir))
         ]
         if dry_run:
             return IndexReport(
-                added=tuple(added), changed=tuple(changed),
-                deleted=tuple(e.id for e in vanished), unchanged=unchanged,
-                seconds=time.perf_counter() - started, corpus_version=ledger.corpus_version,
-                dry_run=True, problems=tuple(self._problems),
+                added=tuple(added),
+                changed=tuple(changed),
+                deleted=tuple(e.id for e in vanished),
+                unchanged=unchanged,
+                seconds=time.perf_counter() - started,
+                corpus_version=ledger.corpus_version,
+                dry_run=True,
+                problems=tuple(self._problems),
             )
 
         ledger.set_meta("embedder", embedder_fp)
@@ -359,9 +402,14 @@ class Pipeline:
             self._stage("flush", name, store, store.flush)
         version = ledger.bump_version()
         return IndexReport(
-            added=tuple(added), changed=tuple(changed), deleted=tuple(e.id for e in vanished),
-            unchanged=unchanged, chunks=chunks_written, seconds=time.perf_counter() - started,
-            corpus_version=version, problems=tuple(self._problems),
+            added=tuple(added),
+            changed=tuple(changed),
+            deleted=tuple(e.id for e in vanished),
+            unchanged=unchanged,
+            chunks=chunks_written,
+            seconds=time.perf_counter() - started,
+            corpus_version=version,
+            problems=tuple(self._problems),
         )
 
     def _index_batch(
@@ -369,25 +417,34 @@ class Pipeline:
     ) -> int:
         per_doc: list[tuple[Document, list[Chunk]]] = []
         for doc in batch:
-            chunks = self._stage("chunk", self.config.chunker.type, self.chunker, self.chunker.split, doc)
+            chunks = self._stage(
+                "chunk", self.config.chunker.type, self.chunker, self.chunker.split, doc
+            )
             per_doc.append((doc, chunks))
         chunks = [c for _, cs in per_doc for c in cs]
         vectors = None
         if self.embedder is not None and chunks and self._needs_vectors():
             vectors = self._stage(
-                "embed", self.config.embedder.type, self.embedder,  # type: ignore[union-attr]
-                self.embedder.embed_documents, [c.text for c in chunks],
+                "embed",
+                self.config.embedder.type,
+                self.embedder,  # type: ignore[union-attr]
+                self.embedder.embed_documents,
+                [c.text for c in chunks],
             )
         new_ids = {c.id for c in chunks}
-        stale = [cid for doc, _ in per_doc if doc.id in entries
-                 for cid in entries[doc.id].chunk_ids if cid not in new_ids]
+        stale = [
+            cid
+            for doc, _ in per_doc
+            if doc.id in entries
+            for cid in entries[doc.id].chunk_ids
+            if cid not in new_ids
+        ]
         for name, store in self.stores:
             if stale:
                 self._stage("delete", name, store, store.delete, ids=stale)
             if chunks:
                 dense = "dense" in store.capabilities
-                self._stage("upsert", name, store, store.upsert, chunks,
-                            vectors if dense else None)
+                self._stage("upsert", name, store, store.upsert, chunks, vectors if dense else None)
         for doc, doc_chunks in per_doc:  # after every store holds the chunks
             ledger.put(doc.id, doc.source, doc.hash, [c.id for c in doc_chunks])
         return len(chunks)
@@ -402,8 +459,13 @@ class Pipeline:
                 self._stage("delete", name, store, store.delete, ids=ids)
             leftover = store.count()
             if leftover:
-                self._stage("delete", name, store, store.delete,
-                            where=parse({"document_id": {"$exists": True}}))
+                self._stage(
+                    "delete",
+                    name,
+                    store,
+                    store.delete,
+                    where=parse({"document_id": {"$exists": True}}),
+                )
 
     # -- query -------------------------------------------------------------
     def retrieve(
@@ -444,8 +506,11 @@ class Pipeline:
         for spec, transformer in zip(self.config.query_transformers, self.query_transformers):
             rewritten: list[str] = []
             for q in queries:
-                rewritten.extend(self._stage("transform", spec.type, transformer,
-                                             transformer.transform, q, history))
+                rewritten.extend(
+                    self._stage(
+                        "transform", spec.type, transformer, transformer.transform, q, history
+                    )
+                )
             queries = list(dict.fromkeys(rewritten)) or queries
 
         lists: list[list[Hit]] = []
@@ -453,8 +518,13 @@ class Pipeline:
         for q in queries:
             vector = None
             if self.embedder is not None and self._needs_vectors():
-                vector = self._stage("embed_query", self.config.embedder.type,  # type: ignore[union-attr]
-                                     self.embedder, self.embedder.embed_query, q)
+                vector = self._stage(
+                    "embed_query",
+                    self.config.embedder.type,  # type: ignore[union-attr]
+                    self.embedder,
+                    self.embedder.embed_query,
+                    q,
+                )
             for spec, (name, store) in zip(self.config.stores, self.stores):
                 kwargs: dict[str, Any] = {"k": spec.k or candidates, "where": where}
                 if "dense" in store.capabilities:
@@ -466,12 +536,25 @@ class Pipeline:
 
         uniform = all(w == 1.0 for w in weights)
         fused = self._stage(
-            "fuse", settings.fusion, None, fuse, lists,
-            method=settings.fusion, k=settings.rrf_k, weights=None if uniform else weights,
+            "fuse",
+            settings.fusion,
+            None,
+            fuse,
+            lists,
+            method=settings.fusion,
+            k=settings.rrf_k,
+            weights=None if uniform else weights,
         )[:k]
         if self.reranker is not None and fused:
-            fused = self._stage("rerank", self.config.reranker.type,  # type: ignore[union-attr]
-                                self.reranker, self.reranker.rerank, question, fused, None)
+            fused = self._stage(
+                "rerank",
+                self.config.reranker.type,  # type: ignore[union-attr]
+                self.reranker,
+                self.reranker.rerank,
+                question,
+                fused,
+                None,
+            )
         return list(fused)
 
     def _check_index_fingerprint(self) -> None:
@@ -517,8 +600,15 @@ class Pipeline:
         if not hits:
             return Answer(question=question, text=NOT_FOUND, grounded=False)
         try:
-            answer = self._stage("generate", self.config.generator.type, self.generator,
-                                 self.generator.generate, question, hits, history)
+            answer = self._stage(
+                "generate",
+                self.config.generator.type,
+                self.generator,
+                self.generator.generate,
+                question,
+                hits,
+                history,
+            )
         except Exception as exc:
             log.warning("generator failed: %r; answering with the best passages", exc)
             return _degraded(question, hits, exc)
@@ -569,21 +659,31 @@ def _checked(answer: Answer, hits: Sequence[Hit]) -> Answer:
     if len(kept) != len(answer.citations):
         dropped = {c.number for c in answer.citations if c.chunk_id not in given}
         log.warning("dropped %d citation(s) of chunks not given to the generator", len(dropped))
-        text = re.sub(r"\s?\[(\d+)\]", lambda m: "" if int(m.group(1)) in dropped else m.group(0), text)
+        text = re.sub(
+            r"\s?\[(\d+)\]", lambda m: "" if int(m.group(1)) in dropped else m.group(0), text
+        )
     return replace(answer, text=text, citations=kept, hits=tuple(hits))
 
 
 def _degraded(question: str, hits: Sequence[Hit], exc: Exception) -> Answer:
     best = list(hits[:3])
-    lines = [f"The answer could not be generated ({type(exc).__name__}: {exc}). "
-             "The most relevant passages are:"]
+    lines = [
+        f"The answer could not be generated ({type(exc).__name__}: {exc}). "
+        "The most relevant passages are:"
+    ]
     citations = []
     for number, hit in enumerate(best, start=1):
         snippet = " ".join(hit.chunk.text.split())[:300]
         lines.append(f"[{number}] {snippet}")
         citations.append(Citation(number, hit.chunk.id, hit.chunk.label, hit.chunk.source, snippet))
-    return Answer(question=question, text="\n".join(lines), citations=tuple(citations),
-                  hits=tuple(hits), grounded=True, degraded=True)
+    return Answer(
+        question=question,
+        text="\n".join(lines),
+        citations=tuple(citations),
+        hits=tuple(hits),
+        grounded=True,
+        degraded=True,
+    )
 
 
 def _describe(fingerprint: Any) -> str:

@@ -106,9 +106,7 @@ class Registry:
                     _dist: str | None = distribution,
                     _version: str | None = version,
                 ) -> None:
-                    registry.add(
-                        RegistryEntry(_kind, name, component, _plugin, _dist, _version)
-                    )
+                    registry.add(RegistryEntry(_kind, name, component, _plugin, _dist, _version))
 
                 # call through pluggy, restricted to this plugin, so that the
                 # plugin's registrations are attributed to it

@@ -15,15 +15,19 @@ def _component_schema(entry: Any, defs: dict[str, Any], store: bool) -> dict[str
     defs.update(schema.pop("$defs", {}))
     properties = {"type": {"const": entry.name}, **schema.get("properties", {})}
     if store:
-        properties.update({
-            "name": {"type": "string", "description": "unique name (default: the type)"},
-            "weight": {"type": "number", "minimum": 0, "description": "fusion weight"},
-            "k": {"type": "integer", "minimum": 1, "description": "hits asked of this store"},
-        })
+        properties.update(
+            {
+                "name": {"type": "string", "description": "unique name (default: the type)"},
+                "weight": {"type": "number", "minimum": 0, "description": "fusion weight"},
+                "k": {"type": "integer", "minimum": 1, "description": "hits asked of this store"},
+            }
+        )
     return {
         "type": "object",
         "title": f"{entry.kind} {entry.name}",
-        "description": (entry.cls.__doc__ or "").strip().splitlines()[0] if entry.cls.__doc__ else "",
+        "description": (entry.cls.__doc__ or "").strip().splitlines()[0]
+        if entry.cls.__doc__
+        else "",
         "properties": properties,
         "required": ["type", *schema.get("required", [])],
         "additionalProperties": False,
@@ -35,9 +39,11 @@ def config_json_schema(registry: Registry) -> dict[str, Any]:
     defs: dict[str, Any] = {}
     kinds: dict[str, dict[str, Any]] = {}
     for kind in set(SECTION_KINDS.values()):
-        kinds[kind] = {"anyOf": [
-            _component_schema(e, defs, kind == "store") for e in registry if e.kind == kind
-        ]}
+        kinds[kind] = {
+            "anyOf": [
+                _component_schema(e, defs, kind == "store") for e in registry if e.kind == kind
+            ]
+        }
     retrieval = RetrievalSettings.model_json_schema()
     properties: dict[str, Any] = {
         "version": {"const": 1},
