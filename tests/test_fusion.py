@@ -41,3 +41,25 @@ def test_single_list_passes_through_and_unknown_method_fails() -> None:
     assert fuse([a]) == a
     with pytest.raises(ValueError, match="unknown fusion"):
         fuse([a, a], method="borda")
+
+
+def test_dbsf_uses_mean_and_three_sigma() -> None:
+    a = [hit("x", 10.0, "a"), hit("y", 2.0, "a"), hit("z", 0.0, "a")]
+    fused = fuse([a, [hit("y", 1.0, "b")]], method="dbsf")
+    mean = 4.0
+    std = (((10 - mean) ** 2 + (2 - mean) ** 2 + (0 - mean) ** 2) / 3) ** 0.5
+    low, high = mean - 3 * std, mean + 3 * std
+    scores = {h.chunk.id: h.score for h in fused}
+    assert scores["x"] == pytest.approx((10 - low) / (high - low))
+    assert scores["y"] == pytest.approx((2 - low) / (high - low) + 1.0)
+    assert [h.chunk.id for h in fused][0] == "y"
+
+
+def test_fusion_keeps_the_vector_of_any_list() -> None:
+    import numpy as np
+
+    with_vector = Hit(Chunk("x", "d", "x", 0, 0, 1, "x"), 0.5, "dense", {"dense": 0.5},
+                      vector=np.ones(3))
+    fused = fuse([[hit("x", 3.0, "bm25")], [with_vector]])
+    assert fused[0].vector is not None
+    assert set(fused[0].scores) == {"bm25", "dense", "fusion"}

@@ -16,7 +16,14 @@ from typing import Any, TypeVar
 import click
 
 from . import __version__
-from .errors import ConfigError, ConfigValidationError, FilterError, PluginError, RagloomError
+from .errors import (
+    AccessError,
+    ConfigError,
+    ConfigValidationError,
+    FilterError,
+    PluginError,
+    RagloomError,
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -56,6 +63,8 @@ def handle_errors(func: F) -> F:
             sys.exit(2)
         except (ConfigError, PluginError, FilterError) as exc:
             _fail(_escape(str(exc)), 2)
+        except AccessError as exc:
+            _fail(_escape(f"{exc}; on the command line: --principal ID (repeatable)"), 2)
         except RagloomError as exc:
             _fail(_escape(str(exc)), 1)
         except KeyboardInterrupt:
@@ -111,6 +120,19 @@ def _filters(value: str | None) -> Mapping[str, Any] | None:
             f"--filter is not valid JSON ({exc}); e.g. --filter '{{\"year\": 2024}}'"
         ) from exc
     return data
+
+
+PRINCIPAL = click.option(
+    "--principal",
+    "principals",
+    multiple=True,
+    metavar="ID",
+    help="Search as this user or group (repeatable); required when the config has `access:`.",
+)
+
+
+def _principals(values: tuple[str, ...]) -> list[str] | None:
+    return list(values) if values else None
 
 
 @click.group(epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"]})
@@ -239,16 +261,22 @@ def index(
     "--filter", "filter_", help='Metadata filter as JSON, e.g. \'{"year": {"$gte": 2024}}\'.'
 )
 @click.option("--json", "as_json", is_flag=True, help="Print hits as JSON.")
+@PRINCIPAL
 @click.pass_context
 @handle_errors
 def search(
-    ctx: click.Context, query: str, k: int | None, filter_: str | None, as_json: bool
+    ctx: click.Context,
+    query: str,
+    k: int | None,
+    filter_: str | None,
+    as_json: bool,
+    principals: tuple[str, ...],
 ) -> None:
     """Show the hits retrieval finds for QUERY (no generation)."""
     from rich.table import Table
 
     with _pipeline(ctx) as pipeline:
-        hits = pipeline.retrieve(query, _filters(filter_), k)
+        hits = pipeline.retrieve(query, _filters(filter_), k, principals=_principals(principals))
     if as_json:
         click.echo(json.dumps([_hit_json(rank, h) for rank, h in enumerate(hits, 1)], indent=2))
         return
@@ -290,14 +318,20 @@ def _hit_json(rank: int, hit: Any) -> dict[str, Any]:
 @click.option("--filter", "filter_", help="Metadata filter as JSON.")
 @click.option("-k", "k", type=int, default=None, help="How many hits to give the generator.")
 @click.option("--json", "as_json", is_flag=True, help="Print the answer and citations as JSON.")
+@PRINCIPAL
 @click.pass_context
 @handle_errors
 def ask(
-    ctx: click.Context, question: str, filter_: str | None, k: int | None, as_json: bool
+    ctx: click.Context,
+    question: str,
+    filter_: str | None,
+    k: int | None,
+    as_json: bool,
+    principals: tuple[str, ...],
 ) -> None:
     """Answer QUESTION from the indexed documents, with numbered citations."""
     with _pipeline(ctx) as pipeline:
-        answer = pipeline.ask(question, _filters(filter_), k=k)
+        answer = pipeline.ask(question, _filters(filter_), k=k, principals=_principals(principals))
     if as_json:
         click.echo(
             json.dumps(

@@ -85,6 +85,9 @@ class Component:
 
     kind: ClassVar[str] = "component"
     Config: ClassVar[type[ComponentConfig]] = ComponentConfig
+    needs: ClassVar[frozenset[str]] = frozenset()
+    """Other components this one uses through ``context.services`` (``"embedder"``);
+    ``ragloom config check`` fails when the config lacks them."""
 
     def __init__(self, config: ComponentConfig | None = None, **options: Any) -> None:
         if config is None:

@@ -21,10 +21,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
 
+from .access import access_filter
 from .components import ComponentConfig
-from .errors import ConfigError, ConfigIssue, ConfigValidationError, UnknownComponentError
+from .errors import (
+    ConfigError,
+    ConfigIssue,
+    ConfigValidationError,
+    FilterError,
+    UnknownComponentError,
+)
+from .filters import check_supported
+from .filters import parse as parse_filter
+from .globs import check_pattern
 from .registry import Registry, RegistryEntry, closest
 
 __all__ = [
@@ -62,11 +72,52 @@ class RetrievalSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     k: int = Field(10, gt=0, description="hits returned after fusion (and passed to the reranker)")
-    fusion: Literal["rrf", "weighted"] = "rrf"
+    fusion: Literal["rrf", "weighted", "dbsf"] = "rrf"
     rrf_k: int = Field(60, gt=0, description="the k constant of reciprocal rank fusion")
     candidates: int | None = Field(
         None, gt=0, description="hits asked of each store before fusion; default max(3 * k, 20)"
     )
+    filter: dict[str, Any] | None = Field(
+        None, description="a metadata filter ANDed into every query (checked against every store)"
+    )
+    order: Literal["relevance", "lost-in-the-middle"] = Field(
+        "relevance",
+        description="order of the passages given to the generator: best first, or the "
+        "strongest at both edges of the context (lost in the middle)",
+    )
+
+
+class AccessRule(BaseModel):
+    """Labels documents at index time: those matching ``path`` (a glob on the
+    document's source) or ``match`` (a metadata filter) get ``principals``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    path: str | None = None
+    match: dict[str, Any] | None = None
+    principals: list[str] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _one_selector(self) -> AccessRule:
+        if (self.path is None) == (self.match is None):
+            raise ValueError("give exactly one of `path` (a glob) or `match` (a metadata filter)")
+        if self.path is not None:
+            check_pattern(self.path)
+        if self.match is not None:
+            parse_filter(self.match)
+        return self
+
+
+class AccessSettings(BaseModel):
+    """``access:``: permission-aware retrieval. With this section, every query
+    must say whose it is (``principals=[...]``); chunks are filtered inside
+    every store before anything else sees them."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    field: str = Field("principals", description="metadata field listing who may read a chunk")
+    unlabeled: Literal["deny", "public"] = Field(
+        "deny", description="what chunks without the field are: readable by nobody, or by all"
+    )
+    rules: list[AccessRule] = Field(default_factory=list)
 
 
 class _Root(BaseModel):
@@ -81,6 +132,7 @@ class _Root(BaseModel):
     reranker: _Spec | None = None
     generator: _Spec = Field(default_factory=lambda: _Spec(type="extractive"))
     query_transformers: list[_Spec] = Field(default_factory=list)
+    access: AccessSettings | None = None
 
 
 SECTION_KINDS: dict[str, str] = {
@@ -130,6 +182,7 @@ class PipelineConfig:
     reranker: ComponentSpec | None
     generator: ComponentSpec
     query_transformers: tuple[ComponentSpec, ...]
+    access: AccessSettings | None = None
     base_dir: Path = Path(".")
     source: str | None = None
     env_paths: Mapping[Path_, Any] = field(default_factory=dict, repr=False)
@@ -169,6 +222,8 @@ class PipelineConfig:
         data["generator"] = spec(self.generator)
         if self.query_transformers:
             data["query_transformers"] = [spec(s) for s in self.query_transformers]
+        if self.access is not None:
+            data["access"] = self.access.model_dump(exclude_defaults=True)
         for path, raw in self.env_paths.items():
             _set_path(data, path, raw)
         return data
@@ -469,6 +524,7 @@ def validate_config(
                 registry, "generator", {"type": "extractive"}, ("generator",), add
             )
         _cross_check(specs, add)
+        _check_filters(root, specs, add)
     if issues:
         raise ConfigValidationError(issues, source=source)
     assert root is not None
@@ -482,6 +538,7 @@ def validate_config(
         reranker=specs.get("reranker"),
         generator=specs["generator"],
         query_transformers=tuple(specs.get("query_transformers", [])),
+        access=root.access,
         base_dir=base_dir or Path.cwd(),
         source=source,
         env_paths=env_paths,
@@ -552,6 +609,13 @@ def _cross_check(specs: dict[str, Any], add: Any) -> None:
     stores = [s for s in specs.get("stores", []) if s is not None]
     embedder = specs.get("embedder")
     embedder_failed = "embedder" in specs and embedder is None  # already reported
+    for spec in _all_specs(specs):
+        if "embedder" in spec.entry.cls.needs and embedder is None and not embedder_failed:
+            add(
+                (*spec.loc, "type"),
+                f"{spec.kind} {spec.type!r} needs an embedder but none is configured",
+                "add e.g. `embedder: {type: hash}`",
+            )
     seen: dict[str, str] = {}
     for spec in stores:
         path = spec.loc
@@ -580,3 +644,38 @@ def _cross_check(specs: dict[str, Any], add: Any) -> None:
                 f"makes {embed_dim}",
                 "make the two dimensions equal",
             )
+
+
+def _check_filters(root: _Root, specs: dict[str, Any], add: Any) -> None:
+    """Filters written in the config, and access control, must be expressible by
+    every store: checked now, before anything runs."""
+    stores = [s for s in specs.get("stores", []) if s is not None]
+    checks = []
+    if root.retrieval.filter is not None:
+        try:
+            checks.append((("retrieval", "filter"), parse_filter(root.retrieval.filter)))
+        except FilterError as exc:
+            add(("retrieval", "filter"), str(exc))
+    if root.access is not None:
+        acl = access_filter(["probe"], field=root.access.field, unlabeled=root.access.unlabeled)
+        checks.append((("access",), acl))
+    for path, node in checks:
+        for spec in stores:
+            try:
+                check_supported(node, spec.entry.cls.filter_operators, spec.name)
+            except FilterError as exc:
+                add(
+                    path,
+                    str(exc),
+                    "remove that store, or the filter"
+                    if path[0] != "access"
+                    else "a store that cannot apply access control would leak; remove it",
+                )
+
+
+def _all_specs(specs: dict[str, Any]) -> list[ComponentSpec]:
+    found: list[ComponentSpec] = []
+    for value in specs.values():
+        items = value if isinstance(value, list) else [value]
+        found.extend(item for item in items if item is not None)
+    return found

@@ -11,6 +11,7 @@ The tree::
     ├── FilterError                   a metadata filter is malformed or unsupported
     │   └── UnsupportedFilterError    a store cannot express an operator in the filter
     ├── IndexStateError               the index does not fit the config, or is locked
+    ├── AccessError                   a query on an access-controlled pipeline named no principals
     └── ComponentError                a component failed while running (CLI exit code 1)
         ├── LoaderError
         ├── EmbedderError
@@ -27,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = [
+    "AccessError",
     "ComponentError",
     "ConfigError",
     "ConfigIssue",
@@ -110,6 +112,10 @@ class UnsupportedFilterError(FilterError):
 
 class IndexStateError(RagloomError):
     """The index on disk does not fit the config, or is in use by another run."""
+
+
+class AccessError(RagloomError):
+    """A query on a pipeline with ``access:`` configured did not say whose it is."""
 
 
 class ComponentError(RagloomError):

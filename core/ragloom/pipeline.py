@@ -17,14 +17,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .access import access_filter, restrict
 from .components import Component, Context, Loader, Message, Store
 from .config import PipelineConfig, load_config
-from .errors import IndexStateError, RagloomError
+from .errors import AccessError, IndexStateError, RagloomError
 from .events import Event, ProblemReported, RunFinished, RunStarted, StageCall, StageFinished
-from .filters import Filter, check_supported, parse
+from .filters import Filter, check_supported, evaluate, parse
 from .fusion import fuse
+from .globs import compile_glob
 from .ledger import Ledger, LedgerEntry, index_lock
-from .types import Answer, Chunk, Citation, Document, Hit
+from .types import Answer, Chunk, Citation, Document, Hit, content_hash
 
 if TYPE_CHECKING:
     import pluggy
@@ -98,6 +100,11 @@ class Pipeline:
         self._problems: list[tuple[str, str]] = []
         self._run_id = ""
         self._fingerprint_checked = False
+        access = config.access
+        self._access_rules = [
+            (compile_glob(r.path) if r.path else None, parse(r.match), tuple(r.principals))
+            for r in (access.rules if access else [])
+        ]
 
     # -- construction ------------------------------------------------------
     @classmethod
@@ -346,7 +353,7 @@ class Pipeline:
                     )
                     continue
                 seen.add(doc.id)
-                documents.append(doc)
+                documents.append(self._label(doc))
 
         added: list[str] = []
         changed: list[str] = []
@@ -356,7 +363,7 @@ class Pipeline:
             entry = entries.get(doc.id)
             if entry is None:
                 added.append(doc.id)
-            elif entry.content_hash != doc.hash or rechunk:
+            elif entry.content_hash != _state_hash(doc) or rechunk:
                 changed.append(doc.id)
             else:
                 unchanged += 1
@@ -446,8 +453,27 @@ class Pipeline:
                 dense = "dense" in store.capabilities
                 self._stage("upsert", name, store, store.upsert, chunks, vectors if dense else None)
         for doc, doc_chunks in per_doc:  # after every store holds the chunks
-            ledger.put(doc.id, doc.source, doc.hash, [c.id for c in doc_chunks])
+            ledger.put(doc.id, doc.source, _state_hash(doc), [c.id for c in doc_chunks])
         return len(chunks)
+
+    def _label(self, doc: Document) -> Document:
+        """``doc`` with the principals of every matching ``access.rules`` entry
+        added to its access field."""
+        if not self._access_rules:
+            return doc
+        field = self.config.access.field  # type: ignore[union-attr]
+        granted: set[str] = set()
+        for glob, match, principals in self._access_rules:
+            if (glob is not None and glob.fullmatch(doc.source)) or (
+                match is not None and evaluate(match, doc.metadata)
+            ):
+                granted.update(principals)
+        if not granted:
+            return doc
+        current = doc.metadata.get(field, [])
+        current = [current] if isinstance(current, str) else list(current or [])
+        labelled = sorted(set(map(str, current)) | granted)
+        return replace(doc, metadata={**doc.metadata, field: labelled})
 
     def _needs_vectors(self) -> bool:
         return any("dense" in store.capabilities for _, store in self.stores)
@@ -475,11 +501,16 @@ class Pipeline:
         k: int | None = None,
         *,
         history: Sequence[Message] = (),
+        principals: Sequence[str] | None = None,
     ) -> list[Hit]:
-        """The best ``k`` hits for ``question`` from every store, fused and reranked."""
+        """The best ``k`` hits for ``question`` from every store, fused and reranked.
+
+        ``principals`` (user and group ids) limits the hits to chunks they may
+        read, inside every store; required when the config has ``access:``.
+        """
         started = self._begin("retrieve")
         try:
-            hits = self._retrieve(question, filters, k, history)
+            hits = self._retrieve(question, filters, k, history, principals)
         except BaseException as exc:
             self._end("retrieve", started, exc)
             raise
@@ -492,8 +523,10 @@ class Pipeline:
         filters: Mapping[str, Any] | Filter | None,
         k: int | None,
         history: Sequence[Message],
+        principals: Sequence[str] | None = None,
     ) -> list[Hit]:
-        where = parse(filters)
+        where = restrict(parse(filters), parse(self.config.retrieval.filter))
+        where = restrict(where, self._access_filter(principals))
         for name, store in self.stores:  # refuse before any store runs
             check_supported(where, store.filter_operators, name)
         self.open()
@@ -557,6 +590,22 @@ class Pipeline:
             )
         return list(fused)
 
+    def _access_filter(self, principals: Sequence[str] | None) -> Filter | None:
+        access = self.config.access
+        if principals is None:
+            if access is not None:
+                raise AccessError(
+                    "this pipeline enforces access control (`access:` in its config): "
+                    "pass principals=[...] with the caller's user and group ids "
+                    "(an empty list reads only what is public)"
+                )
+            return None
+        if isinstance(principals, str):
+            raise TypeError("principals must be a list of ids, not one string")
+        if access is None:  # no ACL configured: unlabelled chunks are public
+            return access_filter(principals, unlabeled="public")
+        return access_filter(principals, field=access.field, unlabeled=access.unlabeled)
+
     def _check_index_fingerprint(self) -> None:
         """Refuse to query an index built by another embedder (checked once per open)."""
         if self._fingerprint_checked or self.embedder is None:
@@ -584,11 +633,13 @@ class Pipeline:
         history: Sequence[Message] = (),
         *,
         k: int | None = None,
+        principals: Sequence[str] | None = None,
     ) -> Answer:
-        """Retrieve, then generate an answer that cites only the hits it was given."""
+        """Retrieve, then generate an answer that cites only the hits it was given.
+        ``principals`` as for ``retrieve``."""
         started = self._begin("ask")
         try:
-            hits = self._retrieve(question, filters, k, history)
+            hits = self._retrieve(question, filters, k, history, principals)
             answer = self._generate(question, hits, history)
         except BaseException as exc:
             self._end("ask", started, exc)
@@ -596,9 +647,16 @@ class Pipeline:
         self._end("ask", started, hits=len(hits), citations=len(answer.citations))
         return answer
 
+    def _ordered(self, hits: list[Hit]) -> list[Hit]:
+        """The hits in the order the generator sees them (``retrieval.order``)."""
+        if self.config.retrieval.order == "lost-in-the-middle":
+            return _lost_in_the_middle(hits)
+        return hits
+
     def _generate(self, question: str, hits: list[Hit], history: Sequence[Message]) -> Answer:
         if not hits:
             return Answer(question=question, text=NOT_FOUND, grounded=False)
+        hits = self._ordered(hits)
         try:
             answer = self._stage(
                 "generate",
@@ -621,16 +679,19 @@ class Pipeline:
         history: Sequence[Message] = (),
         *,
         k: int | None = None,
+        principals: Sequence[str] | None = None,
     ) -> AnswerStream:
         """Like ``ask`` but yields the answer text as it is generated. Retrieval
         happens here; generation as the stream is iterated. The run's
         ``RunFinished`` event is emitted when the stream ends."""
         started = self._begin("stream")
         try:
-            hits = self._retrieve(question, filters, k, history)
+            hits = self._retrieve(question, filters, k, history, principals)
         except BaseException as exc:
             self._end("stream", started, exc)
             raise
+
+        hits = self._ordered(hits)
 
         def pieces() -> Iterator[str | Answer]:
             if not hits:
@@ -711,3 +772,20 @@ def load(
 ) -> Pipeline:
     """Build a pipeline from a config file path or a dict (see ``Pipeline.from_config``)."""
     return Pipeline.from_config(source, plugin_manager=plugin_manager, env=env, base_dir=base_dir)
+
+
+VOLATILE_METADATA = frozenset({"mtime", "path", "size"})
+
+
+def _state_hash(doc: Document) -> str:
+    """What decides whether a document must be re-indexed: its text and its
+    metadata (but not where the file sits or when it was touched)."""
+    import json
+
+    meta = {k: v for k, v in doc.metadata.items() if k not in VOLATILE_METADATA}
+    return content_hash(doc.hash + json.dumps(meta, sort_keys=True, default=str))
+
+
+def _lost_in_the_middle(hits: list[Hit]) -> list[Hit]:
+    """Best hits at both edges, weakest in the middle: 1 3 5 ... 6 4 2."""
+    return hits[0::2] + hits[1::2][::-1]

@@ -5,7 +5,7 @@ Built-ins register through the same public hooks as any third-party plugin.
 
 from __future__ import annotations
 
-from ..components import Chunker, Embedder, Generator, Loader, Store
+from ..components import Chunker, Embedder, Generator, Loader, Reranker, Store
 from ..hookspecs import hookimpl
 from ..registry import Register
 from .bm25_store import BM25Store
@@ -15,6 +15,7 @@ from .file_loader import FileLoader
 from .fixed_chunker import FixedChunker
 from .hash_embedder import HashEmbedder
 from .memory_store import MemoryStore
+from .mmr_reranker import MMRReranker
 from .recursive_chunker import RecursiveChunker
 
 
@@ -44,3 +45,8 @@ def register_stores(register: Register[Store]) -> None:
 @hookimpl
 def register_generators(register: Register[Generator]) -> None:
     register("extractive", ExtractiveGenerator)
+
+
+@hookimpl
+def register_rerankers(register: Register[Reranker]) -> None:
+    register("mmr", MMRReranker)

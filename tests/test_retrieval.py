@@ -1,0 +1,135 @@
+"""Retrieval settings: config filters, fusion methods, MMR, context order."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ragloom
+from ragloom import Answer, Generator, hookimpl
+from ragloom.builtin.mmr_reranker import MMRReranker
+from ragloom.components import Context, Embedder
+from ragloom.config import validate_config
+from ragloom.errors import ConfigValidationError, RerankerError
+from ragloom.pipeline import _lost_in_the_middle
+from ragloom.types import Chunk, Hit
+
+from .conftest import basic_config
+
+
+def test_config_filter_is_always_applied(corpus: Path, pm) -> None:
+    config = basic_config(retrieval={"k": 10, "filter": {"source": {"$ne": "docs/security.md"}}})
+    with ragloom.load(config, plugin_manager=pm, base_dir=corpus) as pipeline:
+        pipeline.index()
+        hits = pipeline.retrieve("AES-256 encrypted at rest")
+        assert hits and "docs/security.md" not in {h.chunk.source for h in hits}
+        # the caller's filter is ANDed, never replaces it
+        widened = pipeline.retrieve("AES-256", filters={"source": "docs/security.md"})
+        assert widened == []
+
+
+def test_config_filter_is_checked(registry) -> None:
+    bad = basic_config(retrieval={"filter": {"year": {"$gtee": 1}}})
+    with pytest.raises(ConfigValidationError, match=r"retrieval\.filter.*\$gtee"):
+        validate_config(bad, registry, env={})
+
+
+@pytest.mark.parametrize("fusion", ["rrf", "weighted", "dbsf"])
+def test_every_fusion_method_runs_from_config(corpus: Path, pm, fusion: str) -> None:
+    config = basic_config(retrieval={"k": 3, "fusion": fusion})
+    with ragloom.load(config, plugin_manager=pm, base_dir=corpus) as pipeline:
+        pipeline.index()
+        hits = pipeline.retrieve("encrypted at rest AES-256")
+    assert hits[0].chunk.source == "docs/security.md"
+    assert set(hits[0].scores) >= {"memory", "bm25", "fusion"}
+
+
+def test_lost_in_the_middle_puts_best_at_the_edges() -> None:
+    assert _lost_in_the_middle(list(range(7))) == [0, 2, 4, 6, 5, 3, 1]
+    assert _lost_in_the_middle([]) == []
+
+
+def test_generator_sees_lost_in_the_middle_order(corpus: Path, pm) -> None:
+    seen: list[list[str]] = []
+
+    class Recorder(Generator):
+        def generate(self, question, hits, history=()):
+            seen.append([h.chunk.id for h in hits])
+            return Answer(question, "ok")
+
+    class Plugin:
+        @hookimpl
+        def register_generators(self, register):
+            register("recorder", Recorder)
+
+    pm.register(Plugin(), name="recorder")
+    config = basic_config(
+        chunker={"type": "fixed", "size": 40, "overlap": 0},
+        retrieval={"k": 5, "order": "lost-in-the-middle"},
+        generator={"type": "recorder"},
+    )
+    with ragloom.load(config, plugin_manager=pm, base_dir=corpus) as pipeline:
+        pipeline.index()
+        ranked = [h.chunk.id for h in pipeline.retrieve("plan memories days")]
+        answer = pipeline.ask("plan memories days")
+    assert len(ranked) == 5
+    assert seen[0] == [ranked[i] for i in (0, 2, 4, 3, 1)]
+    assert [h.chunk.id for h in answer.hits] == seen[0]
+
+
+class Axes(Embedder):
+    """Texts name their vector: 'x' -> (1, 0, 0), 'x y' -> normalised (1, 1, 0)..."""
+
+    def embed_batch(self, texts):
+        out = np.zeros((len(texts), 3), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in text.split():
+                if word[0] in "xyz":
+                    out[row, "xyz".index(word[0])] += float(word[1:] or 1)
+        return out
+
+
+def hit(cid: str, text: str, score: float) -> Hit:
+    return Hit(Chunk(cid, cid, text, 0, 0, len(text), cid), score, "s", {"s": score})
+
+
+def opened_mmr(**options) -> MMRReranker:
+    reranker = MMRReranker(**options)
+    reranker.open(Context(services={"embedder": Axes()}))
+    return reranker
+
+
+def test_mmr_skips_near_duplicates() -> None:
+    hits = [hit("a", "x10 y1", 0.9), hit("b", "x10 y1", 0.89), hit("c", "x3 z10", 0.5)]
+    diverse = opened_mmr(lambda_mult=0.5).rerank("x", hits, top_k=2)
+    assert [h.chunk.id for h in diverse] == ["a", "c"]
+    relevance_only = opened_mmr(lambda_mult=1.0).rerank("x", hits, top_k=2)
+    assert [h.chunk.id for h in relevance_only] == ["a", "b"]
+    assert "mmr" in diverse[0].scores and diverse[0].scores["s"] == 0.9
+
+
+def test_mmr_prefers_stored_vectors() -> None:
+    stored = hit("a", "z1", 0.9)
+    stored = Hit(stored.chunk, 0.9, "s", {}, vector=np.array([1.0, 0.0, 0.0], dtype=np.float32))
+    ranked = opened_mmr(lambda_mult=1.0).rerank("x", [hit("b", "z1", 0.5), stored])
+    assert ranked[0].chunk.id == "a"  # its stored vector points at the query
+
+
+def test_mmr_needs_an_embedder(registry) -> None:
+    config = basic_config(stores=[{"type": "bm25"}], reranker={"type": "mmr"})
+    del config["embedder"]
+    with pytest.raises(ConfigValidationError, match="reranker 'mmr' needs an embedder"):
+        validate_config(config, registry, env={})
+    with pytest.raises(RerankerError):
+        MMRReranker().open(Context())
+
+
+def test_mmr_from_config(corpus: Path, pm) -> None:
+    config = basic_config(reranker={"type": "mmr", "lambda_mult": 0.7, "top_k": 2})
+    with ragloom.load(config, plugin_manager=pm, base_dir=corpus) as pipeline:
+        pipeline.index()
+        hits = pipeline.retrieve("encrypted AES-256", k=3)
+    assert len(hits) == 2 and hits[0].chunk.source == "docs/security.md"
+    assert {"fusion", "mmr"} <= set(hits[0].scores)
