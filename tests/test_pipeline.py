@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pluggy
 import pytest
 import ragloom
@@ -219,3 +220,44 @@ def test_hits_are_typed(corpus: Path, pm: pluggy.PluginManager) -> None:
         hits = pipeline.retrieve("memories")
     assert all(isinstance(h, Hit) for h in hits)
     assert hits == sorted(hits, key=lambda h: -h.score)
+
+
+def test_failed_run_leaves_the_ledger_as_it_was(corpus: Path, pm: pluggy.PluginManager) -> None:
+    """A run that dies half-way commits nothing; the next run redoes the work."""
+    from ragloom import Embedder
+
+    state = {"fail": False}
+
+    class Fragile(Embedder):
+        def embed_batch(self, texts):
+            if state["fail"]:
+                raise ConnectionError("embedding service went away")
+            return np.ones((len(texts), 4), dtype=np.float32)
+
+        @property
+        def dimension(self) -> int:
+            return 4
+
+    class Plugin:
+        @hookimpl
+        def register_embedders(self, register):
+            register("fragile", Fragile)
+
+    pm.register(Plugin(), name="fragile")
+    config = write_config(corpus, embedder={"type": "fragile"})
+    with ragloom.load(config, plugin_manager=pm) as pipeline:
+        pipeline.index()
+    (corpus / "docs" / "new.md").write_text("# New\n\nA new zebra document.\n")
+    (corpus / "docs" / "memory.md").unlink()
+    state["fail"] = True
+    with ragloom.load(config, plugin_manager=pm) as pipeline, pytest.raises(ConnectionError):
+        pipeline.index()
+    state["fail"] = False
+    with ragloom.load(config, plugin_manager=pm) as pipeline:
+        preview = pipeline.index(dry_run=True)
+        assert preview.added == ("docs/new.md",) and preview.deleted == ("docs/memory.md",)
+        report = pipeline.index()
+        assert report.corpus_version == 2
+        for name, store in pipeline.stores:
+            assert store.count(parse({"source": "docs/memory.md"})) == 0, name
+            assert store.count(parse({"source": "docs/new.md"})) == 1, name

@@ -59,7 +59,10 @@ class Ledger:
         return self
 
     def close(self) -> None:
+        """Close; an open transaction is rolled back."""
         if self._db is not None:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
             self._db.close()
             self._db = None
 
@@ -69,6 +72,13 @@ class Ledger:
             self.open()
         assert self._db is not None
         return self._db
+
+    def begin(self) -> None:
+        """Start the transaction that ``commit()`` makes durable all at once."""
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def commit(self) -> None:
+        self.db.execute("COMMIT")
 
     def entries(self) -> dict[str, LedgerEntry]:
         rows = self.db.execute("SELECT id, source, content_hash, chunk_ids FROM documents")

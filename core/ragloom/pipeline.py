@@ -13,20 +13,20 @@ import re
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .access import access_filter, restrict
 from .components import Component, Context, Loader, Message, Store
 from .config import PipelineConfig, load_config
-from .errors import AccessError, IndexStateError, RagloomError
+from .errors import AccessError, IndexStateError
 from .events import Event, ProblemReported, RunFinished, RunStarted, StageCall, StageFinished
-from .filters import Filter, check_supported, evaluate, parse
+from .filters import Filter, check_supported, parse
 from .fusion import fuse
-from .globs import compile_glob
-from .ledger import Ledger, LedgerEntry, index_lock
-from .types import Answer, Chunk, Citation, Document, Hit, content_hash
+from .indexing import Indexer, IndexReport, describe_fingerprint
+from .ledger import Ledger
+from .types import Answer, Citation, Hit
 
 if TYPE_CHECKING:
     import pluggy
@@ -36,27 +36,6 @@ __all__ = ["AnswerStream", "IndexReport", "Pipeline", "load"]
 log = logging.getLogger("ragloom")
 
 NOT_FOUND = "I could not find information about this in the indexed documents."
-INDEX_BATCH = 64  # documents per chunk/embed/upsert round
-
-
-@dataclass(frozen=True)
-class IndexReport:
-    """What an index run did. ``problems`` lists (source, message) for every
-    skipped input; the rest of the run went on."""
-
-    added: tuple[str, ...] = ()
-    changed: tuple[str, ...] = ()
-    deleted: tuple[str, ...] = ()
-    unchanged: int = 0
-    chunks: int = 0
-    seconds: float = 0.0
-    corpus_version: int = 0
-    dry_run: bool = False
-    problems: tuple[tuple[str, str], ...] = ()
-
-    @property
-    def documents(self) -> int:
-        return len(self.added) + len(self.changed) + self.unchanged
 
 
 class AnswerStream:
@@ -100,11 +79,6 @@ class Pipeline:
         self._problems: list[tuple[str, str]] = []
         self._run_id = ""
         self._fingerprint_checked = False
-        access = config.access
-        self._access_rules = [
-            (compile_glob(r.path) if r.path else None, parse(r.match), tuple(r.principals))
-            for r in (access.rules if access else [])
-        ]
 
     # -- construction ------------------------------------------------------
     @classmethod
@@ -276,222 +250,15 @@ class Pipeline:
         started = self._begin("index")
         self._problems = []
         try:
-            report = self._index(sources, dry_run=dry_run, rebuild=rebuild, progress=progress)
+            report = Indexer(self).run(sources, dry_run=dry_run, rebuild=rebuild, progress=progress)
         except BaseException as exc:
             self._end("index", started, exc)
             raise
         self._end("index", started, documents=report.documents, chunks=report.chunks)
         return report
 
-    def _index(
-        self,
-        sources: Sequence[str | Path] | None,
-        *,
-        dry_run: bool,
-        rebuild: bool,
-        progress: Callable[[int, int], None] | None,
-    ) -> IndexReport:
-        started = time.perf_counter()
-        if not self.loaders:
-            raise RagloomError(
-                "no loaders are configured: add e.g. `loaders: [{type: directory, path: docs}]`"
-            )
-        self.open()
-        with index_lock(self.index_dir):
-            ledger = Ledger(self.index_dir / "ledger.sqlite").open()
-            try:
-                return self._index_locked(ledger, sources, dry_run, rebuild, progress, started)
-            finally:
-                ledger.close()
-
-    def _index_locked(
-        self,
-        ledger: Ledger,
-        sources: Sequence[str | Path] | None,
-        dry_run: bool,
-        rebuild: bool,
-        progress: Callable[[int, int], None] | None,
-        started: float,
-    ) -> IndexReport:
-        entries = ledger.entries()
-        embedder_fp = self.embedder.fingerprint() if self.embedder is not None else None
-        chunker_fp = self.chunker.fingerprint()
-        if rebuild and not dry_run:
-            self._wipe(entries)
-            ledger.clear()
-            entries = {}
-        stored_fp = ledger.get_meta("embedder")
-        if entries and stored_fp is not None and stored_fp != embedder_fp:
-            raise IndexStateError(
-                f"index {self.index_dir} was built with embedder {_describe(stored_fp)}, "
-                f"the config says {_describe(embedder_fp)}: run `ragloom index --rebuild`, "
-                "or keep both by setting a new `index_dir`"
-            )
-        rechunk = bool(entries) and ledger.get_meta("chunker") != chunker_fp
-        rechunk = rechunk or rebuild  # a dry-run rebuild shows every document as changed
-
-        loaders = [(spec.type, loader) for spec, loader in zip(self.config.loaders, self.loaders)]
-        scope: list[Path] | None = None
-        if sources is not None:
-            scope = [self.config.base_dir / Path(s) for s in sources]
-            restricted = [
-                (name, ld.with_sources([str(s) for s in sources])) for name, ld in loaders
-            ]
-            loaders = [(name, ld) for name, ld in restricted if ld is not None]
-            if not loaders:
-                raise RagloomError(
-                    f"none of {', '.join(map(str, sources))} is covered by a configured loader"
-                )
-
-        documents: list[Document] = []
-        seen: set[str] = set()
-        for loader_name, loader in loaders:
-            for doc in self._stage("load", loader_name, loader, lambda ld=loader: list(ld.load())):
-                if doc.id in seen:
-                    self._report(
-                        doc.source, f"two documents have the id {doc.id!r}; kept the first"
-                    )
-                    continue
-                seen.add(doc.id)
-                documents.append(self._label(doc))
-
-        added: list[str] = []
-        changed: list[str] = []
-        todo: list[Document] = []
-        unchanged = 0
-        for doc in documents:
-            entry = entries.get(doc.id)
-            if entry is None:
-                added.append(doc.id)
-            elif entry.content_hash != _state_hash(doc) or rechunk:
-                changed.append(doc.id)
-            else:
-                unchanged += 1
-                continue
-            todo.append(doc)
-
-        vanished = [
-            entry
-            for doc_id, entry in entries.items()
-            if doc_id not in seen
-            and (scope is None or _in_scope(entry, scope, self.config.base_dir))
-        ]
-        if dry_run:
-            return IndexReport(
-                added=tuple(added),
-                changed=tuple(changed),
-                deleted=tuple(e.id for e in vanished),
-                unchanged=unchanged,
-                seconds=time.perf_counter() - started,
-                corpus_version=ledger.corpus_version,
-                dry_run=True,
-                problems=tuple(self._problems),
-            )
-
-        ledger.set_meta("embedder", embedder_fp)
-        ledger.set_meta("chunker", chunker_fp)
-        chunks_written = 0
-        if progress:
-            progress(0, len(todo))
-        for start in range(0, len(todo), INDEX_BATCH):
-            batch = todo[start : start + INDEX_BATCH]
-            chunks_written += self._index_batch(batch, entries, ledger)
-            if progress:
-                progress(min(start + INDEX_BATCH, len(todo)), len(todo))
-
-        for entry in vanished:
-            for name, store in self.stores:
-                if entry.chunk_ids:
-                    self._stage("delete", name, store, store.delete, ids=list(entry.chunk_ids))
-            ledger.remove(entry.id)
-
-        for name, store in self.stores:
-            self._stage("flush", name, store, store.flush)
-        version = ledger.bump_version()
-        return IndexReport(
-            added=tuple(added),
-            changed=tuple(changed),
-            deleted=tuple(e.id for e in vanished),
-            unchanged=unchanged,
-            chunks=chunks_written,
-            seconds=time.perf_counter() - started,
-            corpus_version=version,
-            problems=tuple(self._problems),
-        )
-
-    def _index_batch(
-        self, batch: list[Document], entries: Mapping[str, LedgerEntry], ledger: Ledger
-    ) -> int:
-        per_doc: list[tuple[Document, list[Chunk]]] = []
-        for doc in batch:
-            chunks = self._stage(
-                "chunk", self.config.chunker.type, self.chunker, self.chunker.split, doc
-            )
-            per_doc.append((doc, chunks))
-        chunks = [c for _, cs in per_doc for c in cs]
-        vectors = None
-        if self.embedder is not None and chunks and self._needs_vectors():
-            vectors = self._stage(
-                "embed",
-                self.config.embedder.type,
-                self.embedder,  # type: ignore[union-attr]
-                self.embedder.embed_documents,
-                [c.text for c in chunks],
-            )
-        new_ids = {c.id for c in chunks}
-        stale = [
-            cid
-            for doc, _ in per_doc
-            if doc.id in entries
-            for cid in entries[doc.id].chunk_ids
-            if cid not in new_ids
-        ]
-        for name, store in self.stores:
-            if stale:
-                self._stage("delete", name, store, store.delete, ids=stale)
-            if chunks:
-                dense = "dense" in store.capabilities
-                self._stage("upsert", name, store, store.upsert, chunks, vectors if dense else None)
-        for doc, doc_chunks in per_doc:  # after every store holds the chunks
-            ledger.put(doc.id, doc.source, _state_hash(doc), [c.id for c in doc_chunks])
-        return len(chunks)
-
-    def _label(self, doc: Document) -> Document:
-        """``doc`` with the principals of every matching ``access.rules`` entry
-        added to its access field."""
-        if not self._access_rules:
-            return doc
-        field = self.config.access.field  # type: ignore[union-attr]
-        granted: set[str] = set()
-        for glob, match, principals in self._access_rules:
-            if (glob is not None and glob.fullmatch(doc.source)) or (
-                match is not None and evaluate(match, doc.metadata)
-            ):
-                granted.update(principals)
-        if not granted:
-            return doc
-        current = doc.metadata.get(field, [])
-        current = [current] if isinstance(current, str) else list(current or [])
-        labelled = sorted(set(map(str, current)) | granted)
-        return replace(doc, metadata={**doc.metadata, field: labelled})
-
     def _needs_vectors(self) -> bool:
         return any("dense" in store.capabilities for _, store in self.stores)
-
-    def _wipe(self, entries: Mapping[str, LedgerEntry]) -> None:
-        ids = [cid for entry in entries.values() for cid in entry.chunk_ids]
-        for name, store in self.stores:
-            if ids:
-                self._stage("delete", name, store, store.delete, ids=ids)
-            leftover = store.count()
-            if leftover:
-                self._stage(
-                    "delete",
-                    name,
-                    store,
-                    store.delete,
-                    where=parse({"document_id": {"$exists": True}}),
-                )
 
     # -- query -------------------------------------------------------------
     def retrieve(
@@ -620,8 +387,9 @@ class Pipeline:
             current = self.embedder.fingerprint()
             if stored is not None and stored != current:
                 raise IndexStateError(
-                    f"index {self.index_dir} was built with embedder {_describe(stored)}, "
-                    f"the config says {_describe(current)}: querying it would compare "
+                    f"index {self.index_dir} was built with embedder "
+                    f"{describe_fingerprint(stored)}, the config says "
+                    f"{describe_fingerprint(current)}: querying it would compare "
                     "vectors from different models; run `ragloom index --rebuild`"
                 )
         self._fingerprint_checked = True
@@ -747,22 +515,6 @@ def _degraded(question: str, hits: Sequence[Hit], exc: Exception) -> Answer:
     )
 
 
-def _describe(fingerprint: Any) -> str:
-    if not isinstance(fingerprint, Mapping):
-        return "none" if fingerprint is None else str(fingerprint)
-    model = fingerprint.get("model") or fingerprint.get("type")
-    return f"{model} ({fingerprint.get('dimension')}-d)"
-
-
-def _in_scope(entry: LedgerEntry, scope: list[Path], base_dir: Path) -> bool:
-    path = (base_dir / entry.source).resolve()
-    for root in scope:
-        root = root.resolve()
-        if path == root or root in path.parents:
-            return True
-    return False
-
-
 def load(
     source: str | Path | Mapping[str, Any],
     *,
@@ -772,18 +524,6 @@ def load(
 ) -> Pipeline:
     """Build a pipeline from a config file path or a dict (see ``Pipeline.from_config``)."""
     return Pipeline.from_config(source, plugin_manager=plugin_manager, env=env, base_dir=base_dir)
-
-
-VOLATILE_METADATA = frozenset({"mtime", "path", "size"})
-
-
-def _state_hash(doc: Document) -> str:
-    """What decides whether a document must be re-indexed: its text and its
-    metadata (but not where the file sits or when it was touched)."""
-    import json
-
-    meta = {k: v for k, v in doc.metadata.items() if k not in VOLATILE_METADATA}
-    return content_hash(doc.hash + json.dumps(meta, sort_keys=True, default=str))
 
 
 def _lost_in_the_middle(hits: list[Hit]) -> list[Hit]:

@@ -1,0 +1,300 @@
+"""Indexing: load -> chunk -> embed -> store, incremental through the ledger.
+
+Unchanged documents (same text and metadata, same chunker) are skipped;
+changed ones are re-chunked, re-embedded and replaced in every store;
+documents whose source vanished are deleted from every store. The ledger's
+changes are one transaction, committed only after every store has flushed,
+so a run killed at any point leaves the previous ledger, and the next run
+redoes whatever it had not committed (store writes are idempotent by chunk
+id).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .errors import IndexStateError, RagloomError
+from .filters import evaluate, parse
+from .globs import compile_glob
+from .ledger import Ledger, LedgerEntry, index_lock
+from .types import Chunk, Document, content_hash
+
+if TYPE_CHECKING:
+    from .pipeline import Pipeline
+
+__all__ = ["IndexReport", "Indexer", "describe_fingerprint"]
+
+INDEX_BATCH = 64  # documents per chunk/embed/upsert round
+VOLATILE_METADATA = frozenset({"mtime", "path", "size"})
+
+
+@dataclass(frozen=True)
+class IndexReport:
+    """What an index run did. ``problems`` lists (source, message) for every
+    skipped input; the rest of the run went on."""
+
+    added: tuple[str, ...] = ()
+    changed: tuple[str, ...] = ()
+    deleted: tuple[str, ...] = ()
+    unchanged: int = 0
+    chunks: int = 0
+    seconds: float = 0.0
+    corpus_version: int = 0
+    dry_run: bool = False
+    problems: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def documents(self) -> int:
+        return len(self.added) + len(self.changed) + self.unchanged
+
+
+class Indexer:
+    """One index run of a pipeline (``Pipeline.index`` builds and runs it)."""
+
+    def __init__(self, pipeline: Pipeline) -> None:
+        self.pipeline = pipeline
+        access = pipeline.config.access
+        self._access_rules = [
+            (compile_glob(r.path) if r.path else None, parse(r.match), tuple(r.principals))
+            for r in (access.rules if access else [])
+        ]
+
+    def run(
+        self,
+        sources: Sequence[str | Path] | None,
+        *,
+        dry_run: bool,
+        rebuild: bool,
+        progress: Callable[[int, int], None] | None,
+    ) -> IndexReport:
+        p = self.pipeline
+        started = time.perf_counter()
+        if not p.loaders:
+            raise RagloomError(
+                "no loaders are configured: add e.g. `loaders: [{type: directory, path: docs}]`"
+            )
+        p.open()
+        with index_lock(p.index_dir):
+            ledger = Ledger(p.index_dir / "ledger.sqlite").open()
+            try:
+                return self._index_locked(ledger, sources, dry_run, rebuild, progress, started)
+            finally:
+                ledger.close()
+
+    def _index_locked(
+        self,
+        ledger: Ledger,
+        sources: Sequence[str | Path] | None,
+        dry_run: bool,
+        rebuild: bool,
+        progress: Callable[[int, int], None] | None,
+        started: float,
+    ) -> IndexReport:
+        p = self.pipeline
+        entries = ledger.entries()
+        embedder_fp = p.embedder.fingerprint() if p.embedder is not None else None
+        chunker_fp = p.chunker.fingerprint()
+        if rebuild and not dry_run:
+            self._wipe(entries)  # stores emptied and flushed before the ledger forgets
+            ledger.clear()
+            entries = {}
+        stored_fp = ledger.get_meta("embedder")
+        if entries and stored_fp is not None and stored_fp != embedder_fp:
+            raise IndexStateError(
+                f"index {p.index_dir} was built with embedder "
+                f"{describe_fingerprint(stored_fp)}, the config says "
+                f"{describe_fingerprint(embedder_fp)}: run `ragloom index --rebuild`, "
+                "or keep both by setting a new `index_dir`"
+            )
+        rechunk = bool(entries) and ledger.get_meta("chunker") != chunker_fp
+        rechunk = rechunk or rebuild  # a dry-run rebuild shows every document as changed
+
+        loaders = [(spec.type, loader) for spec, loader in zip(p.config.loaders, p.loaders)]
+        scope: list[Path] | None = None
+        if sources is not None:
+            scope = [p.config.base_dir / Path(s) for s in sources]
+            restricted = [
+                (name, ld.with_sources([str(s) for s in sources])) for name, ld in loaders
+            ]
+            loaders = [(name, ld) for name, ld in restricted if ld is not None]
+            if not loaders:
+                raise RagloomError(
+                    f"none of {', '.join(map(str, sources))} is covered by a configured loader"
+                )
+
+        documents: list[Document] = []
+        seen: set[str] = set()
+        for loader_name, loader in loaders:
+            for doc in p._stage("load", loader_name, loader, lambda ld=loader: list(ld.load())):
+                if doc.id in seen:
+                    p._report(doc.source, f"two documents have the id {doc.id!r}; kept the first")
+                    continue
+                seen.add(doc.id)
+                documents.append(self._label(doc))
+
+        added: list[str] = []
+        changed: list[str] = []
+        todo: list[Document] = []
+        unchanged = 0
+        for doc in documents:
+            entry = entries.get(doc.id)
+            if entry is None:
+                added.append(doc.id)
+            elif entry.content_hash != _state_hash(doc) or rechunk:
+                changed.append(doc.id)
+            else:
+                unchanged += 1
+                continue
+            todo.append(doc)
+
+        vanished = [
+            entry
+            for doc_id, entry in entries.items()
+            if doc_id not in seen and (scope is None or _in_scope(entry, scope, p.config.base_dir))
+        ]
+        if dry_run:
+            return IndexReport(
+                added=tuple(added),
+                changed=tuple(changed),
+                deleted=tuple(e.id for e in vanished),
+                unchanged=unchanged,
+                seconds=time.perf_counter() - started,
+                corpus_version=ledger.corpus_version,
+                dry_run=True,
+                problems=tuple(p._problems),
+            )
+
+        ledger.begin()  # committed only once every store has flushed
+        ledger.set_meta("embedder", embedder_fp)
+        ledger.set_meta("chunker", chunker_fp)
+        chunks_written = 0
+        if progress:
+            progress(0, len(todo))
+        for start in range(0, len(todo), INDEX_BATCH):
+            batch = todo[start : start + INDEX_BATCH]
+            chunks_written += self._index_batch(batch, entries, ledger)
+            if progress:
+                progress(min(start + INDEX_BATCH, len(todo)), len(todo))
+
+        for entry in vanished:
+            for name, store in p.stores:
+                if entry.chunk_ids:
+                    p._stage("delete", name, store, store.delete, ids=list(entry.chunk_ids))
+            ledger.remove(entry.id)
+
+        for name, store in p.stores:
+            p._stage("flush", name, store, store.flush)
+        version = ledger.bump_version()
+        ledger.commit()
+        return IndexReport(
+            added=tuple(added),
+            changed=tuple(changed),
+            deleted=tuple(e.id for e in vanished),
+            unchanged=unchanged,
+            chunks=chunks_written,
+            seconds=time.perf_counter() - started,
+            corpus_version=version,
+            problems=tuple(p._problems),
+        )
+
+    def _index_batch(
+        self, batch: list[Document], entries: Mapping[str, LedgerEntry], ledger: Ledger
+    ) -> int:
+        p = self.pipeline
+        per_doc: list[tuple[Document, list[Chunk]]] = []
+        for doc in batch:
+            chunks = p._stage("chunk", p.config.chunker.type, p.chunker, p.chunker.split, doc)
+            per_doc.append((doc, chunks))
+        chunks = [c for _, cs in per_doc for c in cs]
+        vectors = None
+        if p.embedder is not None and chunks and p._needs_vectors():
+            vectors = p._stage(
+                "embed",
+                p.config.embedder.type,
+                p.embedder,  # type: ignore[union-attr]
+                p.embedder.embed_documents,
+                [c.text for c in chunks],
+            )
+        new_ids = {c.id for c in chunks}
+        stale = [
+            cid
+            for doc, _ in per_doc
+            if doc.id in entries
+            for cid in entries[doc.id].chunk_ids
+            if cid not in new_ids
+        ]
+        for name, store in p.stores:
+            if stale:
+                p._stage("delete", name, store, store.delete, ids=stale)
+            if chunks:
+                dense = "dense" in store.capabilities
+                p._stage("upsert", name, store, store.upsert, chunks, vectors if dense else None)
+        for doc, doc_chunks in per_doc:  # after every store holds the chunks
+            ledger.put(doc.id, doc.source, _state_hash(doc), [c.id for c in doc_chunks])
+        return len(chunks)
+
+    def _label(self, doc: Document) -> Document:
+        """``doc`` with the principals of every matching ``access.rules`` entry
+        added to its access field."""
+        p = self.pipeline
+        if not self._access_rules:
+            return doc
+        field = p.config.access.field  # type: ignore[union-attr]
+        granted: set[str] = set()
+        for glob, match, principals in self._access_rules:
+            if (glob is not None and glob.fullmatch(doc.source)) or (
+                match is not None and evaluate(match, doc.metadata)
+            ):
+                granted.update(principals)
+        if not granted:
+            return doc
+        current = doc.metadata.get(field, [])
+        current = [current] if isinstance(current, str) else list(current or [])
+        labelled = sorted(set(map(str, current)) | granted)
+        return replace(doc, metadata={**doc.metadata, field: labelled})
+
+    def _wipe(self, entries: Mapping[str, LedgerEntry]) -> None:
+        p = self.pipeline
+        ids = [cid for entry in entries.values() for cid in entry.chunk_ids]
+        for name, store in p.stores:
+            if ids:
+                p._stage("delete", name, store, store.delete, ids=ids)
+            leftover = store.count()
+            if leftover:
+                p._stage(
+                    "delete",
+                    name,
+                    store,
+                    store.delete,
+                    where=parse({"document_id": {"$exists": True}}),
+                )
+            p._stage("flush", name, store, store.flush)
+
+
+def describe_fingerprint(fingerprint: Any) -> str:
+    """``model (384-d)`` for an embedder fingerprint, for messages."""
+    if not isinstance(fingerprint, Mapping):
+        return "none" if fingerprint is None else str(fingerprint)
+    model = fingerprint.get("model") or fingerprint.get("type")
+    return f"{model} ({fingerprint.get('dimension')}-d)"
+
+
+def _in_scope(entry: LedgerEntry, scope: list[Path], base_dir: Path) -> bool:
+    path = (base_dir / entry.source).resolve()
+    for root in scope:
+        root = root.resolve()
+        if path == root or root in path.parents:
+            return True
+    return False
+
+
+def _state_hash(doc: Document) -> str:
+    """What decides whether a document must be re-indexed: its text and its
+    metadata (but not where the file sits or when it was touched)."""
+    meta = {k: v for k, v in doc.metadata.items() if k not in VOLATILE_METADATA}
+    return content_hash(doc.hash + json.dumps(meta, sort_keys=True, default=str))
