@@ -6,14 +6,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 import ragloom
 from ragloom import Answer, Generator, hookimpl
+from ragloom.answers import lost_in_the_middle
 from ragloom.builtin.mmr_reranker import MMRReranker
 from ragloom.components import Context, Embedder
 from ragloom.config import validate_config
 from ragloom.errors import ConfigValidationError, RerankerError
-from ragloom.pipeline import _lost_in_the_middle
 from ragloom.types import Chunk, Hit
 
 from .conftest import basic_config
@@ -47,8 +46,8 @@ def test_every_fusion_method_runs_from_config(corpus: Path, pm, fusion: str) -> 
 
 
 def test_lost_in_the_middle_puts_best_at_the_edges() -> None:
-    assert _lost_in_the_middle(list(range(7))) == [0, 2, 4, 6, 5, 3, 1]
-    assert _lost_in_the_middle([]) == []
+    assert lost_in_the_middle(list(range(7))) == [0, 2, 4, 6, 5, 3, 1]
+    assert lost_in_the_middle([]) == []
 
 
 def test_generator_sees_lost_in_the_middle_order(corpus: Path, pm) -> None:

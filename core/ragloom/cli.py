@@ -90,7 +90,7 @@ def _escape(text: str) -> str:
 
 
 def _config_path(ctx: click.Context) -> Path:
-    from .config import find_config
+    from .configfile import find_config
 
     given = ctx.obj.get("config")
     if given:

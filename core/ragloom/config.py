@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import copy
 import os
-import re
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, m
 
 from .access import access_filter
 from .components import ComponentConfig
+from .configfile import Path_, fmt_path, interpolate, line_of, read_config_file
 from .errors import (
     ConfigError,
     ConfigIssue,
@@ -41,14 +40,9 @@ __all__ = [
     "ComponentSpec",
     "PipelineConfig",
     "RetrievalSettings",
-    "find_config",
     "load_config",
-    "read_config_file",
     "validate_config",
 ]
-
-CONFIG_NAMES = ("ragloom.yaml", "ragloom.yml", "ragloom.toml")
-Path_ = tuple[str | int, ...]
 
 
 # ---------------------------------------------------------------------------
@@ -163,7 +157,7 @@ class ComponentSpec:
     @property
     def path(self) -> str:
         """Where it sits in the config, e.g. ``stores[1]``."""
-        return _fmt(self.loc)
+        return fmt_path(self.loc)
 
     def create(self) -> Any:
         return self.entry.cls(self.config)
@@ -260,167 +254,6 @@ def _set_path(data: Any, path: Path_, value: Any) -> None:
         target[path[-1]] = value
 
 
-# ---------------------------------------------------------------------------
-# Reading files, with line numbers
-# ---------------------------------------------------------------------------
-
-
-def find_config(start: Path | None = None) -> Path | None:
-    """``ragloom.yaml``/``.yml``/``.toml`` in ``start`` (default: the working directory)."""
-    base = start or Path.cwd()
-    for name in CONFIG_NAMES:
-        if (base / name).is_file():
-            return base / name
-    return None
-
-
-def read_config_file(path: Path) -> tuple[dict[str, Any], dict[Path_, int]]:
-    """Parse a YAML or TOML file into a dict and a map of path -> line."""
-    try:
-        text = path.read_text("utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from exc
-    if path.suffix.lower() == ".toml":
-        if sys.version_info >= (3, 11):
-            import tomllib
-        else:  # pragma: no cover
-            import tomli as tomllib
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigValidationError(
-                [ConfigIssue("", f"invalid TOML: {exc}")], source=str(path)
-            ) from exc
-        return data, _toml_lines(text)
-    return _read_yaml(text, str(path))
-
-
-def _read_yaml(text: str, source: str) -> tuple[dict[str, Any], dict[Path_, int]]:
-    import yaml
-
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        raise ConfigValidationError(
-            [ConfigIssue("", f"invalid YAML: {getattr(exc, 'problem', None) or exc}", line)],
-            source=source,
-        ) from exc
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        raise ConfigValidationError(
-            [ConfigIssue("", "the config must be a mapping (key: value) at the top level", 1)],
-            source=source,
-        )
-    lines: dict[Path_, int] = {}
-    _yaml_walk(node, (), lines)
-    return data, lines
-
-
-def _yaml_walk(node: Any, path: Path_, lines: dict[Path_, int]) -> None:
-    import yaml
-
-    if isinstance(node, yaml.MappingNode):
-        for key_node, value_node in node.value:
-            here = (*path, key_node.value)
-            lines[here] = key_node.start_mark.line + 1
-            _yaml_walk(value_node, here, lines)
-    elif isinstance(node, yaml.SequenceNode):
-        for i, item in enumerate(node.value):
-            here = (*path, i)
-            lines[here] = item.start_mark.line + 1
-            _yaml_walk(item, here, lines)
-
-
-_TOML_HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\-\"' ]+?)\s*\]\]?\s*(#.*)?$")
-_TOML_KEY = re.compile(r"^\s*([A-Za-z0-9_\-]+)\s*=")
-
-
-def _toml_lines(text: str) -> dict[Path_, int]:
-    """Best-effort path -> line for TOML (tables, arrays of tables, keys)."""
-    lines: dict[Path_, int] = {}
-    table: Path_ = ()
-    counters: dict[Path_, int] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        header = _TOML_HEADER.match(line)
-        if header:
-            parts: Path_ = tuple(p.strip().strip("\"'") for p in header.group(2).split("."))
-            if header.group(1) == "[[":
-                index = counters.get(parts, -1) + 1
-                counters[parts] = index
-                table = (*parts, index)
-            else:
-                table = parts
-            lines.setdefault(table, number)
-            continue
-        key = _TOML_KEY.match(line)
-        if key:
-            lines.setdefault((*table, key.group(1)), number)
-    return lines
-
-
-# ---------------------------------------------------------------------------
-# Environment variables
-# ---------------------------------------------------------------------------
-
-_ENV = re.compile(r"\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
-
-
-def _interpolate(
-    data: Any, env: Mapping[str, str], path: Path_, add: Any, seen: dict[Path_, Any]
-) -> Any:
-    """``data`` with ``${VAR}`` replaced; records in ``seen`` each path that had one."""
-    if isinstance(data, dict):
-        return {k: _interpolate(v, env, (*path, k), add, seen) for k, v in data.items()}
-    if isinstance(data, list):
-        return [_interpolate(v, env, (*path, i), add, seen) for i, v in enumerate(data)]
-    if not isinstance(data, str) or "${" not in data:
-        return data
-
-    def substitute(match: re.Match[str]) -> str:
-        escaped, name, default = match.groups()
-        if escaped:
-            return match.group(0)[1:]
-        seen[path] = data
-        if name in env:
-            return env[name]
-        if default is not None:
-            return default
-        add(
-            path,
-            f"environment variable {name} is not set",
-            f"export {name}=..., or write ${{{name}:-default}} in the config",
-        )
-        return ""
-
-    return _ENV.sub(substitute, data)
-
-
-# ---------------------------------------------------------------------------
-# Validation
-# ---------------------------------------------------------------------------
-
-
-def _fmt(path: Path_) -> str:
-    out = ""
-    for part in path:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        else:
-            out += f".{part}" if out else str(part)
-    return out
-
-
-def _line(lines: Mapping[Path_, int], path: Path_) -> int | None:
-    for end in range(len(path), 0, -1):
-        if path[:end] in lines:
-            return lines[path[:end]]
-    return None
-
-
 def load_config(
     source: str | Path | Mapping[str, Any],
     registry: Registry,
@@ -461,14 +294,14 @@ def validate_config(
     def add(path: Path_, message: str, hint: str | None = None) -> None:
         if path in unset:
             return
-        issues.append(ConfigIssue(_fmt(path), message, _line(lines, path), hint))
+        issues.append(ConfigIssue(fmt_path(path), message, line_of(lines, path), hint))
 
     def add_unset(path: Path_, message: str, hint: str | None = None) -> None:
         add(path, message, hint)
         unset.add(path)
 
     env_paths: dict[Path_, Any] = {}
-    data = _interpolate(dict(data), env, (), add_unset, env_paths)
+    data = interpolate(dict(data), env, (), add_unset, env_paths)
 
     root: _Root | None = None
     try:

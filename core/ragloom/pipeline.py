@@ -9,15 +9,14 @@ any of them.
 from __future__ import annotations
 
 import logging
-import re
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .access import access_filter, restrict
+from .answers import NOT_FOUND, AnswerStream, checked_answer, degraded_answer, lost_in_the_middle
 from .components import Component, Context, Loader, Message, Store
 from .config import PipelineConfig, load_config
 from .errors import AccessError, IndexStateError
@@ -26,7 +25,7 @@ from .filters import Filter, check_supported, parse
 from .fusion import fuse
 from .indexing import Indexer, IndexReport, describe_fingerprint
 from .ledger import Ledger
-from .types import Answer, Citation, Hit
+from .types import Answer, Hit
 
 if TYPE_CHECKING:
     import pluggy
@@ -34,25 +33,6 @@ if TYPE_CHECKING:
 __all__ = ["AnswerStream", "IndexReport", "Pipeline", "load"]
 
 log = logging.getLogger("ragloom")
-
-NOT_FOUND = "I could not find information about this in the indexed documents."
-
-
-class AnswerStream:
-    """Iterate for pieces of the answer text; ``answer`` holds the checked
-    ``Answer`` once iteration ends."""
-
-    def __init__(self, pieces: Iterator[str | Answer], finish: Callable[[Answer], Answer]) -> None:
-        self._pieces = pieces
-        self._finish = finish
-        self.answer: Answer | None = None
-
-    def __iter__(self) -> Iterator[str]:
-        for piece in self._pieces:
-            if isinstance(piece, Answer):
-                self.answer = self._finish(piece)
-            else:
-                yield piece
 
 
 class Pipeline:
@@ -418,7 +398,7 @@ class Pipeline:
     def _ordered(self, hits: list[Hit]) -> list[Hit]:
         """The hits in the order the generator sees them (``retrieval.order``)."""
         if self.config.retrieval.order == "lost-in-the-middle":
-            return _lost_in_the_middle(hits)
+            return lost_in_the_middle(hits)
         return hits
 
     def _generate(self, question: str, hits: list[Hit], history: Sequence[Message]) -> Answer:
@@ -437,8 +417,8 @@ class Pipeline:
             )
         except Exception as exc:
             log.warning("generator failed: %r; answering with the best passages", exc)
-            return _degraded(question, hits, exc)
-        return _checked(answer, hits)
+            return degraded_answer(question, hits, exc)
+        return checked_answer(answer, hits)
 
     def stream(
         self,
@@ -471,48 +451,12 @@ class Pipeline:
                     yield from self.generator.stream(question, hits, history)
                 except Exception as exc:
                     log.warning("generator failed: %r; answering with the best passages", exc)
-                    answer = _degraded(question, hits, exc)
+                    answer = degraded_answer(question, hits, exc)
                     yield "\n" + answer.text
                     yield answer
             self._end("stream", started, hits=len(hits))
 
-        return AnswerStream(pieces(), lambda answer: _checked(answer, hits))
-
-
-def _checked(answer: Answer, hits: Sequence[Hit]) -> Answer:
-    """Drop citations of chunks the generator was not given, and their ``[n]``
-    markers from the text; attach the hits."""
-    given = {h.chunk.id for h in hits}
-    kept = tuple(c for c in answer.citations if c.chunk_id in given)
-    text = answer.text
-    if len(kept) != len(answer.citations):
-        dropped = {c.number for c in answer.citations if c.chunk_id not in given}
-        log.warning("dropped %d citation(s) of chunks not given to the generator", len(dropped))
-        text = re.sub(
-            r"\s?\[(\d+)\]", lambda m: "" if int(m.group(1)) in dropped else m.group(0), text
-        )
-    return replace(answer, text=text, citations=kept, hits=tuple(hits))
-
-
-def _degraded(question: str, hits: Sequence[Hit], exc: Exception) -> Answer:
-    best = list(hits[:3])
-    lines = [
-        f"The answer could not be generated ({type(exc).__name__}: {exc}). "
-        "The most relevant passages are:"
-    ]
-    citations = []
-    for number, hit in enumerate(best, start=1):
-        snippet = " ".join(hit.chunk.text.split())[:300]
-        lines.append(f"[{number}] {snippet}")
-        citations.append(Citation(number, hit.chunk.id, hit.chunk.label, hit.chunk.source, snippet))
-    return Answer(
-        question=question,
-        text="\n".join(lines),
-        citations=tuple(citations),
-        hits=tuple(hits),
-        grounded=True,
-        degraded=True,
-    )
+        return AnswerStream(pieces(), lambda answer: checked_answer(answer, hits))
 
 
 def load(
@@ -524,8 +468,3 @@ def load(
 ) -> Pipeline:
     """Build a pipeline from a config file path or a dict (see ``Pipeline.from_config``)."""
     return Pipeline.from_config(source, plugin_manager=plugin_manager, env=env, base_dir=base_dir)
-
-
-def _lost_in_the_middle(hits: list[Hit]) -> list[Hit]:
-    """Best hits at both edges, weakest in the middle: 1 3 5 ... 6 4 2."""
-    return hits[0::2] + hits[1::2][::-1]
