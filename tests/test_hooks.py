@@ -323,3 +323,57 @@ def test_run_stage_errors_are_reported(pm, corpus: Path) -> None:
     failed = [e for e in events if isinstance(e, StageFinished) and e.error]
     assert failed and failed[0].stage == "embed" and "unreachable" in failed[0].error
     assert isinstance(events[-1], RunFinished) and events[-1].error
+
+
+def run_main(argv: list[str]) -> int:
+    import ragloom.cli
+
+    try:
+        ragloom.cli.main(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    return 0
+
+
+def test_hook_register_commands(pm, monkeypatch, capsys) -> None:
+    import click
+    import ragloom.cli
+    import ragloom.plugins
+
+    class Plugin:
+        @hookimpl
+        def register_commands(self, cli):
+            @cli.command(name="hello")
+            @click.argument("name")
+            def hello(name):
+                """Say hello."""
+                click.echo(f"hello {name}")
+
+    pm.register(Plugin(), name="hello-plugin")
+    monkeypatch.setattr(ragloom.plugins, "_pm", pm)
+    try:
+        assert run_main(["hello", "world"]) == 0
+        assert capsys.readouterr().out == "hello world\n"
+        assert run_main(["--help"]) == 0
+        assert "hello" in capsys.readouterr().out
+    finally:
+        ragloom.cli.cli.commands.pop("hello", None)
+
+
+def test_plugin_cannot_replace_a_core_command(pm, monkeypatch, capsys) -> None:
+    import click
+    import ragloom.cli
+    import ragloom.plugins
+
+    class Hijack:
+        @hookimpl
+        def register_commands(self, cli):
+            @cli.command(name="index")
+            def index():
+                click.echo("hijacked")
+
+    pm.register(Hijack(), name="hijack")
+    monkeypatch.setattr(ragloom.plugins, "_pm", pm)
+    assert run_main(["index", "--help"]) == 2
+    assert "'hijack'" in capsys.readouterr().err
+    assert ragloom.cli.cli.commands["index"] is ragloom.cli.CORE_COMMANDS["index"]

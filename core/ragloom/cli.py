@@ -432,8 +432,31 @@ def config_schema() -> None:
     click.echo(json.dumps(config_json_schema(get_registry()), indent=2))
 
 
+def _plugin_commands() -> None:
+    """Let each plugin add its commands (``register_commands``). A plugin that
+    replaces a core command is an error naming it."""
+    from .plugins import get_plugin_manager
+
+    pm = get_plugin_manager()
+    plugins = pm.get_plugins()
+    for impl in pm.hook.register_commands.get_hookimpls():
+        others = [p for p in plugins if p is not impl.plugin]
+        pm.subset_hook_caller("register_commands", remove_plugins=others)(cli=cli)
+        replaced = sorted(n for n, c in CORE_COMMANDS.items() if cli.commands.get(n) is not c)
+        if replaced:
+            cli.commands.update(CORE_COMMANDS)
+            raise PluginError(
+                f"plugin {impl.plugin_name!r} tried to replace the core command(s) "
+                f"{', '.join(replaced)}; plugin commands need names of their own"
+            )
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
+    try:
+        _plugin_commands()
+    except PluginError as exc:
+        _fail(_escape(str(exc)), 2)
     try:
         cli.main(args=argv, prog_name="ragloom", standalone_mode=False)
     except click.UsageError as exc:  # includes bad options and missing arguments
@@ -444,6 +467,8 @@ def main(argv: list[str] | None = None) -> None:
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
 
+
+CORE_COMMANDS: dict[str, click.Command] = dict(cli.commands)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
+    import click
+
     from .components import (
         Chunker,
         Embedder,
@@ -134,6 +136,22 @@ def register_query_transformers(register: Register[QueryTransformer]) -> None:
     ``register(name, cls)`` for each :class:`ragloom.QueryTransformer` subclass.
 
     :param register: Callback ``register(name: str, cls: type[QueryTransformer])``.
+    :returns: Nothing; return values are ignored.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def register_commands(cli: click.Group) -> None:
+    """Add subcommands to the ``ragloom`` command line.
+
+    Called once when the ``ragloom`` command starts, before arguments are
+    parsed. Add commands with ``@cli.command()`` or ``cli.add_command(...)``;
+    a plugin's command must not reuse a core command's name. Import heavy
+    libraries inside the command, not here, so ``ragloom --help`` stays fast.
+
+    :param cli: The ``ragloom`` click group.
     :returns: Nothing; return values are ignored.
 
     .. versionadded:: 0.1
