@@ -217,16 +217,9 @@ def test_hook_example_implements_the_hook(hook: str) -> None:
     pm.add_hookspecs(hookspecs)
     pm.register(module, name=module.__name__)
     pm.check_pending()
-    if hook in (
-        "register_loaders",
-        "register_chunkers",
-        "register_embedders",
-        "register_stores",
-        "register_rerankers",
-        "register_generators",
-        "register_query_transformers",
-    ):
-        from ragloom.registry import HOOK_KINDS, Registry
+    from ragloom.registry import HOOK_KINDS, Registry
+
+    if hook in HOOK_KINDS:
 
         registry = Registry.from_plugin_manager(pm)
         kinds = {entry.kind for entry in registry}

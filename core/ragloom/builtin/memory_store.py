@@ -1,8 +1,11 @@
 """``memory``: exact cosine (or dot-product) search on a contiguous float32 matrix.
 
 Fast enough for hundreds of thousands of chunks on one machine: a query is
-one matrix-vector product and an ``argpartition``. Persisted atomically to
-``<index_dir>/<name>/memory.npz`` on ``flush()``/``close()``.
+one matrix-vector product and an ``argpartition``. Filters are evaluated on
+numpy columns of the metadata (``_columns``), built per field the first time a
+filter names it and dropped on every write; a selective filter scores only
+the matching rows. Persisted atomically to ``<index_dir>/<name>/memory.npz``
+on ``flush()``/``close()``.
 """
 
 from __future__ import annotations
@@ -15,14 +18,19 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..components import ComponentConfig, Context, Store
 from ..errors import DimensionMismatchError, StoreError
-from ..filters import ALL_OPERATORS, Filter, check_supported, evaluate
+from ..filters import ALL_OPERATORS, Filter, check_supported
 from ..types import Chunk, Hit
 from ._persist import atomic_write, chunk_from_dict, chunk_to_dict
 
 if TYPE_CHECKING:
     import numpy as np
 
+    from ._columns import Columns
+
 __all__ = ["MemoryStore"]
+
+# a filter matching fewer rows than this share is scored on those rows only
+_SUBSET_SHARE = 0.25
 
 
 class MemoryStore(Store):
@@ -43,6 +51,7 @@ class MemoryStore(Store):
         self._n = 0
         self._chunks: list[Chunk] = []
         self._row: dict[str, int] = {}
+        self._columns: Columns | None = None  # metadata columns, rebuilt lazily after writes
         self._dirty = False
         self._file: Path | None = None
 
@@ -78,6 +87,7 @@ class MemoryStore(Store):
         self._n = matrix.shape[0]
         self._chunks = [chunk_from_dict(c) for c in chunks]
         self._row = {c.id: i for i, c in enumerate(self._chunks)}
+        self._columns = None
 
     def flush(self) -> None:
         import numpy as np
@@ -143,6 +153,7 @@ class MemoryStore(Store):
             else:
                 self._chunks[row] = chunks[i]
             self._matrix[row] = vectors[i]
+        self._columns = None
         self._dirty = True
 
     def _reserve(self, rows: int, dim: int) -> None:
@@ -156,11 +167,12 @@ class MemoryStore(Store):
             self._matrix = grown
 
     def _mask(self, where: Filter) -> np.ndarray:
-        import numpy as np
+        """Row ``i`` matches ``where``: ``ragloom.filters.evaluate`` on numpy columns."""
+        if self._columns is None:
+            from ._columns import Columns
 
-        return np.fromiter(
-            (evaluate(where, c.metadata) for c in self._chunks), dtype=bool, count=self._n
-        )
+            self._columns = Columns([c.metadata for c in self._chunks])
+        return self._columns.mask(where)
 
     def query(
         self,
@@ -188,28 +200,37 @@ class MemoryStore(Store):
             norm = float(np.linalg.norm(q))
             if norm:
                 q = q / norm
-        scores = self._live() @ q
-        if where is not None:
+        live = self._live()
+        if where is None:
+            scores = live @ q
+            top = _top(scores, k)
+            values = scores[top]
+        else:
             mask = self._mask(where)
-            allowed = int(mask.sum())
+            allowed = int(np.count_nonzero(mask))
             if allowed == 0:
                 return []
-            scores = np.where(mask, scores, -np.inf)
-            k = min(k, allowed)
-        k = min(k, self._n)
-        top = np.argpartition(-scores, k - 1)[:k] if k < self._n else np.arange(self._n)
-        top = top[np.argsort(-scores[top], kind="stable")]
+            if allowed < _SUBSET_SHARE * self._n:
+                # few matches: score only those rows (a gather and a small product)
+                rows = np.flatnonzero(mask)
+                local = live[rows] @ q
+                best = _top(local, k)
+                top, values = rows[best], local[best]
+            else:
+                scores = live @ q
+                scores[~mask] = -np.inf
+                top = _top(scores, min(k, allowed))
+                values = scores[top]
         name = self.context.name or "memory"
-        live = self._live()
         return [
             Hit(
                 chunk=self._chunks[i],
-                score=float(scores[i]),
+                score=score,
                 store=name,
-                scores={name: float(scores[i])},
+                scores={name: score},
                 vector=live[i].copy(),
             )
-            for i in top
+            for i, score in zip(top.tolist(), values.tolist())
         ]
 
     def delete(self, *, ids: Sequence[str] | None = None, where: Filter | None = None) -> int:
@@ -217,24 +238,38 @@ class MemoryStore(Store):
 
         if ids is None and where is None:
             raise StoreError("delete needs ids= or where=; to empty a store, rebuild the index")
-        rows: set[int] = set()
+        doomed = np.zeros(self._n, dtype=bool)
         if ids is not None:
-            rows |= {self._row[i] for i in ids if i in self._row}
-        if where is not None:
-            rows |= set(np.flatnonzero(self._mask(where)).tolist())
-        if not rows:
+            doomed[[self._row[i] for i in ids if i in self._row]] = True
+        if where is not None and self._n:
+            doomed |= self._mask(where)
+        deleted = int(np.count_nonzero(doomed))
+        if not deleted:
             return 0
-        keep = np.array([i for i in range(self._n) if i not in rows], dtype=np.intp)
+        keep = np.flatnonzero(~doomed)
         assert self._matrix is not None
         # an emptied store forgets its width, so a rebuild may change embedders
         self._matrix = np.ascontiguousarray(self._matrix[keep]) if len(keep) else None
-        self._chunks = [self._chunks[i] for i in keep]
+        self._chunks = [self._chunks[i] for i in keep.tolist()]
         self._n = len(self._chunks)
         self._row = {c.id: i for i, c in enumerate(self._chunks)}
+        self._columns = None
         self._dirty = True
-        return len(rows)
+        return deleted
 
     def count(self, where: Filter | None = None) -> int:
+        import numpy as np
+
         if where is None:
             return self._n
-        return int(self._mask(where).sum()) if self._n else 0
+        return int(np.count_nonzero(self._mask(where))) if self._n else 0
+
+
+def _top(scores: np.ndarray, k: int) -> np.ndarray:
+    """Indices of the ``k`` highest scores, best first (ties in index order)."""
+    import numpy as np
+
+    n = len(scores)
+    k = min(k, n)
+    top = np.argpartition(-scores, k - 1)[:k] if k < n else np.arange(n)
+    return top[np.argsort(-scores[top], kind="stable")]
