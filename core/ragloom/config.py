@@ -122,7 +122,7 @@ class _Root(BaseModel):
     chunker: _Spec = Field(default_factory=lambda: _Spec(type="recursive"))
     embedder: _Spec | None = None
     stores: list[_StoreSpec] = Field(min_length=1)
-    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    retrieval: RetrievalSettings = Field(default_factory=lambda: RetrievalSettings())
     reranker: _Spec | None = None
     generator: _Spec = Field(default_factory=lambda: _Spec(type="extractive"))
     query_transformers: list[_Spec] = Field(default_factory=list)
@@ -244,14 +244,11 @@ def _set_path(data: Any, path: Path_, value: Any) -> None:
             target = target[part]
         except (KeyError, IndexError, TypeError):
             return
-    if (
-        isinstance(target, dict)
-        and path[-1] in target
-        or isinstance(target, list)
-        and isinstance(path[-1], int)
-        and path[-1] < len(target)
-    ):
-        target[path[-1]] = value
+    last = path[-1]
+    if isinstance(target, dict) and last in target:  # noqa: SIM114 (typed apart)
+        target[last] = value
+    elif isinstance(target, list) and isinstance(last, int) and last < len(target):
+        target[last] = value
 
 
 def load_config(
@@ -263,8 +260,10 @@ def load_config(
 ) -> PipelineConfig:
     """Read (if a path) and validate a config; raises ``ConfigValidationError``
     listing every issue."""
+    lines: dict[Path_, int] = {}
+    name: str | None = None
     if isinstance(source, Mapping):
-        data, lines, name = copy.deepcopy(dict(source)), {}, None
+        data = copy.deepcopy(dict(source))
         base = base_dir or Path.cwd()
     else:
         path = Path(source)
@@ -491,7 +490,7 @@ def _check_filters(root: _Root, specs: dict[str, Any], add: Any) -> None:
             add(("retrieval", "filter"), str(exc))
     if root.access is not None:
         acl = access_filter(["probe"], field=root.access.field, unlabeled=root.access.unlabeled)
-        checks.append((("access",), acl))
+        checks.append((("access", "field"), acl))
     for path, node in checks:
         for spec in stores:
             try:

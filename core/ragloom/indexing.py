@@ -212,11 +212,11 @@ class Indexer:
             per_doc.append((doc, chunks))
         chunks = [c for _, cs in per_doc for c in cs]
         vectors = None
-        if p.embedder is not None and chunks and p._needs_vectors():
+        if p.embedder is not None and p.config.embedder and chunks and p._needs_vectors():
             vectors = p._stage(
                 "embed",
                 p.config.embedder.type,
-                p.embedder,  # type: ignore[union-attr]
+                p.embedder,
                 p.embedder.embed_documents,
                 [c.text for c in chunks],
             )

@@ -93,7 +93,7 @@ def build_plugin_manager(
                 ) from exc
             pm.register(plugin, name=ep.name)
             if ep.dist is not None:
-                pm._plugin_distinfo.append((plugin, _DistFacade(ep.dist)))  # noqa: SLF001
+                pm._plugin_distinfo.append((plugin, _DistFacade(ep.dist)))  # type: ignore[arg-type]
 
     try:
         pm.check_pending()

@@ -35,6 +35,8 @@ class MMRReranker(Reranker):
         top_k: int | None = Field(None, gt=0)
         """How many hits to keep; default: all of them, reordered."""
 
+    config: Config
+
     def open(self, context: Context | None = None) -> None:
         super().open(context)
         embedder = self.context.services.get("embedder")
