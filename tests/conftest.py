@@ -17,6 +17,17 @@ DOCS = {
 }
 
 
+@pytest.fixture(autouse=True)
+def private_cache(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """Each test gets its own embedding cache: nothing is shared between tests
+    or written to the user's cache directory."""
+    path = tmp_path_factory.mktemp("cache")
+    monkeypatch.setenv("RAGLOOM_CACHE_DIR", str(path))
+    return path
+
+
 @pytest.fixture
 def pm() -> pluggy.PluginManager:
     """A plugin manager with only the built-ins: hermetic."""

@@ -114,6 +114,27 @@ class AccessSettings(BaseModel):
     rules: list[AccessRule] = Field(default_factory=list)
 
 
+class CacheSettings(BaseModel):
+    """``cache:``: the embedding cache (on by default) and the answer cache (opt-in)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    embeddings: bool = Field(True, description="reuse vectors of texts already embedded")
+    path: str | None = Field(
+        None,
+        description="the embedding cache file; default $RAGLOOM_CACHE_DIR/embeddings.sqlite, "
+        "shared by every index on the machine",
+    )
+    answers: bool = Field(
+        False,
+        description="cache answers (keyed by question, corpus "
+        "version, filters, principals and config)",
+    )
+    answer_ttl: float = Field(3600.0, gt=0, description="seconds an answer stays fresh")
+    answer_max_entries: int = Field(
+        1000, gt=0, description="answers kept, least recently used dropped first"
+    )
+
+
 class _Root(BaseModel):
     model_config = ConfigDict(extra="forbid")
     version: Literal[1] = 1
@@ -127,6 +148,7 @@ class _Root(BaseModel):
     generator: _Spec = Field(default_factory=lambda: _Spec(type="extractive"))
     query_transformers: list[_Spec] = Field(default_factory=list)
     access: AccessSettings | None = None
+    cache: CacheSettings = Field(default_factory=lambda: CacheSettings())
 
 
 SECTION_KINDS: dict[str, str] = {
@@ -177,6 +199,7 @@ class PipelineConfig:
     generator: ComponentSpec
     query_transformers: tuple[ComponentSpec, ...]
     access: AccessSettings | None = None
+    cache: CacheSettings = field(default_factory=lambda: CacheSettings())
     base_dir: Path = Path(".")
     source: str | None = None
     env_paths: Mapping[Path_, Any] = field(default_factory=dict, repr=False)
@@ -218,6 +241,9 @@ class PipelineConfig:
             data["query_transformers"] = [spec(s) for s in self.query_transformers]
         if self.access is not None:
             data["access"] = self.access.model_dump(exclude_defaults=True)
+        cache = self.cache.model_dump(exclude_defaults=True)
+        if cache:
+            data["cache"] = cache
         for path, raw in self.env_paths.items():
             _set_path(data, path, raw)
         return data
@@ -371,6 +397,7 @@ def validate_config(
         generator=specs["generator"],
         query_transformers=tuple(specs.get("query_transformers", [])),
         access=root.access,
+        cache=root.cache,
         base_dir=base_dir or Path.cwd(),
         source=source,
         env_paths=env_paths,

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .cache import fingerprint_key
 from .errors import IndexStateError, RagloomError
 from .filters import evaluate, parse
 from .globs import compile_glob
@@ -25,6 +26,8 @@ from .ledger import Ledger, LedgerEntry, index_lock
 from .types import Chunk, Document, content_hash
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from .pipeline import Pipeline
 
 __all__ = ["IndexReport", "Indexer", "describe_fingerprint"]
@@ -47,6 +50,10 @@ class IndexReport:
     corpus_version: int = 0
     dry_run: bool = False
     problems: tuple[tuple[str, str], ...] = ()
+    embedded: int = 0
+    """Chunk texts sent to the embedder in this run."""
+    cached: int = 0
+    """Chunk texts whose vectors came from the embedding cache."""
 
     @property
     def documents(self) -> int:
@@ -58,6 +65,9 @@ class Indexer:
 
     def __init__(self, pipeline: Pipeline) -> None:
         self.pipeline = pipeline
+        self.embedded = 0  # texts sent to the embedder
+        self.cached = 0  # texts whose vectors came from the embedding cache
+        self._fingerprint_key = ""
         access = pipeline.config.access
         self._access_rules = [
             (compile_glob(r.path) if r.path else None, parse(r.match), tuple(r.principals))
@@ -98,6 +108,7 @@ class Indexer:
         p = self.pipeline
         entries = ledger.entries()
         embedder_fp = p.embedder.fingerprint() if p.embedder is not None else None
+        self._fingerprint_key = fingerprint_key(embedder_fp)
         chunker_fp = p.chunker.fingerprint()
         if rebuild and not dry_run:
             self._wipe(entries)  # stores emptied and flushed before the ledger forgets
@@ -197,6 +208,8 @@ class Indexer:
             deleted=tuple(e.id for e in vanished),
             unchanged=unchanged,
             chunks=chunks_written,
+            embedded=self.embedded,
+            cached=self.cached,
             seconds=time.perf_counter() - started,
             corpus_version=version,
             problems=tuple(p._problems),
@@ -212,14 +225,8 @@ class Indexer:
             per_doc.append((doc, chunks))
         chunks = [c for _, cs in per_doc for c in cs]
         vectors = None
-        if p.embedder is not None and p.config.embedder and chunks and p._needs_vectors():
-            vectors = p._stage(
-                "embed",
-                p.config.embedder.type,
-                p.embedder,
-                p.embedder.embed_documents,
-                [c.text for c in chunks],
-            )
+        if p.embedder is not None and chunks and p._needs_vectors():
+            vectors = self._embed([c.text for c in chunks])
         new_ids = {c.id for c in chunks}
         stale = [
             cid
@@ -237,6 +244,32 @@ class Indexer:
         for doc, doc_chunks in per_doc:  # after every store holds the chunks
             ledger.put(doc.id, doc.source, _state_hash(doc), [c.id for c in doc_chunks])
         return len(chunks)
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        """Vectors for ``texts``: from the embedding cache where the same text was
+        embedded under the same fingerprint, the rest through the embedder."""
+        import numpy as np
+
+        p = self.pipeline
+        assert p.embedder is not None and p.config.embedder is not None
+        embed_type = p.config.embedder.type
+        cache = p.embedding_cache
+        if cache is None:
+            self.embedded += len(texts)
+            return p._stage("embed", embed_type, p.embedder, p.embedder.embed_documents, texts)
+        key, dim = self._fingerprint_key, p.embedder.dimension
+        hashes = [cache.text_hash(t) for t in texts]
+        found = cache.get_many(key, hashes, dim)
+        missing = list(dict.fromkeys(h for h in hashes if h not in found))
+        if missing:
+            first = {h: i for i, h in reversed(list(enumerate(hashes)))}
+            todo = [texts[first[h]] for h in missing]
+            fresh = p._stage("embed", embed_type, p.embedder, p.embedder.embed_documents, todo)
+            cache.put_many(key, zip(missing, fresh))
+            found.update(zip(missing, fresh))
+        self.embedded += len(missing)
+        self.cached += len(texts) - len(missing)
+        return np.ascontiguousarray(np.vstack([found[h] for h in hashes]), dtype=np.float32)
 
     def _label(self, doc: Document) -> Document:
         """``doc`` with the principals of every matching ``access.rules`` entry

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from .access import access_filter, restrict
 from .answers import NOT_FOUND, AnswerStream, checked_answer, degraded_answer, lost_in_the_middle
+from .cache import AnswerCache, EmbeddingCache, default_cache_dir, fingerprint_key
 from .components import Component, Context, Loader, Message, Store
 from .config import PipelineConfig, load_config
 from .errors import AccessError, IndexStateError
@@ -59,6 +60,8 @@ class Pipeline:
         self._problems: list[tuple[str, str]] = []
         self._run_id = ""
         self._fingerprint_checked = False
+        self._embedding_cache: EmbeddingCache | None = None
+        self._answer_cache: AnswerCache | None = None
 
     # -- construction ------------------------------------------------------
     @classmethod
@@ -123,8 +126,40 @@ class Pipeline:
             raise
         return self
 
+    @property
+    def embedding_cache(self) -> EmbeddingCache | None:
+        """The embedding cache (``cache.embeddings``), opened on first use."""
+        settings = self.config.cache
+        if not settings.embeddings or self.embedder is None:
+            return None
+        if self._embedding_cache is None:
+            path = (
+                self.config.base_dir / Path(settings.path).expanduser()
+                if settings.path
+                else default_cache_dir() / "embeddings.sqlite"
+            )
+            self._embedding_cache = EmbeddingCache(path)
+        return self._embedding_cache
+
+    @property
+    def answer_cache(self) -> AnswerCache | None:
+        """The answer cache (``cache.answers``, off by default), in the index directory."""
+        settings = self.config.cache
+        if not settings.answers:
+            return None
+        if self._answer_cache is None:
+            self._answer_cache = AnswerCache(
+                self.index_dir / "answers.sqlite",
+                ttl=settings.answer_ttl,
+                max_entries=settings.answer_max_entries,
+            )
+        return self._answer_cache
+
     def close(self) -> None:
         """Close every opened component in reverse order; stores persist here."""
+        for cache in (self._embedding_cache, self._answer_cache):
+            if cache is not None:
+                cache.close()
         errors = []
         while self._opened:
             component = self._opened.pop()
@@ -384,16 +419,52 @@ class Pipeline:
         principals: Sequence[str] | None = None,
     ) -> Answer:
         """Retrieve, then generate an answer that cites only the hits it was given.
-        ``principals`` as for ``retrieve``."""
+        ``principals`` as for ``retrieve``. With ``cache.answers`` on, an answer
+        to the same question, filters, principals, corpus version and config is
+        served from the cache (``answer.metadata["cached"]``); never with history."""
         started = self._begin("ask")
         try:
+            self._access_filter(principals)  # refuse before touching any cache
+            key = self._answer_key(question, filters, k, principals) if not history else None
+            cached = self.answer_cache.get(key) if key and self.answer_cache else None
+            if cached is not None:
+                self._end("ask", started, hits=len(cached.hits), cached=True)
+                return cached
             hits = self._retrieve(question, filters, k, history, principals)
             answer = self._generate(question, hits, history)
+            if key and self.answer_cache and not answer.degraded:
+                self.answer_cache.put(key, answer)
         except BaseException as exc:
             self._end("ask", started, exc)
             raise
         self._end("ask", started, hits=len(hits), citations=len(answer.citations))
         return answer
+
+    def _answer_key(
+        self,
+        question: str,
+        filters: Mapping[str, Any] | Filter | None,
+        k: int | None,
+        principals: Sequence[str] | None,
+    ) -> str | None:
+        if self.answer_cache is None:
+            return None
+        ledger_path = self.index_dir / "ledger.sqlite"
+        if not ledger_path.exists():
+            return None
+        ledger = Ledger(ledger_path).open()
+        try:
+            version = ledger.corpus_version
+        finally:
+            ledger.close()
+        return AnswerCache.key(
+            question=question,
+            corpus_version=version,
+            filters=filters if filters is None or isinstance(filters, Mapping) else repr(filters),
+            principals=principals,
+            k=k,
+            config_hash=fingerprint_key(self.to_config()),
+        )
 
     def _ordered(self, hits: list[Hit]) -> list[Hit]:
         """The hits in the order the generator sees them (``retrieval.order``)."""

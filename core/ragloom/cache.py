@@ -1,0 +1,230 @@
+"""Caches: embeddings by (embedder fingerprint, text), answers by everything
+that decides them.
+
+Both are SQLite files, safe for several processes (WAL, busy timeout).
+
+The embedding cache is shared across indexes by default
+(``$RAGLOOM_CACHE_DIR``, else ``~/.cache/ragloom``): re-indexing an
+unchanged corpus from scratch, or indexing the same text twice, embeds
+nothing. A vector is only ever reused under the same embedder fingerprint
+(backend, model, dimension, prefixes, normalisation), so vector spaces never
+mix.
+
+The answer cache is opt-in and lives in the index directory. Its key is the
+normalised question, the corpus version, the filters, the principals, ``k``
+and a hash of the pipeline's config, so an answer is never served across a
+re-index, to another principal, or from another configuration.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import time
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .types import Answer, Chunk, Citation, Hit
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["AnswerCache", "EmbeddingCache", "default_cache_dir", "fingerprint_key"]
+
+
+def default_cache_dir() -> Path:
+    """``$RAGLOOM_CACHE_DIR``, else ``$XDG_CACHE_HOME/ragloom``, else ``~/.cache/ragloom``."""
+    explicit = os.environ.get("RAGLOOM_CACHE_DIR")
+    if explicit:
+        return Path(explicit).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "ragloom"
+
+
+def fingerprint_key(fingerprint: Any) -> str:
+    """A short stable key for a JSON-able fingerprint."""
+    blob = json.dumps(fingerprint, sort_keys=True, default=str).encode("utf-8")
+    return hashlib.sha256(blob).hexdigest()[:32]
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")
+    return db
+
+
+class EmbeddingCache:
+    """Vectors by (embedder fingerprint, SHA-256 of the text)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.hits = 0
+        self.misses = 0
+        self._db: sqlite3.Connection | None = None
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        if self._db is None:
+            self._db = _connect(self.path)
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS vectors (fingerprint TEXT NOT NULL, "
+                "text_hash TEXT NOT NULL, vector BLOB NOT NULL, "
+                "PRIMARY KEY (fingerprint, text_hash)) WITHOUT ROWID"
+            )
+        return self._db
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    @staticmethod
+    def text_hash(text: str) -> str:
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def get_many(self, fingerprint: str, hashes: Sequence[str], dim: int) -> dict[str, np.ndarray]:
+        import numpy as np
+
+        found: dict[str, np.ndarray] = {}
+        unique = list(dict.fromkeys(hashes))
+        for start in range(0, len(unique), 500):  # SQLite's variable limit
+            part = unique[start : start + 500]
+            marks = ",".join("?" * len(part))
+            rows = self.db.execute(
+                f"SELECT text_hash, vector FROM vectors WHERE fingerprint = ? "
+                f"AND text_hash IN ({marks})",
+                (fingerprint, *part),
+            )
+            for text_hash, blob in rows:
+                vector = np.frombuffer(blob, dtype=np.float32)
+                if vector.shape[0] == dim:
+                    found[text_hash] = vector
+        return found
+
+    def put_many(self, fingerprint: str, items: Iterable[tuple[str, np.ndarray]]) -> None:
+        import numpy as np
+
+        rows = [
+            (fingerprint, h, np.ascontiguousarray(v, dtype=np.float32).tobytes()) for h, v in items
+        ]
+        if rows:
+            with self.db:
+                self.db.execute("BEGIN")
+                self.db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)", rows)
+
+
+def normalise_question(question: str) -> str:
+    """Case, Unicode form and whitespace folded; punctuation at the end dropped."""
+    text = unicodedata.normalize("NFKC", question).casefold()
+    return " ".join(text.split()).rstrip(" ?!.")
+
+
+class AnswerCache:
+    """Answers by everything that decides them; TTL and a size bound (LRU)."""
+
+    def __init__(self, path: Path, *, ttl: float, max_entries: int) -> None:
+        self.path = path
+        self.ttl = ttl
+        self.max_entries = max_entries
+        self._db: sqlite3.Connection | None = None
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        if self._db is None:
+            self._db = _connect(self.path)
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, answer TEXT NOT NULL, "
+                "created REAL NOT NULL, used REAL NOT NULL)"
+            )
+        return self._db
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    @staticmethod
+    def key(
+        *,
+        question: str,
+        corpus_version: int,
+        filters: Any,
+        principals: Sequence[str] | None,
+        k: int | None,
+        config_hash: str,
+    ) -> str:
+        parts = {
+            "q": normalise_question(question),
+            "v": corpus_version,
+            "f": filters,
+            "p": sorted(principals) if principals is not None else None,
+            "k": k,
+            "c": config_hash,
+        }
+        return fingerprint_key(parts)
+
+    def get(self, key: str) -> Answer | None:
+        row = self.db.execute(
+            "SELECT answer, created FROM answers WHERE key = ?", (key,)
+        ).fetchone()
+        if row is None:
+            return None
+        if time.time() - row[1] > self.ttl:
+            self.db.execute("DELETE FROM answers WHERE key = ?", (key,))
+            return None
+        self.db.execute("UPDATE answers SET used = ? WHERE key = ?", (time.time(), key))
+        return _answer_from_json(json.loads(row[0]))
+
+    def put(self, key: str, answer: Answer) -> None:
+        now = time.time()
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.execute(
+                "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?)",
+                (key, json.dumps(_answer_to_json(answer)), now, now),
+            )
+            self.db.execute("DELETE FROM answers WHERE created < ?", (now - self.ttl,))
+            self.db.execute(
+                "DELETE FROM answers WHERE key IN (SELECT key FROM answers "
+                "ORDER BY used DESC LIMIT -1 OFFSET ?)",
+                (self.max_entries,),
+            )
+
+    def __len__(self) -> int:
+        return int(self.db.execute("SELECT COUNT(*) FROM answers").fetchone()[0])
+
+
+def _answer_to_json(answer: Answer) -> dict[str, Any]:
+    return {
+        "question": answer.question,
+        "text": answer.text,
+        "citations": [asdict(c) for c in answer.citations],
+        "hits": [
+            {"chunk": asdict(h.chunk), "score": h.score, "store": h.store, "scores": dict(h.scores)}
+            for h in answer.hits
+        ],
+        "grounded": answer.grounded,
+        "degraded": answer.degraded,
+        "metadata": dict(answer.metadata),
+    }
+
+
+def _answer_from_json(data: Mapping[str, Any]) -> Answer:
+    return Answer(
+        question=data["question"],
+        text=data["text"],
+        citations=tuple(Citation(**c) for c in data["citations"]),
+        hits=tuple(
+            Hit(Chunk(**h["chunk"]), h["score"], h["store"], h["scores"]) for h in data["hits"]
+        ),
+        grounded=data["grounded"],
+        degraded=data["degraded"],
+        metadata={**data["metadata"], "cached": True},
+    )
