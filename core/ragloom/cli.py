@@ -228,6 +228,8 @@ def index(
                     "chunks": report.chunks,
                     "seconds": round(report.seconds, 3),
                     "corpus_version": report.corpus_version,
+                    "embedded": report.embedded,
+                    "cached": report.cached,
                     "dry_run": report.dry_run,
                     "problems": [{"source": s, "message": m} for s, m in report.problems],
                 },
@@ -247,7 +249,8 @@ def index(
         console.print(
             f"indexed {report.documents} document(s): +{len(report.added)} added, "
             f"~{len(report.changed)} changed, -{len(report.deleted)} deleted, "
-            f"={report.unchanged} unchanged; {report.chunks} chunk(s) written in "
+            f"={report.unchanged} unchanged; {report.chunks} chunk(s) written "
+            f"({report.embedded} embedded, {report.cached} from the embedding cache) in "
             f"{report.seconds:.2f}s (corpus version {report.corpus_version})"
         )
     for source, message in report.problems:
