@@ -141,7 +141,8 @@ class BM25Store(Store):
         return {
             "type": type(self).__name__,
             "backend": self.config.backend,
-            "formula": self.config.formula,
+            "formula": self.config.formula,  # in bm25s's names
+            **({"variant": self.config.variant} if self.config.backend == "rank-bm25" else {}),
             "k1": self.config.k1,
             "b": self.config.b,
             "delta": self.config.effective_delta,

@@ -45,6 +45,8 @@ class MemoryStore(Store):
         metric: Literal["cosine", "dot"] = "cosine"
         """``cosine`` normalises vectors on the way in; ``dot`` keeps them as given."""
 
+    config: Config
+
     def __init__(self, config: ComponentConfig | None = None, **options: Any) -> None:
         super().__init__(config, **options)
         self._matrix: np.ndarray | None = None  # capacity rows; first _n are live

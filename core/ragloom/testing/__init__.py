@@ -1,0 +1,42 @@
+"""Contract suites that every backend passes: import them in your plugin's tests.
+
+``ragloom.testing`` needs pytest (it is imported only by tests)::
+
+    import pytest
+    from ragloom.testing import DenseStoreContract
+
+    class TestMyStore(DenseStoreContract):
+        @pytest.fixture
+        def store_factory(self):
+            return lambda path: MyStore(path=str(path))
+
+See ``ragloom.testing.stores`` and the "Testing a store" docs page.
+"""
+
+from __future__ import annotations
+
+from .stores import (
+    CONTRACT_DIMENSION,
+    CONTRACT_STORE_NAME,
+    FILTER_CASES,
+    DenseStoreContract,
+    FilterCase,
+    HybridStoreContract,
+    StoreContract,
+    TextStoreContract,
+    contract_chunks,
+    contract_vectors,
+)
+
+__all__ = [
+    "CONTRACT_DIMENSION",
+    "CONTRACT_STORE_NAME",
+    "FILTER_CASES",
+    "DenseStoreContract",
+    "FilterCase",
+    "HybridStoreContract",
+    "StoreContract",
+    "TextStoreContract",
+    "contract_chunks",
+    "contract_vectors",
+]

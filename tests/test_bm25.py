@@ -1,0 +1,309 @@
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import numpy as np
+import pytest
+from pydantic import ValidationError
+from ragloom.builtin.bm25_store import BM25Store
+from ragloom.components import Context
+from ragloom.config import validate_config
+from ragloom.errors import ConfigValidationError, StoreError
+from ragloom.filters import parse
+from ragloom.types import Chunk
+
+from .conftest import basic_config
+
+SCIFACT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "scifact"
+BACKENDS = [{"backend": "bm25s"}, {"backend": "rank-bm25"}]
+
+TEXTS = [
+    ("pro", "The Pro plan costs 29 dollars per month.", {"tier": "pro", "year": 2024}),
+    ("refund", "Refunds are possible within 30 days of purchase.", {"tier": "all", "year": 2023}),
+    ("prices", "Prices change every year; pricing is per seat.", {"tier": "all", "year": 2024}),
+    ("aes", "Data is encrypted with AES-256 at rest.", {"tier": "pro", "year": 2024}),
+    ("cafe", "The café serves coffee to every team.", {"tier": "free", "year": 2022}),
+    ("memory", "Memories are kept for 90 days on the free plan.", {"tier": "free", "year": 2022}),
+]
+
+
+def chunk(cid: str, text: str, meta: dict | None = None) -> Chunk:
+    return Chunk(cid, f"doc-{cid}", text, 0, 0, len(text), f"{cid}.md#0", dict(meta or {}))
+
+
+def chunks() -> list[Chunk]:
+    return [chunk(cid, text, meta) for cid, text, meta in TEXTS]
+
+
+def opened(store: BM25Store, tmp_path: Path, name: str = "bm25") -> BM25Store:
+    store.open(Context(index_dir=tmp_path, base_dir=tmp_path, name=name))
+    return store
+
+
+def ids(hits) -> list[str]:
+    return [h.chunk.id for h in hits]
+
+
+@pytest.fixture(scope="module")
+def scifact() -> tuple[list[Chunk], list[str]]:
+    with open(SCIFACT / "corpus.jsonl", encoding="utf-8") as handle:
+        docs = [json.loads(line) for _, line in zip(range(500), handle)]
+    with open(SCIFACT / "queries.jsonl", encoding="utf-8") as handle:
+        queries = [json.loads(line)["text"] for _, line in zip(range(150), handle)]
+    return [chunk(d["_id"], f"{d['title']} {d['text']}") for d in docs], queries
+
+
+# -- ranking ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("options", BACKENDS)
+def test_ranking_sanity(tmp_path: Path, options: dict) -> None:
+    store = opened(BM25Store(**options), tmp_path)
+    store.upsert(chunks())
+    assert ids(store.query(text="refund policy", k=3)) == ["refund"]  # only term-sharing chunks
+    assert ids(store.query(text="encrypted data at rest", k=1)) == ["aes"]
+    assert set(ids(store.query(text="pricing", k=5))) == {"prices"}  # stemmed: prices ~ pricing
+    assert ids(store.query(text="cafe", k=5)) == ["cafe"]  # folded: café ~ cafe
+    plan = store.query(text="free plan days", k=10)
+    assert ids(plan)[0] == "memory" and set(ids(plan)) == {"memory", "pro", "refund"}
+    assert all(a.score >= b.score for a, b in zip(plan, plan[1:]))
+    assert plan[0].store == "bm25" and plan[0].scores == {"bm25": plan[0].score}
+    assert store.query(text="the of and", k=5) == []  # only stopwords
+    assert store.query(text="zebra", k=5) == []
+    assert store.query(text="plan", k=0) == []
+
+
+def test_empty_store_and_bad_queries(tmp_path: Path) -> None:
+    store = opened(BM25Store(), tmp_path)
+    assert store.query(text="anything", k=5) == []
+    store.upsert([chunk("blank", ""), chunk("stop", "the of and")])
+    assert store.query(text="anything", k=5) == []
+    with pytest.raises(StoreError, match="text queries"):
+        store.query(vector=np.ones(3, dtype=np.float32), k=1)
+
+
+@pytest.mark.parametrize("options", BACKENDS)
+def test_filters_apply_before_ranking(tmp_path: Path, options: dict) -> None:
+    store = opened(BM25Store(**options), tmp_path)
+    store.upsert(chunks())
+    assert ids(store.query(text="plan days", k=1)) == ["memory"]
+    # the best chunk is filtered out: the next matching one still fills k=1
+    assert ids(store.query(text="plan days", k=1, where=parse({"tier": {"$ne": "free"}}))) in (
+        ["pro"],
+        ["refund"],
+    )
+    pro = store.query(text="plan days", k=5, where=parse({"tier": "pro"}))
+    assert ids(pro) == ["pro"]
+    both = parse({"$or": [{"year": {"$lt": 2023}}, {"tier": "pro"}]})
+    assert set(ids(store.query(text="plan days encrypted", k=10, where=both))) == {
+        "memory",
+        "pro",
+        "aes",
+    }
+    assert store.query(text="plan", k=5, where=parse({"year": {"$gt": 2030}})) == []
+
+
+@pytest.mark.parametrize("options", BACKENDS)
+def test_writes_rebuild_the_index_lazily(tmp_path: Path, options: dict) -> None:
+    store = opened(BM25Store(**options), tmp_path)
+    store.upsert(chunks())
+    assert ids(store.query(text="coffee", k=3)) == ["cafe"]
+    tea = chunk("cafe", "Tea only, no more of that drink.", {"tier": "free"})
+    store.upsert([tea, chunk("new", "Coffee beans")])
+    assert ids(store.query(text="coffee", k=3)) == ["new"]
+    assert store.count() == 7
+    assert store.delete(ids=["new", "missing"]) == 1
+    assert store.query(text="coffee", k=3) == []
+    assert store.delete(where=parse({"tier": "free"})) == 2
+    assert store.count() == 4 and store.count(parse({"tier": "pro"})) == 2
+    with pytest.raises(StoreError, match="ids= or where="):
+        store.delete()
+
+
+def test_ties_keep_insertion_order(tmp_path: Path) -> None:
+    store = opened(BM25Store(), tmp_path)
+    store.upsert([chunk(f"c{i}", "same words here") for i in range(5)])
+    assert ids(store.query(text="words", k=3)) == ["c0", "c1", "c2"]
+
+
+# -- persistence --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("options", BACKENDS)
+def test_persistence_and_reopen(tmp_path: Path, options: dict) -> None:
+    store = opened(BM25Store(**options), tmp_path)
+    store.upsert(chunks())
+    store.delete(ids=["aes"])
+    before = store.query(text="free plan days", k=10)
+    store.close()
+    assert (tmp_path / "bm25" / "bm25.npz").exists()
+    assert not (tmp_path / "bm25" / "bm25.json").exists()
+    again = opened(BM25Store(**options), tmp_path)
+    assert again.count() == 5
+    after = again.query(text="free plan days", k=10)
+    assert ids(after) == ids(before)
+    assert [h.score for h in after] == pytest.approx([h.score for h in before])
+    assert after[0].chunk == before[0].chunk  # metadata and offsets survive
+    assert again.query(text="encrypted", k=1) == []
+
+
+def test_unreadable_file_is_a_store_error(tmp_path: Path) -> None:
+    (tmp_path / "bm25").mkdir()
+    (tmp_path / "bm25" / "bm25.npz").write_bytes(b"not a zip")
+    with pytest.raises(StoreError, match="rebuild"):
+        opened(BM25Store(), tmp_path)
+
+
+def test_analyzer_change_reanalyses_stored_texts(tmp_path: Path, caplog) -> None:
+    store = opened(BM25Store(analyzer={"stem": False}), tmp_path)
+    store.upsert(chunks())
+    assert store.query(text="price", k=5) == []  # unstemmed: price != prices, pricing
+    store.close()
+    with caplog.at_level(logging.INFO, logger="ragloom"):
+        stemmed = opened(BM25Store(), tmp_path)
+    assert "analysing them again" in caplog.text
+    assert ids(stemmed.query(text="price", k=5)) == ["prices"]
+    stemmed.close()  # the new terms are written back
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="ragloom"):
+        same = opened(BM25Store(), tmp_path)
+    assert "analysing them again" not in caplog.text
+    assert ids(same.query(text="price", k=5)) == ["prices"]
+
+
+def test_reads_the_earlier_json_format(tmp_path: Path) -> None:
+    from ragloom.builtin._persist import chunk_to_dict
+
+    folder = tmp_path / "bm25"
+    folder.mkdir()
+    legacy = folder / "bm25.json"
+    legacy.write_text(json.dumps({"chunks": [chunk_to_dict(c) for c in chunks()]}), "utf-8")
+    store = opened(BM25Store(), tmp_path)
+    assert store.count() == 6
+    assert ids(store.query(text="refunds", k=1)) == ["refund"]
+    store.close()
+    assert (folder / "bm25.npz").exists() and not legacy.exists()
+
+
+# -- configuration ------------------------------------------------------------
+
+
+def test_options_and_fingerprint() -> None:
+    assert BM25Store().config.formula == "lucene"
+    assert BM25Store(variant="okapi").config.formula == "robertson"
+    assert BM25Store(variant="l").config.formula == "bm25l"
+    assert BM25Store(method="bm25+").config.effective_delta == 1.0
+    assert BM25Store(method="bm25l", delta=0.3).config.effective_delta == 0.3
+    assert BM25Store(backend="rank-bm25").config.formula == "robertson"
+    store = BM25Store(analyzer={"language": "german"}, k1=1.2)
+    fp = store.fingerprint()
+    assert fp["backend"] == "bm25s" and fp["formula"] == "lucene" and fp["k1"] == 1.2
+    assert fp["analyzer"]["language"] == "german"
+    json.dumps(fp)
+
+
+@pytest.mark.parametrize(
+    ("options", "match"),
+    [
+        ({"backend": "rank-bm25", "method": "lucene"}, "bm25s option"),
+        ({"variant": "okapi", "method": "lucene"}, "contradicts"),
+        ({"delta": 0.5}, "only applies to BM25L and BM25\\+"),
+        ({"backend": "rank-bm25", "delta": 1.0}, "only applies"),
+        ({"backend": "whoosh"}, "bm25s"),
+        ({"method": "bm25"}, "lucene"),
+        ({"b": 1.5}, "less than or equal to 1"),
+        ({"analyzer": {"language": "elvish"}}, "unknown language"),
+    ],
+)
+def test_invalid_options(options: dict, match: str) -> None:
+    with pytest.raises(ValidationError, match=match):
+        BM25Store.Config(**options)
+
+
+def test_valid_combinations() -> None:
+    BM25Store.Config(variant="okapi", method="robertson")
+    BM25Store.Config(backend="rank-bm25", variant="plus", delta=0.5)
+    BM25Store.Config(method="atire")
+
+
+def test_nested_analyzer_in_a_config_file(registry) -> None:
+    stores = [{"type": "bm25", "method": "bm25+", "analyzer": {"language": "german", "stem": True}}]
+    config = validate_config(basic_config(stores=stores), registry, env={})
+    spec = config.stores[0]
+    assert spec.config.analyzer.language == "german"
+    assert config.to_dict()["stores"][0] == stores[0]
+    again = validate_config(config.to_dict(), registry, env={})
+    assert again.stores[0].config == spec.config
+    bad = basic_config(stores=[{"type": "bm25", "backend": "rank-bm25", "method": "atire"}])
+    with pytest.raises(ConfigValidationError, match="variant"):
+        validate_config(bad, registry, env={})
+
+
+# -- the two backends on a realistic corpus -----------------------------------
+
+
+def _top(store: BM25Store, queries: list[str], k: int = 10) -> list[list]:
+    return [store.query(text=q, k=k) for q in queries]
+
+
+def test_backends_agree_on_bm25_plus(scifact) -> None:
+    docs, queries = scifact
+    fast, slow = BM25Store(method="bm25+"), BM25Store(backend="rank-bm25", variant="plus")
+    fast.upsert(docs)
+    slow.upsert(docs)
+    for a, b in zip(_top(fast, queries), _top(slow, queries)):
+        assert ids(a) == ids(b)
+        assert [h.score for h in a] == pytest.approx([h.score for h in b], rel=1e-4)
+
+
+def test_robertson_matches_rank_bm25_okapi(scifact) -> None:
+    """Same formula up to a constant factor (k1 + 1) and the IDF of terms in
+    more than half the chunks: rank-bm25 floors it at a quarter of the mean
+    IDF, bm25s at 0. Queries without such terms get the same ranking."""
+    docs, queries = scifact
+    fast, slow = BM25Store(method="robertson"), BM25Store(backend="rank-bm25", variant="okapi")
+    fast.upsert(docs)
+    slow.upsert(docs)
+    index = fast._ensure_index()
+    indptr, vocab = index.model.scores["indptr"], index.vocab
+    common = {t for t, i in vocab.items() if indptr[i + 1] - indptr[i] > len(docs) / 2}
+    assert common  # "cell", "result"... are in more than half the abstracts
+    clean = same = overlap = 0
+    for q, a, b in zip(queries, _top(fast, queries), _top(slow, queries)):
+        same += ids(a) == ids(b)
+        overlap += len(set(ids(a)) & set(ids(b)))
+        if not common & set(fast._analyzer.analyze(q)):
+            clean += 1
+            assert ids(a) == ids(b), q
+            ratio = [y.score / x.score for x, y in zip(a, b) if x.score]
+            assert ratio == pytest.approx([1.5 + 1] * len(ratio), rel=1e-4)
+    assert clean >= 0.8 * len(queries)
+    assert same >= 0.8 * len(queries)
+    assert overlap >= 9.5 * len(queries)
+
+
+def test_default_lucene_and_okapi_agree_on_most_results(scifact) -> None:
+    docs, queries = scifact
+    lucene, okapi = BM25Store(), BM25Store(backend="rank-bm25")
+    lucene.upsert(docs)
+    okapi.upsert(docs)
+    overlap = sum(
+        len(set(ids(a)) & set(ids(b))) for a, b in zip(_top(lucene, queries), _top(okapi, queries))
+    )
+    assert overlap >= 9 * len(queries)
+
+
+def test_filters_before_ranking_on_scifact(scifact) -> None:
+    docs, queries = scifact
+    tagged = [
+        Chunk(c.id, c.document_id, c.text, 0, 0, 0, c.label, {"half": i % 2})
+        for i, c in enumerate(docs)
+    ]
+    for options in BACKENDS:
+        store = BM25Store(**options)
+        store.upsert(tagged)
+        everything = store.query(text=queries[0], k=len(docs))
+        odd = store.query(text=queries[0], k=5, where=parse({"half": 1}))
+        assert ids(odd) == [h.chunk.id for h in everything if h.chunk.metadata["half"] == 1][:5]
