@@ -471,6 +471,10 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(exc.exit_code)
 
 
+from .cli_eval import eval_command  # noqa: E402  (it imports this module's helpers)
+
+cli.add_command(eval_command)
+
 CORE_COMMANDS: dict[str, click.Command] = dict(cli.commands)
 
 if __name__ == "__main__":  # pragma: no cover

@@ -426,14 +426,15 @@ class Pipeline:
         try:
             self._access_filter(principals)  # refuse before touching any cache
             key = self._answer_key(question, filters, k, principals) if not history else None
-            cached = self.answer_cache.get(key) if key and self.answer_cache else None
+            cache = self.answer_cache
+            cached = cache.get(key) if key and cache is not None else None
             if cached is not None:
                 self._end("ask", started, hits=len(cached.hits), cached=True)
                 return cached
             hits = self._retrieve(question, filters, k, history, principals)
             answer = self._generate(question, hits, history)
-            if key and self.answer_cache and not answer.degraded:
-                self.answer_cache.put(key, answer)
+            if key and cache is not None and not answer.degraded:
+                cache.put(key, answer)
         except BaseException as exc:
             self._end("ask", started, exc)
             raise

@@ -16,6 +16,7 @@ from .fixed_chunker import FixedChunker
 from .hash_embedder import HashEmbedder
 from .memory_store import MemoryStore
 from .mmr_reranker import MMRReranker
+from .record_loaders import CsvLoader, JsonlLoader
 from .recursive_chunker import RecursiveChunker
 
 
@@ -23,6 +24,8 @@ from .recursive_chunker import RecursiveChunker
 def register_loaders(register: Register[Loader]) -> None:
     register("file", FileLoader)
     register("directory", DirectoryLoader)
+    register("jsonl", JsonlLoader)
+    register("csv", CsvLoader)
 
 
 @hookimpl

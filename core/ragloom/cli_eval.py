@@ -1,0 +1,204 @@
+"""``ragloom eval``: run a test set of questions, or a BEIR evaluation, against
+the configured pipeline.
+
+    ragloom eval eval.yaml                           # exit 1 if a case fails
+    ragloom eval --beir data/scifact --split train   # nDCG@10, Recall@100, MRR@10...
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .cli import _console, _escape, _pipeline, handle_errors
+from .errors import RagloomError
+
+__all__ = ["eval_command"]
+
+
+@click.command("eval")
+@click.argument("file", required=False, type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--beir",
+    "beir_dir",
+    type=click.Path(file_okay=False),
+    help="Evaluate on a BEIR dataset folder (corpus.jsonl, queries.jsonl, qrels/) instead.",
+)
+@click.option("--split", default=None, help="With --beir: the qrels split to use (default: test).")
+@click.option(
+    "--limit-queries",
+    type=click.IntRange(min=1),
+    default=None,
+    help="With --beir: evaluate only the first N queries.",
+)
+@click.option(
+    "--index-dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="With --beir: where to index the corpus (default: <index_dir>/beir/<dataset>-<hash>).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+@click.pass_context
+@handle_errors
+def eval_command(
+    ctx: click.Context,
+    file: str | None,
+    beir_dir: str | None,
+    split: str | None,
+    limit_queries: int | None,
+    index_dir: str | None,
+    as_json: bool,
+) -> None:
+    """Check retrieval: run the test set FILE, or a BEIR evaluation with --beir.
+
+    FILE lists questions with the sources each must (and must not) retrieve;
+    the exit code is 1 when any case fails. --beir indexes the dataset's
+    corpus with this config's chunker, embedder and stores (in a separate
+    index) and prints nDCG, MRR, recall and precision at 10 and 100, with timings.
+    """
+    if (file is None) == (beir_dir is None):
+        raise click.UsageError("give either a test-set FILE or --beir DIR (not both)")
+    if beir_dir is None:
+        given = [name for name, v in (("--split", split), ("--index-dir", index_dir)) if v]
+        given += ["--limit-queries"] if limit_queries is not None else []
+        if given:
+            raise click.UsageError(f"{', '.join(given)} only apply with --beir DIR")
+        _run_cases(ctx, Path(file), as_json)  # type: ignore[arg-type]
+    else:
+        _run_beir(ctx, Path(beir_dir), split or "test", limit_queries, index_dir, as_json)
+
+
+def _run_cases(ctx: click.Context, file: Path, as_json: bool) -> None:
+    from .evaluation import load_cases, run_cases
+
+    cases = load_cases(file)
+    with _pipeline(ctx) as pipeline:
+        if not (pipeline.index_dir / "ledger.sqlite").exists():
+            raise RagloomError(
+                f"nothing is indexed yet in {pipeline.index_dir}: run `ragloom index` first"
+            )
+        report = run_cases(pipeline, cases)
+    if as_json:
+        click.echo(json.dumps(report.to_dict(), indent=2))
+    else:
+        _print_cases(report)
+    if not report.passed:
+        sys.exit(1)
+
+
+def _print_cases(report: Any) -> None:
+    from rich.table import Table
+
+    table = Table(show_lines=True)
+    for column in ("#", "question", "status", "must retrieve (rank)", "missing", "forbidden found"):
+        table.add_column(column, overflow="fold")
+    for number, result in enumerate(report.results, start=1):
+        ranks = "\n".join(
+            f"{_escape(entry)}: {rank if rank is not None else '—'}"
+            for entry, rank in result.ranks.items()
+        )
+        forbidden = "\n".join(
+            f"{_escape(entry)} (rank {rank})" for entry, rank in result.forbidden.items()
+        )
+        table.add_row(
+            str(number),
+            _escape(result.case.question),
+            "[green]PASS[/]" if result.passed else "[bold red]FAIL[/]",
+            ranks or "—",
+            "\n".join(_escape(m) for m in result.missing),
+            forbidden,
+        )
+    console = _console()
+    console.print(table)
+    failed = len(report.failures)
+    total = len(report.results)
+    if failed:
+        console.print(f"[bold red]{failed} of {total} case(s) failed[/]")
+    else:
+        console.print(f"[green]all {total} case(s) passed[/]")
+
+
+def _run_beir(
+    ctx: click.Context,
+    directory: Path,
+    split: str,
+    limit_queries: int | None,
+    index_dir: str | None,
+    as_json: bool,
+) -> None:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from .evaluation import evaluate_beir
+    from .plugins import get_plugin_manager
+
+    pipeline = _pipeline(ctx)
+    with Progress(
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=_console(stderr=True),
+        transient=True,
+        disable=as_json or not sys.stderr.isatty(),
+    ) as bar:
+        tasks: dict[str, Any] = {}
+
+        def progress(phase: str, done: int, total: int) -> None:
+            if phase not in tasks:
+                tasks[phase] = bar.add_task("indexing" if phase == "index" else "querying")
+            bar.update(tasks[phase], completed=done, total=total)
+
+        report = evaluate_beir(
+            pipeline.to_config(),
+            directory,
+            split,
+            limit_queries=limit_queries,
+            index_dir=Path(index_dir).resolve() if index_dir else None,
+            base_dir=pipeline.config.base_dir,
+            plugin_manager=get_plugin_manager(),
+            progress=progress,
+        )
+    if as_json:
+        click.echo(json.dumps(report.to_dict(), indent=2))
+        return
+    _print_beir(report)
+
+
+def _print_beir(report: Any) -> None:
+    from rich.table import Table
+
+    console = _console()
+    cutoffs = sorted({int(name.split("@")[1]) for name in report.metrics})
+    families = list(dict.fromkeys(name.split("@")[0] for name in report.metrics))
+    table = Table(title=f"{report.dataset} ({report.split}, {report.queries} queries)")
+    table.add_column("metric")
+    for k in cutoffs:
+        table.add_column(f"@{k}", justify="right")
+    for family in families:
+        table.add_row(family, *(f"{report.metrics[f'{family}@{k}']:.4f}" for k in cutoffs))
+    console.print(table)
+    console.print(
+        f"corpus: {report.documents} document(s), {report.indexed} (re)indexed, "
+        f"{report.chunks_written} chunk(s) written in {report.index_seconds:.2f}s "
+        f"(index: {_escape(report.index_dir)})"
+    )
+    console.print(
+        f"queries: mean {report.mean_query_ms:.2f} ms, p50 {report.percentile_ms(50):.2f} ms, "
+        f"p95 {report.percentile_ms(95):.2f} ms"
+    )
+    if report.stage_seconds:
+        stages = Table(title="time per stage")
+        stages.add_column("stage")
+        stages.add_column("seconds", justify="right")
+        for stage, seconds in report.stage_seconds.items():
+            stages.add_row(_escape(stage), f"{seconds:.3f}")
+        console.print(stages)
+    shown = 20
+    for source, message in report.problems[:shown]:
+        console.print(f"[yellow]skipped[/] {_escape(source)}: {_escape(message)}")
+    if len(report.problems) > shown:
+        console.print(f"[yellow]... and {len(report.problems) - shown} more problem(s)[/]")

@@ -1,0 +1,299 @@
+"""BEIR-format evaluation: read a dataset folder, index its corpus with a
+pipeline config, retrieve for its queries and score the run.
+
+A BEIR folder holds ``corpus.jsonl`` (``{"_id", "title", "text", "metadata"}``),
+``queries.jsonl`` (``{"_id", "text"}``) and ``qrels/<split>.tsv``
+(``query-id  corpus-id  score``, with a header line).
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import RagloomError
+from ..events import Event, StageFinished
+from ..hookspecs import hookimpl
+from .metrics import Qrels, evaluate_run
+
+if TYPE_CHECKING:
+    import pluggy
+
+    from ..types import Hit
+
+__all__ = ["BeirReport", "default_beir_index_dir", "evaluate_beir", "load_beir"]
+
+
+def load_beir(directory: str | Path, split: str = "test") -> tuple[Path, dict[str, str], Qrels]:
+    """Read a BEIR dataset folder.
+
+    :returns: the path of ``corpus.jsonl``, the queries that have judgements in
+        ``qrels/<split>.tsv`` (``{query id: text}``, in the order of
+        ``queries.jsonl``) and those judgements (``{query id: {doc id: grade}}``).
+
+    The qrels file is tab-separated ``query-id corpus-id score`` with an
+    optional header line; TREC's four columns (``qid 0 docid grade``) work too.
+    A malformed line raises ``RagloomError`` naming the file and line.
+    """
+    root = Path(directory)
+    corpus = root / "corpus.jsonl"
+    if not corpus.is_file() and (root / "corpus.jsonl.gz").is_file():
+        corpus = root / "corpus.jsonl.gz"
+    qrels_path = root / "qrels" / f"{split}.tsv"
+    for needed in (corpus, root / "queries.jsonl", qrels_path):
+        if not needed.is_file():
+            splits = sorted(p.stem for p in (root / "qrels").glob("*.tsv"))
+            hint = f" (splits here: {', '.join(splits)})" if splits and needed == qrels_path else ""
+            raise RagloomError(
+                f"{needed} not found{hint}: a BEIR folder holds corpus.jsonl, queries.jsonl "
+                "and qrels/<split>.tsv"
+            )
+
+    qrels: dict[str, dict[str, int]] = {}
+    with qrels_path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            parts = line.split()
+            if not parts:
+                continue
+            if len(parts) == 4:
+                parts = [parts[0], parts[2], parts[3]]
+            try:
+                if len(parts) != 3:
+                    raise ValueError(f"{len(parts)} columns")
+                grade = int(float(parts[2]))
+            except ValueError as exc:
+                if number == 1:
+                    continue  # the header: query-id corpus-id score
+                raise RagloomError(
+                    f"{qrels_path}, line {number}: expected `query-id corpus-id score` ({exc})"
+                ) from None
+            qrels.setdefault(parts[0], {})[parts[1]] = grade
+
+    queries: dict[str, str] = {}
+    queries_path = root / "queries.jsonl"
+    with queries_path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+                qid, text = str(record["_id"]), str(record["text"])
+            except (ValueError, KeyError, TypeError) as exc:
+                raise RagloomError(
+                    f'{queries_path}, line {number}: expected {{"_id": ..., "text": ...}} ({exc!r})'
+                ) from None
+            if qid in qrels:
+                queries[qid] = text
+    return corpus, queries, {qid: qrels[qid] for qid in queries}
+
+
+def default_beir_index_dir(
+    config: Mapping[str, Any], directory: str | Path, base_dir: Path | None = None
+) -> Path:
+    """``<index_dir>/beir/<dataset>-<hash>``: a folder per dataset and indexing
+    setup (chunker, embedder, stores), inside the config's own index directory
+    but apart from its ledger, so evaluating never touches the project's index
+    and re-running the same setup reuses its index."""
+    setup = {key: config.get(key) for key in ("chunker", "embedder", "stores")}
+    digest = hashlib.sha256(json.dumps(setup, sort_keys=True, default=str).encode()).hexdigest()
+    index_dir = Path(str(config.get("index_dir", ".ragloom"))).expanduser()
+    if not index_dir.is_absolute():
+        index_dir = (base_dir or Path.cwd()) / index_dir
+    return index_dir / "beir" / f"{Path(directory).resolve().name}-{digest[:10]}"
+
+
+@dataclass(frozen=True)
+class BeirReport:
+    """What :func:`evaluate_beir` measured.
+
+    ``metrics`` maps ``nDCG@k``, ``MRR@k``, ``Recall@k`` and ``P@k`` (for each
+    ``k``) to their mean over the evaluated queries. ``index_seconds`` is the
+    wall time of the index run (small when the index was up to date);
+    ``query_ms`` holds each query's retrieval time; ``stage_seconds`` the time
+    spent per stage (``index/embed``, ``query/retrieve:bm25``...).
+    """
+
+    dataset: str
+    split: str
+    queries: int
+    documents: int
+    chunks_written: int
+    indexed: int
+    index_seconds: float
+    query_ms: tuple[float, ...]
+    metrics: Mapping[str, float]
+    stage_seconds: Mapping[str, float]
+    index_dir: str
+    problems: tuple[tuple[str, str], ...] = ()
+    run: Mapping[str, Mapping[str, float]] = field(default_factory=dict, repr=False)
+
+    @property
+    def mean_query_ms(self) -> float:
+        return math.fsum(self.query_ms) / len(self.query_ms) if self.query_ms else 0.0
+
+    def percentile_ms(self, q: float) -> float:
+        """The ``q``-th percentile (0-100) of the query times, nearest rank."""
+        if not self.query_ms:
+            return 0.0
+        ordered = sorted(self.query_ms)
+        return ordered[max(0, math.ceil(q / 100 * len(ordered)) - 1)]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Everything but the run, JSON-ready."""
+        return {
+            "dataset": self.dataset,
+            "split": self.split,
+            "queries": self.queries,
+            "documents": self.documents,
+            "chunks_written": self.chunks_written,
+            "indexed": self.indexed,
+            "metrics": {k: round(v, 6) for k, v in self.metrics.items()},
+            "timings": {
+                "index_seconds": round(self.index_seconds, 3),
+                "mean_query_ms": round(self.mean_query_ms, 3),
+                "p50_query_ms": round(self.percentile_ms(50), 3),
+                "p95_query_ms": round(self.percentile_ms(95), 3),
+                "stages_seconds": {k: round(v, 4) for k, v in self.stage_seconds.items()},
+            },
+            "index_dir": self.index_dir,
+            "problems": [{"source": s, "message": m} for s, m in self.problems],
+        }
+
+
+class _StageTimer:
+    """An ``on_event`` observer summing stage times by phase, stage and component."""
+
+    def __init__(self) -> None:
+        self.phase = "index"
+        self.seconds: dict[str, float] = {}
+
+    @hookimpl
+    def on_event(self, event: Event) -> None:
+        if isinstance(event, StageFinished):
+            key = f"{self.phase}/{event.stage}:{event.name}"
+            self.seconds[key] = self.seconds.get(key, 0.0) + event.seconds
+
+
+def evaluate_beir(
+    config: Mapping[str, Any],
+    directory: str | Path,
+    split: str = "test",
+    *,
+    k_values: Sequence[int] = (10, 100),
+    limit_queries: int | None = None,
+    index_dir: str | Path | None = None,
+    base_dir: Path | None = None,
+    plugin_manager: pluggy.PluginManager | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> BeirReport:
+    """Index a BEIR corpus with ``config`` and score its retrieval on ``split``.
+
+    :param config: a pipeline config (a dict, as ``Pipeline.to_config()`` gives);
+        its ``loaders`` are replaced by one ``jsonl`` loader on the corpus
+        (``id_field: _id``, ``title_field: title``, ``text_fields: [text]``), and
+        its stores' ``path`` options are dropped so they live in ``index_dir``,
+        and ``access`` is dropped (a benchmark corpus carries no principals).
+    :param directory: the BEIR dataset folder.
+    :param split: the qrels file to use, ``qrels/<split>.tsv``.
+    :param k_values: the cutoffs of the metrics; the top ``max(k_values)``
+        documents are retrieved per query.
+    :param limit_queries: evaluate only the first this many queries.
+    :param index_dir: where the index goes; default :func:`default_beir_index_dir`.
+        The ledger makes a second run with the same setup only check the corpus.
+    :param base_dir: what relative paths in ``config`` resolve against (default: cwd).
+    :param plugin_manager: the plugins to build the pipeline from (default: a
+        fresh one with the installed plugins); a stage timer is registered on
+        it for the run.
+    :param progress: ``progress(phase, done, total)``, phase ``index`` or ``query``.
+    :returns: the metrics and timings.
+
+    A document's score for a query is the best score of its chunks; the
+    document id is the record id (``metadata.record_id``) of the chunks.
+    """
+    from ..pipeline import Pipeline
+    from ..plugins import build_plugin_manager
+
+    if not k_values or min(k_values) <= 0:
+        raise ValueError(f"k_values must be positive cutoffs, not {tuple(k_values)}")
+    corpus, queries, qrels = load_beir(directory, split)
+    if limit_queries is not None:
+        queries = dict(list(queries.items())[:limit_queries])
+        qrels = {qid: qrels[qid] for qid in queries}
+
+    cfg = copy.deepcopy(dict(config))
+    target = Path(index_dir) if index_dir is not None else None
+    target = target or default_beir_index_dir(cfg, directory, base_dir)
+    cfg["index_dir"] = str(target.resolve())
+    cfg["loaders"] = [
+        {
+            "type": "jsonl",
+            "path": str(corpus.resolve()),
+            "id_field": "_id",
+            "title_field": "title",
+            "text_fields": ["text"],
+        }
+    ]
+    for store in cfg.get("stores") or []:
+        if isinstance(store, dict):
+            store.pop("path", None)
+    cfg.pop("access", None)  # a public benchmark corpus: nothing to restrict
+
+    pm = plugin_manager or build_plugin_manager()
+    timer = _StageTimer()
+    pm.register(timer, name=f"ragloom.evaluation.timer-{id(timer)}")
+    try:
+        pipeline = Pipeline.from_config(cfg, plugin_manager=pm, base_dir=base_dir)
+        with pipeline:
+            started = time.perf_counter()
+            report = pipeline.index(
+                progress=(lambda done, total: progress("index", done, total)) if progress else None
+            )
+            index_seconds = time.perf_counter() - started
+            timer.phase = "query"
+            depth = max(k_values)
+            run: dict[str, dict[str, float]] = {}
+            times: list[float] = []
+            if queries:  # warm-up: lazy statistics and caches are not a query's cost
+                pipeline.retrieve(next(iter(queries.values())), k=depth)
+                timer.seconds = {k: v for k, v in timer.seconds.items() if k.startswith("index/")}
+            for done, (qid, text) in enumerate(queries.items(), start=1):
+                started = time.perf_counter()
+                hits = pipeline.retrieve(text, k=depth)
+                times.append((time.perf_counter() - started) * 1000)
+                run[qid] = _document_scores(hits)
+                if progress:
+                    progress("query", done, len(queries))
+    finally:
+        pm.unregister(timer)
+
+    return BeirReport(
+        dataset=Path(directory).resolve().name,
+        split=split,
+        queries=len(queries),
+        documents=report.documents,
+        chunks_written=report.chunks,
+        indexed=len(report.added) + len(report.changed),
+        index_seconds=index_seconds,
+        query_ms=tuple(times),
+        metrics=evaluate_run(run, qrels, k_values),
+        stage_seconds=dict(sorted(timer.seconds.items())),
+        index_dir=str(target),
+        problems=report.problems,
+        run=run,
+    )
+
+
+def _document_scores(hits: Sequence[Hit]) -> dict[str, float]:
+    """Hits by document (record id): each document once, with its best chunk's score."""
+    scores: dict[str, float] = {}
+    for hit in hits:
+        doc = str(hit.chunk.metadata.get("record_id", hit.chunk.document_id))
+        scores[doc] = max(scores.get(doc, hit.score), hit.score)
+    return scores

@@ -1,0 +1,166 @@
+"""``ragloom eval``: the quickstart's test set through the installed command, and
+the command's modes and errors through click's runner."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+from ragloom.cli_eval import eval_command
+
+ROOT = Path(__file__).resolve().parent.parent
+QUICKSTART = ROOT / "examples" / "quickstart"
+RAGLOOM = str(Path(sys.executable).parent / "ragloom")
+
+FAILING = """\
+cases:
+  - question: How much does the Team plan cost?
+    must_retrieve: [docs/pricing-faq.md]
+  - question: Is my data used to train AI models?
+    must_retrieve: [docs/nowhere.md]
+    must_not_retrieve: [docs/security.md]
+    top_k: 2
+"""
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAGLOOM_")}
+    env["COLUMNS"] = "200"
+    return subprocess.run(
+        [RAGLOOM, *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=120
+    )
+
+
+@pytest.fixture
+def quickstart(tmp_path: Path) -> Path:
+    """A copy of examples/quickstart (without any index) under tmp_path."""
+    project = tmp_path / "quickstart"
+    shutil.copytree(QUICKSTART, project, ignore=shutil.ignore_patterns(".ragloom"))
+    return project
+
+
+@pytest.fixture
+def indexed(quickstart: Path, tmp_path: Path) -> Path:
+    result = run("--config", str(quickstart / "ragloom.yaml"), "index", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    return quickstart
+
+
+def test_quickstart_test_set_passes(indexed: Path, tmp_path: Path) -> None:
+    config = str(indexed / "ragloom.yaml")
+    result = run("--config", config, "eval", str(indexed / "eval.yaml"), cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "PASS" in result.stdout and "FAIL" not in result.stdout
+    assert "all 8 case(s) passed" in result.stdout
+
+
+def test_a_failing_case_exits_1(indexed: Path, tmp_path: Path) -> None:
+    cases = tmp_path / "failing.yaml"
+    cases.write_text(FAILING, "utf-8")
+    config = str(indexed / "ragloom.yaml")
+    result = run("--config", config, "eval", str(cases), cwd=tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "FAIL" in result.stdout and "1 of 2 case(s) failed" in result.stdout
+    assert "docs/nowhere.md" in result.stdout  # missing
+    assert "docs/security.md (rank 1)" in result.stdout  # forbidden, found
+
+    as_json = run("--config", config, "eval", str(cases), "--json", cwd=tmp_path)
+    assert as_json.returncode == 1
+    data = json.loads(as_json.stdout)
+    assert data["passed"] is False
+    assert [c["passed"] for c in data["cases"]] == [True, False]
+    assert data["cases"][1]["missing"] == ["docs/nowhere.md"]
+    assert data["cases"][1]["forbidden"] == {"docs/security.md": 1}
+
+
+# -- through click's runner, on a group like the `ragloom` one ------------------
+
+
+@click.group()
+@click.option("-c", "--config", "config")
+@click.pass_context
+def group(ctx: click.Context, config: str | None) -> None:
+    ctx.ensure_object(dict)
+    ctx.obj["config"] = config
+
+
+group.add_command(eval_command)
+
+
+def invoke(*args: str) -> click.testing.Result:
+    return CliRunner().invoke(group, list(args), env={"COLUMNS": "200"})
+
+
+def test_usage_errors(quickstart: Path) -> None:
+    config = str(quickstart / "ragloom.yaml")
+    neither = invoke("--config", config, "eval")
+    assert neither.exit_code == 2 and "either a test-set FILE or --beir DIR" in neither.output
+    cases = str(quickstart / "eval.yaml")
+    both = invoke("--config", config, "eval", cases, "--beir", "data")
+    assert both.exit_code == 2
+    stray = invoke("--config", config, "eval", cases, "--split", "train")
+    assert stray.exit_code == 2 and "--split only apply with --beir" in stray.output
+    missing = invoke("--config", config, "eval", str(quickstart / "nope.yaml"))
+    assert missing.exit_code == 2 and "does not exist" in missing.output
+
+
+def test_nothing_indexed_yet(quickstart: Path) -> None:
+    result = invoke(
+        "--config", str(quickstart / "ragloom.yaml"), "eval", str(quickstart / "eval.yaml")
+    )
+    assert result.exit_code == 1
+    assert "run `ragloom index` first" in result.output
+
+
+def test_an_invalid_test_set_exits_2_with_its_line(quickstart: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("cases:\n  - question: Hello\n    must_retrieve: [a]\n    top_k: many\n")
+    result = invoke("--config", str(quickstart / "ragloom.yaml"), "eval", str(bad))
+    assert result.exit_code == 2
+    assert "cases[0].top_k (line 4)" in result.output
+
+
+def test_beir(quickstart: Path, tmp_path: Path) -> None:
+    data = tmp_path / "tiny"
+    (data / "qrels").mkdir(parents=True)
+    corpus = [
+        ("d1", "Aspirin", "Low-dose aspirin lowers the risk of myocardial infarction."),
+        ("d2", "Vitamin D", "Vitamin D supplements did not reduce hip fractures."),
+        ("d3", "Sleep", "Slow-wave sleep consolidates declarative memory."),
+    ]
+    (data / "corpus.jsonl").write_text(
+        "".join(json.dumps({"_id": i, "title": t, "text": x}) + "\n" for i, t, x in corpus)
+    )
+    (data / "queries.jsonl").write_text(
+        '{"_id": "q1", "text": "aspirin and heart attacks"}\n'
+        '{"_id": "q2", "text": "does sleep help memory"}\n'
+        '{"_id": "q3", "text": "vitamin D fractures"}\n'
+    )
+    (data / "qrels" / "dev.tsv").write_text(
+        "query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td3\t1\nq3\td2\t1\n"
+    )
+    index_dir = tmp_path / "beir-index"
+    config = str(quickstart / "ragloom.yaml")
+    args = ["--config", config, "eval", "--beir", str(data), "--split", "dev"]
+    result = invoke(*args, "--limit-queries", "2", "--index-dir", str(index_dir), "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["queries"] == 2 and report["documents"] == 3 and report["split"] == "dev"
+    assert report["metrics"]["Recall@10"] == 1.0 and "nDCG@10" in report["metrics"]
+    assert report["timings"]["mean_query_ms"] > 0
+    assert (index_dir / "ledger.sqlite").exists()
+    assert not (quickstart / ".ragloom").exists()  # the project's own index is untouched
+
+    table = invoke(*args, "--index-dir", str(index_dir))
+    assert table.exit_code == 0, table.output
+    for text in ("nDCG", "Recall", "MRR", "@10", "@100", "3 queries", "0 (re)indexed", "mean"):
+        assert text in table.output
+    missing = invoke("--config", config, "eval", "--beir", str(data), "--split", "test")
+    assert missing.exit_code == 1 and "splits here: dev" in missing.output
