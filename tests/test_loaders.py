@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 from ragloom.builtin.directory_loader import DirectoryLoader, compile_glob
-from ragloom.builtin.file_loader import FileLoader, read_text_document
+from ragloom.builtin.file_loader import FileLoader, read_document
 from ragloom.components import Context
 from ragloom.types import content_hash
 
@@ -121,9 +121,11 @@ def test_file_loader_outside_base_dir_uses_absolute_posix_id(tmp_path, reports):
         ("fenced.md", "```\n# comment in code\n```\n# Real\n", "Real"),
         (
             "front.md",
-            "---\ntitle: x\n# not a heading\n---\n# After Front Matter\n",
+            "---\nauthor: x\n# not a heading\n---\n# After Front Matter\n",
             "After Front Matter",
         ),
+        ("front-title.md", "---\ntitle: From Front\n---\n# Heading\n", "From Front"),
+        ("setext.md", "Intro\n\nSetext Title\n============\n", "Setext Title"),
         ("hashtag.md", "#hashtag\n# Proper\n", "Proper"),
         ("long.markdown", "  # Indented Title\n", "Indented Title"),
     ],
@@ -167,10 +169,14 @@ def test_file_loader_directory_is_reported(tmp_path, context, reports):
 
 def test_file_loader_invalid_utf8_is_reported(tmp_path, context, reports):
     write(tmp_path, "latin.txt", "café".encode("latin-1"))
-    assert _load_file(context, "latin.txt") == []
+    assert _load_file(context, "latin.txt", encoding="utf-8") == []
     message = reports.message("latin.txt")
     assert "not valid utf-8" in message
     assert "encoding" in message
+    reports.clear()
+    # auto (the default): four bytes are too few for a confident guess
+    assert _load_file(context, "latin.txt") == []
+    assert reports.message("latin.txt").startswith("could not decode: not UTF-8")
     [doc] = _load_file(context, "latin.txt", encoding="latin-1")
     assert doc.text == "café"
 
@@ -206,11 +212,11 @@ def test_read_error_is_reported(tmp_path, context, reports, monkeypatch):
     assert "cannot read file: Permission denied" in reports.message("locked.txt")
 
 
-def test_read_text_document_respects_max_size(tmp_path, context, reports):
+def test_read_document_respects_max_size(tmp_path, context, reports):
     path = write(tmp_path, "big.txt", "x" * 100)
-    assert read_text_document(path, context=context, max_size=99) is None
+    assert read_document(path, context=context, max_size=99) is None
     assert "max_file_size" in reports.message("big.txt")
-    assert read_text_document(path, context=context, max_size=100) is not None
+    assert read_document(path, context=context, max_size=100) is not None
 
 
 @pytest.mark.parametrize(
@@ -297,7 +303,7 @@ def test_directory_outside_base_dir_uses_absolute_ids(tmp_path, reports):
 # -- include / exclude --------------------------------------------------------
 
 
-def test_default_include_matches_text_formats_at_root_and_nested(tmp_path, context):
+def test_default_include_matches_known_formats_at_root_and_nested(tmp_path, context):
     for name in [
         "a.md",
         "b.txt",
@@ -308,6 +314,9 @@ def test_default_include_matches_text_formats_at_root_and_nested(tmp_path, conte
         "g.mdx",
         "n/h.md",
         "n/i.json",
+        "n/j.html",
+        "n/k.ts",
+        "n/l.yaml",
     ]:
         write(tmp_path, f"root/{name}")
     assert ids(load_dir(context, "root")) == [
@@ -315,7 +324,11 @@ def test_default_include_matches_text_formats_at_root_and_nested(tmp_path, conte
         "root/b.txt",
         "root/c.markdown",
         "root/d.rst",
+        "root/e.py",
+        "root/g.mdx",
         "root/n/h.md",
+        "root/n/j.html",
+        "root/n/k.ts",
     ]
 
 
@@ -447,7 +460,7 @@ def test_bad_files_are_reported_and_the_rest_loads(tmp_path, context, reports):
     assert ids(got) == ["good.md", "z/ok.txt"]
     assert sorted(reports.sources()) == ["big.txt", "empty.md", "image.md", "latin.txt"]
     assert "binary" in reports.message("image.md")
-    assert "utf-8" in reports.message("latin.txt")
+    assert "not utf-8" in reports.message("latin.txt").lower()
     assert "empty file" in reports.message("empty.md")
     assert "2048 bytes" in reports.message("big.txt")
     assert "max_file_size" in reports.message("big.txt")

@@ -12,6 +12,7 @@ id).
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -22,7 +23,7 @@ from .cache import fingerprint_key
 from .errors import IndexStateError, RagloomError
 from .filters import evaluate, parse
 from .globs import compile_glob
-from .ledger import Ledger, LedgerEntry, index_lock
+from .ledger import Journal, Ledger, LedgerEntry, index_lock
 from .types import Chunk, Document, content_hash
 
 if TYPE_CHECKING:
@@ -31,6 +32,8 @@ if TYPE_CHECKING:
     from .pipeline import Pipeline
 
 __all__ = ["IndexReport", "Indexer", "describe_fingerprint"]
+
+log = logging.getLogger("ragloom")
 
 INDEX_BATCH = 64  # documents per chunk/embed/upsert round
 VOLATILE_METADATA = frozenset({"mtime", "path", "size"})
@@ -106,13 +109,18 @@ class Indexer:
         started: float,
     ) -> IndexReport:
         p = self.pipeline
+        journal = Journal(p.index_dir / "journal.jsonl")
         entries = ledger.entries()
+        if not dry_run:
+            self._repair(entries, journal)
         embedder_fp = p.embedder.fingerprint() if p.embedder is not None else None
         self._fingerprint_key = fingerprint_key(embedder_fp)
         chunker_fp = p.chunker.fingerprint()
         if rebuild and not dry_run:
-            self._wipe(entries)  # stores emptied and flushed before the ledger forgets
+            journal.record([cid for e in entries.values() for cid in e.chunk_ids])
             ledger.clear()
+            self._wipe(entries)
+            journal.clear()
             entries = {}
         stored_fp = ledger.get_meta("embedder")
         if entries and stored_fp is not None and stored_fp != embedder_fp:
@@ -180,28 +188,32 @@ class Indexer:
                 problems=tuple(p._problems),
             )
 
-        ledger.begin()  # committed only once every store has flushed
+        # Writes first (each id journaled before a store sees it), then the ledger
+        # commit, then the deletions: a kill at any point leaves either the old
+        # or the new ledger, and the journal names every chunk no document owns.
+        ledger.begin()
         ledger.set_meta("embedder", embedder_fp)
         ledger.set_meta("chunker", chunker_fp)
+        doomed: list[str] = []
         chunks_written = 0
         if progress:
             progress(0, len(todo))
         for start in range(0, len(todo), INDEX_BATCH):
             batch = todo[start : start + INDEX_BATCH]
-            chunks_written += self._index_batch(batch, entries, ledger)
+            chunks_written += self._index_batch(batch, entries, ledger, journal, doomed)
             if progress:
                 progress(min(start + INDEX_BATCH, len(todo)), len(todo))
-
         for entry in vanished:
-            for name, store in p.stores:
-                if entry.chunk_ids:
-                    p._stage("delete", name, store, store.delete, ids=list(entry.chunk_ids))
+            journal.record(entry.chunk_ids)
+            doomed.extend(entry.chunk_ids)
             ledger.remove(entry.id)
-
-        for name, store in p.stores:
-            p._stage("flush", name, store, store.flush)
+        self._flush()
         version = ledger.bump_version()
         ledger.commit()
+        if doomed:
+            self._delete(doomed)
+            self._flush()
+        journal.clear()
         return IndexReport(
             added=tuple(added),
             changed=tuple(changed),
@@ -216,8 +228,16 @@ class Indexer:
         )
 
     def _index_batch(
-        self, batch: list[Document], entries: Mapping[str, LedgerEntry], ledger: Ledger
+        self,
+        batch: list[Document],
+        entries: Mapping[str, LedgerEntry],
+        ledger: Ledger,
+        journal: Journal,
+        doomed: list[str],
     ) -> int:
+        """Chunk, embed and write one batch of documents to every store; their old
+        chunks that are not rewritten are added to ``doomed`` (deleted after the
+        ledger commit). Returns the number of chunks written."""
         p = self.pipeline
         per_doc: list[tuple[Document, list[Chunk]]] = []
         for doc in batch:
@@ -235,13 +255,13 @@ class Indexer:
             for cid in entries[doc.id].chunk_ids
             if cid not in new_ids
         ]
+        journal.record([*new_ids, *stale])
+        doomed.extend(stale)
         for name, store in p.stores:
-            if stale:
-                p._stage("delete", name, store, store.delete, ids=stale)
             if chunks:
                 dense = "dense" in store.capabilities
                 p._stage("upsert", name, store, store.upsert, chunks, vectors if dense else None)
-        for doc, doc_chunks in per_doc:  # after every store holds the chunks
+        for doc, doc_chunks in per_doc:  # committed after every store has flushed
             ledger.put(doc.id, doc.source, _state_hash(doc), [c.id for c in doc_chunks])
         return len(chunks)
 
@@ -290,6 +310,31 @@ class Indexer:
         current = [current] if isinstance(current, str) else list(current or [])
         labelled = sorted(set(map(str, current)) | granted)
         return replace(doc, metadata={**doc.metadata, field: labelled})
+
+    def _repair(self, entries: Mapping[str, LedgerEntry], journal: Journal) -> None:
+        """After a run that died: delete from every store the chunks the journal
+        names that no committed document owns."""
+        pending = journal.pending()
+        if not pending:
+            journal.clear()
+            return
+        owned = {cid for entry in entries.values() for cid in entry.chunk_ids}
+        orphans = sorted(pending - owned)
+        if orphans:
+            log.warning("repairing an interrupted index run: %d orphan chunk(s)", len(orphans))
+            self._delete(orphans)
+            self._flush()
+        journal.clear()
+
+    def _delete(self, ids: list[str]) -> None:
+        p = self.pipeline
+        for name, store in p.stores:
+            p._stage("delete", name, store, store.delete, ids=ids)
+
+    def _flush(self) -> None:
+        p = self.pipeline
+        for name, store in p.stores:
+            p._stage("flush", name, store, store.flush)
 
     def _wipe(self, entries: Mapping[str, LedgerEntry]) -> None:
         p = self.pipeline

@@ -21,7 +21,7 @@ from typing import Any
 
 from .errors import IndexStateError
 
-__all__ = ["Ledger", "LedgerEntry", "index_lock"]
+__all__ = ["Journal", "Ledger", "LedgerEntry", "index_lock"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
@@ -114,6 +114,44 @@ class Ledger:
     def clear(self) -> None:
         self.db.execute("DELETE FROM documents")
         self.db.execute("DELETE FROM meta WHERE key != 'corpus_version'")
+
+
+class Journal:
+    """Chunk ids an index run is about to write or remove, made durable first.
+
+    Before a store sees a chunk id (written or to be deleted), the id is
+    appended here and fsync'ed. After a run that died, ``pending()`` minus the
+    chunk ids the committed ledger lists are exactly the chunks no document
+    owns: the next run deletes them from every store before anything else.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def record(self, ids: Sequence[str]) -> None:
+        if not ids:
+            return
+        with open(self.path, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(list(ids)) + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+
+    def pending(self) -> set[str]:
+        """Every id recorded since the last ``clear()``; a torn last line is ignored."""
+        found: set[str] = set()
+        try:
+            text = self.path.read_text("utf-8")
+        except FileNotFoundError:
+            return found
+        for line in text.splitlines():
+            try:
+                found.update(json.loads(line))
+            except ValueError:
+                continue  # the run died while writing this line: its ids never reached a store
+        return found
+
+    def clear(self) -> None:
+        self.path.unlink(missing_ok=True)
 
 
 @contextmanager

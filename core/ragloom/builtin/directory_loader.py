@@ -1,13 +1,16 @@
-"""The ``directory`` loader: every matching text file under a folder, one document each.
+"""The ``directory`` loader: every matching file under a folder, one document each.
 
     loader:
       - type: directory
         path: docs
-        include: ["**/*.md"]
+        include: ["**/*.md", "**/*.pdf"]
         exclude: ["drafts", "**/*.tmp.md"]
 
-Files are read by :func:`~ragloom.builtin.file_loader.read_text_document`, the
-same code the ``file`` loader uses, so ids and metadata agree between them.
+Files are read by :func:`~ragloom.builtin.file_loader.read_document`, the
+same code the ``file``, ``markdown``, ``html``, ``pdf`` and ``code`` loaders
+use, so ids and metadata agree between them; each file is read by its format
+(:func:`~ragloom.builtin.file_loader.file_format`: by extension, else by its
+first bytes).
 """
 
 from __future__ import annotations
@@ -23,10 +26,21 @@ from pathlib import Path
 from pydantic import Field, field_validator
 
 from ..components import Loader
+from ..errors import LoaderError
 from ..globs import check_pattern as _check_pattern
 from ..globs import compile_glob
 from ..types import Document
-from .file_loader import TextFileOptions, absolute, is_within, read_text_document, source_id
+from .code_loader import LANGUAGES
+from .file_loader import (
+    HTML_EXTENSIONS,
+    MARKDOWN_EXTENSIONS,
+    TEXT_EXTENSIONS,
+    TextFileOptions,
+    absolute,
+    is_within,
+    read_document,
+    source_id,
+)
 
 __all__ = [
     "DEFAULT_INCLUDE",
@@ -38,7 +52,17 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-DEFAULT_INCLUDE = ("**/*.md", "**/*.txt", "**/*.markdown", "**/*.rst")
+DEFAULT_INCLUDE = tuple(
+    f"**/*{extension}"
+    for extension in (
+        *sorted(MARKDOWN_EXTENSIONS),
+        *sorted(TEXT_EXTENSIONS),
+        *sorted(HTML_EXTENSIONS),
+        ".pdf",
+        *LANGUAGES,
+    )
+)
+"""Every extension a format is known for: Markdown, plain text, HTML, PDF and source code."""
 
 DENIED_FILES = (
     ".env",
@@ -70,7 +94,8 @@ _DENIED_FILES_RE = re.compile(
 
 
 class DirectoryLoader(Loader):
-    """Loads every text file under ``path`` that ``include`` selects, one document each.
+    """Loads every file under ``path`` that ``include`` selects, one document each,
+    read by its format (Markdown, HTML, PDF, source code or plain text).
 
     Options:
 
@@ -86,7 +111,8 @@ class DirectoryLoader(Loader):
     - ``follow_symlinks``: when False (the default) symlinked files and folders
       are skipped; when True they are followed (loops are detected) and keep
       the link's path as their id.
-    - ``encoding``, ``metadata``: as for the ``file`` loader.
+    - ``encoding``, ``metadata``: as for the ``file`` loader (``encoding: auto``
+      by default: UTF-8, else a confident guess, else the file is reported).
 
     Files named in :data:`DENIED_FILES` and anything inside a folder named in
     :data:`DENIED_DIRECTORIES` (and the index directory) are always skipped,
@@ -125,8 +151,8 @@ class DirectoryLoader(Loader):
 
     def __init__(self, config: Config | None = None, **options: object) -> None:
         super().__init__(config, **options)
-        self._include = [compile_glob(p) for p in self.config.include]
-        self._exclude = [compile_glob(p) for p in self.config.exclude]
+        self._include = _any_of(self.config.include)
+        self._exclude = _any_of(self.config.exclude)
         self._sources: tuple[Path, ...] | None = None
 
     # -- loading -----------------------------------------------------------
@@ -147,19 +173,34 @@ class DirectoryLoader(Loader):
                 )
             return
         paths = self._walk(root, root, set()) if self._sources is None else self._selected(root)
+        missing: list[str] = []  # files whose format needs a package that is not installed
+        missing_reason = ""
         for path in paths:
-            document = read_text_document(
-                path,
-                context=self.context,
-                encoding=self.config.encoding,
-                metadata={
-                    **self.config.metadata,
-                    "relative_path": path.relative_to(root).as_posix(),
-                },
-                max_size=self.config.max_file_size,
-            )
+            try:
+                document = read_document(
+                    path,
+                    context=self.context,
+                    encoding=self.config.encoding,
+                    metadata={
+                        **self.config.metadata,
+                        "relative_path": path.relative_to(root).as_posix(),
+                    },
+                    max_size=self.config.max_file_size,
+                )
+            except LoaderError as exc:
+                missing.append(source_id(path, self.context))
+                missing_reason = str(exc)
+                continue
             if document is not None:
                 yield document
+        if missing:
+            # one line for all of them: the cause is the environment, not the files
+            count = f"{len(missing)} files" if len(missing) > 1 else "1 file"
+            self.context.report(
+                source_id(root, self.context),
+                f"skipped {count} ({missing[0]}{', ...' if len(missing) > 1 else ''}): "
+                f"{missing_reason}",
+            )
 
     def with_sources(self, sources: Sequence[str]) -> DirectoryLoader | None:
         """A copy of this loader that loads only ``sources``: files, and files
@@ -288,11 +329,19 @@ class DirectoryLoader(Loader):
             return "secret-file denylist"
         for i in range(1, len(parts) + 1):
             prefix = "/".join(parts[:i])
-            if any(p.fullmatch(prefix) for p in self._exclude):
+            if self._exclude is not None and self._exclude.fullmatch(prefix):
                 return "excluded"
-        if not is_dir and not any(p.fullmatch("/".join(parts)) for p in self._include):
+        if not is_dir and not (self._include and self._include.fullmatch("/".join(parts))):
             return "not included"
         return None
 
 
 # -- globs -----------------------------------------------------------------
+
+
+def _any_of(patterns: Sequence[str]) -> re.Pattern[str] | None:
+    """One regex that matches what any of the globs matches (None for no globs):
+    one match per path instead of one per pattern."""
+    if not patterns:
+        return None
+    return re.compile("|".join(f"(?:{compile_glob(p).pattern})" for p in patterns), re.DOTALL)

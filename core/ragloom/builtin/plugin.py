@@ -16,6 +16,10 @@ from .fixed_chunker import FixedChunker
 from .hash_embedder import HashEmbedder
 from .memory_store import MemoryStore
 from .mmr_reranker import MMRReranker
+from .code_loader import CodeLoader
+from .html_loader import HtmlLoader
+from .markdown_loader import MarkdownLoader
+from .pdf_loader import PdfLoader
 from .record_loaders import CsvLoader, JsonlLoader
 from .recursive_chunker import RecursiveChunker
 
@@ -24,6 +28,10 @@ from .recursive_chunker import RecursiveChunker
 def register_loaders(register: Register[Loader]) -> None:
     register("file", FileLoader)
     register("directory", DirectoryLoader)
+    register("markdown", MarkdownLoader)
+    register("html", HtmlLoader)
+    register("pdf", PdfLoader)
+    register("code", CodeLoader)
     register("jsonl", JsonlLoader)
     register("csv", CsvLoader)
 

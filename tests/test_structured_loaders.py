@@ -1,0 +1,724 @@
+"""The ``markdown``, ``html``, ``pdf`` and ``code`` loaders, format dispatch in
+the ``file`` and ``directory`` loaders, encoding detection, and bad inputs in a
+full index run.
+
+Fixtures in ``tests/fixtures/ingestion``: a Markdown manual with front matter
+and nested headings (one Setext), an HTML page with navigation chrome around
+its article, and Python and JavaScript sources. The PDFs are written by
+:func:`make_pdf`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import shutil
+import sys
+from pathlib import Path
+
+import pluggy
+import pytest
+import ragloom
+from pydantic import ValidationError
+from ragloom.builtin._chunking import section_finder
+from ragloom.builtin.code_loader import CodeLoader, code_language
+from ragloom.builtin.directory_loader import DirectoryLoader
+from ragloom.builtin.file_loader import FileLoader, file_format
+from ragloom.builtin.html_loader import HtmlLoader
+from ragloom.builtin.markdown_loader import MarkdownLoader, normalise_setext
+from ragloom.builtin.pdf_loader import PAGE_BREAK, PdfLoader, page_of
+from ragloom.components import Context
+from ragloom.errors import LoaderError
+from ragloom.hookspecs import hookimpl
+from ragloom.registry import Registry
+from ragloom.types import content_hash
+
+from .conftest import basic_config
+
+FIXTURES = Path(__file__).parent / "fixtures" / "ingestion"
+
+needs_pypdf = pytest.mark.skipif(
+    importlib.util.find_spec("pypdf") is None, reason="pip install 'ragloom[pdf]' to run"
+)
+
+
+class Reports(list):
+    """Collects ``context.report`` calls as ``(source, message)`` pairs."""
+
+    def __call__(self, source: str, message: str) -> None:
+        self.append((source, message))
+
+    def message(self, source: str) -> str:
+        [message] = [m for s, m in self if s == source]
+        return message
+
+
+@pytest.fixture
+def reports() -> Reports:
+    return Reports()
+
+
+@pytest.fixture
+def context(tmp_path: Path, reports: Reports) -> Context:
+    return Context(base_dir=tmp_path, report=reports, index_dir=tmp_path / ".ragloom")
+
+
+def fixture(tmp_path: Path, name: str, target: str | None = None) -> Path:
+    path = tmp_path / (target or name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(FIXTURES / name, path)
+    return path
+
+
+def write(tmp_path: Path, name: str, content: str | bytes) -> Path:
+    path = tmp_path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
+    return path
+
+
+def load(cls: type, context: Context, path: str, **options: object) -> list:
+    loader = cls(path=path, **options)
+    loader.open(context)
+    return list(loader.load())
+
+
+def make_pdf(pages: list[str | None], *, title: str | None = None) -> bytes:
+    """The bytes of a valid PDF 1.4 with one page per entry of ``pages``: a
+    string is drawn as Helvetica text, one line per line; None draws an image
+    and no text (a scanned page); ``""`` leaves the page blank."""
+    objects: list[bytes] = []
+
+    def add(body: bytes) -> int:
+        objects.append(body)
+        return len(objects)
+
+    def stream(header: str, data: bytes) -> bytes:
+        return f"<< {header} /Length {len(data)} >>\nstream\n".encode() + data + b"\nendstream"
+
+    add(b"<< /Type /Catalog /Pages 2 0 R >>")
+    add(b"")  # the page tree, written once the pages are known
+    font = add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+    image = add(
+        stream(
+            "/Type /XObject /Subtype /Image /Width 2 /Height 2 "
+            "/ColorSpace /DeviceGray /BitsPerComponent 8",
+            b"\x10\x80\x80\x10",
+        )
+    )
+    kids = []
+    for text in pages:
+        if text is None:
+            content = b"q 300 0 0 400 150 200 cm /Im1 Do Q"
+            resources = f"/XObject << /Im1 {image} 0 R >>"
+        else:
+            escaped = [
+                line.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+                for line in text.split("\n")
+            ]
+            shown = "".join(f"({line}) Tj T* " for line in escaped)
+            content = f"BT /F1 12 Tf 14 TL 72 720 Td {shown}ET".encode("cp1252") if text else b""
+            resources = f"/Font << /F1 {font} 0 R >>"
+        contents = add(stream("", content))
+        page = (
+            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+            f"/Resources << {resources} >> /Contents {contents} 0 R >>"
+        )
+        kids.append(add(page.encode()))
+    refs = " ".join(f"{kid} 0 R" for kid in kids)
+    objects[1] = f"<< /Type /Pages /Kids [{refs}] /Count {len(kids)} >>".encode()
+    info = add(f"<< /Title ({title}) >>".encode()) if title else None
+
+    out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{offset:010d} 00000 n \n".encode() for offset in offsets)
+    trailer = f"/Size {len(objects) + 1} /Root 1 0 R" + (f" /Info {info} 0 R" if info else "")
+    out += f"trailer\n<< {trailer} >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    return bytes(out)
+
+
+PAGE_ONE = "Acme Sync Operations Guide\nBack up the database every night.\nKeep 30 days of backups."
+PAGE_TWO = "Restoring a backup\nStop the service, then run acme-sync restore (it takes minutes)."
+
+
+# -- markdown ------------------------------------------------------------------
+
+
+def test_markdown_manual(tmp_path, context, reports):
+    fixture(tmp_path, "manual.md")
+    [doc] = load(MarkdownLoader, context, "manual.md")
+    meta = doc.metadata
+    assert doc.id == meta["source"] == "manual.md"
+    assert meta["title"] == "Acme Sync Administrator Manual"
+    assert meta["tags"] == ["admin", "sync", "self-hosted"]
+    assert meta["version"] == 4.2 and meta["draft"] is False
+    assert meta["published"] == "2024-03-18"
+    assert meta["author.name"] == "Dana Whitfield" and meta["author.team"] == "Platform"
+    assert "author" not in meta
+    assert meta["content_hash"] == content_hash(doc.text)
+    # the front matter is gone, nothing else moved
+    assert doc.text.startswith("# Acme Sync Administrator Manual\n\nThis manual covers")
+    assert "audience:" not in doc.text
+    # the Setext heading became an ATX line; the thematic break stayed
+    assert "\n## Configuration\n\nAll settings" in doc.text
+    assert "-------------" not in doc.text
+    assert "\n---\n\nReport anything else" in doc.text
+    # the chunkers' section finder sees the heading tree, and not the comment in the fence
+    find = section_finder(doc.text)
+    assert find(doc.text.index("Each workspace gets")) == (
+        "Acme Sync Administrator Manual > Configuration > Storage quotas",
+        "storage-quotas",
+    )
+    assert find(doc.text.index("docker pull")) == (
+        "Acme Sync Administrator Manual > Installation > Installing with Docker",
+        "installing-with-docker",
+    )
+    assert reports == []
+
+
+def test_markdown_title_falls_back_to_heading_then_stem(tmp_path, context):
+    write(tmp_path, "a.md", "---\nauthor: x\n---\nIntro\n\n# The Heading\n")
+    write(tmp_path, "b.md", "Just text.\n")
+    assert load(MarkdownLoader, context, "a.md")[0].metadata["title"] == "The Heading"
+    assert load(MarkdownLoader, context, "b.md")[0].metadata["title"] == "b"
+
+
+def test_front_matter_edge_cases(tmp_path, context, reports):
+    write(
+        tmp_path,
+        "edge.md",
+        "---\nsource: wiki\nsteps:\n  - {name: one}\n  - {name: two}\nteam: support\n---\n# Edge\n",
+    )
+    [doc] = load(MarkdownLoader, context, "edge.md", metadata={"team": "platform"})
+    assert doc.metadata["source"] == "edge.md"  # the loader's, not the front matter's
+    assert doc.metadata["front_matter.source"] == "wiki"
+    assert "steps" not in doc.metadata
+    assert doc.metadata["team"] == "platform"  # the config wins
+    assert doc.text == "# Edge\n"
+    [(source, message)] = reports
+    assert source == "edge.md" and "steps" in message and "left out" in message
+
+
+def test_front_matter_that_is_not_yaml_is_reported_and_removed(tmp_path, context, reports):
+    write(tmp_path, "bad.md", "---\ntitle: [unclosed\n---\n# Body\n")
+    [doc] = load(MarkdownLoader, context, "bad.md")
+    assert doc.text == "# Body\n" and doc.metadata["title"] == "Body"
+    assert "front matter is not valid YAML" in reports.message("bad.md")
+
+
+def test_toml_front_matter_and_unclosed_marker(tmp_path, context, reports):
+    write(tmp_path, "hugo.md", '+++\ntitle = "Hugo Page"\nweight = 3\n+++\nBody.\n')
+    write(tmp_path, "rule.md", "---\nNot front matter: no closing line.\n")
+    [hugo] = load(MarkdownLoader, context, "hugo.md")
+    assert hugo.metadata["title"] == "Hugo Page" and hugo.metadata["weight"] == 3
+    assert hugo.text == "Body.\n"
+    [rule] = load(MarkdownLoader, context, "rule.md")
+    assert rule.text == "---\nNot front matter: no closing line.\n"
+    assert reports == []
+
+
+def test_markdown_with_only_front_matter_is_reported(tmp_path, context, reports):
+    write(tmp_path, "meta.md", "---\ntitle: Nothing else\n---\n\n")
+    assert load(MarkdownLoader, context, "meta.md") == []
+    assert "no text besides front matter" in reports.message("meta.md")
+
+
+def test_front_matter_is_bounded(tmp_path, context, reports):
+    # YAML aliases make a tree of 4^5 values out of a few lines; the loader stops at 200
+    levels = ["a: &a {w: 1, x: 2, y: 3, z: 4}"] + [
+        f"{n}: &{n} {{p: *{m}, q: *{m}, r: *{m}, s: *{m}}}" for m, n in zip("abcd", "bcde")
+    ]
+    write(tmp_path, "bomb.md", "---\n" + "\n".join(levels) + "\n---\n# Bomb\n")
+    [doc] = load(MarkdownLoader, context, "bomb.md")
+    assert 100 < len(doc.metadata) <= 220
+    assert "more than 200 values" in reports.message("bomb.md")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Title\n=====\nBody\n", "# Title\nBody\n"),
+        ("Sub\n---\n", "## Sub\n"),
+        ("Two line\nheading\n===\n", "# Two line heading\n"),
+        ("Para\n\n---\n", "Para\n\n---\n"),  # a thematic break after a blank line
+        ("- item\n---\n", "- item\n---\n"),  # not after a list item
+        ("# ATX\n---\n", "# ATX\n---\n"),
+        ("```\ncode\n---\n```\n", "```\ncode\n---\n```\n"),
+        ("````\n```\nx\n===\n````\nT\n=\n", "````\n```\nx\n===\n````\n# T\n"),
+        ("    indented code\n---\n", "    indented code\n---\n"),
+        ("| a | b |\n|---|---|\n", "| a | b |\n|---|---|\n"),
+    ],
+)
+def test_normalise_setext(text, expected):
+    assert normalise_setext(text) == expected
+
+
+# -- html ----------------------------------------------------------------------
+
+
+def test_html_page_keeps_the_article_and_drops_chrome(tmp_path, context, reports):
+    fixture(tmp_path, "page.html", "guides/api-keys.html")
+    [doc] = load(HtmlLoader, context, "guides/api-keys.html")
+    text = doc.text
+    assert doc.id == "guides/api-keys.html"
+    assert doc.metadata["title"] == "Rotating API keys · Acme Developer Docs"
+    assert text.startswith("# Rotating API keys\n\nAPI keys never expire on their own.")
+    for chrome in (
+        "Skip to content",
+        "Acme Docs",
+        "Search the docs",
+        "Changelog",
+        "In this section",
+        "Privacy",
+        "dataLayer",
+        "font-family",
+        "Guides",
+    ):
+        assert chrome not in text, chrome
+    assert "\n## Before you start\n\nYou need the `keys:write` scope." in text
+    assert (
+        "1. Create a new key in Settings → API keys.\n"
+        "2. Deploy it to every service that uses the old one.\n"
+        "3. Revoke the old key.\n"
+    ) in text
+    assert (
+        "```python\n# create a key with the SDK\nclient = acme.Client(token)\n"
+        'key = client.keys.create(name="billing-2024", scopes=["billing:read"])\n'
+        "print(key.secret)\n```"
+    ) in text
+    assert (
+        "Plan | Keys per project | Rotation reminder\nFree | 2 | none\n"
+        "Pro | 20 | every 90 days\nEnterprise | unlimited | configurable"
+    ) in text
+    assert doc.metadata["links"] == [
+        "https://docs.acme.example/guides/scopes/",
+        "/settings/keys",
+        "mailto:support@acme.example",
+        "/guides/scopes/",
+    ]
+    # section labels work on HTML too; the comment in the code block is no heading
+    find = section_finder(text)
+    assert find(text.index("Enterprise")) == (
+        "Rotating API keys > Rotate a key > Limits",
+        "limits",
+    )
+    assert find(text.index("client = acme")) == ("Rotating API keys > Rotate a key", "rotate-a-key")
+    assert reports == []
+
+
+def test_html_without_main_drops_page_chrome_but_keeps_article_header(tmp_path, context):
+    write(
+        tmp_path,
+        "post.html",
+        "<html><body><header><a href='/'>Blog home</a></header>"
+        "<div id=sidebar><p>Popular posts</p></div>"
+        "<article><header><h1>Release 2.0</h1><p>By Sam</p></header>"
+        "<p>Version 2.0 is out.<br>Upgrade today.</p>"
+        "<aside><p>Tip: read the changelog.</p></aside>"
+        "<ul><li>Faster<ul><li>2x sync</li></ul></li><li>Smaller</li></ul>"
+        "<footer>Tags: release</footer></article>"
+        "<article><h2>Older post</h2><p>Version 1.9.</p></article>"
+        "<footer>© Blog</footer></body></html>",
+    )
+    [doc] = load(HtmlLoader, context, "post.html")
+    assert doc.metadata["title"] == "Release 2.0"  # no <title>: the first <h1>
+    assert doc.text == (
+        "# Release 2.0\n\nBy Sam\n\nVersion 2.0 is out.\nUpgrade today.\n\n"
+        "Tip: read the changelog.\n\n- Faster\n  - 2x sync\n- Smaller\n\n"
+        "Tags: release\n\n## Older post\n\nVersion 1.9.\n"
+    )
+    assert "links" not in doc.metadata
+
+
+def test_html_links_are_resolved_deduplicated_and_capped(tmp_path, context):
+    anchors = "".join(f"<a href='page{i % 30}.html'>p</a>" for i in range(60))
+    write(
+        tmp_path,
+        "links.html",
+        "<html><head><base href='https://example.com/docs/'></head><body><main>"
+        f"<p>{anchors}<a href='#top'>top</a><a href='javascript:void(0)'>x</a></p>"
+        "</main></body></html>",
+    )
+    [doc] = load(HtmlLoader, context, "links.html", max_links=10)
+    assert doc.metadata["links"] == [f"https://example.com/docs/page{i}.html" for i in range(10)]
+    [doc] = load(HtmlLoader, context, "links.html")
+    assert len(doc.metadata["links"]) == 30
+    [doc] = load(HtmlLoader, context, "links.html", max_links=0)
+    assert "links" not in doc.metadata
+
+
+def test_html_with_nothing_readable_is_reported(tmp_path, context, reports):
+    write(tmp_path, "shell.html", "<html><body><nav>Home</nav><script>app()</script></body></html>")
+    assert load(HtmlLoader, context, "shell.html") == []
+    assert "no readable text" in reports.message("shell.html")
+
+
+@pytest.mark.parametrize(
+    ("page", "text"),
+    [
+        ("<html hidden><body hidden class=sidebar><p>kept</p></body></html>", "kept\n"),
+        ("<div>" * 5000 + "deep" + "</div>" * 5000, "deep\n"),
+        ("<p>a <b>b</b>\n  c<br>d</p><<<>>>&amp;", "a b c\nd\n\n<<<>>>&\n"),
+    ],
+)
+def test_html_odd_markup_parses(tmp_path, context, reports, page, text):
+    write(tmp_path, "odd.html", page)
+    [doc] = load(HtmlLoader, context, "odd.html")
+    assert doc.text == text
+    assert reports == []
+
+
+def test_html_meta_charset_decides_when_bytes_are_not_utf8(tmp_path, context, reports):
+    page = "<html><head><meta charset='windows-1252'></head><body><p>Café – “quoted”</p></body>"
+    write(tmp_path, "legacy.html", page.encode("cp1252"))
+    [doc] = load(HtmlLoader, context, "legacy.html")
+    assert doc.text == "Café – “quoted”\n"
+    assert reports == []
+
+
+# -- pdf -------------------------------------------------------------------------
+
+
+@needs_pypdf
+def test_two_page_pdf(tmp_path, context, reports):
+    write(tmp_path, "manual.pdf", make_pdf([PAGE_ONE, PAGE_TWO], title="Acme Sync Operations"))
+    [doc] = load(PdfLoader, context, "manual.pdf")
+    meta = doc.metadata
+    assert doc.id == "manual.pdf"
+    assert meta["title"] == "Acme Sync Operations"
+    assert meta["pages"] == 2
+    assert doc.text == PAGE_ONE + PAGE_BREAK + PAGE_TWO
+    assert meta["page_starts"] == [0, len(PAGE_ONE) + len(PAGE_BREAK)]
+    assert page_of(meta["page_starts"], doc.text.index("Keep 30 days")) == 1
+    assert page_of(meta["page_starts"], doc.text.index("Restoring")) == 2
+    assert meta["content_hash"] == content_hash(doc.text)
+    assert reports == []
+
+
+@needs_pypdf
+def test_pdf_scanned_page_is_reported_and_the_rest_loads(tmp_path, context, reports):
+    write(tmp_path, "mixed.pdf", make_pdf([PAGE_ONE, None, "", PAGE_TWO]))
+    [doc] = load(PdfLoader, context, "mixed.pdf")
+    assert doc.metadata["pages"] == 4
+    assert doc.metadata["title"] == "mixed"
+    starts = doc.metadata["page_starts"]
+    assert page_of(starts, doc.text.index("Restoring")) == 4
+    assert doc.text[starts[3] :] == PAGE_TWO
+    # the image-only page is reported; the blank page 3 is not
+    assert reports == [
+        ("mixed.pdf", "page 2 has no text layer (scanned?); OCR it first; loaded the other pages")
+    ]
+
+
+@needs_pypdf
+def test_pdf_without_text_is_reported_and_skipped(tmp_path, context, reports):
+    write(tmp_path, "scan.pdf", make_pdf([None, None]))
+    assert load(PdfLoader, context, "scan.pdf") == []
+    message = reports.message("scan.pdf")
+    assert "no text layer on any of its 2 page(s)" in message and "OCR" in message
+
+
+@needs_pypdf
+@pytest.mark.parametrize(("user_password", "loads"), [("", True), ("s3cret", False)])
+def test_encrypted_pdf(tmp_path, context, reports, user_password, loads):
+    from pypdf import PdfWriter
+
+    writer = PdfWriter(clone_from=io.BytesIO(make_pdf([PAGE_ONE])))
+    writer.encrypt(user_password=user_password, owner_password="owner", algorithm="RC4-128")
+    buffer = io.BytesIO()
+    writer.write(buffer)
+    write(tmp_path, "locked.pdf", buffer.getvalue())
+    documents = load(PdfLoader, context, "locked.pdf")
+    if loads:
+        assert [d.text for d in documents] == [PAGE_ONE]
+        assert reports == []
+    else:
+        assert documents == []
+        assert "encrypted PDF with a password" in reports.message("locked.pdf")
+
+
+@needs_pypdf
+def test_corrupt_pdf_is_reported(tmp_path, context, reports):
+    write(tmp_path, "broken.pdf", b"%PDF-1.4\n1 0 obj\n<< /Type /Catalog")
+    assert load(PdfLoader, context, "broken.pdf") == []
+    assert reports.message("broken.pdf").startswith("not a readable PDF")
+
+
+def test_missing_pypdf_fails_at_config_check_and_open(monkeypatch, tmp_path, context, reports):
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "pypdf" else real(name, *a)
+    )
+    with pytest.raises(ValidationError, match=r"pip install 'ragloom\[pdf\]'"):
+        PdfLoader(path="manual.pdf")
+    config = PdfLoader.Config.model_construct(path="manual.pdf", metadata={})
+    with pytest.raises(LoaderError, match=r"pip install 'ragloom\[pdf\]'"):
+        PdfLoader(config).open(context)
+
+
+def test_missing_pypdf_is_one_report_for_a_directory(monkeypatch, tmp_path, context, reports):
+    monkeypatch.setitem(sys.modules, "pypdf", None)  # import pypdf now raises ImportError
+    write(tmp_path, "docs/a.pdf", make_pdf([PAGE_ONE]))
+    write(tmp_path, "docs/b.pdf", make_pdf([PAGE_TWO]))
+    write(tmp_path, "docs/c.md", "# C\n")
+    documents = load(DirectoryLoader, context, "docs")
+    assert [d.id for d in documents] == ["docs/c.md"]
+    [(source, message)] = reports
+    assert source == "docs"
+    assert message.startswith("skipped 2 files (docs/a.pdf, ...)")
+    assert "pip install 'ragloom[pdf]'" in message
+    # the file loader reports its one file
+    reports.clear()
+    assert load(FileLoader, context, "docs/a.pdf") == []
+    assert "pip install 'ragloom[pdf]'" in reports.message("docs/a.pdf")
+
+
+# -- code ------------------------------------------------------------------------
+
+
+def test_python_source(tmp_path, context, reports):
+    path = fixture(tmp_path, "billing.py", "src/billing.py")
+    [doc] = load(CodeLoader, context, "src/billing.py")
+    assert doc.text == path.read_text("utf-8")  # whole and untouched
+    assert doc.metadata["language"] == "python"
+    assert doc.metadata["title"] == (
+        "Billing client for the Acme API: invoices, refunds and payment methods."
+    )
+    assert reports == []
+
+
+def test_javascript_source(tmp_path, context):
+    path = fixture(tmp_path, "cart.js", "web/cart.js")
+    [doc] = load(CodeLoader, context, "web/cart.js")
+    assert doc.text == path.read_text("utf-8")
+    assert doc.metadata["language"] == "javascript"
+    assert doc.metadata["title"] == "cart.js"
+
+
+@pytest.mark.parametrize(
+    ("name", "first_line", "language"),
+    [
+        ("tool.ts", "", "typescript"),
+        ("lib.rs", "", "rust"),
+        ("x.H", "", "c"),
+        ("Dockerfile", "", "dockerfile"),
+        ("deploy", "#!/usr/bin/env bash", "bash"),
+        ("manage", "#!/usr/bin/python3.12", "python"),
+        ("serve", "#!/usr/bin/env -S node --experimental", "javascript"),
+        ("notes", "plain words", None),
+    ],
+)
+def test_code_language(name, first_line, language):
+    assert code_language(Path(name), first_line + "\n") == language
+
+
+# -- dispatch ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "head", "kind"),
+    [
+        ("a.md", b"", "markdown"),
+        ("a.MDX", b"", "markdown"),
+        ("a.htm", b"", "html"),
+        ("a.pdf", b"", "pdf"),
+        ("a.go", b"", "code"),
+        ("a.txt", b"#!/bin/sh", "text"),
+        ("a.rst", b"", "text"),
+        ("script", b"#!/bin/sh\necho hi", "code"),
+        ("report", b"%PDF-1.7\n", "pdf"),
+        ("index", b"  <!DOCTYPE html><html>", "html"),
+        ("page.cgi", b"<html><body>", "html"),
+        ("README", b"Read me", "text"),
+    ],
+)
+def test_file_format(name, head, kind):
+    assert file_format(Path(name), head) == kind
+
+
+@needs_pypdf
+def test_directory_dispatches_by_format_and_agrees_with_the_type_loaders(tmp_path, context):
+    fixture(tmp_path, "manual.md", "docs/manual.md")
+    fixture(tmp_path, "page.html", "docs/web/page.html")
+    fixture(tmp_path, "billing.py", "docs/src/billing.py")
+    fixture(tmp_path, "cart.js", "docs/src/cart.js")
+    write(tmp_path, "docs/ops.pdf", make_pdf([PAGE_ONE, PAGE_TWO]))
+    write(tmp_path, "docs/bin/deploy", "#!/usr/bin/env bash\nset -e\nmake release\n")
+    write(tmp_path, "docs/notes.txt", "Plain notes.\n")
+    write(tmp_path, "docs/data.json", '{"ignored": true}\n')
+    documents = {d.id: d for d in load(DirectoryLoader, context, "docs")}
+    assert sorted(documents) == [
+        "docs/manual.md",
+        "docs/notes.txt",
+        "docs/ops.pdf",
+        "docs/src/billing.py",
+        "docs/src/cart.js",
+        "docs/web/page.html",
+    ]
+    assert documents["docs/manual.md"].metadata["author.name"] == "Dana Whitfield"
+    assert documents["docs/web/page.html"].text.startswith("# Rotating API keys")
+    assert documents["docs/ops.pdf"].metadata["pages"] == 2
+    assert documents["docs/src/cart.js"].metadata["language"] == "javascript"
+    assert documents["docs/notes.txt"].metadata["title"] == "notes"
+    # the same file through its own loader and through the file loader: same document
+    for doc_id, cls in [
+        ("docs/manual.md", MarkdownLoader),
+        ("docs/web/page.html", HtmlLoader),
+        ("docs/ops.pdf", PdfLoader),
+        ("docs/src/billing.py", CodeLoader),
+    ]:
+        for loader_class in (cls, FileLoader):
+            [doc] = load(loader_class, context, doc_id)
+            expected = dict(documents[doc_id].metadata)
+            del expected["relative_path"]
+            assert (doc.id, doc.text, dict(doc.metadata)) == (
+                doc_id,
+                documents[doc_id].text,
+                expected,
+            )
+    # an extensionless script is code when include selects it
+    [script] = load(DirectoryLoader, context, "docs", include=["bin/*"])
+    assert script.metadata["language"] == "bash"
+
+
+# -- encodings -----------------------------------------------------------------------
+
+
+FRENCH = "Le café est très bon. Où est la gare ? Ça va très bien, merci beaucoup. " * 4
+
+
+@pytest.mark.parametrize(
+    ("data", "text"),
+    [
+        (FRENCH.encode("latin-1"), FRENCH),
+        (FRENCH.encode("utf-16"), FRENCH),  # a BOM
+        (b"\xef\xbb\xbf" + FRENCH.encode("utf-8"), FRENCH),
+        ("Привет, как дела? Это документ на русском языке. ".encode("cp1251") * 4, None),
+    ],
+)
+def test_auto_encoding(tmp_path, context, reports, data, text):
+    write(tmp_path, "doc.txt", data)
+    [doc] = load(FileLoader, context, "doc.txt")
+    assert doc.text == (text if text is not None else data.decode("cp1251"))
+    assert reports == []
+
+
+def test_broken_utf8_is_reported_not_guessed(tmp_path, context, reports):
+    write(tmp_path, "broken.txt", "Größe: 5 cm. ".encode() * 20 + b"\xff\xfe trailing text")
+    assert load(FileLoader, context, "broken.txt") == []
+    message = reports.message("broken.txt")
+    assert message.startswith("could not decode: UTF-8 but for byte 0xff at offset 300")
+
+
+def test_encoding_option_accepts_auto_and_rejects_unknown():
+    assert FileLoader(path="a").config.encoding == "auto"
+    assert DirectoryLoader(path="a", encoding="cp1252").config.encoding == "cp1252"
+    with pytest.raises(ValidationError, match="use 'auto' or a Python codec name"):
+        HtmlLoader(path="a", encoding="klingon")
+
+
+# -- bad inputs in a full index run ------------------------------------------------------
+
+
+def structured_plugin_manager(pm: pluggy.PluginManager) -> pluggy.PluginManager:
+    """The built-ins, with the structured loaders registered if they are not yet."""
+    registry = Registry.from_plugin_manager(pm)
+    loaders = {
+        "markdown": MarkdownLoader,
+        "html": HtmlLoader,
+        "pdf": PdfLoader,
+        "code": CodeLoader,
+    }
+    missing = {name: cls for name, cls in loaders.items() if ("loader", name) not in registry}
+    if missing:
+
+        class StructuredLoaders:
+            @hookimpl
+            def register_loaders(self, register) -> None:
+                for name, cls in missing.items():
+                    register(name, cls)
+
+        pm.register(StructuredLoaders(), name="test-structured-loaders")
+    return pm
+
+
+@needs_pypdf
+def test_bad_inputs_each_give_one_report_line_and_the_run_goes_on(tmp_path, pm):
+    corpus = tmp_path / "corpus"
+    fixture(corpus, "manual.md")
+    fixture(corpus, "page.html")
+    fixture(corpus, "billing.py", "src/billing.py")
+    fixture(corpus, "cart.js", "src/cart.js")
+    write(corpus, "ops.pdf", make_pdf([PAGE_ONE, PAGE_TWO]))
+    write(corpus, "logo.md", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
+    write(corpus, "legacy.txt", "naïve".encode("latin-1"))  # not UTF-8, too short to guess
+    write(corpus, "empty.md", "")
+    write(corpus, "scan.pdf", make_pdf([None, None]))
+    with open(corpus / "huge.txt", "wb") as f:
+        f.truncate(200 * 1024 * 1024)  # sparse: costs no disk
+    write(tmp_path, "strict/ok.md", "# Strict\n\nUTF-8 only here.\n")
+    write(tmp_path, "strict/latin.md", "# Café\n".encode("latin-1"))
+
+    config = basic_config(
+        loaders=[
+            {"type": "directory", "path": "corpus"},
+            {"type": "directory", "path": "strict", "encoding": "utf-8"},
+        ]
+    )
+    with ragloom.load(config, plugin_manager=pm, base_dir=tmp_path) as pipeline:
+        report = pipeline.index()
+        hits = pipeline.retrieve("How many API keys does the Pro plan allow per project?")
+    problems = dict(report.problems)
+    assert len(report.problems) == len(problems) == 6  # one line per bad file
+    assert sorted(problems) == [
+        "corpus/empty.md",
+        "corpus/huge.txt",
+        "corpus/legacy.txt",
+        "corpus/logo.md",
+        "corpus/scan.pdf",
+        "strict/latin.md",
+    ]
+    assert "binary file" in problems["corpus/logo.md"]
+    assert problems["corpus/legacy.txt"].startswith("could not decode: not UTF-8")
+    assert "empty file" in problems["corpus/empty.md"]
+    assert "209715200 bytes, over max_file_size (10000000)" in problems["corpus/huge.txt"]
+    assert "no text layer" in problems["corpus/scan.pdf"]
+    assert "not valid utf-8" in problems["strict/latin.md"]
+    assert sorted(report.added) == [
+        "corpus/manual.md",
+        "corpus/ops.pdf",
+        "corpus/page.html",
+        "corpus/src/billing.py",
+        "corpus/src/cart.js",
+        "strict/ok.md",
+    ]
+    assert report.chunks > 6
+    assert hits and hits[0].chunk.source == "corpus/page.html"
+
+
+@needs_pypdf
+def test_structured_loaders_by_type_in_a_config(tmp_path, pm):
+    pm = structured_plugin_manager(pm)
+    fixture(tmp_path, "manual.md")
+    fixture(tmp_path, "page.html")
+    fixture(tmp_path, "cart.js")
+    write(tmp_path, "ops.pdf", make_pdf([PAGE_ONE, PAGE_TWO]))
+    config = basic_config(
+        loaders=[
+            {"type": "markdown", "path": "manual.md"},
+            {"type": "html", "path": "page.html", "max_links": 2},
+            {"type": "pdf", "path": "ops.pdf"},
+            {"type": "code", "path": "cart.js"},
+        ]
+    )
+    with ragloom.load(config, plugin_manager=pm, base_dir=tmp_path) as pipeline:
+        report = pipeline.index()
+        [hit] = pipeline.retrieve("restore a backup", k=1) or [None]
+    assert report.problems == ()
+    assert sorted(report.added) == ["cart.js", "manual.md", "ops.pdf", "page.html"]
+    assert hit is not None and hit.chunk.source == "ops.pdf"
