@@ -9,16 +9,16 @@ from ..components import Chunker, Embedder, Generator, Loader, Reranker, Store
 from ..hookspecs import hookimpl
 from ..registry import Register
 from .bm25_store import BM25Store
+from .code_loader import CodeLoader
 from .directory_loader import DirectoryLoader
 from .extractive import ExtractiveGenerator
 from .file_loader import FileLoader
 from .fixed_chunker import FixedChunker
 from .hash_embedder import HashEmbedder
-from .memory_store import MemoryStore
-from .mmr_reranker import MMRReranker
-from .code_loader import CodeLoader
 from .html_loader import HtmlLoader
 from .markdown_loader import MarkdownLoader
+from .memory_store import MemoryStore
+from .mmr_reranker import MMRReranker
 from .pdf_loader import PdfLoader
 from .record_loaders import CsvLoader, JsonlLoader
 from .recursive_chunker import RecursiveChunker
