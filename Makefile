@@ -1,10 +1,16 @@
 # The README's two commands: `make demo` and `make test`. Both create .venv on
-# first use; nothing is installed outside this folder.
+# first use; nothing is installed or cached outside this folder.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 DEMO   := examples/quickstart
 RAGLOOM := ../../$(BIN)/ragloom
+PLUGINS := plugins/sentence-transformers
+
+# Caches (embeddings, any model hub) stay inside the checkout.
+export RAGLOOM_CACHE_DIR := $(CURDIR)/.cache/ragloom
+export HF_HOME := $(CURDIR)/.cache/huggingface
+export HF_HUB_OFFLINE := 1
 
 .PHONY: venv demo test bench lint docs clean
 
@@ -12,8 +18,11 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[dev,docs]'
+# torch first, pinned: 2.13.0 is the CPU build; left to a resolver,
+# sentence-transformers would pull a multi-GB CUDA build.
+$(VENV)/.installed: pyproject.toml $(PLUGINS:%=%/pyproject.toml) | $(BIN)/python
+	$(BIN)/python -m pip install -q torch==2.13.0
+	$(BIN)/python -m pip install -q -e '.[dev,docs,pdf]' $(PLUGINS:%=-e %[test])
 	touch $@
 
 venv: $(VENV)/.installed
@@ -27,9 +36,9 @@ demo: venv
 	cd $(DEMO) && $(RAGLOOM) ask "Who is the CEO of Notewise?"
 
 test: venv
-	$(BIN)/ruff check core tests benchmarks
+	$(BIN)/ruff check core tests benchmarks plugins
 	$(BIN)/mkdocs build --strict --quiet -d .venv/site
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q tests $(PLUGINS:%=%/tests)
 
 bench: venv
 	$(BIN)/python benchmarks/run.py
@@ -41,4 +50,4 @@ docs: venv
 	$(BIN)/mkdocs build --strict -d site
 
 clean:
-	rm -rf $(VENV) $(DEMO)/.ragloom site .pytest_cache
+	rm -rf $(VENV) .cache $(DEMO)/.ragloom site .pytest_cache

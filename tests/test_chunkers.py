@@ -95,29 +95,59 @@ def doc(text: str, **metadata: object) -> Document:
     )
 
 
-from ragloom.builtin._chunking import section_finder  # noqa: E402
+from ragloom.builtin._chunking import DOCUMENT_ONLY_KEYS, section_finder  # noqa: E402
 
 
-def check_chunks(document: Document, chunks: list[Chunk], *, exact_offsets: bool = True) -> None:
-    """What every chunker promises: offsets, ids, indexes, labels, metadata."""
+def check_chunks(
+    document: Document,
+    chunks: list[Chunk],
+    *,
+    exact_offsets: bool = True,
+    sections: bool = True,
+) -> None:
+    """What every chunker promises: offsets, ids, indexes, labels, metadata.
+
+    With ``sections`` (the chunkers that label by the heading a chunk starts
+    in), each chunk's section and label are those of ``section_finder`` at its
+    start; a document with ``page_starts`` is labelled by page instead.
+    Chunkers that choose their own anchors (markdown, code) pass
+    ``sections=False`` and check their labels themselves; the label must still
+    be ``<source>#<anchor>``.
+    """
     assert [c.index for c in chunks] == list(range(len(chunks)))
     assert [c.id for c in chunks] == [f"{document.id}::{i}" for i in range(len(chunks))]
     assert len({c.id for c in chunks}) == len(chunks)
+    find = section_finder(document.text)
+    paged = "page_starts" in document.metadata
     for chunk in chunks:
         assert chunk.text
         assert chunk.document_id == document.id
-        section = section_finder(document.text)(chunk.start)
-        if section is None:
-            assert chunk.label == f"{document.source}#chunk-{chunk.index}"
-            assert "section" not in chunk.metadata
-        else:
-            assert chunk.label == f"{document.source}#{section[1]}"
-            assert chunk.metadata["section"] == section[0]
+        assert chunk.label.startswith(f"{document.source}#")
+        assert chunk.label != f"{document.source}#"
+        if paged:
+            page = chunk.metadata["page"]
+            assert chunk.label == f"{document.source}#page={page}"
+            starts = document.metadata["page_starts"]
+            assert starts[page - 1] <= chunk.start
+            assert page == len(starts) or chunk.start < starts[page]
+        if sections:
+            section = find(chunk.start)
+            if section is None:
+                if not paged:
+                    assert chunk.label == f"{document.source}#chunk-{chunk.index}"
+                assert "section" not in chunk.metadata
+            else:
+                if not paged:
+                    assert chunk.label == f"{document.source}#{section[1]}"
+                assert chunk.metadata["section"] == section[0]
         assert 0 <= chunk.start < chunk.end <= len(document.text)
         if exact_offsets:
             assert document.text[chunk.start : chunk.end] == chunk.text
         for key, value in document.metadata.items():
-            assert chunk.metadata[key] == value
+            if key in DOCUMENT_ONLY_KEYS:
+                assert key not in chunk.metadata
+            else:
+                assert chunk.metadata[key] == value
         assert chunk.metadata["document_id"] == document.id
         assert chunk.metadata["chunk_index"] == chunk.index
         assert (chunk.metadata["start"], chunk.metadata["end"]) == (chunk.start, chunk.end)
@@ -132,7 +162,12 @@ def test_fixed_is_a_chunker_with_defaults() -> None:
     chunker = FixedChunker()
     assert isinstance(chunker, Chunker)
     assert (chunker.config.size, chunker.config.overlap) == (800, 100)
-    assert chunker.fingerprint() == {"type": "FixedChunker", "size": 800, "overlap": 100}
+    assert chunker.fingerprint() == {
+        "type": "FixedChunker",
+        "size": 800,
+        "overlap": 100,
+        "unit": "characters",
+    }
 
 
 @pytest.mark.parametrize("name", list(TEXTS))
@@ -392,6 +427,83 @@ def test_recursive_matches_langchain_on_random_text(
     check_spans(text, *got, exact=keep_separator is not False)
 
 
+def count_words(text: str) -> int:
+    return len(text.split())
+
+
+def langchain_split_words(
+    text: str,
+    size: int,
+    overlap: int,
+    separators: list[str] | tuple[str, ...] = DEFAULT_SEPARATORS,
+    keep_separator: str | bool = "start",
+    strip_whitespace: bool = True,
+) -> list[str]:
+    splitter = text_splitters.RecursiveCharacterTextSplitter(
+        chunk_size=size,
+        chunk_overlap=overlap,
+        separators=list(separators),
+        keep_separator=keep_separator,
+        strip_whitespace=strip_whitespace,
+        is_separator_regex=False,
+        length_function=count_words,
+    )
+    return splitter.split_text(text)
+
+
+@pytest.mark.parametrize("name", list(TEXTS))
+@pytest.mark.parametrize(("size", "overlap"), [(1, 0), (3, 1), (10, 0), (25, 5), (120, 40)])
+@pytest.mark.parametrize("keep_separator", ["start", "end", False])
+def test_recursive_in_words_matches_langchain_with_a_word_length_function(
+    name: str, size: int, overlap: int, keep_separator: str | bool
+) -> None:
+    from ragloom.builtin._chunking import count_words as ragloom_count_words
+
+    text = TEXTS[name]
+    expected = langchain_split_words(text, size, overlap, keep_separator=keep_separator)
+    texts, starts, ends = split_spans(
+        text, size, overlap, keep_separator=keep_separator, length_function=ragloom_count_words
+    )
+    assert texts == expected
+    check_spans(text, texts, starts, ends, exact=keep_separator is not False)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    text=st.lists(
+        st.sampled_from(["word", "a", "bb", " ", "  ", "\n", "\n\n", ". ", "\t", "日本", "x" * 9]),
+        max_size=80,
+    ).map("".join),
+    size=st.integers(1, 12),
+    separators=st.sampled_from([list(DEFAULT_SEPARATORS), ["\n\n", "\n", " ", ""], [" "]]),
+    keep_separator=st.sampled_from(["start", "end", False]),
+    strip_whitespace=st.booleans(),
+    data=st.data(),
+)
+def test_recursive_in_words_matches_langchain_on_random_text(
+    text: str,
+    size: int,
+    separators: list[str],
+    keep_separator: str | bool,
+    strip_whitespace: bool,
+    data: st.DataObject,
+) -> None:
+    overlap = data.draw(st.integers(0, size))
+    options = (separators, keep_separator, strip_whitespace)
+    expected = langchain_split_words(text, size, overlap, *options)
+    got = split_spans(text, size, overlap, *options, length_function=count_words)
+    assert got[0] == expected
+    check_spans(text, *got, exact=keep_separator is not False)
+
+
+def test_recursive_chunker_unit_words_counts_words() -> None:
+    document = doc(TEXTS["mixed"])
+    chunks = RecursiveChunker(size=30, overlap=5, unit="words").split(document)
+    check_chunks(document, chunks)
+    assert [c.text for c in chunks] == langchain_split_words(document.text, 30, 5)
+    assert max(len(c.text.split()) for c in chunks) <= 30
+
+
 # --- recursive: the chunker --------------------------------------------------
 
 
@@ -402,6 +514,7 @@ def test_recursive_is_a_chunker_with_defaults() -> None:
         "type": "RecursiveChunker",
         "size": 800,
         "overlap": 100,
+        "unit": "characters",
         "separators": ["\n\n", "\n", ". ", " ", ""],
         "keep_separator": "start",
         "strip_whitespace": True,
@@ -490,8 +603,25 @@ def test_split_text_rejects_bad_arguments() -> None:
 
 
 def test_chunkers_are_registered(registry) -> None:  # noqa: ANN001 - fixture from conftest
-    assert registry.get("chunker", "fixed").cls is FixedChunker
-    assert registry.get("chunker", "recursive").cls is RecursiveChunker
+    from ragloom.builtin.code_chunker import CodeChunker
+    from ragloom.builtin.html_chunker import HtmlChunker
+    from ragloom.builtin.markdown_chunker import MarkdownChunker
+    from ragloom.builtin.parent_chunker import ParentChunker
+    from ragloom.builtin.semantic_chunker import SemanticChunker
+    from ragloom.builtin.sentence_chunker import SentenceChunker
+
+    expected = {
+        "fixed": FixedChunker,
+        "recursive": RecursiveChunker,
+        "sentence": SentenceChunker,
+        "markdown": MarkdownChunker,
+        "html": HtmlChunker,
+        "code": CodeChunker,
+        "semantic": SemanticChunker,
+        "parent": ParentChunker,
+    }
+    for name, cls in expected.items():
+        assert registry.get("chunker", name).cls is cls
 
 
 def test_markdown_sections_give_labels_and_paths() -> None:
