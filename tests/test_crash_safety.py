@@ -14,6 +14,8 @@ from pathlib import Path
 
 import ragloom
 import yaml
+from ragloom.cache import fingerprint_key
+from ragloom.indexing import stamped
 from ragloom.ledger import Ledger
 
 from .conftest import basic_config
@@ -116,7 +118,8 @@ def test_sigkill_at_random_points_then_rerun_agrees_exactly(tmp_path: Path) -> N
 
     with ragloom.load(tmp_path / "ragloom.yaml") as pipeline:
         documents = list(pipeline.loaders[0].load())
-        expected = {c.id for doc in documents for c in pipeline.chunker.split(doc)}
+        key = fingerprint_key(pipeline.chunker.fingerprint())
+        expected = {c.id for d in documents for c in stamped(d, pipeline.chunker.split(d), key)}
         assert len(documents) == len(list(docs.glob("*.md")))
         for name, store in pipeline.stores:
             ids = store_ids(store)

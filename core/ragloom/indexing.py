@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
     from .pipeline import Pipeline
 
-__all__ = ["IndexReport", "Indexer", "describe_fingerprint"]
+__all__ = ["IndexReport", "Indexer", "describe_fingerprint", "stamped"]
 
 log = logging.getLogger("ragloom")
 
@@ -71,6 +71,7 @@ class Indexer:
         self.embedded = 0  # texts sent to the embedder
         self.cached = 0  # texts whose vectors came from the embedding cache
         self._fingerprint_key = ""
+        self._chunker_key = ""
         access = pipeline.config.access
         self._access_rules = [
             (compile_glob(r.path) if r.path else None, parse(r.match), tuple(r.principals))
@@ -116,6 +117,7 @@ class Indexer:
         embedder_fp = p.embedder.fingerprint() if p.embedder is not None else None
         self._fingerprint_key = fingerprint_key(embedder_fp)
         chunker_fp = p.chunker.fingerprint()
+        self._chunker_key = fingerprint_key(chunker_fp)
         if rebuild and not dry_run:
             journal.record([cid for e in entries.values() for cid in e.chunk_ids])
             ledger.clear()
@@ -242,7 +244,7 @@ class Indexer:
         per_doc: list[tuple[Document, list[Chunk]]] = []
         for doc in batch:
             chunks = p._stage("chunk", p.config.chunker.type, p.chunker, p.chunker.split, doc)
-            per_doc.append((doc, chunks))
+            per_doc.append((doc, stamped(doc, chunks, self._chunker_key)))
         chunks = [c for _, cs in per_doc for c in cs]
         vectors = None
         if p.embedder is not None and chunks and p._needs_vectors():
@@ -376,3 +378,13 @@ def _state_hash(doc: Document) -> str:
     metadata (but not where the file sits or when it was touched)."""
     meta = {k: v for k, v in doc.metadata.items() if k not in VOLATILE_METADATA}
     return content_hash(doc.hash + json.dumps(meta, sort_keys=True, default=str))
+
+
+def stamped(doc: Document, chunks: list[Chunk], chunker_key: str) -> list[Chunk]:
+    """``chunks`` with ids that name the document version and chunker config they
+    came from (``docs/a.md::0@3f9c2e1a7b4d``): a changed document or chunker never
+    reuses an id, so an interrupted run can never leave a chunk of one version
+    filed under another's ledger entry; its leftovers are orphans the journal
+    names."""
+    version = content_hash(_state_hash(doc) + chunker_key)[:12]
+    return [replace(c, id=f"{c.id}@{version}") for c in chunks]

@@ -1,0 +1,135 @@
+"""The incremental index: renames, big documents, chunker changes, the lock,
+the journal."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import ragloom
+import yaml
+from ragloom.errors import IndexStateError
+from ragloom.filters import parse
+from ragloom.ledger import Journal, Ledger, index_lock
+
+from .conftest import basic_config
+
+
+def store_ids(store: object) -> set[str]:
+    chunks = store._chunks  # both built-in stores keep their chunks here
+    return {c.id for c in (chunks.values() if isinstance(chunks, dict) else chunks)}
+
+
+def test_rename_is_a_delete_and_an_add(corpus: Path, pm) -> None:
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
+        pipeline.index()
+        (corpus / "docs" / "memory.md").rename(corpus / "docs" / "memories.md")
+        report = pipeline.index()
+        assert report.added == ("docs/memories.md",) and report.deleted == ("docs/memory.md",)
+        for name, store in pipeline.stores:
+            assert store.count(parse({"source": "docs/memory.md"})) == 0, name
+            assert store.count(parse({"source": "docs/memories.md"})) >= 1, name
+
+
+def test_document_spanning_several_embedding_batches(tmp_path: Path, pm) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    paragraphs = [f"Paragraph {i} talks about subject {i} in detail." for i in range(700)]
+    (docs / "big.md").write_text("\n\n".join(paragraphs))
+    config = basic_config(
+        chunker={"type": "recursive", "size": 60, "overlap": 0},
+        embedder={"type": "hash", "dimension": 64, "batch_size": 16},
+    )
+    with ragloom.load(config, plugin_manager=pm, base_dir=tmp_path) as pipeline:
+        first = pipeline.index()
+        assert first.chunks == 700
+        ids = {name: store_ids(store) for name, store in pipeline.stores}
+        assert all(len(v) == 700 for v in ids.values())
+        paragraphs[350] = "Paragraph 350 was rewritten completely."
+        (docs / "big.md").write_text("\n\n".join(paragraphs))
+        second = pipeline.index()
+        assert second.changed == ("docs/big.md",) and second.chunks == 700
+        assert second.embedded == 1 and second.cached == 699  # only the edited text
+        for name, store in pipeline.stores:
+            now = store_ids(store)
+            assert len(now) == 700 and not (now & ids[name]), name  # the old version is gone
+        hit = pipeline.retrieve("rewritten completely", k=1)[0]
+        assert hit.chunk.text == "Paragraph 350 was rewritten completely."
+
+
+def test_chunker_change_rechunks_everything(corpus: Path, pm) -> None:
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
+        pipeline.index()
+        before = {n: store_ids(s) for n, s in pipeline.stores}
+    changed = basic_config(chunker={"type": "fixed", "size": 40, "overlap": 0})
+    with ragloom.load(changed, plugin_manager=pm, base_dir=corpus) as pipeline:
+        assert len(pipeline.index(dry_run=True).changed) == 3
+        report = pipeline.index()
+        assert len(report.changed) == 3
+        for name, store in pipeline.stores:
+            after = store_ids(store)
+            assert not (after & before[name]) and len(after) == report.chunks, name
+
+
+def test_two_runs_cannot_hold_one_index(corpus: Path, pm) -> None:
+    (corpus / "ragloom.yaml").write_text(yaml.safe_dump(basic_config()))
+    with index_lock(corpus / ".ragloom"):  # as if another run were indexing
+        result = subprocess.run(
+            [str(Path(sys.executable).parent / "ragloom"), "index"],
+            cwd=corpus,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ},
+        )
+        assert result.returncode == 1 and "another `ragloom index` run" in result.stderr
+        with (
+            ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline,
+            pytest.raises(IndexStateError, match="holds"),
+        ):
+            pipeline.index()
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
+        assert len(pipeline.index().added) == 3  # released when the holder is done
+
+
+def test_journal_ignores_a_torn_last_line(tmp_path: Path) -> None:
+    journal = Journal(tmp_path / "journal.jsonl")
+    journal.record(["a", "b"])
+    with open(journal.path, "a") as handle:
+        handle.write('["c", "d"')  # killed mid-write
+    assert journal.pending() == {"a", "b"}
+    journal.clear()
+    assert journal.pending() == set()
+
+
+def test_orphans_named_by_the_journal_are_repaired(corpus: Path, pm) -> None:
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
+        pipeline.index()
+        ledger = Ledger(pipeline.index_dir / "ledger.sqlite").open()
+        owned = {c for e in ledger.entries().values() for c in e.chunk_ids}
+        ledger.close()
+        # simulate a run killed after writing a chunk it had journaled
+        from ragloom.types import Chunk
+
+        orphan = Chunk(
+            "docs/gone.md::0@dead",
+            "docs/gone.md",
+            "orphan text",
+            0,
+            0,
+            11,
+            "docs/gone.md#chunk-0",
+            {"source": "docs/gone.md", "document_id": "x"},
+        )
+        Journal(pipeline.index_dir / "journal.jsonl").record([orphan.id])
+        for _, store in pipeline.stores:
+            dense = "dense" in store.capabilities
+            store.upsert(
+                [orphan], pipeline.embedder.embed_documents(["orphan text"]) if dense else None
+            )
+        pipeline.index()
+        for name, store in pipeline.stores:
+            assert store_ids(store) == owned, name
