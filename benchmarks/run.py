@@ -13,6 +13,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from bench_bm25 import bench_bm25  # noqa: E402
 from bench_chunkers import bench_recursive  # noqa: E402
+from bench_embedder import bench_embedder  # noqa: E402
 from bench_filters import bench_filtered_query  # noqa: E402
 from bench_incremental import bench_incremental  # noqa: E402
 from bench_memory_store import bench_memory_store  # noqa: E402
@@ -23,6 +24,7 @@ BENCHMARKS = [
     bench_bm25,
     bench_filtered_query,
     bench_incremental,
+    bench_embedder,
 ]
 
 

@@ -378,8 +378,12 @@ class _BM25sIndex(_Index):
     def __init__(
         self, chunks: list[Chunk], vocab: dict[str, int], docs: list[np.ndarray], config: Any
     ) -> None:
+        import logging
+
         import bm25s
 
+        # bm25s sets its own logger to DEBUG; its per-build lines are noise here
+        logging.getLogger("bm25s").setLevel(logging.WARNING)
         super().__init__(chunks, vocab, len(chunks))
         delta = config.effective_delta
         self.model = bm25s.BM25(

@@ -15,6 +15,13 @@ See ``ragloom.testing.stores`` and the "Testing a store" docs page.
 
 from __future__ import annotations
 
+from .embedders import (
+    CONTRACT_EMBEDDER_NAME,
+    CONTRACT_PASSAGES,
+    CONTRACT_QUESTIONS,
+    EmbedderContract,
+)
+from .rerankers import CONTRACT_QUERY, CONTRACT_RERANKER_NAME, RerankerContract, contract_hits
 from .stores import (
     CONTRACT_DIMENSION,
     CONTRACT_STORE_NAME,
@@ -30,6 +37,14 @@ from .stores import (
 
 __all__ = [
     "CONTRACT_DIMENSION",
+    "CONTRACT_EMBEDDER_NAME",
+    "CONTRACT_PASSAGES",
+    "CONTRACT_QUERY",
+    "CONTRACT_QUESTIONS",
+    "CONTRACT_RERANKER_NAME",
+    "EmbedderContract",
+    "RerankerContract",
+    "contract_hits",
     "CONTRACT_STORE_NAME",
     "FILTER_CASES",
     "DenseStoreContract",

@@ -1,0 +1,361 @@
+"""The embedder contract: the tests every ``ragloom.Embedder`` passes, built-in or plugin.
+
+Subclass ``EmbedderContract`` and give it two fixtures: ``embedder_factory``,
+a callable ``(**options) -> Embedder`` that builds an *unopened* embedder
+with those options on top of the ones under test, and
+``fingerprint_variants``, option sets that must each change the embedder's
+fingerprint (another model, a query prefix)::
+
+    import pytest
+    from ragloom.testing.embedders import EmbedderContract
+
+    class TestMyEmbedder(EmbedderContract):
+        prefix_options = ("query_prefix", "document_prefix")
+
+        @pytest.fixture
+        def embedder_factory(self):
+            return lambda **options: MyEmbedder(model="/abs/path/model", **options)
+
+        @pytest.fixture
+        def fingerprint_variants(self):
+            return [{"model": "/abs/path/other-model"}, {"query_prefix": "query: "}]
+
+The suite opens every embedder with ``Context(index_dir=tmp_path,
+base_dir=tmp_path, name="contract")`` (so give absolute paths) and checks:
+shapes, dtype and ``dimension``; the empty input; determinism, across calls
+and instances; that a text gets the same vector alone or in a batch, in any
+order, however the batch is split; long and non-ASCII texts; that a query
+prefix reaches queries only and a document prefix documents only (when
+``prefix_options`` names them); that the fingerprint is stable, JSON, and
+changes with each of ``fingerprint_variants`` but not with
+``fingerprint_invariants`` (batch size, device); closing and reopening; and,
+for real models (``semantic = True``), that a question lies closer to its
+answer than to an unrelated passage.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+import pytest
+
+from ..components import Context, Embedder
+
+if TYPE_CHECKING:
+    EmbedderFactory = Callable[..., Embedder]
+
+__all__ = [
+    "CONTRACT_EMBEDDER_NAME",
+    "CONTRACT_PASSAGES",
+    "CONTRACT_QUESTIONS",
+    "EmbedderContract",
+]
+
+CONTRACT_EMBEDDER_NAME = "contract"
+"""The ``Context.name`` every embedder is opened with."""
+
+CONTRACT_PASSAGES: list[str] = [
+    "The Pro plan costs $29 per user per month.",
+    "All data is encrypted at rest with AES-256 and in transit with TLS 1.3.",
+    "Memories are kept for 90 days on the Free plan.",
+    "Annual plans can be refunded within 30 days of purchase.",
+    "Deleting a meeting deletes its memories within 24 hours.",
+    "Single sign-on is available on the Enterprise plan.",
+]
+"""Passages of very different lengths and topics, one answer per question below."""
+
+CONTRACT_QUESTIONS: list[tuple[str, int]] = [
+    ("How much does the Pro plan cost?", 0),
+    ("Is my data encrypted?", 1),
+    ("Can I get my money back?", 3),
+]
+"""(question, index of the passage in ``CONTRACT_PASSAGES`` that answers it)."""
+
+_LONG = " ".join(["pricing and security of every plan, in detail."] * 400)
+_UNICODE = "Prix: 29 € par mois — données chiffrées 🔒 暗号化 ÄÖÜ ß"
+
+
+def _cosine(a: np.ndarray, b: np.ndarray) -> float:
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    norms = float(np.linalg.norm(a) * np.linalg.norm(b))
+    return float(a @ b) / norms if norms else float(np.array_equal(a, b))
+
+
+class EmbedderContract:
+    """What every embedder passes. Subclass it, define the fixtures, set the
+    class attributes that apply."""
+
+    semantic: ClassVar[bool] = False
+    """Also check meaning: set True for real models (random test models have none)."""
+    prefix_options: ClassVar[tuple[str, str] | None] = None
+    """Names of the options giving a text prefix to queries and to documents,
+    e.g. ``("query_prefix", "document_prefix")``; None skips the prefix tests."""
+    batch_size_option: ClassVar[str | None] = "batch_size"
+    """Name of the option setting texts per batch; None skips the batch-split test."""
+    same_vector: ClassVar[float] = 1e-4
+    """How far (1 - cosine) two vectors of the same text may be: padding in a
+    batch may move the last float32 digits."""
+
+    # -- fixtures ------------------------------------------------------------
+    @pytest.fixture
+    def embedder_factory(self) -> EmbedderFactory:
+        """Override: return ``(**options) -> Embedder``, unopened."""
+        raise NotImplementedError(
+            f"{type(self).__name__} must define an `embedder_factory` fixture returning "
+            "a callable (**options) -> Embedder that builds an unopened embedder"
+        )
+
+    @pytest.fixture
+    def fingerprint_variants(self) -> list[dict[str, Any]]:
+        """Override: option sets that must each change the fingerprint."""
+        raise NotImplementedError(
+            f"{type(self).__name__} must define a `fingerprint_variants` fixture: a list "
+            "of option dicts that must each change the fingerprint (another model, a "
+            "query prefix, another dimension)"
+        )
+
+    @pytest.fixture
+    def fingerprint_invariants(self) -> list[dict[str, Any]]:
+        """Option sets that must not change the fingerprint (default: a batch size)."""
+        return [{self.batch_size_option: 3}] if self.batch_size_option else []
+
+    @pytest.fixture
+    def make_embedder(
+        self, embedder_factory: EmbedderFactory, tmp_path: Path
+    ) -> Iterator[EmbedderFactory]:
+        """``(**options) -> Embedder``, opened; every one is closed after the test."""
+        opened: list[Embedder] = []
+
+        def make_embedder(**options: Any) -> Embedder:
+            embedder = embedder_factory(**options)
+            assert isinstance(embedder, Embedder), (
+                f"embedder_factory returned {embedder!r}, not a ragloom.Embedder"
+            )
+            embedder.open(
+                Context(index_dir=tmp_path, base_dir=tmp_path, name=CONTRACT_EMBEDDER_NAME)
+            )
+            opened.append(embedder)
+            return embedder
+
+        yield make_embedder
+        for embedder in reversed(opened):
+            embedder.close()
+
+    @pytest.fixture
+    def embedder(self, make_embedder: EmbedderFactory) -> Embedder:
+        """An opened embedder with the options under test."""
+        return make_embedder()
+
+    # -- helpers ---------------------------------------------------------------
+    def assert_same_vectors(self, actual: np.ndarray, expected: np.ndarray, what: str) -> None:
+        assert actual.shape == expected.shape, f"{what}: shape {actual.shape} != {expected.shape}"
+        for i, (a, b) in enumerate(zip(np.atleast_2d(actual), np.atleast_2d(expected))):
+            distance = 1.0 - _cosine(a, b)
+            assert distance <= self.same_vector, (
+                f"{what}: row {i} differs (1 - cosine = {distance:.2e}, allowed "
+                f"{self.same_vector:.0e})"
+            )
+
+    def assert_different_vectors(self, a: np.ndarray, b: np.ndarray, what: str) -> None:
+        distance = 1.0 - _cosine(a, b)
+        assert distance > self.same_vector, f"{what}: the vectors are the same"
+
+    @staticmethod
+    def assert_matrix(vectors: Any, rows: int, dimension: int, what: str) -> None:
+        assert isinstance(vectors, np.ndarray), f"{what}: got {type(vectors).__name__}, not ndarray"
+        assert vectors.dtype == np.float32, f"{what}: dtype {vectors.dtype}, expected float32"
+        assert vectors.shape == (rows, dimension), (
+            f"{what}: shape {vectors.shape}, expected {(rows, dimension)}"
+        )
+        assert np.isfinite(vectors).all(), f"{what}: holds NaN or infinity"
+
+    # -- shapes ------------------------------------------------------------------
+    def test_dimension_is_a_positive_int(self, embedder: Embedder) -> None:
+        assert isinstance(embedder.dimension, int) and embedder.dimension > 0, embedder.dimension
+
+    def test_embed_documents_shape_and_dtype(self, embedder: Embedder) -> None:
+        vectors = embedder.embed_documents(CONTRACT_PASSAGES)
+        self.assert_matrix(vectors, len(CONTRACT_PASSAGES), embedder.dimension, "embed_documents")
+        assert vectors.flags.c_contiguous, "embed_documents must return a C-contiguous array"
+
+    def test_embed_batch_shape_and_dtype(self, embedder: Embedder) -> None:
+        vectors = embedder.embed_batch(CONTRACT_PASSAGES[:3])
+        self.assert_matrix(vectors, 3, embedder.dimension, "embed_batch")
+
+    def test_embed_query_shape_and_dtype(self, embedder: Embedder) -> None:
+        vector = embedder.embed_query(CONTRACT_QUESTIONS[0][0])
+        assert isinstance(vector, np.ndarray) and vector.dtype == np.float32, vector
+        assert vector.shape == (embedder.dimension,), vector.shape
+        assert np.isfinite(vector).all()
+
+    def test_empty_input(self, embedder: Embedder) -> None:
+        self.assert_matrix(
+            embedder.embed_documents([]), 0, embedder.dimension, "embed_documents([])"
+        )
+
+    def test_long_and_non_ascii_texts(self, embedder: Embedder) -> None:
+        vectors = embedder.embed_documents([_LONG, _UNICODE, "x"])
+        self.assert_matrix(vectors, 3, embedder.dimension, "long / non-ASCII texts")
+
+    # -- consistency -------------------------------------------------------------
+    def test_deterministic(self, embedder: Embedder, make_embedder: EmbedderFactory) -> None:
+        first = embedder.embed_documents(CONTRACT_PASSAGES)
+        self.assert_same_vectors(embedder.embed_documents(CONTRACT_PASSAGES), first, "second call")
+        self.assert_same_vectors(
+            make_embedder().embed_documents(CONTRACT_PASSAGES), first, "new instance"
+        )
+        query = CONTRACT_QUESTIONS[0][0]
+        self.assert_same_vectors(
+            embedder.embed_query(query), make_embedder().embed_query(query), "query"
+        )
+
+    def test_batch_matches_single(self, embedder: Embedder) -> None:
+        batch = embedder.embed_documents(CONTRACT_PASSAGES)
+        for i, text in enumerate(CONTRACT_PASSAGES):
+            self.assert_same_vectors(
+                embedder.embed_documents([text])[0], batch[i], f"passage {i} alone vs in a batch"
+            )
+
+    def test_order_is_kept(self, embedder: Embedder) -> None:
+        batch = embedder.embed_documents(CONTRACT_PASSAGES)
+        order = [3, 0, 5, 1, 4, 2]
+        shuffled = embedder.embed_documents([CONTRACT_PASSAGES[i] for i in order])
+        self.assert_same_vectors(shuffled, batch[order], "rows of a reordered input")
+
+    def test_batches_split_anywhere(
+        self, embedder: Embedder, make_embedder: EmbedderFactory
+    ) -> None:
+        if self.batch_size_option is None:
+            pytest.skip("batch_size_option is None")
+        texts = CONTRACT_PASSAGES + [q for q, _ in CONTRACT_QUESTIONS] + [_UNICODE]
+        small = make_embedder(**{self.batch_size_option: 2})
+        self.assert_same_vectors(
+            small.embed_documents(texts), embedder.embed_documents(texts), "batch size 2"
+        )
+
+    def test_close_and_reopen(self, embedder: Embedder, tmp_path: Path) -> None:
+        before = embedder.embed_documents(CONTRACT_PASSAGES[:2])
+        embedder.close()
+        embedder.close()  # safe twice
+        embedder.open(Context(index_dir=tmp_path, base_dir=tmp_path, name=CONTRACT_EMBEDDER_NAME))
+        self.assert_same_vectors(
+            embedder.embed_documents(CONTRACT_PASSAGES[:2]), before, "reopened"
+        )
+
+    # -- prefixes ----------------------------------------------------------------
+    def _prefixed(self, make_embedder: EmbedderFactory, query: str, document: str) -> Embedder:
+        assert self.prefix_options is not None
+        query_option, document_option = self.prefix_options
+        return make_embedder(**{query_option: query, document_option: document})
+
+    def test_without_prefixes_a_query_is_a_document(self, make_embedder: EmbedderFactory) -> None:
+        if self.prefix_options is None:
+            pytest.skip("prefix_options is None: the embedder takes no text prefixes")
+        plain = self._prefixed(make_embedder, "", "")
+        question = CONTRACT_QUESTIONS[0][0]
+        self.assert_same_vectors(
+            plain.embed_query(question), plain.embed_documents([question])[0], "no prefixes"
+        )
+
+    def test_query_prefix_reaches_queries_only(self, make_embedder: EmbedderFactory) -> None:
+        if self.prefix_options is None:
+            pytest.skip("prefix_options is None: the embedder takes no text prefixes")
+        plain = self._prefixed(make_embedder, "", "")
+        prefixed = self._prefixed(make_embedder, "search query: ", "")
+        question = CONTRACT_QUESTIONS[0][0]
+        self.assert_same_vectors(
+            prefixed.embed_documents(CONTRACT_PASSAGES),
+            plain.embed_documents(CONTRACT_PASSAGES),
+            "documents under a query prefix",
+        )
+        self.assert_same_vectors(
+            prefixed.embed_query(question),
+            plain.embed_documents(["search query: " + question])[0],
+            "a query under a query prefix",
+        )
+        self.assert_different_vectors(
+            prefixed.embed_query(question), plain.embed_query(question), "query prefix ignored"
+        )
+
+    def test_document_prefix_reaches_documents_only(self, make_embedder: EmbedderFactory) -> None:
+        if self.prefix_options is None:
+            pytest.skip("prefix_options is None: the embedder takes no text prefixes")
+        plain = self._prefixed(make_embedder, "", "")
+        prefixed = self._prefixed(make_embedder, "", "search document: ")
+        question = CONTRACT_QUESTIONS[0][0]
+        self.assert_same_vectors(
+            prefixed.embed_query(question),
+            plain.embed_query(question),
+            "a query under a document prefix",
+        )
+        self.assert_same_vectors(
+            prefixed.embed_documents(CONTRACT_PASSAGES[:2]),
+            plain.embed_documents(["search document: " + p for p in CONTRACT_PASSAGES[:2]]),
+            "documents under a document prefix",
+        )
+
+    # -- fingerprint ---------------------------------------------------------------
+    def test_fingerprint_is_stable_json(
+        self, embedder: Embedder, make_embedder: EmbedderFactory
+    ) -> None:
+        fingerprint = embedder.fingerprint()
+        assert isinstance(fingerprint, dict) and fingerprint, fingerprint
+        assert json.loads(json.dumps(fingerprint)) == fingerprint, "the fingerprint must be JSON"
+        assert fingerprint.get("dimension") == embedder.dimension, fingerprint
+        assert embedder.fingerprint() == fingerprint, "the fingerprint changed between calls"
+        assert make_embedder().fingerprint() == fingerprint, (
+            "two instances with the same options differ"
+        )
+
+    def test_fingerprint_changes_with_what_changes_vectors(
+        self,
+        embedder: Embedder,
+        make_embedder: EmbedderFactory,
+        fingerprint_variants: list[dict[str, Any]],
+    ) -> None:
+        assert fingerprint_variants, "fingerprint_variants is empty"
+        base = embedder.fingerprint()
+        for options in fingerprint_variants:
+            assert make_embedder(**options).fingerprint() != base, (
+                f"options {options} do not change the fingerprint {base}"
+            )
+
+    def test_fingerprint_ignores_what_does_not(
+        self,
+        embedder: Embedder,
+        make_embedder: EmbedderFactory,
+        fingerprint_invariants: list[dict[str, Any]],
+    ) -> None:
+        base = embedder.fingerprint()
+        for options in fingerprint_invariants:
+            assert make_embedder(**options).fingerprint() == base, (
+                f"options {options} change the fingerprint"
+            )
+
+    # -- meaning -----------------------------------------------------------------
+    def test_questions_are_closest_to_their_answers(self, embedder: Embedder) -> None:
+        if not self.semantic:
+            pytest.skip("semantic = False (a test model without meaning)")
+        passages = embedder.embed_documents(CONTRACT_PASSAGES)
+        for question, answer in CONTRACT_QUESTIONS:
+            query = embedder.embed_query(question)
+            scores = [_cosine(query, p) for p in passages]
+            best = int(np.argmax(scores))
+            assert best == answer, (
+                f"{question!r} is closest to {CONTRACT_PASSAGES[best]!r} "
+                f"({scores[best]:.3f}), not to {CONTRACT_PASSAGES[answer]!r} ({scores[answer]:.3f})"
+            )
+
+    def test_pricing_question_is_closer_to_pricing_than_to_encryption(
+        self, embedder: Embedder
+    ) -> None:
+        if not self.semantic:
+            pytest.skip("semantic = False (a test model without meaning)")
+        query = embedder.embed_query("How much does the Pro plan cost?")
+        pricing, encryption = embedder.embed_documents(CONTRACT_PASSAGES[:2])
+        assert _cosine(query, pricing) > _cosine(query, encryption) + 0.05
