@@ -49,7 +49,8 @@ def test_packaged_model_that_is_not_installed_says_what_to_install(
         SentenceTransformersEmbedder(model="all-MiniLM-L6-v2").open(Context(base_dir=tmp_path))
 
 
-def test_unreachable_hub_message() -> None:
+def test_unreachable_hub_message(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     resolved = ResolvedModel(
         "BAAI/bge-small-en-v1.5",
         "hub",

@@ -27,7 +27,7 @@ from pydantic import Field, model_validator
 from ragloom import ComponentConfig, Context, Embedder
 from ragloom.errors import EmbedderError
 
-from .models import ResolvedModel, load_failure_message, resolve_model
+from .models import ResolvedModel, load_failure_message, quiet_loading, resolve_model
 from .prefixes import automatic_prefixes
 
 if TYPE_CHECKING:
@@ -138,13 +138,14 @@ class SentenceTransformersEmbedder(Embedder):
                 "pip install ragloom-sentence-transformers"
             ) from exc
         try:
-            model = SentenceTransformer(
-                resolved.location,
-                device=cfg.device,
-                trust_remote_code=cfg.trust_remote_code,
-                local_files_only=resolved.local_files_only,
-                truncate_dim=cfg.truncate_dim,
-            )
+            with quiet_loading():
+                model = SentenceTransformer(
+                    resolved.location,
+                    device=cfg.device,
+                    trust_remote_code=cfg.trust_remote_code,
+                    local_files_only=resolved.local_files_only,
+                    truncate_dim=cfg.truncate_dim,
+                )
         except Exception as exc:
             raise EmbedderError(load_failure_message(resolved, exc, "embedder.model")) from exc
 

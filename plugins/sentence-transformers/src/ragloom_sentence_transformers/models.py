@@ -22,6 +22,7 @@ import hashlib
 import importlib.util
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -279,3 +280,18 @@ def load_failure_message(resolved: ResolvedModel, exc: BaseException, option: st
     else:
         source = "the Hugging Face Hub"
     return f"{option} {spec!r} could not be loaded from {source}: {type(exc).__name__}: {exc}"
+
+
+@contextmanager
+def quiet_loading() -> Iterator[None]:
+    """Load a model without transformers' per-load progress bars ("Loading
+    weights"), which would clutter every `ragloom` command; restored after."""
+    from transformers.utils import logging as hf_logging
+
+    was_enabled = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            hf_logging.enable_progress_bar()

@@ -17,7 +17,7 @@ from pydantic import Field
 from ragloom import ComponentConfig, Context, Hit, Reranker
 from ragloom.errors import RerankerError
 
-from .models import ResolvedModel, load_failure_message, resolve_model
+from .models import ResolvedModel, load_failure_message, quiet_loading, resolve_model
 
 if TYPE_CHECKING:
     from sentence_transformers import CrossEncoder
@@ -82,13 +82,14 @@ class CrossEncoderReranker(Reranker):
         from sentence_transformers import CrossEncoder
 
         try:
-            model = CrossEncoder(
-                resolved.location,
-                max_length=cfg.max_length,
-                device=cfg.device,
-                trust_remote_code=cfg.trust_remote_code,
-                local_files_only=resolved.local_files_only,
-            )
+            with quiet_loading():
+                model = CrossEncoder(
+                    resolved.location,
+                    max_length=cfg.max_length,
+                    device=cfg.device,
+                    trust_remote_code=cfg.trust_remote_code,
+                    local_files_only=resolved.local_files_only,
+                )
         except Exception as exc:
             raise RerankerError(load_failure_message(resolved, exc, "reranker.model")) from exc
         self._resolved = resolved
