@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from .cli import _console, _escape, _pipeline, handle_errors
+from ._cli_support import _console, _escape, _pipeline, handle_errors
 from .errors import RagloomError
 
 __all__ = ["eval_command"]
