@@ -36,9 +36,9 @@ demo: venv
 	cd $(DEMO) && $(RAGLOOM) ask "Who is the CEO of Notewise?"
 
 test: venv
-	$(BIN)/ruff check core tests benchmarks plugins
+	$(BIN)/ruff check core tests benchmarks plugins contrib
 	$(BIN)/mkdocs build --strict --quiet -d .venv/site
-	$(BIN)/python -m pytest -q tests $(PLUGINS:%=%/tests)
+	$(BIN)/python -m pytest -q tests $(PLUGINS:%=%/tests) contrib/template/tests
 
 bench: venv
 	$(BIN)/python benchmarks/run.py

@@ -1,0 +1,5 @@
+"""ragloom-tinystore: a small dense store kept in a JSON file."""
+
+from .store import TinyStore
+
+__all__ = ["TinyStore"]
