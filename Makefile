@@ -27,7 +27,10 @@ $(VENV)/.installed: pyproject.toml $(PLUGINS:%=%/pyproject.toml) | $(BIN)/python
 
 venv: $(VENV)/.installed
 
+# The demo starts from an empty index each time (the embedding cache makes
+# that cheap), so an index left by an older default never gets in its way.
 demo: venv
+	rm -rf $(DEMO)/.ragloom
 	cd $(DEMO) && $(RAGLOOM) config check
 	cd $(DEMO) && $(RAGLOOM) index
 	cd $(DEMO) && $(RAGLOOM) ask "How much does the Team plan cost?"

@@ -194,7 +194,8 @@ def search(
         return
     table = Table(show_lines=False)
     for column in ("rank", "score", "source", "label", "snippet"):
-        table.add_column(column, overflow="fold" if column == "snippet" else "ellipsis")
+        # labels and sources are what a reader cites: wrap them, never cut them
+        table.add_column(column, overflow="ellipsis" if column == "score" else "fold")
     for rank, hit in enumerate(hits, 1):
         snippet = " ".join(hit.chunk.text.split())
         table.add_row(
