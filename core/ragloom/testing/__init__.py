@@ -10,7 +10,8 @@
         def store_factory(self):
             return lambda path: MyStore(path=str(path))
 
-See ``ragloom.testing.stores`` and the "Testing a store" docs page.
+See ``ragloom.testing.stores``, ``ragloom.testing.embedders`` and
+``ragloom.testing.rerankers``, and the "Testing a store" docs page.
 """
 
 from __future__ import annotations
@@ -20,8 +21,19 @@ from .embedders import (
     CONTRACT_PASSAGES,
     CONTRACT_QUESTIONS,
     EmbedderContract,
+    PrefixEmbedderContract,
+    SemanticEmbedderContract,
 )
-from .rerankers import CONTRACT_QUERY, CONTRACT_RERANKER_NAME, RerankerContract, contract_hits
+from .rerankers import (
+    CONTRACT_QUERY,
+    CONTRACT_RERANKER_NAME,
+    BaseRerankerContract,
+    OrderedRerankerContract,
+    RerankerContract,
+    SemanticRerankerContract,
+    TopKRerankerContract,
+    contract_hits,
+)
 from .stores import (
     CONTRACT_DIMENSION,
     CONTRACT_STORE_NAME,
@@ -42,8 +54,14 @@ __all__ = [
     "CONTRACT_QUERY",
     "CONTRACT_QUESTIONS",
     "CONTRACT_RERANKER_NAME",
+    "BaseRerankerContract",
     "EmbedderContract",
+    "OrderedRerankerContract",
+    "PrefixEmbedderContract",
     "RerankerContract",
+    "SemanticEmbedderContract",
+    "SemanticRerankerContract",
+    "TopKRerankerContract",
     "contract_hits",
     "CONTRACT_STORE_NAME",
     "FILTER_CASES",

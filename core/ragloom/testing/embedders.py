@@ -1,17 +1,15 @@
 """The embedder contract: the tests every ``ragloom.Embedder`` passes, built-in or plugin.
 
-Subclass ``EmbedderContract`` and give it two fixtures: ``embedder_factory``,
-a callable ``(**options) -> Embedder`` that builds an *unopened* embedder
-with those options on top of the ones under test, and
-``fingerprint_variants``, option sets that must each change the embedder's
-fingerprint (another model, a query prefix)::
+Subclass ``EmbedderContract``, plus the capability contracts that apply, and
+give it two fixtures: ``embedder_factory``, a callable ``(**options) ->
+Embedder`` that builds an *unopened* embedder with those options on top of
+the ones under test, and ``fingerprint_variants``, option sets that must
+each change the embedder's fingerprint (another model, a query prefix)::
 
     import pytest
-    from ragloom.testing.embedders import EmbedderContract
+    from ragloom.testing.embedders import PrefixEmbedderContract, SemanticEmbedderContract
 
-    class TestMyEmbedder(EmbedderContract):
-        prefix_options = ("query_prefix", "document_prefix")
-
+    class TestMyEmbedder(PrefixEmbedderContract, SemanticEmbedderContract):
         @pytest.fixture
         def embedder_factory(self):
             return lambda **options: MyEmbedder(model="/abs/path/model", **options)
@@ -20,17 +18,26 @@ fingerprint (another model, a query prefix)::
         def fingerprint_variants(self):
             return [{"model": "/abs/path/other-model"}, {"query_prefix": "query: "}]
 
+``EmbedderContract`` holds what every embedder passes. Mix in
+``PrefixEmbedderContract`` for an embedder that takes a query and a document
+prefix (named by ``prefix_options``), and ``SemanticEmbedderContract`` for
+one with a real model (random test models have no meaning).
+
+The capability contracts are subclasses of ``EmbedderContract``: combine
+them freely. A test that does not apply is not collected, never skipped.
+
 The suite opens every embedder with ``Context(index_dir=tmp_path,
 base_dir=tmp_path, name="contract")`` (so give absolute paths) and checks:
 shapes, dtype and ``dimension``; the empty input; determinism, across calls
 and instances; that a text gets the same vector alone or in a batch, in any
-order, however the batch is split; long and non-ASCII texts; that a query
-prefix reaches queries only and a document prefix documents only (when
-``prefix_options`` names them); that the fingerprint is stable, JSON, and
-changes with each of ``fingerprint_variants`` but not with
-``fingerprint_invariants`` (batch size, device); closing and reopening; and,
-for real models (``semantic = True``), that a question lies closer to its
-answer than to an unrelated passage.
+order, however the batch is split (by the suite, and by the embedder under
+``batch_size_option``); long and non-ASCII texts; that the fingerprint is
+stable, JSON, and changes with each of ``fingerprint_variants`` but not
+with ``fingerprint_invariants`` (batch size, device); closing and
+reopening. ``PrefixEmbedderContract`` adds that a query prefix reaches
+queries only and a document prefix documents only;
+``SemanticEmbedderContract`` that a question lies closer to its answer than
+to an unrelated passage.
 """
 
 from __future__ import annotations
@@ -53,6 +60,8 @@ __all__ = [
     "CONTRACT_PASSAGES",
     "CONTRACT_QUESTIONS",
     "EmbedderContract",
+    "PrefixEmbedderContract",
+    "SemanticEmbedderContract",
 ]
 
 CONTRACT_EMBEDDER_NAME = "contract"
@@ -86,20 +95,44 @@ def _cosine(a: np.ndarray, b: np.ndarray) -> float:
     return float(a @ b) / norms if norms else float(np.array_equal(a, b))
 
 
-class EmbedderContract:
-    """What every embedder passes. Subclass it, define the fixtures, set the
-    class attributes that apply."""
+# A test of each capability contract, to tell a subclass of it from one that
+# still sets the attributes that used to switch those tests on.
+_PREFIX_TEST = "test_query_prefix_reaches_queries_only"
+_SEMANTIC_TEST = "test_questions_are_closest_to_their_answers"
 
-    semantic: ClassVar[bool] = False
-    """Also check meaning: set True for real models (random test models have none)."""
-    prefix_options: ClassVar[tuple[str, str] | None] = None
-    """Names of the options giving a text prefix to queries and to documents,
-    e.g. ``("query_prefix", "document_prefix")``; None skips the prefix tests."""
+
+class EmbedderContract:
+    """What every embedder passes. Subclass it (or the capability contracts
+    below), define the fixtures, set the class attributes that apply."""
+
     batch_size_option: ClassVar[str | None] = "batch_size"
-    """Name of the option setting texts per batch; None skips the batch-split test."""
+    """Name of the option setting texts per batch (``Embedder`` reads
+    ``config.batch_size``); None for an embedder without one, whose batches
+    the suite then only splits itself."""
     same_vector: ClassVar[float] = 1e-4
     """How far (1 - cosine) two vectors of the same text may be: padding in a
     batch may move the last float32 digits."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # The attributes that once switched tests on and off are gone: fail
+        # loudly rather than run other tests than they ask for.
+        for attribute, test, contract in (
+            ("prefix_options", _PREFIX_TEST, "PrefixEmbedderContract"),
+            ("semantic", _SEMANTIC_TEST, "SemanticEmbedderContract"),
+        ):
+            if not hasattr(cls, attribute) or bool(getattr(cls, attribute)) == hasattr(cls, test):
+                continue
+            value = getattr(cls, attribute)
+            advice = (
+                f"subclass {contract} to run them"
+                if value
+                else f"subclass the contracts without {contract} (EmbedderContract has none)"
+            )
+            raise TypeError(
+                f"{cls.__name__}: {attribute} = {value!r} no longer switches tests on "
+                f"or off: {contract} holds them ({test}); {advice}"
+            )
 
     # -- fixtures ------------------------------------------------------------
     @pytest.fixture
@@ -230,13 +263,15 @@ class EmbedderContract:
     def test_batches_split_anywhere(
         self, embedder: Embedder, make_embedder: EmbedderFactory
     ) -> None:
-        if self.batch_size_option is None:
-            pytest.skip("batch_size_option is None")
         texts = CONTRACT_PASSAGES + [q for q, _ in CONTRACT_QUESTIONS] + [_UNICODE]
-        small = make_embedder(**{self.batch_size_option: 2})
-        self.assert_same_vectors(
-            small.embed_documents(texts), embedder.embed_documents(texts), "batch size 2"
+        whole = embedder.embed_documents(texts)
+        pieces = np.vstack(
+            [embedder.embed_documents(texts[i : i + 2]) for i in range(0, len(texts), 2)]
         )
+        self.assert_same_vectors(pieces, whole, "texts embedded two at a time")
+        if self.batch_size_option is not None:
+            small = make_embedder(**{self.batch_size_option: 2})
+            self.assert_same_vectors(small.embed_documents(texts), whole, "batch size 2")
 
     def test_close_and_reopen(self, embedder: Embedder, tmp_path: Path) -> None:
         before = embedder.embed_documents(CONTRACT_PASSAGES[:2])
@@ -245,58 +280,6 @@ class EmbedderContract:
         embedder.open(Context(index_dir=tmp_path, base_dir=tmp_path, name=CONTRACT_EMBEDDER_NAME))
         self.assert_same_vectors(
             embedder.embed_documents(CONTRACT_PASSAGES[:2]), before, "reopened"
-        )
-
-    # -- prefixes ----------------------------------------------------------------
-    def _prefixed(self, make_embedder: EmbedderFactory, query: str, document: str) -> Embedder:
-        assert self.prefix_options is not None
-        query_option, document_option = self.prefix_options
-        return make_embedder(**{query_option: query, document_option: document})
-
-    def test_without_prefixes_a_query_is_a_document(self, make_embedder: EmbedderFactory) -> None:
-        if self.prefix_options is None:
-            pytest.skip("prefix_options is None: the embedder takes no text prefixes")
-        plain = self._prefixed(make_embedder, "", "")
-        question = CONTRACT_QUESTIONS[0][0]
-        self.assert_same_vectors(
-            plain.embed_query(question), plain.embed_documents([question])[0], "no prefixes"
-        )
-
-    def test_query_prefix_reaches_queries_only(self, make_embedder: EmbedderFactory) -> None:
-        if self.prefix_options is None:
-            pytest.skip("prefix_options is None: the embedder takes no text prefixes")
-        plain = self._prefixed(make_embedder, "", "")
-        prefixed = self._prefixed(make_embedder, "search query: ", "")
-        question = CONTRACT_QUESTIONS[0][0]
-        self.assert_same_vectors(
-            prefixed.embed_documents(CONTRACT_PASSAGES),
-            plain.embed_documents(CONTRACT_PASSAGES),
-            "documents under a query prefix",
-        )
-        self.assert_same_vectors(
-            prefixed.embed_query(question),
-            plain.embed_documents(["search query: " + question])[0],
-            "a query under a query prefix",
-        )
-        self.assert_different_vectors(
-            prefixed.embed_query(question), plain.embed_query(question), "query prefix ignored"
-        )
-
-    def test_document_prefix_reaches_documents_only(self, make_embedder: EmbedderFactory) -> None:
-        if self.prefix_options is None:
-            pytest.skip("prefix_options is None: the embedder takes no text prefixes")
-        plain = self._prefixed(make_embedder, "", "")
-        prefixed = self._prefixed(make_embedder, "", "search document: ")
-        question = CONTRACT_QUESTIONS[0][0]
-        self.assert_same_vectors(
-            prefixed.embed_query(question),
-            plain.embed_query(question),
-            "a query under a document prefix",
-        )
-        self.assert_same_vectors(
-            prefixed.embed_documents(CONTRACT_PASSAGES[:2]),
-            plain.embed_documents(["search document: " + p for p in CONTRACT_PASSAGES[:2]]),
-            "documents under a document prefix",
         )
 
     # -- fingerprint ---------------------------------------------------------------
@@ -337,10 +320,64 @@ class EmbedderContract:
                 f"options {options} change the fingerprint"
             )
 
-    # -- meaning -----------------------------------------------------------------
+
+class PrefixEmbedderContract(EmbedderContract):
+    """The contract of embedders that put a text prefix before queries and
+    another before documents (e5, nomic, BGE...): each reaches its side only."""
+
+    prefix_options: ClassVar[tuple[str, str]] = ("query_prefix", "document_prefix")
+    """Names of the options giving a text prefix to queries and to documents."""
+
+    def _prefixed(self, make_embedder: EmbedderFactory, query: str, document: str) -> Embedder:
+        query_option, document_option = self.prefix_options
+        return make_embedder(**{query_option: query, document_option: document})
+
+    def test_without_prefixes_a_query_is_a_document(self, make_embedder: EmbedderFactory) -> None:
+        plain = self._prefixed(make_embedder, "", "")
+        question = CONTRACT_QUESTIONS[0][0]
+        self.assert_same_vectors(
+            plain.embed_query(question), plain.embed_documents([question])[0], "no prefixes"
+        )
+
+    def test_query_prefix_reaches_queries_only(self, make_embedder: EmbedderFactory) -> None:
+        plain = self._prefixed(make_embedder, "", "")
+        prefixed = self._prefixed(make_embedder, "search query: ", "")
+        question = CONTRACT_QUESTIONS[0][0]
+        self.assert_same_vectors(
+            prefixed.embed_documents(CONTRACT_PASSAGES),
+            plain.embed_documents(CONTRACT_PASSAGES),
+            "documents under a query prefix",
+        )
+        self.assert_same_vectors(
+            prefixed.embed_query(question),
+            plain.embed_documents(["search query: " + question])[0],
+            "a query under a query prefix",
+        )
+        self.assert_different_vectors(
+            prefixed.embed_query(question), plain.embed_query(question), "query prefix ignored"
+        )
+
+    def test_document_prefix_reaches_documents_only(self, make_embedder: EmbedderFactory) -> None:
+        plain = self._prefixed(make_embedder, "", "")
+        prefixed = self._prefixed(make_embedder, "", "search document: ")
+        question = CONTRACT_QUESTIONS[0][0]
+        self.assert_same_vectors(
+            prefixed.embed_query(question),
+            plain.embed_query(question),
+            "a query under a document prefix",
+        )
+        self.assert_same_vectors(
+            prefixed.embed_documents(CONTRACT_PASSAGES[:2]),
+            plain.embed_documents(["search document: " + p for p in CONTRACT_PASSAGES[:2]]),
+            "documents under a document prefix",
+        )
+
+
+class SemanticEmbedderContract(EmbedderContract):
+    """The contract of embedders with a real model: vectors carry meaning
+    (random test models have none)."""
+
     def test_questions_are_closest_to_their_answers(self, embedder: Embedder) -> None:
-        if not self.semantic:
-            pytest.skip("semantic = False (a test model without meaning)")
         passages = embedder.embed_documents(CONTRACT_PASSAGES)
         for question, answer in CONTRACT_QUESTIONS:
             query = embedder.embed_query(question)
@@ -354,8 +391,6 @@ class EmbedderContract:
     def test_pricing_question_is_closer_to_pricing_than_to_encryption(
         self, embedder: Embedder
     ) -> None:
-        if not self.semantic:
-            pytest.skip("semantic = False (a test model without meaning)")
         query = embedder.embed_query("How much does the Pro plan cost?")
         pricing, encryption = embedder.embed_documents(CONTRACT_PASSAGES[:2])
         assert _cosine(query, pricing) > _cosine(query, encryption) + 0.05

@@ -1,8 +1,9 @@
 """The reranker contract: the tests every ``ragloom.Reranker`` passes, built-in or plugin.
 
-Subclass ``RerankerContract`` and give it a ``reranker_factory`` fixture: a
-callable ``(**options) -> Reranker`` that builds an *unopened* reranker with
-those options on top of the ones under test::
+Subclass the contract that matches your reranker and give it a
+``reranker_factory`` fixture: a callable ``(**options) -> Reranker`` that
+builds an *unopened* reranker with those options on top of the ones under
+test::
 
     import pytest
     from ragloom.testing.rerankers import RerankerContract
@@ -12,16 +13,26 @@ those options on top of the ones under test::
         def reranker_factory(self):
             return lambda **options: MyReranker(model="/abs/path/model", **options)
 
+``BaseRerankerContract`` holds what every reranker passes; it is not used
+alone. Capability contracts, its subclasses, add the tests of what a
+reranker may do, and combine freely: ``OrderedRerankerContract`` for one
+whose hits come back in descending score (a reranker that scores each hit
+alone, not MMR), ``TopKRerankerContract`` for one with an option limiting
+the hits kept (``top_k_option``), ``SemanticRerankerContract`` for a trained
+model. ``RerankerContract`` is the usual case: ordered, with a ``top_k``
+option. A test that does not apply is not collected, never skipped.
+
 The suite reranks ``contract_hits()``, hits as fusion hands them over (a
 ``fusion`` score and each store's score in ``scores``), and checks: every
 hit comes back scored under ``score_key`` (``scores[score_key] == score``),
-best first, with its chunk and earlier scores untouched; nothing is added
-or duplicated; ``top_k`` (argument, and the ``top_k_option`` option) keeps
-the best; no hits give no hits; results are deterministic and the input is
-not modified; and, for real models (``semantic = True``), that the passage
-answering the question ranks first. Rerankers that need the pipeline's
-embedder (``needs = {"embedder"}``) get one through
-``Context.services["embedder"]``: override the ``services`` fixture.
+with its chunk and earlier scores untouched; nothing is added or
+duplicated; the ``top_k`` argument keeps the first hits of the full
+ranking; no hits give no hits; results are deterministic and the input is
+not modified. The capability contracts add: best first by score; the
+``top_k_option`` option keeps that many hits; the passage answering the
+question ranks first. Rerankers that need the pipeline's embedder (``needs
+= {"embedder"}``) get one through ``Context.services["embedder"]``:
+override the ``services`` fixture.
 """
 
 from __future__ import annotations
@@ -39,7 +50,16 @@ from ..types import Chunk, Hit
 if TYPE_CHECKING:
     RerankerFactory = Callable[..., Reranker]
 
-__all__ = ["CONTRACT_QUERY", "CONTRACT_RERANKER_NAME", "RerankerContract", "contract_hits"]
+__all__ = [
+    "CONTRACT_QUERY",
+    "CONTRACT_RERANKER_NAME",
+    "BaseRerankerContract",
+    "OrderedRerankerContract",
+    "RerankerContract",
+    "SemanticRerankerContract",
+    "TopKRerankerContract",
+    "contract_hits",
+]
 
 CONTRACT_RERANKER_NAME = "contract"
 """The ``Context.name`` every reranker is opened with."""
@@ -84,19 +104,42 @@ def contract_hits() -> list[Hit]:
     return hits
 
 
-class RerankerContract:
-    """What every reranker passes. Subclass it, define ``reranker_factory``,
-    set the class attributes that apply."""
+# A test of each capability contract, to tell a subclass of it from one that
+# still sets the attributes that used to switch those tests on and off.
+_ORDERED_TEST = "test_best_first"
+_TOP_K_TEST = "test_top_k_option"
+_SEMANTIC_TEST = "test_the_answer_ranks_first"
+
+
+class BaseRerankerContract:
+    """What every reranker passes. Not used alone: subclass the capability
+    contracts that apply (``RerankerContract`` for the usual case), define
+    ``reranker_factory``, set the class attributes that apply."""
 
     score_key: ClassVar[str] = "rerank"
     """The name the reranker records its score under in ``Hit.scores``."""
-    top_k_option: ClassVar[str | None] = "top_k"
-    """Name of the option that limits the hits kept; None skips that test."""
-    semantic: ClassVar[bool] = False
-    """Also check meaning: set True for trained models."""
-    ordered: ClassVar[bool] = True
-    """Hits come back in descending ``score`` (False for rerankers, such as MMR,
-    whose order is not that of their scores)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # The attributes that once switched tests on and off are gone: fail
+        # loudly rather than run other tests than they ask for.
+        for attribute, test, contract in (
+            ("ordered", _ORDERED_TEST, "OrderedRerankerContract"),
+            ("top_k_option", _TOP_K_TEST, "TopKRerankerContract"),
+            ("semantic", _SEMANTIC_TEST, "SemanticRerankerContract"),
+        ):
+            if not hasattr(cls, attribute) or bool(getattr(cls, attribute)) == hasattr(cls, test):
+                continue
+            value = getattr(cls, attribute)
+            advice = (
+                f"subclass {contract} to run them"
+                if value
+                else f"subclass the contracts without {contract} (BaseRerankerContract has none)"
+            )
+            raise TypeError(
+                f"{cls.__name__}: {attribute} = {value!r} no longer switches tests on "
+                f"or off: {contract} holds them ({test}); {advice}"
+            )
 
     # -- fixtures ------------------------------------------------------------
     @pytest.fixture
@@ -166,12 +209,6 @@ class RerankerContract:
             )
             assert math.isfinite(hit.score), f"hit {hit.chunk.id}: score {hit.score}"
 
-    def test_best_first(self, reranker: Reranker) -> None:
-        if not self.ordered:
-            pytest.skip("ordered = False")
-        scores = [h.score for h in self.rerank(reranker, contract_hits())]
-        assert scores == sorted(scores, reverse=True), f"not best first: {scores}"
-
     def test_returns_only_the_given_hits_once(self, reranker: Reranker) -> None:
         hits = contract_hits()
         ids = [h.chunk.id for h in self.rerank(reranker, hits, len(hits))]
@@ -199,12 +236,6 @@ class RerankerContract:
         hits = contract_hits()
         assert len(self.rerank(reranker, hits, 100)) == len(hits)
 
-    def test_top_k_option(self, make_reranker: RerankerFactory) -> None:
-        if self.top_k_option is None:
-            pytest.skip("top_k_option is None")
-        limited = make_reranker(**{self.top_k_option: 3})
-        assert len(self.rerank(limited, contract_hits())) == 3
-
     def test_no_hits(self, reranker: Reranker) -> None:
         assert self.rerank(reranker, []) == []
 
@@ -223,8 +254,39 @@ class RerankerContract:
         for a, b in zip(first, second):
             assert math.isclose(a.score, b.score, rel_tol=1e-5, abs_tol=1e-6), (a.score, b.score)
 
+
+class OrderedRerankerContract(BaseRerankerContract):
+    """The contract of rerankers whose hits come back in descending score:
+    those that score each hit for the query alone (cross-encoders, LLM
+    judges). Not MMR, whose score is a hit's marginal worth when picked."""
+
+    def test_best_first(self, reranker: Reranker) -> None:
+        scores = [h.score for h in self.rerank(reranker, contract_hits())]
+        assert scores == sorted(scores, reverse=True), f"not best first: {scores}"
+
+
+class TopKRerankerContract(BaseRerankerContract):
+    """The contract of rerankers with an option limiting the hits kept: the
+    pipeline calls ``rerank`` with ``top_k=None``, so that option is how a
+    config keeps fewer."""
+
+    top_k_option: ClassVar[str] = "top_k"
+    """Name of the option that limits the hits kept."""
+
+    def test_top_k_option(self, make_reranker: RerankerFactory) -> None:
+        limited = make_reranker(**{self.top_k_option: 3})
+        assert len(self.rerank(limited, contract_hits())) == 3
+
+
+class SemanticRerankerContract(BaseRerankerContract):
+    """The contract of rerankers with a trained model: the passage answering
+    the question ranks first."""
+
     def test_the_answer_ranks_first(self, reranker: Reranker) -> None:
-        if not self.semantic:
-            pytest.skip("semantic = False (a model without meaning)")
         result = self.rerank(reranker, contract_hits())
         assert result[0].chunk.id == "r2", [(h.chunk.id, round(h.score, 3)) for h in result]
+
+
+class RerankerContract(OrderedRerankerContract, TopKRerankerContract):
+    """The usual reranker: hits best first by score, and a ``top_k`` option.
+    Add ``SemanticRerankerContract`` for a trained model."""

@@ -1,21 +1,30 @@
 """The ragloom.testing contracts, run on the tiny random models (fast) and on
-the packaged all-MiniLM-L6-v2 (real meaning), loaded by the real code path."""
+the packaged all-MiniLM-L6-v2 (real meaning), loaded by the real code path.
+
+Each class subclasses exactly the capability contracts that apply, so no
+test is skipped: the random models get no semantic contract.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from ragloom.testing.embedders import EmbedderContract
-from ragloom.testing.rerankers import RerankerContract
+from ragloom import Context
+from ragloom.builtin.mmr_reranker import MMRReranker
+from ragloom.testing.embedders import PrefixEmbedderContract, SemanticEmbedderContract
+from ragloom.testing.rerankers import (
+    RerankerContract,
+    SemanticRerankerContract,
+    TopKRerankerContract,
+)
 
 from ragloom_sentence_transformers import CrossEncoderReranker, SentenceTransformersEmbedder
 
 
-class TestTinyEmbedder(EmbedderContract):
-    prefix_options = ("query_prefix", "document_prefix")
-
+class TestTinyEmbedder(PrefixEmbedderContract):
     @pytest.fixture
     def embedder_factory(self, tiny_model: Path):
         return lambda **options: SentenceTransformersEmbedder(
@@ -40,7 +49,8 @@ class TestTinyEmbedder(EmbedderContract):
 
 
 class TestTinyEmbedderQuantized(TestTinyEmbedder):
-    """int8 codes: still deterministic, order-preserving, batch-independent."""
+    """int8 codes: still deterministic, order-preserving, batch-independent,
+    and prefixed alike (quantization ranges are fixed, not the batch's)."""
 
     same_vector = 2e-3  # one quantization step may flip with padding noise
 
@@ -54,18 +64,9 @@ class TestTinyEmbedderQuantized(TestTinyEmbedder):
     def fingerprint_variants(self, other_tiny_model: Path) -> list[dict[str, Any]]:
         return [{"model": str(other_tiny_model)}, {"precision": "binary"}]
 
-    def test_query_prefix_reaches_queries_only(self, make_embedder) -> None:
-        pytest.skip("prefix equivalence is checked on float32 vectors")
-
-    def test_document_prefix_reaches_documents_only(self, make_embedder) -> None:
-        pytest.skip("prefix equivalence is checked on float32 vectors")
-
 
 @pytest.mark.slow
-class TestMiniLMEmbedder(EmbedderContract):
-    semantic = True
-    prefix_options = ("query_prefix", "document_prefix")
-
+class TestMiniLMEmbedder(PrefixEmbedderContract, SemanticEmbedderContract):
     @pytest.fixture
     def embedder_factory(self, minilm: Path):
         return lambda **options: SentenceTransformersEmbedder(
@@ -106,3 +107,23 @@ class TestMiniLMCrossEncoder(RerankerContract):
         return lambda **options: CrossEncoderReranker(
             **{"model": str(minilm_cross_encoder), "device": "cpu", **options}
         )
+
+
+@pytest.mark.slow
+class TestMMROnMiniLM(TopKRerankerContract, SemanticRerankerContract):
+    """The built-in ``mmr`` reranker on all-MiniLM-L6-v2 vectors: its first
+    pick is the most relevant hit, but its scores (marginal worth when
+    picked) need not descend, so not ``OrderedRerankerContract``."""
+
+    score_key = "mmr"
+
+    @pytest.fixture
+    def services(self, minilm: Path, tmp_path: Path) -> Iterator[dict[str, Any]]:
+        embedder = SentenceTransformersEmbedder(model="all-MiniLM-L6-v2", device="cpu")
+        embedder.open(Context(index_dir=tmp_path, base_dir=tmp_path, name="embedder"))
+        yield {"embedder": embedder}
+        embedder.close()
+
+    @pytest.fixture
+    def reranker_factory(self):
+        return lambda **options: MMRReranker(**options)
