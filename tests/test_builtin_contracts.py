@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from ragloom.builtin.hash_embedder import HashEmbedder
 from ragloom.builtin.mmr_reranker import MMRReranker
 from ragloom.testing import EmbedderContract
