@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import chain, repeat
 
-__all__ = ["ALIASES", "EXTENSIONS", "LANGUAGES", "LanguageSpec", "spec_for"]
+__all__ = ["ALIASES", "LANGUAGES", "LanguageSpec", "spec_for"]
 
 
 @dataclass(frozen=True)
@@ -251,39 +251,6 @@ LANGUAGES: dict[str, LanguageSpec] = {
     )
 }
 
-EXTENSIONS: dict[str, str] = {
-    ".py": "python",
-    ".pyi": "python",
-    ".js": "javascript",
-    ".jsx": "javascript",
-    ".mjs": "javascript",
-    ".cjs": "javascript",
-    ".ts": "typescript",
-    ".tsx": "typescript",
-    ".mts": "typescript",
-    ".cts": "typescript",
-    ".java": "java",
-    ".go": "go",
-    ".rs": "rust",
-    ".c": "c",
-    ".h": "c",
-    ".cc": "cpp",
-    ".cpp": "cpp",
-    ".cxx": "cpp",
-    ".hh": "cpp",
-    ".hpp": "cpp",
-    ".hxx": "cpp",
-    ".cs": "csharp",
-    ".rb": "ruby",
-    ".php": "php",
-    ".kt": "kotlin",
-    ".kts": "kotlin",
-    ".swift": "swift",
-    ".scala": "scala",
-    ".sh": "bash",
-    ".bash": "bash",
-    ".lua": "lua",
-}
 
 ALIASES: dict[str, str] = {
     "py": "python",

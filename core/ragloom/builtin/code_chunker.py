@@ -54,8 +54,9 @@ from pydantic import Field
 from ..components import Chunker, ComponentConfig
 from ..types import Chunk, Document
 from ._chunking import SizedConfig, embedder_of, length_function, make_chunk
-from ._code_languages import EXTENSIONS, LanguageSpec, spec_for
+from ._code_languages import LanguageSpec, spec_for
 from ._recursive import run
+from .code_loader import LANGUAGES as EXTENSION_LANGUAGES
 
 __all__ = ["CodeChunker", "CodeUnit", "python_units", "treesitter_units"]
 
@@ -132,7 +133,7 @@ class CodeChunker(Chunker):
         name = (
             self.config.language
             or document.metadata.get("language")
-            or EXTENSIONS.get(suffix.lower())
+            or EXTENSION_LANGUAGES.get(suffix.lower())
             or "text"
         )
         spec = spec_for(str(name))
