@@ -221,7 +221,7 @@ def tune_embedder(
     (MultipleNegativesRankingLoss), and report Recall@10 / MRR@10 of the base
     and the tuned model on held-out pairs."""
     from . import training
-    from .models import load_failure_message
+    from .models import load_failure_message, quiet_loading
     from .prefixes import automatic_prefixes
 
     _check_out(out)
@@ -234,9 +234,10 @@ def tune_embedder(
     from sentence_transformers import SentenceTransformer
 
     try:
-        model = SentenceTransformer(
-            resolved.location, device=device, local_files_only=resolved.local_files_only
-        )
+        with quiet_loading():
+            model = SentenceTransformer(
+                resolved.location, device=device, local_files_only=resolved.local_files_only
+            )
     except Exception as exc:
         _fail(load_failure_message(resolved, exc, "--base"), 1)
     if max_seq_length is not None:
@@ -341,7 +342,7 @@ def tune_reranker(
     negatives (binary cross-entropy), and report MRR@10 of reranking BM25's
     top 20 held-out passages with the base and the tuned model."""
     from . import training
-    from .models import load_failure_message
+    from .models import load_failure_message, quiet_loading
 
     _check_out(out)
     data = training.split_holdout(_read(pairs, beir, split), holdout, seed)
@@ -354,13 +355,14 @@ def tune_reranker(
     from sentence_transformers import CrossEncoder
 
     try:
-        model = CrossEncoder(
-            resolved.location,
-            num_labels=1,
-            max_length=max_length,
-            device=device,
-            local_files_only=resolved.local_files_only,
-        )
+        with quiet_loading():
+            model = CrossEncoder(
+                resolved.location,
+                num_labels=1,
+                max_length=max_length,
+                device=device,
+                local_files_only=resolved.local_files_only,
+            )
     except Exception as exc:
         _fail(load_failure_message(resolved, exc, "--base"), 1)
 
