@@ -11,11 +11,15 @@ A store that cannot express the filter fails the query (fail closed).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
+from .errors import AccessError
 from .filters import And, Condition, Filter, Or
 
-__all__ = ["access_filter", "restrict"]
+if TYPE_CHECKING:
+    from .settings import AccessSettings
+
+__all__ = ["access_filter", "caller_filter", "restrict"]
 
 Unlabeled = Literal["deny", "public"]
 
@@ -38,3 +42,22 @@ def restrict(where: Filter | None, acl: Filter | None) -> Filter | None:
     if where is None:
         return acl
     return And((acl, where))
+
+
+def caller_filter(access: AccessSettings | None, principals: Sequence[str] | None) -> Filter | None:
+    """The filter for a query made with ``principals`` under the config's
+    ``access:`` section (None when neither applies). With ``access:``
+    configured, ``principals=None`` is refused: a query must say whose it is."""
+    if principals is None:
+        if access is not None:
+            raise AccessError(
+                "this pipeline enforces access control (`access:` in its config): "
+                "pass principals=[...] with the caller's user and group ids "
+                "(an empty list reads only what is public)"
+            )
+        return None
+    if isinstance(principals, str):
+        raise TypeError("principals must be a list of ids, not one string")
+    if access is None:  # no ACL configured: unlabelled chunks are public
+        return access_filter(principals, unlabeled="public")
+    return access_filter(principals, field=access.field, unlabeled=access.unlabeled)

@@ -34,6 +34,8 @@ from .types import Answer, Chunk, Citation, Hit
 if TYPE_CHECKING:
     import numpy as np
 
+    from .settings import CacheSettings
+
 __all__ = ["AnswerCache", "EmbeddingCache", "default_cache_dir", "fingerprint_key"]
 
 
@@ -68,6 +70,15 @@ class EmbeddingCache:
         self.hits = 0
         self.misses = 0
         self._db: sqlite3.Connection | None = None
+
+    @classmethod
+    def configured(cls, settings: CacheSettings, base_dir: Path) -> EmbeddingCache | None:
+        """The cache ``cache:`` asks for (None when ``embeddings: false``)."""
+        if not settings.embeddings:
+            return None
+        if settings.path:
+            return cls(base_dir / Path(settings.path).expanduser())
+        return cls(default_cache_dir() / "embeddings.sqlite")
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -134,6 +145,17 @@ class AnswerCache:
         self.ttl = ttl
         self.max_entries = max_entries
         self._db: sqlite3.Connection | None = None
+
+    @classmethod
+    def configured(cls, settings: CacheSettings, index_dir: Path) -> AnswerCache | None:
+        """The cache ``cache:`` asks for (None unless ``answers: true``)."""
+        if not settings.answers:
+            return None
+        return cls(
+            index_dir / "answers.sqlite",
+            ttl=settings.answer_ttl,
+            max_entries=settings.answer_max_entries,
+        )
 
     @property
     def db(self) -> sqlite3.Connection:

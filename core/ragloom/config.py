@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from .access import access_filter
 from .components import ComponentConfig
@@ -33,8 +33,8 @@ from .errors import (
 )
 from .filters import check_supported
 from .filters import parse as parse_filter
-from .globs import check_pattern
 from .registry import Registry, RegistryEntry, closest
+from .settings import AccessSettings, CacheSettings, RetrievalSettings
 
 __all__ = [
     "ComponentSpec",
@@ -59,80 +59,6 @@ class _StoreSpec(_Spec):
     name: str | None = None
     weight: float = Field(1.0, ge=0)
     k: int | None = Field(None, gt=0)
-
-
-class RetrievalSettings(BaseModel):
-    """``retrieval:``: how many hits, and how the stores' lists are fused."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-    k: int = Field(10, gt=0, description="hits returned after fusion (and passed to the reranker)")
-    fusion: Literal["rrf", "weighted", "dbsf"] = "rrf"
-    rrf_k: int = Field(60, gt=0, description="the k constant of reciprocal rank fusion")
-    candidates: int | None = Field(
-        None, gt=0, description="hits asked of each store before fusion; default max(3 * k, 20)"
-    )
-    filter: dict[str, Any] | None = Field(
-        None, description="a metadata filter ANDed into every query (checked against every store)"
-    )
-    order: Literal["relevance", "lost-in-the-middle"] = Field(
-        "relevance",
-        description="order of the passages given to the generator: best first, or the "
-        "strongest at both edges of the context (lost in the middle)",
-    )
-
-
-class AccessRule(BaseModel):
-    """Labels documents at index time: those matching ``path`` (a glob on the
-    document's source) or ``match`` (a metadata filter) get ``principals``."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-    path: str | None = None
-    match: dict[str, Any] | None = None
-    principals: list[str] = Field(min_length=1)
-
-    @model_validator(mode="after")
-    def _one_selector(self) -> AccessRule:
-        if (self.path is None) == (self.match is None):
-            raise ValueError("give exactly one of `path` (a glob) or `match` (a metadata filter)")
-        if self.path is not None:
-            check_pattern(self.path)
-        if self.match is not None:
-            parse_filter(self.match)
-        return self
-
-
-class AccessSettings(BaseModel):
-    """``access:``: permission-aware retrieval. With this section, every query
-    must say whose it is (``principals=[...]``); chunks are filtered inside
-    every store before anything else sees them."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-    field: str = Field("principals", description="metadata field listing who may read a chunk")
-    unlabeled: Literal["deny", "public"] = Field(
-        "deny", description="what chunks without the field are: readable by nobody, or by all"
-    )
-    rules: list[AccessRule] = Field(default_factory=list)
-
-
-class CacheSettings(BaseModel):
-    """``cache:``: the embedding cache (on by default) and the answer cache (opt-in)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-    embeddings: bool = Field(True, description="reuse vectors of texts already embedded")
-    path: str | None = Field(
-        None,
-        description="the embedding cache file; default $RAGLOOM_CACHE_DIR/embeddings.sqlite, "
-        "shared by every index on the machine",
-    )
-    answers: bool = Field(
-        False,
-        description="cache answers (keyed by question, corpus "
-        "version, filters, principals and config)",
-    )
-    answer_ttl: float = Field(3600.0, gt=0, description="seconds an answer stays fresh")
-    answer_max_entries: int = Field(
-        1000, gt=0, description="answers kept, least recently used dropped first"
-    )
 
 
 class _Root(BaseModel):

@@ -29,9 +29,10 @@ from .types import Chunk, Document, content_hash
 if TYPE_CHECKING:
     import numpy as np
 
+    from .components import Embedder
     from .pipeline import Pipeline
 
-__all__ = ["IndexReport", "Indexer", "describe_fingerprint", "stamped"]
+__all__ = ["IndexReport", "Indexer", "check_index_fingerprint", "describe_fingerprint", "stamped"]
 
 log = logging.getLogger("ragloom")
 
@@ -388,3 +389,23 @@ def stamped(doc: Document, chunks: list[Chunk], chunker_key: str) -> list[Chunk]
     names."""
     version = content_hash(_state_hash(doc) + chunker_key)[:12]
     return [replace(c, id=f"{c.id}@{version}") for c in chunks]
+
+
+def check_index_fingerprint(index_dir: Path, embedder: Embedder) -> None:
+    """Raise ``IndexStateError`` if the index in ``index_dir`` was built by an
+    embedder with another fingerprint: its vectors are from another space."""
+    path = index_dir / "ledger.sqlite"
+    if not path.exists():
+        return
+    ledger = Ledger(path).open()
+    try:
+        stored = ledger.get_meta("embedder")
+    finally:
+        ledger.close()
+    current = embedder.fingerprint()
+    if stored is not None and stored != current:
+        raise IndexStateError(
+            f"index {index_dir} was built with embedder {describe_fingerprint(stored)}, "
+            f"the config says {describe_fingerprint(current)}: querying it would compare "
+            "vectors from different models; run `ragloom index --rebuild`"
+        )

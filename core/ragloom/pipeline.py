@@ -15,16 +15,15 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .access import access_filter, restrict
+from .access import caller_filter, restrict
 from .answers import NOT_FOUND, AnswerStream, checked_answer, degraded_answer, lost_in_the_middle
-from .cache import AnswerCache, EmbeddingCache, default_cache_dir, fingerprint_key
+from .cache import AnswerCache, EmbeddingCache, fingerprint_key
 from .components import Component, Context, Loader, Message, Store
 from .config import PipelineConfig, load_config
-from .errors import AccessError, IndexStateError
 from .events import Event, ProblemReported, RunFinished, RunStarted, StageCall, StageFinished
 from .filters import Filter, check_supported, parse
 from .fusion import fuse
-from .indexing import Indexer, IndexReport, describe_fingerprint
+from .indexing import Indexer, IndexReport, check_index_fingerprint
 from .ledger import Ledger
 from .types import Answer, Hit
 
@@ -129,30 +128,17 @@ class Pipeline:
     @property
     def embedding_cache(self) -> EmbeddingCache | None:
         """The embedding cache (``cache.embeddings``), opened on first use."""
-        settings = self.config.cache
-        if not settings.embeddings or self.embedder is None:
-            return None
-        if self._embedding_cache is None:
-            path = (
-                self.config.base_dir / Path(settings.path).expanduser()
-                if settings.path
-                else default_cache_dir() / "embeddings.sqlite"
+        if self._embedding_cache is None and self.embedder is not None:
+            self._embedding_cache = EmbeddingCache.configured(
+                self.config.cache, self.config.base_dir
             )
-            self._embedding_cache = EmbeddingCache(path)
         return self._embedding_cache
 
     @property
     def answer_cache(self) -> AnswerCache | None:
         """The answer cache (``cache.answers``, off by default), in the index directory."""
-        settings = self.config.cache
-        if not settings.answers:
-            return None
         if self._answer_cache is None:
-            self._answer_cache = AnswerCache(
-                self.index_dir / "answers.sqlite",
-                ttl=settings.answer_ttl,
-                max_entries=settings.answer_max_entries,
-            )
+            self._answer_cache = AnswerCache.configured(self.config.cache, self.index_dir)
         return self._answer_cache
 
     def close(self) -> None:
@@ -373,40 +359,12 @@ class Pipeline:
         return list(fused)
 
     def _access_filter(self, principals: Sequence[str] | None) -> Filter | None:
-        access = self.config.access
-        if principals is None:
-            if access is not None:
-                raise AccessError(
-                    "this pipeline enforces access control (`access:` in its config): "
-                    "pass principals=[...] with the caller's user and group ids "
-                    "(an empty list reads only what is public)"
-                )
-            return None
-        if isinstance(principals, str):
-            raise TypeError("principals must be a list of ids, not one string")
-        if access is None:  # no ACL configured: unlabelled chunks are public
-            return access_filter(principals, unlabeled="public")
-        return access_filter(principals, field=access.field, unlabeled=access.unlabeled)
+        return caller_filter(self.config.access, principals)
 
     def _check_index_fingerprint(self) -> None:
         """Refuse to query an index built by another embedder (checked once per open)."""
-        if self._fingerprint_checked or self.embedder is None:
-            return
-        path = self.index_dir / "ledger.sqlite"
-        if path.exists():
-            ledger = Ledger(path).open()
-            try:
-                stored = ledger.get_meta("embedder")
-            finally:
-                ledger.close()
-            current = self.embedder.fingerprint()
-            if stored is not None and stored != current:
-                raise IndexStateError(
-                    f"index {self.index_dir} was built with embedder "
-                    f"{describe_fingerprint(stored)}, the config says "
-                    f"{describe_fingerprint(current)}: querying it would compare "
-                    "vectors from different models; run `ragloom index --rebuild`"
-                )
+        if not self._fingerprint_checked and self.embedder is not None:
+            check_index_fingerprint(self.index_dir, self.embedder)
         self._fingerprint_checked = True
 
     def ask(

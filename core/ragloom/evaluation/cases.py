@@ -158,8 +158,9 @@ def run_cases(pipeline: Pipeline, cases: Iterable[EvalCase]) -> CaseReport:
     and principals) and check what was found."""
     results = []
     for case in cases:
-        extra = {"principals": case.principals} if case.principals is not None else {}
-        hits = pipeline.retrieve(case.question, case.filters, case.top_k, **extra)
+        hits = pipeline.retrieve(
+            case.question, case.filters, case.top_k, principals=case.principals
+        )
         ranks = {
             entry: next((r for r, h in enumerate(hits, 1) if matches(entry, h)), None)
             for entry in case.must_retrieve
