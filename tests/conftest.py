@@ -4,8 +4,12 @@ from pathlib import Path
 
 import pluggy
 import pytest
+
 from ragloom.plugins import build_plugin_manager
 from ragloom.registry import Registry
+
+# the contract suites' asserts get pytest's detailed messages (before any test imports them)
+pytest.register_assert_rewrite("ragloom.testing")
 
 DOCS = {
     "pricing.md": "# Pricing\n\nThe Pro plan costs $29 per user per month.\n\n"

@@ -6,20 +6,17 @@ other half runs too: filters with undeclared operators must be refused.
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
-
-pytest.register_assert_rewrite("ragloom.testing")
-
-import os  # noqa: E402
-import re  # noqa: E402
-import subprocess  # noqa: E402
-import sys  # noqa: E402
-from pathlib import Path  # noqa: E402
-
-from ragloom.builtin.bm25_store import BM25Store  # noqa: E402
-from ragloom.builtin.memory_store import MemoryStore  # noqa: E402
-from ragloom.filters import evaluate  # noqa: E402
-from ragloom.testing import (  # noqa: E402
+from ragloom.builtin.bm25_store import BM25Store
+from ragloom.builtin.memory_store import MemoryStore
+from ragloom.filters import evaluate
+from ragloom.testing import (
     FILTER_CASES,
     DenseStoreContract,
     TextStoreContract,
