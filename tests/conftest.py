@@ -4,7 +4,6 @@ from pathlib import Path
 
 import pluggy
 import pytest
-
 from ragloom.plugins import build_plugin_manager
 from ragloom.registry import Registry
 
