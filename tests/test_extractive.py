@@ -359,28 +359,3 @@ def test_section_metadata_gives_context(generator: ExtractiveGenerator) -> None:
     answer = generator.generate("How much does the Pro plan cost?", hits_of(with_section))
     assert answer.grounded
     assert answer.citations[0].label == "pricing.md#pro-plan"
-
-
-def test_a_second_passage_must_answer_something_new() -> None:
-    memory = chunk(
-        "docs/memory.md",
-        "## How long memories are kept\n\nOn the Team plan, memories are kept as long as the "
-        "notes exist. On the Free plan, memories older than 30 days are deleted.",
-    )
-    trial = chunk(
-        "docs/pricing.md",
-        "## Is there a free trial?\n\nWhen the trial ends, the workspace moves to the Free "
-        "plan unless someone adds a payment method.",
-    )
-    generator = ExtractiveGenerator()
-    drifting = generator.generate(
-        "How long are memories kept on the Free plan?", hits_of(memory, trial)
-    )
-    assert [c.source for c in drifting.citations] == ["docs/memory.md"]
-    assert "trial" not in drifting.text
-    # a compound question takes its second part from the second passage
-    compound = generator.generate(
-        "How long are memories kept on the Free plan, and what happens when the trial ends?",
-        hits_of(memory, trial),
-    )
-    assert [c.source for c in compound.citations] == ["docs/memory.md", "docs/pricing.md"]

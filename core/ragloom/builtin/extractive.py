@@ -91,8 +91,6 @@ _TERMINAL = ".!?:;\u2026\u3002\uff01\uff1f"
 _BOUNDARY = re.compile(r"([.!?\u2026]+)([\"'\u201d\u2019)\]*_]*)(\s+)|([\u3002\uff01\uff1f])")
 _END_PUNCT = re.compile(r"([.!?\u2026\u3002\uff01\uff1f]+[\"'\u201d\u2019)\]*_]*)$")
 _CONTEXT_WEIGHT = 0.5
-_SAME_PASSAGE = 0.5  # share of the best score a sentence of the best passage needs
-_OTHER_PASSAGE = 0.8  # ...and a sentence of any other passage
 _CODE_WEIGHT = 0.5
 _BACKGROUND = 5
 _METADATA = {"generator": "extractive"}
@@ -154,34 +152,22 @@ class ExtractiveGenerator(Generator):
             candidates.append((coverage, score, unit))
         if not candidates:
             return _not_found(question, hits)
-        _, best, best_unit = max(candidates, key=lambda c: c[1])
+        best = max(score for _, score, _ in candidates)
         best_coverage = max(coverage for coverage, _, _ in candidates)
         if best_coverage < self.config.min_relevance:
             return _not_found(question, hits)
         eligible = [
             (score, unit)
             for coverage, score, unit in candidates
-            if coverage >= self.config.min_relevance and score >= _SAME_PASSAGE * best
+            if coverage >= self.config.min_relevance and score >= 0.5 * best
         ]
         eligible.sort(key=lambda item: (-item[0], item[1].rank, item[1].position))
         chosen: list[_Unit] = []
         seen: set[str] = set()
-        answered: set[str] = set()  # question terms the chosen sentences contain
-        for score, unit in eligible:
+        for _, unit in eligible:
             key = " ".join(_TOKEN.findall(unit.text.lower()))
             if key in seen:
                 continue
-            # A sentence of another passage than the best one must come close to the
-            # best, or answer a part of the question that nothing chosen answers yet;
-            # otherwise it drifts off the question.
-            novel = sum(w for t, w in weights.items() if t in unit.terms and t not in answered)
-            if (
-                unit.chunk.id != best_unit.chunk.id
-                and score < _OTHER_PASSAGE * best
-                and novel / total < 0.5 * self.config.min_relevance
-            ):
-                continue
-            answered.update(t for t in weights if t in unit.terms)
             seen.add(key)
             chosen.append(unit)
             if len(chosen) >= self.config.max_sentences:
