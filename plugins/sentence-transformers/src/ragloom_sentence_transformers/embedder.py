@@ -19,15 +19,15 @@ else runs per text in Python.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, model_validator
-from ragloom import ComponentConfig, Context, Embedder
+from ragloom import ComponentConfig, Embedder
 from ragloom.errors import EmbedderError
 
-from .models import ResolvedModel, load_failure_message, quiet_loading, resolve_model
+from .lazy import LazyModel
+from .models import load_failure_message, quiet_loading, resolve_model
 from .prefixes import automatic_prefixes
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ WINDOW_BATCHES = 16
 """``embed_documents`` sorts texts by token count within windows of this many batches."""
 
 
-class SentenceTransformersEmbedder(Embedder):
+class SentenceTransformersEmbedder(LazyModel["SentenceTransformer"], Embedder):
     """Embeds with a sentence-transformers model, loaded locally."""
 
     class Config(ComponentConfig):
@@ -85,44 +85,9 @@ class SentenceTransformersEmbedder(Embedder):
 
     def __init__(self, config: ComponentConfig | None = None, **options: Any) -> None:
         super().__init__(config, **options)
-        self._model: SentenceTransformer | None = None
-        self._resolved: ResolvedModel | None = None
         self._dim = 0
         self._query_prefix = ""
         self._document_prefix = ""
-        self._lock = threading.Lock()
-
-    # -- lifecycle ---------------------------------------------------------
-    def open(self, context: Context | None = None) -> None:
-        """Load the model (once; a second ``open`` keeps it, unless the new
-        context makes ``model:`` point elsewhere)."""
-        super().open(context)
-        if self._model is not None and self._resolved is not None:
-            try:
-                moved = resolve_model(self.config.model, self.context.base_dir)
-            except FileNotFoundError:
-                moved = None
-            if moved is None or moved.location != self._resolved.location:
-                self._model = None
-        self._load()
-
-    def close(self) -> None:
-        """Drop the model; the next use loads it again."""
-        self._model = None
-
-    @property
-    def model(self) -> SentenceTransformer:
-        """The loaded ``SentenceTransformer`` (loaded now if need be)."""
-        return self._load()
-
-    def _load(self) -> SentenceTransformer:
-        model = self._model
-        if model is not None:
-            return model
-        with self._lock:
-            if self._model is None:
-                self._model = self._load_model()
-            return self._model
 
     def _load_model(self) -> SentenceTransformer:
         cfg = self.config

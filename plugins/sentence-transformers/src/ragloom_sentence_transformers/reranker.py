@@ -9,15 +9,15 @@ Each hit gets the model's score as ``scores["rerank"]`` (and as its
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pydantic import Field
-from ragloom import ComponentConfig, Context, Hit, Reranker
+from ragloom import ComponentConfig, Hit, Reranker
 from ragloom.errors import RerankerError
 
-from .models import ResolvedModel, load_failure_message, quiet_loading, resolve_model
+from .lazy import LazyModel
+from .models import load_failure_message, quiet_loading, resolve_model
 
 if TYPE_CHECKING:
     from sentence_transformers import CrossEncoder
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 __all__ = ["CrossEncoderReranker"]
 
 
-class CrossEncoderReranker(Reranker):
+class CrossEncoderReranker(LazyModel["CrossEncoder"], Reranker):
     """Scores (query, passage) pairs with a cross-encoder and reorders the hits."""
 
     class Config(ComponentConfig):
@@ -43,35 +43,6 @@ class CrossEncoderReranker(Reranker):
         """Allow models that need their own code from the Hub (runs that code)."""
 
     config: Config
-
-    def __init__(self, config: ComponentConfig | None = None, **options: Any) -> None:
-        super().__init__(config, **options)
-        self._model: CrossEncoder | None = None
-        self._resolved: ResolvedModel | None = None
-        self._lock = threading.Lock()
-
-    def open(self, context: Context | None = None) -> None:
-        """Load the model (once)."""
-        super().open(context)
-        self._load()
-
-    def close(self) -> None:
-        """Drop the model; the next use loads it again."""
-        self._model = None
-
-    @property
-    def model(self) -> CrossEncoder:
-        """The loaded ``CrossEncoder`` (loaded now if need be)."""
-        return self._load()
-
-    def _load(self) -> CrossEncoder:
-        model = self._model
-        if model is not None:
-            return model
-        with self._lock:
-            if self._model is None:
-                self._model = self._load_model()
-            return self._model
 
     def _load_model(self) -> CrossEncoder:
         cfg = self.config
