@@ -73,6 +73,7 @@ class Indexer:
         self.cached = 0  # texts whose vectors came from the embedding cache
         self._fingerprint_key = ""
         self._chunker_key = ""
+        self._states: dict[str, str] = {}  # document id -> state hash, once per run
         access = pipeline.config.access
         self._access_rules = [
             (compile_glob(r.path) if r.path else None, parse(r.match), tuple(r.principals))
@@ -167,7 +168,7 @@ class Indexer:
             entry = entries.get(doc.id)
             if entry is None:
                 added.append(doc.id)
-            elif entry.content_hash != _state_hash(doc) or rechunk:
+            elif entry.content_hash != self._state(doc) or rechunk:
                 changed.append(doc.id)
             else:
                 unchanged += 1
@@ -245,7 +246,7 @@ class Indexer:
         per_doc: list[tuple[Document, list[Chunk]]] = []
         for doc in batch:
             chunks = p._stage("chunk", p.config.chunker.type, p.chunker, p.chunker.split, doc)
-            per_doc.append((doc, stamped(doc, chunks, self._chunker_key)))
+            per_doc.append((doc, stamped(doc, chunks, self._chunker_key, self._state(doc))))
         chunks = [c for _, cs in per_doc for c in cs]
         vectors = None
         if p.embedder is not None and chunks and p._needs_vectors():
@@ -265,8 +266,14 @@ class Indexer:
                 dense = "dense" in store.capabilities
                 p._stage("upsert", name, store, store.upsert, chunks, vectors if dense else None)
         for doc, doc_chunks in per_doc:  # committed after every store has flushed
-            ledger.put(doc.id, doc.source, _state_hash(doc), [c.id for c in doc_chunks])
+            ledger.put(doc.id, doc.source, self._state(doc), [c.id for c in doc_chunks])
         return len(chunks)
+
+    def _state(self, doc: Document) -> str:
+        state = self._states.get(doc.id)
+        if state is None:
+            state = self._states[doc.id] = _state_hash(doc)
+        return state
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         """Vectors for ``texts``: from the embedding cache where the same text was
@@ -381,13 +388,15 @@ def _state_hash(doc: Document) -> str:
     return content_hash(doc.hash + json.dumps(meta, sort_keys=True, default=str))
 
 
-def stamped(doc: Document, chunks: list[Chunk], chunker_key: str) -> list[Chunk]:
+def stamped(
+    doc: Document, chunks: list[Chunk], chunker_key: str, state: str | None = None
+) -> list[Chunk]:
     """``chunks`` with ids that name the document version and chunker config they
     came from (``docs/a.md::0@3f9c2e1a7b4d``): a changed document or chunker never
     reuses an id, so an interrupted run can never leave a chunk of one version
     filed under another's ledger entry; its leftovers are orphans the journal
     names."""
-    version = content_hash(_state_hash(doc) + chunker_key)[:12]
+    version = content_hash((state or _state_hash(doc)) + chunker_key)[:12]
     return [replace(c, id=f"{c.id}@{version}") for c in chunks]
 
 

@@ -61,6 +61,7 @@ class Pipeline:
         self._fingerprint_checked = False
         self._embedding_cache: EmbeddingCache | None = None
         self._answer_cache: AnswerCache | None = None
+        self._config_hash = fingerprint_key(config.to_dict())
 
     # -- construction ------------------------------------------------------
     @classmethod
@@ -422,7 +423,7 @@ class Pipeline:
             filters=filters if filters is None or isinstance(filters, Mapping) else repr(filters),
             principals=principals,
             k=k,
-            config_hash=fingerprint_key(self.to_config()),
+            config_hash=self._config_hash,
         )
 
     def _ordered(self, hits: list[Hit]) -> list[Hit]:
