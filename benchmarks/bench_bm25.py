@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 from ragloom.analysis import Analyzer
-from ragloom.builtin.bm25_store import BM25Store
+from ragloom.builtin.stores.bm25 import BM25Store
 from ragloom.types import Chunk
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "scifact"

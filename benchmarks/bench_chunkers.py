@@ -99,7 +99,7 @@ def bench_recursive() -> dict[str, Any]:
     :raises AssertionError: if the two give different chunks.
     """
     from langchain_text_splitters import RecursiveCharacterTextSplitter
-    from ragloom.builtin.recursive_chunker import DEFAULT_SEPARATORS, split_text
+    from ragloom.builtin.chunkers.recursive import DEFAULT_SEPARATORS, split_text
 
     text = build_text()
     separators = list(DEFAULT_SEPARATORS)

@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 from ragloom.access import access_filter, restrict
-from ragloom.builtin.memory_store import MemoryStore
+from ragloom.builtin.stores.memory import MemoryStore
 from ragloom.filters import evaluate, parse
 from ragloom.types import Chunk
 

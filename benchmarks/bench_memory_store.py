@@ -7,7 +7,7 @@ import statistics
 import time
 
 import numpy as np
-from ragloom.builtin.memory_store import MemoryStore
+from ragloom.builtin.stores.memory import MemoryStore
 from ragloom.types import Chunk
 
 N, DIM, K, QUERIES = 100_000, 384, 10, 200

@@ -171,7 +171,7 @@ def test_without_access_config_principals_still_restrict(corpus: Path, pm) -> No
 
 
 def test_store_that_cannot_enforce_access_fails_config_check(registry, pm) -> None:
-    from ragloom.builtin.bm25_store import BM25Store
+    from ragloom.builtin.stores.bm25 import BM25Store
 
     class EqOnly(BM25Store):
         filter_operators = frozenset({"$eq"})

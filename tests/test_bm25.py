@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from pydantic import ValidationError
-from ragloom.builtin.bm25_store import BM25Store
+from ragloom.builtin.stores.bm25 import BM25Store
 from ragloom.components import Context
 from ragloom.config import validate_config
 from ragloom.errors import ConfigValidationError, StoreError
@@ -174,7 +174,7 @@ def test_analyzer_change_reanalyses_stored_texts(tmp_path: Path, caplog) -> None
 
 
 def test_reads_the_earlier_json_format(tmp_path: Path) -> None:
-    from ragloom.builtin._persist import chunk_to_dict
+    from ragloom.builtin.stores._persist import chunk_to_dict
 
     folder = tmp_path / "bm25"
     folder.mkdir()

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from ragloom.builtin.hash_embedder import HashEmbedder
-from ragloom.builtin.mmr_reranker import MMRReranker
+from ragloom.builtin.embedders.hash import HashEmbedder
+from ragloom.builtin.rerankers.mmr import MMRReranker
 from ragloom.testing import EmbedderContract
 from ragloom.testing.rerankers import TopKRerankerContract
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import ragloom
 from ragloom import hookimpl
-from ragloom.builtin.hash_embedder import HashEmbedder
+from ragloom.builtin.embedders.hash import HashEmbedder
 from ragloom.cache import AnswerCache, EmbeddingCache, normalise_question
 from ragloom.events import StageFinished
 from ragloom.types import Answer, Chunk, Citation, Hit

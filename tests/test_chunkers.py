@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
-from ragloom.builtin.fixed_chunker import FixedChunker, fixed_spans
-from ragloom.builtin.recursive_chunker import (
+from ragloom.builtin.chunkers.fixed import FixedChunker, fixed_spans
+from ragloom.builtin.chunkers.recursive import (
     DEFAULT_SEPARATORS,
     RecursiveChunker,
     split_spans,
@@ -95,7 +95,7 @@ def doc(text: str, **metadata: object) -> Document:
     )
 
 
-from ragloom.builtin._chunking import DOCUMENT_ONLY_KEYS, section_finder  # noqa: E402
+from ragloom.builtin.chunkers._chunking import DOCUMENT_ONLY_KEYS, section_finder  # noqa: E402
 
 
 def check_chunks(
@@ -457,7 +457,7 @@ def langchain_split_words(
 def test_recursive_in_words_matches_langchain_with_a_word_length_function(
     name: str, size: int, overlap: int, keep_separator: str | bool
 ) -> None:
-    from ragloom.builtin._chunking import count_words as ragloom_count_words
+    from ragloom.builtin.chunkers._chunking import count_words as ragloom_count_words
 
     text = TEXTS[name]
     expected = langchain_split_words(text, size, overlap, keep_separator=keep_separator)
@@ -603,12 +603,12 @@ def test_split_text_rejects_bad_arguments() -> None:
 
 
 def test_chunkers_are_registered(registry) -> None:  # noqa: ANN001 - fixture from conftest
-    from ragloom.builtin.code_chunker import CodeChunker
-    from ragloom.builtin.html_chunker import HtmlChunker
-    from ragloom.builtin.markdown_chunker import MarkdownChunker
-    from ragloom.builtin.parent_chunker import ParentChunker
-    from ragloom.builtin.semantic_chunker import SemanticChunker
-    from ragloom.builtin.sentence_chunker import SentenceChunker
+    from ragloom.builtin.chunkers.code import CodeChunker
+    from ragloom.builtin.chunkers.html import HtmlChunker
+    from ragloom.builtin.chunkers.markdown import MarkdownChunker
+    from ragloom.builtin.chunkers.parent import ParentChunker
+    from ragloom.builtin.chunkers.semantic import SemanticChunker
+    from ragloom.builtin.chunkers.sentence import SentenceChunker
 
     expected = {
         "fixed": FixedChunker,

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
-from ragloom.builtin._chunking import (
+from ragloom.builtin.chunkers._chunking import (
     Slugger,
     approx_tokens,
     count_words,
@@ -24,15 +24,15 @@ from ragloom.builtin._chunking import (
     markdown_headings,
     section_finder,
 )
-from ragloom.builtin.code_chunker import CodeChunker
-from ragloom.builtin.fixed_chunker import FixedChunker, unit_spans
-from ragloom.builtin.hash_embedder import HashEmbedder
-from ragloom.builtin.html_chunker import HtmlChunker, html_headings
-from ragloom.builtin.markdown_chunker import MarkdownChunker
-from ragloom.builtin.parent_chunker import ParentChunker
-from ragloom.builtin.recursive_chunker import RecursiveChunker
-from ragloom.builtin.semantic_chunker import SemanticChunker, breakpoints
-from ragloom.builtin.sentence_chunker import SentenceChunker, sentence_spans
+from ragloom.builtin.chunkers.code import CodeChunker
+from ragloom.builtin.chunkers.fixed import FixedChunker, unit_spans
+from ragloom.builtin.chunkers.html import HtmlChunker, html_headings
+from ragloom.builtin.chunkers.markdown import MarkdownChunker
+from ragloom.builtin.chunkers.parent import ParentChunker
+from ragloom.builtin.chunkers.recursive import RecursiveChunker
+from ragloom.builtin.chunkers.semantic import SemanticChunker, breakpoints
+from ragloom.builtin.chunkers.sentence import SentenceChunker, sentence_spans
+from ragloom.builtin.embedders.hash import HashEmbedder
 from ragloom.components import Chunker, Context
 from ragloom.errors import ComponentError, ConfigValidationError
 from ragloom.types import Chunk, Document

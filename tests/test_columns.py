@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from ragloom.builtin._columns import Columns
+from ragloom.builtin.stores._columns import Columns
 from ragloom.filters import And, Condition, Filter, Not, Or, evaluate, parse
 
 FIELDS = ["a", "b", "tags"]
@@ -154,7 +154,7 @@ def test_no_filter_and_no_rows() -> None:
 
 
 def _memory_store(n: int, dim: int, seed: int = 1):
-    from ragloom.builtin.memory_store import MemoryStore
+    from ragloom.builtin.stores.memory import MemoryStore
     from ragloom.types import Chunk
 
     rng = np.random.default_rng(seed)

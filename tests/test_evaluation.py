@@ -12,7 +12,7 @@ import pytest
 import pytrec_eval
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ragloom.builtin.record_loaders import CsvLoader, JsonlLoader
+from ragloom.builtin.loaders.records import CsvLoader, JsonlLoader
 from ragloom.errors import ConfigValidationError, RagloomError
 from ragloom.evaluation import (
     EvalCase,

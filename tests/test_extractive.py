@@ -7,7 +7,12 @@ import re
 
 import pytest
 from pydantic import ValidationError
-from ragloom.builtin.extractive import NOT_FOUND, ExtractiveGenerator, split_sentences, stem
+from ragloom.builtin.generators.extractive import (
+    NOT_FOUND,
+    ExtractiveGenerator,
+    split_sentences,
+    stem,
+)
 from ragloom.types import Answer, Chunk, Hit
 
 

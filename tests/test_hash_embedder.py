@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 from pydantic import ValidationError
-from ragloom.builtin.hash_embedder import HashEmbedder
+from ragloom.builtin.embedders.hash import HashEmbedder
 
 
 def cosine(a: np.ndarray, b: np.ndarray) -> float:
@@ -57,7 +57,7 @@ def test_deterministic_across_processes() -> None:
     here = HashEmbedder(dimension=128, char_ngrams=3).embed_query(text)
     code = (
         "import json\n"
-        "from ragloom.builtin.hash_embedder import HashEmbedder\n"
+        "from ragloom.builtin.embedders.hash import HashEmbedder\n"
         f"v = HashEmbedder(dimension=128, char_ngrams=3).embed_query({text!r})\n"
         "print(json.dumps([float(x) for x in v]))\n"
     )

@@ -22,8 +22,8 @@ from ragloom import (
     Reranker,
     hookimpl,
 )
-from ragloom.builtin._chunking import make_chunk
-from ragloom.builtin.bm25_store import BM25Store
+from ragloom.builtin.chunkers._chunking import make_chunk
+from ragloom.builtin.stores.bm25 import BM25Store
 from ragloom.events import ProblemReported, RunFinished, RunStarted, StageCall, StageFinished
 
 from .conftest import basic_config

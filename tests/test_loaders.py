@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
-from ragloom.builtin.directory_loader import DirectoryLoader, compile_glob
-from ragloom.builtin.file_loader import FileLoader, read_document
+from ragloom.builtin.loaders._read import read_document
+from ragloom.builtin.loaders.directory import DirectoryLoader, compile_glob
+from ragloom.builtin.loaders.file import FileLoader
 from ragloom.components import Context
 from ragloom.types import content_hash
 

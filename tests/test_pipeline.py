@@ -111,7 +111,7 @@ def test_filters_reach_every_store(corpus: Path, pm: pluggy.PluginManager) -> No
 def test_unsupported_filter_fails_before_any_store_runs(
     corpus: Path, pm: pluggy.PluginManager
 ) -> None:
-    from ragloom.builtin.bm25_store import BM25Store
+    from ragloom.builtin.stores.bm25 import BM25Store
 
     class EqOnly(BM25Store):
         filter_operators = frozenset({"$eq"})

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
-from ragloom.builtin.record_loaders import CsvLoader, JsonlLoader
+from ragloom.builtin.loaders.records import CsvLoader, JsonlLoader
 from ragloom.components import Context
 from ragloom.types import content_hash
 

@@ -5,7 +5,7 @@ import types
 import pluggy
 import pytest
 from ragloom import ComponentConfig, Store, hookimpl
-from ragloom.builtin.memory_store import MemoryStore
+from ragloom.builtin.stores.memory import MemoryStore
 from ragloom.errors import DuplicateComponentError, PluginError, UnknownComponentError
 from ragloom.plugins import build_plugin_manager
 from ragloom.registry import Registry
@@ -90,6 +90,18 @@ def test_custom_store_with_config(pm: pluggy.PluginManager) -> None:
         class Config(ComponentConfig):
             size: int = 3
 
+        def upsert(self, chunks, vectors=None):
+            pass
+
+        def query(self, *, vector=None, text=None, k=10, where=None):
+            return []
+
+        def delete(self, *, ids=None, where=None):
+            return 0
+
+        def count(self, where=None):
+            return 0
+
     def register_stores(register):
         register("tiny", Tiny)
 
@@ -98,3 +110,12 @@ def test_custom_store_with_config(pm: pluggy.PluginManager) -> None:
     entry = registry.get("store", "tiny")
     assert entry.plugin == "tiny-plugin" and entry.distribution is None
     assert entry.cls(size=5).config.size == 5
+
+
+def test_a_component_missing_its_required_method_cannot_be_built() -> None:
+    class Half(Store):
+        def upsert(self, chunks, vectors=None):
+            pass
+
+    with pytest.raises(TypeError, match="count, delete, query"):
+        Half()

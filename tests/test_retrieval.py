@@ -9,7 +9,7 @@ import pytest
 import ragloom
 from ragloom import Answer, Generator, hookimpl
 from ragloom.answers import lost_in_the_middle
-from ragloom.builtin.mmr_reranker import MMRReranker
+from ragloom.builtin.rerankers.mmr import MMRReranker
 from ragloom.components import Context, Embedder
 from ragloom.config import validate_config
 from ragloom.errors import ConfigValidationError, RerankerError

@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from ragloom.builtin.bm25_store import BM25Store
-from ragloom.builtin.memory_store import MemoryStore
+from ragloom.builtin.stores.bm25 import BM25Store
+from ragloom.builtin.stores.memory import MemoryStore
 from ragloom.filters import evaluate
 from ragloom.testing import (
     FILTER_CASES,
@@ -96,7 +96,7 @@ def test_a_wrong_store_fails_the_contract(tmp_path: Path) -> None:
     module = tmp_path / "test_wrong_store.py"
     module.write_text(
         "import pytest\n"
-        "from ragloom.builtin.memory_store import MemoryStore\n"
+        "from ragloom.builtin.stores.memory import MemoryStore\n"
         "from ragloom.filters import evaluate\n"
         "from ragloom.testing import DenseStoreContract\n\n"
         "class LateFilter(MemoryStore):\n"

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from ragloom.builtin.bm25_store import BM25Store
-from ragloom.builtin.memory_store import MemoryStore
+from ragloom.builtin.stores.bm25 import BM25Store
+from ragloom.builtin.stores.memory import MemoryStore
 from ragloom.components import Context
 from ragloom.errors import DimensionMismatchError, UnsupportedFilterError
 from ragloom.filters import parse

@@ -20,13 +20,17 @@ import pluggy
 import pytest
 import ragloom
 from pydantic import ValidationError
-from ragloom.builtin._chunking import section_finder
-from ragloom.builtin.code_loader import CodeLoader, code_language
-from ragloom.builtin.directory_loader import DirectoryLoader
-from ragloom.builtin.file_loader import FileLoader, file_format
-from ragloom.builtin.html_loader import HtmlLoader
-from ragloom.builtin.markdown_loader import MarkdownLoader, normalise_setext
-from ragloom.builtin.pdf_loader import PAGE_BREAK, PdfLoader, page_of
+from ragloom.builtin._languages import code_language
+from ragloom.builtin.chunkers._chunking import section_finder
+from ragloom.builtin.loaders._read import file_format
+from ragloom.builtin.loaders.code import CodeLoader
+from ragloom.builtin.loaders.directory import DirectoryLoader
+from ragloom.builtin.loaders.file import FileLoader
+from ragloom.builtin.loaders.html import HtmlLoader
+from ragloom.builtin.loaders.markdown import MarkdownLoader
+from ragloom.builtin.loaders.parsers.markdown import normalise_setext
+from ragloom.builtin.loaders.parsers.pdf import PAGE_BREAK, page_of
+from ragloom.builtin.loaders.pdf import PdfLoader
 from ragloom.components import Context
 from ragloom.errors import LoaderError
 from ragloom.hookspecs import hookimpl

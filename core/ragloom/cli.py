@@ -14,18 +14,18 @@ from typing import Any
 import click
 
 from . import __version__
-from ._cli_support import (
-    PRINCIPAL,
-    _config_path,
-    _console,
-    _escape,
-    _fail,
-    _filters,
-    _pipeline,
-    _principals,
-    handle_errors,
-)
 from .cli_eval import eval_command
+from .cli_support import (
+    PRINCIPAL,
+    config_path,
+    console,
+    escape,
+    fail,
+    handle_errors,
+    load_pipeline,
+    parse_filter_json,
+    principals_list,
+)
 from .errors import (
     ConfigError,
     PluginError,
@@ -102,8 +102,8 @@ def index(
     """Load, chunk, embed and store documents (incremental; SOURCES limits the run)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    pipeline = _pipeline(ctx)
-    console = _console()
+    pipeline = load_pipeline(ctx)
+    out = console()
     with (
         pipeline,
         Progress(
@@ -111,7 +111,7 @@ def index(
             BarColumn(),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
-            console=_console(stderr=True),
+            console=console(stderr=True),
             transient=True,
             disable=as_json or not sys.stderr.isatty(),
         ) as bar,
@@ -146,13 +146,13 @@ def index(
     if dry_run:
         for sign, ids in (("+", report.added), ("~", report.changed), ("-", report.deleted)):
             for doc_id in ids:
-                console.print(f"{sign} {doc_id}", markup=False)
-        console.print(
+                out.print(f"{sign} {doc_id}", markup=False)
+        out.print(
             f"dry run: +{len(report.added)} ~{len(report.changed)} "
             f"-{len(report.deleted)} ={report.unchanged} (nothing changed)"
         )
     else:
-        console.print(
+        out.print(
             f"indexed {report.documents} document(s): +{len(report.added)} added, "
             f"~{len(report.changed)} changed, -{len(report.deleted)} deleted, "
             f"={report.unchanged} unchanged; {report.chunks} chunk(s) written "
@@ -160,7 +160,7 @@ def index(
             f"{report.seconds:.2f}s (corpus version {report.corpus_version})"
         )
     for source, message in report.problems:
-        console.print(f"[yellow]skipped[/] {_escape(source)}: {_escape(message)}")
+        out.print(f"[yellow]skipped[/] {escape(source)}: {escape(message)}")
 
 
 @cli.command()
@@ -184,8 +184,10 @@ def search(
     """Show the hits retrieval finds for QUERY (no generation)."""
     from rich.table import Table
 
-    with _pipeline(ctx) as pipeline:
-        hits = pipeline.retrieve(query, _filters(filter_), k, principals=_principals(principals))
+    with load_pipeline(ctx) as pipeline:
+        hits = pipeline.retrieve(
+            query, parse_filter_json(filter_), k, principals=principals_list(principals)
+        )
     if as_json:
         click.echo(json.dumps([_hit_json(rank, h) for rank, h in enumerate(hits, 1)], indent=2))
         return
@@ -201,11 +203,11 @@ def search(
         table.add_row(
             str(rank),
             f"{hit.score:.4f}",
-            _escape(hit.chunk.source),
-            _escape(hit.chunk.label),
-            _escape(snippet[:160]),
+            escape(hit.chunk.source),
+            escape(hit.chunk.label),
+            escape(snippet[:160]),
         )
-    _console().print(table)
+    console().print(table)
 
 
 def _hit_json(rank: int, hit: Any) -> dict[str, Any]:
@@ -240,8 +242,10 @@ def ask(
     principals: tuple[str, ...],
 ) -> None:
     """Answer QUESTION from the indexed documents, with numbered citations."""
-    with _pipeline(ctx) as pipeline:
-        answer = pipeline.ask(question, _filters(filter_), k=k, principals=_principals(principals))
+    with load_pipeline(ctx) as pipeline:
+        answer = pipeline.ask(
+            question, parse_filter_json(filter_), k=k, principals=principals_list(principals)
+        )
     if as_json:
         click.echo(
             json.dumps(
@@ -265,12 +269,12 @@ def ask(
             )
         )
         return
-    console = _console()
-    console.print(answer.text, markup=False)
+    out = console()
+    out.print(answer.text, markup=False)
     if answer.citations:
-        console.print()
+        out.print()
         for c in answer.citations:
-            console.print(f"  [{c.number}] {c.label}", markup=False)
+            out.print(f"  [{c.number}] {c.label}", markup=False)
 
 
 @cli.command()
@@ -305,7 +309,7 @@ def plugins(as_json: bool) -> None:
             f"{kind}: {', '.join(names)}" for kind, names in item["registers"].items()
         )
         table.add_row(item["plugin"], item["distribution"] or "", item["version"] or "", registers)
-    _console().print(table)
+    console().print(table)
 
 
 @cli.group()
@@ -322,7 +326,7 @@ def config_check(ctx: click.Context, file: str | None) -> None:
     from .config import load_config
     from .plugins import get_registry
 
-    path = Path(file) if file else _config_path(ctx)
+    path = Path(file) if file else config_path(ctx)
     cfg = load_config(path, get_registry())
     click.echo(
         f"{path}: ok — {len(cfg.loaders)} loader(s), chunker {cfg.chunker.type}, "
@@ -366,7 +370,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         _plugin_commands()
     except PluginError as exc:
-        _fail(_escape(str(exc)), 2)
+        fail(escape(str(exc)), 2)
     try:
         cli.main(args=argv, prog_name="ragloom", standalone_mode=False)
     except click.UsageError as exc:  # includes bad options and missing arguments

@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from ._cli_support import _console, _escape, _pipeline, handle_errors
+from .cli_support import console, escape, handle_errors, load_pipeline
 from .errors import RagloomError
 
 __all__ = ["eval_command"]
@@ -76,7 +76,7 @@ def _run_cases(ctx: click.Context, file: Path, as_json: bool) -> None:
     from .evaluation import load_cases, run_cases
 
     cases = load_cases(file)
-    with _pipeline(ctx) as pipeline:
+    with load_pipeline(ctx) as pipeline:
         if not (pipeline.index_dir / "ledger.sqlite").exists():
             raise RagloomError(
                 f"nothing is indexed yet in {pipeline.index_dir}: run `ragloom index` first"
@@ -98,28 +98,28 @@ def _print_cases(report: Any) -> None:
         table.add_column(column, overflow="fold")
     for number, result in enumerate(report.results, start=1):
         ranks = "\n".join(
-            f"{_escape(entry)}: {rank if rank is not None else '—'}"
+            f"{escape(entry)}: {rank if rank is not None else '—'}"
             for entry, rank in result.ranks.items()
         )
         forbidden = "\n".join(
-            f"{_escape(entry)} (rank {rank})" for entry, rank in result.forbidden.items()
+            f"{escape(entry)} (rank {rank})" for entry, rank in result.forbidden.items()
         )
         table.add_row(
             str(number),
-            _escape(result.case.question),
+            escape(result.case.question),
             "[green]PASS[/]" if result.passed else "[bold red]FAIL[/]",
             ranks or "—",
-            "\n".join(_escape(m) for m in result.missing),
+            "\n".join(escape(m) for m in result.missing),
             forbidden,
         )
-    console = _console()
-    console.print(table)
+    out = console()
+    out.print(table)
     failed = len(report.failures)
     total = len(report.results)
     if failed:
-        console.print(f"[bold red]{failed} of {total} case(s) failed[/]")
+        out.print(f"[bold red]{failed} of {total} case(s) failed[/]")
     else:
-        console.print(f"[green]all {total} case(s) passed[/]")
+        out.print(f"[green]all {total} case(s) passed[/]")
 
 
 def _run_beir(
@@ -135,13 +135,13 @@ def _run_beir(
     from .evaluation import evaluate_beir
     from .plugins import get_plugin_manager
 
-    pipeline = _pipeline(ctx)
+    pipeline = load_pipeline(ctx)
     with Progress(
         TextColumn("[progress.description]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
-        console=_console(stderr=True),
+        console=console(stderr=True),
         transient=True,
         disable=as_json or not sys.stderr.isatty(),
     ) as bar:
@@ -171,7 +171,7 @@ def _run_beir(
 def _print_beir(report: Any) -> None:
     from rich.table import Table
 
-    console = _console()
+    out = console()
     cutoffs = sorted({int(name.split("@")[1]) for name in report.metrics})
     families = list(dict.fromkeys(name.split("@")[0] for name in report.metrics))
     table = Table(title=f"{report.dataset} ({report.split}, {report.queries} queries)")
@@ -180,13 +180,13 @@ def _print_beir(report: Any) -> None:
         table.add_column(f"@{k}", justify="right")
     for family in families:
         table.add_row(family, *(f"{report.metrics[f'{family}@{k}']:.4f}" for k in cutoffs))
-    console.print(table)
-    console.print(
+    out.print(table)
+    out.print(
         f"corpus: {report.documents} document(s), {report.indexed} (re)indexed, "
         f"{report.chunks_written} chunk(s) written in {report.index_seconds:.2f}s "
-        f"(index: {_escape(report.index_dir)})"
+        f"(index: {escape(report.index_dir)})"
     )
-    console.print(
+    out.print(
         f"queries: mean {report.mean_query_ms:.2f} ms, p50 {report.percentile_ms(50):.2f} ms, "
         f"p95 {report.percentile_ms(95):.2f} ms"
     )
@@ -195,10 +195,10 @@ def _print_beir(report: Any) -> None:
         stages.add_column("stage")
         stages.add_column("seconds", justify="right")
         for stage, seconds in report.stage_seconds.items():
-            stages.add_row(_escape(stage), f"{seconds:.3f}")
-        console.print(stages)
+            stages.add_row(escape(stage), f"{seconds:.3f}")
+        out.print(stages)
     shown = 20
     for source, message in report.problems[:shown]:
-        console.print(f"[yellow]skipped[/] {_escape(source)}: {_escape(message)}")
+        out.print(f"[yellow]skipped[/] {escape(source)}: {escape(message)}")
     if len(report.problems) > shown:
-        console.print(f"[yellow]... and {len(report.problems) - shown} more problem(s)[/]")
+        out.print(f"[yellow]... and {len(report.problems) - shown} more problem(s)[/]")

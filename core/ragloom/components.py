@@ -16,6 +16,7 @@ loading models and reading files happen in ``open()``; ``close()`` releases.
 from __future__ import annotations
 
 import logging
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,13 +76,25 @@ class Context:
         p = Path(path).expanduser()
         return p if p.is_absolute() else (self.base_dir / p)
 
+    def store_dir(self, path: str | Path | None = None, default: str = "store") -> Path:
+        """The folder a store keeps its files in: ``path`` (the store's own
+        ``path:`` option) resolved against ``base_dir`` when given, else
+        ``<index_dir>/<name>`` (``<index_dir>/<default>`` for an unnamed store).
+        Not created: the store makes it when it first writes."""
+        if path:
+            return self.resolve(path)
+        return self.index_dir / (self.name or default)
+
 
 Message = dict[str, str]
 """One turn of chat history: ``{"role": "user" | "assistant", "content": "..."}``."""
 
 
-class Component:
-    """Common lifecycle: cheap ``__init__``, ``open(context)``, ``close()``, ``with``."""
+class Component(ABC):  # noqa: B024 (the kinds below declare the abstract methods)
+    """Common lifecycle: cheap ``__init__``, ``open(context)``, ``close()``, ``with``.
+
+    Each kind marks the method(s) a subclass must implement ``@abstractmethod``:
+    a class that misses one cannot be instantiated, and says which."""
 
     kind: ClassVar[str] = "component"
     Config: ClassVar[type[ComponentConfig]] = ComponentConfig
@@ -102,7 +115,7 @@ class Component:
         if context is not None:
             self.context = context
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 (optional: most components hold nothing)
         """Release what ``open()`` acquired. Safe to call twice."""
 
     def __enter__(self) -> Component:
@@ -122,6 +135,7 @@ class Loader(Component):
 
     kind = "loader"
 
+    @abstractmethod
     def load(self) -> Iterator[Document]:
         raise NotImplementedError
 
@@ -136,6 +150,7 @@ class Chunker(Component):
 
     kind = "chunker"
 
+    @abstractmethod
     def split(self, document: Document) -> list[Chunk]:
         raise NotImplementedError
 
@@ -150,6 +165,7 @@ class Embedder(Component):
     kind = "embedder"
     batch_size: ClassVar[int] = 64
 
+    @abstractmethod
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         """Embed one batch: returns a float32 array of shape ``(len(texts), dimension)``."""
         raise NotImplementedError
@@ -200,10 +216,12 @@ class Store(Component):
     capabilities: ClassVar[frozenset[str]] = frozenset({"dense"})
     filter_operators: ClassVar[frozenset[str]] = frozenset()
 
+    @abstractmethod
     def upsert(self, chunks: Sequence[Chunk], vectors: np.ndarray | None = None) -> None:
         """Insert or replace chunks by id (idempotent). ``vectors`` is given to dense stores."""
         raise NotImplementedError
 
+    @abstractmethod
     def query(
         self,
         *,
@@ -216,10 +234,12 @@ class Store(Component):
         first, among those matching ``where``."""
         raise NotImplementedError
 
+    @abstractmethod
     def delete(self, *, ids: Sequence[str] | None = None, where: Filter | None = None) -> int:
         """Delete chunks by id or by filter; returns how many were deleted."""
         raise NotImplementedError
 
+    @abstractmethod
     def count(self, where: Filter | None = None) -> int:
         """How many chunks are stored (matching ``where`` if given)."""
         raise NotImplementedError
@@ -233,6 +253,7 @@ class Reranker(Component):
 
     kind = "reranker"
 
+    @abstractmethod
     def rerank(self, query: str, hits: Sequence[Hit], top_k: int | None = None) -> list[Hit]:
         raise NotImplementedError
 
@@ -242,6 +263,7 @@ class Generator(Component):
 
     kind = "generator"
 
+    @abstractmethod
     def generate(
         self, question: str, hits: Sequence[Hit], history: Sequence[Message] = ()
     ) -> Answer:
@@ -262,19 +284,46 @@ class QueryTransformer(Component):
 
     kind = "query_transformer"
 
+    @abstractmethod
     def transform(self, question: str, history: Sequence[Message] = ()) -> list[str]:
         raise NotImplementedError
 
 
-KINDS: dict[str, type[Component]] = {
-    "loader": Loader,
-    "chunker": Chunker,
-    "embedder": Embedder,
-    "store": Store,
-    "reranker": Reranker,
-    "generator": Generator,
-    "query_transformer": QueryTransformer,
-}
+@dataclass(frozen=True)
+class KindSpec:
+    """One kind of component: its base class, registration hook and config section."""
+
+    name: str
+    """``store``: the kind as registries, errors and docs name it."""
+    base: type[Component]
+    hook: str
+    """``register_stores``: the hook that registers classes of this kind."""
+    section: str
+    """``stores``: the config section that configures it."""
+    many: bool
+    """Whether the section is a list (``loaders``, ``stores``, ``query_transformers``)."""
+
+
+COMPONENT_KINDS: tuple[KindSpec, ...] = (
+    KindSpec("loader", Loader, "register_loaders", "loaders", many=True),
+    KindSpec("chunker", Chunker, "register_chunkers", "chunker", many=False),
+    KindSpec("embedder", Embedder, "register_embedders", "embedder", many=False),
+    KindSpec("store", Store, "register_stores", "stores", many=True),
+    KindSpec("reranker", Reranker, "register_rerankers", "reranker", many=False),
+    KindSpec("generator", Generator, "register_generators", "generator", many=False),
+    KindSpec(
+        "query_transformer",
+        QueryTransformer,
+        "register_query_transformers",
+        "query_transformers",
+        many=True,
+    ),
+)
+"""The seven kinds, in pipeline order: the one table registries, config
+validation, the schema and the docs read (``hookspecs.py`` declares each
+``hook``; a test keeps the two in step)."""
+
+KINDS: dict[str, type[Component]] = {k.name: k.base for k in COMPONENT_KINDS}
 
 Kind = Literal[
     "loader", "chunker", "embedder", "store", "reranker", "generator", "query_transformer"

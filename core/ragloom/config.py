@@ -22,7 +22,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from .access import access_filter
-from .components import ComponentConfig
+from .components import COMPONENT_KINDS, ComponentConfig
 from .configfile import Path_, fmt_path, interpolate, line_of, read_config_file
 from .errors import (
     ConfigError,
@@ -77,15 +77,8 @@ class _Root(BaseModel):
     cache: CacheSettings = Field(default_factory=lambda: CacheSettings())
 
 
-SECTION_KINDS: dict[str, str] = {
-    "loaders": "loader",
-    "chunker": "chunker",
-    "embedder": "embedder",
-    "stores": "store",
-    "reranker": "reranker",
-    "generator": "generator",
-    "query_transformers": "query_transformer",
-}
+SECTION_KINDS: dict[str, str] = {k.section: k.name for k in COMPONENT_KINDS}
+LIST_SECTIONS = frozenset(k.section for k in COMPONENT_KINDS if k.many)
 STORE_KEYS = ("name", "weight", "k")
 
 
@@ -289,7 +282,7 @@ def validate_config(
         value = data.get(section)
         if value is None:
             continue
-        if section in ("loaders", "stores", "query_transformers"):
+        if section in LIST_SECTIONS:
             if not isinstance(value, list):
                 continue  # reported by the schema
             specs[section] = [

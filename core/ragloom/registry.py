@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
-from .components import KINDS, Component
+from .components import COMPONENT_KINDS, KINDS, Component
 from .errors import DuplicateComponentError, PluginError, UnknownComponentError
 
 if TYPE_CHECKING:
@@ -35,15 +35,8 @@ KNOWN_PROVIDERS: dict[tuple[str, str], str] = {
     ("generator", "cohere"): "ragloom-cohere",
 }
 
-HOOK_KINDS: dict[str, str] = {
-    "register_loaders": "loader",
-    "register_chunkers": "chunker",
-    "register_embedders": "embedder",
-    "register_stores": "store",
-    "register_rerankers": "reranker",
-    "register_generators": "generator",
-    "register_query_transformers": "query_transformer",
-}
+HOOK_KINDS: dict[str, str] = {k.hook: k.name for k in COMPONENT_KINDS}
+"""``register_stores`` -> ``store``, for every kind."""
 
 
 class Register(Protocol, Generic[C_contra]):

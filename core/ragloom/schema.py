@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .config import SECTION_KINDS, RetrievalSettings
+from .components import COMPONENT_KINDS
+from .config import RetrievalSettings
 from .registry import Registry
+from .settings import AccessSettings, CacheSettings
 
 __all__ = ["config_json_schema"]
 
@@ -38,23 +40,30 @@ def config_json_schema(registry: Registry) -> dict[str, Any]:
     """The schema a ragloom.yaml validates against (for editors and CI)."""
     defs: dict[str, Any] = {}
     kinds: dict[str, dict[str, Any]] = {}
-    for kind in set(SECTION_KINDS.values()):
+    for spec in COMPONENT_KINDS:
+        kind = spec.name
         kinds[kind] = {
             "anyOf": [
                 _component_schema(e, defs, kind == "store") for e in registry if e.kind == kind
             ]
         }
-    retrieval = RetrievalSettings.model_json_schema()
     properties: dict[str, Any] = {
         "version": {"const": 1},
         "index_dir": {"type": "string", "default": ".ragloom"},
-        "retrieval": retrieval,
     }
-    for section, kind in SECTION_KINDS.items():
-        if section in ("loaders", "stores", "query_transformers"):
-            properties[section] = {"type": "array", "items": kinds[kind]}
+    for section, model in (
+        ("retrieval", RetrievalSettings),
+        ("access", AccessSettings),
+        ("cache", CacheSettings),
+    ):
+        schema = model.model_json_schema(ref_template="#/$defs/{model}")
+        defs.update(schema.pop("$defs", {}))
+        properties[section] = schema
+    for spec in COMPONENT_KINDS:
+        if spec.many:
+            properties[spec.section] = {"type": "array", "items": kinds[spec.name]}
         else:
-            properties[section] = kinds[kind]
+            properties[spec.section] = kinds[spec.name]
     properties["stores"]["minItems"] = 1
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",

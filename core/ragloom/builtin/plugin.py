@@ -8,26 +8,26 @@ from __future__ import annotations
 from ..components import Chunker, Embedder, Generator, Loader, Reranker, Store
 from ..hookspecs import hookimpl
 from ..registry import Register
-from .bm25_store import BM25Store
-from .code_chunker import CodeChunker
-from .code_loader import CodeLoader
-from .directory_loader import DirectoryLoader
-from .extractive import ExtractiveGenerator
-from .file_loader import FileLoader
-from .fixed_chunker import FixedChunker
-from .hash_embedder import HashEmbedder
-from .html_chunker import HtmlChunker
-from .html_loader import HtmlLoader
-from .markdown_chunker import MarkdownChunker
-from .markdown_loader import MarkdownLoader
-from .memory_store import MemoryStore
-from .mmr_reranker import MMRReranker
-from .parent_chunker import ParentChunker
-from .pdf_loader import PdfLoader
-from .record_loaders import CsvLoader, JsonlLoader
-from .recursive_chunker import RecursiveChunker
-from .semantic_chunker import SemanticChunker
-from .sentence_chunker import SentenceChunker
+from .chunkers.code import CodeChunker
+from .chunkers.fixed import FixedChunker
+from .chunkers.html import HtmlChunker
+from .chunkers.markdown import MarkdownChunker
+from .chunkers.parent import ParentChunker
+from .chunkers.recursive import RecursiveChunker
+from .chunkers.semantic import SemanticChunker
+from .chunkers.sentence import SentenceChunker
+from .embedders.hash import HashEmbedder
+from .generators.extractive import ExtractiveGenerator
+from .loaders.code import CodeLoader
+from .loaders.directory import DirectoryLoader
+from .loaders.file import FileLoader
+from .loaders.html import HtmlLoader
+from .loaders.markdown import MarkdownLoader
+from .loaders.pdf import PdfLoader
+from .loaders.records import CsvLoader, JsonlLoader
+from .rerankers.mmr import MMRReranker
+from .stores.bm25 import BM25Store
+from .stores.memory import MemoryStore
 
 
 @hookimpl

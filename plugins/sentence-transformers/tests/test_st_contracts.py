@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from ragloom import Context
-from ragloom.builtin.mmr_reranker import MMRReranker
+from ragloom.builtin.rerankers.mmr import MMRReranker
 from ragloom.testing.embedders import PrefixEmbedderContract, SemanticEmbedderContract
 from ragloom.testing.rerankers import (
     RerankerContract,

@@ -34,11 +34,7 @@ class TinyStore(Store):
 
     def open(self, context: Context | None = None) -> None:
         super().open(context)
-        folder = (
-            self.context.resolve(self.config.path)
-            if self.config.path
-            else self.context.index_dir / (self.context.name or "tinystore")
-        )
+        folder = self.context.store_dir(self.config.path, "tinystore")
         self._file = folder / "tiny.json"
         if self._file.exists():
             for item in json.loads(self._file.read_text("utf-8")):

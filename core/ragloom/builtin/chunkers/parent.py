@@ -1,0 +1,133 @@
+"""The ``parent`` chunker: small chunks to retrieve, each carrying its parent section.
+
+    chunker:
+      type: parent
+      parents: markdown
+      parent_size: 2000
+      child_size: 400
+      child_overlap: 50
+
+Small chunks match a question precisely; the section around them is what
+answers it (LangChain's ``ParentDocumentRetriever``, LlamaIndex's
+auto-merging retrieval). The document is cut into parents, by the
+``markdown`` chunker (``parents: markdown``: sections, longer ones split to
+``parent_size``, no overlap; a text without headings is one section split
+the same way) or by the ``recursive`` chunker (``parents: recursive``,
+``size: parent_size``, no overlap). Each parent is split by the recursive
+splitter into children of ``child_size`` sharing ``child_overlap``; the
+children are the chunks, embedded and stored.
+
+Each child's metadata holds ``parent_id`` (``<document id>::parent-<n>``),
+``parent_start`` and ``parent_end`` (offsets into the document) and
+``parent_text``: a generator or prompt template can put
+``chunk.metadata["parent_text"]`` in the prompt instead of the chunk text,
+once per ``parent_id``. The parent text is stored with every child, so the
+index holds each parent about ``parent_size / (child_size - child_overlap)``
+times. A child's section and label are its parent's.
+``text[start:end]`` is the chunk text.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from ...components import Chunker, ComponentConfig
+from ...types import Chunk, Document
+from ._chunking import Unit, embedder_of, length_function, make_chunk, section_finder
+from ._recursive import split_range
+from .markdown import MarkdownChunker
+
+__all__ = ["ParentChunker"]
+
+
+class ParentChunker(Chunker):
+    """Child chunks for retrieval, each with its parent's text; see the module docs."""
+
+    class Config(ComponentConfig):
+        """Options of the ``parent`` chunker.
+
+        ``parents`` is how parents are cut (``markdown`` or ``recursive``);
+        ``parent_size`` their largest size; ``child_size`` and
+        ``child_overlap`` those of the children; all in ``unit``.
+        """
+
+        parents: Literal["markdown", "recursive"] = "markdown"
+        parent_size: int = Field(default=2000, gt=0)
+        child_size: int = Field(default=400, gt=0)
+        child_overlap: int = Field(default=50, ge=0)
+        unit: Unit = "characters"
+
+        @model_validator(mode="after")
+        def _sizes(self) -> ParentChunker.Config:
+            if self.child_overlap >= self.child_size:
+                raise ValueError(
+                    f"child_overlap ({self.child_overlap}) must be smaller than child_size "
+                    f"({self.child_size}); lower child_overlap or raise child_size"
+                )
+            if self.child_size > self.parent_size:
+                raise ValueError(
+                    f"child_size ({self.child_size}) must not be larger than parent_size "
+                    f"({self.parent_size})"
+                )
+            return self
+
+    config: Config
+
+    def parent_spans(
+        self, document: Document
+    ) -> list[tuple[int, int, str, tuple[str, str] | None]]:
+        """The parents as ``(start, end, text, section)``."""
+        c = self.config
+        text = document.text
+        if c.parents == "markdown":
+            sections = MarkdownChunker(size=c.parent_size, overlap=0, unit=c.unit)
+            sections.open(self.context)
+            return [
+                (start, end, piece, (heading.path, heading.anchor) if heading else None)
+                for start, end, piece, heading in sections.passages(document)
+            ]
+        length = length_function(c.unit, embedder_of(self))
+        find = section_finder(text)
+        return [
+            (start, end, piece, find(start))
+            for start, end, piece in split_range(
+                text, 0, len(text), c.parent_size, length_function=length
+            )
+        ]
+
+    def split(self, document: Document) -> list[Chunk]:
+        c = self.config
+        length = length_function(c.unit, embedder_of(self))
+        chunks: list[Chunk] = []
+        for number, (parent_start, parent_end, parent, section) in enumerate(
+            self.parent_spans(document)
+        ):
+            children = split_range(
+                parent,
+                0,
+                len(parent),
+                c.child_size,
+                overlap=c.child_overlap,
+                length_function=length,
+            )
+            extra = {
+                "parent_id": f"{document.id}::parent-{number}",
+                "parent_start": parent_start,
+                "parent_end": parent_end,
+                "parent_text": parent,
+            }
+            for start, end, child in children:
+                chunks.append(
+                    make_chunk(
+                        document,
+                        child,
+                        len(chunks),
+                        parent_start + start,
+                        parent_start + end,
+                        section=section,
+                        extra=extra,
+                    )
+                )
+        return chunks

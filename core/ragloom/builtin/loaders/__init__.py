@@ -1,0 +1,1 @@
+"""Built-in loaders; the format parsers they share live in ``parsers/``."""

@@ -1,0 +1,255 @@
+"""What every file loader shares: options, the parsed-file shape, decoding,
+and the stable id of a file.
+
+The format parsers (``parsers/``) and the loaders both import from here;
+nothing here imports a parser or a loader class.
+"""
+
+from __future__ import annotations
+
+import codecs
+import logging
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path, PurePath
+from typing import Any
+
+from pydantic import field_validator
+
+from ...components import ComponentConfig, Context
+
+__all__ = [
+    "BINARY_SNIFF_BYTES",
+    "HTML_EXTENSIONS",
+    "MARKDOWN_EXTENSIONS",
+    "RESERVED_METADATA",
+    "TEXT_EXTENSIONS",
+    "FileOptions",
+    "Parsed",
+    "TextFileOptions",
+    "absolute",
+    "decode_text",
+    "is_within",
+    "source_id",
+]
+
+log = logging.getLogger(__name__)
+
+RESERVED_METADATA = frozenset({"source", "path", "mtime", "size", "content_hash", "relative_path"})
+"""Metadata keys the loaders set themselves; a config's ``metadata:`` may not set them."""
+
+BINARY_SNIFF_BYTES = 8192
+"""A NUL byte among this many leading bytes marks a file as binary."""
+
+MARKDOWN_EXTENSIONS = frozenset({".md", ".markdown", ".mdx"})
+HTML_EXTENSIONS = frozenset({".html", ".htm", ".xhtml"})
+TEXT_EXTENSIONS = frozenset({".txt", ".text", ".rst"})
+
+Parsed = tuple[str, dict[str, Any]]
+"""What a format parser returns: the document text and its format metadata."""
+
+_JSON_SCALARS = (str, int, float, bool, type(None))
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),  # before UTF-16 LE, whose BOM is its prefix
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+_DECLARED_CHARSET = re.compile(
+    rb"""<meta[^>]{0,200}?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)"""
+    rb"""|<\?xml[^>]{0,200}?encoding\s*=\s*["']([A-Za-z0-9_.:-]+)""",
+    re.IGNORECASE,
+)
+
+
+class FileOptions(ComponentConfig):
+    """Options shared by every file loader: ``metadata`` is added to each
+    document (JSON-compatible values: str, int, float, bool, None or lists of
+    those) and may override ``title`` or ``extension`` but not the keys in
+    :data:`RESERVED_METADATA`."""
+
+    metadata: dict[str, Any] = {}
+
+    @field_validator("metadata")
+    @classmethod
+    def _plain_metadata(cls, value: dict[str, Any]) -> dict[str, Any]:
+        reserved = sorted(RESERVED_METADATA.intersection(value))
+        if reserved:
+            raise ValueError(
+                f"metadata key(s) {', '.join(reserved)} are set by the loader itself; "
+                "rename them (for example 'origin' instead of 'source')"
+            )
+        for key, item in value.items():
+            items = item if isinstance(item, list) else [item]
+            if not all(isinstance(x, _JSON_SCALARS) for x in items):
+                raise ValueError(
+                    f"metadata value for {key!r} must be a string, number, boolean, null "
+                    f"or a list of those, not {type(item).__name__}"
+                )
+        return value
+
+
+class TextFileOptions(FileOptions):
+    """Options of the loaders that read text: ``encoding`` is ``auto`` (UTF-8,
+    else a confident guess) or any Python codec name."""
+
+    encoding: str = "auto"
+
+    @field_validator("encoding")
+    @classmethod
+    def _known_encoding(cls, value: str) -> str:
+        if value == "auto":
+            return value
+        try:
+            codecs.lookup(value)
+        except LookupError:
+            raise ValueError(
+                f"unknown encoding {value!r}; use 'auto' or a Python codec name such as "
+                "'utf-8', 'latin-1' or 'cp1252'"
+            ) from None
+        return value
+
+
+
+def decode_text(
+    data: bytes,
+    encoding: str,
+    *,
+    report: Callable[[str], None],
+    html: bool = False,
+) -> str | None:
+    """The text of ``data``, or None after reporting why it cannot be decoded.
+
+    ``encoding`` names a codec, used strictly; or it is ``auto``: a byte-order
+    mark decides (UTF-8, UTF-16, UTF-32); else UTF-8; else, for HTML, the
+    charset its ``<meta>`` or XML declaration names; else the best guess of
+    charset-normalizer when it is confident (the bytes decode with little
+    noise into a recognisable language; among equally good guesses
+    ``cp1252`` wins, as in browsers). Bytes that are nearly UTF-8 but for a
+    few broken sequences are reported, not guessed. A NUL byte in the first
+    8 KB (outside UTF-16/32) marks a binary file, which is reported.
+    """
+    if encoding == "auto":
+        for bom, codec in _BOMS:
+            if data.startswith(bom):
+                return _decode_strict(data, codec, report)
+        if b"\x00" in data[:BINARY_SNIFF_BYTES]:
+            report("binary file (NUL byte in the first 8 KB), not text; skipped")
+            return None
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            utf8_error = exc
+        where = f"byte 0x{data[utf8_error.start]:02x} at offset {utf8_error.start}"
+        if any(ord(ch) > 127 for ch in data[: utf8_error.start].decode("utf-8")):
+            report(
+                f"could not decode: UTF-8 but for {where} (a damaged or mixed file); "
+                "repair it or set `encoding:` on the loader"
+            )
+            return None
+        declared = _declared_charset(data) if html else None
+        if declared is not None:
+            try:
+                return data.decode(declared)
+            except UnicodeDecodeError:
+                pass
+        guessed = _guess(data)
+        if guessed is None:
+            report(
+                f"could not decode: not UTF-8 ({where}) and no confident guess of its "
+                "encoding; set `encoding:` on the loader (e.g. `encoding: latin-1`)"
+            )
+            return None
+        log.debug("decoded as %s (guessed)", guessed[0])
+        return guessed[1]
+
+    codec = codecs.lookup(encoding).name
+    wide = codec.startswith(("utf-16", "utf-32"))
+    if not wide and b"\x00" in data[:BINARY_SNIFF_BYTES]:
+        report("binary file (NUL byte in the first 8 KB), not text; skipped")
+        return None
+    text = _decode_strict(data, encoding, report)
+    if text is not None and wide and "\x00" in text[:BINARY_SNIFF_BYTES]:
+        report("binary file (NUL character near the start), not text; skipped")
+        return None
+    return text
+
+
+def _decode_strict(data: bytes, encoding: str, report: Callable[[str], None]) -> str | None:
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        report(
+            f"not valid {encoding} text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+            f"re-save the file as {encoding} or set `encoding:` on the loader"
+        )
+        return None
+    return text.removeprefix("\ufeff")
+
+
+def _declared_charset(data: bytes) -> str | None:
+    """The codec an HTML ``<meta charset>`` or XML declaration names in the first 2 KB."""
+    match = _DECLARED_CHARSET.search(data[:2048])
+    if match is None:
+        return None
+    name = (match.group(1) or match.group(2)).decode("ascii").lower()
+    try:
+        codec = codecs.lookup("cp1252" if name in ("iso-8859-1", "latin1", "us-ascii") else name)
+    except LookupError:
+        return None
+    return None if codec.name.startswith(("utf-16", "utf-32")) else codec.name
+
+
+def _guess(data: bytes) -> tuple[str, str] | None:
+    """charset-normalizer's confident guess: ``(codec, text)``, or None."""
+    from charset_normalizer import from_bytes
+
+    matches = from_bytes(data[:1_000_000])
+    best = matches.best()
+    if best is None or best.coherence <= 0.0 or best.chaos > 0.1:
+        return None
+    codec = best.encoding
+    if codec.startswith(("utf_16", "utf_32")):  # without a BOM: not trusted
+        return None
+    tied = {
+        m.encoding
+        for m in matches
+        if m.chaos == best.chaos and abs(m.coherence - best.coherence) < 1e-9
+    }
+    if "cp1252" in tied:
+        codec = "cp1252"
+    try:
+        return codec, data.decode(codec)
+    except (UnicodeDecodeError, LookupError):
+        return None
+
+
+def absolute(path: str | os.PathLike[str]) -> Path:
+    """``path`` made absolute and normalised (``..`` folded) without resolving symlinks,
+    so a file reached through a link keeps the link's path."""
+    return Path(os.path.abspath(path))
+
+
+def is_within(path: PurePath, directory: PurePath) -> bool:
+    """Whether ``path`` is ``directory`` or lies under it (both absolute; compared lexically)."""
+    return path == directory or path.is_relative_to(directory)
+
+
+def source_id(path: str | os.PathLike[str], context: Context) -> str:
+    """The stable id of a file: relative to ``context.base_dir`` with forward
+    slashes, or the absolute path (forward slashes) when it lies outside."""
+    path = absolute(path)
+    base = absolute(context.base_dir)
+    if is_within(path, base):
+        return path.relative_to(base).as_posix()
+    # base_dir given through a symlink (macOS /tmp -> /private/tmp): compare real paths
+    real_base = Path(os.path.realpath(base))
+    real_parent = Path(os.path.realpath(path.parent))
+    if real_base != base or real_parent != path.parent:
+        candidate = real_parent / path.name
+        if is_within(candidate, real_base):
+            return candidate.relative_to(real_base).as_posix()
+    return path.as_posix()
+

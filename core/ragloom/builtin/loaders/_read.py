@@ -1,0 +1,181 @@
+"""Reading one file into a :class:`~ragloom.Document`: the format is chosen
+(:func:`file_format`), the bytes decoded, the format's parser run, and the
+common metadata added. Every file-based loader (``file``, ``directory``,
+``markdown``, ``html``, ``pdf``, ``code``) reads through :func:`read_document`,
+so they agree on ids, metadata, decoding and what counts as a bad file.
+"""
+
+from __future__ import annotations
+
+import stat
+from collections.abc import Callable, Mapping
+from pathlib import Path, PurePath
+from typing import Any
+
+from ...components import Context
+from ...types import Document, content_hash
+from ._files import (
+    HTML_EXTENSIONS,
+    MARKDOWN_EXTENSIONS,
+    TEXT_EXTENSIONS,
+    Parsed,
+    absolute,
+    decode_text,
+    source_id,
+)
+from .parsers.code import code_language, parse_code
+from .parsers.html import parse_html
+from .parsers.markdown import parse_markdown
+from .parsers.pdf import parse_pdf
+
+__all__ = ["file_format", "read_document"]
+
+def file_format(path: PurePath, head: bytes = b"") -> str:
+    """The format a file is read as: ``markdown``, ``html``, ``pdf``, ``code`` or ``text``.
+
+    By extension first (see the ``directory`` loader's docs for the table); a
+    file with no or an unknown extension is sniffed from ``head``, its first
+    bytes: ``%PDF-`` is a PDF, ``#!`` (a shebang) is code, ``<!doctype html`` or
+    ``<html`` is HTML, anything else text.
+    """
+    extension = path.suffix.lower()
+    if extension in MARKDOWN_EXTENSIONS:
+        return "markdown"
+    if extension in HTML_EXTENSIONS:
+        return "html"
+    if extension == ".pdf":
+        return "pdf"
+    if extension in TEXT_EXTENSIONS:
+        return "text"
+    if code_language(path) is not None:
+        return "code"
+    start = head.lstrip()[:64].lower()
+    if head.startswith(b"%PDF-"):
+        return "pdf"
+    if head.startswith(b"#!"):
+        return "code"
+    if start.startswith((b"<!doctype html", b"<html")):
+        return "html"
+    return "text"
+
+
+def read_document(
+    path: Path,
+    *,
+    context: Context,
+    encoding: str = "auto",
+    metadata: Mapping[str, Any] | None = None,
+    max_size: int | None = None,
+    format: str | None = None,
+    options: Mapping[str, Any] | None = None,
+) -> Document | None:
+    """Read one file into a :class:`Document`, or report why not and return None.
+
+    :param path: the file; made absolute against the working directory if relative
+        (callers pass ``context.resolve(...)``).
+    :param context: gives ``base_dir`` for the id and ``report`` for problems.
+    :param encoding: ``auto`` or the codec the bytes are decoded with (see :func:`decode_text`).
+    :param metadata: extra fields merged over the computed ones.
+    :param max_size: files bigger than this many bytes are reported and skipped,
+        judged from their size alone (they are never read).
+    :param format: ``markdown``, ``html``, ``pdf``, ``code`` or ``text``; None:
+        :func:`file_format` chooses.
+    :param options: keyword options for the format's parser.
+    :returns: the document, or None when the file was reported and skipped.
+    :raises LoaderError: only when the format needs a package that is not
+        installed (pypdf); callers report it.
+
+    The id and ``source`` are the path relative to ``context.base_dir`` (forward
+    slashes), or the absolute path outside it. Metadata: ``source``, ``path``
+    (absolute), ``mtime`` (float seconds), ``size`` (bytes), ``content_hash``
+    (of the text), ``extension`` (lowercase suffix with its dot, ``".md"``; ``""``
+    for none), ``title`` (the format's, else the file stem) and the format's own
+    fields (front matter, ``links``, ``pages``/``page_starts``, ``language``).
+    Line endings become ``\\n``, so a checkout with CRLF endings hashes the same.
+
+    Reported and skipped, never raised: a missing path, something that is not a
+    regular file, a file that cannot be read, one over ``max_size``, a binary
+    file (a NUL byte in the first 8 KB), bytes that do not decode, an empty file
+    (nothing but whitespace), and whatever the format's parser rejects (a PDF
+    with no text layer). Each gets one line through ``context.report``.
+    """
+    path = absolute(path)
+    source = source_id(path, context)
+
+    def report(message: str) -> None:
+        context.report(source, message)
+
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        report("file not found; check the path (it may have been moved or deleted)")
+        return None
+    except OSError as exc:
+        report(f"cannot read file: {exc.strerror or exc}; check its permissions")
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        report("not a regular file (a device, socket or pipe); skipped")
+        return None
+    if max_size is not None and info.st_size > max_size:
+        report(
+            f"file is {info.st_size} bytes, over max_file_size ({max_size}); "
+            "raise max_file_size or exclude it"
+        )
+        return None
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        report(f"cannot read file: {exc.strerror or exc}; check its permissions")
+        return None
+
+    kind = format or file_format(path, data[:512])
+    parsed: Parsed | None
+    if kind == "pdf":
+        if not data.strip():
+            report("empty file (no text to index); skipped")
+            return None
+        parsed = parse_pdf(data, report=report, **(options or {}))
+    else:
+        text = decode_text(data, encoding, report=report, html=kind == "html")
+        if text is None:
+            return None
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        if not text.strip():
+            report("empty file (no text to index); skipped")
+            return None
+        parsed = _parser(kind)(text, path=path, report=report, **(options or {}))
+    if parsed is None:
+        return None
+    text, fields = parsed
+
+    title = fields.pop("title", None)
+    document_metadata: dict[str, Any] = {
+        "source": source,
+        "path": str(path),
+        "mtime": float(info.st_mtime),
+        "size": int(info.st_size),
+        "content_hash": content_hash(text),
+        "extension": path.suffix.lower(),
+        "title": title or path.stem,
+        **fields,
+    }
+    document_metadata.update(metadata or {})
+    return Document(id=source, text=text, metadata=document_metadata)
+
+
+def _parser(kind: str) -> Callable[..., Parsed | None]:
+    """The text parser of a format."""
+    return _PARSERS.get(kind, _parse_text)
+
+
+def _parse_text(text: str, **_: Any) -> Parsed:
+    return text, {}
+
+
+
+
+_PARSERS: dict[str, Callable[..., Parsed | None]] = {
+    "markdown": parse_markdown,
+    "html": parse_html,
+    "code": parse_code,
+}

@@ -1,0 +1,347 @@
+"""The ``directory`` loader: every matching file under a folder, one document each.
+
+    loader:
+      - type: directory
+        path: docs
+        include: ["**/*.md", "**/*.pdf"]
+        exclude: ["drafts", "**/*.tmp.md"]
+
+Files are read by :func:`~ragloom.builtin.loaders._read.read_document`, the
+same code the ``file``, ``markdown``, ``html``, ``pdf`` and ``code`` loaders
+use, so ids and metadata agree between them; each file is read by its format
+(:func:`~ragloom.builtin.loaders._read.file_format`: by extension, else by its
+first bytes).
+"""
+
+from __future__ import annotations
+
+import copy
+import fnmatch
+import logging
+import os
+import re
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from pydantic import Field, field_validator
+
+from ...components import Loader
+from ...errors import LoaderError
+from ...globs import check_pattern as _check_pattern
+from ...globs import compile_glob
+from ...types import Document
+from .._languages import LANGUAGES
+from ._files import (
+    HTML_EXTENSIONS,
+    MARKDOWN_EXTENSIONS,
+    TEXT_EXTENSIONS,
+    TextFileOptions,
+    absolute,
+    is_within,
+    source_id,
+)
+from ._read import read_document
+
+__all__ = [
+    "DEFAULT_INCLUDE",
+    "DENIED_DIRECTORIES",
+    "DENIED_FILES",
+    "DirectoryLoader",
+    "compile_glob",
+]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_INCLUDE = tuple(
+    f"**/*{extension}"
+    for extension in (
+        *sorted(MARKDOWN_EXTENSIONS),
+        *sorted(TEXT_EXTENSIONS),
+        *sorted(HTML_EXTENSIONS),
+        ".pdf",
+        *LANGUAGES,
+    )
+)
+"""Every extension a format is known for: Markdown, plain text, HTML, PDF and source code."""
+
+DENIED_FILES = (
+    ".env",
+    ".env.*",
+    "*.pem",
+    "*.key",
+    "id_rsa*",
+    "id_dsa*",
+    "id_ecdsa*",
+    "id_ed25519*",
+    "*.p12",
+    "*.pfx",
+    ".netrc",
+    ".npmrc",
+    ".pypirc",
+    "credentials*.json",
+)
+"""File names (matched case-insensitively) that may hold secrets: never loaded,
+whatever ``include`` says."""
+
+DENIED_DIRECTORIES = frozenset(
+    {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".ragloom"}
+)
+"""Directory names whose contents are never loaded, whatever ``include`` says."""
+
+_DENIED_FILES_RE = re.compile(
+    "|".join(fnmatch.translate(pattern) for pattern in DENIED_FILES), re.IGNORECASE
+)
+
+
+class DirectoryLoader(Loader):
+    """Loads every file under ``path`` that ``include`` selects, one document each,
+    read by its format (Markdown, HTML, PDF, source code or plain text).
+
+    Options:
+
+    - ``path``: the root folder (relative paths resolve against ``context.base_dir``).
+    - ``include`` / ``exclude``: glob patterns matched against the path relative
+      to the root, with forward slashes, case-sensitively. ``*`` and ``?`` stay
+      within one path segment, ``[abc]`` is a character class, and a ``**``
+      segment matches zero or more folders, so ``**/*.md`` matches ``a.md`` as
+      well as ``x/y/a.md``. A file is loaded when some ``include`` pattern matches
+      it and no ``exclude`` pattern matches it *or one of its folders*, so
+      ``exclude: [drafts]`` drops the whole ``drafts/`` folder.
+    - ``max_file_size``: bigger files (bytes) are reported and skipped.
+    - ``follow_symlinks``: when False (the default) symlinked files and folders
+      are skipped; when True they are followed (loops are detected) and keep
+      the link's path as their id.
+    - ``encoding``, ``metadata``: as for the ``file`` loader (``encoding: auto``
+      by default: UTF-8, else a confident guess, else the file is reported).
+
+    Files named in :data:`DENIED_FILES` and anything inside a folder named in
+    :data:`DENIED_DIRECTORIES` (and the index directory) are always skipped,
+    silently but for a debug log: they are not errors. Unreadable, binary,
+    undecodable, oversized and empty files are reported through
+    ``context.report`` and skipped; ``load()`` never raises for a bad file.
+
+    The tree is walked in sorted order. Ids (and ``source``) are paths relative
+    to ``context.base_dir``, stable across runs; ``relative_path`` in the
+    metadata is relative to the loader's root.
+    """
+
+    class Config(TextFileOptions):
+        path: str
+        include: list[str] = list(DEFAULT_INCLUDE)
+        exclude: list[str] = []
+        max_file_size: int = Field(default=10_000_000, gt=0)
+        follow_symlinks: bool = False
+
+        @field_validator("include")
+        @classmethod
+        def _some_include(cls, value: list[str]) -> list[str]:
+            if not value:
+                raise ValueError(
+                    "include is empty, so nothing would be loaded; list at least "
+                    "one pattern such as '**/*.md'"
+                )
+            return [_check_pattern(p) for p in value]
+
+        @field_validator("exclude")
+        @classmethod
+        def _valid_exclude(cls, value: list[str]) -> list[str]:
+            return [_check_pattern(p) for p in value]
+
+    config: Config
+
+    def __init__(self, config: Config | None = None, **options: object) -> None:
+        super().__init__(config, **options)
+        self._include = _any_of(self.config.include)
+        self._exclude = _any_of(self.config.exclude)
+        self._sources: tuple[Path, ...] | None = None
+
+    # -- loading -----------------------------------------------------------
+
+    def load(self) -> Iterator[Document]:
+        root = self._root()
+        if not root.is_dir():
+            where = source_id(root, self.context)
+            if root.exists():
+                self.context.report(
+                    where, "is a file, not a directory; use `type: file` to load one file"
+                )
+            else:
+                self.context.report(
+                    where,
+                    f"directory not found; check `path:` (relative paths resolve against "
+                    f"{absolute(self.context.base_dir)})",
+                )
+            return
+        paths = self._walk(root, root, set()) if self._sources is None else self._selected(root)
+        missing: list[str] = []  # files whose format needs a package that is not installed
+        missing_reason = ""
+        for path in paths:
+            try:
+                document = read_document(
+                    path,
+                    context=self.context,
+                    encoding=self.config.encoding,
+                    metadata={
+                        **self.config.metadata,
+                        "relative_path": path.relative_to(root).as_posix(),
+                    },
+                    max_size=self.config.max_file_size,
+                )
+            except LoaderError as exc:
+                missing.append(source_id(path, self.context))
+                missing_reason = str(exc)
+                continue
+            if document is not None:
+                yield document
+        if missing:
+            # one line for all of them: the cause is the environment, not the files
+            count = f"{len(missing)} files" if len(missing) > 1 else "1 file"
+            self.context.report(
+                source_id(root, self.context),
+                f"skipped {count} ({missing[0]}{', ...' if len(missing) > 1 else ''}): "
+                f"{missing_reason}",
+            )
+
+    def with_sources(self, sources: Sequence[str]) -> DirectoryLoader | None:
+        """A copy of this loader that loads only ``sources``: files, and files
+        under folders, that lie under this loader's root and pass its filters.
+        This loader itself when a source is the root or a folder above it; None
+        when no source lies under the root (or every file source is filtered out).
+        Sources are paths relative to ``context.base_dir`` or absolute."""
+        root = self._root()
+        picked: list[Path] = []
+        for source in sources:
+            path = absolute(self.context.resolve(source))
+            if is_within(root, path):
+                return self
+            if not is_within(path, root):
+                continue
+            parts = path.relative_to(root).parts
+            if self._skip_reason(parts, is_dir=path.is_dir()) is None:
+                picked.append(path)
+        if not picked:
+            return None
+        clone = copy.copy(self)
+        clone._sources = tuple(dict.fromkeys(picked))
+        return clone
+
+    # -- walking -----------------------------------------------------------
+
+    def _root(self) -> Path:
+        return absolute(self.context.resolve(self.config.path))
+
+    def _walk(self, directory: Path, root: Path, visited: set[str]) -> Iterator[Path]:
+        """Files under ``directory`` that pass every filter, in sorted order."""
+        follow = self.config.follow_symlinks
+        visited.add(os.path.realpath(directory))
+        index_dir = absolute(self.context.resolve(self.context.index_dir))
+        try:
+            with os.scandir(directory) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            self.context.report(
+                source_id(directory, self.context),
+                f"cannot list directory: {exc.strerror or exc}; check its permissions",
+            )
+            return
+        for entry in entries:
+            path = directory / entry.name
+            parts = path.relative_to(root).parts
+            try:
+                link = entry.is_symlink()
+                if link and not follow:
+                    log.debug("skipping %s: a symlink (set follow_symlinks: true to load it)", path)
+                    continue
+                is_dir = entry.is_dir()
+                is_file = not is_dir and entry.is_file()
+            except OSError as exc:
+                self.context.report(
+                    source_id(path, self.context), f"cannot read: {exc.strerror or exc}"
+                )
+                continue
+            if is_dir:
+                if path == index_dir or self._skip_reason(parts, is_dir=True):
+                    continue
+                real = os.path.realpath(path)
+                if real in visited:
+                    log.debug("skipping %s: symlink loop back to %s", path, real)
+                    continue
+                yield from self._walk(path, root, visited)
+            elif is_file:
+                if self._skip_reason(parts, is_dir=False):
+                    continue
+                if link and _DENIED_FILES_RE.match(os.path.basename(os.path.realpath(path))):
+                    log.debug("skipping %s: links to a file on the secret-file denylist", path)
+                    continue
+                yield path
+            elif link:
+                self.context.report(
+                    source_id(path, self.context), "broken symlink (its target is missing)"
+                )
+            else:
+                log.debug("skipping %s: not a regular file or directory", path)
+
+    def _selected(self, root: Path) -> Iterator[Path]:
+        """Files named by ``with_sources``, deduplicated, in walk order."""
+        found: dict[Path, None] = {}
+        index_dir = absolute(self.context.resolve(self.context.index_dir))
+        for source in self._sources or ():
+            if not self._reachable(source, root, index_dir):
+                continue
+            parts = source.relative_to(root).parts
+            if source.is_dir():
+                if self._skip_reason(parts, is_dir=True) is None:
+                    found.update(dict.fromkeys(self._walk(source, root, set())))
+            elif self._skip_reason(parts, is_dir=False) is not None:
+                continue
+            elif source.is_file() or source.is_symlink():
+                found[source] = None
+            else:
+                self.context.report(source_id(source, self.context), "file not found; skipped")
+        yield from sorted(found, key=lambda p: p.relative_to(root).parts)
+
+    def _reachable(self, path: Path, root: Path, index_dir: Path) -> bool:
+        """Whether a walk from ``root`` could reach ``path``: it is not in the
+        index directory and, unless symlinks are followed, no step on the way
+        (``path`` included) is a symlink. Names are judged by ``_skip_reason``."""
+        if is_within(path, index_dir):
+            return False
+        if self.config.follow_symlinks:
+            return True
+        parts = path.relative_to(root).parts
+        for i in range(1, len(parts) + 1):
+            step = root.joinpath(*parts[:i])
+            if step.is_symlink():
+                log.debug("skipping %s: through a symlink %s", path, step)
+                return False
+        return True
+
+    def _skip_reason(self, parts: tuple[str, ...], *, is_dir: bool) -> str | None:
+        """Why a path (given relative to the root) is not loaded, judged by name
+        alone; None when it is. Denylisted paths are logged at debug level."""
+        folders = parts if is_dir else parts[:-1]
+        for name in folders:
+            if name in DENIED_DIRECTORIES:
+                log.debug("skipping %s: inside %s/ (always skipped)", "/".join(parts), name)
+                return f"inside {name}/"
+        if not is_dir and _DENIED_FILES_RE.match(parts[-1]):
+            log.debug("skipping %s: may hold secrets (always skipped)", "/".join(parts))
+            return "secret-file denylist"
+        for i in range(1, len(parts) + 1):
+            prefix = "/".join(parts[:i])
+            if self._exclude is not None and self._exclude.fullmatch(prefix):
+                return "excluded"
+        if not is_dir and not (self._include and self._include.fullmatch("/".join(parts))):
+            return "not included"
+        return None
+
+
+# -- globs -----------------------------------------------------------------
+
+
+def _any_of(patterns: Sequence[str]) -> re.Pattern[str] | None:
+    """One regex that matches what any of the globs matches (None for no globs):
+    one match per path instead of one per pattern."""
+    if not patterns:
+        return None
+    return re.compile("|".join(f"(?:{compile_glob(p).pattern})" for p in patterns), re.DOTALL)

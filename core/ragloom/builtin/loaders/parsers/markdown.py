@@ -1,0 +1,220 @@
+"""Markdown: front matter out (into metadata), headings in one form.
+
+The text keeps its headings as ATX lines (``## Install``) so the chunkers can
+cut by section (they parse headings from the text with ``section_finder``);
+Setext headings (a line underlined with ``===`` or ``---``) are rewritten as
+ATX, so every chunker sees one form. Front matter (a YAML block between
+``---`` lines, or TOML between ``+++`` lines, at the very top) is removed
+from the text and becomes metadata; nothing else in the text changes.
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+import re
+import sys
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .._files import RESERVED_METADATA, Parsed
+
+__all__ = ["markdown_title", "normalise_setext", "parse_markdown"]
+
+log = logging.getLogger(__name__)
+
+_CLOSING_HASHES = re.compile(r"(?:^|\s+)#+$")
+_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_BLOCK_START = re.compile(
+    r"^ {0,3}(?:#{1,6}(?:[ \t]|$)|>|[-+*][ \t]|\d{1,9}[.)][ \t]|```|~~~|<|\|)"
+)
+_FRONT_MATTER_LIMIT = 64 * 1024
+_FRONT_MATTER_VALUES = 200
+_PROTECTED = RESERVED_METADATA | {"title", "extension"}
+"""Front-matter keys that would clash with the loader's own: ``title`` is taken
+as the title; the others are kept as ``front_matter.<key>``."""
+
+
+def parse_markdown(text: str, *, report: Callable[[str], None], **_: Any) -> Parsed | None:
+    """Front matter out (into metadata), Setext headings normalised, title found."""
+    body, front = _split_front_matter(text, report)
+    body = normalise_setext(body)
+    if not body.strip():
+        report("no text besides front matter; skipped")
+        return None
+    metadata = _flatten(front, report) if front else {}
+    front_title = metadata.pop("title", None)
+    title = str(front_title).strip() if front_title not in (None, "") else None
+    metadata["title"] = title or markdown_title(body)
+    return body, metadata
+
+
+def markdown_title(text: str) -> str | None:
+    """The first level-one ATX heading (``# Title``), skipping front matter and fences."""
+    lines = text.split("\n")
+    start = 0
+    if lines and lines[0].strip() == "---":
+        for i in range(1, len(lines)):
+            if lines[i].strip() in ("---", "..."):
+                start = i + 1
+                break
+    fence: str | None = None
+    for line in lines[start:]:
+        stripped = line.lstrip(" ")
+        if len(line) - len(stripped) > 3:
+            continue
+        if fence is not None:
+            if stripped.startswith(fence):
+                fence = None
+            continue
+        if stripped.startswith(("```", "~~~")):
+            fence = stripped[:3]
+            continue
+        if stripped.startswith(("# ", "#\t")):
+            title = _CLOSING_HASHES.sub("", stripped[2:].strip()).strip()
+            if title:
+                return title
+    return None
+
+
+def normalise_setext(text: str) -> str:
+    """``text`` with each Setext heading (a paragraph underlined by ``===`` or
+    ``---``) rewritten as one ATX line (``# Title`` / ``## Title``); code
+    fences, indented code and everything else are left as they are. A ``---``
+    after a blank line, a list item or a heading stays a thematic break."""
+    lines = text.split("\n")
+    out: list[str] = []
+    paragraph = 0  # how many of the last lines in ``out`` form a paragraph
+    fence: str | None = None
+    for line in lines:
+        stripped = line.lstrip(" ")
+        indent = len(line) - len(stripped)
+        if fence is not None:
+            out.append(line)
+            closing = stripped.rstrip()
+            if indent <= 3 and closing.startswith(fence) and not closing.strip(fence[0]):
+                fence = None
+            continue
+        if indent <= 3 and stripped.startswith(("```", "~~~")):
+            fence = stripped[: len(stripped) - len(stripped.lstrip(stripped[0]))]
+            out.append(line)
+            paragraph = 0
+            continue
+        if paragraph and _SETEXT.match(line):
+            level = "#" if stripped.startswith("=") else "##"
+            content = " ".join(x.strip() for x in out[-paragraph:])
+            del out[-paragraph:]
+            out.append(f"{level} {content}")
+            paragraph = 0
+            continue
+        if not line.strip() or (indent <= 3 and _BLOCK_START.match(line)):
+            paragraph = 0
+        elif paragraph:
+            paragraph += 1
+        elif indent <= 3:
+            paragraph = 1
+        out.append(line)
+    return "\n".join(out)
+
+
+def _split_front_matter(text: str, report: Callable[[str], None]) -> tuple[str, dict[str, Any]]:
+    """``(body, front matter)``: a ``---`` (YAML) or ``+++`` (TOML) block on the
+    first line, closed by the same marker (or ``...`` for YAML), is removed."""
+    first, _, rest = text.partition("\n")
+    marker = first.rstrip()
+    if marker not in ("---", "+++"):
+        return text, {}
+    closers = ("---", "...") if marker == "---" else ("+++",)
+    offset = len(first) + 1
+    for line in rest.split("\n"):
+        if line.rstrip() in closers:
+            raw = text[len(first) + 1 : offset]
+            body = text[offset + len(line) + 1 :].lstrip("\n")
+            return body, _parse_front_matter(raw, marker, report)
+        offset += len(line) + 1
+        if offset > _FRONT_MATTER_LIMIT:
+            break
+    return text, {}  # no closing marker: a thematic break, not front matter
+
+
+def _parse_front_matter(raw: str, marker: str, report: Callable[[str], None]) -> dict[str, Any]:
+    try:
+        if marker == "+++":
+            if sys.version_info >= (3, 11):
+                import tomllib
+            else:  # pragma: no cover - Python 3.10
+                import tomli as tomllib
+            data: Any = tomllib.loads(raw)
+        else:
+            import yaml
+
+            data = yaml.safe_load(raw)
+    except Exception as exc:  # yaml.YAMLError, TOMLDecodeError
+        kind = "TOML" if marker == "+++" else "YAML"
+        detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        report(f"front matter is not valid {kind} ({detail}); loaded without its metadata")
+        return {}
+    if data is None:
+        return {}
+    if not isinstance(data, Mapping):
+        report(
+            f"front matter is a {type(data).__name__}, not a mapping of keys to values; "
+            "loaded without its metadata"
+        )
+        return {}
+    return dict(data)
+
+
+def _flatten(front: Mapping[str, Any], report: Callable[[str], None]) -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    dropped: list[str] = []
+    budget = [_FRONT_MATTER_VALUES]  # YAML aliases can make a small block a huge tree
+
+    def visit(prefix: str, value: Any) -> None:
+        budget[0] -= 1
+        if budget[0] < 0:
+            return
+        if isinstance(value, Mapping):
+            for key, item in value.items():
+                visit(f"{prefix}.{key}", item)
+            return
+        if isinstance(value, list):
+            items = [_scalar(x) for x in value]
+            if any(x is _NOT_SCALAR for x in items):
+                dropped.append(prefix)
+                return
+            flat[prefix] = items
+            return
+        item = _scalar(value)
+        if item is _NOT_SCALAR:
+            dropped.append(prefix)
+            return
+        flat[prefix] = item
+
+    for key, value in front.items():
+        name = str(key)
+        if name in _PROTECTED and name != "title":
+            name = f"front_matter.{name}"
+        visit(name, value)
+    if budget[0] < 0:
+        report(
+            f"front matter has more than {_FRONT_MATTER_VALUES} values; the rest are left "
+            "out (metadata is copied into every chunk: keep it small)"
+        )
+    elif dropped:
+        report(
+            f"front matter key(s) {', '.join(dropped)} left out: metadata values must be "
+            "strings, numbers, booleans, dates or lists of those"
+        )
+    return flat
+
+
+_NOT_SCALAR = object()
+
+
+def _scalar(value: Any) -> Any:
+    if isinstance(value, (str, bool, int, float)) or value is None:
+        return value
+    if isinstance(value, (datetime.date, datetime.time)):  # datetime is a date
+        return value.isoformat()
+    return _NOT_SCALAR

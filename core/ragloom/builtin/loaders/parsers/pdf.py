@@ -1,0 +1,135 @@
+"""PDF: the text layer of every page, with page offsets.
+
+Needs pypdf: ``pip install 'ragloom[pdf]'``. Pages are joined with
+:data:`PAGE_BREAK` (a blank line, then a form feed), so a page boundary is a
+paragraph boundary to the chunkers; ``metadata["page_starts"]`` holds the
+character offset where each page's text starts, so the page of any offset
+is ``bisect.bisect_right(page_starts, offset)`` (1-based).
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from ....errors import LoaderError
+from .._files import Parsed
+
+__all__ = ["MISSING_PYPDF", "PAGE_BREAK", "page_of", "parse_pdf"]
+
+log = logging.getLogger(__name__)
+
+PAGE_BREAK = "\n\n\f"
+"""Between the text of two pages: a paragraph break, then a form feed."""
+
+MISSING_PYPDF = "reading PDFs needs pypdf, which is not installed: pip install 'ragloom[pdf]'"
+
+
+def page_of(page_starts: list[int], offset: int) -> int:
+    """The 1-based page holding character ``offset`` of a PDF document's text."""
+    import bisect
+
+    return max(bisect.bisect_right(page_starts, offset), 1)
+
+
+def parse_pdf(data: bytes, *, report: Callable[[str], None], **_: Any) -> Parsed | None:
+    """The text of every page joined by :data:`PAGE_BREAK`, with ``pages``,
+    ``page_starts`` and ``title``; None after reporting a PDF that has no text
+    or cannot be read. Raises :class:`LoaderError` when pypdf is missing."""
+    try:
+        from pypdf import PasswordType, PdfReader
+        from pypdf.errors import DependencyError
+    except ImportError:
+        raise LoaderError(MISSING_PYPDF) from None
+
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted:
+            try:
+                opened = reader.decrypt("") != PasswordType.NOT_DECRYPTED
+            except DependencyError as exc:
+                report(f"encrypted PDF that needs a crypto package to open ({exc}); skipped")
+                return None
+            if not opened:
+                report(
+                    "encrypted PDF with a password; remove the password "
+                    "(e.g. `qpdf --decrypt`) and index the copy; skipped"
+                )
+                return None
+        pages: list[str] = []
+        scanned: list[int] = []
+        for number, page in enumerate(reader.pages, start=1):
+            text = _clean(page.extract_text() or "")
+            if not text.strip() and _has_images(page):
+                scanned.append(number)
+            pages.append(text)
+        title = _title(reader)
+    except Exception as exc:  # pypdf raises many kinds on malformed files
+        detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        report(f"not a readable PDF ({detail}); skipped")
+        return None
+
+    if not any(text.strip() for text in pages):
+        report(
+            f"no text layer on any of its {len(pages)} page(s) (scanned?); "
+            "OCR it first (e.g. `ocrmypdf`); skipped"
+        )
+        return None
+    if scanned:
+        report(f"{_pages(scanned)} no text layer (scanned?); OCR it first; loaded the other pages")
+
+    starts: list[int] = []
+    offset = 0
+    for text in pages:
+        starts.append(offset)
+        offset += len(text) + len(PAGE_BREAK)
+    metadata: dict[str, Any] = {"title": title, "pages": len(pages), "page_starts": starts}
+    return PAGE_BREAK.join(pages), metadata
+
+
+def _clean(text: str) -> str:
+    """One page's text: newlines normalised, no form feeds or NULs, no trailing space."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\f", "\n").replace("\x00", "")
+    return "\n".join(line.rstrip() for line in text.split("\n")).strip("\n")
+
+
+def _has_images(page: Any) -> bool:
+    """Whether a page draws an image (directly or in a form XObject one level down)."""
+    try:
+        resources = page.get("/Resources")
+        resources = resources.get_object() if resources is not None else None
+        xobjects = resources.get("/XObject") if resources is not None else None
+        if xobjects is None:
+            return False
+        for ref in xobjects.get_object().values():
+            xobject = ref.get_object()
+            if xobject.get("/Subtype") == "/Image":
+                return True
+            inner = xobject.get("/Resources")
+            inner_x = inner.get_object().get("/XObject") if inner is not None else None
+            if inner_x is not None and any(
+                r.get_object().get("/Subtype") == "/Image" for r in inner_x.get_object().values()
+            ):
+                return True
+    except Exception:  # a malformed resource dictionary: treat as image-free
+        return False
+    return False
+
+
+def _title(reader: Any) -> str | None:
+    try:
+        info = reader.metadata
+        title = info.title if info is not None else None
+    except Exception:
+        return None
+    title = str(title).strip() if title else ""
+    return title or None
+
+
+def _pages(numbers: list[int]) -> str:
+    if len(numbers) == 1:
+        return f"page {numbers[0]} has"
+    shown = ", ".join(map(str, numbers[:10])) + (", ..." if len(numbers) > 10 else "")
+    return f"{len(numbers)} pages ({shown}) have"

@@ -1,0 +1,440 @@
+"""``bm25``: keyword search with BM25, on bm25s (default) or rank-bm25.
+
+Texts go through a configurable ``Analyzer`` (``ragloom.analysis``: lowercase,
+split, fold accents, drop stopwords, stem) at index and at query time. Only
+chunks sharing at least one term with the query are hits, and filters are
+applied before ranking: chunks that do not match never compete for the top k.
+
+Backends:
+
+- ``bm25s`` (default): the BM25 weight of every (chunk, term) pair is
+  precomputed into a sparse matrix, so a query sums a few of its columns.
+  ``method`` picks the scoring: ``lucene`` (default), ``robertson``,
+  ``atire``, ``bm25l`` or ``bm25+``.
+- ``rank-bm25``: the reference pure-Python implementation; ``variant`` picks
+  ``okapi``, ``l`` or ``plus``. Slow beyond tens of thousands of chunks.
+
+``variant`` also works with bm25s, mapped to the same formula:
+``okapi`` -> ``robertson`` (rank-bm25 floors negative IDFs at a quarter of the
+mean IDF where bm25s floors them at 0, so rankings may differ on terms found
+in more than half the chunks), ``l`` -> ``bm25l``, ``plus`` -> ``bm25+``.
+
+Neither library adds documents incrementally: writes mark the index stale and
+the next query rebuilds it from the analysed terms kept in memory.
+
+Persisted atomically to ``<index_dir>/<name>/bm25.npz``: the chunks (texts
+and metadata), their terms, and the analyzer's fingerprint. When the
+analyzer configured differs from the one the file was written with, the
+stored texts are analysed again on open (and logged), so changing analyzer
+options never needs re-loading the documents. A ``bm25.json`` written by an
+earlier version is read the same way and replaced on the next flush.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import Field, model_validator
+
+from ...analysis import Analyzer, AnalyzerConfig
+from ...components import ComponentConfig, Context, Store
+from ...errors import StoreError
+from ...filters import ALL_OPERATORS, Filter, check_supported, evaluate
+from ...types import Chunk, Hit
+from ._persist import atomic_write, chunk_from_dict, chunk_to_dict
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["BM25Store"]
+
+log = logging.getLogger("ragloom")
+
+VARIANT_METHODS = {"okapi": "robertson", "l": "bm25l", "plus": "bm25+"}
+"""rank-bm25 ``variant`` -> the bm25s ``method`` computing the same formula."""
+DEFAULT_DELTA = {"bm25l": 0.5, "bm25+": 1.0}
+_FORMAT = 2
+
+
+class BM25Store(Store):
+    """BM25 keyword search over chunk texts (bm25s or rank-bm25)."""
+
+    capabilities = frozenset({"text"})
+    filter_operators = ALL_OPERATORS
+
+    class Config(ComponentConfig):
+        path: str | None = None
+        """Directory for the store's file; default ``<index_dir>/<store name>``."""
+        backend: Literal["bm25s", "rank-bm25"] = "bm25s"
+        """``bm25s`` (sparse matrix, fast) or ``rank-bm25`` (reference, slow)."""
+        method: Literal["lucene", "robertson", "atire", "bm25l", "bm25+"] = "lucene"
+        """bm25s scoring method; only with ``backend: bm25s``."""
+        variant: Literal["okapi", "l", "plus"] = "okapi"
+        """rank-bm25 class (BM25Okapi, BM25L, BM25Plus); with bm25s, mapped to a method."""
+        k1: float = Field(1.5, ge=0)
+        """Term-frequency saturation."""
+        b: float = Field(0.75, ge=0, le=1)
+        """Length normalisation."""
+        delta: float | None = Field(None, ge=0)
+        """BM25L/BM25+ only: term-frequency floor; default 0.5 (BM25L), 1.0 (BM25+)."""
+        analyzer: AnalyzerConfig = AnalyzerConfig()
+        """Text analysis at index and query time."""
+
+        @model_validator(mode="after")
+        def _consistent(self) -> BM25Store.Config:
+            given = self.model_fields_set
+            if self.backend == "rank-bm25" and "method" in given:
+                raise ValueError(
+                    f"`method: {self.method}` is a bm25s option; with `backend: rank-bm25` "
+                    "choose the formula with `variant` (okapi, l or plus), "
+                    "or set `backend: bm25s`"
+                )
+            if self.backend == "bm25s" and {"method", "variant"} <= given:
+                mapped = VARIANT_METHODS[self.variant]
+                if mapped != self.method:
+                    raise ValueError(
+                        f"`variant: {self.variant}` (bm25s method {mapped!r}) contradicts "
+                        f"`method: {self.method}`; with `backend: bm25s` set only `method`"
+                    )
+            if self.delta is not None and self.formula not in DEFAULT_DELTA:
+                raise ValueError(
+                    f"`delta` only applies to BM25L and BM25+ (method bm25l or bm25+, "
+                    f"variant l or plus), not to {self.formula!r}; remove it"
+                )
+            return self
+
+        @property
+        def formula(self) -> str:
+            """The scoring in bm25s's names: ``method``, or ``variant`` mapped."""
+            given = self.model_fields_set
+            if self.backend == "bm25s" and ("method" in given or "variant" not in given):
+                return self.method
+            return VARIANT_METHODS[self.variant]
+
+        @property
+        def effective_delta(self) -> float | None:
+            if self.formula not in DEFAULT_DELTA:
+                return None
+            return self.delta if self.delta is not None else DEFAULT_DELTA[self.formula]
+
+    config: Config
+
+    def __init__(self, config: ComponentConfig | None = None, **options: Any) -> None:
+        super().__init__(config, **options)
+        self._analyzer = Analyzer(self.config.analyzer)
+        self._chunks: dict[str, Chunk] = {}
+        self._terms: dict[str, np.ndarray] = {}  # chunk id -> int32 term ids
+        self._vocab: dict[str, int] = {}  # term -> id, ids 0..len-1 in insertion order
+        self._index: _Index | None = None
+        self._lock = threading.Lock()
+        self._dirty = False
+        self._file: Path | None = None
+
+    def fingerprint(self) -> dict[str, Any]:
+        """What decides the scores: backend, formula, parameters, analyzer."""
+        return {
+            "type": type(self).__name__,
+            "backend": self.config.backend,
+            "formula": self.config.formula,  # in bm25s's names
+            **({"variant": self.config.variant} if self.config.backend == "rank-bm25" else {}),
+            "k1": self.config.k1,
+            "b": self.config.b,
+            "delta": self.config.effective_delta,
+            "analyzer": self._analyzer.fingerprint(),
+        }
+
+    # -- lifecycle ---------------------------------------------------------
+    def open(self, context: Context | None = None) -> None:
+        super().open(context)
+        directory = self.context.store_dir(self.config.path, "bm25")
+        self._file = directory / "bm25.npz"
+        legacy = directory / "bm25.json"
+        if self._file.exists():
+            self._load(self._file)
+        elif legacy.exists():
+            data = self._read(legacy, lambda: json.loads(legacy.read_text("utf-8")))
+            self._reanalyse([chunk_from_dict(c) for c in data["chunks"]], "an earlier format")
+
+    def close(self) -> None:
+        if self._dirty:
+            self.flush()
+
+    def _read(self, file: Path, read: Any) -> Any:
+        try:
+            return read()
+        except Exception as exc:
+            raise StoreError(
+                f"bm25 store file {file} is unreadable ({exc}); "
+                "run `ragloom index --rebuild` to recreate it"
+            ) from exc
+
+    def _load(self, file: Path) -> None:
+        import numpy as np
+
+        def read() -> tuple[dict[str, Any], list[str], np.ndarray, np.ndarray]:
+            with np.load(file, allow_pickle=False) as data:
+                meta = json.loads(bytes(data["meta"]).decode("utf-8"))
+                words = json.loads(bytes(data["vocab"]).decode("utf-8"))
+                return meta, words, data["terms"].astype(np.int32), data["lengths"]
+
+        meta, words, flat, lengths = self._read(file, read)
+        chunks = [chunk_from_dict(c) for c in meta["chunks"]]
+        if meta.get("analyzer") != self._analyzer.fingerprint():
+            self._reanalyse(chunks, "another analyzer")
+            return
+        self._vocab = {w: i for i, w in enumerate(words)}
+        ends = np.cumsum(lengths)
+        for chunk, start, end in zip(chunks, ends - lengths, ends):
+            self._chunks[chunk.id] = chunk
+            self._terms[chunk.id] = flat[start:end]
+
+    def _reanalyse(self, chunks: list[Chunk], why: str) -> None:
+        log.info(
+            "bm25 store %r: %d chunk(s) were analysed by %s; analysing them again with %s",
+            self.context.name or "bm25",
+            len(chunks),
+            why,
+            self.config.analyzer,
+        )
+        self._add(chunks)
+
+    def flush(self) -> None:
+        import numpy as np
+
+        if self._file is None:
+            return
+        arrays = [self._terms[cid] for cid in self._chunks]
+        flat = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int32)
+        # write only the terms still in use, renumbered densely
+        used = np.bincount(flat, minlength=len(self._vocab)) > 0
+        renumber = (np.cumsum(used) - 1).astype(np.int32)
+        words = [w for w, keep in zip(self._vocab, used.tolist()) if keep]
+        meta = {
+            "format": _FORMAT,
+            "analyzer": self._analyzer.fingerprint(),
+            "chunks": [chunk_to_dict(c) for c in self._chunks.values()],
+        }
+
+        def as_bytes(value: Any) -> np.ndarray:
+            return np.frombuffer(json.dumps(value).encode("utf-8"), dtype=np.uint8)
+
+        def write(handle: Any) -> None:
+            buffer = io.BytesIO()
+            np.savez(
+                buffer,
+                meta=as_bytes(meta),
+                vocab=as_bytes(words),
+                terms=renumber[flat] if len(flat) else flat,
+                lengths=np.array([len(a) for a in arrays], dtype=np.int64),
+            )
+            handle.write(buffer.getvalue())
+
+        atomic_write(self._file, write)
+        self._file.with_name("bm25.json").unlink(missing_ok=True)
+        self._dirty = False
+
+    # -- data --------------------------------------------------------------
+    def upsert(self, chunks: Sequence[Chunk], vectors: np.ndarray | None = None) -> None:
+        self._add(chunks)
+
+    def _add(self, chunks: Sequence[Chunk]) -> None:
+        import numpy as np
+
+        if not chunks:
+            return
+        vocab = self._vocab
+        intern = vocab.setdefault
+        for chunk, terms in zip(chunks, self._analyzer.analyze_many([c.text for c in chunks])):
+            self._chunks[chunk.id] = chunk
+            self._terms[chunk.id] = np.array([intern(t, len(vocab)) for t in terms], dtype=np.int32)
+        self._index = None
+        self._dirty = True
+
+    def delete(self, *, ids: Sequence[str] | None = None, where: Filter | None = None) -> int:
+        if ids is None and where is None:
+            raise StoreError("delete needs ids= or where=; to empty a store, rebuild the index")
+        doomed = {i for i in (ids or ()) if i in self._chunks}
+        if where is not None:
+            doomed |= {cid for cid, c in self._chunks.items() if evaluate(where, c.metadata)}
+        for cid in doomed:
+            del self._chunks[cid]
+            del self._terms[cid]
+        if doomed:
+            self._index = None
+            self._dirty = True
+        return len(doomed)
+
+    def count(self, where: Filter | None = None) -> int:
+        if where is None:
+            return len(self._chunks)
+        return sum(1 for c in self._chunks.values() if evaluate(where, c.metadata))
+
+    # -- search ------------------------------------------------------------
+    def _ensure_index(self) -> _Index:
+        index = self._index
+        if index is None:
+            with self._lock:
+                index = self._index
+                if index is None:
+                    index = self._index = _Index.build(self)
+        return index
+
+    def query(
+        self,
+        *,
+        vector: np.ndarray | None = None,
+        text: str | None = None,
+        k: int = 10,
+        where: Filter | None = None,
+    ) -> list[Hit]:
+        import numpy as np
+
+        name = self.context.name or "bm25"
+        if text is None:
+            raise StoreError(f"the bm25 store {name!r} answers text queries")
+        if where is not None:
+            check_supported(where, self.filter_operators, name)
+        if k <= 0 or not self._chunks:
+            return []
+        index = self._ensure_index()
+        vocab = index.vocab
+        ids = [vocab[t] for t in self._analyzer.analyze(text) if t in vocab]
+        if not ids:
+            return []
+        rows = index.candidates(ids)  # chunks with at least one query term
+        if where is not None and len(rows):
+            chunks = index.chunks
+            keep = np.fromiter(
+                (evaluate(where, chunks[r].metadata) for r in rows.tolist()),
+                dtype=bool,
+                count=len(rows),
+            )
+            rows = rows[keep]
+        if not len(rows):
+            return []
+        scores = index.scores(ids, rows)
+        if len(rows) > k:
+            best = np.argpartition(-scores, k - 1)[:k]
+            rows, scores = rows[best], scores[best]
+        order = np.lexsort((rows, -scores))  # best first; ties in insertion order
+        return [
+            Hit(chunk=index.chunks[r], score=s, store=name, scores={name: s})
+            for r, s in zip(rows[order].tolist(), scores[order].tolist())
+        ]
+
+
+class _Index:
+    """A built BM25 index over a snapshot of the store: rows are chunks in
+    insertion order. ``candidates`` are the rows holding any of the term ids;
+    ``scores`` their BM25 scores for the query."""
+
+    def __init__(self, chunks: list[Chunk], vocab: dict[str, int], n: int) -> None:
+        self.chunks = chunks
+        self.vocab = vocab
+        self.n = n
+
+    @staticmethod
+    def build(store: BM25Store) -> _Index:
+        config = store.config
+        chunks = list(store._chunks.values())
+        docs = [store._terms[c.id] for c in chunks]
+        vocab = dict(store._vocab)
+        if not any(len(d) for d in docs):
+            return _Index(chunks, {}, len(chunks))  # nothing to match
+        if config.backend == "rank-bm25":
+            return _RankBM25Index(chunks, vocab, docs, config)
+        return _BM25sIndex(chunks, vocab, docs, config)
+
+    def candidates(self, ids: list[int]) -> np.ndarray:
+        import numpy as np
+
+        indptr, indices = self._postings()
+        parts = [indices[indptr[t] : indptr[t + 1]] for t in set(ids)]
+        if len(parts) == 1:
+            return parts[0]  # one term: its postings, already in row order
+        mask = np.zeros(self.n, dtype=bool)
+        for part in parts:
+            mask[part] = True
+        return np.flatnonzero(mask)
+
+    def _postings(self) -> tuple[np.ndarray, np.ndarray]:
+        raise NotImplementedError
+
+    def scores(self, ids: list[int], rows: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+
+class _BM25sIndex(_Index):
+    def __init__(
+        self, chunks: list[Chunk], vocab: dict[str, int], docs: list[np.ndarray], config: Any
+    ) -> None:
+        import logging
+
+        import bm25s
+
+        # bm25s sets its own logger to DEBUG; its per-build lines are noise here
+        logging.getLogger("bm25s").setLevel(logging.WARNING)
+        super().__init__(chunks, vocab, len(chunks))
+        delta = config.effective_delta
+        self.model = bm25s.BM25(
+            k1=config.k1,
+            b=config.b,
+            delta=0.5 if delta is None else delta,
+            method=config.formula,
+            backend="numpy",
+        )
+        corpus = [d.tolist() for d in docs]
+        self.model.index((corpus, vocab), create_empty_token=False, show_progress=False)
+        matrix = self.model.scores
+        self._indptr, self._indices = matrix["indptr"], matrix["indices"]
+
+    def _postings(self) -> tuple[np.ndarray, np.ndarray]:
+        return self._indptr, self._indices
+
+    def scores(self, ids: list[int], rows: np.ndarray) -> np.ndarray:
+        return self.model.get_scores_from_ids(ids)[rows]
+
+
+class _RankBM25Index(_Index):
+    def __init__(
+        self, chunks: list[Chunk], vocab: dict[str, int], docs: list[np.ndarray], config: Any
+    ) -> None:
+        import numpy as np
+        import rank_bm25
+
+        super().__init__(chunks, vocab, len(chunks))
+        self.words = list(vocab)
+        words = self.words
+        corpus = [[words[i] for i in d.tolist()] for d in docs]
+        variant = {"robertson": "okapi", "bm25l": "l", "bm25+": "plus"}[config.formula]
+        options: dict[str, Any] = {"k1": config.k1, "b": config.b}
+        if config.effective_delta is not None:
+            options["delta"] = config.effective_delta
+        cls = {"okapi": rank_bm25.BM25Okapi, "l": rank_bm25.BM25L, "plus": rank_bm25.BM25Plus}
+        self.model = cls[variant](corpus, **options)
+        # postings (rows holding each term), for the candidates
+        lengths = np.fromiter((len(d) for d in docs), dtype=np.int64, count=len(docs))
+        flat = np.concatenate(docs)
+        rows = np.repeat(np.arange(len(docs), dtype=np.int64), lengths)
+        by_term = np.lexsort((rows, flat))
+        terms, rows = flat[by_term], rows[by_term]
+        first = np.ones(len(terms), dtype=bool)  # one posting per (term, row)
+        first[1:] = (terms[1:] != terms[:-1]) | (rows[1:] != rows[:-1])
+        counts = np.bincount(terms[first], minlength=len(vocab))
+        self._indptr = np.concatenate([[0], np.cumsum(counts)])
+        self._indices = rows[first]
+
+    def _postings(self) -> tuple[np.ndarray, np.ndarray]:
+        return self._indptr, self._indices
+
+    def scores(self, ids: list[int], rows: np.ndarray) -> np.ndarray:
+        import numpy as np
+
+        terms = [self.words[i] for i in ids]
+        return np.asarray(self.model.get_batch_scores(terms, rows.tolist()), dtype=np.float64)

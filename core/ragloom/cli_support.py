@@ -1,0 +1,147 @@
+"""Helpers for ``ragloom`` commands, core and plugin-provided (see the
+``register_commands`` hook): errors mapped to messages and exit codes, consoles,
+the configured pipeline, and the options several commands share.
+
+    import click
+    from ragloom.cli_support import PRINCIPAL, console, handle_errors, load_pipeline
+
+    @click.command()
+    @PRINCIPAL
+    @click.pass_context
+    @handle_errors
+    def stats(ctx, principals):
+        with load_pipeline(ctx) as pipeline:
+            console().print(f"{pipeline.index_dir}")
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Mapping
+from functools import wraps
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from .errors import (
+    AccessError,
+    ConfigError,
+    ConfigValidationError,
+    FilterError,
+    PluginError,
+    RagloomError,
+)
+
+__all__ = [
+    "PRINCIPAL",
+    "config_path",
+    "console",
+    "escape",
+    "fail",
+    "handle_errors",
+    "load_pipeline",
+    "parse_filter_json",
+    "principals_list",
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def console(stderr: bool = False) -> Any:
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False, soft_wrap=True)
+
+
+def fail(message: str, code: int) -> None:
+    console(stderr=True).print(f"[bold red]error:[/] {message}", markup=True)
+    sys.exit(code)
+
+
+def handle_errors(func: F) -> F:
+    """Map ragloom's errors to messages and exit codes (config 2, runtime 1)."""
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except ConfigValidationError as exc:
+            err = console(stderr=True)
+            err.print(f"[bold red]{len(exc.issues)} error(s)[/] in {exc.source or 'config'}:")
+            for issue in exc.issues:
+                err.print(f"  {issue}", markup=False)
+            sys.exit(2)
+        except (ConfigError, PluginError, FilterError) as exc:
+            fail(escape(str(exc)), 2)
+        except AccessError as exc:
+            fail(escape(f"{exc}; on the command line: --principal ID (repeatable)"), 2)
+        except RagloomError as exc:
+            fail(escape(str(exc)), 1)
+        except KeyboardInterrupt:
+            fail("interrupted", 1)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except Exception as exc:  # a bug or an unexpected failure: say so, briefly
+            import logging
+
+            logging.getLogger("ragloom").debug("unexpected error", exc_info=True)
+            fail(
+                escape(f"unexpected {type(exc).__name__}: {exc} (run with -v for the traceback)"),
+                1,
+            )
+
+    return wrapper  # type: ignore[return-value]
+
+
+def escape(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)
+
+
+def config_path(ctx: click.Context) -> Path:
+    from .configfile import find_config
+
+    given = ctx.obj.get("config")
+    if given:
+        return Path(given)
+    found = find_config()
+    if found is None:
+        raise ConfigError(
+            "no ragloom.yaml (or .yml/.toml) in this directory: run `ragloom init` "
+            "or pass --config FILE"
+        )
+    return found
+
+
+def load_pipeline(ctx: click.Context) -> Any:
+    from .pipeline import Pipeline
+
+    return Pipeline.from_config(config_path(ctx))
+
+
+def parse_filter_json(value: str | None) -> Mapping[str, Any] | None:
+    if not value:
+        return None
+    try:
+        data = json.loads(value)
+    except ValueError as exc:
+        raise FilterError(
+            f"--filter is not valid JSON ({exc}); e.g. --filter '{{\"year\": 2024}}'"
+        ) from exc
+    return data
+
+
+PRINCIPAL = click.option(
+    "--principal",
+    "principals",
+    multiple=True,
+    metavar="ID",
+    help="Search as this user or group (repeatable); required when the config has `access:`.",
+)
+
+
+def principals_list(values: tuple[str, ...]) -> list[str] | None:
+    return list(values) if values else None
