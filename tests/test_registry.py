@@ -119,3 +119,16 @@ def test_a_component_missing_its_required_method_cannot_be_built() -> None:
 
     with pytest.raises(TypeError, match="count, delete, query"):
         Half()
+
+
+def test_registering_an_incomplete_class_names_what_it_lacks(pm: pluggy.PluginManager) -> None:
+    class Half(Store):
+        def upsert(self, chunks, vectors=None):
+            pass
+
+    def register_stores(register):
+        register("half", Half)
+
+    pm.register(plugin(register_stores=register_stores), name="half-plugin")
+    with pytest.raises(PluginError, match="'half-plugin'.*does not implement count, delete, query"):
+        Registry.from_plugin_manager(pm)

@@ -1,7 +1,12 @@
-"""The built-in stores pass ``ragloom.testing``'s store contract.
+"""The built-in stores pass ``ragloom.testing``'s store contract, and the
+contract catches broken stores.
 
 ``LimitedMemoryStore`` declares only some filter operators, so the suite's
 other half runs too: filters with undeclared operators must be refused.
+``broken_stores.py`` holds the template's ``TinyStore`` with one bug each
+(a count that ignores ``where``, a delete that drops conditions, a fresh
+open that reads old files, a ``refresh()`` that misses deletes...): each
+must fail the tests written for its bug, and the unbroken controls pass.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -23,7 +29,9 @@ from ragloom.testing import (
     contract_chunks,
 )
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+TEMPLATE_SRC = ROOT / "contrib" / "template" / "src"
 
 
 class TestMemoryStore(DenseStoreContract):
@@ -116,6 +124,99 @@ def test_a_wrong_store_fails_the_contract(tmp_path: Path) -> None:
     ), result.stdout
 
 
+CONTROLS = {"TinyStore", "LimitedTinyStore", "UnfilteredTinyStore", "MinimalTinyStore"}
+"""The stores of broken_stores.py that pass the contract: the template's TinyStore,
+and TinyStore declaring a few operators, none, or neither ``ids()`` nor ``Hit.vector``."""
+
+BREAKS: dict[str, set[str]] = {
+    # passed the contract before count/delete/ids had to refuse undeclared operators
+    "CountIgnoresWhere": {
+        "test_filter",
+        "test_delete_by_filter",
+        "test_operator_declared_or_refused",
+        "test_empty_store",
+        "test_access_filter_never_leaks",
+    },
+    "OverDeletes": {
+        "test_delete_by_filter",
+        "test_filter",
+        "test_operator_declared_or_refused",
+        "test_caller_filter_cannot_widen_access",
+    },
+    "IgnoresUnsupportedOperators": {
+        "test_filter",
+        "test_delete_by_filter",
+        "test_operator_declared_or_refused",
+    },
+    "IdsIgnoresWhere": {"test_filter", "test_ids_lists_exactly_the_stored_chunks"},
+    "IdsKeepsDeleted": {
+        "test_ids_lists_exactly_the_stored_chunks",
+        "test_delete_by_filter",
+        "test_refresh_sees_what_another_instance_wrote",
+    },
+    "IgnoresFresh": {
+        "test_fresh_open_starts_empty",
+        "test_fresh_open_then_writes",
+        "test_fresh_open_ignores_damaged_files",
+    },
+    "FreshOnlyHides": {"test_fresh_open_starts_empty"},
+    "DamagedOpensEmpty": {"test_damaged_files_fail_loudly"},
+    "NoRefresh": {"test_refresh_sees_what_another_instance_wrote"},
+    "RefreshMissesDeletes": {"test_refresh_sees_what_another_instance_wrote"},
+    "WrongHitVector": {"test_hit_vectors_are_the_stored_vectors"},
+}
+"""Per broken store of broken_stores.py, contract tests that must fail on it."""
+
+
+@pytest.fixture(scope="module")
+def broken_store_failures(tmp_path_factory: pytest.TempPathFactory) -> dict[str, set[str]]:
+    """Run the contract on every store of broken_stores.py: ``{store: failed tests}``."""
+    tmp_path = tmp_path_factory.mktemp("broken")
+    source = Path(__file__).with_name("broken_stores.py").read_text("utf-8")
+    (tmp_path / "broken_stores.py").write_text(source, "utf-8")
+    # the controls run the whole contract, each broken store the tests meant to catch it
+    selected = [f"Test{store}" for store in sorted(CONTROLS)] + [
+        f"(Test{store} and ({' or '.join(sorted(tests))}))"
+        for store, tests in sorted(BREAKS.items())
+    ]
+    result = _pytest(
+        tmp_path, "broken_stores.py", "-k", " or ".join(selected), pythonpath=[TEMPLATE_SRC]
+    )
+    failures: dict[str, set[str]] = {}
+    for match in re.finditer(r"^FAILED broken_stores\.py::Test(\w+)::(\w+)", result.stdout, re.M):
+        failures.setdefault(match.group(1), set()).add(match.group(2))
+    summary = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
+    assert re.search(r"\d+ passed", summary) and "error" not in summary, (
+        result.stdout[-3000:] + result.stderr
+    )
+    return failures
+
+
+def test_every_broken_store_has_expectations() -> None:
+    source = Path(__file__).with_name("broken_stores.py").read_text("utf-8")
+    defined = set(re.findall(r"^class (\w+)\(", source, re.M))
+    assert defined == (CONTROLS | set(BREAKS)) - {"TinyStore"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("store", sorted(CONTROLS))
+def test_unbroken_stores_pass_the_contract(
+    broken_store_failures: dict[str, set[str]], store: str
+) -> None:
+    assert not broken_store_failures.get(store), broken_store_failures[store]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("store", sorted(BREAKS))
+def test_a_broken_store_fails_the_contract(
+    broken_store_failures: dict[str, set[str]], store: str
+) -> None:
+    """Each bug of broken_stores.py is caught by the contract tests written for it."""
+    failed = broken_store_failures.get(store, set())
+    missed = BREAKS[store] - failed
+    assert not missed, f"{store} passed {sorted(missed)} (it failed only {sorted(failed)})"
+
+
 def test_docs_example_passes_the_contract(tmp_path: Path) -> None:
     """The example of docs/testing.md, a store and its contract tests, passes."""
     text = (DOCS / "testing.md").read_text("utf-8")
@@ -133,10 +234,35 @@ def test_docs_example_passes_the_contract(tmp_path: Path) -> None:
     assert re.search(r"\b\d{2,} passed", result.stdout), result.stdout
 
 
-def _pytest(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def test_register_stores_example_passes_the_contract(tmp_path: Path) -> None:
+    """The example store of docs/hooks/register_stores.md passes DenseStoreContract."""
+    page = (DOCS / "hooks" / "register_stores.md").read_text("utf-8")
+    example = page[page.index("## Example") :]
+    block = re.search(r"^```python\n(.*?)^```", example, re.MULTILINE | re.DOTALL)
+    assert block, "docs/hooks/register_stores.md has no python block under '## Example'"
+    (tmp_path / "jsonstore_example.py").write_text(block.group(1), "utf-8")
+    (tmp_path / "test_jsonstore_example.py").write_text(
+        "import pytest\n"
+        "from jsonstore_example import JsonStore\n"
+        "from ragloom.testing import DenseStoreContract\n\n"
+        "class TestJsonStore(DenseStoreContract):\n"
+        "    @pytest.fixture\n"
+        "    def store_factory(self):\n"
+        "        return lambda path: JsonStore()\n",
+        "utf-8",
+    )
+    result = _pytest(tmp_path, "test_jsonstore_example.py")
+    assert result.returncode == 0, result.stdout[-5000:] + result.stderr
+    assert re.search(r"\b\d{3,} passed", result.stdout), result.stdout
+
+
+def _pytest(
+    cwd: Path, *args: str, pythonpath: Sequence[Path] = ()
+) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("RAGLOOM_")}
     env["PYTHONDONTWRITEBYTECODE"] = "1"
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(cwd), env.get("PYTHONPATH")]))
+    paths = [str(cwd), *map(str, pythonpath), env.get("PYTHONPATH")]
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, paths))
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-rf", "-p", "no:cacheprovider", *args],
         cwd=cwd,

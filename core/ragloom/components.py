@@ -62,7 +62,18 @@ class Context:
     component's name in the config (stores: ``name:`` or ``<type>``);
     ``base_dir`` is the directory relative paths in the config resolve against;
     ``report`` records a problem (an unreadable file, a skipped record) that
-    must not stop the run: the index summary lists every one.
+    must not stop the run: the index summary lists every one;
+    ``report_unreadable`` does the same for a source that exists but cannot be
+    read right now (permissions, I/O), so that the index keeps the documents
+    it last indexed from it instead of deleting them. ``services``
+    holds the other components a component may use (``"embedder"``, for the
+    components that declare it in ``needs``). ``fresh`` tells a store to start
+    empty, discarding whatever it persisted, readable or not
+    (``ragloom index --rebuild``).
+
+    The defaults (``.ragloom`` and ``.`` relative to the working directory,
+    no name, a ``report`` that drops problems) suit a component opened by
+    hand in a test; the pipeline always passes every field.
     """
 
     index_dir: Path = Path(".ragloom")
@@ -70,6 +81,17 @@ class Context:
     name: str = ""
     report: Callable[[str, str], None] = field(default=lambda source, message: None)
     services: dict[str, Any] = field(default_factory=dict)
+    fresh: bool = False
+    keep: Callable[[str], None] = field(default=lambda source: None)
+    """Tells the index run to keep what it indexed from ``source`` (a document
+    id, or a folder: every document under it). Loaders call
+    ``report_unreadable`` rather than this."""
+
+    def report_unreadable(self, source: str, message: str) -> None:
+        """Report ``source`` (a file or folder) as unreadable for now: the run goes
+        on, and the documents indexed from it are kept, not deleted."""
+        self.keep(source)
+        self.report(source, message)
 
     def resolve(self, path: str | Path) -> Path:
         """``path`` made absolute against ``base_dir`` (``~`` expanded)."""
@@ -100,7 +122,12 @@ class Component(ABC):  # noqa: B024 (the kinds below declare the abstract method
     Config: ClassVar[type[ComponentConfig]] = ComponentConfig
     needs: ClassVar[frozenset[str]] = frozenset()
     """Other components this one uses through ``context.services`` (``"embedder"``);
-    ``ragloom config check`` fails when the config lacks them."""
+    ``ragloom config check`` fails when the config lacks them, and the pipeline
+    opens those first."""
+    type_name: str = ""
+    """The name the class was registered under (``hash``), set when a config
+    builds the component; fingerprints record it. Empty for a component built
+    by hand, whose fingerprints then use the class name."""
 
     def __init__(self, config: ComponentConfig | None = None, **options: Any) -> None:
         if config is None:
@@ -156,7 +183,8 @@ class Chunker(Component):
 
     def fingerprint(self) -> dict[str, Any]:
         """What decides the chunks: type and options. Recorded by the index."""
-        return {"type": type(self).__name__, **self.config.model_dump(mode="json")}
+        options = self.config.model_dump(mode="json")
+        return {"type": self.type_name or type(self).__name__, **options}
 
 
 class Embedder(Component):
@@ -197,7 +225,7 @@ class Embedder(Component):
         """What decides the vectors: backend, model, dimension, prefixes, normalisation.
         An index built under one fingerprint is never queried with another."""
         return {
-            "type": type(self).__name__,
+            "type": self.type_name or type(self).__name__,
             "dimension": self.dimension,
             **self.config.model_dump(mode="json", exclude={"batch_size", "device"}),
         }
@@ -210,11 +238,25 @@ class Store(Component):
     ``"text"`` (keyword queries) or both. ``filter_operators`` lists the
     filter operators it applies natively, inside the query, before ranking;
     a filter using any other operator is rejected before the query runs.
+
+    Threads: the pipeline may call ``query`` and ``count`` from several
+    threads at once, but never while a write (``upsert``, ``delete``,
+    ``flush``, ``refresh``) runs, and never two writes at once: a store needs
+    no locking of its own as long as reads do not mutate shared state.
+
+    State: an index run writes every chunk id of a document before the
+    ledger commits it and deletes replaced chunks after, so a store may
+    briefly hold chunks no committed document owns; the pipeline never shows
+    those to a query. ``open(context)`` with ``context.fresh`` starts empty.
     """
 
     kind = "store"
     capabilities: ClassVar[frozenset[str]] = frozenset({"dense"})
     filter_operators: ClassVar[frozenset[str]] = frozenset()
+    exact_count: ClassVar[bool] = True
+    """Whether ``count()`` is exact as soon as a write returns. Every index run
+    checks each store's count against the ledger; a store whose count lags
+    (an eventually consistent service) sets this False and is not checked."""
 
     @abstractmethod
     def upsert(self, chunks: Sequence[Chunk], vectors: np.ndarray | None = None) -> None:
@@ -245,7 +287,25 @@ class Store(Component):
         raise NotImplementedError
 
     def flush(self) -> None:
-        """Make every write durable. Called at the end of an index run."""
+        """Make every write durable. Called before the ledger commits an index run."""
+
+    def refresh(self) -> None:
+        """Pick up what another process wrote since ``open()`` or the last
+        ``refresh()``. The pipeline calls it when the index's corpus version
+        moves on (another process committed a run) and at the start of every
+        index run, so a long-lived pipeline never answers from, or writes back,
+        a stale copy. Stores that read a live server see every write at once
+        and keep this default, which does nothing; stores that hold their data
+        in memory reload it when their files changed."""
+
+    def ids(self, where: Filter | None = None) -> Iterator[str]:
+        """Every stored chunk id (matching ``where`` if given), in any order.
+
+        Optional. ``ragloom index --repair`` uses it to find exactly which
+        chunks a store lacks or holds without an owner; a store without it is
+        repaired by rebuilding it from the ledger's documents.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not list its chunk ids")
 
 
 class Reranker(Component):

@@ -127,6 +127,13 @@ class Registry:
                 f"plugin {entry.plugin!r} registered {entry.kind} {entry.name!r} as "
                 f"{entry.cls!r}, which is not a subclass of ragloom.{base.__name__}"
             )
+        missing = sorted(getattr(entry.cls, "__abstractmethods__", ()))
+        if missing:
+            raise PluginError(
+                f"plugin {entry.plugin!r} registered {entry.kind} {entry.name!r} as "
+                f"{entry.cls.__name__}, which does not implement {', '.join(missing)}: "
+                f"a {entry.kind} must define {'it' if len(missing) == 1 else 'them'}"
+            )
         key = (entry.kind, entry.name)
         if key in self._entries:
             first = self._entries[key]

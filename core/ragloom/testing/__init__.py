@@ -10,6 +10,13 @@
         def store_factory(self):
             return lambda path: MyStore(path=str(path))
 
+Stores subclass ``DenseStoreContract``, ``TextStoreContract`` or
+``HybridStoreContract``, as their ``capabilities`` say (``StoreContract``,
+their common part, is not used alone); embedders ``EmbedderContract`` and,
+as they apply, ``PrefixEmbedderContract`` and ``SemanticEmbedderContract``;
+rerankers ``RerankerContract``, or those of ``OrderedRerankerContract``,
+``TopKRerankerContract`` and ``SemanticRerankerContract`` that apply.
+
 See ``ragloom.testing.stores``, ``ragloom.testing.embedders`` and
 ``ragloom.testing.rerankers``, and the "Testing a store" docs page.
 """
