@@ -10,6 +10,7 @@ from ragloom.builtin.loaders._read import read_document
 from ragloom.builtin.loaders.directory import DirectoryLoader, compile_glob
 from ragloom.builtin.loaders.file import FileLoader
 from ragloom.components import Context
+from ragloom.errors import SourceUnavailableError
 from ragloom.types import content_hash
 
 
@@ -156,16 +157,16 @@ def test_file_loader_normalises_newlines_and_bom(tmp_path, context):
     assert doc.metadata["content_hash"] == content_hash("one\ntwo\nthree\n")
 
 
-def test_file_loader_missing_path_is_reported(context, reports):
-    assert _load_file(context, "nope/missing.md") == []
-    assert reports.sources() == ["nope/missing.md"]
-    assert "not found" in reports.message("nope/missing.md")
+def test_file_loader_missing_path_is_an_unavailable_source(context):
+    # the config names the file: its absence must not delete its document silently
+    with pytest.raises(SourceUnavailableError, match="nope/missing.md: file not found"):
+        _load_file(context, "nope/missing.md")
 
 
-def test_file_loader_directory_is_reported(tmp_path, context, reports):
+def test_file_loader_directory_is_an_unavailable_source(tmp_path, context):
     (tmp_path / "docs").mkdir()
-    assert _load_file(context, "docs") == []
-    assert "type: directory" in reports.message("docs")
+    with pytest.raises(SourceUnavailableError, match="type: directory"):
+        _load_file(context, "docs")
 
 
 def test_file_loader_invalid_utf8_is_reported(tmp_path, context, reports):
@@ -474,15 +475,36 @@ def test_unmatched_binary_files_are_not_reported(tmp_path, context, reports):
     assert reports == []
 
 
-def test_missing_root_is_reported(context, reports):
-    assert load_dir(context, "no-such-dir") == []
-    assert "directory not found" in reports.message("no-such-dir")
+def test_missing_root_is_an_unavailable_source(context):
+    # an unmounted share must not look like a folder whose files were all deleted
+    with pytest.raises(SourceUnavailableError, match="no-such-dir: directory not found"):
+        load_dir(context, "no-such-dir")
 
 
-def test_root_that_is_a_file_is_reported(tmp_path, context, reports):
+def test_root_that_is_a_file_is_an_unavailable_source(tmp_path, context):
     write(tmp_path, "a.md", "# A\n")
-    assert load_dir(context, "a.md") == []
-    assert "type: file" in reports.message("a.md")
+    with pytest.raises(SourceUnavailableError, match="type: file"):
+        load_dir(context, "a.md")
+
+
+def test_an_unlistable_folder_is_reported_as_unreadable(tmp_path, monkeypatch):
+    import os
+
+    kept: list[str] = []
+    reports = Reports()
+    context = Context(base_dir=tmp_path, report=reports, keep=kept.append)
+    write(tmp_path, "docs/a.md", "# A\n\nalpha\n")
+    write(tmp_path, "docs/locked/b.md", "# B\n\nbravo\n")
+    real = os.scandir
+
+    def scandir(path):
+        if str(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied")
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    assert [d.id for d in load_dir(context, "docs")] == ["docs/a.md"]
+    assert kept == ["docs/locked"] and "Permission denied" in reports.message("docs/locked")
 
 
 # -- symlinks -------------------------------------------------------------------

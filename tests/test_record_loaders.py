@@ -10,6 +10,7 @@ import pytest
 from pydantic import ValidationError
 from ragloom.builtin.loaders.records import CsvLoader, JsonlLoader
 from ragloom.components import Context
+from ragloom.errors import SourceUnavailableError
 from ragloom.types import content_hash
 
 
@@ -263,12 +264,12 @@ def test_gzip(tmp_path: Path, context: Context, reports: Reports) -> None:
     assert reports[-1][1].startswith("cannot read file")
 
 
-def test_missing_file_and_directory(tmp_path: Path, context: Context, reports: Reports) -> None:
-    assert load(JsonlLoader(path="nope.jsonl"), context) == []
+def test_missing_file_and_directory_are_unavailable(tmp_path: Path, context: Context) -> None:
+    with pytest.raises(SourceUnavailableError, match="nope.jsonl: file not found"):
+        load(JsonlLoader(path="nope.jsonl"), context)
     (tmp_path / "folder").mkdir()
-    assert load(CsvLoader(path="folder"), context) == []
-    assert reports[0][0] == "nope.jsonl" and "file not found" in reports[0][1]
-    assert reports[1][0] == "folder" and "is a directory" in reports[1][1]
+    with pytest.raises(SourceUnavailableError, match="folder is a directory"):
+        load(CsvLoader(path="folder"), context)
 
 
 def test_utf8_bom_and_crlf(tmp_path: Path, context: Context) -> None:

@@ -174,12 +174,12 @@ def _print_beir(report: Any) -> None:
     out = console()
     cutoffs = sorted({int(name.split("@")[1]) for name in report.metrics})
     families = list(dict.fromkeys(name.split("@")[0] for name in report.metrics))
-    table = Table(title=f"{report.dataset} ({report.split}, {report.queries} queries)")
+    table = Table(title=escape(f"{report.dataset} ({report.split}, {report.queries} queries)"))
     table.add_column("metric")
     for k in cutoffs:
         table.add_column(f"@{k}", justify="right")
     for family in families:
-        table.add_row(family, *(f"{report.metrics[f'{family}@{k}']:.4f}" for k in cutoffs))
+        table.add_row(escape(family), *(f"{report.metrics[f'{family}@{k}']:.4f}" for k in cutoffs))
     out.print(table)
     out.print(
         f"corpus: {report.documents} document(s), {report.indexed} (re)indexed, "
@@ -199,6 +199,6 @@ def _print_beir(report: Any) -> None:
         out.print(stages)
     shown = 20
     for source, message in report.problems[:shown]:
-        out.print(f"[yellow]skipped[/] {escape(source)}: {escape(message)}")
+        out.print(f"[yellow]note[/] {escape(source)}: {escape(message)}")
     if len(report.problems) > shown:
         out.print(f"[yellow]... and {len(report.problems) - shown} more problem(s)[/]")

@@ -17,6 +17,7 @@ the configured pipeline, and the options several commands share.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable, Mapping
 from functools import wraps
@@ -33,6 +34,7 @@ from .errors import (
     PluginError,
     RagloomError,
 )
+from .filters import MAX_DEPTH
 
 __all__ = [
     "PRINCIPAL",
@@ -44,6 +46,7 @@ __all__ = [
     "load_pipeline",
     "parse_filter_json",
     "principals_list",
+    "sanitize",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -56,6 +59,8 @@ def console(stderr: bool = False) -> Any:
 
 
 def fail(message: str, code: int) -> None:
+    """Print ``error: <message>`` to stderr and exit with ``code``. ``message``
+    is rich markup: pass text through :func:`escape` (which also sanitizes it)."""
     console(stderr=True).print(f"[bold red]error:[/] {message}", markup=True)
     sys.exit(code)
 
@@ -69,9 +74,11 @@ def handle_errors(func: F) -> F:
             return func(*args, **kwargs)
         except ConfigValidationError as exc:
             err = console(stderr=True)
-            err.print(f"[bold red]{len(exc.issues)} error(s)[/] in {exc.source or 'config'}:")
+            err.print(
+                f"[bold red]{len(exc.issues)} error(s)[/] in {escape(exc.source or 'config')}:"
+            )
             for issue in exc.issues:
-                err.print(f"  {issue}", markup=False)
+                err.print(f"  {sanitize(str(issue))}", markup=False)
             sys.exit(2)
         except (ConfigError, PluginError, FilterError) as exc:
             fail(escape(str(exc)), 2)
@@ -96,9 +103,51 @@ def handle_errors(func: F) -> F:
 
 
 def escape(text: str) -> str:
+    """``text`` made safe to print as rich markup: :func:`sanitize`, then its
+    ``[`` escaped so that no part of it is read as a style."""
     from rich.markup import escape
 
-    return escape(text)
+    return escape(sanitize(text))
+
+
+# What a terminal acts on rather than shows: 7-bit escape sequences (CSI
+# ``ESC [``, OSC ``ESC ]`` up to BEL or ST, DCS/SOS/PM/APC up to ST, and the
+# two-character ones), and single control characters, C1 included (an 8-bit
+# CSI or OSC shown as ``\x9b`` starts nothing). A string sequence without its
+# terminator ends at the line's end.
+_SEQUENCE = re.compile(
+    r"\x1b\[[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?"  # CSI: colours, cursor moves, erasing
+    r"|\x1b[\]PX^_][^\x07\x1b\n]*(?:\x07|\x1b\\)?"  # OSC (titles, links), DCS...: up to BEL/ST
+    r"|\x1b[\x20-\x2f]*[\x30-\x7e]?"  # the other ESC sequences, or a lone ESC
+)
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def sanitize(text: str) -> str:
+    """``text`` safe to print on a terminal: for file names, document texts,
+    answers and messages, whatever their source.
+
+    Escape sequences are removed whole (``ESC [31m``, an OSC 8 hyperlink's
+    ``ESC ]8;;URL ESC \\`` around its text, which stays; a window title
+    ``ESC ]0;...BEL``; DCS strings), so a document cannot recolour the
+    terminal, move the cursor, erase lines, retitle the window or plant
+    links. Other control characters (C0 but newline and tab; DEL; C1, the
+    8-bit forms of CSI and OSC among them) and the bidi overrides that make
+    text read other than it is stored (U+202A-U+202E, U+2066-U+2069) become
+    visible escapes (``\\x07``, ``\\x9b``, ``\\u202e``), so a file name stays
+    recognisable. ``\\r\\n`` becomes ``\\n``; other Unicode is kept. Output
+    for programs (``--json``) needs none of this: ``json.dumps`` escapes
+    control characters itself.
+    """
+    if text.isascii() and text.isprintable():
+        return text
+    text = _SEQUENCE.sub("", text.replace("\r\n", "\n"))
+    return _CONTROL.sub(_visible, text)
+
+
+def _visible(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def config_path(ctx: click.Context) -> Path:
@@ -123,6 +172,7 @@ def load_pipeline(ctx: click.Context) -> Any:
 
 
 def parse_filter_json(value: str | None) -> Mapping[str, Any] | None:
+    """The ``--filter`` JSON as a dict (validated later by ``filters.parse``)."""
     if not value:
         return None
     try:
@@ -131,6 +181,11 @@ def parse_filter_json(value: str | None) -> Mapping[str, Any] | None:
         raise FilterError(
             f"--filter is not valid JSON ({exc}); e.g. --filter '{{\"year\": 2024}}'"
         ) from exc
+    except RecursionError:
+        raise FilterError(
+            "--filter nests too deeply to read; $and, $or and $not may nest "
+            f"{MAX_DEPTH} levels at most"
+        ) from None
     return data
 
 

@@ -4,6 +4,7 @@ path, and ``${VAR}`` / ``${VAR:-default}`` interpolation from the environment
 
 from __future__ import annotations
 
+import codecs
 import re
 import sys
 from collections.abc import Mapping
@@ -41,24 +42,79 @@ def find_config(start: Path | None = None) -> Path | None:
 
 
 def read_config_file(path: Path) -> tuple[dict[str, Any], dict[Path_, int]]:
-    """Parse a YAML or TOML file into a dict and a map of path -> line."""
+    """Parse a YAML or TOML file into a dict and a map of path -> line.
+
+    Raises ``ConfigError`` (one line, naming the file and what to do) for a
+    file that cannot be read, is binary, is not UTF-8 (a UTF-8 byte-order mark
+    is fine), is empty, nests too deeply, or whose top level is not a mapping;
+    ``ConfigValidationError`` for invalid YAML or TOML syntax, with its line.
+    """
     try:
-        text = path.read_text("utf-8")
+        data = path.read_bytes()
     except OSError as exc:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from exc
-    if path.suffix.lower() == ".toml":
-        if sys.version_info >= (3, 11):
-            import tomllib
-        else:  # pragma: no cover
-            import tomli as tomllib
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigValidationError(
-                [ConfigIssue("", f"invalid TOML: {exc}")], source=str(path)
-            ) from exc
-        return data, _toml_lines(text)
-    return _read_yaml(text, str(path))
+    text = _decode(data, path)
+    try:
+        if path.suffix.lower() == ".toml":
+            parsed, lines = _read_toml(text, str(path))
+        else:
+            parsed, lines = _read_yaml(text, str(path))
+    except RecursionError:
+        raise ConfigError(
+            f"{path} nests lists or mappings too deeply to read (over Python's recursion "
+            "limit); a config needs a few levels, so check the file is the one you meant"
+        ) from None
+    if not parsed:
+        raise ConfigError(
+            f"{path} is empty (no settings, only blanks or comments); write the settings "
+            "into it, or run `ragloom init` for a commented config to start from"
+        )
+    return parsed, lines
+
+
+def _decode(data: bytes, path: Path) -> str:
+    """The text of a config file: UTF-8 (with or without a byte-order mark), else a
+    ``ConfigError`` saying what the bytes are and how to fix the file."""
+    for bom, name in (
+        (codecs.BOM_UTF32_LE, "UTF-32"),
+        (codecs.BOM_UTF32_BE, "UTF-32"),
+        (codecs.BOM_UTF16_LE, "UTF-16"),
+        (codecs.BOM_UTF16_BE, "UTF-16"),
+    ):
+        if data.startswith(bom):
+            raise ConfigError(
+                f"{path} is {name} text, not UTF-8; save it as UTF-8 (in PowerShell, "
+                "`Set-Content -Encoding utf8`; in an editor, 'Save with encoding: UTF-8')"
+            )
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise ConfigError(
+            f"{path} is a binary file (a NUL byte at offset {nul}), not YAML or TOML text; "
+            "check the path (--config FILE names the config file)"
+        )
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ConfigError(
+            f"{path} is not UTF-8 text: byte 0x{data[exc.start]:02x} at offset {exc.start} "
+            f"(line {line}) is invalid UTF-8; save the file as UTF-8 (it looks like "
+            "another encoding, such as latin-1 or cp1252)"
+        ) from None
+
+
+def _read_toml(text: str, source: str) -> tuple[dict[str, Any], dict[Path_, int]]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigValidationError(
+            [ConfigIssue("", f"invalid TOML: {exc}")], source=source
+        ) from exc
+    return data, _toml_lines(text)
 
 
 def _read_yaml(text: str, source: str) -> tuple[dict[str, Any], dict[Path_, int]]:
@@ -77,9 +133,11 @@ def _read_yaml(text: str, source: str) -> tuple[dict[str, Any], dict[Path_, int]
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise ConfigValidationError(
-            [ConfigIssue("", "the config must be a mapping (key: value) at the top level", 1)],
-            source=source,
+        kind = "a list" if isinstance(data, list) else f"a single {type(data).__name__} value"
+        raise ConfigError(
+            f"{source}: the top level is {kind}, but a config is a mapping of `key: value` "
+            "lines (such as `loaders:` and `stores:`); remove the leading `- ` or check "
+            "the file is the one you meant"
         )
     lines: dict[Path_, int] = {}
     _yaml_walk(node, (), lines)

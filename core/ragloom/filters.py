@@ -14,6 +14,10 @@ metadata value is a list, ``$eq``/``$in`` match if any element matches and
 ``parse`` turns a dict into a tree of ``Condition``/``And``/``Or``/``Not``;
 errors name the offending path (``$or[1].year.$gte``). Stores either
 translate the tree to their native form or call ``evaluate``.
+
+``$and``, ``$or`` and ``$not`` nest at most :data:`MAX_DEPTH` (32) deep: a
+deeper filter is a ``FilterError``, not a ``RecursionError`` in ``parse``,
+``evaluate`` or a store's translation, all of which recurse once per level.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from .errors import FilterError, UnsupportedFilterError
 
 __all__ = [
     "ALL_OPERATORS",
+    "MAX_DEPTH",
     "And",
     "Condition",
     "Filter",
@@ -41,6 +46,12 @@ __all__ = [
 FIELD_OPERATORS = frozenset({"$eq", "$ne", "$in", "$nin", "$gt", "$gte", "$lt", "$lte", "$exists"})
 LOGICAL_OPERATORS = frozenset({"$and", "$or", "$not"})
 ALL_OPERATORS = FIELD_OPERATORS | LOGICAL_OPERATORS
+
+MAX_DEPTH = 32
+"""How deep ``$and``, ``$or`` and ``$not`` may nest in a filter. A tree built in
+code (``And``/``Or``/``Not`` objects) may nest ``2 * MAX_DEPTH + 1`` nodes deep:
+the most ``parse`` builds, since an object with several keys adds an ``And``."""
+_MAX_TREE_DEPTH = 2 * MAX_DEPTH + 1
 
 Scalar = Union[str, int, float, bool, None]
 
@@ -71,9 +82,23 @@ Filter = Union[Condition, And, Or, Not]
 
 
 def parse(spec: Mapping[str, Any] | Filter | None, path: str = "") -> Filter | None:
-    """Parse and validate a filter dict; ``None`` or ``{}`` mean no filter."""
-    if spec is None or isinstance(spec, (Condition, And, Or, Not)):
+    """Parse and validate a filter dict; ``None`` or ``{}`` mean no filter.
+
+    A tree given as is (``Condition``/``And``/``Or``/``Not``) is returned as
+    is, once its depth is checked. Raises ``FilterError`` naming the path of
+    what is wrong, also for ``$and``/``$or``/``$not`` nested deeper than
+    :data:`MAX_DEPTH`.
+    """
+    if isinstance(spec, (Condition, And, Or, Not)):
+        _check_tree_depth(spec)
         return spec
+    return _parse(spec, path, 0)
+
+
+def _parse(spec: Mapping[str, Any] | None, path: str, depth: int) -> Filter | None:
+    """``parse`` at ``depth`` logical operators below the top."""
+    if spec is None:
+        return None
     if not isinstance(spec, Mapping):
         raise FilterError(f"filter{_at(path)} must be an object, got {type(spec).__name__}")
     if not spec:
@@ -83,17 +108,23 @@ def parse(spec: Mapping[str, Any] | Filter | None, path: str = "") -> Filter | N
         here = f"{path}.{key}" if path else str(key)
         if not isinstance(key, str) or not key:
             raise FilterError(f"filter key {key!r}{_at(path)} must be a non-empty string")
+        if key in LOGICAL_OPERATORS and depth >= MAX_DEPTH:
+            raise FilterError(
+                f"{here}: $and, $or and $not nest more than {MAX_DEPTH} levels deep here; "
+                "flatten the filter (keys of one object are ANDed, and $in replaces an $or "
+                "of equalities)"
+            )
         if key in ("$and", "$or"):
             if not isinstance(value, Sequence) or isinstance(value, (str, bytes)) or not value:
                 raise FilterError(f"{here}: {key} takes a non-empty list of filters")
-            parts = [parse(v, f"{here}[{i}]") for i, v in enumerate(value)]
+            parts = [_parse(v, f"{here}[{i}]", depth + 1) for i, v in enumerate(value)]
             kids = tuple(p for p in parts if p is not None)
             if key == "$or" and len(kids) < len(parts):
                 continue  # an empty alternative matches everything
             if kids:
                 items.append(And(kids) if key == "$and" else Or(kids))
         elif key == "$not":
-            inner = parse(value, here)
+            inner = _parse(value, here, depth + 1)
             if inner is None:
                 raise FilterError(f"{here}: $not takes a non-empty filter")
             items.append(Not(inner))
@@ -107,6 +138,23 @@ def parse(spec: Mapping[str, Any] | Filter | None, path: str = "") -> Filter | N
     if not items:
         return None
     return items[0] if len(items) == 1 else And(tuple(items))
+
+
+def _check_tree_depth(node: Filter) -> None:
+    """Raise ``FilterError`` when a tree nests ``And``/``Or``/``Not`` more than
+    ``2 * MAX_DEPTH + 1`` deep (walked without recursion)."""
+    stack: list[tuple[Filter, int]] = [(node, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, Condition):
+            continue
+        if depth >= _MAX_TREE_DEPTH:
+            raise FilterError(
+                f"filter tree nests And/Or/Not more than {_MAX_TREE_DEPTH} levels deep; "
+                f"build a flatter one (a filter dict may nest $and/$or/$not {MAX_DEPTH} deep)"
+            )
+        kids = (item.item,) if isinstance(item, Not) else item.items
+        stack.extend((kid, depth + 1) for kid in kids)
 
 
 def _parse_field(name: str, value: Any, path: str) -> list[Filter]:

@@ -8,6 +8,7 @@ nothing here imports a parser or a loader class.
 from __future__ import annotations
 
 import codecs
+import functools
 import logging
 import os
 import re
@@ -24,6 +25,7 @@ __all__ = [
     "HTML_EXTENSIONS",
     "MARKDOWN_EXTENSIONS",
     "RESERVED_METADATA",
+    "SHORT_TEXT",
     "TEXT_EXTENSIONS",
     "FileOptions",
     "Parsed",
@@ -41,6 +43,12 @@ RESERVED_METADATA = frozenset({"source", "path", "mtime", "size", "content_hash"
 
 BINARY_SNIFF_BYTES = 8192
 """A NUL byte among this many leading bytes marks a file as binary."""
+
+SHORT_TEXT = 256
+"""Texts shorter than this many bytes that are not UTF-8 are decoded as cp1252
+when they read as a Latin-script language, before charset-normalizer is asked."""
+
+_MIN_GUESS = 16  # fewer bytes than this are too few to guess an encoding from
 
 MARKDOWN_EXTENSIONS = frozenset({".md", ".markdown", ".mdx"})
 HTML_EXTENSIONS = frozenset({".html", ".htm", ".xhtml"})
@@ -112,7 +120,6 @@ class TextFileOptions(FileOptions):
         return value
 
 
-
 def decode_text(
     data: bytes,
     encoding: str,
@@ -124,12 +131,21 @@ def decode_text(
 
     ``encoding`` names a codec, used strictly; or it is ``auto``: a byte-order
     mark decides (UTF-8, UTF-16, UTF-32); else UTF-8; else, for HTML, the
-    charset its ``<meta>`` or XML declaration names; else the best guess of
-    charset-normalizer when it is confident (the bytes decode with little
-    noise into a recognisable language; among equally good guesses
-    ``cp1252`` wins, as in browsers). Bytes that are nearly UTF-8 but for a
-    few broken sequences are reported, not guessed. A NUL byte in the first
-    8 KB (outside UTF-16/32) marks a binary file, which is reported.
+    charset its ``<meta>`` or XML declaration names; else a guess. For a
+    short text (under :data:`SHORT_TEXT` bytes, where charset-normalizer
+    picks among look-alike code pages by chance: ``Café crème`` came out as
+    cp775 or cp1250, ``è`` as ``č``) and wherever charset-normalizer is not
+    confident, the guess is ``cp1252`` (windows-1252, a superset of
+    latin-1's printable range; latin-1 for the five bytes it leaves
+    undefined) when the text reads as a Latin-script language, and this
+    guess is reported (``decoded as cp1252 (guessed ...)``) so that the
+    index summary shows it. Otherwise the guess is charset-normalizer's when
+    it is confident (the bytes decode with little noise into a recognisable
+    language; among equally good guesses ``cp1252`` wins, as in browsers),
+    as for a Cyrillic cp1251 text. Fewer than 16 bytes are too few to guess
+    from. Bytes that are nearly UTF-8 but for a few broken sequences are
+    reported, not guessed. A NUL byte in the first 8 KB (outside UTF-16/32)
+    marks a binary file, which is reported.
     """
     if encoding == "auto":
         for bom, codec in _BOMS:
@@ -155,7 +171,19 @@ def decode_text(
                 return data.decode(declared)
             except UnicodeDecodeError:
                 pass
-        guessed = _guess(data)
+        short = len(data) < SHORT_TEXT
+        guessed = None if short or len(data) < _MIN_GUESS else _guess(data)
+        if guessed is None and len(data) >= _MIN_GUESS:
+            latin = _latin_text(data)
+            if latin is not None:
+                report(
+                    "decoded as cp1252 (guessed: not UTF-8, and "
+                    f"{'too short for a reliable guess' if short else 'no confident guess'}); "
+                    "set `encoding:` on the loader if its accented letters look wrong"
+                )
+                return latin
+            if short:
+                guessed = _guess(data)  # a short text in another script, such as cp1251
         if guessed is None:
             report(
                 f"could not decode: not UTF-8 ({where}) and no confident guess of its "
@@ -226,6 +254,41 @@ def _guess(data: bytes) -> tuple[str, str] | None:
         return None
 
 
+def _latin_text(data: bytes) -> str | None:
+    """``data`` decoded as windows-1252 (cp1252, with latin-1's code points for
+    the five bytes cp1252 leaves undefined, as browsers do), or None when that
+    does not read as a Latin-script text. Bytes of other scripts read as
+    cp1252 give what Latin-script text never has: a control character (other
+    than whitespace and ESC), a word of three or more letters none of which
+    is ASCII (Cyrillic, Greek: ``Ïðèâåò``), or a symbol squeezed between two
+    letters (Shift-JIS, Big5: ``ƒeƒLƒXƒg‚Ì``, ``³o¬O``; an apostrophe, a
+    dash or a middle dot may be)."""
+    if _CONTROL_BYTES.search(data):
+        return None
+    text = data.decode("latin-1").translate(_cp1252_table())
+    if _IN_WORD_SYMBOL.search(text):
+        return None
+    for word in _WORD.findall(text):
+        if len(word) > 2 and not word.isascii() and not any(c.isascii() for c in word):
+            return None
+    return text
+
+
+_CONTROL_BYTES = re.compile(rb"[\x01-\x08\x0e-\x1a\x1c-\x1f\x7f]")
+_WORD = re.compile(r"[^\W\d_]+")
+_IN_WORD_SYMBOL = re.compile(
+    r"(?<=[^\W\d_])[^\x00-\x7f\w\u2018\u2019\u00b7\u00ad\u2013\u2014](?=[^\W\d_])"
+)
+
+
+@functools.cache
+def _cp1252_table() -> dict[int, str]:
+    """U+0080..U+009F (what latin-1 makes of bytes 0x80..0x9F) -> cp1252's
+    characters for those bytes, where cp1252 defines one."""
+    defined = [b for b in range(0x80, 0xA0) if b not in (0x81, 0x8D, 0x8F, 0x90, 0x9D)]
+    return {b: bytes([b]).decode("cp1252") for b in defined}
+
+
 def absolute(path: str | os.PathLike[str]) -> Path:
     """``path`` made absolute and normalised (``..`` folded) without resolving symlinks,
     so a file reached through a link keeps the link's path."""
@@ -252,4 +315,3 @@ def source_id(path: str | os.PathLike[str], context: Context) -> str:
         if is_within(candidate, real_base):
             return candidate.relative_to(real_base).as_posix()
     return path.as_posix()
-

@@ -94,7 +94,8 @@ def read_document(
     Line endings become ``\\n``, so a checkout with CRLF endings hashes the same.
 
     Reported and skipped, never raised: a missing path, something that is not a
-    regular file, a file that cannot be read, one over ``max_size``, a binary
+    regular file, a file that cannot be read (through ``context.report_unreadable``,
+    so the index keeps the version it holds), one over ``max_size``, a binary
     file (a NUL byte in the first 8 KB), bytes that do not decode, an empty file
     (nothing but whitespace), and whatever the format's parser rejects (a PDF
     with no text layer). Each gets one line through ``context.report``.
@@ -110,8 +111,12 @@ def read_document(
     except FileNotFoundError:
         report("file not found; check the path (it may have been moved or deleted)")
         return None
-    except OSError as exc:
-        report(f"cannot read file: {exc.strerror or exc}; check its permissions")
+    except OSError as exc:  # it exists but cannot be read now: keep what was indexed
+        context.report_unreadable(
+            source,
+            f"cannot read file: {exc.strerror or exc}; check its permissions (the indexed "
+            "version is kept)",
+        )
         return None
     if not stat.S_ISREG(info.st_mode):
         report("not a regular file (a device, socket or pipe); skipped")
@@ -124,8 +129,15 @@ def read_document(
         return None
     try:
         data = path.read_bytes()
+    except FileNotFoundError:
+        report("file not found; check the path (it may have been moved or deleted)")
+        return None
     except OSError as exc:
-        report(f"cannot read file: {exc.strerror or exc}; check its permissions")
+        context.report_unreadable(
+            source,
+            f"cannot read file: {exc.strerror or exc}; check its permissions (the indexed "
+            "version is kept)",
+        )
         return None
 
     kind = format or file_format(path, data[:512])

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import fnmatch
+import functools
 import logging
 import os
 import re
@@ -26,7 +27,7 @@ from pathlib import Path
 from pydantic import Field, field_validator
 
 from ...components import Loader
-from ...errors import LoaderError
+from ...errors import LoaderError, SourceUnavailableError
 from ...globs import check_pattern as _check_pattern
 from ...globs import compile_glob
 from ...types import Document
@@ -65,6 +66,7 @@ DEFAULT_INCLUDE = tuple(
 """Every extension a format is known for: Markdown, plain text, HTML, PDF and source code."""
 
 DENIED_FILES = (
+    # environment files and keys
     ".env",
     ".env.*",
     "*.pem",
@@ -75,22 +77,107 @@ DENIED_FILES = (
     "id_ed25519*",
     "*.p12",
     "*.pfx",
+    "*.pkcs12",
+    "*.p8",
+    "*.ppk",
+    "*.keystore",
+    "*.jks",
+    "*.ovpn",
+    # tool credentials
     ".netrc",
+    "_netrc",
     ".npmrc",
+    ".yarnrc.yml",
     ".pypirc",
+    ".git-credentials",
+    ".pgpass",
+    ".my.cnf",
+    ".htpasswd",
+    ".dockercfg",
+    ".vault-token",
+    ".boto",
+    ".s3cfg",
+    "kubeconfig",
+    "*.kubeconfig",
     "credentials*.json",
+    "client_secret*.json",
+    "application_default_credentials.json",
+    "credentials.tfrc.json",
+    "secrets.yml",
+    "secrets.yaml",
+    # Terraform state and variables (state holds every secret a plan touched)
+    "*.tfstate",
+    "*.tfstate.*",
+    "*.tfvars",
+    "*.tfvars.json",
+    # by path: a file of this name inside a folder of that name
+    ".docker/config.json",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".gem/credentials",
+    "gh/hosts.yml",
+    ".azure/accessTokens.json",
+    ".azure/msal_token_cache.*",
+    "gcloud/credentials.db",
+    "gcloud/access_tokens.db",
 )
 """File names (matched case-insensitively) that may hold secrets: never loaded,
-whatever ``include`` says."""
+whatever ``include`` says. A pattern with a ``/`` matches the last segments of
+a path (``.docker/config.json`` is ``config.json`` inside a ``.docker``
+folder, at any depth)."""
 
 DENIED_DIRECTORIES = frozenset(
-    {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".ragloom"}
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "node_modules",
+        "__pycache__",
+        ".venv",
+        ".ragloom",
+        # folders that hold credentials and little else
+        ".aws",
+        ".ssh",
+        ".gnupg",
+        ".kube",
+    }
 )
 """Directory names whose contents are never loaded, whatever ``include`` says."""
 
-_DENIED_FILES_RE = re.compile(
-    "|".join(fnmatch.translate(pattern) for pattern in DENIED_FILES), re.IGNORECASE
-)
+
+@functools.cache
+def _denied_patterns() -> tuple[re.Pattern[str], tuple[tuple[re.Pattern[str], ...], ...]]:
+    """:data:`DENIED_FILES` compiled (on first use, not at import): one regex for
+    the names, and one regex per segment for each pattern with a ``/``."""
+    names = re.compile(
+        "|".join(fnmatch.translate(p) for p in DENIED_FILES if "/" not in p), re.IGNORECASE
+    )
+    paths = tuple(
+        tuple(re.compile(fnmatch.translate(segment), re.IGNORECASE) for segment in p.split("/"))
+        for p in DENIED_FILES
+        if "/" in p
+    )
+    return names, paths
+
+
+def _denied(parts: Sequence[str], *, is_dir: bool) -> str | None:
+    """Why a path is never loaded, judged by its segments (``parts``, relative
+    to the loader's root, or what a symlink's target adds): a folder among
+    them is in :data:`DENIED_DIRECTORIES`, or (for a file) its name or last
+    segments match :data:`DENIED_FILES`. None when neither."""
+    folders = parts if is_dir else parts[:-1]
+    for name in folders:
+        if name in DENIED_DIRECTORIES:
+            return f"inside {name}/ (always skipped)"
+    if not is_dir and parts:
+        names, paths = _denied_patterns()
+        if names.match(parts[-1]):
+            return "may hold secrets (always skipped)"
+        for segments in paths:
+            tail = parts[-len(segments) :]
+            if len(tail) == len(segments) and all(r.match(n) for r, n in zip(segments, tail)):
+                return "may hold secrets (always skipped)"
+    return None
 
 
 class DirectoryLoader(Loader):
@@ -110,15 +197,23 @@ class DirectoryLoader(Loader):
     - ``max_file_size``: bigger files (bytes) are reported and skipped.
     - ``follow_symlinks``: when False (the default) symlinked files and folders
       are skipped; when True they are followed (loops are detected) and keep
-      the link's path as their id.
+      the link's path as their id. A link is judged by its target's real path
+      too: ``docs/repo -> ../.git``, a link into ``~/.ssh`` or to
+      ``~/.aws/credentials``, or into the index directory is skipped like
+      its target.
     - ``encoding``, ``metadata``: as for the ``file`` loader (``encoding: auto``
       by default: UTF-8, else a confident guess, else the file is reported).
 
     Files named in :data:`DENIED_FILES` and anything inside a folder named in
     :data:`DENIED_DIRECTORIES` (and the index directory) are always skipped,
-    silently but for a debug log: they are not errors. Unreadable, binary,
-    undecodable, oversized and empty files are reported through
-    ``context.report`` and skipped; ``load()`` never raises for a bad file.
+    silently but for a debug log: they are not errors. Binary, undecodable,
+    oversized and empty files are reported through ``context.report`` and
+    skipped; files and folders that exist but cannot be read right now are
+    reported through ``context.report_unreadable``, so the index keeps what it
+    holds of them. ``load()`` never raises for a bad file; it raises
+    :class:`~ragloom.errors.SourceUnavailableError` when the root itself is
+    missing, not a folder, or cannot be listed (an unmounted share): the index
+    then keeps every document this loader indexed before.
 
     The tree is walked in sorted order. Ids (and ``source``) are paths relative
     to ``context.base_dir``, stable across runs; ``relative_path`` in the
@@ -159,19 +254,22 @@ class DirectoryLoader(Loader):
 
     def load(self) -> Iterator[Document]:
         root = self._root()
+        where = source_id(root, self.context)
         if not root.is_dir():
-            where = source_id(root, self.context)
             if root.exists():
-                self.context.report(
-                    where, "is a file, not a directory; use `type: file` to load one file"
+                raise SourceUnavailableError(
+                    f"{where} is a file, not a directory; use `type: file` to load one file"
                 )
-            else:
-                self.context.report(
-                    where,
-                    f"directory not found; check `path:` (relative paths resolve against "
-                    f"{absolute(self.context.base_dir)})",
-                )
-            return
+            raise SourceUnavailableError(
+                f"{where}: directory not found (unmounted, renamed or deleted?); check "
+                f"`path:` (relative paths resolve against {absolute(self.context.base_dir)})"
+            )
+        try:
+            os.scandir(root).close()
+        except OSError as exc:
+            raise SourceUnavailableError(
+                f"{where}: cannot list the directory: {exc.strerror or exc}; check its permissions"
+            ) from None
         paths = self._walk(root, root, set()) if self._sources is None else self._selected(root)
         missing: list[str] = []  # files whose format needs a package that is not installed
         missing_reason = ""
@@ -238,10 +336,11 @@ class DirectoryLoader(Loader):
         try:
             with os.scandir(directory) as it:
                 entries = sorted(it, key=lambda e: e.name)
-        except OSError as exc:
-            self.context.report(
+        except OSError as exc:  # what it held stays indexed until it can be read again
+            self.context.report_unreadable(
                 source_id(directory, self.context),
-                f"cannot list directory: {exc.strerror or exc}; check its permissions",
+                f"cannot list directory: {exc.strerror or exc}; check its permissions (the "
+                "documents indexed from it are kept)",
             )
             return
         for entry in entries:
@@ -262,6 +361,8 @@ class DirectoryLoader(Loader):
             if is_dir:
                 if path == index_dir or self._skip_reason(parts, is_dir=True):
                     continue
+                if link and self._target_skip_reason(path, root, is_dir=True):
+                    continue
                 real = os.path.realpath(path)
                 if real in visited:
                     log.debug("skipping %s: symlink loop back to %s", path, real)
@@ -270,8 +371,7 @@ class DirectoryLoader(Loader):
             elif is_file:
                 if self._skip_reason(parts, is_dir=False):
                     continue
-                if link and _DENIED_FILES_RE.match(os.path.basename(os.path.realpath(path))):
-                    log.debug("skipping %s: links to a file on the secret-file denylist", path)
+                if link and self._target_skip_reason(path, root, is_dir=False):
                     continue
                 yield path
             elif link:
@@ -289,11 +389,15 @@ class DirectoryLoader(Loader):
             if not self._reachable(source, root, index_dir):
                 continue
             parts = source.relative_to(root).parts
-            if source.is_dir():
-                if self._skip_reason(parts, is_dir=True) is None:
-                    found.update(dict.fromkeys(self._walk(source, root, set())))
-            elif self._skip_reason(parts, is_dir=False) is not None:
+            is_dir = source.is_dir()
+            if self._skip_reason(parts, is_dir=is_dir) is not None:
                 continue
+            if self.config.follow_symlinks and self._target_skip_reason(
+                source, root, is_dir=is_dir
+            ):
+                continue  # reached through a link to something denied
+            if is_dir:
+                found.update(dict.fromkeys(self._walk(source, root, set())))
             elif source.is_file() or source.is_symlink():
                 found[source] = None
             else:
@@ -319,20 +423,39 @@ class DirectoryLoader(Loader):
     def _skip_reason(self, parts: tuple[str, ...], *, is_dir: bool) -> str | None:
         """Why a path (given relative to the root) is not loaded, judged by name
         alone; None when it is. Denylisted paths are logged at debug level."""
-        folders = parts if is_dir else parts[:-1]
-        for name in folders:
-            if name in DENIED_DIRECTORIES:
-                log.debug("skipping %s: inside %s/ (always skipped)", "/".join(parts), name)
-                return f"inside {name}/"
-        if not is_dir and _DENIED_FILES_RE.match(parts[-1]):
-            log.debug("skipping %s: may hold secrets (always skipped)", "/".join(parts))
-            return "secret-file denylist"
+        reason = _denied(parts, is_dir=is_dir)
+        if reason is not None:
+            log.debug("skipping %s: %s", "/".join(parts), reason)
+            return reason
         for i in range(1, len(parts) + 1):
             prefix = "/".join(parts[:i])
             if self._exclude is not None and self._exclude.fullmatch(prefix):
                 return "excluded"
         if not is_dir and not (self._include and self._include.fullmatch("/".join(parts))):
             return "not included"
+        return None
+
+    def _target_skip_reason(self, path: Path, root: Path, *, is_dir: bool) -> str | None:
+        """Why what ``path`` leads to through symlinks is not loaded, though its
+        own name passes: its real path lies in the index directory, or the
+        segments that real path does not share with the root's real path
+        (``/home/me/.ssh/id`` for a root ``/home/me/docs``: ``.ssh``, ``id``)
+        are denied, so that ``docs/repo -> ~/project/.git`` or
+        ``docs/notes.md -> ~/.aws/credentials`` stay out. None when neither."""
+        real = Path(os.path.realpath(path))
+        real_index = Path(os.path.realpath(self.context.resolve(self.context.index_dir)))
+        if is_within(real, real_index):
+            log.debug("skipping %s: links into the index directory %s", path, real_index)
+            return "links into the index directory"
+        real_root = Path(os.path.realpath(root))
+        try:
+            shared = Path(os.path.commonpath([real, real_root]))
+        except ValueError:  # on different drives (Windows)
+            shared = Path(real.anchor)
+        reason = _denied(real.relative_to(shared).parts, is_dir=is_dir)
+        if reason is not None:
+            log.debug("skipping %s: links to %s, %s", path, real, reason)
+            return f"links to {real}, {reason}"
         return None
 
 

@@ -17,7 +17,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
 from ...components import Loader
-from ...errors import LoaderError
+from ...errors import LoaderError, SourceUnavailableError
 from ...types import Document
 from ._files import TextFileOptions, absolute, is_within, source_id
 from ._read import read_document
@@ -32,8 +32,10 @@ class FileLoader(Loader):
     The document id (also ``metadata["source"]``) is the path relative to
     ``context.base_dir`` with forward slashes, or the absolute path when the
     file lies outside it. See :func:`read_document` for the metadata and for
-    which files are reported and skipped instead of loaded; a missing path or a
-    directory is reported too. ``load()`` never raises for a bad file.
+    which files are reported and skipped instead of loaded. A missing path or a
+    directory raises :class:`~ragloom.errors.SourceUnavailableError`: the
+    config names this file, so its absence is an error, and the index keeps
+    the document until the loader is removed from the config.
 
     Subclasses fix the format (``format = "markdown"``) and may pass options to
     its parser through ``parse_options()``.
@@ -54,10 +56,14 @@ class FileLoader(Loader):
         path = absolute(self.context.resolve(self.config.path))
         source = source_id(path, self.context)
         if path.is_dir():
-            self.context.report(
-                source, "is a directory, not a file; use `type: directory` to load a folder"
+            raise SourceUnavailableError(
+                f"{source} is a directory, not a file; use `type: directory` to load a folder"
             )
-            return
+        if not path.exists() and not path.is_symlink():
+            raise SourceUnavailableError(
+                f"{source}: file not found; check `path:` (relative paths resolve against "
+                f"{absolute(self.context.base_dir)}), or remove the loader if the file is gone"
+            )
         try:
             document = read_document(
                 path,

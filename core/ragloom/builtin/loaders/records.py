@@ -35,6 +35,7 @@ from typing import IO, Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from ...components import ComponentConfig, Context, Loader
+from ...errors import SourceUnavailableError
 from ...types import Document, content_hash
 from ._files import absolute, is_within, source_id
 
@@ -124,15 +125,14 @@ class _RecordLoader(Loader):
         path = absolute(self.context.resolve(self.config.path))
         source = source_id(path, self.context)
         if path.is_dir():
-            self.context.report(source, "is a directory, not a file; give the data file itself")
-            return
-        if not path.is_file():
-            self.context.report(
-                source,
-                f"file not found; check `path:` (relative paths resolve against "
-                f"{absolute(self.context.base_dir)})",
+            raise SourceUnavailableError(
+                f"{source} is a directory, not a file; give the data file itself"
             )
-            return
+        if not path.is_file():
+            raise SourceUnavailableError(
+                f"{source}: file not found; check `path:` (relative paths resolve against "
+                f"{absolute(self.context.base_dir)})"
+            )
         seen: dict[str, int] = {}
         left_out: set[str] = set()
         try:
@@ -160,8 +160,11 @@ class _RecordLoader(Loader):
                 seen[record_id] = number
                 yield document
         except (OSError, EOFError, zlib.error) as exc:  # includes a truncated or corrupt .gz
-            self.context.report(
-                source, f"cannot read file: {getattr(exc, 'strerror', None) or exc}"
+            # the records after the break are unknown: keep what the index holds of the file
+            self.context.report_unreadable(
+                source,
+                f"cannot read file: {getattr(exc, 'strerror', None) or exc}; the records "
+                "not read are kept as indexed",
             )
 
     def _report_left_out(self, record: Mapping[str, Any], source: str, done: set[str]) -> None:

@@ -1,0 +1,164 @@
+"""``ragloom.secrets``: credentials found at their exact offsets in real-looking
+documents, redacted without touching the rest, and no finding in prose."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from ragloom.secrets import Secret, find_secrets, redact
+
+ROOT = Path(__file__).resolve().parent.parent
+SCIFACT = ROOT.parent / "shared" / "data" / "scifact" / "corpus.jsonl"  # as in test_bm25
+
+# realistic-looking but made-up values (not AWS's documented example key)
+AWS_KEY_ID = "AKIAZ7VQ3L5XK2M4P6RT"
+AWS_SECRET = "q8Lm3Tq9xZ7VQ3L5XK2M4P6RTab12cd34efGh56I"
+GITHUB_TOKEN = "ghp_Xq8Lm3Tq9xZ7VQ3L5XK2M4P6RTab12cd34ef"
+PEM_KEY = """\
+-----BEGIN RSA PRIVATE KEY-----
+MIIEowIBAAKCAQEAx1pX0rUvXyZQ3wM2bL9n8h7kT5vJ6cN4dF2gH1jK0lM9oP8q
+R7sT6uV5wX4yZ3aB2cD1eF0gH9iJ8kL7mN6oP5qR4sT3uV2wX1yZ0aB9cD8eF7gH
+6iJ5kL4mN3oP2qR1sT0uV9wX8yZ7aB6cD5eF4gH3iJ2kL1mN0oP9qR8sT7uV6wX
+5yZ4aB3cD2eF1gH0iJ9kL8mN7oP6qR5sT4uV3wX2yZ1aB0cD9eF8gH7iJ6kL5mN
+-----END RSA PRIVATE KEY-----"""
+
+DEPLOY_MD = f"""\
+# Deploying the billing service
+
+The CI user has its own key pair. Configure the CLI with:
+
+```ini
+[default]
+aws_access_key_id = {AWS_KEY_ID}
+aws_secret_access_key = {AWS_SECRET}
+region = eu-west-1
+```
+
+Then run `make deploy`.
+"""
+
+
+def spans(text: str) -> list[tuple[str, str, int]]:
+    return [(s.kind, text[s.start : s.end], s.line) for s in find_secrets(text)]
+
+
+def test_aws_keys_in_markdown_are_found_at_their_exact_offsets() -> None:
+    assert spans(DEPLOY_MD) == [
+        ("AWS Access Key", AWS_KEY_ID, 7),
+        ("AWS Access Key", AWS_SECRET, 8),  # unquoted: detect-secrets alone misses it
+    ]
+    clean = redact(DEPLOY_MD, find_secrets(DEPLOY_MD))
+    assert AWS_KEY_ID not in clean and AWS_SECRET not in clean
+    assert "aws_access_key_id = [REDACTED: AWS Access Key]\n" in clean
+    assert "aws_secret_access_key = [REDACTED: AWS Access Key]\nregion = eu-west-1" in clean
+    assert clean.startswith("# Deploying the billing service") and clean.endswith("deploy`.\n")
+
+
+def test_a_pem_key_in_a_text_file_is_redacted_from_begin_to_end() -> None:
+    text = f"Staging access\n\nKey for the bastion host:\n\n{PEM_KEY}\n\nRotate it monthly.\n"
+    [secret] = find_secrets(text)
+    assert secret.kind == "Private Key" and secret.line == 5
+    assert text[secret.start : secret.end] == PEM_KEY  # the whole block, not just the header
+    assert redact(text, [secret]) == (
+        "Staging access\n\nKey for the bastion host:\n\n[REDACTED: Private Key]\n\n"
+        "Rotate it monthly.\n"
+    )
+
+
+def test_a_truncated_pem_key_is_redacted_through_its_base64_lines() -> None:
+    body = PEM_KEY.splitlines()[:4]
+    text = "Pasted by mistake:\n" + "\n".join(body) + "\nQyNTUxOQAAACDh\n\nThat was all.\n"
+    [secret] = find_secrets(text)
+    assert text[secret.start : secret.end] == "\n".join(body) + "\nQyNTUxOQAAACDh"
+    assert redact(text, [secret]).endswith("[REDACTED: Private Key]\n\nThat was all.\n")
+
+
+def test_a_github_token_in_code() -> None:
+    code = f'import os\n\nTOKEN = os.environ.get("GH_TOKEN", "{GITHUB_TOKEN}")\n'
+    assert spans(code) == [("GitHub Token", GITHUB_TOKEN, 3)]
+    assert redact(code, find_secrets(code)).endswith(
+        'os.environ.get("GH_TOKEN", "[REDACTED: GitHub Token]")\n'
+    )
+
+
+def test_a_password_in_a_url_keeps_the_rest_of_the_url() -> None:
+    text = "DATABASE_URL=postgres://billing:s3cr3tPassw0rd@db.internal:5432/prod\n"
+    assert spans(text) == [("Basic Auth Credentials", "s3cr3tPassw0rd", 1)]
+    assert redact(text, find_secrets(text)) == (
+        "DATABASE_URL=postgres://billing:[REDACTED: Basic Auth Credentials]@db.internal:5432/prod\n"
+    )
+
+
+def test_a_jwt_is_redacted_with_its_signature() -> None:
+    token = (
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gR"
+        "G9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+    )
+    text = f"curl -H 'Authorization: Bearer {token}' https://api.internal/v1/me\n"
+    assert spans(text) == [("JSON Web Token", token, 1)]
+
+
+def test_several_kinds_in_one_document_in_order_with_lines() -> None:
+    text = (
+        "Stripe: sk_live_4eC39HqLyjWDarjtT1zdp7dc\n"
+        "Slack: https://hooks.slack.com/services/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\n"
+        f"Google: AIzaSyD{'x7Q' * 10}ab\n"
+    )
+    assert [(kind, line) for kind, _, line in spans(text)] == [
+        ("Stripe Access Key", 1),
+        ("Slack Token", 2),
+        ("Google API Key", 3),
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The Team plan costs $12 per user.",
+        "Connect with postgres://user:password@localhost:5432/app, or "
+        "mongodb+srv://<username>:<password>@cluster0.example.net/db.",
+        "Your key file starts with `-----BEGIN OPENSSH PRIVATE KEY-----`; never share it.",
+        "-----BEGIN RSA PRIVATE KEY-----\n...\n-----END RSA PRIVATE KEY-----\n",
+        "The forward primer 5'-ACCAGTCGATTGCAAGTCCA-3' amplified the AKIA1 locus.",
+        "Set AWS_SECRET_ACCESS_KEY=${AWS_SECRET_ACCESS_KEY} in the CI settings.",
+        "password: see the vault; api_key = os.environ['API_KEY']",
+    ],
+)
+def test_prose_placeholders_and_lookalikes_are_not_secrets(text: str) -> None:
+    assert find_secrets(text) == []
+
+
+def test_the_quickstart_docs_have_no_findings() -> None:
+    docs = sorted((ROOT / "examples" / "quickstart" / "docs").glob("*.md"))
+    assert docs
+    for path in docs:
+        assert find_secrets(path.read_text("utf-8")) == [], path.name
+
+
+@pytest.mark.skipif(not SCIFACT.exists(), reason=f"needs the SciFact corpus at {SCIFACT}")
+def test_scifact_abstracts_have_no_findings() -> None:
+    with SCIFACT.open(encoding="utf-8") as lines:
+        for line in lines:
+            doc = json.loads(line)
+            assert find_secrets(doc["title"] + "\n\n" + doc["text"]) == [], doc["_id"]
+
+
+def test_redact_merges_overlaps_and_rejects_spans_from_another_text() -> None:
+    text = "a SECRETVALUE b"
+    overlapping = [Secret("X", 2, 8, 1), Secret("Y", 5, 13, 1)]
+    assert redact(text, overlapping) == "a [REDACTED: X] b"
+    assert redact(text, []) == text
+    with pytest.raises(ValueError, match="outside the text"):
+        redact("short", [Secret("X", 2, 40, 1)])
+
+
+def test_importing_ragloom_does_not_import_detect_secrets() -> None:
+    code = "import ragloom, sys; print('detect_secrets' in sys.modules)"
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert result.stdout.strip() == "False"
