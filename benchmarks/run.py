@@ -17,12 +17,14 @@ from bench_embedder import bench_embedder  # noqa: E402
 from bench_filters import bench_filtered_query  # noqa: E402
 from bench_incremental import bench_incremental  # noqa: E402
 from bench_memory_store import bench_memory_store  # noqa: E402
+from bench_retrieve import bench_retrieve  # noqa: E402
 
 BENCHMARKS = [
     bench_memory_store,
     bench_recursive,
     bench_bm25,
     bench_filtered_query,
+    bench_retrieve,
     bench_incremental,
     bench_embedder,
 ]

@@ -230,3 +230,43 @@ def test_cli_principal_option(corpus: Path) -> None:
     assert json.loads(allowed.stdout)[0]["source"] == "docs/security.md"
     missing = run("ask", "AES-256")
     assert missing.returncode == 2 and "--principal" in missing.stderr
+
+
+def test_a_document_cannot_grant_itself_readers_when_rules_label(tmp_path: Path) -> None:
+    (tmp_path / "docs" / "hr").mkdir(parents=True)
+    (tmp_path / "docs" / "hr" / "salaries.md").write_text(
+        "---\nprincipals: [group:everyone]\n---\n# Salaries\n\nThe salary bands are secret.\n"
+    )
+    (tmp_path / "docs" / "team.md").write_text(
+        "---\nprincipals: [group:eng]\n---\n# Team\n\nThe team roadmap is public to eng.\n"
+    )
+    rules = [{"path": "docs/hr/**", "principals": ["group:hr"]}]
+
+    def hits(access: dict, principals: list[str], query: str) -> set[str]:
+        config = basic_config(access=access, index_dir=f".ragloom-{len(access)}")
+        with ragloom.load(config, plugin_manager=make_pm(), base_dir=tmp_path) as pipeline:
+            pipeline.index()
+            found = pipeline.retrieve(query, principals=principals, k=5)
+            return {h.chunk.source for h in found}
+
+    # rules in place: a document's own labels are ignored, the rules decide
+    assert hits({"rules": rules}, ["group:everyone"], "salary bands") == set()
+    assert hits({"rules": rules}, ["group:hr"], "salary bands") == {"docs/hr/salaries.md"}
+    assert hits({"rules": rules}, ["group:eng"], "team roadmap") == set()
+    # trusted explicitly, or without rules: the front matter labels count
+    trusted = {"rules": rules, "trust_document_labels": True}
+    assert hits(trusted, ["group:everyone"], "salary bands") == {"docs/hr/salaries.md"}
+    assert hits({"unlabeled": "deny"}, ["group:eng"], "team roadmap") == {"docs/team.md"}
+
+
+def test_the_loaders_configured_label_is_always_trusted(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "plan.md").write_text("# Plan\n\nThe launch plan for spring.\n")
+    config = basic_config(
+        loaders=[{"type": "directory", "path": "docs", "metadata": {"principals": ["group:pm"]}}],
+        access={"rules": [{"path": "nothing/**", "principals": ["nobody"]}]},
+    )
+    with ragloom.load(config, plugin_manager=make_pm(), base_dir=tmp_path) as pipeline:
+        pipeline.index()
+        assert pipeline.retrieve("launch plan", principals=["group:pm"], k=1)
+        assert pipeline.retrieve("launch plan", principals=["group:eng"], k=1) == []

@@ -10,10 +10,12 @@ nothing. A vector is only ever reused under the same embedder fingerprint
 (backend, model, dimension, prefixes, normalisation), so vector spaces never
 mix.
 
-The answer cache is opt-in and lives in the index directory. Its key is the
-normalised question, the corpus version, the filters, the principals, ``k``
-and a hash of the pipeline's config, so an answer is never served across a
-re-index, to another principal, or from another configuration.
+The answer cache is opt-in and lives in the index directory (created
+readable by its owner only). Its key is the normalised question, the corpus
+version and the ledger's ``index_id``, the filters, the principals, ``k`` and
+a hash of the pipeline's config, so an answer is never served across a
+re-index or a rebuilt ledger, to another principal, or from another
+configuration. Each cache serialises its threads' use of its connection.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import threading
 import time
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
@@ -54,8 +57,17 @@ def fingerprint_key(fingerprint: Any) -> str:
     return hashlib.sha256(blob).hexdigest()[:32]
 
 
-def _connect(path: Path) -> sqlite3.Connection:
-    path.parent.mkdir(parents=True, exist_ok=True)
+def _connect(path: Path, *, private: bool = False) -> sqlite3.Connection:
+    """A connection shared by the threads of one process (callers hold their
+    cache's lock around each use). ``private``: the file is created readable
+    by its owner only (answers to access-controlled questions)."""
+    if private:
+        from .ledger import ensure_index_dir, private_file
+
+        ensure_index_dir(path.parent)
+        private_file(path)
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
     db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=NORMAL")
@@ -70,6 +82,7 @@ class EmbeddingCache:
         self.hits = 0
         self.misses = 0
         self._db: sqlite3.Connection | None = None
+        self._lock = threading.RLock()
 
     @classmethod
     def configured(cls, settings: CacheSettings, base_dir: Path) -> EmbeddingCache | None:
@@ -92,9 +105,10 @@ class EmbeddingCache:
         return self._db
 
     def close(self) -> None:
-        if self._db is not None:
-            self._db.close()
-            self._db = None
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
 
     @staticmethod
     def text_hash(text: str) -> str:
@@ -108,11 +122,12 @@ class EmbeddingCache:
         for start in range(0, len(unique), 500):  # SQLite's variable limit
             part = unique[start : start + 500]
             marks = ",".join("?" * len(part))
-            rows = self.db.execute(
-                f"SELECT text_hash, vector FROM vectors WHERE fingerprint = ? "
-                f"AND text_hash IN ({marks})",
-                (fingerprint, *part),
-            )
+            with self._lock:
+                rows = self.db.execute(
+                    f"SELECT text_hash, vector FROM vectors WHERE fingerprint = ? "
+                    f"AND text_hash IN ({marks})",
+                    (fingerprint, *part),
+                ).fetchall()
             for text_hash, blob in rows:
                 vector = np.frombuffer(blob, dtype=np.float32)
                 if vector.shape[0] == dim:
@@ -126,7 +141,7 @@ class EmbeddingCache:
             (fingerprint, h, np.ascontiguousarray(v, dtype=np.float32).tobytes()) for h, v in items
         ]
         if rows:
-            with self.db:
+            with self._lock, self.db:
                 self.db.execute("BEGIN")
                 self.db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)", rows)
 
@@ -145,6 +160,7 @@ class AnswerCache:
         self.ttl = ttl
         self.max_entries = max_entries
         self._db: sqlite3.Connection | None = None
+        self._lock = threading.RLock()
 
     @classmethod
     def configured(cls, settings: CacheSettings, index_dir: Path) -> AnswerCache | None:
@@ -160,7 +176,7 @@ class AnswerCache:
     @property
     def db(self) -> sqlite3.Connection:
         if self._db is None:
-            self._db = _connect(self.path)
+            self._db = _connect(self.path, private=True)
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, answer TEXT NOT NULL, "
                 "created REAL NOT NULL, used REAL NOT NULL)"
@@ -168,15 +184,17 @@ class AnswerCache:
         return self._db
 
     def close(self) -> None:
-        if self._db is not None:
-            self._db.close()
-            self._db = None
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
 
     @staticmethod
     def key(
         *,
         question: str,
         corpus_version: int,
+        index_id: str = "",
         filters: Any,
         principals: Sequence[str] | None,
         k: int | None,
@@ -185,6 +203,7 @@ class AnswerCache:
         parts = {
             "q": normalise_question(question),
             "v": corpus_version,
+            "i": index_id,
             "f": filters,
             "p": sorted(principals) if principals is not None else None,
             "k": k,
@@ -193,20 +212,21 @@ class AnswerCache:
         return fingerprint_key(parts)
 
     def get(self, key: str) -> Answer | None:
-        row = self.db.execute(
-            "SELECT answer, created FROM answers WHERE key = ?", (key,)
-        ).fetchone()
-        if row is None:
-            return None
-        if time.time() - row[1] > self.ttl:
-            self.db.execute("DELETE FROM answers WHERE key = ?", (key,))
-            return None
-        self.db.execute("UPDATE answers SET used = ? WHERE key = ?", (time.time(), key))
+        with self._lock:
+            row = self.db.execute(
+                "SELECT answer, created FROM answers WHERE key = ?", (key,)
+            ).fetchone()
+            if row is None:
+                return None
+            if time.time() - row[1] > self.ttl:
+                self.db.execute("DELETE FROM answers WHERE key = ?", (key,))
+                return None
+            self.db.execute("UPDATE answers SET used = ? WHERE key = ?", (time.time(), key))
         return _answer_from_json(json.loads(row[0]))
 
     def put(self, key: str, answer: Answer) -> None:
         now = time.time()
-        with self.db:
+        with self._lock, self.db:
             self.db.execute("BEGIN")
             self.db.execute(
                 "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?)",
@@ -220,7 +240,8 @@ class AnswerCache:
             )
 
     def __len__(self) -> int:
-        return int(self.db.execute("SELECT COUNT(*) FROM answers").fetchone()[0])
+        with self._lock:
+            return int(self.db.execute("SELECT COUNT(*) FROM answers").fetchone()[0])
 
 
 def _answer_to_json(answer: Answer) -> dict[str, Any]:

@@ -1,11 +1,18 @@
 """The ``ragloom`` command.
 
 Exit codes: 0 ok, 1 runtime error, 2 usage or config error.
+
+Everything printed for a person goes through ``cli_support.sanitize`` (or
+``escape``, which includes it): file names, document texts, answers and error
+messages come from outside and must not reach the terminal as escape
+sequences. ``--json`` output is exact: ``json.dumps`` escapes control characters.
 """
 
 from __future__ import annotations
 
 import json
+import logging
+import os
 import sys
 from importlib import resources
 from pathlib import Path
@@ -25,6 +32,7 @@ from .cli_support import (
     load_pipeline,
     parse_filter_json,
     principals_list,
+    sanitize,
 )
 from .errors import (
     ConfigError,
@@ -58,14 +66,18 @@ def cli(ctx: click.Context, config: str | None, verbose: bool) -> None:
     Loaders, chunkers, embedders, stores, rerankers and generators come from
     plugins (`ragloom plugins` lists them); the config picks and wires them.
     """
-    import logging
-
     ctx.ensure_object(dict)
     ctx.obj["config"] = config
-    logging.basicConfig(
-        level=logging.DEBUG if verbose else logging.WARNING,
-        format="%(levelname)s %(name)s: %(message)s",
-    )
+    handler = logging.StreamHandler()
+    handler.setFormatter(_SafeFormatter("%(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING, handlers=[handler])
+
+
+class _SafeFormatter(logging.Formatter):
+    """Log lines name files and quote texts: sanitized like all other output."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return sanitize(super().format(record))
 
 
 @cli.command()
@@ -81,7 +93,10 @@ def init(directory: str, force: bool) -> None:
     text = resources.files("ragloom").joinpath("templates/ragloom.yaml").read_text("utf-8")
     target.write_text(text, "utf-8")
     click.echo(
-        f"wrote {target}: put your documents in {target.parent / 'docs'}, then run `ragloom index`"
+        sanitize(
+            f"wrote {target}: put your documents in {target.parent / 'docs'}, "
+            "then run `ragloom index`"
+        )
     )
 
 
@@ -92,14 +107,40 @@ def init(directory: str, force: bool) -> None:
     is_flag=True,
     help="Show what would change (+added ~changed -deleted =unchanged) and change nothing.",
 )
-@click.option("--rebuild", is_flag=True, help="Empty the stores and index everything again.")
+@click.option(
+    "--rebuild",
+    is_flag=True,
+    help="Start over: a new ledger and empty stores, whatever state they are in "
+    "(a damaged ledger is moved aside), then index everything.",
+)
+@click.option(
+    "--repair",
+    is_flag=True,
+    help="Bring stores that disagree with the ledger back in line: delete chunks no "
+    "document owns, write again documents whose chunks are missing.",
+)
+@click.option(
+    "--allow-mass-delete",
+    is_flag=True,
+    help="Let this run delete more than `indexing.max_delete_share` of the indexed documents.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.pass_context
 @handle_errors
 def index(
-    ctx: click.Context, sources: tuple[str, ...], dry_run: bool, rebuild: bool, as_json: bool
+    ctx: click.Context,
+    sources: tuple[str, ...],
+    dry_run: bool,
+    rebuild: bool,
+    repair: bool,
+    allow_mass_delete: bool,
+    as_json: bool,
 ) -> None:
-    """Load, chunk, embed and store documents (incremental; SOURCES limits the run)."""
+    """Load, chunk, embed and store documents (incremental; SOURCES limits the run).
+
+    Exits 1 when a loader's whole source is missing or unreadable (its documents
+    are kept), or when the run is refused: the stores disagree with the ledger
+    (--repair), or it would delete too much (--allow-mass-delete)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     pipeline = load_pipeline(ctx)
@@ -118,9 +159,13 @@ def index(
     ):
         task = bar.add_task("indexing", total=None)
         report = pipeline.index(
-            [str(Path(s).resolve()) for s in sources] or None,
+            # absolute like the loaders make paths (``_files.absolute``): symlinks kept,
+            # so a source given through a linked folder lies under that folder
+            [os.path.abspath(s) for s in sources] or None,
             dry_run=dry_run,
             rebuild=rebuild,
+            repair=repair,
+            allow_mass_delete=allow_mass_delete,
             progress=lambda done, total: bar.update(task, completed=done, total=total),
         )
     if as_json:
@@ -138,15 +183,20 @@ def index(
                     "cached": report.cached,
                     "dry_run": report.dry_run,
                     "problems": [{"source": s, "message": m} for s, m in report.problems],
+                    "kept": list(report.kept),
+                    "repaired": list(report.repaired),
+                    "errors": [{"loader": n, "message": m} for n, m in report.errors],
                 },
                 indent=2,
             )
         )
+        if not report.ok:
+            sys.exit(1)
         return
     if dry_run:
         for sign, ids in (("+", report.added), ("~", report.changed), ("-", report.deleted)):
             for doc_id in ids:
-                out.print(f"{sign} {doc_id}", markup=False)
+                out.print(f"{sign} {sanitize(doc_id)}", markup=False)
         out.print(
             f"dry run: +{len(report.added)} ~{len(report.changed)} "
             f"-{len(report.deleted)} ={report.unchanged} (nothing changed)"
@@ -159,13 +209,30 @@ def index(
             f"({report.embedded} embedded, {report.cached} from the embedding cache) in "
             f"{report.seconds:.2f}s (corpus version {report.corpus_version})"
         )
+    for line in report.repaired:
+        out.print(f"[green]repaired[/] {escape(sanitize(line))}")
     for source, message in report.problems:
-        out.print(f"[yellow]skipped[/] {escape(source)}: {escape(message)}")
+        out.print(f"[yellow]note[/] {escape(sanitize(source))}: {escape(sanitize(message))}")
+    if report.kept:
+        out.print(
+            f"[yellow]kept[/] {len(report.kept)} indexed document(s) that could not be read "
+            "this run (see above)"
+        )
+    for _loader, message in report.errors:
+        console(stderr=True).print(f"[bold red]error:[/] {escape(sanitize(message))}", markup=True)
+    if not report.ok:
+        sys.exit(1)
 
 
 @cli.command()
 @click.argument("query")
-@click.option("-k", "k", type=int, default=None, help="How many hits (default: retrieval.k).")
+@click.option(
+    "-k",
+    "k",
+    type=click.IntRange(min=1),
+    default=None,
+    help="How many hits, 1 or more (default: retrieval.k).",
+)
 @click.option(
     "--filter", "filter_", help='Metadata filter as JSON, e.g. \'{"year": {"$gte": 2024}}\'.'
 )
@@ -184,6 +251,7 @@ def search(
     """Show the hits retrieval finds for QUERY (no generation)."""
     from rich.table import Table
 
+    _check_not_empty(ctx, query, "QUERY", 'ragloom search "refund policy"')
     with load_pipeline(ctx) as pipeline:
         hits = pipeline.retrieve(
             query, parse_filter_json(filter_), k, principals=principals_list(principals)
@@ -192,7 +260,14 @@ def search(
         click.echo(json.dumps([_hit_json(rank, h) for rank, h in enumerate(hits, 1)], indent=2))
         return
     if not hits:
-        click.echo("no hits")
+        if not hits.index_id:
+            click.echo(
+                sanitize(
+                    f"no hits: nothing is indexed yet in {pipeline.index_dir}; run `ragloom index`"
+                )
+            )
+        else:
+            click.echo("no hits")
         return
     table = Table(show_lines=False)
     for column in ("rank", "score", "source", "label", "snippet"):
@@ -228,7 +303,13 @@ def _hit_json(rank: int, hit: Any) -> dict[str, Any]:
 @cli.command()
 @click.argument("question")
 @click.option("--filter", "filter_", help="Metadata filter as JSON.")
-@click.option("-k", "k", type=int, default=None, help="How many hits to give the generator.")
+@click.option(
+    "-k",
+    "k",
+    type=click.IntRange(min=1),
+    default=None,
+    help="How many hits to give the generator, 1 or more (default: retrieval.k).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the answer and citations as JSON.")
 @PRINCIPAL
 @click.pass_context
@@ -242,6 +323,7 @@ def ask(
     principals: tuple[str, ...],
 ) -> None:
     """Answer QUESTION from the indexed documents, with numbered citations."""
+    _check_not_empty(ctx, question, "QUESTION", 'ragloom ask "How much is the Pro plan?"')
     with load_pipeline(ctx) as pipeline:
         answer = pipeline.ask(
             question, parse_filter_json(filter_), k=k, principals=principals_list(principals)
@@ -270,11 +352,18 @@ def ask(
         )
         return
     out = console()
-    out.print(answer.text, markup=False)
+    out.print(sanitize(answer.text), markup=False)
     if answer.citations:
         out.print()
         for c in answer.citations:
-            out.print(f"  [{c.number}] {c.label}", markup=False)
+            out.print(f"  [{c.number}] {sanitize(c.label)}", markup=False)
+
+
+def _check_not_empty(ctx: click.Context, text: str, name: str, example: str) -> None:
+    """A usage error for a query of nothing but whitespace: retrieval would
+    return arbitrary hits for it."""
+    if not text.strip():
+        raise click.UsageError(f"{name} is empty; give some words, e.g. {example}", ctx=ctx)
 
 
 @cli.command()
@@ -308,7 +397,12 @@ def plugins(as_json: bool) -> None:
         registers = "; ".join(
             f"{kind}: {', '.join(names)}" for kind, names in item["registers"].items()
         )
-        table.add_row(item["plugin"], item["distribution"] or "", item["version"] or "", registers)
+        table.add_row(
+            escape(item["plugin"]),
+            escape(item["distribution"] or ""),
+            escape(item["version"] or ""),
+            escape(registers),
+        )
     console().print(table)
 
 
@@ -329,10 +423,13 @@ def config_check(ctx: click.Context, file: str | None) -> None:
     path = Path(file) if file else config_path(ctx)
     cfg = load_config(path, get_registry())
     click.echo(
-        f"{path}: ok — {len(cfg.loaders)} loader(s), chunker {cfg.chunker.type}, "
-        f"embedder {cfg.embedder.type if cfg.embedder else 'none'}, "
-        f"store(s) {', '.join(s.name for s in cfg.stores)}, "
-        f"reranker {cfg.reranker.type if cfg.reranker else 'none'}, generator {cfg.generator.type}"
+        sanitize(
+            f"{path}: ok — {len(cfg.loaders)} loader(s), chunker {cfg.chunker.type}, "
+            f"embedder {cfg.embedder.type if cfg.embedder else 'none'}, "
+            f"store(s) {', '.join(s.name for s in cfg.stores)}, "
+            f"reranker {cfg.reranker.type if cfg.reranker else 'none'}, "
+            f"generator {cfg.generator.type}"
+        )
     )
 
 
@@ -365,6 +462,9 @@ def _plugin_commands() -> None:
             )
 
 
+_NO_ARGS_IS_HELP: Any = getattr(click.exceptions, "NoArgsIsHelpError", ())  # click >= 8.2
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
     try:
@@ -373,9 +473,12 @@ def main(argv: list[str] | None = None) -> None:
         fail(escape(str(exc)), 2)
     try:
         cli.main(args=argv, prog_name="ragloom", standalone_mode=False)
-    except click.UsageError as exc:  # includes bad options and missing arguments
+    except _NO_ARGS_IS_HELP as exc:  # `ragloom` alone: the help
         exc.show()
         sys.exit(2)
+    except click.UsageError as exc:  # bad options and arguments: one line, like other errors
+        command = exc.ctx.command_path if exc.ctx is not None else "ragloom"
+        fail(escape(f"{exc.format_message()} (see `{command} --help`)"), 2)
     except click.Abort:
         sys.exit(1)
     except click.exceptions.Exit as exc:

@@ -34,7 +34,7 @@ from .errors import (
 from .filters import check_supported
 from .filters import parse as parse_filter
 from .registry import Registry, RegistryEntry, closest
-from .settings import AccessSettings, CacheSettings, RetrievalSettings
+from .settings import AccessSettings, CacheSettings, IndexingSettings, RetrievalSettings
 
 __all__ = [
     "ComponentSpec",
@@ -75,6 +75,7 @@ class _Root(BaseModel):
     query_transformers: list[_Spec] = Field(default_factory=list)
     access: AccessSettings | None = None
     cache: CacheSettings = Field(default_factory=lambda: CacheSettings())
+    indexing: IndexingSettings = Field(default_factory=lambda: IndexingSettings())
 
 
 SECTION_KINDS: dict[str, str] = {k.section: k.name for k in COMPONENT_KINDS}
@@ -101,7 +102,10 @@ class ComponentSpec:
         return fmt_path(self.loc)
 
     def create(self) -> Any:
-        return self.entry.cls(self.config)
+        """A new, unopened instance (cheap), knowing the name it was registered as."""
+        component = self.entry.cls(self.config)
+        component.type_name = self.type
+        return component
 
 
 @dataclass(frozen=True)
@@ -119,6 +123,7 @@ class PipelineConfig:
     query_transformers: tuple[ComponentSpec, ...]
     access: AccessSettings | None = None
     cache: CacheSettings = field(default_factory=lambda: CacheSettings())
+    indexing: IndexingSettings = field(default_factory=lambda: IndexingSettings())
     base_dir: Path = Path(".")
     source: str | None = None
     env_paths: Mapping[Path_, Any] = field(default_factory=dict, repr=False)
@@ -163,6 +168,9 @@ class PipelineConfig:
         cache = self.cache.model_dump(exclude_defaults=True)
         if cache:
             data["cache"] = cache
+        indexing = self.indexing.model_dump(exclude_defaults=True)
+        if indexing:
+            data["indexing"] = indexing
         for path, raw in self.env_paths.items():
             _set_path(data, path, raw)
         return data
@@ -317,6 +325,7 @@ def validate_config(
         query_transformers=tuple(specs.get("query_transformers", [])),
         access=root.access,
         cache=root.cache,
+        indexing=root.indexing,
         base_dir=base_dir or Path.cwd(),
         source=source,
         env_paths=env_paths,

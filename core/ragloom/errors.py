@@ -14,6 +14,7 @@ The tree::
     ├── AccessError                   a query on an access-controlled pipeline named no principals
     └── ComponentError                a component failed while running (CLI exit code 1)
         ├── LoaderError
+        │   └── SourceUnavailableError  a loader's whole source is missing or unreadable
         ├── EmbedderError
         ├── StoreError
         │   └── DimensionMismatchError
@@ -43,6 +44,7 @@ __all__ = [
     "PluginError",
     "RagloomError",
     "RerankerError",
+    "SourceUnavailableError",
     "StoreError",
     "UnknownComponentError",
     "UnsupportedFilterError",
@@ -124,6 +126,13 @@ class ComponentError(RagloomError):
 
 class LoaderError(ComponentError):
     """A loader could not read a source."""
+
+
+class SourceUnavailableError(LoaderError):
+    """A loader's whole source (its folder, file or service) is missing or
+    unreadable: an unmounted share, a renamed folder. ``load()`` raises it
+    before yielding anything; the index run reports it, keeps every document
+    that loader indexed before, and exits non-zero."""
 
 
 class EmbedderError(ComponentError):

@@ -22,11 +22,12 @@ __all__ = [
 class StageCall:
     """One stage of a run, handed to ``run_stage``.
 
-    ``stage`` is one of ``load``, ``chunk``, ``embed``, ``upsert``,
-    ``delete``, ``flush`` (index runs) and ``transform``, ``embed_query``,
-    ``retrieve``, ``fuse``, ``rerank``, ``generate`` (queries; a streamed
-    answer's generation is not a stage). ``component`` is the component instance (None
-    for core stages such as ``fuse``); ``name`` its config name.
+    ``stage`` is one of ``load``, ``refresh``, ``count``, ``ids``, ``chunk``,
+    ``embed``, ``upsert``, ``delete``, ``flush`` (index runs) and ``transform``,
+    ``embed_query``, ``retrieve``, ``fuse``, ``rerank``, ``generate`` (queries;
+    for a streamed answer, ``generate`` returns the generator's iterator of
+    pieces). ``component`` is the component instance (None for core stages
+    such as ``fuse``); ``name`` its config name; ``run_id`` the run it belongs to.
     ``run()`` performs the stage and returns its result.
     """
 

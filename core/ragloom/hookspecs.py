@@ -194,9 +194,11 @@ def on_event(event: Event) -> None:
     """Observe an event: a run started, a stage finished, a problem was reported,
     a run finished.
 
-    Called synchronously for every event of every run; keep it fast.
-    Exceptions raised here are logged and swallowed so an observer can never
-    break a run.
+    Called synchronously for every event of every run, through pluggy: ``tryfirst``,
+    ``trylast``, wrappers and implementations taking no argument work as pluggy
+    documents. Runs of one pipeline may come from several threads at once;
+    keep it fast and thread-safe. Exceptions raised here are logged and
+    swallowed (the other observers still run) so an observer can never break a run.
 
     :param event: A frozen :class:`ragloom.events.Event` subclass:
         ``RunStarted``, ``StageFinished``, ``ProblemReported`` or ``RunFinished``.

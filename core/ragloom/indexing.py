@@ -6,33 +6,54 @@ documents whose source vanished are deleted from every store. The ledger's
 changes are one transaction, committed only after every store has flushed,
 so a run killed at any point leaves the previous ledger, and the next run
 redoes whatever it had not committed (store writes are idempotent by chunk
-id).
+id; the journal names the chunks a killed run may have left behind).
+
+A run holds the index lock (``index.lock``) from the moment it reads store
+state until its last write, so two writers never interleave; it starts by
+``refresh()``-ing every store, so a pipeline opened before another process
+indexed never writes back a stale copy. Before changing anything it checks
+that every store holds as many chunks as the ledger lists (``--repair``
+puts them back in agreement), that no loader's whole source is missing (an
+unmounted folder: its documents are left alone and the run fails), and that
+the run would not delete more than ``indexing.max_delete_share`` of the
+index.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .cache import fingerprint_key
-from .errors import IndexStateError, RagloomError
+from .errors import IndexStateError, RagloomError, SourceUnavailableError
 from .filters import evaluate, parse
 from .globs import compile_glob
-from .ledger import Journal, Ledger, LedgerEntry, index_lock
+from .ledger import LEDGER_FILE, Journal, Ledger, LedgerEntry, index_lock
 from .types import Chunk, Document, content_hash
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from .components import Embedder
-    from .pipeline import Pipeline
+    from .cache import EmbeddingCache
+    from .components import Chunker, Embedder, Loader, Store
+    from .config import PipelineConfig
+    from .runs import Run
+    from .state import IndexState
+    from .storeset import StoreSet
 
-__all__ = ["IndexReport", "Indexer", "check_index_fingerprint", "describe_fingerprint", "stamped"]
+__all__ = [
+    "IndexReport",
+    "Indexer",
+    "describe_fingerprint",
+    "document_stamp",
+    "fingerprints_match",
+    "loader_key",
+    "stamped",
+]
 
 log = logging.getLogger("ragloom")
 
@@ -43,7 +64,9 @@ VOLATILE_METADATA = frozenset({"mtime", "path", "size"})
 @dataclass(frozen=True)
 class IndexReport:
     """What an index run did. ``problems`` lists (source, message) for every
-    skipped input; the rest of the run went on."""
+    skipped input; the rest of the run went on. ``errors`` lists (loader,
+    message) for every loader whose whole source was missing or unreadable:
+    its documents were kept, and the run counts as failed (``ok`` is False)."""
 
     added: tuple[str, ...] = ()
     changed: tuple[str, ...] = ()
@@ -58,140 +81,201 @@ class IndexReport:
     """Chunk texts sent to the embedder in this run."""
     cached: int = 0
     """Chunk texts whose vectors came from the embedding cache."""
+    kept: tuple[str, ...] = ()
+    """Indexed documents not loaded this run but kept: their loader's source was
+    unavailable, or the file could not be read."""
+    errors: tuple[tuple[str, str], ...] = ()
+    repaired: tuple[str, ...] = ()
+    """What ``repair=True`` fixed, one line per store (empty when nothing was off)."""
 
     @property
     def documents(self) -> int:
         return len(self.added) + len(self.changed) + self.unchanged
 
+    @property
+    def ok(self) -> bool:
+        """False when a loader's source was unavailable (``errors``)."""
+        return not self.errors
+
+
+@dataclass
+class _Loaded:
+    documents: list[Document]
+    seen: set[str]
+    failed: dict[str, str]  # loader key -> message
+
 
 class Indexer:
-    """One index run of a pipeline (``Pipeline.index`` builds and runs it)."""
+    """One index run over a pipeline's parts (``Pipeline.index`` builds and runs it)."""
 
-    def __init__(self, pipeline: Pipeline) -> None:
-        self.pipeline = pipeline
+    def __init__(
+        self,
+        *,
+        config: PipelineConfig,
+        loaders: Sequence[Loader],
+        chunker: Chunker,
+        embedder: Embedder | None,
+        stores: StoreSet,
+        state: IndexState,
+        run: Run,
+        embedding_cache: EmbeddingCache | None = None,
+    ) -> None:
+        self.config = config
+        self.loaders = list(loaders)
+        self.chunker = chunker
+        self.embedder = embedder
+        self.stores = stores
+        self.state = state
+        self.job = run
+        self.embedding_cache = embedding_cache
         self.embedded = 0  # texts sent to the embedder
         self.cached = 0  # texts whose vectors came from the embedding cache
         self._fingerprint_key = ""
         self._chunker_key = ""
         self._states: dict[str, str] = {}  # document id -> state hash, once per run
-        access = pipeline.config.access
+        self._loader_of: dict[str, str] = {}  # document id -> loader key
+        access = config.access
         self._access_rules = [
             (compile_glob(r.path) if r.path else None, parse(r.match), tuple(r.principals))
             for r in (access.rules if access else [])
         ]
 
+    @property
+    def index_dir(self) -> Path:
+        return self.state.index_dir
+
+    # -- the run -------------------------------------------------------------
     def run(
         self,
-        sources: Sequence[str | Path] | None,
+        sources: Sequence[str | Path] | None = None,
         *,
-        dry_run: bool,
-        rebuild: bool,
-        progress: Callable[[int, int], None] | None,
+        dry_run: bool = False,
+        rebuild: bool = False,
+        repair: bool = False,
+        allow_mass_delete: bool = False,
+        progress: Callable[[int, int], None] | None = None,
     ) -> IndexReport:
-        p = self.pipeline
-        started = time.perf_counter()
-        if not p.loaders:
+        if not self.loaders:
             raise RagloomError(
                 "no loaders are configured: add e.g. `loaders: [{type: directory, path: docs}]`"
             )
-        p.open()
-        with index_lock(p.index_dir):
-            ledger = Ledger(p.index_dir / "ledger.sqlite").open()
+        with index_lock(self.index_dir):
+            ledger = self._open_ledger(rebuild and not dry_run)
             try:
-                return self._index_locked(ledger, sources, dry_run, rebuild, progress, started)
+                return self._locked(
+                    ledger, sources, dry_run, rebuild, repair, allow_mass_delete, progress
+                )
+            except BaseException:
+                self._discard()
+                raise
             finally:
                 ledger.close()
 
-    def _index_locked(
+    def _discard(self) -> None:
+        """After a failed run: back to what the stores persisted (the writes
+        this run did not flush are dropped; those it flushed, the journal names)."""
+        with self.state.lock.write():
+            for name, store in self.stores:
+                try:
+                    store.refresh()
+                except Exception as exc:  # the original error matters more
+                    log.warning("store %s could not be refreshed after a failed run: %r", name, exc)
+
+    def _open_ledger(self, rebuild: bool) -> Ledger:
+        path = self.index_dir / LEDGER_FILE
+        try:
+            ledger = Ledger(path).open()
+            ledger.entries()  # a damaged table fails here, not half-way through the run
+            return ledger
+        except IndexStateError:
+            if not rebuild:
+                raise
+        moved = Ledger.move_aside(path)
+        self.job.report(str(path), f"the ledger was damaged: moved aside to {moved}")
+        return Ledger(path).open()
+
+    def _locked(
         self,
         ledger: Ledger,
         sources: Sequence[str | Path] | None,
         dry_run: bool,
         rebuild: bool,
+        repair: bool,
+        allow_mass_delete: bool,
         progress: Callable[[int, int], None] | None,
-        started: float,
     ) -> IndexReport:
-        p = self.pipeline
-        journal = Journal(p.index_dir / "journal.jsonl")
+        run = self.job
+        journal = Journal(self.index_dir / "journal.jsonl")
+        wipe = rebuild and not dry_run
         entries = ledger.entries()
-        if not dry_run:
-            self._repair(entries, journal)
-        embedder_fp = p.embedder.fingerprint() if p.embedder is not None else None
+        embedder_fp = self.embedder.fingerprint() if self.embedder is not None else None
         self._fingerprint_key = fingerprint_key(embedder_fp)
-        chunker_fp = p.chunker.fingerprint()
+        chunker_fp = self.chunker.fingerprint()
         self._chunker_key = fingerprint_key(chunker_fp)
-        if rebuild and not dry_run:
-            journal.record([cid for e in entries.values() for cid in e.chunk_ids])
-            ledger.clear()
-            self._wipe(entries)
-            journal.clear()
-            entries = {}
-        stored_fp = ledger.get_meta("embedder")
-        if entries and stored_fp is not None and stored_fp != embedder_fp:
-            raise IndexStateError(
-                f"index {p.index_dir} was built with embedder "
-                f"{describe_fingerprint(stored_fp)}, the config says "
-                f"{describe_fingerprint(embedder_fp)}: run `ragloom index --rebuild`, "
-                "or keep both by setting a new `index_dir`"
-            )
-        rechunk = bool(entries) and ledger.get_meta("chunker") != chunker_fp
-        rechunk = rechunk or rebuild  # a dry-run rebuild shows every document as changed
 
-        loaders = [(spec.type, loader) for spec, loader in zip(p.config.loaders, p.loaders)]
-        scope: list[Path] | None = None
-        if sources is not None:
-            scope = [p.config.base_dir / Path(s) for s in sources]
-            restricted = [
-                (name, ld.with_sources([str(s) for s in sources])) for name, ld in loaders
-            ]
-            loaders = [(name, ld) for name, ld in restricted if ld is not None]
-            if not loaders:
-                raise RagloomError(
-                    f"none of {', '.join(map(str, sources))} is covered by a configured loader"
+        forced: set[str] = set()  # documents to write again whatever their state
+        repaired: list[str] = []
+        if not rebuild:
+            stored_fp = ledger.get_meta("embedder")
+            if entries and not fingerprints_match(stored_fp, embedder_fp, self.embedder):
+                raise IndexStateError(
+                    f"index {self.index_dir} was built with embedder "
+                    f"{describe_fingerprint(stored_fp)}, the config says "
+                    f"{describe_fingerprint(embedder_fp)}: run `ragloom index --rebuild`, "
+                    "or keep both by setting a new `index_dir`"
                 )
+            self._open_stores()
+            if not dry_run:
+                self._repair_journal(entries, journal)
+            forced, repaired = self._check_stores(entries, repair=repair, dry_run=dry_run)
+        stored_chunker = ledger.get_meta("chunker")
+        rechunk = rebuild or (
+            bool(entries) and not fingerprints_match(stored_chunker, chunker_fp, self.chunker)
+        )
 
-        documents: list[Document] = []
-        seen: set[str] = set()
-        for loader_name, loader in loaders:
-            for doc in p._stage("load", loader_name, loader, lambda ld=loader: list(ld.load())):
-                if doc.id in seen:
-                    p._report(doc.source, f"two documents have the id {doc.id!r}; kept the first")
-                    continue
-                seen.add(doc.id)
-                documents.append(self._label(doc))
+        scope, loaders = self._scoped(sources)
+        loaded = self._load(loaders)
 
         added: list[str] = []
         changed: list[str] = []
         todo: list[Document] = []
         unchanged = 0
-        for doc in documents:
+        for doc in loaded.documents:
             entry = entries.get(doc.id)
             if entry is None:
                 added.append(doc.id)
-            elif entry.content_hash != self._state(doc) or rechunk:
+            elif rechunk or doc.id in forced or entry.content_hash != self._state(doc):
                 changed.append(doc.id)
             else:
                 unchanged += 1
                 continue
             todo.append(doc)
 
-        vanished = [
-            entry
-            for doc_id, entry in entries.items()
-            if doc_id not in seen and (scope is None or _in_scope(entry, scope, p.config.base_dir))
-        ]
+        in_scope = [e for e in entries.values() if scope is None or _in_scope(e, scope, self)]
+        kept = [e for e in in_scope if e.id not in loaded.seen and self._keeps(e, loaded)]
+        vanished = [e for e in in_scope if e.id not in loaded.seen and not self._keeps(e, loaded)]
+        errors = tuple((name, message) for name, message in loaded.failed.items())
+        self._guard_mass_delete(len(vanished), len(in_scope), allow_mass_delete, dry_run)
+
         if dry_run:
             return IndexReport(
                 added=tuple(added),
                 changed=tuple(changed),
                 deleted=tuple(e.id for e in vanished),
                 unchanged=unchanged,
-                seconds=time.perf_counter() - started,
+                seconds=run.seconds,
                 corpus_version=ledger.corpus_version,
                 dry_run=True,
-                problems=tuple(p._problems),
+                problems=tuple(run.problems),
+                kept=tuple(e.id for e in kept),
+                errors=errors,
+                repaired=tuple(repaired),
             )
 
+        if wipe:  # every document is written into empty stores
+            self._wipe(ledger, journal)
+            entries = {}
+            added, changed = [doc.id for doc in todo], []
         # Writes first (each id journaled before a store sees it), then the ledger
         # commit, then the deletions: a kill at any point leaves either the old
         # or the new ledger, and the journal names every chunk no document owns.
@@ -214,10 +298,14 @@ class Indexer:
         self._flush()
         version = ledger.bump_version()
         ledger.commit()
+        view = self.state.load_view()
+        with self.state.lock.write():  # queries of this process move to the new version
+            self.state.set_view(view)
         if doomed:
             self._delete(doomed)
             self._flush()
         journal.clear()
+        self._check_after(ledger)
         return IndexReport(
             added=tuple(added),
             changed=tuple(changed),
@@ -226,102 +314,248 @@ class Indexer:
             chunks=chunks_written,
             embedded=self.embedded,
             cached=self.cached,
-            seconds=time.perf_counter() - started,
+            seconds=run.seconds,
             corpus_version=version,
-            problems=tuple(p._problems),
+            problems=tuple(run.problems),
+            kept=tuple(e.id for e in kept),
+            errors=errors,
+            repaired=tuple(repaired),
         )
 
-    def _index_batch(
-        self,
-        batch: list[Document],
-        entries: Mapping[str, LedgerEntry],
-        ledger: Ledger,
-        journal: Journal,
-        doomed: list[str],
-    ) -> int:
-        """Chunk, embed and write one batch of documents to every store; their old
-        chunks that are not rewritten are added to ``doomed`` (deleted after the
-        ledger commit). Returns the number of chunks written."""
-        p = self.pipeline
-        per_doc: list[tuple[Document, list[Chunk]]] = []
-        for doc in batch:
-            chunks = p._stage("chunk", p.config.chunker.type, p.chunker, p.chunker.split, doc)
-            per_doc.append((doc, stamped(doc, chunks, self._chunker_key, self._state(doc))))
-        chunks = [c for _, cs in per_doc for c in cs]
-        vectors = None
-        if p.embedder is not None and chunks and p._needs_vectors():
-            vectors = self._embed([c.text for c in chunks])
-        new_ids = {c.id for c in chunks}
-        stale = [
-            cid
-            for doc, _ in per_doc
-            if doc.id in entries
-            for cid in entries[doc.id].chunk_ids
-            if cid not in new_ids
+    # -- loading ---------------------------------------------------------------
+    def _scoped(
+        self, sources: Sequence[str | Path] | None
+    ) -> tuple[list[Path] | None, list[tuple[str, str, Loader]]]:
+        """The loaders of this run as (key, name, loader), restricted to
+        ``sources`` when given, and the scope deletions are limited to."""
+        specs = self.config.loaders
+        loaders = [(loader_key(s), s.type, ld) for s, ld in zip(specs, self.loaders)]
+        if sources is None:
+            return None, loaders
+        base = self.config.base_dir
+        scope = [base / Path(s) for s in sources]
+        restricted = [
+            (key, name, ld.with_sources([str(s) for s in sources])) for key, name, ld in loaders
         ]
-        journal.record([*new_ids, *stale])
-        doomed.extend(stale)
-        for name, store in p.stores:
-            if chunks:
-                dense = "dense" in store.capabilities
-                p._stage("upsert", name, store, store.upsert, chunks, vectors if dense else None)
-        for doc, doc_chunks in per_doc:  # committed after every store has flushed
-            ledger.put(doc.id, doc.source, self._state(doc), [c.id for c in doc_chunks])
-        return len(chunks)
+        chosen = [(key, name, ld) for key, name, ld in restricted if ld is not None]
+        if not chosen:
+            raise RagloomError(
+                f"none of {', '.join(map(str, sources))} is covered by a configured loader"
+            )
+        return scope, chosen
 
-    def _state(self, doc: Document) -> str:
-        state = self._states.get(doc.id)
-        if state is None:
-            state = self._states[doc.id] = _state_hash(doc)
-        return state
+    def _load(self, loaders: Iterable[tuple[str, str, Loader]]) -> _Loaded:
+        run = self.job
+        documents: list[Document] = []
+        seen: set[str] = set()
+        failed: dict[str, str] = {}
+        policy = self.config.indexing.secrets
+        for key, name, loader in loaders:
+            try:
+                docs = run.stage("load", name, loader, lambda ld=loader: list(ld.load()))
+            except SourceUnavailableError as exc:
+                failed[key] = f"loader {name}: {exc}; the documents it indexed before are kept"
+                continue
+            trusted = _configured_label(loader, self._access_field())
+            for doc in docs:
+                if doc.id in seen:
+                    run.report(doc.source, f"two documents have the id {doc.id!r}; kept the first")
+                    continue
+                if policy != "allow":
+                    doc = self._screen_secrets(doc, policy)
+                    if doc is None:
+                        continue
+                seen.add(doc.id)
+                self._loader_of[doc.id] = key
+                documents.append(self._label(doc, trusted))
+        return _Loaded(documents, seen, failed)
 
-    def _embed(self, texts: list[str]) -> np.ndarray:
-        """Vectors for ``texts``: from the embedding cache where the same text was
-        embedded under the same fingerprint, the rest through the embedder."""
-        import numpy as np
+    def _screen_secrets(self, doc: Document, policy: str) -> Document | None:
+        """``doc`` with its secrets redacted (``redact``), or None when it holds
+        some and ``indexing.secrets`` is ``skip``; either way reported."""
+        from .secrets import find_secrets, redact
 
-        p = self.pipeline
-        assert p.embedder is not None and p.config.embedder is not None
-        embed_type = p.config.embedder.type
-        cache = p.embedding_cache
-        if cache is None:
-            self.embedded += len(texts)
-            return p._stage("embed", embed_type, p.embedder, p.embedder.embed_documents, texts)
-        key, dim = self._fingerprint_key, p.embedder.dimension
-        hashes = [cache.text_hash(t) for t in texts]
-        found = cache.get_many(key, hashes, dim)
-        missing = list(dict.fromkeys(h for h in hashes if h not in found))
-        if missing:
-            first = {h: i for i, h in reversed(list(enumerate(hashes)))}
-            todo = [texts[first[h]] for h in missing]
-            fresh = p._stage("embed", embed_type, p.embedder, p.embedder.embed_documents, todo)
-            cache.put_many(key, zip(missing, fresh))
-            found.update(zip(missing, fresh))
-        self.embedded += len(missing)
-        self.cached += len(texts) - len(missing)
-        return np.ascontiguousarray(np.vstack([found[h] for h in hashes]), dtype=np.float32)
-
-    def _label(self, doc: Document) -> Document:
-        """``doc`` with the principals of every matching ``access.rules`` entry
-        added to its access field."""
-        p = self.pipeline
-        if not self._access_rules:
+        found = find_secrets(doc.text)
+        if not found:
             return doc
-        field = p.config.access.field  # type: ignore[union-attr]
-        granted: set[str] = set()
+        kinds = ", ".join(sorted({s.kind for s in found}))
+        lines = ", ".join(str(line) for line in sorted({s.line for s in found})[:5])
+        if policy == "skip":
+            self.job.report(
+                doc.source,
+                f"holds {len(found)} secret(s) ({kinds}; line {lines}): left out of the "
+                "index; remove them, or set `indexing.secrets: redact`",
+            )
+            return None
+        text = redact(doc.text, found)
+        self.job.report(doc.source, f"{len(found)} secret(s) redacted ({kinds}; line {lines})")
+        metadata = {**doc.metadata, "content_hash": content_hash(text)}
+        return replace(doc, text=text, metadata=metadata)
+
+    def _keeps(self, entry: LedgerEntry, loaded: _Loaded) -> bool:
+        """Whether a document that was not loaded stays in the index: its
+        loader's source was unavailable, or its file or folder could not be read."""
+        if loaded.failed and (entry.loader in loaded.failed or not entry.loader):
+            return True
+        for source in self.job.kept:
+            folder = source.rstrip("/") + "/"
+            if entry.id == source or entry.source == source or entry.source.startswith(folder):
+                return True
+        return False
+
+    def _guard_mass_delete(self, deleted: int, indexed: int, allow: bool, dry_run: bool) -> None:
+        share = self.config.indexing.max_delete_share
+        if allow or deleted <= 1 or share >= 1 or deleted <= share * indexed:
+            return
+        message = (
+            f"this run would delete {deleted} of the {indexed} indexed documents "
+            f"({deleted / indexed:.0%}), more than `indexing.max_delete_share` "
+            f"({share:.0%}) allows. If a folder is unmounted, renamed or emptied by "
+            "mistake, bring it back and run again; if the documents really are gone, "
+            "run `ragloom index --allow-mass-delete`"
+        )
+        if dry_run:
+            self.job.report(str(self.index_dir), message)
+            return
+        raise IndexStateError(message)
+
+    def _access_field(self) -> str | None:
+        return self.config.access.field if self.config.access is not None else None
+
+    def _label(self, doc: Document, trusted: Any) -> Document:
+        """``doc`` with its access field set: the principals of every matching
+        ``access.rules`` entry, plus the document's own labels when
+        ``access.trust_document_labels`` allows them, plus the loader's
+        configured ``metadata``'s (always trusted)."""
+        access = self.config.access
+        if access is None:
+            return doc
+        field = access.field
+        own = doc.metadata.get(field) if access.trusts_documents else None
+        granted: set[str] = set(_labels(own)) | set(_labels(trusted))
         for glob, match, principals in self._access_rules:
             if (glob is not None and glob.fullmatch(doc.source)) or (
                 match is not None and evaluate(match, doc.metadata)
             ):
                 granted.update(principals)
-        if not granted:
+        metadata = {k: v for k, v in doc.metadata.items() if k != field}
+        if granted or (field in doc.metadata and access.trusts_documents):
+            metadata[field] = sorted(granted)
+        if metadata == doc.metadata:
             return doc
-        current = doc.metadata.get(field, [])
-        current = [current] if isinstance(current, str) else list(current or [])
-        labelled = sorted(set(map(str, current)) | granted)
-        return replace(doc, metadata={**doc.metadata, field: labelled})
+        return replace(doc, metadata=metadata)
 
-    def _repair(self, entries: Mapping[str, LedgerEntry], journal: Journal) -> None:
+    # -- stores ----------------------------------------------------------------
+    def _open_stores(self) -> None:
+        """Open the stores (if the pipeline has not yet) and refresh them from disk."""
+        with self.state.lock.write():
+            self.stores.open()
+            self.stores.check()
+            for name, store in self.stores:
+                self.job.stage("refresh", name, store, store.refresh)
+
+    def _check_stores(
+        self, entries: Mapping[str, LedgerEntry], *, repair: bool, dry_run: bool
+    ) -> tuple[set[str], list[str]]:
+        """Every store must hold the chunks the ledger lists. Returns the
+        documents to write again and, with ``repair``, what was fixed; without
+        it, a mismatch stops the run (a dry run reports it)."""
+        owned = {cid: doc_id for doc_id, e in entries.items() for cid in e.chunk_ids}
+        forced: set[str] = set()
+        fixed: list[str] = []
+        for name, store in self.stores:
+            if not store.exact_count:
+                continue
+            held = self.job.stage("count", name, store, store.count)
+            if held == len(owned) and not repair:
+                continue
+            if not repair:
+                message = (
+                    f"store {name!r} holds {held} chunk(s) but the ledger lists {len(owned)}: "
+                    "the store's files or the ledger were changed outside ragloom (deleted, "
+                    "restored from a backup); run `ragloom index --repair` to bring them back "
+                    "in agreement, or `ragloom index --rebuild`"
+                )
+                if dry_run:
+                    self.job.report(name, message)
+                    continue
+                raise IndexStateError(message)
+            if dry_run:
+                continue
+            line = self._repair_store(name, store, owned, held, forced)
+            if line:
+                fixed.append(line)
+        return forced, fixed
+
+    def _repair_store(
+        self, name: str, store: Store, owned: Mapping[str, str], held: int, forced: set[str]
+    ) -> str | None:
+        """Delete the chunks ``store`` holds that no document owns, and mark the
+        documents whose chunks it lacks for writing again."""
+        try:
+            present = set(self.job.stage("ids", name, store, lambda: list(store.ids())))
+        except NotImplementedError:
+            if held == len(owned):
+                return None
+            # no way to tell which chunks are off: empty it, and write every document again
+            with self.state.lock.write():
+                self.stores.reopen(name, fresh=True)
+            forced.update(owned.values())
+            return f"{name}: rebuilt from the ledger's {len(set(owned.values()))} document(s)"
+        extra = sorted(present - owned.keys())
+        missing = owned.keys() - present
+        if extra:
+            self._call("delete", name, store, store.delete, ids=extra)
+            self._call("flush", name, store, store.flush)
+        forced.update(owned[cid] for cid in missing)
+        if not extra and not missing:
+            return None
+        return (
+            f"{name}: deleted {len(extra)} chunk(s) no document owns; "
+            f"{len({owned[c] for c in missing})} document(s) written again"
+        )
+
+    def _check_after(self, ledger: Ledger) -> None:
+        """After the run every store must hold exactly the ledger's chunks; a
+        store that does not lost writes: reported (the next run refuses)."""
+        expected = sum(len(e.chunk_ids) for e in ledger.entries().values())
+        for name, store in self.stores:
+            if store.exact_count and (held := store.count()) != expected:
+                self.job.report(
+                    name,
+                    f"after the run the store holds {held} chunk(s), the ledger lists "
+                    f"{expected}: a write was lost; run `ragloom index --repair`",
+                )
+
+    def _call(self, stage: str, name: str, store: Store, func: Any, *args: Any, **kw: Any) -> Any:
+        """A store write, as a stage, with the store lock held: no query runs meanwhile."""
+        with self.state.lock.write():
+            return self.job.stage(stage, name, store, func, *args, **kw)
+
+    def _delete(self, ids: list[str]) -> None:
+        for name, store in self.stores:
+            self._call("delete", name, store, store.delete, ids=ids)
+
+    def _flush(self) -> None:
+        for name, store in self.stores:
+            self._call("flush", name, store, store.flush)
+
+    def _wipe(self, ledger: Ledger, journal: Journal) -> None:
+        """``--rebuild``: an empty ledger (committed at once, so a run killed later
+        leaves an index the next run completes) and every store opened fresh."""
+        journal.clear()
+        ledger.clear()
+        with self.state.lock.write():
+            self.stores.reopen_all(fresh=True)
+        for name, store in self.stores:
+            left = store.count()
+            if left:
+                raise IndexStateError(
+                    f"store {name!r} still holds {left} chunk(s) after it was opened fresh for "
+                    "the rebuild: it does not honour `Context.fresh`; empty it by hand"
+                )
+
+    def _repair_journal(self, entries: Mapping[str, LedgerEntry], journal: Journal) -> None:
         """After a run that died: delete from every store the chunks the journal
         names that no committed document owns."""
         pending = journal.pending()
@@ -336,32 +570,91 @@ class Indexer:
             self._flush()
         journal.clear()
 
-    def _delete(self, ids: list[str]) -> None:
-        p = self.pipeline
-        for name, store in p.stores:
-            p._stage("delete", name, store, store.delete, ids=ids)
+    # -- writing -----------------------------------------------------------------
+    def _index_batch(
+        self,
+        batch: list[Document],
+        entries: Mapping[str, LedgerEntry],
+        ledger: Ledger,
+        journal: Journal,
+        doomed: list[str],
+    ) -> int:
+        """Chunk, embed and write one batch of documents to every store; their old
+        chunks that are not rewritten are added to ``doomed`` (deleted after the
+        ledger commit). Returns the number of chunks written."""
+        run = self.job
+        chunker_type = self.config.chunker.type
+        per_doc: list[tuple[Document, list[Chunk], str]] = []
+        for doc in batch:
+            chunks = run.stage("chunk", chunker_type, self.chunker, self.chunker.split, doc)
+            stamp = document_stamp(self._state(doc), self._chunker_key)
+            per_doc.append((doc, [replace(c, id=f"{c.id}@{stamp}") for c in chunks], stamp))
+        chunks = [c for _, cs, _ in per_doc for c in cs]
+        vectors = None
+        if self.embedder is not None and chunks and self.stores.needs_vectors:
+            vectors = self._embed([c.text for c in chunks])
+        new_ids = {c.id for c in chunks}
+        stale = [
+            cid
+            for doc, _, _ in per_doc
+            if doc.id in entries
+            for cid in entries[doc.id].chunk_ids
+            if cid not in new_ids
+        ]
+        journal.record([*new_ids, *stale])
+        doomed.extend(stale)
+        if chunks:
+            for name, store in self.stores:
+                dense = "dense" in store.capabilities
+                self._call("upsert", name, store, store.upsert, chunks, vectors if dense else None)
+        for doc, doc_chunks, stamp in per_doc:  # committed after every store has flushed
+            ledger.put(
+                doc.id,
+                doc.source,
+                self._state(doc),
+                [c.id for c in doc_chunks],
+                stamp=stamp,
+                loader=self._loader_of.get(doc.id, ""),
+            )
+        return len(chunks)
 
-    def _flush(self) -> None:
-        p = self.pipeline
-        for name, store in p.stores:
-            p._stage("flush", name, store, store.flush)
+    def _state(self, doc: Document) -> str:
+        state = self._states.get(doc.id)
+        if state is None:
+            state = self._states[doc.id] = _state_hash(doc)
+        return state
 
-    def _wipe(self, entries: Mapping[str, LedgerEntry]) -> None:
-        p = self.pipeline
-        ids = [cid for entry in entries.values() for cid in entry.chunk_ids]
-        for name, store in p.stores:
-            if ids:
-                p._stage("delete", name, store, store.delete, ids=ids)
-            leftover = store.count()
-            if leftover:
-                p._stage(
-                    "delete",
-                    name,
-                    store,
-                    store.delete,
-                    where=parse({"document_id": {"$exists": True}}),
-                )
-            p._stage("flush", name, store, store.flush)
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        """Vectors for ``texts``: from the embedding cache where the same text was
+        embedded under the same fingerprint, the rest through the embedder."""
+        import numpy as np
+
+        embedder, run = self.embedder, self.job
+        assert embedder is not None and self.config.embedder is not None
+        embed_type = self.config.embedder.type
+        cache = self.embedding_cache
+        if cache is None:
+            self.embedded += len(texts)
+            return run.stage("embed", embed_type, embedder, embedder.embed_documents, texts)
+        key, dim = self._fingerprint_key, embedder.dimension
+        hashes = [cache.text_hash(t) for t in texts]
+        found = cache.get_many(key, hashes, dim)
+        missing = list(dict.fromkeys(h for h in hashes if h not in found))
+        if missing:
+            first = {h: i for i, h in reversed(list(enumerate(hashes)))}
+            todo = [texts[first[h]] for h in missing]
+            fresh = run.stage("embed", embed_type, embedder, embedder.embed_documents, todo)
+            cache.put_many(key, zip(missing, fresh))
+            found.update(zip(missing, fresh))
+        self.embedded += len(missing)
+        self.cached += len(texts) - len(missing)
+        return np.ascontiguousarray(np.vstack([found[h] for h in hashes]), dtype=np.float32)
+
+
+def loader_key(spec: Any) -> str:
+    """A short stable key for a configured loader (its type and options), recorded
+    with each document so a loader whose source is unavailable keeps its documents."""
+    return fingerprint_key({"type": spec.type, **spec.config.model_dump(mode="json")})[:16]
 
 
 def describe_fingerprint(fingerprint: Any) -> str:
@@ -372,8 +665,40 @@ def describe_fingerprint(fingerprint: Any) -> str:
     return f"{model} ({fingerprint.get('dimension')}-d)"
 
 
-def _in_scope(entry: LedgerEntry, scope: list[Path], base_dir: Path) -> bool:
-    path = (base_dir / entry.source).resolve()
+def fingerprints_match(stored: Any, current: Any, component: Any = None) -> bool:
+    """Whether a fingerprint recorded in the ledger equals the current one.
+    Ledgers written before fingerprints named the registered type (``hash``)
+    recorded the class name (``HashEmbedder``); those still match."""
+    if stored is None or stored == current:
+        return True
+    if (
+        component is not None
+        and isinstance(stored, Mapping)
+        and isinstance(current, Mapping)
+        and stored.get("type") == type(component).__name__
+    ):
+        return {**stored, "type": current.get("type")} == dict(current)
+    return False
+
+
+def _labels(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    return [str(v) for v in value] if isinstance(value, (list, tuple)) else [str(value)]
+
+
+def _configured_label(loader: Any, field: str | None) -> Any:
+    """The access field the loader's own config ``metadata:`` sets (operator-written)."""
+    if field is None:
+        return None
+    metadata = getattr(loader.config, "metadata", None)
+    return metadata.get(field) if isinstance(metadata, Mapping) else None
+
+
+def _in_scope(entry: LedgerEntry, scope: list[Path], indexer: Indexer) -> bool:
+    path = (indexer.config.base_dir / entry.source).resolve()
     for root in scope:
         root = root.resolve()
         if path == root or root in path.parents:
@@ -388,6 +713,11 @@ def _state_hash(doc: Document) -> str:
     return content_hash(doc.hash + json.dumps(meta, sort_keys=True, default=str))
 
 
+def document_stamp(state: str, chunker_key: str) -> str:
+    """The stamp of one document version under one chunker config."""
+    return content_hash(state + chunker_key)[:12]
+
+
 def stamped(
     doc: Document, chunks: list[Chunk], chunker_key: str, state: str | None = None
 ) -> list[Chunk]:
@@ -396,25 +726,5 @@ def stamped(
     reuses an id, so an interrupted run can never leave a chunk of one version
     filed under another's ledger entry; its leftovers are orphans the journal
     names."""
-    version = content_hash((state or _state_hash(doc)) + chunker_key)[:12]
-    return [replace(c, id=f"{c.id}@{version}") for c in chunks]
-
-
-def check_index_fingerprint(index_dir: Path, embedder: Embedder) -> None:
-    """Raise ``IndexStateError`` if the index in ``index_dir`` was built by an
-    embedder with another fingerprint: its vectors are from another space."""
-    path = index_dir / "ledger.sqlite"
-    if not path.exists():
-        return
-    ledger = Ledger(path).open()
-    try:
-        stored = ledger.get_meta("embedder")
-    finally:
-        ledger.close()
-    current = embedder.fingerprint()
-    if stored is not None and stored != current:
-        raise IndexStateError(
-            f"index {index_dir} was built with embedder {describe_fingerprint(stored)}, "
-            f"the config says {describe_fingerprint(current)}: querying it would compare "
-            "vectors from different models; run `ragloom index --rebuild`"
-        )
+    stamp = document_stamp(state or _state_hash(doc), chunker_key)
+    return [replace(c, id=f"{c.id}@{stamp}") for c in chunks]

@@ -1,10 +1,16 @@
 """The index ledger: what is indexed, under which fingerprints, at which version.
 
-A SQLite file in the index directory. Per document: source, content hash and
-chunk ids; globally: the chunker and embedder fingerprints the index was
-built with, and a corpus version that every successful index run bumps. The
-pipeline writes a document's row only after every store holds its chunks, so
-a crash leaves at worst a document that the next run redoes.
+A SQLite file in the index directory. Per document: source, state hash,
+chunk ids, the stamp its chunk ids carry (``docs/a.md::0@<stamp>``) and the
+loader that produced it; globally: the chunker and embedder fingerprints the
+index was built with, a corpus version that every successful index run
+bumps, and an ``index_id`` minted when the ledger is created (so a ledger
+rebuilt from scratch never reuses an old ledger's versions).
+
+The pipeline writes a document's row only after every store holds its
+chunks, so a crash leaves at worst a document that the next run redoes. The
+files of the index directory are created readable by their owner only: they
+hold the documents' text and who may read them.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ import json
 import os
 import sqlite3
 import time
+import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -21,7 +28,14 @@ from typing import Any
 
 from .errors import IndexStateError
 
-__all__ = ["Journal", "Ledger", "LedgerEntry", "index_lock"]
+__all__ = [
+    "Journal",
+    "Ledger",
+    "LedgerEntry",
+    "ensure_index_dir",
+    "index_lock",
+    "private_file",
+]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
@@ -29,10 +43,16 @@ CREATE TABLE IF NOT EXISTS documents (
     source TEXT NOT NULL,
     content_hash TEXT NOT NULL,
     chunk_ids TEXT NOT NULL,
-    indexed_at REAL NOT NULL
+    indexed_at REAL NOT NULL,
+    stamp TEXT NOT NULL DEFAULT '',
+    loader TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
+_COLUMNS = {"stamp": "TEXT NOT NULL DEFAULT ''", "loader": "TEXT NOT NULL DEFAULT ''"}
+"""Columns added after the first release: migrated in place on open."""
+
+LEDGER_FILE = "ledger.sqlite"
 
 
 @dataclass(frozen=True)
@@ -41,22 +61,126 @@ class LedgerEntry:
     source: str
     content_hash: str
     chunk_ids: tuple[str, ...]
+    stamp: str = ""
+    """The suffix every chunk id of this document version carries."""
+    loader: str = ""
+    """Key of the loader that produced the document ('' if recorded before loaders were)."""
+
+
+def stamp_of(chunk_id: str) -> str:
+    """The document-version stamp a chunk id ends with (``...@<stamp>``)."""
+    return chunk_id.rpartition("@")[2]
+
+
+def ensure_index_dir(index_dir: Path) -> None:
+    """Create ``index_dir`` (owner-only) or fail clearly when it is not a folder."""
+    if index_dir.exists() and not index_dir.is_dir():
+        raise IndexStateError(
+            f"index_dir {index_dir} is a file, not a folder: point `index_dir:` in the "
+            "config at a folder (it is created if missing)"
+        )
+    try:
+        index_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except FileExistsError:  # a parent is a file
+        raise IndexStateError(
+            f"cannot create index_dir {index_dir}: a part of that path is a file"
+        ) from None
+    except OSError as exc:
+        raise IndexStateError(
+            f"cannot create index_dir {index_dir}: {exc.strerror or exc}; check the path "
+            "and its permissions"
+        ) from None
+
+
+def private_file(path: Path) -> None:
+    """Create ``path`` readable and writable by its owner only, if missing."""
+    if not path.exists():
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
 
 
 class Ledger:
-    """Per-document index state in ``<index_dir>/ledger.sqlite``."""
+    """Per-document index state in ``<index_dir>/ledger.sqlite``.
+
+    ``open()`` raises ``IndexStateError`` naming the file and the fix when the
+    file is not a readable ledger; ``Ledger.move_aside`` puts such a file out
+    of the way (``--rebuild`` does).
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._db: sqlite3.Connection | None = None
 
     def open(self) -> Ledger:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
+        ensure_index_dir(self.path.parent)
+        private_file(self.path)
+        try:
+            db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+        except sqlite3.Error as exc:
+            raise self._damaged(exc) from None
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.executescript(_SCHEMA)
+            self._migrate(db)
+            if db.execute("SELECT 1 FROM meta WHERE key = 'index_id'").fetchone() is None:
+                db.execute(
+                    "INSERT OR IGNORE INTO meta VALUES ('index_id', ?)",
+                    (json.dumps(uuid.uuid4().hex),),
+                )
+        except sqlite3.DatabaseError as exc:
+            db.close()
+            raise self._damaged(exc) from None
+        self._db = db
         return self
+
+    def _damaged(self, exc: Exception) -> IndexStateError:
+        return IndexStateError(
+            f"the index ledger {self.path} is damaged ({exc}): run `ragloom index --rebuild`, "
+            "which moves it aside and indexes every document again"
+        )
+
+    @staticmethod
+    def _migrate(db: sqlite3.Connection) -> None:
+        """Add the columns a ledger written by an earlier version lacks, in one
+        write transaction (another process or thread may be opening it too)."""
+        have = {row[1] for row in db.execute("PRAGMA table_info(documents)")}
+        if not set(_COLUMNS) - have:
+            return
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            Ledger._add_columns(db)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    @staticmethod
+    def _add_columns(db: sqlite3.Connection) -> None:
+        have = {row[1] for row in db.execute("PRAGMA table_info(documents)")}
+        for column, kind in _COLUMNS.items():
+            if column not in have:
+                db.execute(f"ALTER TABLE documents ADD COLUMN {column} {kind}")
+                if column == "stamp":  # derived from the chunk ids already recorded
+                    rows = db.execute("SELECT id, chunk_ids FROM documents").fetchall()
+                    db.executemany(
+                        "UPDATE documents SET stamp = ? WHERE id = ?",
+                        [
+                            (stamp_of(ids[0]) if ids else "", doc_id)
+                            for doc_id, ids in ((r[0], json.loads(r[1])) for r in rows)
+                        ],
+                    )
+
+    @staticmethod
+    def move_aside(path: Path) -> Path | None:
+        """Rename a damaged ledger (and its WAL files) to ``<name>.damaged-<time>``;
+        returns the new path, or None when there was nothing to move."""
+        if not path.exists():
+            return None
+        target = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+        os.replace(path, target)
+        for suffix in ("-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+        return target
 
     def close(self) -> None:
         """Close; an open transaction is rolled back."""
@@ -81,13 +205,32 @@ class Ledger:
         self.db.execute("COMMIT")
 
     def entries(self) -> dict[str, LedgerEntry]:
-        rows = self.db.execute("SELECT id, source, content_hash, chunk_ids FROM documents")
-        return {r[0]: LedgerEntry(r[0], r[1], r[2], tuple(json.loads(r[3]))) for r in rows}
+        try:
+            rows = self.db.execute(
+                "SELECT id, source, content_hash, chunk_ids, stamp, loader FROM documents"
+            ).fetchall()
+            return {
+                r[0]: LedgerEntry(r[0], r[1], r[2], tuple(json.loads(r[3])), r[4], r[5])
+                for r in rows
+            }
+        except (sqlite3.DatabaseError, ValueError) as exc:
+            raise self._damaged(exc) from None
 
-    def put(self, doc_id: str, source: str, content_hash: str, chunk_ids: Sequence[str]) -> None:
+    def put(
+        self,
+        doc_id: str,
+        source: str,
+        content_hash: str,
+        chunk_ids: Sequence[str],
+        *,
+        stamp: str = "",
+        loader: str = "",
+    ) -> None:
         self.db.execute(
-            "INSERT OR REPLACE INTO documents VALUES (?, ?, ?, ?, ?)",
-            (doc_id, source, content_hash, json.dumps(list(chunk_ids)), time.time()),
+            "INSERT OR REPLACE INTO documents "
+            "(id, source, content_hash, chunk_ids, indexed_at, stamp, loader) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (doc_id, source, content_hash, json.dumps(list(chunk_ids)), time.time(), stamp, loader),
         )
 
     def remove(self, doc_id: str) -> None:
@@ -106,6 +249,10 @@ class Ledger:
     def corpus_version(self) -> int:
         return int(self.get_meta("corpus_version") or 0)
 
+    @property
+    def index_id(self) -> str:
+        return str(self.get_meta("index_id") or "")
+
     def bump_version(self) -> int:
         version = self.corpus_version + 1
         self.set_meta("corpus_version", version)
@@ -113,7 +260,7 @@ class Ledger:
 
     def clear(self) -> None:
         self.db.execute("DELETE FROM documents")
-        self.db.execute("DELETE FROM meta WHERE key != 'corpus_version'")
+        self.db.execute("DELETE FROM meta WHERE key NOT IN ('corpus_version', 'index_id')")
 
 
 class Journal:
@@ -131,23 +278,27 @@ class Journal:
     def record(self, ids: Sequence[str]) -> None:
         if not ids:
             return
+        private_file(self.path)
         with open(self.path, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(list(ids)) + "\n")
             handle.flush()
             os.fsync(handle.fileno())
 
     def pending(self) -> set[str]:
-        """Every id recorded since the last ``clear()``; a torn last line is ignored."""
+        """Every id recorded since the last ``clear()``; a torn or garbled line is
+        ignored (the run died while writing it: its ids never reached a store)."""
         found: set[str] = set()
         try:
-            text = self.path.read_text("utf-8")
+            text = self.path.read_bytes().decode("utf-8", errors="replace")
         except FileNotFoundError:
             return found
         for line in text.splitlines():
             try:
-                found.update(json.loads(line))
+                ids = json.loads(line)
             except ValueError:
-                continue  # the run died while writing this line: its ids never reached a store
+                continue
+            if isinstance(ids, list):
+                found.update(i for i in ids if isinstance(i, str))
         return found
 
     def clear(self) -> None:
@@ -159,9 +310,9 @@ def index_lock(index_dir: Path) -> Iterator[None]:
     """Hold ``<index_dir>/index.lock`` for one index run; a second run fails clearly."""
     import fcntl
 
-    index_dir.mkdir(parents=True, exist_ok=True)
+    ensure_index_dir(index_dir)
     path = index_dir / "index.lock"
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -1,16 +1,22 @@
 """The pipeline: index (load -> chunk -> embed -> store) and query
 (transform -> retrieve from every store -> fuse -> rerank -> generate).
 
-Every stage runs through the ``run_stage`` hook and emits a
-``StageFinished`` event with its timing, so plugins can trace, time or retry
-any of them.
+A ``Pipeline`` holds the configuration and the open components; each call
+(``index``, ``retrieve``, ``ask``, ``stream``) gets its own ``Run`` (its id,
+problems, stages and events), so one pipeline serves many threads. Every
+stage runs through the ``run_stage`` hook and emits a ``StageFinished``
+event with its timing, so plugins can trace, time or retry any of them.
+
+Queries answer from one committed corpus version (``state.View``): before a
+query, the pipeline notices cheaply whether another process committed an
+index run and, if so, refreshes its stores and moves to the new version; a
+chunk that is not the committed version of its document is never returned.
 """
 
 from __future__ import annotations
 
 import logging
-import time
-import uuid
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,12 +26,14 @@ from .answers import NOT_FOUND, AnswerStream, checked_answer, degraded_answer, l
 from .cache import AnswerCache, EmbeddingCache, fingerprint_key
 from .components import Component, Context, Loader, Message, Store
 from .config import PipelineConfig, load_config
-from .events import Event, ProblemReported, RunFinished, RunStarted, StageCall, StageFinished
+from .errors import IndexStateError
 from .filters import Filter, check_supported, parse
 from .fusion import fuse
-from .indexing import Indexer, IndexReport, check_index_fingerprint
-from .ledger import Ledger
-from .types import Answer, Hit
+from .indexing import Indexer, IndexReport, describe_fingerprint, fingerprints_match
+from .runs import Run, current_run
+from .state import IndexState, View
+from .storeset import StoreSet
+from .types import Answer, Hit, Hits
 
 if TYPE_CHECKING:
     import pluggy
@@ -34,10 +42,18 @@ __all__ = ["AnswerStream", "IndexReport", "Pipeline", "load"]
 
 log = logging.getLogger("ragloom")
 
+MAX_K = 10_000
+"""The most hits one query may ask for."""
+
 
 class Pipeline:
     """A configured pipeline. Build with ``ragloom.load(path_or_dict)``;
-    use as a context manager or call ``close()`` when done."""
+    use as a context manager or call ``close()`` when done.
+
+    Thread-safe: any number of threads may query one pipeline while another
+    indexes; queries see one committed corpus version each. Components must
+    allow concurrent queries (the built-in ones do).
+    """
 
     def __init__(
         self, config: PipelineConfig, *, plugin_manager: pluggy.PluginManager | None = None
@@ -49,18 +65,18 @@ class Pipeline:
         self.loaders: list[Loader] = [s.create() for s in config.loaders]
         self.chunker = config.chunker.create()
         self.embedder = config.embedder.create() if config.embedder else None
-        self.stores: list[tuple[str, Store]] = [(s.name, s.create()) for s in config.stores]
         self.query_transformers = [s.create() for s in config.query_transformers]
         self.reranker = config.reranker.create() if config.reranker else None
         self.generator = config.generator.create()
         index_dir = Path(config.index_dir).expanduser()
         self.index_dir = index_dir if index_dir.is_absolute() else config.base_dir / index_dir
+        self.state = IndexState(self.index_dir)
+        self.stores = StoreSet(config.stores, self._context)
         self._opened: list[Component] = []
-        self._problems: list[tuple[str, str]] = []
-        self._run_id = ""
-        self._fingerprint_checked = False
+        self._lock = threading.RLock()  # lifecycle, caches
         self._embedding_cache: EmbeddingCache | None = None
         self._answer_cache: AnswerCache | None = None
+        self._embedder_fingerprint: Any = None
         self._config_hash = fingerprint_key(config.to_dict())
 
     # -- construction ------------------------------------------------------
@@ -89,71 +105,84 @@ class Pipeline:
 
     # -- lifecycle ---------------------------------------------------------
     def _components(self) -> list[tuple[str, Component]]:
-        named: list[tuple[str, Component]] = [
-            (s.type, c) for s, c in zip(self.config.loaders, self.loaders)
-        ]
-        named.append((self.config.chunker.type, self.chunker))
-        if self.embedder is not None:
-            named.append((self.config.embedder.type, self.embedder))  # type: ignore[union-attr]
-        named.extend(self.stores)
-        named.extend(
-            (s.type, c) for s, c in zip(self.config.query_transformers, self.query_transformers)
-        )
-        if self.reranker is not None:
-            named.append((self.config.reranker.type, self.reranker))  # type: ignore[union-attr]
-        named.append((self.config.generator.type, self.generator))
+        """Every component but the stores, those others use (the embedder) first."""
+        c = self.config
+        named: list[tuple[str, Component]] = []
+        if self.embedder is not None and c.embedder is not None:
+            named.append((c.embedder.type, self.embedder))
+        named.extend((s.type, ld) for s, ld in zip(c.loaders, self.loaders))
+        named.append((c.chunker.type, self.chunker))
+        named.extend((s.type, q) for s, q in zip(c.query_transformers, self.query_transformers))
+        if self.reranker is not None and c.reranker is not None:
+            named.append((c.reranker.type, self.reranker))
+        named.append((c.generator.type, self.generator))
         return named
 
-    def open(self) -> Pipeline:
-        """Open every component in order (loads models, reads stores). Idempotent."""
-        if self._opened:
-            return self
+    def _context(self, name: str, fresh: bool = False) -> Context:
         services = {"embedder": self.embedder} if self.embedder is not None else {}
-        try:
-            for name, component in self._components():
-                component.open(
-                    Context(
-                        index_dir=self.index_dir,
-                        base_dir=self.config.base_dir,
-                        name=name,
-                        report=self._report,
-                        services=services,
-                    )
-                )
-                self._opened.append(component)
-        except BaseException:
-            self.close()
-            raise
+        return Context(
+            index_dir=self.index_dir,
+            base_dir=self.config.base_dir,
+            name=name,
+            report=_report,
+            services=services,
+            fresh=fresh,
+            keep=_keep,
+        )
+
+    def open(self) -> Pipeline:
+        """Open every component (loads models, reads stores). Idempotent and
+        thread-safe. A store that cannot be opened (an unreadable file) fails
+        the first query or index run that uses it, not this; ``index(rebuild=True)``
+        starts it afresh."""
+        with self._lock:
+            if self._opened:
+                return self
+            try:
+                for name, component in self._components():
+                    component.open(self._context(name))
+                    self._opened.append(component)
+                with self.state.lock.write():
+                    self.stores.open()
+            except BaseException:
+                self.close()
+                raise
         return self
 
     @property
     def embedding_cache(self) -> EmbeddingCache | None:
         """The embedding cache (``cache.embeddings``), opened on first use."""
-        if self._embedding_cache is None and self.embedder is not None:
-            self._embedding_cache = EmbeddingCache.configured(
-                self.config.cache, self.config.base_dir
-            )
-        return self._embedding_cache
+        with self._lock:
+            if self._embedding_cache is None and self.embedder is not None:
+                self._embedding_cache = EmbeddingCache.configured(
+                    self.config.cache, self.config.base_dir
+                )
+            return self._embedding_cache
 
     @property
     def answer_cache(self) -> AnswerCache | None:
         """The answer cache (``cache.answers``, off by default), in the index directory."""
-        if self._answer_cache is None:
-            self._answer_cache = AnswerCache.configured(self.config.cache, self.index_dir)
-        return self._answer_cache
+        with self._lock:
+            if self._answer_cache is None:
+                self._answer_cache = AnswerCache.configured(self.config.cache, self.index_dir)
+            return self._answer_cache
 
     def close(self) -> None:
-        """Close every opened component in reverse order; stores persist here."""
-        for cache in (self._embedding_cache, self._answer_cache):
-            if cache is not None:
-                cache.close()
-        errors = []
-        while self._opened:
-            component = self._opened.pop()
-            try:
-                component.close()
-            except Exception as exc:  # close the rest, then raise the first
-                errors.append(exc)
+        """Close the stores (they persist here) and every opened component, in
+        reverse order."""
+        with self._lock:
+            for cache in (self._embedding_cache, self._answer_cache):
+                if cache is not None:
+                    cache.close()
+            with self.state.lock.write():
+                errors = self.stores.close()
+            while self._opened:
+                component = self._opened.pop()
+                try:
+                    component.close()
+                except Exception as exc:  # close the rest, then raise the first
+                    errors.append(exc)
+            self.state.forget()
         if errors:
             raise errors[0]
 
@@ -163,73 +192,9 @@ class Pipeline:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- plumbing ----------------------------------------------------------
-    def _emit(self, event: Event) -> None:
-        for impl in self._pm.hook.on_event.get_hookimpls():
-            try:
-                impl.function(event=event)
-            except Exception:  # an observer never breaks a run
-                log.exception("on_event observer %s failed", impl.plugin_name)
-
-    def _report(self, source: str, message: str) -> None:
-        self._problems.append((source, message))
-        self._emit(ProblemReported(self._run_id, source=source, message=message))
-
-    def _stage(
-        self,
-        stage: str,
-        name: str,
-        component: Any,
-        func: Callable[..., Any],
-        *args: Any,
-        **kwargs: Any,
-    ) -> Any:
-        call = StageCall(stage, name, component, func, args, kwargs, self._run_id)
-        started = time.perf_counter()
-        try:
-            result = self._pm.hook.run_stage(call=call)
-        except Exception as exc:
-            self._emit(
-                StageFinished(
-                    self._run_id,
-                    stage=stage,
-                    name=name,
-                    seconds=time.perf_counter() - started,
-                    error=repr(exc),
-                )
-            )
-            raise
-        count = len(result) if hasattr(result, "__len__") else None
-        seconds = time.perf_counter() - started
-        log.debug(
-            "stage %s (%s): %.4fs%s",
-            stage,
-            name,
-            seconds,
-            "" if count is None else f", {count} item(s)",
-        )
-        self._emit(
-            StageFinished(self._run_id, stage=stage, name=name, seconds=seconds, count=count)
-        )
-        return result
-
-    def _begin(self, operation: str) -> float:
-        self._run_id = uuid.uuid4().hex[:12]
-        self._emit(RunStarted(self._run_id, operation=operation))
-        return time.perf_counter()
-
-    def _end(
-        self, operation: str, started: float, error: BaseException | None = None, **stats: Any
-    ) -> None:
-        self._emit(
-            RunFinished(
-                self._run_id,
-                operation=operation,
-                seconds=time.perf_counter() - started,
-                stats=stats,
-                error=repr(error) if error else None,
-            )
-        )
+    def run(self, operation: str) -> Run:
+        """A new ``Run`` for one call (emits ``RunStarted``)."""
+        return Run(operation, self._pm)
 
     # -- index -------------------------------------------------------------
     def index(
@@ -238,6 +203,8 @@ class Pipeline:
         *,
         dry_run: bool = False,
         rebuild: bool = False,
+        repair: bool = False,
+        allow_mass_delete: bool = False,
         progress: Callable[[int, int], None] | None = None,
     ) -> IndexReport:
         """Bring every store up to date with the loaders' documents.
@@ -246,21 +213,81 @@ class Pipeline:
         skipped; changed ones are re-chunked, re-embedded and replaced;
         documents that vanished are deleted from every store. ``sources``
         limits the run to those paths (deletions too). ``dry_run`` computes
-        the diff and changes nothing; ``rebuild`` starts from empty stores.
-        ``progress(done, total)`` is called as documents are processed.
+        the diff and changes nothing; ``rebuild`` starts from empty stores and
+        a new ledger, whatever state they were in; ``repair`` brings stores
+        that disagree with the ledger back in line. A run that would delete
+        more than ``indexing.max_delete_share`` of the documents is refused
+        unless ``allow_mass_delete``. ``progress(done, total)`` is called as
+        documents are processed. A loader whose whole source is unavailable
+        keeps its documents and is listed in ``report.errors``.
         """
-        started = self._begin("index")
-        self._problems = []
+        run = self.run("index")
         try:
-            report = Indexer(self).run(sources, dry_run=dry_run, rebuild=rebuild, progress=progress)
+            with run.active():
+                self.open()
+                indexer = Indexer(
+                    config=self.config,
+                    loaders=self.loaders,
+                    chunker=self.chunker,
+                    embedder=self.embedder,
+                    stores=self.stores,
+                    state=self.state,
+                    run=run,
+                    embedding_cache=self.embedding_cache,
+                )
+                report = indexer.run(
+                    sources,
+                    dry_run=dry_run,
+                    rebuild=rebuild,
+                    repair=repair,
+                    allow_mass_delete=allow_mass_delete,
+                    progress=progress,
+                )
         except BaseException as exc:
-            self._end("index", started, exc)
+            run.finish(exc)
             raise
-        self._end("index", started, documents=report.documents, chunks=report.chunks)
+        run.finish(documents=report.documents, chunks=report.chunks)
         return report
 
-    def _needs_vectors(self) -> bool:
-        return any("dense" in store.capabilities for _, store in self.stores)
+    # -- the committed version ---------------------------------------------
+    def _sync(self) -> View:
+        """The view to answer from: the stores open, and refreshed when another
+        process committed since (checked cheaply on every call)."""
+        state = self.state
+        if self.stores.opened and not state.changed():
+            return state.view
+        with state.lock.write():
+            self.stores.open()
+            self.stores.check()
+            if state.changed():
+                view = state.load_view()
+                for _ in range(3):
+                    # the stores read their files after this version was committed;
+                    # unchanged version afterwards: the files hold every chunk of it
+                    for _, store in self.stores:
+                        store.refresh()
+                    latest = state.load_view()
+                    if latest.key == view.key:
+                        break
+                    view = latest
+                state.set_view(view)
+            return state.view
+
+    def _check_embedder(self, view: View) -> None:
+        """Refuse to query an index built by another embedder."""
+        if self.embedder is None or not view.exists:
+            return
+        with self._lock:
+            if self._embedder_fingerprint is None:
+                self._embedder_fingerprint = self.embedder.fingerprint()
+        current = self._embedder_fingerprint
+        if not fingerprints_match(view.embedder, current, self.embedder):
+            raise IndexStateError(
+                f"index {self.index_dir} was built with embedder "
+                f"{describe_fingerprint(view.embedder)}, the config says "
+                f"{describe_fingerprint(current)}: querying it would compare vectors from "
+                "different models; run `ragloom index --rebuild`"
+            )
 
     # -- query -------------------------------------------------------------
     def retrieve(
@@ -271,35 +298,39 @@ class Pipeline:
         *,
         history: Sequence[Message] = (),
         principals: Sequence[str] | None = None,
-    ) -> list[Hit]:
-        """The best ``k`` hits for ``question`` from every store, fused and reranked.
+    ) -> Hits:
+        """The best ``k`` hits for ``question`` from every store, fused and reranked,
+        all from one committed corpus version (``hits.corpus_version``).
 
         ``principals`` (user and group ids) limits the hits to chunks they may
         read, inside every store; required when the config has ``access:``.
         """
-        started = self._begin("retrieve")
+        _check_question(question)
+        k = _check_k(k)
+        run = self.run("retrieve")
         try:
-            hits = self._retrieve(question, filters, k, history, principals)
+            with run.active():
+                hits = self._retrieve(run, question, filters, k, history, principals)
         except BaseException as exc:
-            self._end("retrieve", started, exc)
+            run.finish(exc)
             raise
-        self._end("retrieve", started, hits=len(hits))
+        run.finish(hits=len(hits), corpus_version=hits.corpus_version)
         return hits
 
     def _retrieve(
         self,
+        run: Run,
         question: str,
         filters: Mapping[str, Any] | Filter | None,
         k: int | None,
         history: Sequence[Message],
         principals: Sequence[str] | None = None,
-    ) -> list[Hit]:
+    ) -> Hits:
         where = restrict(parse(filters), parse(self.config.retrieval.filter))
         where = restrict(where, self._access_filter(principals))
-        for name, store in self.stores:  # refuse before any store runs
-            check_supported(where, store.filter_operators, name)
+        for spec in self.config.stores:  # refuse before any store runs
+            check_supported(where, spec.entry.cls.filter_operators, spec.name)
         self.open()
-        self._check_index_fingerprint()
         settings = self.config.retrieval
         k = k or settings.k
         candidates = settings.candidates or max(3 * k, 20)
@@ -308,36 +339,34 @@ class Pipeline:
         for spec, transformer in zip(self.config.query_transformers, self.query_transformers):
             rewritten: list[str] = []
             for q in queries:
-                rewritten.extend(
-                    self._stage(
-                        "transform", spec.type, transformer, transformer.transform, q, history
-                    )
+                found = run.stage(
+                    "transform", spec.type, transformer, transformer.transform, q, history
                 )
+                rewritten.extend(found)
             queries = list(dict.fromkeys(rewritten)) or queries
 
+        vectors: list[Any] = [None] * len(queries)
+        if self.embedder is not None and self.stores.needs_vectors:
+            embed_type = self.config.embedder.type  # type: ignore[union-attr]
+            vectors = [
+                run.stage("embed_query", embed_type, self.embedder, self.embedder.embed_query, q)
+                for q in queries
+            ]
+
+        view = self._sync()
+        self._check_embedder(view)
         lists: list[list[Hit]] = []
         weights: list[float] = []
-        for q in queries:
-            vector = None
-            if self.embedder is not None and self._needs_vectors():
-                vector = self._stage(
-                    "embed_query",
-                    self.config.embedder.type,  # type: ignore[union-attr]
-                    self.embedder,
-                    self.embedder.embed_query,
-                    q,
-                )
-            for spec, (name, store) in zip(self.config.stores, self.stores):
-                kwargs: dict[str, Any] = {"k": spec.k or candidates, "where": where}
-                if "dense" in store.capabilities:
-                    kwargs["vector"] = vector
-                if "text" in store.capabilities:
-                    kwargs["text"] = q
-                lists.append(self._stage("retrieve", name, store, store.query, **kwargs))
-                weights.append(spec.weight)
+        with self.state.lock.read():
+            view = self.state.view  # switched only under the write lock
+            for q, vector in zip(queries, vectors):
+                for spec, (name, store) in zip(self.config.stores, self.stores):
+                    ask = spec.k or candidates
+                    lists.append(self._query_store(run, view, name, store, q, vector, where, ask))
+                    weights.append(spec.weight)
 
         uniform = all(w == 1.0 for w in weights)
-        fused = self._stage(
+        fused = run.stage(
             "fuse",
             settings.fusion,
             None,
@@ -348,7 +377,7 @@ class Pipeline:
             weights=None if uniform else weights,
         )[:k]
         if self.reranker is not None and fused:
-            fused = self._stage(
+            fused = run.stage(
                 "rerank",
                 self.config.reranker.type,  # type: ignore[union-attr]
                 self.reranker,
@@ -357,16 +386,38 @@ class Pipeline:
                 fused,
                 None,
             )
-        return list(fused)
+        return Hits(fused, corpus_version=view.version, index_id=view.index_id)
+
+    @staticmethod
+    def _query_store(
+        run: Run,
+        view: View,
+        name: str,
+        store: Store,
+        text: str,
+        vector: Any,
+        where: Filter | None,
+        k: int,
+    ) -> list[Hit]:
+        """``store``'s best ``k`` hits that belong to ``view``. A store may hold
+        chunks of a version being written (or of one being deleted); they are
+        dropped, and the store asked again for more when that left fewer than
+        it could give."""
+        kwargs: dict[str, Any] = {"where": where}
+        if "dense" in store.capabilities:
+            kwargs["vector"] = vector
+        if "text" in store.capabilities:
+            kwargs["text"] = text
+        ask = k
+        while True:
+            found = run.stage("retrieve", name, store, store.query, k=ask, **kwargs)
+            visible = [h for h in found if view.visible(h.chunk.document_id, h.chunk.id)]
+            if len(visible) >= k or len(found) < ask or ask >= 8 * k:
+                return visible[:k]
+            ask *= 2
 
     def _access_filter(self, principals: Sequence[str] | None) -> Filter | None:
         return caller_filter(self.config.access, principals)
-
-    def _check_index_fingerprint(self) -> None:
-        """Refuse to query an index built by another embedder (checked once per open)."""
-        if not self._fingerprint_checked and self.embedder is not None:
-            check_index_fingerprint(self.index_dir, self.embedder)
-        self._fingerprint_checked = True
 
     def ask(
         self,
@@ -380,76 +431,83 @@ class Pipeline:
         """Retrieve, then generate an answer that cites only the hits it was given.
         ``principals`` as for ``retrieve``. With ``cache.answers`` on, an answer
         to the same question, filters, principals, corpus version and config is
-        served from the cache (``answer.metadata["cached"]``); never with history."""
-        started = self._begin("ask")
+        served from the cache (``answer.metadata["cached"]``); never with history.
+        ``answer.metadata["corpus_version"]`` is the version it was drawn from."""
+        _check_question(question)
+        k = _check_k(k)
+        run = self.run("ask")
         try:
-            self._access_filter(principals)  # refuse before touching any cache
-            key = self._answer_key(question, filters, k, principals) if not history else None
-            cache = self.answer_cache
-            cached = cache.get(key) if key and cache is not None else None
-            if cached is not None:
-                self._end("ask", started, hits=len(cached.hits), cached=True)
-                return cached
-            hits = self._retrieve(question, filters, k, history, principals)
-            answer = self._generate(question, hits, history)
-            if key and cache is not None and not answer.degraded:
-                cache.put(key, answer)
+            with run.active():
+                answer = self._ask(run, question, filters, history, k, principals)
         except BaseException as exc:
-            self._end("ask", started, exc)
+            run.finish(exc)
             raise
-        self._end("ask", started, hits=len(hits), citations=len(answer.citations))
+        run.finish(
+            hits=len(answer.hits),
+            citations=len(answer.citations),
+            cached=bool(answer.metadata.get("cached")),
+        )
         return answer
 
-    def _answer_key(
+    def _ask(
         self,
+        run: Run,
         question: str,
         filters: Mapping[str, Any] | Filter | None,
+        history: Sequence[Message],
         k: int | None,
         principals: Sequence[str] | None,
-    ) -> str | None:
-        if self.answer_cache is None:
-            return None
-        ledger_path = self.index_dir / "ledger.sqlite"
-        if not ledger_path.exists():
-            return None
-        ledger = Ledger(ledger_path).open()
-        try:
-            version = ledger.corpus_version
-        finally:
-            ledger.close()
-        return AnswerCache.key(
+    ) -> Answer:
+        self._access_filter(principals)  # refuse before touching any cache
+        cache = self.answer_cache if not history else None
+        if cache is None:
+            hits = self._retrieve(run, question, filters, k, history, principals)
+            return _with_version(self._generate(run, question, hits, history), hits)
+        view = self._sync()
+        key = AnswerCache.key(
             question=question,
-            corpus_version=version,
+            corpus_version=view.version,
+            index_id=view.index_id,
             filters=filters if filters is None or isinstance(filters, Mapping) else repr(filters),
             principals=principals,
             k=k,
             config_hash=self._config_hash,
         )
+        cached = cache.get(key)
+        if cached is not None:
+            return cached
+        hits = self._retrieve(run, question, filters, k, history, principals)
+        answer = _with_version(self._generate(run, question, hits, history), hits)
+        if not answer.degraded and (hits.index_id, hits.corpus_version) == view.key:
+            cache.put(key, answer)  # only under the version the key names
+        return answer
 
-    def _ordered(self, hits: list[Hit]) -> list[Hit]:
+    def _ordered(self, hits: Sequence[Hit]) -> list[Hit]:
         """The hits in the order the generator sees them (``retrieval.order``)."""
         if self.config.retrieval.order == "lost-in-the-middle":
-            return lost_in_the_middle(hits)
-        return hits
+            return lost_in_the_middle(list(hits))
+        return list(hits)
 
-    def _generate(self, question: str, hits: list[Hit], history: Sequence[Message]) -> Answer:
+    def _generate(
+        self, run: Run, question: str, hits: Sequence[Hit], history: Sequence[Message]
+    ) -> Answer:
         if not hits:
             return Answer(question=question, text=NOT_FOUND, grounded=False)
-        hits = self._ordered(hits)
+        ordered = self._ordered(hits)
         try:
-            answer = self._stage(
+            answer = run.stage(
                 "generate",
                 self.config.generator.type,
                 self.generator,
                 self.generator.generate,
                 question,
-                hits,
+                ordered,
                 history,
             )
         except Exception as exc:
             log.warning("generator failed: %r; answering with the best passages", exc)
-            return degraded_answer(question, hits, exc)
-        return checked_answer(answer, hits)
+            return degraded_answer(question, ordered, exc)
+        return checked_answer(answer, ordered)
 
     def stream(
         self,
@@ -461,33 +519,93 @@ class Pipeline:
         principals: Sequence[str] | None = None,
     ) -> AnswerStream:
         """Like ``ask`` but yields the answer text as it is generated. Retrieval
-        happens here; generation as the stream is iterated. The run's
-        ``RunFinished`` event is emitted when the stream ends."""
-        started = self._begin("stream")
+        happens here; generation (the ``generate`` stage, whose result is the
+        generator's iterator of pieces) as the stream is iterated. The run's
+        ``RunFinished`` event is emitted when the stream ends, is closed, or the
+        caller stops iterating early."""
+        _check_question(question)
+        k = _check_k(k)
+        run = self.run("stream")
         try:
-            hits = self._retrieve(question, filters, k, history, principals)
+            with run.active():
+                hits = self._retrieve(run, question, filters, k, history, principals)
         except BaseException as exc:
-            self._end("stream", started, exc)
+            run.finish(exc)
             raise
-
-        hits = self._ordered(hits)
+        ordered = self._ordered(hits)
+        generator_type = self.config.generator.type
 
         def pieces() -> Iterator[str | Answer]:
-            if not hits:
-                answer = Answer(question=question, text=NOT_FOUND, grounded=False)
-                yield answer.text
-                yield answer
-            else:
+            error: BaseException | None = None
+            try:
+                if not ordered:
+                    answer = Answer(question=question, text=NOT_FOUND, grounded=False)
+                    yield answer.text
+                    yield answer
+                    return
                 try:
-                    yield from self.generator.stream(question, hits, history)
+                    yield from run.stream_stage(
+                        "generate",
+                        generator_type,
+                        self.generator,
+                        self.generator.stream,
+                        question,
+                        ordered,
+                        history,
+                    )
                 except Exception as exc:
                     log.warning("generator failed: %r; answering with the best passages", exc)
-                    answer = degraded_answer(question, hits, exc)
+                    answer = degraded_answer(question, ordered, exc)
                     yield "\n" + answer.text
                     yield answer
-            self._end("stream", started, hits=len(hits))
+            except BaseException as exc:  # the caller stopped early (GeneratorExit) or worse
+                error = None if isinstance(exc, GeneratorExit) else exc
+                raise
+            finally:
+                run.finish(error, hits=len(ordered), corpus_version=hits.corpus_version)
 
-        return AnswerStream(pieces(), lambda answer: checked_answer(answer, hits))
+        def finish(answer: Answer) -> Answer:
+            return _with_version(checked_answer(answer, ordered), hits)
+
+        return AnswerStream(pieces(), finish)
+
+
+def _report(source: str, message: str) -> None:
+    """``Context.report`` of every component: into the calling thread's run."""
+    run = current_run.get()
+    if run is not None:
+        run.report(source, message)
+    else:
+        log.warning("%s: %s", source, message)
+
+
+def _keep(source: str) -> None:
+    run = current_run.get()
+    if run is not None:
+        run.keep(source)
+
+
+def _with_version(answer: Answer, hits: Hits) -> Answer:
+    from dataclasses import replace
+
+    return replace(answer, metadata={**answer.metadata, "corpus_version": hits.corpus_version})
+
+
+def _check_question(question: Any) -> None:
+    if not isinstance(question, str):
+        raise TypeError(f"the question must be a string, not {type(question).__name__}")
+    if not question.strip():
+        raise ValueError("the question is empty: ask something")
+
+
+def _check_k(k: Any) -> int | None:
+    if k is None:
+        return None
+    if isinstance(k, bool) or not isinstance(k, int):
+        raise TypeError(f"k must be a whole number of hits, not {k!r} ({type(k).__name__})")
+    if not 1 <= k <= MAX_K:
+        raise ValueError(f"k must be between 1 and {MAX_K}, not {k}")
+    return k
 
 
 def load(

@@ -7,7 +7,7 @@ from typing import Any
 from .components import COMPONENT_KINDS
 from .config import RetrievalSettings
 from .registry import Registry
-from .settings import AccessSettings, CacheSettings
+from .settings import AccessSettings, CacheSettings, IndexingSettings
 
 __all__ = ["config_json_schema"]
 
@@ -55,6 +55,7 @@ def config_json_schema(registry: Registry) -> dict[str, Any]:
         ("retrieval", RetrievalSettings),
         ("access", AccessSettings),
         ("cache", CacheSettings),
+        ("indexing", IndexingSettings),
     ):
         schema = model.model_json_schema(ref_template="#/$defs/{model}")
         defs.update(schema.pop("$defs", {}))

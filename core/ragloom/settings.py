@@ -11,7 +11,13 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from .filters import parse as parse_filter
 from .globs import check_pattern
 
-__all__ = ["AccessRule", "AccessSettings", "CacheSettings", "RetrievalSettings"]
+__all__ = [
+    "AccessRule",
+    "AccessSettings",
+    "CacheSettings",
+    "IndexingSettings",
+    "RetrievalSettings",
+]
 
 
 class RetrievalSettings(BaseModel):
@@ -65,6 +71,19 @@ class AccessSettings(BaseModel):
         "deny", description="what chunks without the field are: readable by nobody, or by all"
     )
     rules: list[AccessRule] = Field(default_factory=list)
+    trust_document_labels: bool | None = Field(
+        None,
+        description="whether a document may name its own readers (front matter, record "
+        "fields): by default yes without `rules`, no with them, so a file in hr/ cannot "
+        "grant itself to everyone. The loader's own `metadata:` in the config is always trusted",
+    )
+
+    @property
+    def trusts_documents(self) -> bool:
+        """``trust_document_labels``, or its default: trusted unless ``rules`` label documents."""
+        if self.trust_document_labels is not None:
+            return self.trust_document_labels
+        return not self.rules
 
 
 class CacheSettings(BaseModel):
@@ -85,4 +104,24 @@ class CacheSettings(BaseModel):
     answer_ttl: float = Field(3600.0, gt=0, description="seconds an answer stays fresh")
     answer_max_entries: int = Field(
         1000, gt=0, description="answers kept, least recently used dropped first"
+    )
+
+
+class IndexingSettings(BaseModel):
+    """``indexing:``: guards on what an index run may do."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    max_delete_share: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="refuse a run that would delete more than this share of the indexed "
+        "documents (an unmounted or emptied folder) unless `--allow-mass-delete` is given; "
+        "1 turns the guard off. A run deleting a single document is never refused",
+    )
+    secrets: Literal["skip", "redact", "allow"] = Field(
+        "skip",
+        description="documents holding credentials (keys, tokens, private keys): `skip` "
+        "leaves them out, `redact` indexes them with each secret replaced, `allow` indexes "
+        "them as they are; skipped and redacted documents are reported",
     )

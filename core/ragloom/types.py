@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-__all__ = ["Answer", "Chunk", "Citation", "Document", "Hit", "content_hash"]
+__all__ = ["Answer", "Chunk", "Citation", "Document", "Hit", "Hits", "content_hash"]
 
 
 def content_hash(text: str) -> str:
@@ -83,6 +83,17 @@ class Hit:
     def with_score(self, stage: str, score: float) -> Hit:
         """A copy scored by ``stage``: ``score`` becomes current, the old ones are kept."""
         return replace(self, score=float(score), scores={**self.scores, stage: float(score)})
+
+
+class Hits(list[Hit]):
+    """What ``Pipeline.retrieve`` returns: the hits, best first (a plain list in
+    every other respect), and the committed corpus version they were all drawn
+    from (``corpus_version``, with the ``index_id`` of the ledger)."""
+
+    def __init__(self, hits: Any = (), *, corpus_version: int = 0, index_id: str = "") -> None:
+        super().__init__(hits)
+        self.corpus_version = corpus_version
+        self.index_id = index_id
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from typing import IO, Any
 
 from ...types import Chunk
 
-__all__ = ["atomic_write", "chunk_from_dict", "chunk_to_dict"]
+__all__ = ["atomic_write", "chunk_from_dict", "chunk_to_dict", "file_identity"]
 
 
 def atomic_write(path: Path, write: Callable[[IO[bytes]], None]) -> None:
@@ -27,6 +27,16 @@ def atomic_write(path: Path, write: Callable[[IO[bytes]], None]) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def file_identity(path: Path) -> tuple[int, int, int] | None:
+    """``(inode, mtime in ns, size)`` of ``path``, or None when it is missing:
+    an atomic replace (a new inode) or any rewrite changes it."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return (info.st_ino, info.st_mtime_ns, info.st_size)
 
 
 def chunk_to_dict(chunk: Chunk) -> dict[str, Any]:

@@ -36,7 +36,7 @@ import io
 import json
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -47,7 +47,7 @@ from ...components import ComponentConfig, Context, Store
 from ...errors import StoreError
 from ...filters import ALL_OPERATORS, Filter, check_supported, evaluate
 from ...types import Chunk, Hit
-from ._persist import atomic_write, chunk_from_dict, chunk_to_dict
+from ._persist import atomic_write, chunk_from_dict, chunk_to_dict, file_identity
 
 if TYPE_CHECKING:
     import numpy as np
@@ -128,18 +128,22 @@ class BM25Store(Store):
     def __init__(self, config: ComponentConfig | None = None, **options: Any) -> None:
         super().__init__(config, **options)
         self._analyzer = Analyzer(self.config.analyzer)
+        self._lock = threading.Lock()
+        self._file: Path | None = None
+        self._reset()
+
+    def _reset(self) -> None:
         self._chunks: dict[str, Chunk] = {}
         self._terms: dict[str, np.ndarray] = {}  # chunk id -> int32 term ids
         self._vocab: dict[str, int] = {}  # term -> id, ids 0..len-1 in insertion order
         self._index: _Index | None = None
-        self._lock = threading.Lock()
         self._dirty = False
-        self._file: Path | None = None
+        self._identity: tuple[int, int, int] | None = None  # the file last read or written
 
     def fingerprint(self) -> dict[str, Any]:
         """What decides the scores: backend, formula, parameters, analyzer."""
         return {
-            "type": type(self).__name__,
+            "type": self.type_name or type(self).__name__,
             "backend": self.config.backend,
             "formula": self.config.formula,  # in bm25s's names
             **({"variant": self.config.variant} if self.config.backend == "rank-bm25" else {}),
@@ -154,8 +158,12 @@ class BM25Store(Store):
         super().open(context)
         directory = self.context.store_dir(self.config.path, "bm25")
         self._file = directory / "bm25.npz"
+        self._reset()
         legacy = directory / "bm25.json"
-        if self._file.exists():
+        if self.context.fresh:
+            self._file.unlink(missing_ok=True)
+            legacy.unlink(missing_ok=True)
+        elif self._file.exists():
             self._load(self._file)
         elif legacy.exists():
             data = self._read(legacy, lambda: json.loads(legacy.read_text("utf-8")))
@@ -164,6 +172,18 @@ class BM25Store(Store):
     def close(self) -> None:
         if self._dirty:
             self.flush()
+
+    def refresh(self) -> None:
+        """Make the store what its file holds: reload it if another process
+        replaced or deleted it, and drop writes not flushed (a failed run's)."""
+        if self._file is None:
+            return
+        identity = file_identity(self._file)
+        if identity == self._identity and not self._dirty:
+            return
+        self._reset()
+        if identity is not None:
+            self._load(self._file)
 
     def _read(self, file: Path, read: Any) -> Any:
         try:
@@ -177,14 +197,21 @@ class BM25Store(Store):
     def _load(self, file: Path) -> None:
         import numpy as np
 
-        def read() -> tuple[dict[str, Any], list[str], np.ndarray, np.ndarray]:
+        def read() -> tuple[dict[str, Any], list[str], np.ndarray, np.ndarray, list[Chunk]]:
             with np.load(file, allow_pickle=False) as data:
                 meta = json.loads(bytes(data["meta"]).decode("utf-8"))
                 words = json.loads(bytes(data["vocab"]).decode("utf-8"))
-                return meta, words, data["terms"].astype(np.int32), data["lengths"]
+                flat, lengths = data["terms"].astype(np.int32), data["lengths"]
+            chunks = [chunk_from_dict(c) for c in meta["chunks"]]
+            if len(lengths) != len(chunks) or int(lengths.sum()) != len(flat):
+                raise ValueError("its term lists do not match its chunks")
+            if len(flat) and (int(flat.min()) < 0 or int(flat.max()) >= len(words)):
+                raise ValueError("a term id lies outside its vocabulary")
+            return meta, words, flat, lengths, chunks
 
-        meta, words, flat, lengths = self._read(file, read)
-        chunks = [chunk_from_dict(c) for c in meta["chunks"]]
+        identity = file_identity(file)
+        meta, words, flat, lengths, chunks = self._read(file, read)
+        self._identity = identity
         if meta.get("analyzer") != self._analyzer.fingerprint():
             self._reanalyse(chunks, "another analyzer")
             return
@@ -236,6 +263,7 @@ class BM25Store(Store):
             handle.write(buffer.getvalue())
 
         atomic_write(self._file, write)
+        self._identity = file_identity(self._file)
         self._file.with_name("bm25.json").unlink(missing_ok=True)
         self._dirty = False
 
@@ -259,6 +287,8 @@ class BM25Store(Store):
     def delete(self, *, ids: Sequence[str] | None = None, where: Filter | None = None) -> int:
         if ids is None and where is None:
             raise StoreError("delete needs ids= or where=; to empty a store, rebuild the index")
+        if where is not None:
+            check_supported(where, self.filter_operators, self.context.name or "bm25")
         doomed = {i for i in (ids or ()) if i in self._chunks}
         if where is not None:
             doomed |= {cid for cid, c in self._chunks.items() if evaluate(where, c.metadata)}
@@ -273,7 +303,14 @@ class BM25Store(Store):
     def count(self, where: Filter | None = None) -> int:
         if where is None:
             return len(self._chunks)
+        check_supported(where, self.filter_operators, self.context.name or "bm25")
         return sum(1 for c in self._chunks.values() if evaluate(where, c.metadata))
+
+    def ids(self, where: Filter | None = None) -> Iterator[str]:
+        if where is None:
+            return iter(list(self._chunks))
+        check_supported(where, self.filter_operators, self.context.name or "bm25")
+        return iter([cid for cid, c in self._chunks.items() if evaluate(where, c.metadata)])
 
     # -- search ------------------------------------------------------------
     def _ensure_index(self) -> _Index:

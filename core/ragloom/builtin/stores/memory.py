@@ -5,14 +5,15 @@ one matrix-vector product and an ``argpartition``. Filters are evaluated on
 numpy columns of the metadata (``_columns``), built per field the first time a
 filter names it and dropped on every write; a selective filter scores only
 the matching rows. Persisted atomically to ``<index_dir>/<name>/memory.npz``
-on ``flush()``/``close()``.
+on ``flush()``/``close()``; ``refresh()`` reloads the file when another
+process replaced it (and empties the store when it was deleted).
 """
 
 from __future__ import annotations
 
 import io
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -20,7 +21,7 @@ from ...components import ComponentConfig, Context, Store
 from ...errors import DimensionMismatchError, StoreError
 from ...filters import ALL_OPERATORS, Filter, check_supported
 from ...types import Chunk, Hit
-from ._persist import atomic_write, chunk_from_dict, chunk_to_dict
+from ._persist import atomic_write, chunk_from_dict, chunk_to_dict, file_identity
 
 if TYPE_CHECKING:
     import numpy as np
@@ -49,43 +50,67 @@ class MemoryStore(Store):
 
     def __init__(self, config: ComponentConfig | None = None, **options: Any) -> None:
         super().__init__(config, **options)
+        self._file: Path | None = None
+        self._reset()
+
+    def _reset(self) -> None:
         self._matrix: np.ndarray | None = None  # capacity rows; first _n are live
         self._n = 0
         self._chunks: list[Chunk] = []
         self._row: dict[str, int] = {}
         self._columns: Columns | None = None  # metadata columns, rebuilt lazily after writes
         self._dirty = False
-        self._file: Path | None = None
+        self._identity: tuple[int, int, int] | None = None  # the file last read or written
 
     # -- lifecycle ---------------------------------------------------------
     def open(self, context: Context | None = None) -> None:
         super().open(context)
         directory = self.context.store_dir(self.config.path, "memory")
         self._file = directory / "memory.npz"
-        if self._file.exists():
+        self._reset()
+        if self.context.fresh:
+            self._file.unlink(missing_ok=True)
+        elif self._file.exists():
             self._load(self._file)
 
     def close(self) -> None:
         if self._dirty:
             self.flush()
 
+    def refresh(self) -> None:
+        """Make the store what its file holds: reload it if another process
+        replaced or deleted it, and drop writes not flushed (a failed run's)."""
+        if self._file is None:
+            return
+        identity = file_identity(self._file)
+        if identity == self._identity and not self._dirty:
+            return
+        self._reset()
+        if identity is not None:
+            self._load(self._file)
+
     def _load(self, file: Path) -> None:
         import numpy as np
 
         try:
+            identity = file_identity(file)
             with np.load(file, allow_pickle=False) as data:
                 matrix = np.ascontiguousarray(data["vectors"], dtype=np.float32)
                 chunks = json.loads(bytes(data["chunks"]).decode("utf-8"))
+            if matrix.ndim != 2 or matrix.shape[0] != len(chunks):
+                raise ValueError(f"{len(chunks)} chunks but vectors of shape {matrix.shape}")
         except Exception as exc:
             raise StoreError(
                 f"memory store file {file} is unreadable ({exc}); "
                 "run `ragloom index --rebuild` to recreate it"
             ) from exc
-        self._matrix = matrix
-        self._n = matrix.shape[0]
+        # an empty store keeps no width: a rebuild may change embedders
+        self._matrix = matrix if len(chunks) else None
+        self._n = len(chunks)
         self._chunks = [chunk_from_dict(c) for c in chunks]
         self._row = {c.id: i for i, c in enumerate(self._chunks)}
         self._columns = None
+        self._identity = identity
 
     def flush(self) -> None:
         import numpy as np
@@ -101,6 +126,7 @@ class MemoryStore(Store):
             handle.write(buffer.getvalue())
 
         atomic_write(self._file, write)
+        self._identity = file_identity(self._file)
         self._dirty = False
 
     # -- data --------------------------------------------------------------
@@ -236,6 +262,8 @@ class MemoryStore(Store):
 
         if ids is None and where is None:
             raise StoreError("delete needs ids= or where=; to empty a store, rebuild the index")
+        if where is not None:
+            check_supported(where, self.filter_operators, self.context.name or "memory")
         doomed = np.zeros(self._n, dtype=bool)
         if ids is not None:
             doomed[[self._row[i] for i in ids if i in self._row]] = True
@@ -260,7 +288,18 @@ class MemoryStore(Store):
 
         if where is None:
             return self._n
+        check_supported(where, self.filter_operators, self.context.name or "memory")
         return int(np.count_nonzero(self._mask(where))) if self._n else 0
+
+    def ids(self, where: Filter | None = None) -> Iterator[str]:
+        import numpy as np
+
+        if where is None:
+            return iter([c.id for c in self._chunks])
+        check_supported(where, self.filter_operators, self.context.name or "memory")
+        if not self._n:
+            return iter([])
+        return iter([self._chunks[i].id for i in np.flatnonzero(self._mask(where)).tolist()])
 
 
 def _top(scores: np.ndarray, k: int) -> np.ndarray:

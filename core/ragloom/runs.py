@@ -1,0 +1,197 @@
+"""One call of a pipeline (``index``, ``retrieve``, ``ask``, ``stream``) as an
+object: its id, the problems it collected, its stages and its events.
+
+Concurrent calls on one pipeline each get their own ``Run``, so nothing of
+one call (its id, its problem list) leaks into another. Components report
+problems through ``Context.report``, which the pipeline routes to the run of
+the calling thread (``current_run``).
+
+Events go through pluggy (``pm.hook.on_event``), so ``tryfirst``/``trylast``,
+wrappers and implementations that take no argument behave as pluggy
+documents. An observer that raises is logged and does not break the run:
+:func:`guard_observers` wraps every plain ``on_event`` implementation of a
+plugin manager (wrappers are left as they are).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from .events import Event, ProblemReported, RunFinished, RunStarted, StageCall, StageFinished
+
+if TYPE_CHECKING:
+    import pluggy
+
+__all__ = ["Run", "current_run", "guard_observers"]
+
+log = logging.getLogger("ragloom")
+
+current_run: contextvars.ContextVar[Run | None] = contextvars.ContextVar(
+    "ragloom_current_run", default=None
+)
+"""The run the calling thread (or task) is inside, if any."""
+
+_GUARDED = "_ragloom_guarded"
+
+
+class Run:
+    """One call of a pipeline: ``run.stage(...)`` runs a stage through the
+    ``run_stage`` hook and times it; ``run.report(...)`` records a problem;
+    ``run.finish(...)`` emits ``RunFinished`` (once)."""
+
+    def __init__(self, operation: str, plugin_manager: pluggy.PluginManager) -> None:
+        self.operation = operation
+        self.id = uuid.uuid4().hex[:12]
+        self.problems: list[tuple[str, str]] = []
+        self.kept: set[str] = set()
+        """Sources a loader could not read this run: their indexed documents are kept."""
+        self._pm = plugin_manager
+        self._started = time.perf_counter()
+        self._finished = False
+        self.emit(RunStarted(self.id, operation=operation))
+
+    @property
+    def seconds(self) -> float:
+        return time.perf_counter() - self._started
+
+    # -- events ------------------------------------------------------------
+    def emit(self, event: Event) -> None:
+        guard_observers(self._pm)
+        try:
+            self._pm.hook.on_event(event=event)
+        except Exception:  # a wrapper observer failed: it never breaks a run
+            log.exception("on_event observer failed")
+
+    def report(self, source: str, message: str) -> None:
+        """Record a problem that does not stop the run."""
+        self.problems.append((source, message))
+        self.emit(ProblemReported(self.id, source=source, message=message))
+
+    def keep(self, source: str) -> None:
+        """Keep what the index holds from ``source`` (a document id or a folder)."""
+        self.kept.add(source)
+
+    def finish(self, error: BaseException | None = None, **stats: Any) -> None:
+        """Emit ``RunFinished`` with ``stats``; later calls do nothing."""
+        if self._finished:
+            return
+        self._finished = True
+        self.emit(
+            RunFinished(
+                self.id,
+                operation=self.operation,
+                seconds=self.seconds,
+                stats=stats,
+                error=repr(error) if error is not None else None,
+            )
+        )
+
+    @contextmanager
+    def active(self) -> Iterator[Run]:
+        """Make this the calling thread's current run (for ``Context.report``)."""
+        token = current_run.set(self)
+        try:
+            yield self
+        finally:
+            current_run.reset(token)
+
+    # -- stages ------------------------------------------------------------
+    def stage(
+        self,
+        stage: str,
+        name: str,
+        component: Any,
+        func: Callable[..., Any],
+        *args: Any,
+        **kwargs: Any,
+    ) -> Any:
+        """Run ``func(*args, **kwargs)`` as ``stage`` through the ``run_stage``
+        hook and emit ``StageFinished`` with its timing and item count."""
+        call = StageCall(stage, name, component, func, args, kwargs, self.id)
+        started = time.perf_counter()
+        try:
+            result = self._pm.hook.run_stage(call=call)
+        except BaseException as exc:
+            self.emit(
+                StageFinished(
+                    self.id,
+                    stage=stage,
+                    name=name,
+                    seconds=time.perf_counter() - started,
+                    error=repr(exc),
+                )
+            )
+            raise
+        seconds = time.perf_counter() - started
+        count = len(result) if hasattr(result, "__len__") else None
+        log.debug(
+            "stage %s (%s): %.4fs%s",
+            stage,
+            name,
+            seconds,
+            "" if count is None else f", {count} item(s)",
+        )
+        self.emit(StageFinished(self.id, stage=stage, name=name, seconds=seconds, count=count))
+        return result
+
+    def stream_stage(
+        self,
+        stage: str,
+        name: str,
+        component: Any,
+        func: Callable[..., Iterator[Any]],
+        *args: Any,
+        **kwargs: Any,
+    ) -> Iterator[Any]:
+        """Like ``stage`` for a stage whose result is an iterator (a streamed
+        answer): the hook gets the call as any other, and ``StageFinished``
+        (its ``count`` the pieces yielded) comes when the iterator is exhausted,
+        fails, or is closed by a caller that stopped early."""
+        call = StageCall(stage, name, component, func, args, kwargs, self.id)
+        started = time.perf_counter()
+        count = 0
+        try:
+            for piece in self._pm.hook.run_stage(call=call):
+                count += 1
+                yield piece
+        except GeneratorExit:
+            self.emit(_finished(self, stage, name, started, count=count))
+            raise
+        except BaseException as exc:
+            self.emit(_finished(self, stage, name, started, count=count, error=repr(exc)))
+            raise
+        self.emit(_finished(self, stage, name, started, count=count))
+
+
+def _finished(run: Run, stage: str, name: str, started: float, **fields: Any) -> StageFinished:
+    return StageFinished(
+        run.id, stage=stage, name=name, seconds=time.perf_counter() - started, **fields
+    )
+
+
+def guard_observers(pm: pluggy.PluginManager) -> None:
+    """Wrap each plain ``on_event`` implementation so that an exception it
+    raises is logged and the remaining observers still run. Idempotent;
+    pluggy's ordering, ``tryfirst``/``trylast`` and argument subsets are kept."""
+    for impl in pm.hook.on_event.get_hookimpls():
+        if impl.hookwrapper or getattr(impl, "wrapper", False):
+            continue
+        function = impl.function
+        if getattr(function, _GUARDED, False):
+            continue
+
+        def guarded(*args: Any, _f: Callable[..., Any] = function, **kwargs: Any) -> Any:
+            try:
+                return _f(*args, **kwargs)
+            except Exception:
+                log.exception("on_event observer %r failed", _f)
+                return None
+
+        setattr(guarded, _GUARDED, True)
+        impl.function = guarded  # type: ignore[misc]  # pluggy calls impl.function

@@ -1,0 +1,231 @@
+"""The committed state of an index directory, as queries see it.
+
+An index run (``indexing.py``) writes a document's chunks to every store
+before the ledger commits the document, and deletes replaced chunks after
+the commit; another process may commit a run at any moment. So a store may
+hold, for a while, chunks that no committed document owns. A query answers
+from one committed corpus version all the same:
+
+- :class:`View` is a snapshot of the ledger at one version: for each
+  document, the stamp its committed chunk ids carry. A hit whose chunk is not
+  the committed version of its document is never shown (``View.visible``).
+- :class:`IndexState` holds the pipeline's current view and notices, cheaply
+  (a ``stat`` and SQLite's ``PRAGMA data_version``), when another process has
+  committed; the pipeline then refreshes its stores and loads the new view
+  before it answers.
+- :class:`RWLock` orders the calls into the stores of one process: queries
+  share it; every store write (upsert, delete, flush, refresh) and every
+  switch of view takes it alone. A query therefore sees the stores between
+  two writes, holding at least every chunk of the version it pinned.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import IndexStateError
+from .ledger import LEDGER_FILE, Ledger, stamp_of
+
+__all__ = ["IndexState", "RWLock", "View"]
+
+log = logging.getLogger("ragloom")
+
+
+@dataclass(frozen=True)
+class View:
+    """The committed index at one corpus version."""
+
+    index_id: str = ""
+    version: int = 0
+    stamps: Mapping[str, str] = field(default_factory=dict, repr=False)
+    """Document id -> the stamp of its committed chunks."""
+    embedder: Any = None
+    """The embedder fingerprint the index was built with (None: not recorded)."""
+    exists: bool = False
+    """Whether a ledger exists: False before the first index run."""
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.index_id, self.version)
+
+    def visible(self, document_id: str, chunk_id: str) -> bool:
+        """Whether the chunk is the committed version of its document."""
+        stamp = self.stamps.get(document_id)
+        return stamp is not None and stamp == stamp_of(chunk_id)
+
+    @property
+    def chunk_count(self) -> int:
+        return len(self.stamps)
+
+
+class RWLock:
+    """Many readers or one writer; a waiting writer holds new readers back.
+
+    Reentrant for readers (a thread that holds it for reading may take it
+    again); a thread must not ask to write while it reads.
+    """
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._readers = 0
+        self._writer: int | None = None
+        self._waiting = 0
+        self._local = threading.local()
+
+    @contextmanager
+    def read(self) -> Iterator[None]:
+        depth = getattr(self._local, "depth", 0)
+        me = threading.get_ident()
+        if depth == 0 and self._writer != me:
+            with self._cond:
+                while self._writer is not None or self._waiting:
+                    self._cond.wait()
+                self._readers += 1
+        self._local.depth = depth + 1
+        try:
+            yield
+        finally:
+            self._local.depth = depth
+            if depth == 0 and self._writer != me:
+                with self._cond:
+                    self._readers -= 1
+                    if not self._readers:
+                        self._cond.notify_all()
+
+    @contextmanager
+    def write(self) -> Iterator[None]:
+        me = threading.get_ident()
+        if self._writer == me:  # nested: already exclusive
+            yield
+            return
+        if getattr(self._local, "depth", 0):
+            raise RuntimeError("a thread that reads the stores cannot also write them")
+        with self._cond:
+            self._waiting += 1
+            try:
+                while self._writer is not None or self._readers:
+                    self._cond.wait()
+            finally:
+                self._waiting -= 1
+            self._writer = me
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._writer = None
+                self._cond.notify_all()
+
+
+class IndexState:
+    """The index directory of one pipeline: its current view, the lock that
+    orders store calls, and a cheap check for commits by other processes."""
+
+    def __init__(self, index_dir: Path) -> None:
+        self.index_dir = index_dir
+        self.ledger_path = index_dir / LEDGER_FILE
+        self.lock = RWLock()
+        self._view: View | None = None
+        self._watch: sqlite3.Connection | None = None
+        self._watch_inode: tuple[int, int] | None = None
+        self._data_version: int | None = None
+        self._watch_lock = threading.Lock()
+
+    @property
+    def view(self) -> View:
+        """The view queries answer from (loaded on first use)."""
+        view = self._view
+        if view is None:
+            view = self._view = self.load_view()
+        return view
+
+    def set_view(self, view: View) -> None:
+        """Switch to ``view``; call with ``lock.write()`` held."""
+        self._view = view
+
+    def forget(self) -> None:
+        """Drop the view and the watch (the pipeline is closing)."""
+        with self._watch_lock:
+            if self._watch is not None:
+                self._watch.close()
+            self._watch = None
+            self._watch_inode = None
+            self._data_version = None
+        self._view = None
+
+    # -- reading the ledger -------------------------------------------------
+    def load_view(self) -> View:
+        """The ledger's committed state, read in one transaction."""
+        if not self.ledger_path.exists():
+            return View()
+        ledger = Ledger(self.ledger_path).open()  # migrates an older ledger in place
+        db = ledger.db
+        try:
+            db.execute("BEGIN")
+            meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+            stamps = dict(db.execute("SELECT id, stamp FROM documents").fetchall())
+            db.execute("COMMIT")
+        except sqlite3.DatabaseError as exc:
+            raise IndexStateError(
+                f"the index ledger {self.ledger_path} is damaged ({exc}): run "
+                "`ragloom index --rebuild`, which moves it aside and indexes every document again"
+            ) from None
+        finally:
+            ledger.close()
+
+        def value(key: str) -> Any:
+            return json.loads(meta[key]) if key in meta else None
+
+        return View(
+            index_id=str(value("index_id") or ""),
+            version=int(value("corpus_version") or 0),
+            stamps=stamps,
+            embedder=value("embedder"),
+            exists=True,
+        )
+
+    def changed(self) -> bool:
+        """Whether the ledger on disk may be at another version than the view
+        (another process committed, or the ledger was replaced). Cheap: a
+        ``stat`` and ``PRAGMA data_version``; True errs on the side of a reload."""
+        view = self._view
+        if view is None:
+            return True
+        try:
+            info = os.stat(self.ledger_path)
+        except FileNotFoundError:
+            return view.exists
+        inode = (info.st_dev, info.st_ino)
+        with self._watch_lock:
+            if self._watch is None or inode != self._watch_inode:
+                if self._watch is not None:
+                    self._watch.close()
+                self._watch = sqlite3.connect(
+                    self.ledger_path, isolation_level=None, check_same_thread=False, timeout=30
+                )
+                self._watch_inode = inode
+                self._data_version = None
+            try:
+                data_version = int(self._watch.execute("PRAGMA data_version").fetchone()[0])
+                if data_version == self._data_version:
+                    return False
+                row = self._watch.execute(
+                    "SELECT (SELECT value FROM meta WHERE key = 'index_id'), "
+                    "(SELECT value FROM meta WHERE key = 'corpus_version')"
+                ).fetchone()
+            except sqlite3.DatabaseError:
+                return True  # a damaged ledger: the reload says what to do
+            index_id = json.loads(row[0]) if row[0] else ""
+            version = int(json.loads(row[1])) if row[1] else 0
+            if view.exists and (index_id, version) == view.key:
+                self._data_version = data_version  # nothing new until it moves again
+                return False
+            return True

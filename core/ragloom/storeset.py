@@ -1,0 +1,114 @@
+"""The configured stores of a pipeline, opened together.
+
+A store that fails to open (an unreadable file, a server that is down) does
+not stop the pipeline from opening: its error is kept and raised by the
+first query or index run that needs it, and the next use tries to open it
+again. ``ragloom index --rebuild`` instead opens every store *fresh*
+(``Context.fresh``), so a rebuild works whatever state their files are in,
+unreadable ones included. Iterating a ``StoreSet`` yields ``(name, store)``
+pairs, as ``Pipeline.stores`` always has.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .components import Context, Store
+    from .config import ComponentSpec
+
+__all__ = ["StoreSet"]
+
+
+class StoreSet(Sequence[tuple[str, "Store"]]):
+    """``(name, store)`` pairs in config order, with their lifecycle.
+
+    ``context(name, fresh)`` builds the ``Context`` a store is opened with.
+    Opening and reopening are not thread-safe by themselves: the pipeline
+    calls them with its store lock held for writing.
+    """
+
+    def __init__(
+        self, specs: Sequence[ComponentSpec], context: Callable[[str, bool], Context]
+    ) -> None:
+        self._specs = list(specs)
+        self._items: list[tuple[str, Store]] = [(s.name, s.create()) for s in self._specs]
+        self._context = context
+        self._opened: set[str] = set()
+        self._broken: dict[str, Exception] = {}
+
+    # -- the sequence ---------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, index: int) -> tuple[str, Store]:  # type: ignore[override]
+        return self._items[index]
+
+    def __iter__(self) -> Iterator[tuple[str, Store]]:
+        return iter(list(self._items))
+
+    def __repr__(self) -> str:
+        return f"StoreSet({[name for name, _ in self._items]})"
+
+    @property
+    def needs_vectors(self) -> bool:
+        """Whether any store answers vector queries (so texts must be embedded)."""
+        return any("dense" in store.capabilities for _, store in self._items)
+
+    @property
+    def opened(self) -> bool:
+        return len(self._opened) == len(self._items)
+
+    # -- lifecycle ----------------------------------------------------------------
+    def open(self) -> None:
+        """Open every store not yet open, reading what it persisted. A store that
+        fails is left closed and its error kept for ``check()``."""
+        for name, store in self._items:
+            if name not in self._opened:
+                try:
+                    store.open(self._context(name, False))
+                except Exception as exc:
+                    self._broken[name] = exc
+                    continue
+                self._broken.pop(name, None)
+                self._opened.add(name)
+
+    def check(self) -> None:
+        """Raise the error of a store that could not be opened, if any."""
+        for name, _ in self._items:
+            if name in self._broken:
+                raise self._broken[name]
+
+    def reopen(self, name: str, *, fresh: bool) -> None:
+        """Close the store ``name`` and open a new instance of it (``fresh``:
+        empty, whatever it persisted)."""
+        for i, (item_name, store) in enumerate(self._items):
+            if item_name != name:
+                continue
+            if name in self._opened:
+                self._opened.discard(name)
+                store.close()
+            replacement = self._specs[i].create()
+            self._items[i] = (name, replacement)
+            replacement.open(self._context(name, fresh))
+            self._broken.pop(name, None)
+            self._opened.add(name)
+            return
+        raise KeyError(name)
+
+    def reopen_all(self, *, fresh: bool) -> None:
+        for name, _ in list(self._items):
+            self.reopen(name, fresh=fresh)
+
+    def close(self) -> list[Exception]:
+        """Close every opened store (in reverse order); returns the errors raised."""
+        errors: list[Exception] = []
+        for name, store in reversed(self._items):
+            if name in self._opened:
+                self._opened.discard(name)
+                try:
+                    store.close()
+                except Exception as exc:  # close the rest, then report
+                    errors.append(exc)
+        return errors

@@ -1,0 +1,472 @@
+"""Index state that survives real-world events: an empty first run, a first run
+killed or out of disk, a missing loader root, a mass deletion, a stale writer,
+stores and ledger that disagree, and garbage on disk. Each test is one of the
+reproductions of the "core you can trust" issue."""
+
+from __future__ import annotations
+
+import errno
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pluggy
+import pytest
+import ragloom
+import yaml
+from ragloom.errors import IndexStateError, StoreError
+from ragloom.ledger import Ledger
+
+from .conftest import DOCS, basic_config
+
+RAGLOOM = str(Path(sys.executable).parent / "ragloom")
+
+
+def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [RAGLOOM, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "200"},
+        timeout=120,
+    )
+
+
+def project(root: Path, docs: dict[str, str] | None = None, **overrides: object) -> Path:
+    (root / "docs").mkdir(parents=True, exist_ok=True)
+    for name, text in (DOCS if docs is None else docs).items():
+        (root / "docs" / name).write_text(text)
+    (root / "ragloom.yaml").write_text(yaml.safe_dump(basic_config(**overrides)))
+    return root
+
+
+def sources(pipeline: ragloom.Pipeline, query: str, k: int = 10) -> set[str]:
+    return {h.chunk.source for h in pipeline.retrieve(query, k=k)}
+
+
+# -- 1. an empty first run, and every other way to an empty index ------------------
+
+
+def test_empty_first_run_then_documents_arrive(tmp_path: Path) -> None:
+    root = project(tmp_path, docs={})
+    first = cli("index", cwd=root)
+    assert first.returncode == 0, first.stderr
+    (root / "docs" / "a.md").write_text("# A\n\nThe aardvark eats ants at night.\n")
+    second = cli("index", cwd=root)
+    assert second.returncode == 0, second.stderr
+    assert "+1 added" in second.stdout
+    found = cli("search", "aardvark", "--json", cwd=root)
+    assert found.returncode == 0 and '"docs/a.md"' in found.stdout
+    rebuilt = cli("index", "--rebuild", cwd=root)
+    assert rebuilt.returncode == 0, rebuilt.stderr
+
+
+def test_index_emptied_then_filled_again(tmp_path: Path, pm: pluggy.PluginManager) -> None:
+    root = project(tmp_path, docs={"a.md": "# A\n\nAardvarks dig burrows.\n"})
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        pipeline.index()
+        (root / "docs" / "a.md").unlink()
+        assert pipeline.index().deleted == ("docs/a.md",)
+        for _, store in pipeline.stores:
+            assert store.count() == 0
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        (root / "docs" / "b.md").write_text("# B\n\nBadgers are nocturnal.\n")
+        assert pipeline.index().added == ("docs/b.md",)
+        assert sources(pipeline, "badgers nocturnal") == {"docs/b.md"}
+
+
+def test_disk_full_first_run_then_a_normal_run(
+    tmp_path: Path, pm: pluggy.PluginManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ragloom.builtin.stores import memory
+
+    root = project(tmp_path)
+    real = memory.atomic_write
+
+    def full(path: Path, write: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(memory, "atomic_write", full)
+    with (
+        ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline,
+        pytest.raises(OSError, match="No space left"),
+    ):
+        pipeline.index()
+    monkeypatch.setattr(memory, "atomic_write", real)
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        report = pipeline.index()
+        assert len(report.added) == 3
+        assert sources(pipeline, "AES-256 encrypted") >= {"docs/security.md"}
+
+
+@pytest.mark.parametrize("delay", [0.05, 0.4, 0.8, 1.2])
+def test_first_run_killed_then_next_run_completes(tmp_path: Path, delay: float) -> None:
+    docs = {
+        f"doc-{i:03d}.md": f"# Doc {i}\n\nDocument {i} mentions token{i}.\n" for i in range(300)
+    }
+    root = project(tmp_path, docs=docs)
+    process = subprocess.Popen(
+        [RAGLOOM, "index"], cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    time.sleep(delay)
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=60)
+    again = cli("index", cwd=root)
+    assert again.returncode == 0, again.stderr
+    check = cli("index", cwd=root)
+    assert check.returncode == 0 and "=300 unchanged" in check.stdout, check.stdout
+    found = cli("search", "token123", "--json", "-k", "1", cwd=root)
+    assert '"docs/doc-123.md"' in found.stdout
+
+
+# -- 2. a missing loader root, and the mass-delete guard ---------------------------
+
+
+def test_missing_root_is_an_error_and_its_documents_stay(tmp_path: Path) -> None:
+    root = project(
+        tmp_path,
+        loaders=[
+            {"type": "directory", "path": "docs"},
+            {"type": "directory", "path": "notes"},
+        ],
+    )
+    (root / "notes").mkdir()
+    (root / "notes" / "n.md").write_text("# Note\n\nThe quokka smiles.\n")
+    assert cli("index", cwd=root).returncode == 0
+    (root / "docs").rename(root / "docs-unmounted")  # the share is gone
+    (root / "notes" / "m.md").write_text("# More\n\nThe wombat digs.\n")
+    result = cli("index", cwd=root)
+    assert result.returncode == 1, result.stdout
+    assert "directory not found" in result.stderr and "kept" in result.stderr
+    assert "+1 added" in result.stdout and "-0 deleted" in result.stdout  # notes/ went on
+    for query, source in (("AES-256", "docs/security.md"), ("wombat", "notes/m.md")):
+        found = cli("search", query, "--json", "-k", "1", cwd=root)
+        assert f'"{source}"' in found.stdout, query
+
+
+def test_mass_delete_is_refused_unless_allowed(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    assert cli("index", cwd=root).returncode == 0
+    for path in (root / "docs").iterdir():  # the mount point is there, but empty
+        path.unlink()
+    dry = cli("index", "--dry-run", cwd=root)
+    assert dry.returncode == 0 and "max_delete_share" in dry.stdout + dry.stderr
+    refused = cli("index", cwd=root)
+    assert refused.returncode == 1
+    assert "would delete 3 of the 3" in refused.stderr and "--allow-mass-delete" in refused.stderr
+    assert '"docs/security.md"' in cli("search", "AES-256", "--json", cwd=root).stdout
+    allowed = cli("index", "--allow-mass-delete", cwd=root)
+    assert allowed.returncode == 0 and "-3 deleted" in allowed.stdout
+
+
+def test_the_guard_is_configurable_and_ignores_single_deletions(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    root = project(tmp_path, docs={"a.md": "# A\n\nalpha\n", "b.md": "# B\n\nbravo\n"})
+    config = root / "ragloom.yaml"
+    with ragloom.load(config, plugin_manager=pm) as pipeline:
+        pipeline.index()
+        (root / "docs" / "a.md").unlink()
+        assert pipeline.index().deleted == ("docs/a.md",)  # one document: never refused
+    (root / "docs" / "a.md").write_text("# A\n\nalpha\n")
+    (root / "docs" / "c.md").write_text("# C\n\ncharlie\n")
+    off = yaml.safe_load(config.read_text())
+    off["indexing"] = {"max_delete_share": 1.0}
+    with ragloom.load(off, plugin_manager=pm, base_dir=root) as pipeline:
+        pipeline.index()
+        for name in ("a.md", "b.md", "c.md"):
+            (root / "docs" / name).unlink()
+        assert len(pipeline.index().deleted) == 3
+
+
+# -- 3. a stale writer, and a reader that notices a newer corpus version -----------
+
+
+def test_a_stale_pipeline_never_writes_back_its_copy(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    root = project(tmp_path)
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        pipeline.index()
+        assert sources(pipeline, "zebra stripes") <= {
+            "docs/pricing.md",
+            "docs/memory.md",
+            "docs/security.md",
+        }
+        # another process indexes a new document while this pipeline stays open
+        (root / "docs" / "zebra.md").write_text("# Zebra\n\nZebra stripes confuse flies.\n")
+        other = cli("index", cwd=root)
+        assert other.returncode == 0 and "+1 added" in other.stdout
+        # the open pipeline answers from the new version before anything else ...
+        hits = pipeline.retrieve("zebra stripes", k=1)
+        assert hits[0].chunk.source == "docs/zebra.md" and hits.corpus_version == 2
+        # ... and its own next run keeps what the other process wrote
+        (root / "docs" / "yak.md").write_text("# Yak\n\nYaks live in the Himalaya.\n")
+        report = pipeline.index()
+        assert report.added == ("docs/yak.md",) and report.unchanged == 4
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as fresh:
+        assert sources(fresh, "zebra stripes", k=1) == {"docs/zebra.md"}
+        assert sources(fresh, "yaks Himalaya", k=1) == {"docs/yak.md"}
+        ledger = Ledger(fresh.index_dir / "ledger.sqlite").open()
+        assert set(ledger.entries()) == {f"docs/{n}" for n in [*DOCS, "zebra.md", "yak.md"]}
+        ledger.close()
+
+
+# -- 4. stores and ledger that disagree ---------------------------------------------
+
+
+def test_a_deleted_store_file_is_detected_and_repaired(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    assert cli("index", cwd=root).returncode == 0
+    (root / ".ragloom" / "memory" / "memory.npz").unlink()
+    result = cli("index", cwd=root)
+    assert result.returncode == 1
+    assert "store 'memory' holds 0 chunk(s) but the ledger lists" in result.stderr
+    assert "--repair" in result.stderr
+    repaired = cli("index", "--repair", cwd=root)
+    assert repaired.returncode == 0, repaired.stderr
+    assert "memory:" in repaired.stdout and "written again" in repaired.stdout
+    again = cli("index", cwd=root)
+    assert again.returncode == 0 and "=3 unchanged" in again.stdout
+
+
+def test_a_lost_ledger_hides_every_chunk_until_repaired(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    root = project(tmp_path)
+    config = root / "ragloom.yaml"
+    with ragloom.load(config, plugin_manager=pm) as pipeline:
+        pipeline.index()
+        (root / "docs" / "security.md").unlink()
+        (root / "docs" / "memory.md").write_text("# Memory\n\nMemories are kept forever.\n")
+    for name in ("ledger.sqlite", "ledger.sqlite-wal", "ledger.sqlite-shm"):
+        (root / ".ragloom" / name).unlink(missing_ok=True)
+    with ragloom.load(config, plugin_manager=pm) as pipeline:
+        # the stores still hold security.md and the old memory.md: never shown
+        assert pipeline.retrieve("AES-256 encrypted", k=5) == []
+        with pytest.raises(IndexStateError, match="--repair"):
+            pipeline.index()
+        report = pipeline.index(repair=True)
+        assert report.repaired and set(report.added) == {"docs/pricing.md", "docs/memory.md"}
+        assert "docs/security.md" not in sources(pipeline, "AES-256 encrypted")
+        assert "forever" in pipeline.retrieve("how long are memories kept", k=1)[0].chunk.text
+        for _, store in pipeline.stores:
+            assert store.count() == sum(
+                len(e.chunk_ids)
+                for e in Ledger(pipeline.index_dir / "ledger.sqlite").open().entries().values()
+            )
+
+
+# -- 5. --rebuild from any state -----------------------------------------------------
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garbage", "empty"])
+@pytest.mark.parametrize("file", ["bm25/bm25.npz", "memory/memory.npz"])
+def test_rebuild_works_from_a_damaged_store_file(tmp_path: Path, file: str, damage: str) -> None:
+    root = project(tmp_path)
+    assert cli("index", cwd=root).returncode == 0
+    path = root / ".ragloom" / file
+    data = path.read_bytes()
+    path.write_bytes(
+        {"truncate": data[: len(data) // 2], "garbage": os.urandom(999), "empty": b""}[damage]
+    )
+    broken = cli("index", cwd=root)
+    assert broken.returncode == 1 and "--rebuild" in broken.stderr and file in broken.stderr
+    assert cli("search", "AES-256", cwd=root).returncode == 1
+    rebuilt = cli("index", "--rebuild", cwd=root)
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert '"docs/security.md"' in cli("search", "AES-256", "--json", cwd=root).stdout
+
+
+@pytest.mark.parametrize(
+    "damage", [b"this is not a database", b"SQLite format 3\x00" + b"\x07" * 3000]
+)
+def test_a_damaged_ledger_names_the_file_and_rebuild_recovers(
+    tmp_path: Path, damage: bytes
+) -> None:
+    root = project(tmp_path)
+    assert cli("index", cwd=root).returncode == 0
+    ledger = root / ".ragloom" / "ledger.sqlite"
+    for name in ("ledger.sqlite-wal", "ledger.sqlite-shm"):
+        (root / ".ragloom" / name).unlink(missing_ok=True)
+    ledger.write_bytes(damage)
+    for command in (("index",), ("search", "AES-256")):
+        result = cli(*command, cwd=root)
+        assert result.returncode == 1, command
+        assert "ledger.sqlite" in result.stderr and "--rebuild" in result.stderr, result.stderr
+        assert "Traceback" not in result.stderr
+    rebuilt = cli("index", "--rebuild", cwd=root)
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert "moved aside" in rebuilt.stdout + rebuilt.stderr
+    assert list((root / ".ragloom").glob("ledger.sqlite.damaged-*"))
+    assert '"docs/security.md"' in cli("search", "AES-256", "--json", cwd=root).stdout
+
+
+def test_rebuild_from_garbage_everywhere(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    assert cli("index", cwd=root).returncode == 0
+    index = root / ".ragloom"
+    for path in index.rglob("*"):
+        if path.is_file() and path.name != "index.lock":
+            path.write_bytes(os.urandom(512))
+    rebuilt = cli("index", "--rebuild", cwd=root)
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    again = cli("index", cwd=root)
+    assert again.returncode == 0 and "=3 unchanged" in again.stdout
+
+
+def test_store_open_errors_surface_on_use_not_on_open(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    root = project(tmp_path)
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        pipeline.index()
+    (root / ".ragloom" / "bm25" / "bm25.npz").write_bytes(b"garbage")
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        with pytest.raises(StoreError, match="--rebuild"):
+            pipeline.retrieve("AES-256")
+        assert len(pipeline.index(rebuild=True).added) == 3
+        assert sources(pipeline, "AES-256 encrypted", k=1) == {"docs/security.md"}
+
+
+# -- files the loaders cannot read right now ----------------------------------------
+
+
+def test_an_unreadable_file_keeps_its_indexed_version(
+    tmp_path: Path, pm: pluggy.PluginManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = project(tmp_path)
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        pipeline.index()
+        real = Path.read_bytes
+
+        def flaky(self: Path) -> bytes:
+            if self.name == "security.md":
+                raise PermissionError(errno.EACCES, "Permission denied")
+            return real(self)
+
+        monkeypatch.setattr(Path, "read_bytes", flaky)
+        report = pipeline.index()
+        assert report.deleted == () and report.kept == ("docs/security.md",)
+        assert any("Permission denied" in m for _, m in report.problems)
+        assert sources(pipeline, "AES-256 encrypted", k=1) == {"docs/security.md"}
+
+
+def test_index_dir_naming_a_file_is_one_clear_line(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    (root / ".ragloom").write_text("not a folder")
+    result = cli("index", cwd=root)
+    assert result.returncode == 1
+    assert "index_dir" in result.stderr and "is a file" in result.stderr
+    assert "unexpected" not in result.stderr
+
+
+def test_index_files_are_private(tmp_path: Path, pm: pluggy.PluginManager) -> None:
+    root = project(tmp_path, cache={"answers": True})
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        pipeline.index()
+        pipeline.ask("How much does the Pro plan cost?")
+    index = root / ".ragloom"
+    assert index.stat().st_mode & 0o077 == 0
+    for name in ("ledger.sqlite", "answers.sqlite", "index.lock"):
+        assert (index / name).stat().st_mode & 0o077 == 0, name
+
+
+def test_an_unlistable_folder_keeps_its_documents(
+    tmp_path: Path, pm: pluggy.PluginManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = project(tmp_path)
+    (root / "docs" / "team").mkdir()
+    (root / "docs" / "team" / "roster.md").write_text("# Roster\n\nThe roster lists narwhals.\n")
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        pipeline.index()
+        real = os.scandir
+
+        def scandir(path: object) -> object:
+            if str(path).endswith("team"):
+                raise PermissionError(errno.EACCES, "Permission denied")
+            return real(path)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(os, "scandir", scandir)
+        report = pipeline.index()
+        assert report.deleted == () and report.kept == ("docs/team/roster.md",)
+        assert sources(pipeline, "roster narwhals", k=1) == {"docs/team/roster.md"}
+
+
+def test_an_old_ledger_is_migrated_in_place(tmp_path: Path, pm: pluggy.PluginManager) -> None:
+    import sqlite3
+
+    root = project(tmp_path)
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        pipeline.index()
+        entries = Ledger(pipeline.index_dir / "ledger.sqlite").open().entries()
+    path = root / ".ragloom" / "ledger.sqlite"
+    db = sqlite3.connect(path)  # the 0.1 layout: no stamp, no loader
+    db.executescript(
+        "CREATE TABLE old AS SELECT id, source, content_hash, chunk_ids, indexed_at FROM documents;"
+        "DROP TABLE documents; ALTER TABLE old RENAME TO documents;"
+    )
+    db.commit()
+    db.close()
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        assert sources(pipeline, "AES-256 encrypted", k=1) == {"docs/security.md"}
+        report = pipeline.index()
+        assert report.unchanged == 3 and report.chunks == 0
+    migrated = Ledger(path).open().entries()
+    for doc_id, entry in entries.items():
+        assert migrated[doc_id].stamp == entry.stamp == entry.chunk_ids[0].rpartition("@")[2]
+
+
+# -- secrets inside documents ---------------------------------------------------------
+
+AWS_LINE = "aws_access_key_id = AKIAZ7VQ3L5XK2M4P6RT\n"
+SECRET_DOC = f"# Deploy\n\nConfigure the CLI:\n\n{AWS_LINE}\nThe kiwi deploys at noon.\n"
+
+
+@pytest.mark.parametrize("policy", ["skip", "redact", "allow"])
+def test_documents_holding_secrets(tmp_path: Path, pm: pluggy.PluginManager, policy: str) -> None:
+    root = project(tmp_path, indexing={"secrets": policy})
+    config = root / "ragloom.yaml"
+    with ragloom.load(config, plugin_manager=pm) as pipeline:
+        pipeline.index()
+        (root / "docs" / "deploy.md").write_text(SECRET_DOC)  # a key pasted into a doc
+        report = pipeline.index()
+        hits = pipeline.retrieve("kiwi deploys AKIAZ7VQ3L5XK2M4P6RT", k=10)
+        texts = " ".join(h.chunk.text for h in hits if h.chunk.source == "docs/deploy.md")
+        messages = [m for s, m in report.problems if s == "docs/deploy.md"]
+        if policy == "skip":
+            assert report.added == () and texts == ""
+            assert messages and "AWS" in messages[0] and "line 5" in messages[0]
+        elif policy == "redact":
+            assert report.added == ("docs/deploy.md",) and "kiwi" in texts
+            assert "AKIAZ7VQ3L5XK2M4P6RT" not in texts and "[REDACTED" in texts
+            assert messages and "redacted" in messages[0]
+        else:
+            assert "AKIAZ7VQ3L5XK2M4P6RT" in texts and messages == []
+
+
+def test_a_document_that_gains_a_secret_leaves_the_index(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    root = project(tmp_path)
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        pipeline.index()
+        with (root / "docs" / "security.md").open("a") as handle:
+            handle.write(f"\nFor the audit bucket use\n{AWS_LINE}")
+        report = pipeline.index()
+        assert report.deleted == ("docs/security.md",)
+        for _, store in pipeline.stores:
+            assert not [i for i in store.ids() if i.startswith("docs/security.md")]
+
+
+def test_the_quickstart_documents_hold_no_secret() -> None:
+    from ragloom.secrets import find_secrets
+
+    docs = Path(__file__).resolve().parent.parent / "examples" / "quickstart" / "docs"
+    texts = {p.name: p.read_text("utf-8") for p in docs.glob("*.md")}
+    assert len(texts) >= 5
+    assert {name: find_secrets(text) for name, text in texts.items() if find_secrets(text)} == {}

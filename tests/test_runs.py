@@ -1,0 +1,202 @@
+"""Runs and events: ``on_event`` goes through pluggy (ordering, wrappers,
+argument subsets), a streamed answer is a ``generate`` stage and finishes its
+own run even when the caller stops early, components open in dependency
+order, and fingerprints name the registered type."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pluggy
+import pytest
+import ragloom
+from ragloom import Chunker, hookimpl
+from ragloom.builtin.chunkers.recursive import RecursiveChunker
+from ragloom.builtin.embedders.hash import HashEmbedder
+from ragloom.events import RunFinished, RunStarted, StageCall, StageFinished
+
+from .conftest import basic_config
+
+
+def test_on_event_follows_pluggy_ordering_and_argument_subsets(
+    pm: pluggy.PluginManager, corpus: Path
+) -> None:
+    order: list[str] = []
+
+    class First:
+        @hookimpl(tryfirst=True)
+        def on_event(self, event):
+            order.append("first")
+
+    class Last:
+        @hookimpl(trylast=True)
+        def on_event(self):  # takes none of the hook's arguments: allowed by pluggy
+            order.append("last")
+
+    class Middle:
+        @hookimpl
+        def on_event(self, event):
+            order.append("middle")
+
+    class Broken:
+        @hookimpl
+        def on_event(self, event):
+            raise RuntimeError("an observer never breaks a run, nor the observers after it")
+
+    for plugin in (Last(), Broken(), First(), Middle()):
+        pm.register(plugin)
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
+        pipeline.retrieve("refund")
+    assert order and len(order) % 3 == 0
+    assert order[:3] == ["first", "middle", "last"]
+
+
+def test_on_event_wrappers_see_every_event(pm: pluggy.PluginManager, corpus: Path) -> None:
+    wrapped: list[str] = []
+
+    class Wrapper:
+        @hookimpl(wrapper=True)
+        def on_event(self, event):
+            wrapped.append(type(event).__name__)
+            return (yield)
+
+    pm.register(Wrapper())
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
+        pipeline.retrieve("refund")
+    assert wrapped[0] == "RunStarted" and wrapped[-1] == "RunFinished"
+    assert "StageFinished" in wrapped
+
+
+def test_stream_generation_is_a_stage_and_finishes_its_own_run(
+    pm: pluggy.PluginManager, corpus: Path
+) -> None:
+    events: list[object] = []
+    stages: list[StageCall] = []
+
+    class Observer:
+        @hookimpl
+        def on_event(self, event):
+            events.append(event)
+
+        @hookimpl(wrapper=True)
+        def run_stage(self, call):
+            stages.append(call)
+            return (yield)
+
+    pm.register(Observer())
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
+        pipeline.index()
+        events.clear()
+        stream = pipeline.stream("How much does the Pro plan cost?")
+        for _piece in stream:
+            break  # the caller stops after the first piece
+        del stream
+        other = pipeline.stream("How long are memories kept?")
+        text = "".join(other)
+    assert "90 days" in text and other.answer is not None
+    assert other.answer.metadata["corpus_version"] == 1
+    runs = [e for e in events if isinstance(e, RunStarted) and e.operation == "stream"]
+    ends = [e for e in events if isinstance(e, RunFinished) and e.operation == "stream"]
+    assert len(runs) == 2 and [e.run_id for e in ends] == [r.run_id for r in runs]
+    generate = [c for c in stages if c.stage == "generate"]
+    assert [c.run_id for c in generate] == [r.run_id for r in runs]
+    assert any(
+        isinstance(e, StageFinished) and e.stage == "generate" and e.run_id == runs[1].run_id
+        for e in events
+    )
+
+
+class NeedsEmbedderAtOpen(Chunker):
+    """A chunker that reads the embedder's dimension when it opens."""
+
+    needs = frozenset({"embedder"})
+
+    def open(self, context=None):
+        super().open(context)
+        self.width = self.context.services["embedder"].dimension
+
+    def split(self, document):
+        return RecursiveChunker(size=200, overlap=0).split(document)
+
+
+class CountingEmbedder(HashEmbedder):
+    opened = False
+
+    def open(self, context=None):
+        super().open(context)
+        type(self).opened = True
+
+    def embed_batch(self, texts):
+        assert type(self).opened, "the embedder was used before it was opened"
+        return super().embed_batch(texts)
+
+
+def test_components_open_in_dependency_order(pm: pluggy.PluginManager, corpus: Path) -> None:
+    class Plugin:
+        @hookimpl
+        def register_chunkers(self, register):
+            register("needy", NeedsEmbedderAtOpen)
+
+        @hookimpl
+        def register_embedders(self, register):
+            register("counting", CountingEmbedder)
+
+    pm.register(Plugin())
+    config = basic_config(chunker={"type": "needy"}, embedder={"type": "counting", "dimension": 32})
+    with ragloom.load(config, plugin_manager=pm, base_dir=corpus) as pipeline:
+        assert pipeline.chunker.width == 32
+        assert pipeline.index().chunks >= 3
+
+
+def test_fingerprints_name_the_registered_type(pm: pluggy.PluginManager, corpus: Path) -> None:
+    class Plugin:
+        @hookimpl
+        def register_embedders(self, register):
+            register("my-hash", HashEmbedder)
+
+    pm.register(Plugin())
+    config = basic_config(embedder={"type": "my-hash", "dimension": 64})
+    with ragloom.load(config, plugin_manager=pm, base_dir=corpus) as pipeline:
+        assert pipeline.embedder.fingerprint()["type"] == "my-hash"
+        assert pipeline.chunker.fingerprint()["type"] == "recursive"
+        pipeline.index()
+    # the same class under another name is another embedder: the index refuses to mix them
+    renamed = basic_config(embedder={"type": "hash", "dimension": 64})
+    with (
+        ragloom.load(renamed, plugin_manager=pm, base_dir=corpus) as pipeline,
+        pytest.raises(ragloom.RagloomError, match="--rebuild"),
+    ):
+        pipeline.index()
+
+
+def test_a_ledger_from_before_type_names_still_matches(
+    pm: pluggy.PluginManager, corpus: Path
+) -> None:
+    from ragloom.ledger import Ledger
+
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
+        pipeline.index()
+        ledger = Ledger(pipeline.index_dir / "ledger.sqlite").open()
+        for key, cls in (("embedder", "HashEmbedder"), ("chunker", "RecursiveChunker")):
+            old = {**ledger.get_meta(key), "type": cls}  # what 0.1 recorded
+            ledger.set_meta(key, old)
+        ledger.close()
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
+        report = pipeline.index()
+        assert report.unchanged == 3 and report.chunks == 0
+        assert pipeline.retrieve("AES-256", k=1)[0].chunk.source == "docs/security.md"
+
+
+def test_python_api_rejects_bad_arguments_clearly(pm: pluggy.PluginManager, corpus: Path) -> None:
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
+        pipeline.index()
+        with pytest.raises(TypeError, match="question must be a string"):
+            pipeline.ask(None)  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="question is empty"):
+            pipeline.retrieve("   ")
+        with pytest.raises(TypeError, match="k must be a whole number"):
+            pipeline.retrieve("refund", k="5")  # type: ignore[arg-type]
+        for bad in (0, -1, 10**9):
+            with pytest.raises(ValueError, match="k must be between 1 and"):
+                pipeline.retrieve("refund", k=bad)
+        assert len(pipeline.retrieve("plan", k=1)) == 1
