@@ -67,7 +67,8 @@ class Context:
     read right now (permissions, I/O), so that the index keeps the documents
     it last indexed from it instead of deleting them. ``services``
     holds the other components a component may use (``"embedder"``, for the
-    components that declare it in ``needs``). ``fresh`` tells a store to start
+    components that declare it in ``needs``). ``filter_fields`` names the
+    metadata fields the config always filters on. ``fresh`` tells a store to start
     empty, discarding whatever it persisted, readable or not
     (``ragloom index --rebuild``).
 
@@ -82,6 +83,10 @@ class Context:
     report: Callable[[str, str], None] = field(default=lambda source, message: None)
     services: dict[str, Any] = field(default_factory=dict)
     fresh: bool = False
+    filter_fields: frozenset[str] = frozenset()
+    """Metadata fields the config filters every query on (``retrieval.filter``'s
+    fields, the access field), plus ``document_id``: a store that indexes
+    payload fields may index these up front."""
     keep: Callable[[str], None] = field(default=lambda source: None)
     """Tells the index run to keep what it indexed from ``source`` (a document
     id, or a folder: every document under it). Loaders call

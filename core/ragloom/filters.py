@@ -39,6 +39,7 @@ __all__ = [
     "Or",
     "check_supported",
     "evaluate",
+    "fields",
     "operators",
     "parse",
 ]
@@ -210,6 +211,20 @@ def operators(node: Filter | None) -> set[str]:
     found = {"$and" if isinstance(node, And) else "$or"}
     for item in node.items:
         found |= operators(item)
+    return found
+
+
+def fields(node: Filter | None) -> set[str]:
+    """Every metadata field a filter tree reads."""
+    if node is None:
+        return set()
+    if isinstance(node, Condition):
+        return {node.field}
+    if isinstance(node, Not):
+        return fields(node.item)
+    found: set[str] = set()
+    for item in node.items:
+        found |= fields(item)
     return found
 
 

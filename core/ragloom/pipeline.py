@@ -27,7 +27,7 @@ from .cache import AnswerCache, EmbeddingCache, fingerprint_key
 from .components import Component, Context, Loader, Message, Store
 from .config import PipelineConfig, load_config
 from .errors import IndexStateError
-from .filters import Filter, check_supported, parse
+from .filters import Filter, check_supported, fields, parse
 from .fusion import fuse
 from .indexing import Indexer, IndexReport, describe_fingerprint, fingerprints_match
 from .runs import Run, current_run
@@ -78,6 +78,10 @@ class Pipeline:
         self._answer_cache: AnswerCache | None = None
         self._embedder_fingerprint: Any = None
         self._config_hash = fingerprint_key(config.to_dict())
+        access_field = {config.access.field} if config.access is not None else set()
+        self._filter_fields = frozenset(
+            {"document_id", *access_field, *fields(parse(config.retrieval.filter))}
+        )
 
     # -- construction ------------------------------------------------------
     @classmethod
@@ -127,6 +131,7 @@ class Pipeline:
             report=_report,
             services=services,
             fresh=fresh,
+            filter_fields=self._filter_fields,
             keep=_keep,
         )
 
