@@ -15,7 +15,7 @@ from pathlib import Path
 import ragloom
 import yaml
 from ragloom.cache import fingerprint_key
-from ragloom.indexing import stamped
+from ragloom.fingerprints import stamped
 from ragloom.ledger import Ledger
 
 from .conftest import basic_config

@@ -82,21 +82,21 @@ def test_index_emptied_then_filled_again(tmp_path: Path, pm: pluggy.PluginManage
 def test_disk_full_first_run_then_a_normal_run(
     tmp_path: Path, pm: pluggy.PluginManager, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ragloom.builtin.stores import memory
+    from ragloom.builtin.stores import _persist
 
     root = project(tmp_path)
-    real = memory.atomic_write
+    real = _persist.atomic_write
 
     def full(path: Path, write: object) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(memory, "atomic_write", full)
+    monkeypatch.setattr(_persist, "atomic_write", full)
     with (
         ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline,
         pytest.raises(OSError, match="No space left"),
     ):
         pipeline.index()
-    monkeypatch.setattr(memory, "atomic_write", real)
+    monkeypatch.setattr(_persist, "atomic_write", real)
     with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
         report = pipeline.index()
         assert len(report.added) == 3

@@ -6,20 +6,24 @@ config at index time. A query made with ``principals=[...]`` gets
 ``access_filter(...)`` ANDed into the filter of every store, inside the
 store, before ranking; nothing a caller's own filter says can undo an AND.
 A store that cannot express the filter fails the query (fail closed).
+``Labeller`` sets each document's field at index time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Literal
 
 from .errors import AccessError
-from .filters import And, Condition, Filter, Or
+from .filters import And, Condition, Filter, Or, evaluate, parse
+from .globs import compile_glob
 
 if TYPE_CHECKING:
     from .settings import AccessSettings
+    from .types import Document
 
-__all__ = ["access_filter", "caller_filter", "restrict"]
+__all__ = ["Labeller", "access_filter", "caller_filter", "restrict"]
 
 Unlabeled = Literal["deny", "public"]
 
@@ -61,3 +65,51 @@ def caller_filter(access: AccessSettings | None, principals: Sequence[str] | Non
     if access is None:  # no ACL configured: unlabelled chunks are public
         return access_filter(principals, unlabeled="public")
     return access_filter(principals, field=access.field, unlabeled=access.unlabeled)
+
+
+class Labeller:
+    """Sets a document's access field at index time (``access:`` in the config):
+    the principals of every matching rule, plus the document's own labels when
+    ``access.trust_document_labels`` allows them, plus the labels the loader's
+    own configured ``metadata:`` sets (written by the operator: always trusted)."""
+
+    def __init__(self, access: AccessSettings | None) -> None:
+        self.access = access
+        self._rules = [
+            (compile_glob(r.path) if r.path else None, parse(r.match), tuple(r.principals))
+            for r in (access.rules if access else [])
+        ]
+
+    def configured(self, loader: Any) -> Any:
+        """The access field the loader's config ``metadata:`` sets, if any."""
+        if self.access is None:
+            return None
+        metadata = getattr(loader.config, "metadata", None)
+        return metadata.get(self.access.field) if isinstance(metadata, Mapping) else None
+
+    def label(self, doc: Document, configured: Any = None) -> Document:
+        access = self.access
+        if access is None:
+            return doc
+        field = access.field
+        own = doc.metadata.get(field) if access.trusts_documents else None
+        granted: set[str] = set(_labels(own)) | set(_labels(configured))
+        for glob, match, principals in self._rules:
+            if (glob is not None and glob.fullmatch(doc.source)) or (
+                match is not None and evaluate(match, doc.metadata)
+            ):
+                granted.update(principals)
+        metadata = {k: v for k, v in doc.metadata.items() if k != field}
+        if granted or (field in doc.metadata and access.trusts_documents):
+            metadata[field] = sorted(granted)
+        if metadata == doc.metadata:
+            return doc
+        return replace(doc, metadata=metadata)
+
+
+def _labels(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    return [str(v) for v in value] if isinstance(value, (list, tuple)) else [str(value)]

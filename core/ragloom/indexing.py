@@ -21,44 +21,41 @@ index.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from .access import Labeller
 from .cache import fingerprint_key
 from .errors import IndexStateError, RagloomError, SourceUnavailableError
-from .filters import evaluate, parse
-from .globs import compile_glob
+from .fingerprints import (
+    describe_fingerprint,
+    document_stamp,
+    fingerprints_match,
+    loader_key,
+    state_hash,
+)
 from .ledger import LEDGER_FILE, Journal, Ledger, LedgerEntry, index_lock
+from .storewriter import StoreWriter
 from .types import Chunk, Document, content_hash
 
 if TYPE_CHECKING:
     import numpy as np
 
     from .cache import EmbeddingCache
-    from .components import Chunker, Embedder, Loader, Store
+    from .components import Chunker, Embedder, Loader
     from .config import PipelineConfig
     from .runs import Run
     from .state import IndexState
     from .storeset import StoreSet
 
-__all__ = [
-    "IndexReport",
-    "Indexer",
-    "describe_fingerprint",
-    "document_stamp",
-    "fingerprints_match",
-    "loader_key",
-    "stamped",
-]
+__all__ = ["IndexReport", "Indexer"]
 
 log = logging.getLogger("ragloom")
 
 INDEX_BATCH = 64  # documents per chunk/embed/upsert round
-VOLATILE_METADATA = frozenset({"mtime", "path", "size"})
 
 
 @dataclass(frozen=True)
@@ -134,11 +131,8 @@ class Indexer:
         self._chunker_key = ""
         self._states: dict[str, str] = {}  # document id -> state hash, once per run
         self._loader_of: dict[str, str] = {}  # document id -> loader key
-        access = config.access
-        self._access_rules = [
-            (compile_glob(r.path) if r.path else None, parse(r.match), tuple(r.principals))
-            for r in (access.rules if access else [])
-        ]
+        self._labeller = Labeller(config.access)
+        self.writer = StoreWriter(stores, state, run)
 
     @property
     def index_dir(self) -> Path:
@@ -166,20 +160,10 @@ class Indexer:
                     ledger, sources, dry_run, rebuild, repair, allow_mass_delete, progress
                 )
             except BaseException:
-                self._discard()
+                self.writer.discard()
                 raise
             finally:
                 ledger.close()
-
-    def _discard(self) -> None:
-        """After a failed run: back to what the stores persisted (the writes
-        this run did not flush are dropped; those it flushed, the journal names)."""
-        with self.state.lock.write():
-            for name, store in self.stores:
-                try:
-                    store.refresh()
-                except Exception as exc:  # the original error matters more
-                    log.warning("store %s could not be refreshed after a failed run: %r", name, exc)
 
     def _open_ledger(self, rebuild: bool) -> Ledger:
         path = self.index_dir / LEDGER_FILE
@@ -224,10 +208,10 @@ class Indexer:
                     f"{describe_fingerprint(embedder_fp)}: run `ragloom index --rebuild`, "
                     "or keep both by setting a new `index_dir`"
                 )
-            self._open_stores()
+            self.writer.open()
             if not dry_run:
-                self._repair_journal(entries, journal)
-            forced, repaired = self._check_stores(entries, repair=repair, dry_run=dry_run)
+                self.writer.repair_journal(entries, journal)
+            forced, repaired = self.writer.check(entries, repair=repair, dry_run=dry_run)
         stored_chunker = ledger.get_meta("chunker")
         rechunk = rebuild or (
             bool(entries) and not fingerprints_match(stored_chunker, chunker_fp, self.chunker)
@@ -272,8 +256,10 @@ class Indexer:
                 repaired=tuple(repaired),
             )
 
-        if wipe:  # every document is written into empty stores
-            self._wipe(ledger, journal)
+        if wipe:  # every document is written into empty stores, under an empty ledger
+            journal.clear()
+            ledger.clear()  # committed now: a run killed later leaves what the next completes
+            self.writer.wipe()
             entries = {}
             added, changed = [doc.id for doc in todo], []
         # Writes first (each id journaled before a store sees it), then the ledger
@@ -295,17 +281,17 @@ class Indexer:
             journal.record(entry.chunk_ids)
             doomed.extend(entry.chunk_ids)
             ledger.remove(entry.id)
-        self._flush()
+        self.writer.flush()
         version = ledger.bump_version()
         ledger.commit()
         view = self.state.load_view()
         with self.state.lock.write():  # queries of this process move to the new version
             self.state.set_view(view)
         if doomed:
-            self._delete(doomed)
-            self._flush()
+            self.writer.delete(doomed)
+            self.writer.flush()
         journal.clear()
-        self._check_after(ledger)
+        self.writer.check_after(ledger)
         return IndexReport(
             added=tuple(added),
             changed=tuple(changed),
@@ -356,7 +342,7 @@ class Indexer:
             except SourceUnavailableError as exc:
                 failed[key] = f"loader {name}: {exc}; the documents it indexed before are kept"
                 continue
-            trusted = _configured_label(loader, self._access_field())
+            configured = self._labeller.configured(loader)
             for doc in docs:
                 if doc.id in seen:
                     run.report(doc.source, f"two documents have the id {doc.id!r}; kept the first")
@@ -367,7 +353,7 @@ class Indexer:
                         continue
                 seen.add(doc.id)
                 self._loader_of[doc.id] = key
-                documents.append(self._label(doc, trusted))
+                documents.append(self._labeller.label(doc, configured))
         return _Loaded(documents, seen, failed)
 
     def _screen_secrets(self, doc: Document, policy: str) -> Document | None:
@@ -419,157 +405,6 @@ class Indexer:
             return
         raise IndexStateError(message)
 
-    def _access_field(self) -> str | None:
-        return self.config.access.field if self.config.access is not None else None
-
-    def _label(self, doc: Document, trusted: Any) -> Document:
-        """``doc`` with its access field set: the principals of every matching
-        ``access.rules`` entry, plus the document's own labels when
-        ``access.trust_document_labels`` allows them, plus the loader's
-        configured ``metadata``'s (always trusted)."""
-        access = self.config.access
-        if access is None:
-            return doc
-        field = access.field
-        own = doc.metadata.get(field) if access.trusts_documents else None
-        granted: set[str] = set(_labels(own)) | set(_labels(trusted))
-        for glob, match, principals in self._access_rules:
-            if (glob is not None and glob.fullmatch(doc.source)) or (
-                match is not None and evaluate(match, doc.metadata)
-            ):
-                granted.update(principals)
-        metadata = {k: v for k, v in doc.metadata.items() if k != field}
-        if granted or (field in doc.metadata and access.trusts_documents):
-            metadata[field] = sorted(granted)
-        if metadata == doc.metadata:
-            return doc
-        return replace(doc, metadata=metadata)
-
-    # -- stores ----------------------------------------------------------------
-    def _open_stores(self) -> None:
-        """Open the stores (if the pipeline has not yet) and refresh them from disk."""
-        with self.state.lock.write():
-            self.stores.open()
-            self.stores.check()
-            for name, store in self.stores:
-                self.job.stage("refresh", name, store, store.refresh)
-
-    def _check_stores(
-        self, entries: Mapping[str, LedgerEntry], *, repair: bool, dry_run: bool
-    ) -> tuple[set[str], list[str]]:
-        """Every store must hold the chunks the ledger lists. Returns the
-        documents to write again and, with ``repair``, what was fixed; without
-        it, a mismatch stops the run (a dry run reports it)."""
-        owned = {cid: doc_id for doc_id, e in entries.items() for cid in e.chunk_ids}
-        forced: set[str] = set()
-        fixed: list[str] = []
-        for name, store in self.stores:
-            if not store.exact_count:
-                continue
-            held = self.job.stage("count", name, store, store.count)
-            if held == len(owned) and not repair:
-                continue
-            if not repair:
-                message = (
-                    f"store {name!r} holds {held} chunk(s) but the ledger lists {len(owned)}: "
-                    "the store's files or the ledger were changed outside ragloom (deleted, "
-                    "restored from a backup); run `ragloom index --repair` to bring them back "
-                    "in agreement, or `ragloom index --rebuild`"
-                )
-                if dry_run:
-                    self.job.report(name, message)
-                    continue
-                raise IndexStateError(message)
-            if dry_run:
-                continue
-            line = self._repair_store(name, store, owned, held, forced)
-            if line:
-                fixed.append(line)
-        return forced, fixed
-
-    def _repair_store(
-        self, name: str, store: Store, owned: Mapping[str, str], held: int, forced: set[str]
-    ) -> str | None:
-        """Delete the chunks ``store`` holds that no document owns, and mark the
-        documents whose chunks it lacks for writing again."""
-        try:
-            present = set(self.job.stage("ids", name, store, lambda: list(store.ids())))
-        except NotImplementedError:
-            if held == len(owned):
-                return None
-            # no way to tell which chunks are off: empty it, and write every document again
-            with self.state.lock.write():
-                self.stores.reopen(name, fresh=True)
-            forced.update(owned.values())
-            return f"{name}: rebuilt from the ledger's {len(set(owned.values()))} document(s)"
-        extra = sorted(present - owned.keys())
-        missing = owned.keys() - present
-        if extra:
-            self._call("delete", name, store, store.delete, ids=extra)
-            self._call("flush", name, store, store.flush)
-        forced.update(owned[cid] for cid in missing)
-        if not extra and not missing:
-            return None
-        return (
-            f"{name}: deleted {len(extra)} chunk(s) no document owns; "
-            f"{len({owned[c] for c in missing})} document(s) written again"
-        )
-
-    def _check_after(self, ledger: Ledger) -> None:
-        """After the run every store must hold exactly the ledger's chunks; a
-        store that does not lost writes: reported (the next run refuses)."""
-        expected = sum(len(e.chunk_ids) for e in ledger.entries().values())
-        for name, store in self.stores:
-            if store.exact_count and (held := store.count()) != expected:
-                self.job.report(
-                    name,
-                    f"after the run the store holds {held} chunk(s), the ledger lists "
-                    f"{expected}: a write was lost; run `ragloom index --repair`",
-                )
-
-    def _call(self, stage: str, name: str, store: Store, func: Any, *args: Any, **kw: Any) -> Any:
-        """A store write, as a stage, with the store lock held: no query runs meanwhile."""
-        with self.state.lock.write():
-            return self.job.stage(stage, name, store, func, *args, **kw)
-
-    def _delete(self, ids: list[str]) -> None:
-        for name, store in self.stores:
-            self._call("delete", name, store, store.delete, ids=ids)
-
-    def _flush(self) -> None:
-        for name, store in self.stores:
-            self._call("flush", name, store, store.flush)
-
-    def _wipe(self, ledger: Ledger, journal: Journal) -> None:
-        """``--rebuild``: an empty ledger (committed at once, so a run killed later
-        leaves an index the next run completes) and every store opened fresh."""
-        journal.clear()
-        ledger.clear()
-        with self.state.lock.write():
-            self.stores.reopen_all(fresh=True)
-        for name, store in self.stores:
-            left = store.count()
-            if left:
-                raise IndexStateError(
-                    f"store {name!r} still holds {left} chunk(s) after it was opened fresh for "
-                    "the rebuild: it does not honour `Context.fresh`; empty it by hand"
-                )
-
-    def _repair_journal(self, entries: Mapping[str, LedgerEntry], journal: Journal) -> None:
-        """After a run that died: delete from every store the chunks the journal
-        names that no committed document owns."""
-        pending = journal.pending()
-        if not pending:
-            journal.clear()
-            return
-        owned = {cid for entry in entries.values() for cid in entry.chunk_ids}
-        orphans = sorted(pending - owned)
-        if orphans:
-            log.warning("repairing an interrupted index run: %d orphan chunk(s)", len(orphans))
-            self._delete(orphans)
-            self._flush()
-        journal.clear()
-
     # -- writing -----------------------------------------------------------------
     def _index_batch(
         self,
@@ -604,9 +439,7 @@ class Indexer:
         journal.record([*new_ids, *stale])
         doomed.extend(stale)
         if chunks:
-            for name, store in self.stores:
-                dense = "dense" in store.capabilities
-                self._call("upsert", name, store, store.upsert, chunks, vectors if dense else None)
+            self.writer.upsert(chunks, vectors)
         for doc, doc_chunks, stamp in per_doc:  # committed after every store has flushed
             ledger.put(
                 doc.id,
@@ -621,7 +454,7 @@ class Indexer:
     def _state(self, doc: Document) -> str:
         state = self._states.get(doc.id)
         if state is None:
-            state = self._states[doc.id] = _state_hash(doc)
+            state = self._states[doc.id] = state_hash(doc)
         return state
 
     def _embed(self, texts: list[str]) -> np.ndarray:
@@ -651,52 +484,6 @@ class Indexer:
         return np.ascontiguousarray(np.vstack([found[h] for h in hashes]), dtype=np.float32)
 
 
-def loader_key(spec: Any) -> str:
-    """A short stable key for a configured loader (its type and options), recorded
-    with each document so a loader whose source is unavailable keeps its documents."""
-    return fingerprint_key({"type": spec.type, **spec.config.model_dump(mode="json")})[:16]
-
-
-def describe_fingerprint(fingerprint: Any) -> str:
-    """``model (384-d)`` for an embedder fingerprint, for messages."""
-    if not isinstance(fingerprint, Mapping):
-        return "none" if fingerprint is None else str(fingerprint)
-    model = fingerprint.get("model") or fingerprint.get("type")
-    return f"{model} ({fingerprint.get('dimension')}-d)"
-
-
-def fingerprints_match(stored: Any, current: Any, component: Any = None) -> bool:
-    """Whether a fingerprint recorded in the ledger equals the current one.
-    Ledgers written before fingerprints named the registered type (``hash``)
-    recorded the class name (``HashEmbedder``); those still match."""
-    if stored is None or stored == current:
-        return True
-    if (
-        component is not None
-        and isinstance(stored, Mapping)
-        and isinstance(current, Mapping)
-        and stored.get("type") == type(component).__name__
-    ):
-        return {**stored, "type": current.get("type")} == dict(current)
-    return False
-
-
-def _labels(value: Any) -> list[str]:
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return [value]
-    return [str(v) for v in value] if isinstance(value, (list, tuple)) else [str(value)]
-
-
-def _configured_label(loader: Any, field: str | None) -> Any:
-    """The access field the loader's own config ``metadata:`` sets (operator-written)."""
-    if field is None:
-        return None
-    metadata = getattr(loader.config, "metadata", None)
-    return metadata.get(field) if isinstance(metadata, Mapping) else None
-
-
 def _in_scope(entry: LedgerEntry, scope: list[Path], indexer: Indexer) -> bool:
     path = (indexer.config.base_dir / entry.source).resolve()
     for root in scope:
@@ -706,25 +493,3 @@ def _in_scope(entry: LedgerEntry, scope: list[Path], indexer: Indexer) -> bool:
     return False
 
 
-def _state_hash(doc: Document) -> str:
-    """What decides whether a document must be re-indexed: its text and its
-    metadata (but not where the file sits or when it was touched)."""
-    meta = {k: v for k, v in doc.metadata.items() if k not in VOLATILE_METADATA}
-    return content_hash(doc.hash + json.dumps(meta, sort_keys=True, default=str))
-
-
-def document_stamp(state: str, chunker_key: str) -> str:
-    """The stamp of one document version under one chunker config."""
-    return content_hash(state + chunker_key)[:12]
-
-
-def stamped(
-    doc: Document, chunks: list[Chunk], chunker_key: str, state: str | None = None
-) -> list[Chunk]:
-    """``chunks`` with ids that name the document version and chunker config they
-    came from (``docs/a.md::0@3f9c2e1a7b4d``): a changed document or chunker never
-    reuses an id, so an interrupted run can never leave a chunk of one version
-    filed under another's ledger entry; its leftovers are orphans the journal
-    names."""
-    stamp = document_stamp(state or _state_hash(doc), chunker_key)
-    return [replace(c, id=f"{c.id}@{stamp}") for c in chunks]

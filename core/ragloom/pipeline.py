@@ -21,17 +21,16 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .access import caller_filter, restrict
+from .access import caller_filter
 from .answers import NOT_FOUND, AnswerStream, checked_answer, degraded_answer, lost_in_the_middle
 from .cache import AnswerCache, EmbeddingCache, fingerprint_key
-from .components import Component, Context, Loader, Message, Store
+from .components import Component, Context, Loader, Message
 from .config import PipelineConfig, load_config
-from .errors import IndexStateError
-from .filters import Filter, check_supported, fields, parse
-from .fusion import fuse
-from .indexing import Indexer, IndexReport, describe_fingerprint, fingerprints_match
+from .filters import Filter, fields, parse
+from .indexing import Indexer, IndexReport
+from .retrieval import Retriever
 from .runs import Run, current_run
-from .state import IndexState, View
+from .state import IndexState
 from .storeset import StoreSet
 from .types import Answer, Hit, Hits
 
@@ -72,11 +71,18 @@ class Pipeline:
         self.index_dir = index_dir if index_dir.is_absolute() else config.base_dir / index_dir
         self.state = IndexState(self.index_dir)
         self.stores = StoreSet(config.stores, self._context)
+        self.retriever = Retriever(
+            config=config,
+            embedder=self.embedder,
+            stores=self.stores,
+            query_transformers=self.query_transformers,
+            reranker=self.reranker,
+            state=self.state,
+        )
         self._opened: list[Component] = []
         self._lock = threading.RLock()  # lifecycle, caches
         self._embedding_cache: EmbeddingCache | None = None
         self._answer_cache: AnswerCache | None = None
-        self._embedder_fingerprint: Any = None
         self._config_hash = fingerprint_key(config.to_dict())
         access_field = {config.access.field} if config.access is not None else set()
         self._filter_fields = frozenset(
@@ -254,46 +260,6 @@ class Pipeline:
         run.finish(documents=report.documents, chunks=report.chunks)
         return report
 
-    # -- the committed version ---------------------------------------------
-    def _sync(self) -> View:
-        """The view to answer from: the stores open, and refreshed when another
-        process committed since (checked cheaply on every call)."""
-        state = self.state
-        if self.stores.opened and not state.changed():
-            return state.view
-        with state.lock.write():
-            self.stores.open()
-            self.stores.check()
-            if state.changed():
-                view = state.load_view()
-                for _ in range(3):
-                    # the stores read their files after this version was committed;
-                    # unchanged version afterwards: the files hold every chunk of it
-                    for _, store in self.stores:
-                        store.refresh()
-                    latest = state.load_view()
-                    if latest.key == view.key:
-                        break
-                    view = latest
-                state.set_view(view)
-            return state.view
-
-    def _check_embedder(self, view: View) -> None:
-        """Refuse to query an index built by another embedder."""
-        if self.embedder is None or not view.exists:
-            return
-        with self._lock:
-            if self._embedder_fingerprint is None:
-                self._embedder_fingerprint = self.embedder.fingerprint()
-        current = self._embedder_fingerprint
-        if not fingerprints_match(view.embedder, current, self.embedder):
-            raise IndexStateError(
-                f"index {self.index_dir} was built with embedder "
-                f"{describe_fingerprint(view.embedder)}, the config says "
-                f"{describe_fingerprint(current)}: querying it would compare vectors from "
-                "different models; run `ragloom index --rebuild`"
-            )
-
     # -- query -------------------------------------------------------------
     def retrieve(
         self,
@@ -329,97 +295,10 @@ class Pipeline:
         filters: Mapping[str, Any] | Filter | None,
         k: int | None,
         history: Sequence[Message],
-        principals: Sequence[str] | None = None,
+        principals: Sequence[str] | None,
     ) -> Hits:
-        where = restrict(parse(filters), parse(self.config.retrieval.filter))
-        where = restrict(where, self._access_filter(principals))
-        for spec in self.config.stores:  # refuse before any store runs
-            check_supported(where, spec.entry.cls.filter_operators, spec.name)
         self.open()
-        settings = self.config.retrieval
-        k = k or settings.k
-        candidates = settings.candidates or max(3 * k, 20)
-
-        queries = [question]
-        for spec, transformer in zip(self.config.query_transformers, self.query_transformers):
-            rewritten: list[str] = []
-            for q in queries:
-                found = run.stage(
-                    "transform", spec.type, transformer, transformer.transform, q, history
-                )
-                rewritten.extend(found)
-            queries = list(dict.fromkeys(rewritten)) or queries
-
-        vectors: list[Any] = [None] * len(queries)
-        if self.embedder is not None and self.stores.needs_vectors:
-            embed_type = self.config.embedder.type  # type: ignore[union-attr]
-            vectors = [
-                run.stage("embed_query", embed_type, self.embedder, self.embedder.embed_query, q)
-                for q in queries
-            ]
-
-        view = self._sync()
-        self._check_embedder(view)
-        lists: list[list[Hit]] = []
-        weights: list[float] = []
-        with self.state.lock.read():
-            view = self.state.view  # switched only under the write lock
-            for q, vector in zip(queries, vectors):
-                for spec, (name, store) in zip(self.config.stores, self.stores):
-                    ask = spec.k or candidates
-                    lists.append(self._query_store(run, view, name, store, q, vector, where, ask))
-                    weights.append(spec.weight)
-
-        uniform = all(w == 1.0 for w in weights)
-        fused = run.stage(
-            "fuse",
-            settings.fusion,
-            None,
-            fuse,
-            lists,
-            method=settings.fusion,
-            k=settings.rrf_k,
-            weights=None if uniform else weights,
-        )[:k]
-        if self.reranker is not None and fused:
-            fused = run.stage(
-                "rerank",
-                self.config.reranker.type,  # type: ignore[union-attr]
-                self.reranker,
-                self.reranker.rerank,
-                question,
-                fused,
-                None,
-            )
-        return Hits(fused, corpus_version=view.version, index_id=view.index_id)
-
-    @staticmethod
-    def _query_store(
-        run: Run,
-        view: View,
-        name: str,
-        store: Store,
-        text: str,
-        vector: Any,
-        where: Filter | None,
-        k: int,
-    ) -> list[Hit]:
-        """``store``'s best ``k`` hits that belong to ``view``. A store may hold
-        chunks of a version being written (or of one being deleted); they are
-        dropped, and the store asked again for more when that left fewer than
-        it could give."""
-        kwargs: dict[str, Any] = {"where": where}
-        if "dense" in store.capabilities:
-            kwargs["vector"] = vector
-        if "text" in store.capabilities:
-            kwargs["text"] = text
-        ask = k
-        while True:
-            found = run.stage("retrieve", name, store, store.query, k=ask, **kwargs)
-            visible = [h for h in found if view.visible(h.chunk.document_id, h.chunk.id)]
-            if len(visible) >= k or len(found) < ask or ask >= 8 * k:
-                return visible[:k]
-            ask *= 2
+        return self.retriever.retrieve(run, question, filters, k, history, principals)
 
     def _access_filter(self, principals: Sequence[str] | None) -> Filter | None:
         return caller_filter(self.config.access, principals)
@@ -468,7 +347,7 @@ class Pipeline:
         if cache is None:
             hits = self._retrieve(run, question, filters, k, history, principals)
             return _with_version(self._generate(run, question, hits, history), hits)
-        view = self._sync()
+        view = self.retriever.sync()
         key = AnswerCache.key(
             question=question,
             corpus_version=view.version,

@@ -12,7 +12,7 @@ import functools
 import logging
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -31,6 +31,7 @@ __all__ = [
     "Parsed",
     "TextFileOptions",
     "absolute",
+    "covered",
     "decode_text",
     "is_within",
     "source_id",
@@ -298,6 +299,13 @@ def absolute(path: str | os.PathLike[str]) -> Path:
 def is_within(path: PurePath, directory: PurePath) -> bool:
     """Whether ``path`` is ``directory`` or lies under it (both absolute; compared lexically)."""
     return path == directory or path.is_relative_to(directory)
+
+
+def covered(path: str, sources: Sequence[str], context: Context) -> bool:
+    """Whether the file at ``path`` (as a config gives it) is one of ``sources``
+    or lies under one of them (a folder); all resolved against ``context``."""
+    target = absolute(context.resolve(path))
+    return any(is_within(target, absolute(context.resolve(s))) for s in sources)
 
 
 def source_id(path: str | os.PathLike[str], context: Context) -> str:

@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 from ...components import Loader
 from ...errors import LoaderError, SourceUnavailableError
 from ...types import Document
-from ._files import TextFileOptions, absolute, is_within, source_id
+from ._files import TextFileOptions, absolute, covered, source_id
 from ._read import read_document
 
 __all__ = ["FileLoader"]
@@ -82,8 +82,4 @@ class FileLoader(Loader):
     def with_sources(self, sources: Sequence[str]) -> FileLoader | None:
         """This loader if its file is one of ``sources`` or lies under one of
         them (a directory); else None."""
-        path = absolute(self.context.resolve(self.config.path))
-        for source in sources:
-            if is_within(path, absolute(self.context.resolve(source))):
-                return self
-        return None
+        return self if covered(self.config.path, sources, self.context) else None

@@ -37,7 +37,7 @@ from pydantic import Field, field_validator, model_validator
 from ...components import ComponentConfig, Context, Loader
 from ...errors import SourceUnavailableError
 from ...types import Document, content_hash
-from ._files import absolute, is_within, source_id
+from ._files import absolute, covered, source_id
 
 __all__ = [
     "RECORD_METADATA",
@@ -189,11 +189,7 @@ class _RecordLoader(Loader):
     def with_sources(self, sources: Sequence[str]) -> _RecordLoader | None:
         """This loader if its file is one of ``sources`` or lies under one of
         them (a directory); else None."""
-        path = absolute(self.context.resolve(self.config.path))
-        for source in sources:
-            if is_within(path, absolute(self.context.resolve(source))):
-                return self
-        return None
+        return self if covered(self.config.path, sources, self.context) else None
 
 
 class JsonlLoader(_RecordLoader):

@@ -1,16 +1,117 @@
-"""Atomic files and chunk (de)serialisation shared by the built-in stores."""
+"""What the built-in stores share: state held in memory and persisted to one
+file (``FileStore``), atomic files, and chunk (de)serialisation."""
 
 from __future__ import annotations
 
 import os
 import tempfile
+from abc import abstractmethod
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, ClassVar
 
+from ...components import Context, Store
+from ...errors import StoreError
 from ...types import Chunk
 
-__all__ = ["atomic_write", "chunk_from_dict", "chunk_to_dict", "file_identity"]
+__all__ = ["FileStore", "atomic_write", "chunk_from_dict", "chunk_to_dict", "file_identity"]
+
+
+class FileStore(Store):
+    """A store whose state lives in memory and in one file of its folder
+    (``<index_dir>/<name>/<file_name>``, or its ``path:`` option), written
+    atomically by ``flush()``.
+
+    Subclasses set ``file_name``, extend ``_reset()`` with their own state,
+    and implement ``_load(file)`` (raise anything for an unreadable file: it
+    becomes a ``StoreError`` saying to rebuild) and ``_write(handle)``. This
+    base handles the lifecycle: ``open`` (``context.fresh`` deletes the file
+    unread), ``refresh`` (reload when another process replaced or deleted
+    the file; drop writes not flushed), ``flush`` and ``close``.
+    """
+
+    file_name: ClassVar[str] = "store.bin"
+    legacy_names: ClassVar[tuple[str, ...]] = ()
+    """Files an earlier version wrote: deleted on a fresh open and after a flush."""
+
+    def __init__(self, config: Any = None, **options: Any) -> None:
+        super().__init__(config, **options)
+        self._file: Path | None = None
+        self._reset()
+
+    def _reset(self) -> None:
+        """Empty in-memory state; subclasses add theirs and call this."""
+        self._dirty = False
+        self._identity: tuple[int, int, int] | None = None  # the file last read or written
+
+    # -- lifecycle ---------------------------------------------------------
+    def open(self, context: Context | None = None) -> None:
+        super().open(context)
+        directory = self.context.store_dir(getattr(self.config, "path", None), self.file_stem)
+        self._file = directory / self.file_name
+        self._reset()
+        if self.context.fresh:
+            for name in (self.file_name, *self.legacy_names):
+                (directory / name).unlink(missing_ok=True)
+        elif self._file.exists():
+            self._read(self._file)
+        else:
+            self._open_legacy(directory)
+
+    @property
+    def file_stem(self) -> str:
+        return self.file_name.split(".")[0]
+
+    def _open_legacy(self, directory: Path) -> None:
+        """Read state an earlier version left in ``directory`` (none by default)."""
+
+    def close(self) -> None:
+        if self._dirty:
+            self.flush()
+
+    def refresh(self) -> None:
+        """Make the store what its file holds: reload it if another process
+        replaced or deleted it, and drop writes not flushed (a failed run's)."""
+        if self._file is None:
+            return
+        identity = file_identity(self._file)
+        if identity == self._identity and not self._dirty:
+            return
+        self._reset()
+        if identity is not None:
+            self._read(self._file)
+
+    def flush(self) -> None:
+        if self._file is None:
+            return
+        atomic_write(self._file, self._write)
+        self._identity = file_identity(self._file)
+        for name in self.legacy_names:
+            self._file.with_name(name).unlink(missing_ok=True)
+        self._dirty = False
+
+    def _read(self, file: Path) -> None:
+        identity = file_identity(file)
+        try:
+            self._load(file)
+        except Exception as exc:
+            self._reset()
+            raise self.unreadable(file, exc) from exc
+        self._identity = identity
+
+    def unreadable(self, file: Path, exc: Exception) -> StoreError:
+        return StoreError(
+            f"{self.file_stem} store file {file} is unreadable ({exc}); "
+            "run `ragloom index --rebuild` to recreate it"
+        )
+
+    @abstractmethod
+    def _load(self, file: Path) -> None:
+        """Replace the in-memory state (already reset) with ``file``'s."""
+
+    @abstractmethod
+    def _write(self, handle: IO[bytes]) -> None:
+        """Write the in-memory state to ``handle`` (a temporary file, renamed after)."""
 
 
 def atomic_write(path: Path, write: Callable[[IO[bytes]], None]) -> None:

@@ -38,16 +38,16 @@ import logging
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import IO, TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, model_validator
 
 from ...analysis import Analyzer, AnalyzerConfig
-from ...components import ComponentConfig, Context, Store
+from ...components import ComponentConfig
 from ...errors import StoreError
 from ...filters import ALL_OPERATORS, Filter, check_supported, evaluate
 from ...types import Chunk, Hit
-from ._persist import atomic_write, chunk_from_dict, chunk_to_dict, file_identity
+from ._persist import FileStore, chunk_from_dict, chunk_to_dict
 
 if TYPE_CHECKING:
     import numpy as np
@@ -62,7 +62,7 @@ DEFAULT_DELTA = {"bm25l": 0.5, "bm25+": 1.0}
 _FORMAT = 2
 
 
-class BM25Store(Store):
+class BM25Store(FileStore):
     """BM25 keyword search over chunk texts (bm25s or rank-bm25)."""
 
     capabilities = frozenset({"text"})
@@ -124,21 +124,20 @@ class BM25Store(Store):
             return self.delta if self.delta is not None else DEFAULT_DELTA[self.formula]
 
     config: Config
+    file_name = "bm25.npz"
+    legacy_names = ("bm25.json",)
 
     def __init__(self, config: ComponentConfig | None = None, **options: Any) -> None:
         super().__init__(config, **options)
         self._analyzer = Analyzer(self.config.analyzer)
         self._lock = threading.Lock()
-        self._file: Path | None = None
-        self._reset()
 
     def _reset(self) -> None:
+        super()._reset()
         self._chunks: dict[str, Chunk] = {}
         self._terms: dict[str, np.ndarray] = {}  # chunk id -> int32 term ids
         self._vocab: dict[str, int] = {}  # term -> id, ids 0..len-1 in insertion order
         self._index: _Index | None = None
-        self._dirty = False
-        self._identity: tuple[int, int, int] | None = None  # the file last read or written
 
     def fingerprint(self) -> dict[str, Any]:
         """What decides the scores: backend, formula, parameters, analyzer."""
@@ -153,65 +152,29 @@ class BM25Store(Store):
             "analyzer": self._analyzer.fingerprint(),
         }
 
-    # -- lifecycle ---------------------------------------------------------
-    def open(self, context: Context | None = None) -> None:
-        super().open(context)
-        directory = self.context.store_dir(self.config.path, "bm25")
-        self._file = directory / "bm25.npz"
-        self._reset()
+    # -- persistence -------------------------------------------------------
+    def _open_legacy(self, directory: Path) -> None:
         legacy = directory / "bm25.json"
-        if self.context.fresh:
-            self._file.unlink(missing_ok=True)
-            legacy.unlink(missing_ok=True)
-        elif self._file.exists():
-            self._load(self._file)
-        elif legacy.exists():
-            data = self._read(legacy, lambda: json.loads(legacy.read_text("utf-8")))
-            self._reanalyse([chunk_from_dict(c) for c in data["chunks"]], "an earlier format")
-
-    def close(self) -> None:
-        if self._dirty:
-            self.flush()
-
-    def refresh(self) -> None:
-        """Make the store what its file holds: reload it if another process
-        replaced or deleted it, and drop writes not flushed (a failed run's)."""
-        if self._file is None:
-            return
-        identity = file_identity(self._file)
-        if identity == self._identity and not self._dirty:
-            return
-        self._reset()
-        if identity is not None:
-            self._load(self._file)
-
-    def _read(self, file: Path, read: Any) -> Any:
-        try:
-            return read()
-        except Exception as exc:
-            raise StoreError(
-                f"bm25 store file {file} is unreadable ({exc}); "
-                "run `ragloom index --rebuild` to recreate it"
-            ) from exc
+        if legacy.exists():
+            try:
+                data = json.loads(legacy.read_text("utf-8"))
+                chunks = [chunk_from_dict(c) for c in data["chunks"]]
+            except Exception as exc:
+                raise self.unreadable(legacy, exc) from exc
+            self._reanalyse(chunks, "an earlier format")
 
     def _load(self, file: Path) -> None:
         import numpy as np
 
-        def read() -> tuple[dict[str, Any], list[str], np.ndarray, np.ndarray, list[Chunk]]:
-            with np.load(file, allow_pickle=False) as data:
-                meta = json.loads(bytes(data["meta"]).decode("utf-8"))
-                words = json.loads(bytes(data["vocab"]).decode("utf-8"))
-                flat, lengths = data["terms"].astype(np.int32), data["lengths"]
-            chunks = [chunk_from_dict(c) for c in meta["chunks"]]
-            if len(lengths) != len(chunks) or int(lengths.sum()) != len(flat):
-                raise ValueError("its term lists do not match its chunks")
-            if len(flat) and (int(flat.min()) < 0 or int(flat.max()) >= len(words)):
-                raise ValueError("a term id lies outside its vocabulary")
-            return meta, words, flat, lengths, chunks
-
-        identity = file_identity(file)
-        meta, words, flat, lengths, chunks = self._read(file, read)
-        self._identity = identity
+        with np.load(file, allow_pickle=False) as data:
+            meta = json.loads(bytes(data["meta"]).decode("utf-8"))
+            words = json.loads(bytes(data["vocab"]).decode("utf-8"))
+            flat, lengths = data["terms"].astype(np.int32), data["lengths"]
+        chunks = [chunk_from_dict(c) for c in meta["chunks"]]
+        if len(lengths) != len(chunks) or int(lengths.sum()) != len(flat):
+            raise ValueError("its term lists do not match its chunks")
+        if len(flat) and (int(flat.min()) < 0 or int(flat.max()) >= len(words)):
+            raise ValueError("a term id lies outside its vocabulary")
         if meta.get("analyzer") != self._analyzer.fingerprint():
             self._reanalyse(chunks, "another analyzer")
             return
@@ -231,11 +194,9 @@ class BM25Store(Store):
         )
         self._add(chunks)
 
-    def flush(self) -> None:
+    def _write(self, handle: IO[bytes]) -> None:
         import numpy as np
 
-        if self._file is None:
-            return
         arrays = [self._terms[cid] for cid in self._chunks]
         flat = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int32)
         # write only the terms still in use, renumbered densely
@@ -251,21 +212,15 @@ class BM25Store(Store):
         def as_bytes(value: Any) -> np.ndarray:
             return np.frombuffer(json.dumps(value).encode("utf-8"), dtype=np.uint8)
 
-        def write(handle: Any) -> None:
-            buffer = io.BytesIO()
-            np.savez(
-                buffer,
-                meta=as_bytes(meta),
-                vocab=as_bytes(words),
-                terms=renumber[flat] if len(flat) else flat,
-                lengths=np.array([len(a) for a in arrays], dtype=np.int64),
-            )
-            handle.write(buffer.getvalue())
-
-        atomic_write(self._file, write)
-        self._identity = file_identity(self._file)
-        self._file.with_name("bm25.json").unlink(missing_ok=True)
-        self._dirty = False
+        buffer = io.BytesIO()
+        np.savez(
+            buffer,
+            meta=as_bytes(meta),
+            vocab=as_bytes(words),
+            terms=renumber[flat] if len(flat) else flat,
+            lengths=np.array([len(a) for a in arrays], dtype=np.int64),
+        )
+        handle.write(buffer.getvalue())
 
     # -- data --------------------------------------------------------------
     def upsert(self, chunks: Sequence[Chunk], vectors: np.ndarray | None = None) -> None:

@@ -15,13 +15,13 @@ import io
 import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import IO, TYPE_CHECKING, Literal
 
-from ...components import ComponentConfig, Context, Store
+from ...components import ComponentConfig
 from ...errors import DimensionMismatchError, StoreError
 from ...filters import ALL_OPERATORS, Filter, check_supported
 from ...types import Chunk, Hit
-from ._persist import atomic_write, chunk_from_dict, chunk_to_dict, file_identity
+from ._persist import FileStore, chunk_from_dict, chunk_to_dict
 
 if TYPE_CHECKING:
     import numpy as np
@@ -34,7 +34,7 @@ __all__ = ["MemoryStore"]
 _SUBSET_SHARE = 0.25
 
 
-class MemoryStore(Store):
+class MemoryStore(FileStore):
     """Exact nearest-neighbour search in memory, persisted under the index directory."""
 
     capabilities = frozenset({"dense"})
@@ -47,87 +47,38 @@ class MemoryStore(Store):
         """``cosine`` normalises vectors on the way in; ``dot`` keeps them as given."""
 
     config: Config
-
-    def __init__(self, config: ComponentConfig | None = None, **options: Any) -> None:
-        super().__init__(config, **options)
-        self._file: Path | None = None
-        self._reset()
+    file_name = "memory.npz"
 
     def _reset(self) -> None:
+        super()._reset()
         self._matrix: np.ndarray | None = None  # capacity rows; first _n are live
         self._n = 0
         self._chunks: list[Chunk] = []
         self._row: dict[str, int] = {}
         self._columns: Columns | None = None  # metadata columns, rebuilt lazily after writes
-        self._dirty = False
-        self._identity: tuple[int, int, int] | None = None  # the file last read or written
 
-    # -- lifecycle ---------------------------------------------------------
-    def open(self, context: Context | None = None) -> None:
-        super().open(context)
-        directory = self.context.store_dir(self.config.path, "memory")
-        self._file = directory / "memory.npz"
-        self._reset()
-        if self.context.fresh:
-            self._file.unlink(missing_ok=True)
-        elif self._file.exists():
-            self._load(self._file)
-
-    def close(self) -> None:
-        if self._dirty:
-            self.flush()
-
-    def refresh(self) -> None:
-        """Make the store what its file holds: reload it if another process
-        replaced or deleted it, and drop writes not flushed (a failed run's)."""
-        if self._file is None:
-            return
-        identity = file_identity(self._file)
-        if identity == self._identity and not self._dirty:
-            return
-        self._reset()
-        if identity is not None:
-            self._load(self._file)
-
+    # -- persistence -------------------------------------------------------
     def _load(self, file: Path) -> None:
         import numpy as np
 
-        try:
-            identity = file_identity(file)
-            with np.load(file, allow_pickle=False) as data:
-                matrix = np.ascontiguousarray(data["vectors"], dtype=np.float32)
-                chunks = json.loads(bytes(data["chunks"]).decode("utf-8"))
-            if matrix.ndim != 2 or matrix.shape[0] != len(chunks):
-                raise ValueError(f"{len(chunks)} chunks but vectors of shape {matrix.shape}")
-        except Exception as exc:
-            raise StoreError(
-                f"memory store file {file} is unreadable ({exc}); "
-                "run `ragloom index --rebuild` to recreate it"
-            ) from exc
+        with np.load(file, allow_pickle=False) as data:
+            matrix = np.ascontiguousarray(data["vectors"], dtype=np.float32)
+            chunks = json.loads(bytes(data["chunks"]).decode("utf-8"))
+        if matrix.ndim != 2 or matrix.shape[0] != len(chunks):
+            raise ValueError(f"{len(chunks)} chunks but vectors of shape {matrix.shape}")
         # an empty store keeps no width: a rebuild may change embedders
         self._matrix = matrix if len(chunks) else None
         self._n = len(chunks)
         self._chunks = [chunk_from_dict(c) for c in chunks]
         self._row = {c.id: i for i, c in enumerate(self._chunks)}
-        self._columns = None
-        self._identity = identity
 
-    def flush(self) -> None:
+    def _write(self, handle: IO[bytes]) -> None:
         import numpy as np
 
-        if self._file is None:
-            return
-        vectors = self._live()
         payload = json.dumps([chunk_to_dict(c) for c in self._chunks]).encode("utf-8")
-
-        def write(handle: Any) -> None:
-            buffer = io.BytesIO()
-            np.savez(buffer, vectors=vectors, chunks=np.frombuffer(payload, dtype=np.uint8))
-            handle.write(buffer.getvalue())
-
-        atomic_write(self._file, write)
-        self._identity = file_identity(self._file)
-        self._dirty = False
+        buffer = io.BytesIO()
+        np.savez(buffer, vectors=self._live(), chunks=np.frombuffer(payload, dtype=np.uint8))
+        handle.write(buffer.getvalue())
 
     # -- data --------------------------------------------------------------
     @property

@@ -1,0 +1,182 @@
+"""An index run's writes into the stores, and the checks that keep stores and
+ledger in agreement.
+
+Every write (upsert, delete, flush, refresh) is a stage of the run and holds
+the pipeline's store lock for writing, so no query of the same process sees
+a store half-way through a call. Around the writes:
+
+- ``open()`` opens the stores and refreshes them from disk (a pipeline
+  opened before another process indexed never writes back a stale copy);
+- ``repair_journal()`` deletes the chunks a killed run left behind;
+- ``check()`` compares each store's count with the ledger's and, with
+  ``repair``, deletes the chunks no document owns and names the documents
+  to write again;
+- ``wipe()`` opens every store fresh for a rebuild;
+- ``discard()`` drops what a failed run had not flushed.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from .errors import IndexStateError
+
+if TYPE_CHECKING:
+    from .components import Store
+    from .ledger import Journal, Ledger, LedgerEntry
+    from .runs import Run
+    from .state import IndexState
+    from .storeset import StoreSet
+
+__all__ = ["StoreWriter"]
+
+log = logging.getLogger("ragloom")
+
+
+class StoreWriter:
+    """The stores of one index run, written under the store lock."""
+
+    def __init__(self, stores: StoreSet, state: IndexState, run: Run) -> None:
+        self.stores = stores
+        self.state = state
+        self.run = run
+
+    def call(self, stage: str, name: str, store: Store, func: Any, *args: Any, **kw: Any) -> Any:
+        """A store write, as a stage, with the store lock held: no query runs meanwhile."""
+        with self.state.lock.write():
+            return self.run.stage(stage, name, store, func, *args, **kw)
+
+    def upsert(self, chunks: list[Any], vectors: Any) -> None:
+        for name, store in self.stores:
+            dense = "dense" in store.capabilities
+            self.call("upsert", name, store, store.upsert, chunks, vectors if dense else None)
+
+    def delete(self, ids: list[str]) -> None:
+        for name, store in self.stores:
+            self.call("delete", name, store, store.delete, ids=ids)
+
+    def flush(self) -> None:
+        for name, store in self.stores:
+            self.call("flush", name, store, store.flush)
+
+    # -- before the run ----------------------------------------------------
+    def open(self) -> None:
+        """Open the stores (if the pipeline has not yet) and refresh them from disk."""
+        with self.state.lock.write():
+            self.stores.open()
+            self.stores.check()
+            for name, store in self.stores:
+                self.run.stage("refresh", name, store, store.refresh)
+
+    def repair_journal(self, entries: Mapping[str, LedgerEntry], journal: Journal) -> None:
+        """After a run that died: delete from every store the chunks the journal
+        names that no committed document owns."""
+        pending = journal.pending()
+        if not pending:
+            journal.clear()
+            return
+        owned = {cid for entry in entries.values() for cid in entry.chunk_ids}
+        orphans = sorted(pending - owned)
+        if orphans:
+            log.warning("repairing an interrupted index run: %d orphan chunk(s)", len(orphans))
+            self.delete(orphans)
+            self.flush()
+        journal.clear()
+
+    def check(
+        self, entries: Mapping[str, LedgerEntry], *, repair: bool, dry_run: bool
+    ) -> tuple[set[str], list[str]]:
+        """Every store must hold the chunks the ledger lists. Returns the
+        documents to write again and, with ``repair``, what was fixed; without
+        it, a mismatch stops the run (a dry run reports it)."""
+        owned = {cid: doc_id for doc_id, e in entries.items() for cid in e.chunk_ids}
+        forced: set[str] = set()
+        fixed: list[str] = []
+        for name, store in self.stores:
+            if not store.exact_count:
+                continue
+            held = self.run.stage("count", name, store, store.count)
+            if held == len(owned) and not repair:
+                continue
+            if not repair:
+                message = (
+                    f"store {name!r} holds {held} chunk(s) but the ledger lists {len(owned)}: "
+                    "the store's files or the ledger were changed outside ragloom (deleted, "
+                    "restored from a backup); run `ragloom index --repair` to bring them back "
+                    "in agreement, or `ragloom index --rebuild`"
+                )
+                if dry_run:
+                    self.run.report(name, message)
+                    continue
+                raise IndexStateError(message)
+            if dry_run:
+                continue
+            line = self._repair(name, store, owned, held, forced)
+            if line:
+                fixed.append(line)
+        return forced, fixed
+
+    def _repair(
+        self, name: str, store: Store, owned: Mapping[str, str], held: int, forced: set[str]
+    ) -> str | None:
+        """Delete the chunks ``store`` holds that no document owns, and mark the
+        documents whose chunks it lacks for writing again."""
+        try:
+            present = set(self.run.stage("ids", name, store, lambda: list(store.ids())))
+        except NotImplementedError:
+            if held == len(owned):
+                return None
+            # no way to tell which chunks are off: empty it, and write every document again
+            with self.state.lock.write():
+                self.stores.reopen(name, fresh=True)
+            forced.update(owned.values())
+            return f"{name}: rebuilt from the ledger's {len(set(owned.values()))} document(s)"
+        extra = sorted(present - owned.keys())
+        missing = owned.keys() - present
+        if extra:
+            self.call("delete", name, store, store.delete, ids=extra)
+            self.call("flush", name, store, store.flush)
+        forced.update(owned[cid] for cid in missing)
+        if not extra and not missing:
+            return None
+        return (
+            f"{name}: deleted {len(extra)} chunk(s) no document owns; "
+            f"{len({owned[c] for c in missing})} document(s) written again"
+        )
+
+    def wipe(self) -> None:
+        """``--rebuild``: every store opened fresh (empty, its files unread)."""
+        with self.state.lock.write():
+            self.stores.reopen_all(fresh=True)
+        for name, store in self.stores:
+            left = store.count()
+            if left:
+                raise IndexStateError(
+                    f"store {name!r} still holds {left} chunk(s) after it was opened fresh for "
+                    "the rebuild: it does not honour `Context.fresh`; empty it by hand"
+                )
+
+    # -- after the run -----------------------------------------------------
+    def check_after(self, ledger: Ledger) -> None:
+        """After the run every store must hold exactly the ledger's chunks; a
+        store that does not lost writes: reported (the next run refuses)."""
+        expected = sum(len(e.chunk_ids) for e in ledger.entries().values())
+        for name, store in self.stores:
+            if store.exact_count and (held := store.count()) != expected:
+                self.run.report(
+                    name,
+                    f"after the run the store holds {held} chunk(s), the ledger lists "
+                    f"{expected}: a write was lost; run `ragloom index --repair`",
+                )
+
+    def discard(self) -> None:
+        """After a failed run: back to what the stores persisted (the writes
+        this run did not flush are dropped; those it flushed, the journal names)."""
+        with self.state.lock.write():
+            for name, store in self.stores:
+                try:
+                    store.refresh()
+                except Exception as exc:  # the original error matters more
+                    log.warning("store %s could not be refreshed after a failed run: %r", name, exc)
