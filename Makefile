@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 DEMO   := examples/quickstart
 RAGLOOM := ../../$(BIN)/ragloom
-PLUGINS := plugins/sentence-transformers
+PLUGINS := plugins/sentence-transformers plugins/cohere plugins/pinecone
 
 # Caches (embeddings, any model hub) stay inside the checkout.
 export RAGLOOM_CACHE_DIR := $(CURDIR)/.cache/ragloom
@@ -41,7 +41,7 @@ demo: venv
 test: venv
 	$(BIN)/ruff check core tests benchmarks plugins contrib
 	$(BIN)/mkdocs build --strict --quiet -d .venv/site
-	$(BIN)/python -m pytest -q tests $(PLUGINS:%=%/tests) contrib/template/tests
+	$(BIN)/python -m pytest -q -m "not integration" tests $(PLUGINS:%=%/tests) contrib/template/tests
 
 bench: venv
 	$(BIN)/python benchmarks/run.py

@@ -19,6 +19,10 @@ rerankers ``RerankerContract``, or those of ``OrderedRerankerContract``,
 
 See ``ragloom.testing.stores``, ``ragloom.testing.embedders`` and
 ``ragloom.testing.rerankers``, and the "Testing a store" docs page.
+
+Plugins for hosted services test against loopback fakes of them
+(``ragloom.testing.servers``: ``FakePinecone``, ``FakeCohere``,
+``FakeOpenAI``, with ``Fault`` injection); see the "Remote services" docs page.
 """
 
 from __future__ import annotations
@@ -40,6 +44,15 @@ from .rerankers import (
     SemanticRerankerContract,
     TopKRerankerContract,
     contract_hits,
+)
+from .servers import (
+    FakeCohere,
+    FakeOpenAI,
+    FakePinecone,
+    Fault,
+    LoopbackServer,
+    RecordedRequest,
+    Response,
 )
 from .stores import (
     CONTRACT_DIMENSION,
@@ -79,4 +92,11 @@ __all__ = [
     "TextStoreContract",
     "contract_chunks",
     "contract_vectors",
+    "FakeCohere",
+    "FakeOpenAI",
+    "FakePinecone",
+    "Fault",
+    "LoopbackServer",
+    "RecordedRequest",
+    "Response",
 ]
