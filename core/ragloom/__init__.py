@@ -31,6 +31,7 @@ from .errors import (
     RagloomError,
 )
 from .events import Event, ProblemReported, RunFinished, RunStarted, StageCall, StageFinished
+from .generation import ChatGenerator, ChatOptions
 from .hookspecs import hookimpl
 from .pipeline import AnswerStream, IndexReport, Pipeline, load
 from .registry import Register
@@ -39,6 +40,8 @@ from .types import Answer, Chunk, Citation, Document, Hit
 __all__ = [
     "Answer",
     "AnswerStream",
+    "ChatGenerator",
+    "ChatOptions",
     "Chunk",
     "Chunker",
     "Citation",

@@ -1,12 +1,13 @@
 """What the generator's answer goes through before a caller sees it:
-citations checked against the hits given, a degraded answer when the
-generator fails, streaming, and the order of the passages in the prompt."""
+citation markers checked against the passages given and numbered
+contiguously (streamed or not), a degraded answer when the generator fails,
+streaming, and the order of the passages in the prompt."""
 
 from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 
 from .types import Answer, Citation, Hit
@@ -14,19 +15,28 @@ from .types import Answer, Citation, Hit
 __all__ = [
     "NOT_FOUND",
     "AnswerStream",
+    "CitationRewriter",
     "checked_answer",
     "degraded_answer",
     "lost_in_the_middle",
+    "quote_of",
 ]
 
 log = logging.getLogger("ragloom")
 
 NOT_FOUND = "I could not find information about this in the indexed documents."
 
+MARKER = re.compile(r"[ \t]?\[(\d{1,4}(?:\s*,\s*\d{1,4})*)\]")
+"""A citation marker as models write them: ``[2]``, ``[1, 3]`` (with the space before it)."""
+_OPEN_MARKER = re.compile(r"[ \t]*(?:\[[\d\s,]{0,24})?$")
+"""What a streamed piece may end with that the next piece decides: the start of
+a marker (``[1``, ``[1, ``), or spaces (dropped with a forged marker after them)."""
+
 
 class AnswerStream:
     """Iterate for pieces of the answer text; ``answer`` holds the checked
-    ``Answer`` once iteration ends."""
+    ``Answer`` once iteration ends. ``close()`` (or leaving a ``with`` block)
+    ends a stream the caller stops reading early."""
 
     def __init__(self, pieces: Iterator[str | Answer], finish: Callable[[Answer], Answer]) -> None:
         self._pieces = pieces
@@ -34,26 +44,137 @@ class AnswerStream:
         self.answer: Answer | None = None
 
     def __iter__(self) -> Iterator[str]:
-        for piece in self._pieces:
-            if isinstance(piece, Answer):
-                self.answer = self._finish(piece)
-            else:
-                yield piece
+        try:
+            for piece in self._pieces:
+                if isinstance(piece, Answer):
+                    self.answer = self._finish(piece)
+                else:
+                    yield piece
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        close = getattr(self._pieces, "close", None)
+        if close is not None:
+            close()
+
+    def __enter__(self) -> AnswerStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def quote_of(hit: Hit, limit: int = 300) -> str:
+    """The start of a hit's text, whitespace folded: what a citation quotes."""
+    text = " ".join(hit.chunk.text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+class CitationRewriter:
+    """Renumbers the citation markers of an answer as it is written.
+
+    ``sources`` maps each number the writer may cite to its hit (for an LLM,
+    the passage numbers of its prompt). Markers are renumbered 1, 2, 3... in
+    the order sources are first cited; a marker naming a number not in
+    ``sources`` (a forged or hallucinated one) is removed and recorded in
+    ``dropped``. Works on a whole text (``feed`` then ``finish``) or piece by
+    piece as a model streams it: a piece ending inside a marker (``[1``) is
+    held back until the marker is complete.
+    """
+
+    def __init__(self, sources: Mapping[int, Hit]) -> None:
+        self.sources = dict(sources)
+        self.numbers: dict[int, int] = {}  # source number -> number in the answer
+        self.dropped: list[int] = []
+        self._pending = ""
+        self._text: list[str] = []
+
+    def feed(self, piece: str) -> str:
+        """The part of ``piece`` that can be shown now, markers rewritten."""
+        text = self._pending + piece
+        tail = _OPEN_MARKER.search(text)
+        if tail is not None:
+            text, self._pending = text[: tail.start()], text[tail.start() :]
+        else:
+            self._pending = ""
+        out = MARKER.sub(self._rewrite, text)
+        self._text.append(out)
+        return out
+
+    def finish(self) -> str:
+        """What was held back, once the writer is done."""
+        pending, self._pending = self._pending, ""
+        out = MARKER.sub(self._rewrite, pending)
+        self._text.append(out)
+        return out
+
+    @property
+    def text(self) -> str:
+        """Everything rewritten so far."""
+        return "".join(self._text)
+
+    def rewrite(self, text: str) -> str:
+        """A whole text, rewritten."""
+        return self.feed(text) + self.finish()
+
+    def _rewrite(self, match: re.Match[str]) -> str:
+        space = match.group(0)[: len(match.group(0)) - len(match.group(0).lstrip(" \t"))]
+        markers = []
+        for part in match.group(1).split(","):
+            number = int(part)
+            if number not in self.sources:
+                self.dropped.append(number)
+                continue
+            final = self.numbers.setdefault(number, len(self.numbers) + 1)
+            markers.append(f"[{final}]")
+        return space + "".join(markers) if markers else ""
+
+    def citations(self) -> tuple[Citation, ...]:
+        """One ``Citation`` per source cited, by its number in the answer."""
+        return tuple(
+            Citation(
+                number=final,
+                chunk_id=self.sources[number].chunk.id,
+                label=self.sources[number].chunk.label,
+                source=self.sources[number].chunk.source,
+                quote=quote_of(self.sources[number]),
+            )
+            for number, final in sorted(self.numbers.items(), key=lambda item: item[1])
+        )
 
 
 def checked_answer(answer: Answer, hits: Sequence[Hit]) -> Answer:
-    """Drop citations of chunks the generator was not given, and their ``[n]``
-    markers from the text; attach the hits."""
+    """Drop citations of chunks the generator was not given and their ``[n]``
+    markers from the text; number the rest 1, 2, 3... in the order the text
+    first cites them (a citation the text never marks keeps its place after
+    those); attach the hits."""
     given = {h.chunk.id for h in hits}
-    kept = tuple(c for c in answer.citations if c.chunk_id in given)
-    text = answer.text
-    if len(kept) != len(answer.citations):
-        dropped = {c.number for c in answer.citations if c.chunk_id not in given}
+    kept = {c.number: c for c in answer.citations if c.chunk_id in given}
+    dropped = {c.number for c in answer.citations if c.chunk_id not in given}
+    if dropped:
         log.warning("dropped %d citation(s) of chunks not given to the generator", len(dropped))
-        text = re.sub(
-            r"\s?\[(\d+)\]", lambda m: "" if int(m.group(1)) in dropped else m.group(0), text
-        )
-    return replace(answer, text=text, citations=kept, hits=tuple(hits))
+
+    numbers: dict[int, int] = {}
+
+    def rewrite(match: re.Match[str]) -> str:
+        space = " " if match.group(0).startswith((" ", "\t")) else ""
+        markers = []
+        for part in match.group(1).split(","):
+            number = int(part)
+            if number in kept:
+                markers.append(f"[{numbers.setdefault(number, len(numbers) + 1)}]")
+            elif number not in dropped:  # not a citation marker of this answer: left as it is
+                markers.append(f"[{number}]")
+        return space + "".join(markers) if markers else ""
+
+    text = MARKER.sub(rewrite, answer.text)
+    for number in kept:  # cited without a marker in the text: after those that have one
+        numbers.setdefault(number, len(numbers) + 1)
+    citations = tuple(
+        replace(kept[old], number=new) for old, new in sorted(numbers.items(), key=lambda i: i[1])
+    )
+    return replace(answer, text=text, citations=citations, hits=tuple(hits))
 
 
 def degraded_answer(question: str, hits: Sequence[Hit], exc: Exception) -> Answer:

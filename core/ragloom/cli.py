@@ -311,6 +311,11 @@ def _hit_json(rank: int, hit: Any) -> dict[str, Any]:
     help="How many hits to give the generator, 1 or more (default: retrieval.k).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the answer and citations as JSON.")
+@click.option(
+    "--stream",
+    is_flag=True,
+    help="Print the answer as the generator writes it (an LLM's tokens as they come).",
+)
 @PRINCIPAL
 @click.pass_context
 @handle_errors
@@ -320,14 +325,19 @@ def ask(
     filter_: str | None,
     k: int | None,
     as_json: bool,
+    stream: bool,
     principals: tuple[str, ...],
 ) -> None:
     """Answer QUESTION from the indexed documents, with numbered citations."""
     _check_not_empty(ctx, question, "QUESTION", 'ragloom ask "How much is the Pro plan?"')
+    if stream and as_json:
+        raise click.UsageError("--stream prints text as it comes; drop it with --json", ctx=ctx)
+    filters, who = parse_filter_json(filter_), principals_list(principals)
     with load_pipeline(ctx) as pipeline:
-        answer = pipeline.ask(
-            question, parse_filter_json(filter_), k=k, principals=principals_list(principals)
-        )
+        if stream:
+            _print_stream(pipeline.stream(question, filters, k=k, principals=who))
+            return
+        answer = pipeline.ask(question, filters, k=k, principals=who)
     if as_json:
         click.echo(
             json.dumps(
@@ -354,6 +364,20 @@ def ask(
     out = console()
     out.print(sanitize(answer.text), markup=False)
     if answer.citations:
+        out.print()
+        for c in answer.citations:
+            out.print(f"  [{c.number}] {sanitize(c.label)}", markup=False)
+
+
+def _print_stream(stream: Any) -> None:
+    """The pieces as they come (sanitised), then the checked answer's citations."""
+    with stream:
+        for piece in stream:
+            click.echo(sanitize(piece), nl=False)
+    click.echo()
+    answer = stream.answer
+    if answer is not None and answer.citations:
+        out = console()
         out.print()
         for c in answer.citations:
             out.print(f"  [{c.number}] {sanitize(c.label)}", markup=False)

@@ -33,6 +33,7 @@ from .errors import (
 )
 from .filters import check_supported
 from .filters import parse as parse_filter
+from .generation import ChatGenerator
 from .registry import Registry, RegistryEntry, closest
 from .settings import AccessSettings, CacheSettings, IndexingSettings, RetrievalSettings
 
@@ -396,12 +397,25 @@ def _cross_check(specs: dict[str, Any], add: Any) -> None:
     stores = [s for s in specs.get("stores", []) if s is not None]
     embedder = specs.get("embedder")
     embedder_failed = "embedder" in specs and embedder is None  # already reported
+    generator = specs.get("generator")
     for spec in _all_specs(specs):
         if "embedder" in spec.entry.cls.needs and embedder is None and not embedder_failed:
             add(
                 (*spec.loc, "type"),
                 f"{spec.kind} {spec.type!r} needs an embedder but none is configured",
                 "add e.g. `embedder: {type: hash}`",
+            )
+        if (
+            "generator" in spec.entry.cls.needs
+            and generator is not None
+            and not issubclass(generator.entry.cls, ChatGenerator)
+        ):
+            add(
+                (*spec.loc, "type"),
+                f"{spec.kind} {spec.type!r} asks the generator to write text, but generator "
+                f"{generator.type!r} is not a chat model",
+                "configure an LLM generator (e.g. `generator: {type: openai}` or "
+                "`{type: llamacpp}`), or remove this component",
             )
     seen: dict[str, str] = {}
     for spec in stores:

@@ -27,6 +27,7 @@ from .cache import AnswerCache, EmbeddingCache, fingerprint_key
 from .components import Component, Context, Loader, Message
 from .config import PipelineConfig, load_config
 from .filters import Filter, fields, parse
+from .generation import ChatGenerator, fit_passages
 from .indexing import Indexer, IndexReport
 from .retrieval import Retriever
 from .runs import Run, current_run
@@ -115,21 +116,24 @@ class Pipeline:
 
     # -- lifecycle ---------------------------------------------------------
     def _components(self) -> list[tuple[str, Component]]:
-        """Every component but the stores, those others use (the embedder) first."""
+        """Every component but the stores, those others use (the embedder, the
+        generator) first."""
         c = self.config
         named: list[tuple[str, Component]] = []
         if self.embedder is not None and c.embedder is not None:
             named.append((c.embedder.type, self.embedder))
+        named.append((c.generator.type, self.generator))
         named.extend((s.type, ld) for s, ld in zip(c.loaders, self.loaders))
         named.append((c.chunker.type, self.chunker))
         named.extend((s.type, q) for s, q in zip(c.query_transformers, self.query_transformers))
         if self.reranker is not None and c.reranker is not None:
             named.append((c.reranker.type, self.reranker))
-        named.append((c.generator.type, self.generator))
         return named
 
     def _context(self, name: str, fresh: bool = False) -> Context:
-        services = {"embedder": self.embedder} if self.embedder is not None else {}
+        services: dict[str, Any] = {"generator": self.generator}
+        if self.embedder is not None:
+            services["embedder"] = self.embedder
         return Context(
             index_dir=self.index_dir,
             base_dir=self.config.base_dir,
@@ -366,18 +370,29 @@ class Pipeline:
             cache.put(key, answer)  # only under the version the key names
         return answer
 
-    def _ordered(self, hits: Sequence[Hit]) -> list[Hit]:
-        """The hits in the order the generator sees them (``retrieval.order``)."""
+    def _passages(self, hits: Sequence[Hit]) -> list[Hit]:
+        """The hits the generator gets: for a chat model, the best that fit its
+        context budget (whole passages, in relevance order); then arranged as
+        ``retrieval.order`` says."""
+        chosen = list(hits)
+        if isinstance(self.generator, ChatGenerator):
+            chosen = fit_passages(
+                chosen, self.generator.passage_budget(), self.generator.count_tokens
+            )
         if self.config.retrieval.order == "lost-in-the-middle":
-            return lost_in_the_middle(list(hits))
-        return list(hits)
+            return lost_in_the_middle(chosen)
+        return chosen
+
+    def _degrade(self, exc: Exception) -> bool:
+        """Whether a failed generation becomes a degraded answer (else it raises)."""
+        return getattr(self.generator.config, "on_error", "degrade") != "raise"
 
     def _generate(
         self, run: Run, question: str, hits: Sequence[Hit], history: Sequence[Message]
     ) -> Answer:
         if not hits:
             return Answer(question=question, text=NOT_FOUND, grounded=False)
-        ordered = self._ordered(hits)
+        ordered = self._passages(hits)
         try:
             answer = run.stage(
                 "generate",
@@ -389,6 +404,8 @@ class Pipeline:
                 history,
             )
         except Exception as exc:
+            if not self._degrade(exc):
+                raise
             log.warning("generator failed: %r; answering with the best passages", exc)
             return degraded_answer(question, ordered, exc)
         return checked_answer(answer, ordered)
@@ -416,7 +433,7 @@ class Pipeline:
         except BaseException as exc:
             run.finish(exc)
             raise
-        ordered = self._ordered(hits)
+        ordered = self._passages(hits)
         generator_type = self.config.generator.type
 
         def pieces() -> Iterator[str | Answer]:
@@ -438,6 +455,8 @@ class Pipeline:
                         history,
                     )
                 except Exception as exc:
+                    if not self._degrade(exc):
+                        raise
                     log.warning("generator failed: %r; answering with the best passages", exc)
                     answer = degraded_answer(question, ordered, exc)
                     yield "\n" + answer.text

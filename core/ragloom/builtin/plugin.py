@@ -5,7 +5,15 @@ Built-ins register through the same public hooks as any third-party plugin.
 
 from __future__ import annotations
 
-from ..components import Chunker, Embedder, Generator, Loader, Reranker, Store
+from ..components import (
+    Chunker,
+    Embedder,
+    Generator,
+    Loader,
+    QueryTransformer,
+    Reranker,
+    Store,
+)
 from ..hookspecs import hookimpl
 from ..registry import Register
 from .chunkers.code import CodeChunker
@@ -25,6 +33,10 @@ from .loaders.html import HtmlLoader
 from .loaders.markdown import MarkdownLoader
 from .loaders.pdf import PdfLoader
 from .loaders.records import CsvLoader, JsonlLoader
+from .query_transformers.condense import CondenseTransformer
+from .query_transformers.hyde import HydeTransformer
+from .query_transformers.multi_query import MultiQueryTransformer
+from .rerankers.llm import LLMReranker
 from .rerankers.mmr import MMRReranker
 from .stores.bm25 import BM25Store
 from .stores.memory import MemoryStore
@@ -73,3 +85,11 @@ def register_generators(register: Register[Generator]) -> None:
 @hookimpl
 def register_rerankers(register: Register[Reranker]) -> None:
     register("mmr", MMRReranker)
+    register("llm", LLMReranker)
+
+
+@hookimpl
+def register_query_transformers(register: Register[QueryTransformer]) -> None:
+    register("condense", CondenseTransformer)
+    register("multi-query", MultiQueryTransformer)
+    register("hyde", HydeTransformer)

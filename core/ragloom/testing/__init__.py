@@ -35,6 +35,7 @@ from .embedders import (
     PrefixEmbedderContract,
     SemanticEmbedderContract,
 )
+from .generators import CONTRACT_GENERATOR_NAME, CONTRACT_QUESTION, GeneratorContract
 from .rerankers import (
     CONTRACT_QUERY,
     CONTRACT_RERANKER_NAME,
@@ -68,6 +69,9 @@ from .stores import (
 )
 
 __all__ = [
+    "CONTRACT_GENERATOR_NAME",
+    "CONTRACT_QUESTION",
+    "GeneratorContract",
     "CONTRACT_DIMENSION",
     "CONTRACT_EMBEDDER_NAME",
     "CONTRACT_PASSAGES",

@@ -30,6 +30,7 @@ from .parsers.pdf import parse_pdf
 
 __all__ = ["file_format", "read_document"]
 
+
 def file_format(path: PurePath, head: bytes = b"") -> str:
     """The format a file is read as: ``markdown``, ``html``, ``pdf``, ``code`` or ``text``.
 
@@ -182,8 +183,6 @@ def _parser(kind: str) -> Callable[..., Parsed | None]:
 
 def _parse_text(text: str, **_: Any) -> Parsed:
     return text, {}
-
-
 
 
 _PARSERS: dict[str, Callable[..., Parsed | None]] = {

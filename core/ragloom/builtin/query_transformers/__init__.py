@@ -1,0 +1,2 @@
+"""Built-in query transformers (condense, multi-query, HyDE), on the
+pipeline's chat-model generator."""
