@@ -9,12 +9,14 @@ import logging
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
 from .types import Answer, Citation, Hit
 
 __all__ = [
     "NOT_FOUND",
     "AnswerStream",
+    "AsyncAnswerStream",
     "CitationRewriter",
     "checked_answer",
     "degraded_answer",
@@ -201,3 +203,64 @@ def degraded_answer(question: str, hits: Sequence[Hit], exc: Exception) -> Answe
 def lost_in_the_middle(hits: list[Hit]) -> list[Hit]:
     """Best hits at both edges, weakest in the middle: 1 3 5 ... 6 4 2."""
     return hits[0::2] + hits[1::2][::-1]
+
+
+class AsyncAnswerStream:
+    """``Pipeline.astream``: iterate with ``async for`` for the pieces of the
+    answer; ``answer`` holds the checked ``Answer`` once iteration ends. The
+    stream runs in the pipeline's thread pool, so the event loop never blocks;
+    ``aclose()`` (or leaving ``async with``) stops it early."""
+
+    def __init__(self, start: Callable[[], AnswerStream], executor: Any) -> None:
+        self._start = start
+        self._executor = executor
+        self._queue: Any = None
+        self._stop = False
+        self._future: Any = None
+        self.answer: Answer | None = None
+
+    def __aiter__(self) -> AsyncAnswerStream:
+        return self
+
+    async def __anext__(self) -> str:
+        import asyncio
+
+        if self._queue is None:
+            loop = asyncio.get_running_loop()
+            self._queue = asyncio.Queue()
+            self._future = loop.run_in_executor(self._executor, self._pump, loop)
+        kind, value = await self._queue.get()
+        if kind == "piece":
+            return value
+        await self._future
+        if kind == "error":
+            raise value
+        raise StopAsyncIteration
+
+    def _pump(self, loop: Any) -> None:
+        def put(item: tuple[str, Any]) -> None:
+            loop.call_soon_threadsafe(self._queue.put_nowait, item)
+
+        try:
+            stream = self._start()
+            with stream:
+                for piece in stream:
+                    if self._stop:
+                        break
+                    put(("piece", piece))
+            self.answer = stream.answer
+        except BaseException as exc:  # handed to the awaiting task
+            put(("error", exc))
+            return
+        put(("end", None))
+
+    async def aclose(self) -> None:
+        self._stop = True
+        if self._future is not None:
+            await self._future
+
+    async def __aenter__(self) -> AsyncAnswerStream:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()

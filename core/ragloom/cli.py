@@ -237,6 +237,12 @@ def index(
     "--filter", "filter_", help='Metadata filter as JSON, e.g. \'{"year": {"$gte": 2024}}\'.'
 )
 @click.option("--json", "as_json", is_flag=True, help="Print hits as JSON.")
+@click.option(
+    "--explain",
+    is_flag=True,
+    help="Show each hit's rank and score in every store, after fusion and after "
+    "reranking, and the filters that applied.",
+)
 @PRINCIPAL
 @click.pass_context
 @handle_errors
@@ -246,6 +252,7 @@ def search(
     k: int | None,
     filter_: str | None,
     as_json: bool,
+    explain: bool,
     principals: tuple[str, ...],
 ) -> None:
     """Show the hits retrieval finds for QUERY (no generation)."""
@@ -254,10 +261,23 @@ def search(
     _check_not_empty(ctx, query, "QUERY", 'ragloom search "refund policy"')
     with load_pipeline(ctx) as pipeline:
         hits = pipeline.retrieve(
-            query, parse_filter_json(filter_), k, principals=principals_list(principals)
+            query,
+            parse_filter_json(filter_),
+            k,
+            principals=principals_list(principals),
+            explain=explain,
         )
     if as_json:
-        click.echo(json.dumps([_hit_json(rank, h) for rank, h in enumerate(hits, 1)], indent=2))
+        rows = [_hit_json(rank, h) for rank, h in enumerate(hits, 1)]
+        if explain and hits.explanation is not None:
+            for row, why in zip(rows, hits.explanation.hits):
+                row["explain"] = explanation_json(why)
+            click.echo(json.dumps({**_filters_json(hits.explanation), "hits": rows}, indent=2))
+            return
+        click.echo(json.dumps(rows, indent=2))
+        return
+    if explain and hits.explanation is not None:
+        _print_explanation(hits)
         return
     if not hits:
         if not hits.index_id:
@@ -283,6 +303,62 @@ def search(
             escape(snippet[:160]),
         )
     console().print(table)
+
+
+def explanation_json(why: Any) -> dict[str, Any]:
+    """One hit's explanation as JSON (also the HTTP API's ``explain``)."""
+    return {
+        "stores": {name: {"rank": r, "score": sc} for name, (r, sc) in why.stores.items()},
+        "fused_rank": why.fused_rank,
+        "fused_score": why.fused_score,
+        "reranked_rank": why.reranked_rank,
+        "rerank_score": why.rerank_score,
+        "movement": why.movement,
+    }
+
+
+def _filters_json(explanation: Any) -> dict[str, Any]:
+    return {
+        "queries": list(explanation.queries),
+        "filter": explanation.filter,
+        "retrieval_filter": explanation.retrieval_filter,
+        "access_filter": explanation.access_filter,
+    }
+
+
+def _print_explanation(hits: Any) -> None:
+    from rich.table import Table
+
+    explanation = hits.explanation
+    out = console()
+    stores = list(dict.fromkeys(n for why in explanation.hits for n in why.stores))
+    reranked = any(why.reranked_rank is not None for why in explanation.hits)
+    table = Table(show_lines=False)
+    columns = ("rank", "label", *stores, "fused", *(("rerank", "moved") if reranked else ()))
+    for column in columns:
+        table.add_column(column, overflow="fold")
+    for rank, (hit, why) in enumerate(zip(hits, explanation.hits), 1):
+        cells = [
+            f"#{why.stores[n][0]} {why.stores[n][1]:.4f}" if n in why.stores else "—"
+            for n in stores
+        ]
+        if reranked:
+            moved = "" if why.movement is None else f"{why.movement:+d}"
+            cells += [f"#{why.fused_rank} {why.fused_score:.4f}", f"{why.rerank_score:.4f}", moved]
+        else:
+            cells.append(f"#{why.fused_rank} {why.fused_score:.4f}")
+        table.add_row(str(rank), escape(hit.chunk.label), *cells)
+    out.print(table)
+    if len(explanation.queries) > 1:
+        queries = "; ".join(explanation.queries)
+        out.print(f"queries: {escape(queries)}", markup=False)
+    for name, value in (
+        ("filter", explanation.filter),
+        ("retrieval.filter", explanation.retrieval_filter),
+        ("access filter", explanation.access_filter),
+    ):
+        if value is not None:
+            out.print(f"{name}: {escape(json.dumps(value))}", markup=False)
 
 
 def _hit_json(rank: int, hit: Any) -> dict[str, Any]:
@@ -316,6 +392,9 @@ def _hit_json(rank: int, hit: Any) -> dict[str, Any]:
     is_flag=True,
     help="Print the answer as the generator writes it (an LLM's tokens as they come).",
 )
+@click.option(
+    "--trace", is_flag=True, help="After the answer, a table of every stage and its timing."
+)
 @PRINCIPAL
 @click.pass_context
 @handle_errors
@@ -326,6 +405,7 @@ def ask(
     k: int | None,
     as_json: bool,
     stream: bool,
+    trace: bool,
     principals: tuple[str, ...],
 ) -> None:
     """Answer QUESTION from the indexed documents, with numbered citations."""
@@ -337,7 +417,7 @@ def ask(
         if stream:
             _print_stream(pipeline.stream(question, filters, k=k, principals=who))
             return
-        answer = pipeline.ask(question, filters, k=k, principals=who)
+        answer = pipeline.ask(question, filters, k=k, principals=who, trace=trace)
     if as_json:
         click.echo(
             json.dumps(
@@ -356,6 +436,7 @@ def ask(
                         }
                         for c in answer.citations
                     ],
+                    **({"trace": _trace_json(answer)} if trace else {}),
                 },
                 indent=2,
             )
@@ -367,6 +448,33 @@ def ask(
         out.print()
         for c in answer.citations:
             out.print(f"  [{c.number}] {sanitize(c.label)}", markup=False)
+    if trace:
+        _print_trace(answer)
+
+
+def _trace_json(answer: Any) -> list[dict[str, Any]]:
+    return [
+        {"stage": t.stage, "name": t.name, "seconds": t.seconds, "count": t.count}
+        for t in answer.metadata.get("trace", ())
+    ]
+
+
+def _print_trace(answer: Any) -> None:
+    from rich.table import Table
+
+    timings = answer.metadata.get("trace", ())
+    table = Table(title="stages", show_lines=False)
+    for column in ("stage", "component", "ms", "items"):
+        table.add_column(column, justify="right" if column in ("ms", "items") else "left")
+    for t in timings:
+        count = "" if t.count is None else str(t.count)
+        table.add_row(t.stage, escape(t.name), f"{t.seconds * 1000:.1f}", count)
+    total = sum(t.seconds for t in timings)
+    table.add_row("total", "", f"{total * 1000:.1f}", "")
+    console().print()
+    console().print(table)
+    if answer.metadata.get("cached"):
+        console().print("(answered from the answer cache: no stage ran)")
 
 
 def _print_stream(stream: Any) -> None:

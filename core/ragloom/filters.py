@@ -41,6 +41,7 @@ __all__ = [
     "evaluate",
     "fields",
     "operators",
+    "to_spec",
     "parse",
 ]
 
@@ -212,6 +213,20 @@ def operators(node: Filter | None) -> set[str]:
     for item in node.items:
         found |= operators(item)
     return found
+
+
+def to_spec(node: Filter | None) -> dict[str, Any] | None:
+    """The filter as the JSON-able dict it parses from (for explanations and
+    logs): ``parse(to_spec(node)) == node`` up to the order of an ``$and``."""
+    if node is None:
+        return None
+    if isinstance(node, Condition):
+        value = list(node.value) if isinstance(node.value, tuple) else node.value
+        return {node.field: {node.op: value}}
+    if isinstance(node, Not):
+        return {"$not": to_spec(node.item)}
+    key = "$and" if isinstance(node, And) else "$or"
+    return {key: [to_spec(item) for item in node.items]}
 
 
 def fields(node: Filter | None) -> set[str]:

@@ -18,11 +18,20 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .access import caller_filter
-from .answers import NOT_FOUND, AnswerStream, checked_answer, degraded_answer, lost_in_the_middle
+from .answers import (
+    NOT_FOUND,
+    AnswerStream,
+    AsyncAnswerStream,
+    checked_answer,
+    degraded_answer,
+    lost_in_the_middle,
+)
 from .cache import AnswerCache, EmbeddingCache, fingerprint_key
 from .components import Component, Context, Loader, Message
 from .config import PipelineConfig, load_config
@@ -84,6 +93,8 @@ class Pipeline:
         self._lock = threading.RLock()  # lifecycle, caches
         self._embedding_cache: EmbeddingCache | None = None
         self._answer_cache: AnswerCache | None = None
+        self._executor: ThreadPoolExecutor | None = None
+        self.async_workers = 8
         self._config_hash = fingerprint_key(config.to_dict())
         access_field = {config.access.field} if config.access is not None else set()
         self._filter_fields = frozenset(
@@ -186,6 +197,9 @@ class Pipeline:
         """Close the stores (they persist here) and every opened component, in
         reverse order."""
         with self._lock:
+            if self._executor is not None:
+                self._executor.shutdown(wait=True)
+                self._executor = None
             for cache in (self._embedding_cache, self._answer_cache):
                 if cache is not None:
                     cache.close()
@@ -210,6 +224,45 @@ class Pipeline:
     def run(self, operation: str) -> Run:
         """A new ``Run`` for one call (emits ``RunStarted``)."""
         return Run(operation, self._pm)
+
+    # -- async -------------------------------------------------------------
+    @property
+    def executor(self) -> ThreadPoolExecutor:
+        """The bounded thread pool the async methods run in (``async_workers``
+        threads, 8 by default), so an event loop never blocks on a model call
+        or a store query."""
+        with self._lock:
+            if self._executor is None:
+                self._executor = ThreadPoolExecutor(
+                    max_workers=self.async_workers, thread_name_prefix="ragloom"
+                )
+            return self._executor
+
+    async def _in_pool(self, func: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+        import asyncio
+        import contextvars
+        import functools
+
+        call = functools.partial(contextvars.copy_context().run, func, *args, **kwargs)
+        return await asyncio.get_running_loop().run_in_executor(self.executor, call)
+
+    async def aretrieve(self, question: str, *args: Any, **kwargs: Any) -> Hits:
+        """``retrieve`` without blocking the event loop (same arguments)."""
+        return await self._in_pool(self.retrieve, question, *args, **kwargs)
+
+    async def aask(self, question: str, *args: Any, **kwargs: Any) -> Answer:
+        """``ask`` without blocking the event loop (same arguments)."""
+        return await self._in_pool(self.ask, question, *args, **kwargs)
+
+    async def aindex(self, *args: Any, **kwargs: Any) -> IndexReport:
+        """``index`` without blocking the event loop (same arguments)."""
+        return await self._in_pool(self.index, *args, **kwargs)
+
+    def astream(self, question: str, *args: Any, **kwargs: Any) -> AsyncAnswerStream:
+        """``stream`` as an async iterator of text pieces (``async for``);
+        retrieval and generation run in the thread pool; ``.answer`` holds the
+        checked answer at the end."""
+        return AsyncAnswerStream(lambda: self.stream(question, *args, **kwargs), self.executor)
 
     # -- index -------------------------------------------------------------
     def index(
@@ -273,19 +326,25 @@ class Pipeline:
         *,
         history: Sequence[Message] = (),
         principals: Sequence[str] | None = None,
+        explain: bool = False,
     ) -> Hits:
         """The best ``k`` hits for ``question`` from every store, fused and reranked,
         all from one committed corpus version (``hits.corpus_version``).
 
         ``principals`` (user and group ids) limits the hits to chunks they may
         read, inside every store; required when the config has ``access:``.
+        ``explain`` attaches ``hits.explanation``: each hit's rank and score in
+        every store, after fusion and after reranking, and the filters applied.
+        ``hits.trace`` holds the stages' timings.
         """
         _check_question(question)
         k = _check_k(k)
         run = self.run("retrieve")
         try:
             with run.active():
-                hits = self._retrieve(run, question, filters, k, history, principals)
+                hits = self._retrieve(
+                    run, question, filters, k, history, principals, explain=explain
+                )
         except BaseException as exc:
             run.finish(exc)
             raise
@@ -300,9 +359,13 @@ class Pipeline:
         k: int | None,
         history: Sequence[Message],
         principals: Sequence[str] | None,
+        *,
+        explain: bool = False,
     ) -> Hits:
         self.open()
-        return self.retriever.retrieve(run, question, filters, k, history, principals)
+        return self.retriever.retrieve(
+            run, question, filters, k, history, principals, explain=explain
+        )
 
     def _access_filter(self, principals: Sequence[str] | None) -> Filter | None:
         return caller_filter(self.config.access, principals)
@@ -315,18 +378,24 @@ class Pipeline:
         *,
         k: int | None = None,
         principals: Sequence[str] | None = None,
+        trace: bool = False,
     ) -> Answer:
         """Retrieve, then generate an answer that cites only the hits it was given.
         ``principals`` as for ``retrieve``. With ``cache.answers`` on, an answer
         to the same question, filters, principals, corpus version and config is
         served from the cache (``answer.metadata["cached"]``); never with history.
-        ``answer.metadata["corpus_version"]`` is the version it was drawn from."""
+        ``answer.metadata["corpus_version"]`` is the version it was drawn from;
+        with ``trace``, ``answer.metadata["trace"]`` lists every stage's timing."""
         _check_question(question)
         k = _check_k(k)
         run = self.run("ask")
         try:
             with run.active():
                 answer = self._ask(run, question, filters, history, k, principals)
+                if trace:
+                    answer = replace(
+                        answer, metadata={**answer.metadata, "trace": tuple(run.timings)}
+                    )
         except BaseException as exc:
             run.finish(exc)
             raise
@@ -489,8 +558,6 @@ def _keep(source: str) -> None:
 
 
 def _with_version(answer: Answer, hits: Hits) -> Answer:
-    from dataclasses import replace
-
     return replace(answer, metadata={**answer.metadata, "corpus_version": hits.corpus_version})
 
 

@@ -13,15 +13,15 @@ from the pinned version.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .access import caller_filter, restrict
 from .errors import IndexStateError
-from .filters import Filter, check_supported, parse
+from .filters import Filter, check_supported, parse, to_spec
 from .fingerprints import describe_fingerprint, fingerprints_match
 from .fusion import fuse
-from .types import Hit, Hits
+from .types import Explanation, Hit, HitExplanation, Hits
 
 if TYPE_CHECKING:
     from .components import Embedder, Message, QueryTransformer, Reranker, Store
@@ -103,9 +103,12 @@ class Retriever:
         k: int | None,
         history: Sequence[Message],
         principals: Sequence[str] | None = None,
+        *,
+        explain: bool = False,
     ) -> Hits:
-        where = restrict(parse(filters), parse(self.config.retrieval.filter))
-        where = restrict(where, caller_filter(self.config.access, principals))
+        caller, configured = parse(filters), parse(self.config.retrieval.filter)
+        acl = caller_filter(self.config.access, principals)
+        where = restrict(restrict(caller, configured), acl)
         for spec in self.config.stores:  # refuse before any store runs
             check_supported(where, spec.entry.cls.filter_operators, spec.name)
         settings = self.config.retrieval
@@ -134,6 +137,7 @@ class Retriever:
         self.check_embedder(view)
         lists: list[list[Hit]] = []
         weights: list[float] = []
+        names: list[str] = []
         with self.state.lock.read():
             view = self.state.view  # switched only under the write lock
             for q, vector in zip(queries, vectors):
@@ -141,6 +145,7 @@ class Retriever:
                     ask = spec.k or candidates
                     lists.append(self._query_store(run, view, name, store, q, vector, where, ask))
                     weights.append(spec.weight)
+                    names.append(name)
 
         uniform = all(w == 1.0 for w in weights)
         fused = run.stage(
@@ -153,8 +158,9 @@ class Retriever:
             k=settings.rrf_k,
             weights=None if uniform else weights,
         )[:k]
+        ranked = fused
         if self.reranker is not None and fused:
-            fused = run.stage(
+            ranked = run.stage(
                 "rerank",
                 self.config.reranker.type,  # type: ignore[union-attr]
                 self.reranker,
@@ -163,7 +169,22 @@ class Retriever:
                 fused,
                 None,
             )
-        return Hits(fused, corpus_version=view.version, index_id=view.index_id)
+        explanation = None
+        if explain:
+            explanation = Explanation(
+                queries=tuple(queries),
+                filter=to_spec(caller),
+                retrieval_filter=to_spec(configured),
+                access_filter=to_spec(acl),
+                hits=_explained(ranked, fused, zip(names, lists), self.reranker is not None),
+            )
+        return Hits(
+            ranked,
+            corpus_version=view.version,
+            index_id=view.index_id,
+            explanation=explanation,
+            trace=tuple(run.timings),
+        )
 
     @staticmethod
     def _query_store(
@@ -192,3 +213,33 @@ class Retriever:
             if len(visible) >= k or len(found) < ask or ask >= 8 * k:
                 return visible[:k]
             ask *= 2
+
+
+def _explained(
+    ranked: Sequence[Hit],
+    fused: Sequence[Hit],
+    lists: Iterable[tuple[str, Sequence[Hit]]],
+    reranked: bool,
+) -> tuple[HitExplanation, ...]:
+    """Where each returned hit stood in each store, after fusion, after reranking."""
+    in_stores: dict[str, dict[str, tuple[int, float]]] = {}
+    for name, hits in lists:
+        for rank, hit in enumerate(hits, start=1):
+            best = in_stores.setdefault(hit.chunk.id, {})
+            if name not in best or rank < best[name][0]:
+                best[name] = (rank, hit.score)
+    fused_at = {h.chunk.id: (rank, h.score) for rank, h in enumerate(fused, start=1)}
+    out = []
+    for rank, hit in enumerate(ranked, start=1):
+        fused_rank, fused_score = fused_at.get(hit.chunk.id, (rank, hit.score))
+        out.append(
+            HitExplanation(
+                chunk_id=hit.chunk.id,
+                stores=in_stores.get(hit.chunk.id, {}),
+                fused_rank=fused_rank,
+                fused_score=hit.scores.get("fusion", fused_score),
+                reranked_rank=rank if reranked else None,
+                rerank_score=hit.score if reranked else None,
+            )
+        )
+    return tuple(out)

@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from .events import Event, ProblemReported, RunFinished, RunStarted, StageCall, StageFinished
+from .types import StageTiming
 
 if TYPE_CHECKING:
     import pluggy
@@ -49,6 +50,8 @@ class Run:
         self.operation = operation
         self.id = uuid.uuid4().hex[:12]
         self.problems: list[tuple[str, str]] = []
+        self.timings: list[StageTiming] = []
+        """Every stage that finished, in order (``ragloom ask --trace``)."""
         self.kept: set[str] = set()
         """Sources a loader could not read this run: their indexed documents are kept."""
         self._pm = plugin_manager
@@ -137,6 +140,7 @@ class Run:
             seconds,
             "" if count is None else f", {count} item(s)",
         )
+        self.timings.append(StageTiming(stage, name, seconds, count))
         self.emit(StageFinished(self.id, stage=stage, name=name, seconds=seconds, count=count))
         return result
 
@@ -161,12 +165,18 @@ class Run:
                 count += 1
                 yield piece
         except GeneratorExit:
-            self.emit(_finished(self, stage, name, started, count=count))
+            self._stream_finished(_finished(self, stage, name, started, count=count))
             raise
         except BaseException as exc:
-            self.emit(_finished(self, stage, name, started, count=count, error=repr(exc)))
+            self._stream_finished(
+                _finished(self, stage, name, started, count=count, error=repr(exc))
+            )
             raise
-        self.emit(_finished(self, stage, name, started, count=count))
+        self._stream_finished(_finished(self, stage, name, started, count=count))
+
+    def _stream_finished(self, event: StageFinished) -> None:
+        self.timings.append(StageTiming(event.stage, event.name, event.seconds, event.count))
+        self.emit(event)
 
 
 def _finished(run: Run, stage: str, name: str, started: float, **fields: Any) -> StageFinished:

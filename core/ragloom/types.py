@@ -12,7 +12,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-__all__ = ["Answer", "Chunk", "Citation", "Document", "Hit", "Hits", "content_hash"]
+__all__ = [
+    "Answer",
+    "Chunk",
+    "Citation",
+    "Document",
+    "Explanation",
+    "Hit",
+    "HitExplanation",
+    "Hits",
+    "StageTiming",
+    "content_hash",
+]
 
 
 def content_hash(text: str) -> str:
@@ -85,15 +96,69 @@ class Hit:
         return replace(self, score=float(score), scores={**self.scores, stage: float(score)})
 
 
+@dataclass(frozen=True)
+class StageTiming:
+    """One stage of a run (``ragloom ask --trace``): what ran and how long it took."""
+
+    stage: str
+    name: str
+    seconds: float
+    count: int | None = None
+
+
+@dataclass(frozen=True)
+class HitExplanation:
+    """How one hit got where it is: its rank (1-based) and score in each store
+    that returned it, its rank and score after fusion, and after reranking."""
+
+    chunk_id: str
+    stores: Mapping[str, tuple[int, float]]
+    """Store name -> (rank, score) in that store's list (the best over the queries)."""
+    fused_rank: int
+    fused_score: float
+    reranked_rank: int | None = None
+    rerank_score: float | None = None
+
+    @property
+    def movement(self) -> int | None:
+        """Places the reranker moved the hit up (negative: down)."""
+        return None if self.reranked_rank is None else self.fused_rank - self.reranked_rank
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """What a retrieval did (``retrieve(..., explain=True)``, ``search --explain``):
+    the queries searched (after the query transformers), the caller's filter,
+    the config's ``retrieval.filter``, the access filter of the principals, and
+    one ``HitExplanation`` per hit returned, in order."""
+
+    queries: tuple[str, ...]
+    filter: Mapping[str, Any] | None
+    retrieval_filter: Mapping[str, Any] | None
+    access_filter: Mapping[str, Any] | None
+    hits: tuple[HitExplanation, ...]
+
+
 class Hits(list[Hit]):
     """What ``Pipeline.retrieve`` returns: the hits, best first (a plain list in
     every other respect), and the committed corpus version they were all drawn
-    from (``corpus_version``, with the ``index_id`` of the ledger)."""
+    from (``corpus_version``, with the ``index_id`` of the ledger); the stages'
+    timings (``trace``), and with ``explain=True`` an ``Explanation``."""
 
-    def __init__(self, hits: Any = (), *, corpus_version: int = 0, index_id: str = "") -> None:
+    def __init__(
+        self,
+        hits: Any = (),
+        *,
+        corpus_version: int = 0,
+        index_id: str = "",
+        explanation: Explanation | None = None,
+        trace: tuple[StageTiming, ...] = (),
+    ) -> None:
         super().__init__(hits)
         self.corpus_version = corpus_version
         self.index_id = index_id
+        self.explanation = explanation
+        self.trace = trace
 
 
 @dataclass(frozen=True)
