@@ -17,32 +17,28 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .access import caller_filter
+from .answering import Answerer
 from .answers import (
-    NOT_FOUND,
     AnswerStream,
     AsyncAnswerStream,
-    checked_answer,
-    degraded_answer,
-    lost_in_the_middle,
 )
 from .cache import AnswerCache, EmbeddingCache, fingerprint_key
 from .components import Component, Context, Loader, Message
 from .config import PipelineConfig, load_config
 from .filters import Filter, fields, parse
-from .generation import ChatGenerator, fit_passages
 from .indexing import Indexer, IndexReport
 from .retrieval import Retriever
 from .runs import Run, current_run
 from .state import IndexState
 from .storeset import StoreSet
-from .types import Answer, Hit, Hits
+from .types import Answer, Hits
 
 if TYPE_CHECKING:
     import pluggy
@@ -81,6 +77,7 @@ class Pipeline:
         self.index_dir = index_dir if index_dir.is_absolute() else config.base_dir / index_dir
         self.state = IndexState(self.index_dir)
         self.stores = StoreSet(config.stores, self._context)
+        self.answerer = Answerer(config=config, generator=self.generator)
         self.retriever = Retriever(
             config=config,
             embedder=self.embedder,
@@ -419,7 +416,7 @@ class Pipeline:
         cache = self.answer_cache if not history else None
         if cache is None:
             hits = self._retrieve(run, question, filters, k, history, principals)
-            return _with_version(self._generate(run, question, hits, history), hits)
+            return self.answerer.generate(run, question, hits, history)
         view = self.retriever.sync()
         key = AnswerCache.key(
             question=question,
@@ -434,50 +431,10 @@ class Pipeline:
         if cached is not None:
             return cached
         hits = self._retrieve(run, question, filters, k, history, principals)
-        answer = _with_version(self._generate(run, question, hits, history), hits)
+        answer = self.answerer.generate(run, question, hits, history)
         if not answer.degraded and (hits.index_id, hits.corpus_version) == view.key:
             cache.put(key, answer)  # only under the version the key names
         return answer
-
-    def _passages(self, hits: Sequence[Hit]) -> list[Hit]:
-        """The hits the generator gets: for a chat model, the best that fit its
-        context budget (whole passages, in relevance order); then arranged as
-        ``retrieval.order`` says."""
-        chosen = list(hits)
-        if isinstance(self.generator, ChatGenerator):
-            chosen = fit_passages(
-                chosen, self.generator.passage_budget(), self.generator.count_tokens
-            )
-        if self.config.retrieval.order == "lost-in-the-middle":
-            return lost_in_the_middle(chosen)
-        return chosen
-
-    def _degrade(self, exc: Exception) -> bool:
-        """Whether a failed generation becomes a degraded answer (else it raises)."""
-        return getattr(self.generator.config, "on_error", "degrade") != "raise"
-
-    def _generate(
-        self, run: Run, question: str, hits: Sequence[Hit], history: Sequence[Message]
-    ) -> Answer:
-        if not hits:
-            return Answer(question=question, text=NOT_FOUND, grounded=False)
-        ordered = self._passages(hits)
-        try:
-            answer = run.stage(
-                "generate",
-                self.config.generator.type,
-                self.generator,
-                self.generator.generate,
-                question,
-                ordered,
-                history,
-            )
-        except Exception as exc:
-            if not self._degrade(exc):
-                raise
-            log.warning("generator failed: %r; answering with the best passages", exc)
-            return degraded_answer(question, ordered, exc)
-        return checked_answer(answer, ordered)
 
     def stream(
         self,
@@ -502,44 +459,7 @@ class Pipeline:
         except BaseException as exc:
             run.finish(exc)
             raise
-        ordered = self._passages(hits)
-        generator_type = self.config.generator.type
-
-        def pieces() -> Iterator[str | Answer]:
-            error: BaseException | None = None
-            try:
-                if not ordered:
-                    answer = Answer(question=question, text=NOT_FOUND, grounded=False)
-                    yield answer.text
-                    yield answer
-                    return
-                try:
-                    yield from run.stream_stage(
-                        "generate",
-                        generator_type,
-                        self.generator,
-                        self.generator.stream,
-                        question,
-                        ordered,
-                        history,
-                    )
-                except Exception as exc:
-                    if not self._degrade(exc):
-                        raise
-                    log.warning("generator failed: %r; answering with the best passages", exc)
-                    answer = degraded_answer(question, ordered, exc)
-                    yield "\n" + answer.text
-                    yield answer
-            except BaseException as exc:  # the caller stopped early (GeneratorExit) or worse
-                error = None if isinstance(exc, GeneratorExit) else exc
-                raise
-            finally:
-                run.finish(error, hits=len(ordered), corpus_version=hits.corpus_version)
-
-        def finish(answer: Answer) -> Answer:
-            return _with_version(checked_answer(answer, ordered), hits)
-
-        return AnswerStream(pieces(), finish)
+        return self.answerer.stream(run, question, hits, history)
 
 
 def _report(source: str, message: str) -> None:
@@ -555,10 +475,6 @@ def _keep(source: str) -> None:
     run = current_run.get()
     if run is not None:
         run.keep(source)
-
-
-def _with_version(answer: Answer, hits: Hits) -> Answer:
-    return replace(answer, metadata={**answer.metadata, "corpus_version": hits.corpus_version})
 
 
 def _check_question(question: Any) -> None:

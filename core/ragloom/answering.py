@@ -1,0 +1,130 @@
+"""The answering side of a pipeline: which hits the generator gets (the
+context budget of a chat model, ``retrieval.order``), the generate stage,
+the citation check, a degraded answer when the generator fails (unless its
+``on_error`` says raise), and the same for a streamed answer."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from .answers import (
+    NOT_FOUND,
+    AnswerStream,
+    checked_answer,
+    degraded_answer,
+    lost_in_the_middle,
+)
+from .generation import ChatGenerator, fit_passages
+from .types import Answer, Hit, Hits
+
+if TYPE_CHECKING:
+    from .components import Generator, Message
+    from .config import PipelineConfig
+    from .runs import Run
+
+__all__ = ["Answerer"]
+
+log = logging.getLogger("ragloom")
+
+
+class Answerer:
+    """Turns retrieved hits into a checked answer (``Pipeline.ask``/``stream`` use it)."""
+
+    def __init__(self, *, config: PipelineConfig, generator: Generator) -> None:
+        self.config = config
+        self.generator = generator
+
+    def passages(self, hits: Sequence[Hit]) -> list[Hit]:
+        """The hits the generator gets: for a chat model, the best that fit its
+        context budget (whole passages, in relevance order); then arranged as
+        ``retrieval.order`` says."""
+        chosen = list(hits)
+        if isinstance(self.generator, ChatGenerator):
+            chosen = fit_passages(
+                chosen, self.generator.passage_budget(), self.generator.count_tokens
+            )
+        if self.config.retrieval.order == "lost-in-the-middle":
+            return lost_in_the_middle(chosen)
+        return chosen
+
+    def _degrade(self, exc: Exception) -> bool:
+        """Whether a failed generation becomes a degraded answer (else it raises)."""
+        return getattr(self.generator.config, "on_error", "degrade") != "raise"
+
+    def generate(self, run: Run, question: str, hits: Hits, history: Sequence[Message]) -> Answer:
+        """The checked answer to ``question`` from ``hits`` (degraded when the
+        generator fails and ``on_error`` allows), with the corpus version."""
+        return _with_version(self._generate(run, question, hits, history), hits)
+
+    def _generate(
+        self, run: Run, question: str, hits: Sequence[Hit], history: Sequence[Message]
+    ) -> Answer:
+        if not hits:
+            return Answer(question=question, text=NOT_FOUND, grounded=False)
+        ordered = self.passages(hits)
+        try:
+            answer = run.stage(
+                "generate",
+                self.config.generator.type,
+                self.generator,
+                self.generator.generate,
+                question,
+                ordered,
+                history,
+            )
+        except Exception as exc:
+            if not self._degrade(exc):
+                raise
+            log.warning("generator failed: %r; answering with the best passages", exc)
+            return degraded_answer(question, ordered, exc)
+        return checked_answer(answer, ordered)
+
+    def stream(
+        self, run: Run, question: str, hits: Hits, history: Sequence[Message]
+    ) -> AnswerStream:
+        """The answer as the generator writes it; ``run`` finishes with the stream."""
+        ordered = self.passages(hits)
+        generator_type = self.config.generator.type
+
+        def pieces() -> Iterator[str | Answer]:
+            error: BaseException | None = None
+            try:
+                if not ordered:
+                    answer = Answer(question=question, text=NOT_FOUND, grounded=False)
+                    yield answer.text
+                    yield answer
+                    return
+                try:
+                    yield from run.stream_stage(
+                        "generate",
+                        generator_type,
+                        self.generator,
+                        self.generator.stream,
+                        question,
+                        ordered,
+                        history,
+                    )
+                except Exception as exc:
+                    if not self._degrade(exc):
+                        raise
+                    log.warning("generator failed: %r; answering with the best passages", exc)
+                    answer = degraded_answer(question, ordered, exc)
+                    yield "\n" + answer.text
+                    yield answer
+            except BaseException as exc:  # the caller stopped early (GeneratorExit) or worse
+                error = None if isinstance(exc, GeneratorExit) else exc
+                raise
+            finally:
+                run.finish(error, hits=len(ordered), corpus_version=hits.corpus_version)
+
+        def finish(answer: Answer) -> Answer:
+            return _with_version(checked_answer(answer, ordered), hits)
+
+        return AnswerStream(pieces(), finish)
+
+
+def _with_version(answer: Answer, hits: Hits) -> Answer:
+    return replace(answer, metadata={**answer.metadata, "corpus_version": hits.corpus_version})
