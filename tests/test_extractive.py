@@ -190,8 +190,10 @@ def test_max_sentences_is_respected() -> None:
 
 
 def test_sentences_from_one_chunk_share_a_citation(generator: ExtractiveGenerator) -> None:
-    text = "Refunds are issued within 30 days. Refunds are issued to the original card."
-    answer = generator.generate("How are refunds issued?", hits_of(chunk("refunds.md", text)))
+    text = "Refunds are processed within 30 days. Exchanges are processed within 5 days."
+    answer = generator.generate(
+        "How are refunds and exchanges processed?", hits_of(chunk("refunds.md", text))
+    )
     assert markers(answer.text) == [1, 1]
     assert len(answer.citations) == 1
 

@@ -93,8 +93,12 @@ def _run_cases(ctx: click.Context, file: Path, as_json: bool) -> None:
 def _print_cases(report: Any) -> None:
     from rich.table import Table
 
+    answers = any(r.answer is not None for r in report.results)
     table = Table(show_lines=True)
-    for column in ("#", "question", "status", "must retrieve (rank)", "missing", "forbidden found"):
+    columns = ["#", "question", "status", "must retrieve (rank)", "missing", "forbidden found"]
+    if answers:
+        columns.append("answer")
+    for column in columns:
         table.add_column(column, overflow="fold")
     for number, result in enumerate(report.results, start=1):
         ranks = "\n".join(
@@ -104,22 +108,44 @@ def _print_cases(report: Any) -> None:
         forbidden = "\n".join(
             f"{escape(entry)} (rank {rank})" for entry, rank in result.forbidden.items()
         )
-        table.add_row(
+        row = [
             str(number),
             escape(result.case.question),
             "[green]PASS[/]" if result.passed else "[bold red]FAIL[/]",
             ranks or "—",
             "\n".join(escape(m) for m in result.missing),
             forbidden,
-        )
+        ]
+        if answers:
+            row.append(_answer_cell(result.answer))
+        table.add_row(*row)
     out = console()
     out.print(table)
     failed = len(report.failures)
     total = len(report.results)
+    scores = []
+    for kind, label in (("retrieval", "retrieval"), ("answer", "answers")):
+        passed, checked = report.score(kind)
+        if checked:
+            scores.append(f"{label} {passed}/{checked}")
+    summary = f" ({', '.join(scores)})" if scores else ""
     if failed:
-        out.print(f"[bold red]{failed} of {total} case(s) failed[/]")
+        out.print(f"[bold red]{failed} of {total} case(s) failed[/]{summary}")
     else:
-        out.print(f"[green]all {total} case(s) passed[/]")
+        out.print(f"[green]all {total} case(s) passed[/]{summary}")
+
+
+def _answer_cell(answer: Any) -> str:
+    if answer is None:
+        return "—"
+    if answer.passed:
+        return "[green]PASS[/]"
+    reasons = [f"lacks {escape(m)!s}" for m in answer.missing]
+    reasons += [f"says {escape(f)!s}" for f in answer.forbidden]
+    if answer.refusal:
+        reasons.append(answer.refusal)
+    text = escape(" ".join(answer.text.split())[:160])
+    return "[bold red]FAIL[/]: " + "; ".join(reasons) + f"\n[dim]{text}[/]"
 
 
 def _run_beir(

@@ -1,13 +1,17 @@
-"""Test sets: questions with the sources retrieval must (and must not) find.
+"""Test sets: questions with the sources retrieval must (and must not) find,
+and what the answer must (and must not) say.
 
 cases:
   - question: How much does the Team plan cost?
     must_retrieve: [docs/pricing-faq.md]
     top_k: 3
+    answer: {must_contain: ["$12"], must_not_contain: ["Enterprise"]}
   - question: Can administrators read private memories?
     must_retrieve: [docs/memory-system.md#who-can-see-a-memory]
     must_not_retrieve: [docs/pricing-faq.md]
     filters: {extension: .md}
+  - question: Who is the CEO?
+    answer: {must_refuse: true}
 """
 
 from __future__ import annotations
@@ -26,7 +30,79 @@ if TYPE_CHECKING:
     from ..pipeline import Pipeline
     from ..types import Hit
 
-__all__ = ["CaseReport", "CaseResult", "EvalCase", "load_cases", "matches", "run_cases"]
+__all__ = [
+    "AnswerCheck",
+    "AnswerResult",
+    "CaseReport",
+    "CaseResult",
+    "EvalCase",
+    "load_cases",
+    "matches",
+    "run_cases",
+]
+
+
+class AnswerCheck(BaseModel):
+    """What the generated answer must (not) say. Text is compared with case,
+    Unicode form and spacing folded. A ``must_contain`` entry that is a list
+    passes when any of its strings is there (``["$199", "199 dollars"]``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    must_contain: list[str | list[str]] = Field(default_factory=list)
+    must_not_contain: list[str] = Field(default_factory=list)
+    must_refuse: bool = False
+    """The answer must say the documents hold nothing about it (``grounded`` False)."""
+
+    @model_validator(mode="after")
+    def _consistent(self) -> AnswerCheck:
+        if self.must_refuse and self.must_contain:
+            raise ValueError("an answer cannot both refuse and contain text: drop one")
+        if not (self.must_contain or self.must_not_contain or self.must_refuse):
+            raise ValueError(
+                "the answer check checks nothing: give must_contain, must_not_contain or "
+                "must_refuse"
+            )
+        return self
+
+
+@dataclass(frozen=True)
+class AnswerResult:
+    """How the answer went: its text, and what it lacked or should not have said."""
+
+    text: str
+    grounded: bool
+    missing: tuple[str, ...] = ()
+    forbidden: tuple[str, ...] = ()
+    refusal: str | None = None
+    """Why refusing (or not) was wrong, when it was."""
+
+    @property
+    def passed(self) -> bool:
+        return not self.missing and not self.forbidden and self.refusal is None
+
+
+def _fold(text: str) -> str:
+    import unicodedata
+
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def check_answer(check: AnswerCheck, text: str, grounded: bool) -> AnswerResult:
+    """Compare an answer with a case's ``answer:`` check."""
+    folded = _fold(text)
+    missing = []
+    for entry in check.must_contain:
+        options = [entry] if isinstance(entry, str) else list(entry)
+        if not any(_fold(option) in folded for option in options):
+            missing.append(" | ".join(options))
+    forbidden = [entry for entry in check.must_not_contain if _fold(entry) in folded]
+    refusal = None
+    if check.must_refuse and grounded:
+        refusal = "answered instead of saying the documents do not hold it"
+    elif not check.must_refuse and not grounded and (check.must_contain or check.must_not_contain):
+        refusal = "refused, but the documents hold the answer"
+    return AnswerResult(text, grounded, tuple(missing), tuple(forbidden), refusal)
 
 
 class EvalCase(BaseModel):
@@ -45,14 +121,19 @@ class EvalCase(BaseModel):
     top_k: int = Field(5, gt=0)
     filters: dict[str, Any] | None = None
     principals: list[str] | None = None
+    answer: AnswerCheck | None = None
 
     @model_validator(mode="after")
     def _expects_something(self) -> EvalCase:
-        if not self.must_retrieve and not self.must_not_retrieve:
+        if not self.must_retrieve and not self.must_not_retrieve and self.answer is None:
             raise ValueError(
-                "the case checks nothing: give it `must_retrieve` or `must_not_retrieve`"
+                "the case checks nothing: give it `must_retrieve`, `must_not_retrieve` or `answer`"
             )
         return self
+
+    @property
+    def checks_retrieval(self) -> bool:
+        return bool(self.must_retrieve or self.must_not_retrieve)
 
 
 class _CaseFile(BaseModel):
@@ -112,14 +193,19 @@ class CaseResult:
     ranks: Mapping[str, int | None]
     forbidden: Mapping[str, int]
     hits: tuple[str, ...] = ()
+    answer: AnswerResult | None = None
 
     @property
     def missing(self) -> list[str]:
         return [entry for entry, rank in self.ranks.items() if rank is None]
 
     @property
-    def passed(self) -> bool:
+    def retrieval_passed(self) -> bool:
         return not self.missing and not self.forbidden
+
+    @property
+    def passed(self) -> bool:
+        return self.retrieval_passed and (self.answer is None or self.answer.passed)
 
 
 @dataclass(frozen=True)
@@ -136,9 +222,19 @@ class CaseReport:
     def failures(self) -> list[CaseResult]:
         return [r for r in self.results if not r.passed]
 
+    def score(self, kind: str) -> tuple[int, int]:
+        """(passed, total) of the ``retrieval`` or ``answer`` checks."""
+        if kind == "answer":
+            checked = [r.answer.passed for r in self.results if r.answer is not None]
+        else:
+            checked = [r.retrieval_passed for r in self.results if r.case.checks_retrieval]
+        return sum(checked), len(checked)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "passed": self.passed,
+            "retrieval": dict(zip(("passed", "total"), self.score("retrieval"))),
+            "answers": dict(zip(("passed", "total"), self.score("answer"))),
             "cases": [
                 {
                     "question": r.case.question,
@@ -147,10 +243,22 @@ class CaseReport:
                     "missing": r.missing,
                     "forbidden": dict(r.forbidden),
                     "hits": list(r.hits),
+                    **({"answer": _answer_dict(r.answer)} if r.answer is not None else {}),
                 }
                 for r in self.results
             ],
         }
+
+
+def _answer_dict(result: AnswerResult) -> dict[str, Any]:
+    return {
+        "passed": result.passed,
+        "text": result.text,
+        "grounded": result.grounded,
+        "missing": list(result.missing),
+        "forbidden": list(result.forbidden),
+        "refusal": result.refusal,
+    }
 
 
 def run_cases(pipeline: Pipeline, cases: Iterable[EvalCase]) -> CaseReport:
@@ -158,17 +266,28 @@ def run_cases(pipeline: Pipeline, cases: Iterable[EvalCase]) -> CaseReport:
     and principals) and check what was found."""
     results = []
     for case in cases:
-        hits = pipeline.retrieve(
-            case.question, case.filters, case.top_k, principals=case.principals
-        )
-        ranks = {
-            entry: next((r for r, h in enumerate(hits, 1) if matches(entry, h)), None)
-            for entry in case.must_retrieve
-        }
-        forbidden = {}
-        for entry in case.must_not_retrieve:
-            rank = next((r for r, h in enumerate(hits, 1) if matches(entry, h)), None)
-            if rank is not None:
-                forbidden[entry] = rank
-        results.append(CaseResult(case, ranks, forbidden, tuple(h.chunk.label for h in hits)))
+        ranks: dict[str, int | None] = {}
+        forbidden: dict[str, int] = {}
+        labels: tuple[str, ...] = ()
+        if case.checks_retrieval:
+            hits = pipeline.retrieve(
+                case.question, case.filters, case.top_k, principals=case.principals
+            )
+            labels = tuple(h.chunk.label for h in hits)
+            ranks = {
+                entry: next((r for r, h in enumerate(hits, 1) if matches(entry, h)), None)
+                for entry in case.must_retrieve
+            }
+            for entry in case.must_not_retrieve:
+                rank = next((r for r, h in enumerate(hits, 1) if matches(entry, h)), None)
+                if rank is not None:
+                    forbidden[entry] = rank
+        answer = None
+        if case.answer is not None:
+            answered = pipeline.ask(
+                case.question, case.filters, k=case.top_k, principals=case.principals
+            )
+            answer = check_answer(case.answer, answered.text, answered.grounded)
+            labels = labels or tuple(h.chunk.label for h in answered.hits)
+        results.append(CaseResult(case, ranks, forbidden, labels, answer))
     return CaseReport(tuple(results))

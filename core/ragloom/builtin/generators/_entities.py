@@ -1,0 +1,207 @@
+"""What the ``extractive`` generator reads in a question beyond its words:
+the entities it names, the entities the passages set beside them, the kind
+of answer it wants, and which sentences only make sense with the one before.
+
+An *entity* is a capitalised name in the question (not its first word):
+``Startup`` in "How much does the Startup plan cost?", ``Zone B``,
+``European Union``. Its *rivals* are the names the passages use in the same
+slot: ``Lite plan`` and ``Business plan`` beside ``Startup plan``, ``Zone A``
+beside ``Zone B``, the other items of a list that holds it ("Lite, Startup,
+and Business"). A sentence naming a rival and not the entity is about
+something else, however many of the question's words it shares.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+__all__ = [
+    "TYPE_WORDS",
+    "answer_kind",
+    "is_list_question",
+    "is_yes_no",
+    "entities",
+    "fits_kind",
+    "is_anaphoric",
+    "mentions",
+    "rivals",
+]
+
+_WORD = re.compile(r"[\w$€£%][\w'’.-]*", re.UNICODE)
+_ANAPHORS = frozenset(
+    {
+        "it", "its", "this", "that", "these", "those", "they", "their", "them", "theirs",
+        "he", "she", "his", "her", "him", "both", "such", "there",
+    }
+)  # fmt: skip
+_EXPLETIVE_THERE = frozenset(
+    {
+        "is", "are", "was", "were", "will", "would", "may", "might", "can", "could",
+        "has", "have", "had", "seems", "seem",
+    }
+)  # fmt: skip
+_NUMBER_WORDS = frozenset(
+    {
+        "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+        "eleven", "twelve", "twenty", "thirty", "forty", "fifty", "hundred", "thousand",
+        "million", "billion", "unlimited", "dozen", "half", "once", "twice",
+    }
+)  # fmt: skip
+_TIME_WORDS = frozenset(
+    {
+        "second", "seconds", "minute", "minutes", "hour", "hours", "day", "days", "week",
+        "weeks", "month", "months", "year", "years", "daily", "weekly", "monthly", "yearly",
+        "annually", "immediately", "instantly", "overnight",
+    }
+)  # fmt: skip
+_LIST = re.compile(
+    r"((?:[A-Z][\w-]*(?: [A-Z0-9][\w-]*)*,\s+)+[A-Z][\w-]*(?: [A-Z0-9][\w-]*)*,?\s+(?:and|or)\s+"
+    r"[A-Z][\w-]*(?: [A-Z0-9][\w-]*)*)"
+)
+
+
+_NOT_NAMES = frozenset(
+    {
+        "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+        "january", "february", "march", "april", "may", "june", "july", "august",
+        "september", "october", "november", "december", "i",
+    }
+)  # fmt: skip
+"""Capitalised words that are not names of things a document is about."""
+
+
+def entities(question: str, texts: Iterable[str] = ()) -> list[str]:
+    """The capitalised names the question uses, as phrases (``Zone B``,
+    ``European Union``), possessives dropped; not ``I``, days and months. The
+    first word counts only when ``texts`` (the passages) write it capitalised
+    after a lower-case word too, as a name ("the Enterprise plan")."""
+    words = [
+        w.rstrip(".,;:?!").removesuffix("'s").removesuffix("’s") for w in _WORD.findall(question)
+    ]
+    joined = "\n".join(texts)
+    first_is_name = bool(words) and bool(
+        re.search(rf"\b[a-z][\w-]*,?\s+{re.escape(words[0])}\b", joined)
+    )
+    found: list[str] = []
+    current: list[str] = []
+    for i, word in enumerate(words):
+        capital = bool(word) and (word[0].isupper() or (current and word.isdigit()))
+        named = i > 0 or first_is_name
+        if capital and named and word.lower().rstrip("s") not in _NOT_NAMES:
+            current.append(word)
+            continue
+        if current:
+            found.append(" ".join(current))
+            current = []
+    if current:
+        found.append(" ".join(current))
+    return list(dict.fromkeys(found))
+
+
+def rivals(question: str, names: Iterable[str], texts: Iterable[str]) -> set[str]:
+    """Names the passages use in the same slot as ``names`` (see the module docs)."""
+    texts = list(texts)
+    joined = "\n".join(texts)
+    found: set[str] = set()
+    for name in names:
+        # "the Startup plan": other capitalised words before "plan", when the
+        # passages call the entity that too (not "the Chanl plan": Chanl's plan)
+        after = re.search(rf"\b{re.escape(name)}\s+([a-z][a-z-]+)", question)
+        if after:
+            head = after.group(1)
+            if re.search(rf"\b{re.escape(name)}\s+{re.escape(head)}", joined):
+                for match in re.finditer(rf"\b([A-Z][\w-]*)\s+{re.escape(head)}s?\b", joined):
+                    found.add(match.group(1))
+        # "Zone B": the same first word with another last one
+        parts = name.split()
+        if len(parts) > 1 and re.search(rf"\b{re.escape(name)}\b", joined):
+            stem = " ".join(parts[:-1])
+            for match in re.finditer(rf"\b{re.escape(stem)}\s+([A-Z0-9][\w-]*)\b", joined):
+                found.add(f"{stem} {match.group(1)}")
+        # "Lite, Startup, and Business"
+        for match in _LIST.finditer(joined):
+            items = [i.strip() for i in re.split(r",\s*|\s+(?:and|or)\s+", match.group(1))]
+            items = [i for i in items if i]
+            if name in items:
+                found.update(items)
+    return {r for r in found if r not in names and not any(r in n for n in names)}
+
+
+def mentions(text: str, name: str) -> bool:
+    """Whether ``text`` names ``name`` as a whole word (case-sensitive)."""
+    return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) is not None
+
+
+TYPE_WORDS = re.compile(r"\bhow (?:long|fast|soon|quickly|often|much|many|far)\b", re.IGNORECASE)
+"""The modifier of "how long", "how much"...: what kind of answer, not what about."""
+_YES_NO = frozenset(
+    {
+        "do", "does", "did", "is", "are", "was", "were", "can", "could", "will", "would",
+        "should", "has", "have", "had", "may", "must",
+    }
+)  # fmt: skip
+
+
+def is_yes_no(question: str) -> bool:
+    """Whether the question asks yes or no ("Does Chanl offer phone support?")."""
+    words = _WORD.findall(question)
+    return bool(words) and words[0].lower() in _YES_NO
+
+
+def is_list_question(question: str) -> bool:
+    """Whether the question asks for several items: "Which widgets support
+    CSV?", "What formats...", "List the plans"."""
+    words = [w.lower() for w in _WORD.findall(question)]
+    if not words:
+        return False
+    if words[0] in {"list", "name", "enumerate"} or "all" in words[:4]:
+        return True
+    if words[0] in {"which", "what"} and len(words) > 1:
+        noun = words[1]
+        return len(noun) > 3 and noun.endswith("s") and not noun.endswith(("ss", "us", "is"))
+    return False
+
+
+def answer_kind(question: str) -> str | None:
+    """``money`` (how much, price, cost, fee), ``count`` (how many), ``time``
+    (how long, how fast, when), or None: what an answering sentence must hold."""
+    q = question.lower()
+    if re.search(r"\bhow much\b|\b(?:price|prices|cost|costs|fee|fees|charge|charges)\b", q):
+        return "money"
+    if re.search(r"\bhow many\b|\b(?:percent|percentage)\b", q):
+        return "count"
+    if re.search(r"\bhow (?:long|fast|soon|quickly|often)\b|^when\b|\bwhat time\b", q):
+        return "time"
+    return None
+
+
+def fits_kind(kind: str | None, text: str) -> bool:
+    """Whether a sentence can answer a question of that kind: a sum of money
+    is written in digits (or is ``free``); a count or a time may be a word."""
+    if kind is None:
+        return True
+    words = {w.lower().strip(".,;:") for w in _WORD.findall(text)}
+    digits = any(ch.isdigit() for ch in text)
+    if kind == "money":
+        return digits or "free" in words
+    if kind == "count":
+        return digits or bool(words & _NUMBER_WORDS)
+    return digits or bool(words & (_NUMBER_WORDS | _TIME_WORDS))
+
+
+def is_anaphoric(sentence: str) -> bool:
+    """Whether a sentence leans on the one before: it starts with a pronoun
+    (``It costs $199/month``) or uses a locative ``there`` (``Parcels there
+    arrive``; not the ``there is`` that introduces something)."""
+    words = [w.lower() for w in _WORD.findall(sentence)]
+    if not words:
+        return False
+    if words[0] in _ANAPHORS and not (
+        words[0] == "there" and len(words) > 1 and words[1] in _EXPLETIVE_THERE
+    ):
+        return True
+    for i, word in enumerate(words[1:6], start=1):
+        if word == "there" and (i + 1 >= len(words) or words[i + 1] not in _EXPLETIVE_THERE):
+            return True
+    return False

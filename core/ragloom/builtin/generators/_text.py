@@ -1,0 +1,309 @@
+"""Text handling of the ``extractive`` generator: content words (stopwords
+dropped, light stemming) and sentences (Markdown-aware splitting)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+__all__ = [
+    "END_PUNCT",
+    "GENERIC_STEMS",
+    "MAX_UNIT_CHARS",
+    "TOKEN",
+    "content_terms",
+    "only_links",
+    "split_sentences",
+    "stem",
+]
+
+_STOPWORD_TEXT = """
+    a about above after again against all almost also am an and any anybody anyone anything
+    are aren as at be because been before being below between both but by can cannot could
+    couldn did didn do does doesn doing don done down during each either else etc ever every
+    few for from further had hadn has hasn have haven having he her here hers herself him
+    himself his how however i if in into is isn it its itself just least less let lets like
+    ll may me might mine more most much must mustn my myself neither no nor not now of off
+    often on once only or other otherwise our ours ourselves out over own per please quite
+    rather re really s same shall shan she should shouldn since so some something such t than
+    that the their theirs them themselves then there these they this those though through
+    thus to too under until up upon us ve very via was wasn we were weren what whatever when
+    whenever where whereas wherever whether which while who whoever whom whose why will with
+    within without won would wouldn yes yet you your yours yourself yourselves
+    d m o y ain co many one ones thing things kind kinds sort way ways lot lots
+    tell explain describe show give list know want need get got let find say said see
+    take takes taking took
+    anyone everyone someone possible able actually currently exactly mean means
+    """
+_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+"""English function words plus the filler of questions ("tell me", "how much")."""
+
+_GENERIC_TEXT = """
+    company companies organization organisation business product products service services
+    people person user users customer customers team teams information info detail details
+    thing stuff time times work use make system systems feature features option options
+    document documents documentation doc docs page pages section sections example examples
+    account accounts app apps application applications data file files setting settings
+    tool tools platform
+    """
+_GENERIC = frozenset(_GENERIC_TEXT.split())
+"""Nouns so general that matching only them says little; they weigh half."""
+
+_ABBREVIATION_TEXT = """
+    e.g i.e cf vs viz al mr mrs ms dr prof sr jr st mt ft rev gen gov sen rep col lt
+    capt sgt
+    """
+_ABBREVIATIONS = frozenset(_ABBREVIATION_TEXT.split())
+"""Words that end with a period without ending the sentence (case-insensitive)."""
+
+_NUMBER_ABBREVIATION_TEXT = """
+    no nos vol vols p pp ch sec fig figs eq eqs approx ca est art
+    jan feb mar apr jun jul aug sep sept oct nov dec
+    """
+_NUMBER_ABBREVIATIONS = frozenset(_NUMBER_ABBREVIATION_TEXT.split())
+"""Abbreviations that do not end a sentence when a number follows (``Fig. 3``, ``No. 5``)."""
+
+TOKEN = re.compile(r"\w+", re.UNICODE)
+_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+_SETEXT = re.compile(r"^\s{0,3}(=+|-+)\s*$")
+_BULLET = re.compile(r"^\s*(?:[-*+\u2022\u2023\u25e6\u2043]|\d{1,3}[.)]|[a-z][.)]|[A-Z]\))\s+(.*)$")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_HRULE = re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$")
+_LINK_DEFINITION = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*\S+")
+_LINK = re.compile(r"!?\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])")
+_NAVIGATION = re.compile(r"!\[[^\]]*\]\([^)]*\)|\[[^\]]*\]\(#[^)]*\)")
+_URL_OR_TAG = re.compile(r"(?:https?|ftp)://\S+|www\.\S+|<[^>\n]*>")
+_SKIPPED_LINES = (_HRULE, _TABLE_RULE, _LINK_DEFINITION)
+_TERMINAL = ".!?:;\u2026\u3002\uff01\uff1f"
+_BOUNDARY = re.compile(r"([.!?\u2026]+)([\"'\u201d\u2019)\]*_]*)(\s+)|([\u3002\uff01\uff1f])")
+END_PUNCT = re.compile(r"([.!?\u2026\u3002\uff01\uff1f]+[\"'\u201d\u2019)\]*_]*)$")
+MAX_UNIT_CHARS = 1000
+
+
+def stem(word: str) -> str:
+    """A light English suffix stripper: ``prices``, ``pricing``, ``priced`` -> ``pric``.
+
+    Not a linguistic stemmer: it only has to map the forms of one word to
+    the same key and keep different words apart often enough.
+    """
+    if len(word) <= 2 or not word.isalpha():
+        return word
+    if word in _STEM_EXCEPTIONS:
+        return _STEM_EXCEPTIONS[word]
+    if word.endswith("ies") and len(word) > 4:
+        word = word[:-3] + "y"
+    elif word.endswith("sses"):
+        word = word[:-2]
+    elif word.endswith("s") and len(word) >= 4 and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    if word.endswith("ied") and len(word) > 4:
+        word = word[:-3] + "y"
+    elif word.endswith("ing") and len(word) >= 5 and _has_vowel(word[:-3]):
+        word = _undouble(word[:-3])
+    elif word.endswith("ed") and not word.endswith("eed") and _has_vowel(word[:-2]):
+        word = _undouble(word[:-2])
+    elif word.endswith("ly") and len(word) >= 6:
+        word = word[:-2]
+    if word.endswith("e") and len(word) >= 3:
+        word = word[:-1]
+    if word.endswith("ll") and len(word) >= 4:
+        word = word[:-1]  # "cancelled"/"cancel", "installed"/"install" meet at one "l"
+    return word
+
+
+# "founded" must not meet "found" (of "find"); it meets "founder" instead.
+_STEM_EXCEPTIONS = {
+    **dict.fromkeys(["founded", "founding"], "founded"),
+    **dict.fromkeys(["founder", "founders"], "founder"),
+    # irregular forms that mean the same thing as a regular one
+    "kept": "keep",
+    # words for what something costs: one key
+    **dict.fromkeys(["price", "prices", "priced", "pricing", "cost", "costs", "costing"], "cost"),
+}
+"""``founded`` must not meet ``found`` (of "find"), nor ``founders`` (people)."""
+
+
+def _has_vowel(text: str) -> bool:
+    return any(ch in "aeiouy" for ch in text)
+
+
+def _undouble(word: str) -> str:
+    if len(word) >= 3 and word[-1] == word[-2] and word[-1] not in "aeioulsz":
+        return word[:-1]
+    return word
+
+
+def content_terms(text: str) -> list[str]:
+    """The stemmed content words of ``text``, in order, stopwords dropped."""
+    out = []
+    text = _URL_OR_TAG.sub(" ", _LINK.sub(r"\1", text))
+    for token in TOKEN.findall(text.lower()):
+        if token in _STOPWORDS or (len(token) < 2 and not token.isdigit()):
+            continue
+        out.append(stem(token))
+    return out
+
+
+GENERIC_STEMS = frozenset(stem(word) for word in _GENERIC)
+
+
+def split_sentences(text: str, *, kinds: bool = False) -> list[Any]:
+    """Split ``text`` into sentences.
+
+    Markdown headings, bullet items, table rows and code lines are units of
+    their own; the lines of a paragraph are joined, then split after ``.``,
+    ``!`` or ``?`` followed by space and a word that does not start in lower
+    case, except after abbreviations (``e.g.``, ``Dr.``), initials and
+    numbers (``1.5`` never splits). With ``kinds=True`` each item is
+    ``(sentence, kind)``, kind one of ``heading``, ``sentence``, ``bullet``,
+    ``header`` (a table's first row), ``row``, ``code``.
+    """
+    out: list[tuple[str, str]] = []
+    paragraph: list[str] = []
+    in_code = False
+
+    def flush() -> None:
+        if paragraph:
+            joined = " ".join(line.strip() for line in paragraph)
+            out.extend((sentence, "sentence") for sentence in _split_paragraph(joined))
+            paragraph.clear()
+
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if _FENCE.match(line):
+            flush()
+            in_code = not in_code
+            continue
+        if in_code:
+            if stripped:
+                out.append((stripped, "code"))
+            continue
+        if not stripped or any(rule.match(line) for rule in _SKIPPED_LINES):
+            flush()
+            continue
+        heading = _HEADING.match(line)
+        if heading:
+            flush()
+            if heading.group(2):
+                out.append((heading.group(2), "heading"))
+            continue
+        following = lines[i + 1] if i + 1 < len(lines) else ""
+        if _SETEXT.match(following) and not paragraph and not _BULLET.match(line):
+            out.append((stripped, "heading"))
+            continue
+        if _SETEXT.match(line) and out and out[-1][1] == "heading":
+            continue
+        if not paragraph and _looks_like_title(lines, i) and not _BULLET.match(line):
+            out.append((stripped, "heading"))
+            continue
+        if stripped.startswith("|") and stripped.count("|") >= 2:
+            flush()
+            cells = [cell.strip() for cell in stripped.strip("|").split("|")]
+            kind = "header" if _TABLE_RULE.match(following) else "row"
+            out.append((" | ".join(cell for cell in cells if cell), kind))
+            continue
+        bullet = _BULLET.match(line)
+        if bullet:
+            flush()
+            paragraph.append(bullet.group(1))
+            out.append(("", "marker"))
+            continue
+        if stripped.startswith(">"):
+            stripped = stripped.lstrip("> ").strip()
+            if not stripped:
+                flush()
+                continue
+        paragraph.append(stripped)
+    flush()
+
+    # A bullet's text (and its continuation lines) was split like a paragraph;
+    # mark the pieces that followed a bullet marker as bullets.
+    result: list[tuple[str, str]] = []
+    bullet_next = False
+    for sentence, kind in out:
+        if kind == "marker":
+            bullet_next = True
+            continue
+        if bullet_next and kind == "sentence":
+            kind = "bullet"
+        bullet_next = False
+        if len(sentence) > MAX_UNIT_CHARS:
+            pieces = [p.strip() for p in re.split(r"(?<=[;:])\s+", sentence) if p.strip()]
+        else:
+            pieces = [sentence]
+        result.extend((piece, kind) for piece in pieces)
+    return result if kinds else [sentence for sentence, _ in result]
+
+
+def _split_paragraph(paragraph: str) -> list[str]:
+    paragraph = re.sub(r"\s+", " ", paragraph).strip()
+    sentences = []
+    start = 0
+    for match in _BOUNDARY.finditer(paragraph):
+        if match.group(4):  # CJK full stop: always a boundary
+            end = match.end()
+            sentences.append(paragraph[start:end].strip())
+            start = end
+            continue
+        end = match.end(2)
+        after = paragraph[match.end() : match.end() + 1]
+        if not after or after.islower():
+            continue
+        if match.group(1) == "." and _is_abbreviation(paragraph[start : match.start(1)], after):
+            continue
+        sentences.append(paragraph[start:end].strip())
+        start = match.end()
+    rest = paragraph[start:].strip()
+    if rest:
+        sentences.append(rest)
+    return [s for s in sentences if s]
+
+
+def only_links(text: str) -> bool:
+    """Whether ``text`` is nothing but in-page links and images (a table of
+    contents entry, a row of badges)."""
+    previous = None
+    rest = text
+    while rest != previous:  # badges nest an image inside a link
+        previous, rest = rest, _NAVIGATION.sub(" ", rest)
+        rest = re.sub(r"\[\s*\]\([^)]*\)", " ", rest)
+    rest = _URL_OR_TAG.sub(" ", rest)
+    return rest != text and not TOKEN.search(rest)
+
+
+def _looks_like_title(lines: list[str], i: int) -> bool:
+    """A short line alone between blank lines, without final punctuation or
+    digits: a plain-text heading ("Installation", "License")."""
+    line = lines[i].strip()
+    before = lines[i - 1].strip() if i > 0 else ""
+    after = lines[i + 1].strip() if i + 1 < len(lines) else ""
+    following = lines[i + 2].strip() if i + 2 < len(lines) else ""
+    return (
+        not before
+        and not after
+        and bool(following)
+        and len(line.split()) <= 6
+        and line[-1] not in _TERMINAL
+        and not any(ch.isdigit() for ch in line)
+        and line[0].isupper()
+    )
+
+
+def _is_abbreviation(before: str, after: str) -> bool:
+    """Whether the text before a period ends in an abbreviation or an initial;
+    ``after`` is the first character of what follows."""
+    word = before.rsplit(None, 1)[-1] if before.strip() else ""
+    word = word.lstrip("(\"'[\u201c\u2018")
+    if not word:
+        return False
+    if len(word) == 1 and word.isalpha():
+        return True  # an initial: "J. Smith", or "e" of "e.g." split oddly
+    lowered = word.lower()
+    if lowered in _ABBREVIATIONS:
+        return True
+    if lowered in _NUMBER_ABBREVIATIONS and after.isdigit():
+        return True
+    # dotted abbreviations: "e.g", "i.e", "U.S", "a.m", "p.m"
+    return bool(re.fullmatch(r"(?:[a-z]\.)+[a-z]", lowered))
