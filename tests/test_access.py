@@ -163,11 +163,31 @@ def test_changing_rules_relabels_unchanged_documents(corpus: Path, pm) -> None:
 
 
 def test_without_access_config_principals_still_restrict(corpus: Path, pm) -> None:
-    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
+    """No ``access:`` section: unlabelled chunks are public, labelled ones are
+    read by their principals only, and a query without principals sees all."""
+    (corpus / "private").mkdir()
+    (corpus / "private" / "keys.md").write_text("The AES-256 master keys are kept by Alice.\n")
+    config = basic_config(
+        loaders=[
+            {"type": "directory", "path": "docs"},
+            {"type": "directory", "path": "private", "metadata": {"principals": ["alice"]}},
+        ]
+    )
+    public = {"docs/pricing.md", "docs/memory.md", "docs/security.md"}
+    with ragloom.load(config, plugin_manager=pm, base_dir=corpus) as pipeline:
         pipeline.index()
-        # no ACL metadata anywhere: everything is public to anyone
-        assert pipeline.retrieve("AES-256", principals=["anyone"], k=1)
-        assert pipeline.retrieve("AES-256", k=1)
+
+        def sources(principals: list[str] | None) -> set[str]:
+            hits = pipeline.retrieve("AES-256 keys plan", principals=principals, k=10)
+            return {h.chunk.source for h in hits}
+
+        assert sources(["anyone"]) == public
+        assert sources([]) == public
+        assert sources(["bob", "group:eng"]) == public
+        assert sources(["alice"]) == public | {"private/keys.md"}
+        assert sources(None) == public | {"private/keys.md"}
+        answer = pipeline.ask("Who keeps the AES-256 master keys?", principals=["bob"])
+        assert "private/keys.md" not in {h.chunk.source for h in answer.hits}
 
 
 def test_store_that_cannot_enforce_access_fails_config_check(registry, pm) -> None:

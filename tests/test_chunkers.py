@@ -297,7 +297,15 @@ def test_fixed_properties(text: str, size: int, data: st.DataObject) -> None:
 
 # --- recursive: against LangChain --------------------------------------------
 
-text_splitters = pytest.importorskip("langchain_text_splitters")
+try:
+    import langchain_text_splitters as text_splitters
+except ImportError:  # only the comparisons below need it, not the rest of the module
+    text_splitters = None
+
+needs_langchain = pytest.mark.skipif(
+    text_splitters is None,
+    reason="compares with LangChain: pip install langchain-text-splitters to run it",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -341,6 +349,7 @@ def check_spans(
             assert source[0] == chunk[0] and source[-1] == chunk[-1]
 
 
+@needs_langchain
 @pytest.mark.parametrize("name", list(TEXTS))
 @pytest.mark.parametrize(("size", "overlap"), SIZES)
 @pytest.mark.parametrize("keep_separator", ["start", "end", False])
@@ -355,6 +364,7 @@ def test_recursive_matches_langchain(
     check_spans(text, texts, starts, ends, exact=keep_separator is not False)
 
 
+@needs_langchain
 @pytest.mark.parametrize(
     "separators",
     [
@@ -380,6 +390,7 @@ def test_recursive_matches_langchain_with_other_separators(
         check_spans(text, *got, exact=keep_separator is not False)
 
 
+@needs_langchain
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     text=st.lists(
@@ -451,6 +462,7 @@ def langchain_split_words(
     return splitter.split_text(text)
 
 
+@needs_langchain
 @pytest.mark.parametrize("name", list(TEXTS))
 @pytest.mark.parametrize(("size", "overlap"), [(1, 0), (3, 1), (10, 0), (25, 5), (120, 40)])
 @pytest.mark.parametrize("keep_separator", ["start", "end", False])
@@ -468,6 +480,7 @@ def test_recursive_in_words_matches_langchain_with_a_word_length_function(
     check_spans(text, texts, starts, ends, exact=keep_separator is not False)
 
 
+@needs_langchain
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     text=st.lists(
@@ -497,10 +510,15 @@ def test_recursive_in_words_matches_langchain_on_random_text(
 
 
 def test_recursive_chunker_unit_words_counts_words() -> None:
+    from ragloom.builtin.chunkers._chunking import count_words as ragloom_count_words
+
     document = doc(TEXTS["mixed"])
     chunks = RecursiveChunker(size=30, overlap=5, unit="words").split(document)
     check_chunks(document, chunks)
-    assert [c.text for c in chunks] == langchain_split_words(document.text, 30, 5)
+    # split_text is what the LangChain comparisons above check
+    assert [c.text for c in chunks] == split_text(
+        document.text, 30, 5, length_function=ragloom_count_words
+    )
     assert max(len(c.text.split()) for c in chunks) <= 30
 
 
@@ -526,7 +544,7 @@ def test_recursive_chunks_offsets_ids_metadata(keep_separator: str) -> None:
     document = doc(TEXTS["mixed"], team="support", year=2024)
     chunks = RecursiveChunker(size=200, overlap=40, keep_separator=keep_separator).split(document)
     check_chunks(document, chunks)
-    assert [c.text for c in chunks] == langchain_split(
+    assert [c.text for c in chunks] == split_text(
         document.text, 200, 40, keep_separator=keep_separator
     )
     assert (
@@ -540,7 +558,7 @@ def test_recursive_dropped_separators_give_spanning_offsets() -> None:
     document = doc(text)
     chunks = RecursiveChunker(size=12, overlap=0, keep_separator=False).split(document)
     check_chunks(document, chunks, exact_offsets=False)
-    assert [c.text for c in chunks] == langchain_split(text, 12, 0, keep_separator=False)
+    assert [c.text for c in chunks] == split_text(text, 12, 0, keep_separator=False)
     assert [text[c.start : c.end] for c in chunks] == ["one  two", "three", "four five"]
 
 

@@ -14,6 +14,7 @@ import os
 import re
 import subprocess
 import sys
+import textwrap
 import types
 from collections.abc import Iterator
 from pathlib import Path
@@ -164,25 +165,95 @@ def test_no_page_for_a_hook_that_does_not_exist() -> None:
 
 
 # ---------------------------------------------------------------------------
-# (b) every hook has a test named test_hook_<name>
+# (b) every hook has a test named test_hook_<name> that implements the hook
+#     and registers that implementation (an empty test does not count)
 # ---------------------------------------------------------------------------
 
 
-def defined_function_names() -> set[str]:
-    names: set[str] = set()
+def hook_tests() -> dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """Every function named ``test_hook_*`` under tests/, by name."""
+    found: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
     for path in TESTS.rglob("*.py"):
         tree = ast.parse(path.read_text("utf-8"), filename=str(path))
         for node in ast.walk(tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                names.add(node.name)
-    return names
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+                node.name.startswith("test_hook_")
+            ):
+                found.setdefault(node.name, []).append(node)
+    return found
+
+
+def is_hookimpl(decorator: ast.expr) -> bool:
+    """``@hookimpl``, ``@ragloom.hookimpl``, ``@hookimpl(...)``."""
+    if isinstance(decorator, ast.Call):
+        decorator = decorator.func
+    return (isinstance(decorator, ast.Name) and decorator.id == "hookimpl") or (
+        isinstance(decorator, ast.Attribute) and decorator.attr == "hookimpl"
+    )
+
+
+def implements_and_uses(test: ast.FunctionDef | ast.AsyncFunctionDef, hook: str) -> bool:
+    """``test`` defines a class with a ``@hookimpl`` method named ``hook`` and
+    makes an instance of that class (to register it), or calls ``*.hook.<hook>(...)``."""
+    called = {
+        node.func.id
+        for node in ast.walk(test)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+    }
+    for node in ast.walk(test):
+        if isinstance(node, ast.ClassDef) and node.name in called:
+            for item in node.body:
+                if (
+                    isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    and item.name == hook
+                    and any(is_hookimpl(d) for d in item.decorator_list)
+                ):
+                    return True
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == hook
+            and isinstance(node.func.value, ast.Attribute)
+            and node.func.value.attr == "hook"
+        ):
+            return True
+    return False
 
 
 @pytest.mark.parametrize("hook", HOOKS)
 def test_hook_has_a_test(hook: str) -> None:
-    assert f"test_hook_{hook}" in defined_function_names(), (
-        f"no test named test_hook_{hook} under tests/ (write it in tests/test_hooks.py)"
+    tests = hook_tests().get(f"test_hook_{hook}")
+    assert tests, f"no test named test_hook_{hook} under tests/ (write it in tests/test_hooks.py)"
+    assert all(implements_and_uses(test, hook) for test in tests), (
+        f"test_hook_{hook} must exercise the hook: define a class with a @hookimpl "
+        f"method `{hook}` and register an instance of it (or call pm.hook.{hook}(...))"
     )
+
+
+def test_an_empty_or_unregistered_hook_test_does_not_count() -> None:
+    def parse(source: str) -> ast.FunctionDef:
+        node = ast.parse(textwrap.dedent(source)).body[0]
+        assert isinstance(node, ast.FunctionDef)
+        return node
+
+    good = """
+        def test_hook_on_event(pm):
+            class Observer:
+                @hookimpl
+                def on_event(self, event):
+                    pass
+            pm.register(Observer())
+    """
+    assert implements_and_uses(parse(good), "on_event")
+    assert implements_and_uses(
+        parse("def test_hook_on_event(pm):\n    pm.hook.on_event(event=1)\n"), "on_event"
+    )
+    assert not implements_and_uses(parse("def test_hook_on_event(pm):\n    pass\n"), "on_event")
+    assert not implements_and_uses(
+        parse(good.replace("pm.register(Observer())", "pass")), "on_event"
+    )
+    assert not implements_and_uses(parse(good.replace("@hookimpl", "@staticmethod")), "on_event")
+    assert not implements_and_uses(parse(good), "run_stage")
 
 
 # ---------------------------------------------------------------------------
@@ -220,7 +291,6 @@ def test_hook_example_implements_the_hook(hook: str) -> None:
     from ragloom.registry import HOOK_KINDS, Registry
 
     if hook in HOOK_KINDS:
-
         registry = Registry.from_plugin_manager(pm)
         kinds = {entry.kind for entry in registry}
         assert kinds == {HOOK_KINDS[hook]}, f"the {hook} example registered {kinds or 'nothing'}"

@@ -28,7 +28,8 @@ them freely. A test that does not apply is not collected, never skipped.
 
 The suite opens every embedder with ``Context(index_dir=tmp_path,
 base_dir=tmp_path, name="contract")`` (so give absolute paths) and checks:
-shapes, dtype and ``dimension``; the empty input; determinism, across calls
+shapes, dtype and ``dimension``; the empty input; that no vector is zero and
+different texts get different vectors; determinism, across calls
 and instances; that a text gets the same vector alone or in a batch, in any
 order, however the batch is split (by the suite, and by the embedder under
 ``batch_size_option``); long and non-ASCII texts; that the fingerprint is
@@ -234,6 +235,27 @@ class EmbedderContract:
     def test_long_and_non_ascii_texts(self, embedder: Embedder) -> None:
         vectors = embedder.embed_documents([_LONG, _UNICODE, "x"])
         self.assert_matrix(vectors, 3, embedder.dimension, "long / non-ASCII texts")
+
+    # -- meaning, at the least --------------------------------------------------
+    def test_different_texts_get_different_vectors(self, embedder: Embedder) -> None:
+        """No vector is zero (it has no direction: cosine is undefined, and every
+        store ranks it last or arbitrarily), and no two different texts share a
+        vector: an embedder that returns a constant, or zeros, fails here even
+        with no capability contract mixed in."""
+        texts = [*CONTRACT_PASSAGES, *(q for q, _ in CONTRACT_QUESTIONS), _UNICODE, "x", "y"]
+        vectors = np.asarray(embedder.embed_documents(texts), dtype=np.float64)
+        queries = np.asarray([embedder.embed_query(t) for t in texts[:2]], dtype=np.float64)
+        for what, rows in (("embed_documents", vectors), ("embed_query", queries)):
+            for i, row in enumerate(rows):
+                assert np.linalg.norm(row) > 0, f"{what}: the vector of {texts[i]!r} is zero"
+        for i in range(len(texts)):
+            for j in range(i + 1, len(texts)):
+                self.assert_different_vectors(
+                    vectors[i], vectors[j], f"embed_documents of {texts[i]!r} and {texts[j]!r}"
+                )
+        self.assert_different_vectors(
+            queries[0], queries[1], f"embed_query of {texts[0]!r} and {texts[1]!r}"
+        )
 
     # -- consistency -------------------------------------------------------------
     def test_deterministic(self, embedder: Embedder, make_embedder: EmbedderFactory) -> None:
