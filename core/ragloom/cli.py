@@ -58,26 +58,29 @@ A typical session:
     help="Config file (default: ragloom.yaml, .yml or .toml in this directory).",
 )
 @click.option("-v", "--verbose", is_flag=True, help="Log each stage with its timing.")
+@click.option(
+    "--log-format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    envvar="RAGLOOM_LOG_FORMAT",
+    help="Log lines as text, or as one JSON object a line (for log pipelines); "
+    "secrets are redacted either way. Env: RAGLOOM_LOG_FORMAT.",
+)
 @click.version_option(__version__, prog_name="ragloom")
 @click.pass_context
-def cli(ctx: click.Context, config: str | None, verbose: bool) -> None:
+def cli(ctx: click.Context, config: str | None, verbose: bool, log_format: str) -> None:
     """ragloom: retrieval-augmented generation composed from one config file.
 
     Loaders, chunkers, embedders, stores, rerankers and generators come from
     plugins (`ragloom plugins` lists them); the config picks and wires them.
     """
+    from .logs import configure
+
     ctx.ensure_object(dict)
     ctx.obj["config"] = config
-    handler = logging.StreamHandler()
-    handler.setFormatter(_SafeFormatter("%(levelname)s %(name)s: %(message)s"))
-    logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING, handlers=[handler])
-
-
-class _SafeFormatter(logging.Formatter):
-    """Log lines name files and quote texts: sanitized like all other output."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        return sanitize(super().format(record))
+    # log lines name files and quote texts: sanitized like all other output
+    configure(logging.DEBUG if verbose else logging.WARNING, log_format, clean=sanitize)
 
 
 @cli.command()
@@ -573,6 +576,113 @@ def config_schema() -> None:
     from .schema import config_json_schema
 
     click.echo(json.dumps(config_json_schema(get_registry()), indent=2))
+
+
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option(
+    "--keys",
+    "keys_file",
+    type=click.Path(dir_okay=False),
+    envvar="RAGLOOM_KEYS_FILE",
+    help="The API keys file: each key's hash, principals and admin flag (see docs/serve.md). "
+    "Env: RAGLOOM_KEYS_FILE.",
+)
+@click.option(
+    "--no-auth", is_flag=True, help="Serve without API keys, every request as --principal."
+)
+@PRINCIPAL
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=60.0,
+    show_default=True,
+    help="Seconds a search or an answer may take (504 after).",
+)
+@click.option(
+    "--max-concurrency",
+    type=click.IntRange(min=1),
+    default=16,
+    show_default=True,
+    help="Requests handled at once; more get 429 with Retry-After.",
+)
+@click.option(
+    "--max-body",
+    type=click.IntRange(min=1024),
+    default=1_048_576,
+    show_default=True,
+    help="Largest request body in bytes (413 above).",
+)
+@click.option(
+    "--max-k",
+    type=click.IntRange(1, 10_000),
+    default=100,
+    show_default=True,
+    help="The most hits one request may ask for.",
+)
+@click.option(
+    "--model", default="ragloom", show_default=True, help="The model name chat clients use."
+)
+@click.option("--no-mcp", is_flag=True, help="Do not serve MCP at /mcp.")
+@click.option(
+    "--generate-key",
+    is_flag=True,
+    help="Print a new API key and its hash for the keys file, and exit.",
+)
+@click.pass_context
+@handle_errors
+def serve(
+    ctx: click.Context,
+    host: str,
+    port: int,
+    keys_file: str | None,
+    no_auth: bool,
+    principals: tuple[str, ...],
+    timeout: float,
+    max_concurrency: int,
+    max_body: int,
+    max_k: int,
+    model: str,
+    no_mcp: bool,
+    generate_key: bool,
+) -> None:
+    """Serve the pipeline over HTTP: search, ask, OpenAI-compatible chat, MCP (ragloom[server])."""
+    from .server.cli import print_new_key, run_serve
+    from .server.settings import ServerSettings
+
+    if generate_key:
+        print_new_key()
+        return
+    settings = ServerSettings(
+        host=host,
+        port=port,
+        max_body_bytes=max_body,
+        request_timeout=timeout,
+        max_concurrency=max_concurrency,
+        max_k=max_k,
+        model=model,
+        mcp=not no_mcp,
+    )
+    run_serve(ctx, keys_file=keys_file, no_auth=no_auth, principals=principals, settings=settings)
+
+
+@cli.command()
+@PRINCIPAL
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=60.0,
+    show_default=True,
+    help="Seconds a tool call may take.",
+)
+@click.pass_context
+@handle_errors
+def mcp(ctx: click.Context, principals: tuple[str, ...], timeout: float) -> None:
+    """Serve the pipeline to an agent over MCP on stdin/stdout (ragloom[mcp])."""
+    from .server.cli import run_mcp
+
+    run_mcp(ctx, principals=principals, timeout=timeout)
 
 
 def _plugin_commands() -> None:

@@ -1,0 +1,72 @@
+"""Who is calling: the caller of a request, from its API key.
+
+A request presents its key as ``Authorization: Bearer KEY`` (what OpenAI
+SDKs send) or ``X-API-Key: KEY``. No key, or a key the server does not
+know, is 401 ``unauthorized``, whatever the route (``/healthz``,
+``/readyz`` and the OpenAPI schema excepted). The caller's principals feed
+the pipeline's access filter; nothing in a request body can change them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from fastapi import Depends, Request
+from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
+
+from .errors import ApiError
+from .keys import Caller, KeyRing, parse_key_header
+from .middleware import CALLER
+
+__all__ = ["Authenticator", "admin_caller", "caller"]
+
+_bearer = HTTPBearer(auto_error=False, description="An API key from the server's keys file.")
+_api_key = APIKeyHeader(name="X-API-Key", auto_error=False, description="The same, as a header.")
+
+
+@dataclass(frozen=True)
+class Authenticator:
+    """The server's keys; or, with ``anonymous`` (``ragloom serve --no-auth``),
+    no keys at all and one caller for every request."""
+
+    keys: KeyRing
+    anonymous: Caller | None = None
+
+    def authenticate(self, authorization: str | None, api_key: str | None) -> Caller:
+        if self.anonymous is not None:
+            return self.anonymous
+        if not authorization and not api_key:
+            raise _unauthorized("no API key: send `Authorization: Bearer KEY` or `X-API-Key: KEY`")
+        caller = self.keys.authenticate(parse_key_header(authorization, api_key))
+        if caller is None:
+            raise _unauthorized("the API key is not valid")
+        return caller
+
+    def of_scope(self, scope: Any) -> Caller:
+        """Authenticate an ASGI request (for routes outside FastAPI: ``/mcp``)."""
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope.get("headers", ())}
+        caller = self.authenticate(headers.get("authorization"), headers.get("x-api-key"))
+        scope[CALLER] = caller
+        return caller
+
+
+def _unauthorized(message: str) -> ApiError:
+    return ApiError("unauthorized", message, headers={"WWW-Authenticate": "Bearer"})
+
+
+async def caller(
+    request: Request,
+    bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+    api_key: Annotated[str | None, Depends(_api_key)],
+) -> Caller:
+    """FastAPI dependency: the request's caller (401 without a valid key)."""
+    authenticator: Authenticator = request.app.state.authenticator
+    return authenticator.of_scope(request.scope)
+
+
+async def admin_caller(found: Annotated[Caller, Depends(caller)]) -> Caller:
+    """FastAPI dependency: the caller, who must be an admin (403 otherwise)."""
+    if not found.admin:
+        raise ApiError("forbidden", f"the key {found.name!r} may not index: it needs admin: true")
+    return found

@@ -1,0 +1,133 @@
+"""``ragloom serve`` and ``ragloom mcp``: the commands' bodies (``ragloom.cli``
+declares them, so that ``ragloom --help`` imports nothing of this)."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import Any
+
+import click
+
+from ..cli_support import console, escape, fail, load_pipeline, sanitize
+from .keys import Caller, KeyRing, generate_key, hash_key, load_keys
+from .settings import ServerSettings
+
+__all__ = ["run_mcp", "run_serve"]
+
+log = logging.getLogger("ragloom.server")
+
+
+def _need(module: str, extra: str) -> None:
+    try:
+        __import__(module)
+    except ImportError:
+        fail(escape(f"this needs {module}: pip install 'ragloom[{extra}]'"), 2)
+
+
+def print_new_key() -> None:
+    key = generate_key()
+    click.echo(
+        f"key:    {key}\n"
+        f"sha256: {hash_key(key)}\n\n"
+        "Give the key to the client; put the hash in your keys file:\n\n"
+        "keys:\n"
+        "  - name: my-client\n"
+        f"    sha256: {hash_key(key)}\n"
+        "    principals: [group:example]"
+    )
+
+
+def _anonymous(pipeline: Any, principals: tuple[str, ...]) -> Caller:
+    if principals:
+        return Caller("anonymous", tuple(principals))
+    return Caller("anonymous", None if pipeline.config.access is None else ())
+
+
+def run_serve(
+    ctx: click.Context,
+    *,
+    keys_file: str | None,
+    no_auth: bool,
+    principals: tuple[str, ...],
+    settings: ServerSettings,
+) -> None:
+    _need("fastapi", "server")
+    _need("uvicorn", "server")
+    import uvicorn
+
+    from .app import create_app
+
+    if keys_file and no_auth:
+        raise click.UsageError("--keys and --no-auth exclude each other", ctx=ctx)
+    if principals and not no_auth:
+        raise click.UsageError(
+            "--principal is for --no-auth; with --keys, each key names its principals", ctx=ctx
+        )
+    if not keys_file and not no_auth:
+        raise click.UsageError(
+            "no API keys: pass --keys keys.yaml (see `ragloom serve --generate-key`), or "
+            "--no-auth to serve without keys",
+            ctx=ctx,
+        )
+    keys: KeyRing | None = load_keys(keys_file) if keys_file else None
+    pipeline = load_pipeline(ctx)
+    anonymous = _anonymous(pipeline, principals) if no_auth else None
+    if no_auth and settings.host not in ("127.0.0.1", "localhost", "::1"):
+        log.warning(
+            "serving without API keys on %s: anyone who reaches it can query", settings.host
+        )
+    failed: list[BaseException] = []
+    server: Any = None
+
+    def stop(exc: BaseException) -> None:
+        failed.append(exc)
+        if server is not None:
+            server.should_exit = True
+
+    app = create_app(
+        pipeline, settings=settings, keys=keys, anonymous=anonymous, on_open_failure=stop
+    )
+    config = uvicorn.Config(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_config=None,  # our handlers (text or JSON, redacted)
+        access_log=False,  # ragloom.server.access logs each request instead
+        lifespan="on",
+        timeout_graceful_shutdown=10,
+        server_header=False,
+    )
+    server = uvicorn.Server(config)
+    logging.getLogger("ragloom.server").setLevel(
+        min(logging.INFO, logging.getLogger().getEffectiveLevel())
+    )
+    mcp = " · MCP /mcp" if settings.mcp and "ragloom.server.mcp" in sys.modules else ""
+    host = f"[{settings.host}]" if ":" in settings.host else settings.host
+    console(stderr=True).print(
+        sanitize(f"ragloom serving http://{host}:{settings.port} · API docs /docs{mcp}"),
+        markup=False,
+    )
+    server.run()
+    if failed:
+        exc = failed[0]
+        fail(escape(f"the pipeline failed to open: {type(exc).__name__}: {exc}"), 1)
+
+
+def run_mcp(ctx: click.Context, *, principals: tuple[str, ...], timeout: float) -> None:
+    _need("mcp", "mcp")
+    import anyio
+
+    from .mcp import run_stdio
+    from .service import Service
+
+    pipeline = load_pipeline(ctx)
+    if pipeline.config.access is not None and not principals:
+        raise click.UsageError(
+            "this pipeline enforces access control (`access:` in its config): say whose "
+            "the MCP server is with --principal ID (repeatable)",
+            ctx=ctx,
+        )
+    caller = Caller("mcp-stdio", tuple(principals) if principals else None)
+    service = Service(pipeline, ServerSettings(request_timeout=timeout))
+    anyio.run(run_stdio, service, caller)

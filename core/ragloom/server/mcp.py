@@ -1,0 +1,247 @@
+"""The MCP server: tools ``search`` and ``ask``, the indexed documents as
+resources, on the official ``mcp`` SDK (its ``MCPServer``, formerly FastMCP).
+
+Served over stdio (``ragloom mcp``, the caller fixed by its command line)
+or over streamable HTTP at ``/mcp`` under ``ragloom serve`` (the caller is
+the request's API key). Whose principals a call runs with comes only from
+there: no tool takes principals as an argument, so a model can never
+widen what it reads.
+
+Tools return structured content (their output schema is in ``tools/list``)
+and the same as JSON text for clients that read only text. Documents are
+resources ``ragloom://documents/{document_id}``; ``resources/list`` lists
+those the caller may read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from pydantic import BaseModel, Field
+
+from .documents import DocumentUnreadable, list_documents, read_document
+from .errors import ApiError
+from .keys import Caller
+from .middleware import CALLER
+from .service import Service, answer_json
+
+if TYPE_CHECKING:
+    from mcp.server import MCPServer
+
+__all__ = ["DOCUMENT_URI", "build_mcp_server"]
+
+log = logging.getLogger("ragloom.server.mcp")
+
+DOCUMENT_URI = "ragloom://documents/{+document_id}"
+
+_caller: contextvars.ContextVar[Caller | None] = contextvars.ContextVar(
+    "ragloom_mcp_caller", default=None
+)
+
+
+class McpHit(BaseModel):
+    rank: int
+    score: float
+    label: str = Field(description="Citable label, e.g. docs/pricing.md#pro-plan.")
+    source: str
+    document_id: str
+    chunk_id: str
+    text: str
+    uri: str = Field(description="The document, as an MCP resource.")
+
+
+class SearchResult(BaseModel):
+    query: str
+    corpus_version: int
+    hits: list[McpHit]
+
+
+class McpCitation(BaseModel):
+    number: int = Field(description="The [n] marker in the answer text.")
+    label: str
+    source: str
+    chunk_id: str
+    quote: str
+    uri: str
+
+
+class AskResult(BaseModel):
+    answer: str
+    grounded: bool = Field(description="False when the documents held nothing relevant.")
+    degraded: bool = Field(
+        description="True when generation failed and the best passages are given."
+    )
+    corpus_version: int | None
+    citations: list[McpCitation]
+
+
+def document_uri(document_id: str) -> str:
+    return "ragloom://documents/" + quote(document_id, safe="/:@-._~")
+
+
+def current_caller() -> Caller:
+    caller = _caller.get()
+    if caller is None:  # pragma: no cover - the middleware always sets one or refuses
+        raise PermissionError("no caller")
+    return caller
+
+
+def build_mcp_server(service: Service, *, caller: Caller | None = None) -> MCPServer:
+    """An MCP server over ``service``. ``caller`` is who every request is over
+    stdio; over HTTP, each request's caller comes from its API key (set on
+    the request by the server's authentication) and a request without one is
+    refused."""
+    from mcp.server import MCPServer
+    from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+    from mcp.server.mcpserver.resources.templates import ResourceSecurity
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import Resource
+
+    from .. import __version__
+
+    async def in_pool(func: Any, *args: Any) -> Any:
+        return await service.limited(
+            asyncio.get_running_loop().run_in_executor(service.pipeline.executor, func, *args)
+        )
+
+    class RagloomMCP(MCPServer):  # type: ignore[type-arg]
+        async def list_resources(self) -> list[Resource]:
+            who = current_caller()
+            service.require_ready()
+            documents = await in_pool(list_documents, service.pipeline, who.principal_list)
+            return [
+                Resource(
+                    uri=document_uri(d.id),
+                    name=d.id,
+                    description=f"{d.source} ({d.chunks} passage(s) indexed)",
+                    mime_type="text/plain",
+                )
+                for d in documents
+            ]
+
+    server = RagloomMCP(
+        "ragloom",
+        version=__version__,
+        instructions=(
+            "Search and ask the documents indexed by this ragloom pipeline. `ask` answers "
+            "with numbered citations of passages it retrieved; `search` returns the passages. "
+            "Each document is a resource ragloom://documents/{id}."
+        ),
+        log_level="WARNING",
+    )
+
+    async def who_is_calling(ctx: Any, call_next: Any) -> Any:
+        request = ctx.request
+        if request is None:  # stdio: the caller of the command line
+            who = caller
+        else:
+            scope = getattr(request, "scope", None)
+            who = scope.get(CALLER) if isinstance(scope, dict) else None
+        if who is None:
+            raise MCPError(code=-32001, message="unauthorized: this server needs an API key")
+        token = _caller.set(who)
+        try:
+            return await call_next(ctx)
+        finally:
+            _caller.reset(token)
+
+    server.middleware.append(who_is_calling)
+
+    def tool_error(exc: Exception) -> ToolError:
+        if isinstance(exc, ApiError):
+            return ToolError(f"{exc.code}: {exc.message}")
+        from .errors import from_exception
+
+        error = from_exception(exc, None)
+        return ToolError(f"{error.code}: {error.message}")
+
+    @server.tool(title="Search the documents")
+    async def search(query: str, k: int = 5, filters: dict[str, Any] | None = None) -> SearchResult:
+        """The passages of the indexed documents that best match `query`, best first, each
+        with its citable label and the URI of its document. `filters` is a metadata filter
+        such as {"year": {"$gte": 2024}}."""
+        try:
+            hits = await service.search(current_caller(), query, k=k, filters=filters)
+        except Exception as exc:
+            raise tool_error(exc) from exc
+        return SearchResult(
+            query=query,
+            corpus_version=hits.corpus_version,
+            hits=[
+                McpHit(
+                    rank=rank,
+                    score=float(h.score),
+                    label=h.chunk.label,
+                    source=h.chunk.source,
+                    document_id=h.chunk.document_id,
+                    chunk_id=h.chunk.id,
+                    text=h.chunk.text,
+                    uri=document_uri(h.chunk.document_id),
+                )
+                for rank, h in enumerate(hits, 1)
+            ],
+        )
+
+    @server.tool(title="Ask the documents")
+    async def ask(
+        question: str, k: int | None = None, filters: dict[str, Any] | None = None
+    ) -> AskResult:
+        """An answer to `question` from the indexed documents, with numbered citations ([1])
+        of the passages it used. When the documents do not hold the answer, it says so
+        (grounded is false)."""
+        try:
+            answer = await service.ask(current_caller(), question, k=k, filters=filters)
+        except Exception as exc:
+            raise tool_error(exc) from exc
+        data = answer_json(answer)
+        uris = {
+            c.chunk_id: document_uri(h.chunk.document_id)
+            for c in answer.citations
+            for h in answer.hits
+            if h.chunk.id == c.chunk_id
+        }
+        return AskResult(
+            answer=data["answer"],
+            grounded=data["grounded"],
+            degraded=data["degraded"],
+            corpus_version=data["corpus_version"],
+            citations=[
+                McpCitation(**c, uri=uris.get(c["chunk_id"], "")) for c in data["citations"]
+            ],
+        )
+
+    @server.resource(
+        DOCUMENT_URI,
+        name="document",
+        description="An indexed document, as its passages were indexed.",
+        mime_type="text/plain",
+        security=ResourceSecurity(exempt_params={"document_id"}),
+    )
+    async def document(document_id: str) -> str:
+        who = current_caller()
+        try:
+            service.require_ready()
+            found = await in_pool(read_document, service.pipeline, document_id, who.principal_list)
+        except DocumentUnreadable as exc:
+            raise ResourceError(str(exc)) from exc
+        except ApiError as exc:
+            raise ResourceError(f"{exc.code}: {exc.message}") from exc
+        if found is None:
+            raise ResourceError(f"no indexed document {document_id!r}")
+        return found[1]
+
+    return server
+
+
+async def run_stdio(service: Service, caller: Caller) -> None:
+    """Open the pipeline and serve MCP on stdin/stdout until the client leaves."""
+    server = build_mcp_server(service, caller=caller)
+    await service.open()
+    try:
+        await server.run_stdio_async()
+    finally:
+        await service.close()

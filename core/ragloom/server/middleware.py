@@ -1,0 +1,209 @@
+"""ASGI middleware of the server, outermost first:
+
+- :class:`RequestLog`: gives each request an id (``X-Request-ID``, taken from
+  the request when it is a sane one), logs one access line per request
+  (``ragloom.server.access``: method, path, status, milliseconds, the
+  caller's name, never its key), and turns anything that escaped into a
+  JSON 500 without a stack trace.
+- :class:`ConcurrencyLimit`: at most ``max_concurrency`` requests to
+  ``/v1/*`` and ``/mcp`` at once, a streamed response counting until its
+  last byte; the next one gets 429 with ``Retry-After`` at once.
+- :class:`BodyLimit`: a body larger than ``max_body_bytes`` gets 413, by its
+  ``Content-Length`` before it is read, or as soon as a chunked body
+  passes the limit.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+import uuid
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from .errors import ApiError, error_body, from_exception
+
+__all__ = ["BodyLimit", "BodyTooLarge", "ConcurrencyLimit", "RequestLog", "send_error"]
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+access_log = logging.getLogger("ragloom.server.access")
+
+REQUEST_ID = "ragloom.request_id"
+CALLER = "ragloom.caller"
+_SANE_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
+
+
+def request_id_of(scope: Scope) -> str | None:
+    return scope.get(REQUEST_ID)
+
+
+async def send_error(send: Send, scope: Scope, error: ApiError) -> None:
+    """Send ``error`` as the whole response."""
+    body = json.dumps(error_body(error, request_id_of(scope))).encode()
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        *((k.lower().encode(), v.encode()) for k, v in error.headers.items()),
+    ]
+    await send({"type": "http.response.start", "status": error.status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+class RequestLog:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        given = _header(scope, b"x-request-id")
+        request_id = given if given and _SANE_ID.match(given) else uuid.uuid4().hex[:16]
+        scope[REQUEST_ID] = request_id
+        status = 500
+        started = False
+        began = time.perf_counter()
+
+        async def send_with_id(message: Message) -> None:
+            nonlocal status, started
+            if message["type"] == "http.response.start":
+                started = True
+                status = message["status"]
+                message["headers"] = [
+                    *message.get("headers", []),
+                    (b"x-request-id", request_id.encode()),
+                ]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_id)
+        except Exception as exc:
+            error = from_exception(exc, request_id)
+            status = error.status
+            if not started:
+                await send_error(send_with_id, scope, error)
+        finally:
+            caller = scope.get(CALLER)
+            access_log.info(
+                "%s %s %d %.1fms",
+                scope.get("method"),
+                scope.get("path"),
+                status,
+                (time.perf_counter() - began) * 1000,
+                extra={
+                    "request_id": request_id,
+                    "method": scope.get("method"),
+                    "path": scope.get("path"),
+                    "status": status,
+                    "ms": round((time.perf_counter() - began) * 1000, 2),
+                    "caller": caller.name if caller is not None else None,
+                    "client": (scope.get("client") or ("", 0))[0],
+                },
+            )
+
+
+class ConcurrencyLimit:
+    def __init__(
+        self, app: ASGIApp, *, limit: int, retry_after: int, prefixes: tuple[str, ...]
+    ) -> None:
+        self.app = app
+        self.limit = limit
+        self.retry_after = retry_after
+        self.prefixes = prefixes
+        self.in_flight = 0  # one event loop: no lock needed
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not scope["path"].startswith(self.prefixes):
+            await self.app(scope, receive, send)
+            return
+        if self.in_flight >= self.limit:
+            await send_error(
+                send,
+                scope,
+                ApiError(
+                    "too_many_requests",
+                    f"the server is handling {self.limit} requests, its limit; retry shortly",
+                    headers={"Retry-After": str(self.retry_after)},
+                ),
+            )
+            return
+        self.in_flight += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.in_flight -= 1
+
+
+class BodyTooLarge(Exception):
+    """A chunked request body passed the limit while it was read."""
+
+
+class BodyLimit:
+    def __init__(self, app: ASGIApp, *, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    def error(self) -> ApiError:
+        return ApiError(
+            "body_too_large", f"the request body is larger than {self.limit} bytes, the limit"
+        )
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = _header(scope, b"content-length")
+        if length is not None:
+            if not length.isdigit():
+                await send_error(
+                    send, scope, ApiError("invalid_request", "Content-Length is not a number")
+                )
+                return
+            if int(length) > self.limit:
+                await send_error(send, scope, self.error())
+                return
+        received = 0
+        exceeded = False
+        replaced = False
+
+        async def limited_receive() -> Message:
+            nonlocal received, exceeded
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.limit:
+                    exceeded = True
+                    raise BodyTooLarge()
+            return message
+
+        async def watch(message: Message) -> None:
+            # whatever the app made of the interrupted read (FastAPI: a 400),
+            # the client is told the truth: 413
+            nonlocal replaced
+            if exceeded:
+                if not replaced and message["type"] == "http.response.start":
+                    replaced = True
+                    await send_error(send, scope, self.error())
+                return
+            await send(message)
+
+        try:
+            await self.app(scope, limited_receive, watch)
+        except BodyTooLarge:
+            if not replaced:
+                replaced = True
+                await send_error(send, scope, self.error())
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", ()):
+        if key == name:
+            return value.decode("latin-1")
+    return None

@@ -1,0 +1,239 @@
+"""The HTTP API's request and response bodies (its OpenAPI schema).
+
+Requests are strict (``extra="forbid"``: a misspelt field is an error, not
+silently ignored), except chat completions, which accept and ignore the
+sampling options OpenAI clients send.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+__all__ = [
+    "AnswerOut",
+    "AskRequest",
+    "ChatCompletionRequest",
+    "CitationOut",
+    "ErrorOut",
+    "HitOut",
+    "IndexOut",
+    "IndexRequest",
+    "SearchOut",
+    "SearchRequest",
+]
+
+MAX_TEXT = 8_000
+"""Longest question, query or chat message, in characters."""
+MAX_HISTORY = 50
+"""Most earlier turns in ``history`` (or chat messages)."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must contain some words, not only whitespace")
+    if "\x00" in value:
+        raise ValueError("must not contain NUL characters")
+    return value
+
+
+class Message(_Strict):
+    """One earlier turn of the conversation."""
+
+    role: Literal["user", "assistant"]
+    content: str = Field(max_length=MAX_TEXT)
+
+
+class SearchRequest(_Strict):
+    query: str = Field(min_length=1, max_length=MAX_TEXT, description="What to search for.")
+    k: int | None = Field(
+        default=None, ge=1, description="How many hits (default: the config's retrieval.k)."
+    )
+    filters: dict[str, Any] | None = Field(
+        default=None,
+        description='Metadata filter, e.g. {"year": {"$gte": 2024}}. ANDed with the '
+        "access filter of the key's principals, which no filter can widen.",
+    )
+    explain: bool = Field(
+        default=False,
+        description="Add each hit's rank and score in every store, after fusion and "
+        "after reranking, and the filters that applied.",
+    )
+
+    _check_query = field_validator("query")(_not_blank)
+
+
+class AskRequest(_Strict):
+    question: str = Field(min_length=1, max_length=MAX_TEXT)
+    k: int | None = Field(default=None, ge=1, description="How many hits the generator gets.")
+    filters: dict[str, Any] | None = None
+    history: list[Message] = Field(default_factory=list, max_length=MAX_HISTORY)
+    stream: bool = Field(
+        default=False,
+        description="Answer as server-sent events: `delta` events with text pieces, then "
+        "one `answer` event with the checked answer and its citations.",
+    )
+    trace: bool = Field(default=False, description="Add every stage's timing.")
+
+    _check_question = field_validator("question")(_not_blank)
+
+
+class IndexRequest(_Strict):
+    sources: list[Annotated[str, Field(min_length=1, max_length=4096)]] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=10_000,
+        description="Limit the run to these paths (relative to the config file's folder).",
+    )
+    dry_run: bool = False
+    rebuild: bool = False
+    repair: bool = False
+    allow_mass_delete: bool = False
+
+    @field_validator("sources")
+    @classmethod
+    def _paths(cls, value: list[str] | None) -> list[str] | None:
+        for path in value or ():
+            _not_blank(path)
+        return value
+
+
+class HitExplain(BaseModel):
+    stores: dict[str, dict[str, float]]
+    fused_rank: int
+    fused_score: float
+    reranked_rank: int | None = None
+    rerank_score: float | None = None
+    movement: int | None = None
+
+
+class HitOut(BaseModel):
+    rank: int
+    score: float
+    scores: dict[str, float]
+    store: str | None = None
+    id: str
+    document_id: str
+    source: str
+    label: str
+    text: str
+    metadata: dict[str, Any]
+    explain: HitExplain | None = None
+
+
+class SearchOut(BaseModel):
+    query: str
+    corpus_version: int
+    hits: list[HitOut]
+    queries: list[str] | None = None
+    filter: dict[str, Any] | None = None
+    retrieval_filter: dict[str, Any] | None = None
+    access_filter: dict[str, Any] | None = None
+
+
+class CitationOut(BaseModel):
+    number: int
+    label: str
+    source: str
+    chunk_id: str
+    quote: str
+
+
+class StageOut(BaseModel):
+    stage: str
+    name: str
+    seconds: float
+    count: int | None = None
+
+
+class AnswerOut(BaseModel):
+    question: str
+    answer: str
+    grounded: bool
+    degraded: bool
+    cached: bool
+    corpus_version: int | None = None
+    citations: list[CitationOut]
+    trace: list[StageOut] | None = None
+
+
+class IndexOut(BaseModel):
+    added: list[str]
+    changed: list[str]
+    deleted: list[str]
+    unchanged: int
+    chunks: int
+    seconds: float
+    corpus_version: int
+    embedded: int
+    cached: int
+    dry_run: bool
+    problems: list[dict[str, str]]
+    kept: list[str]
+    repaired: list[str]
+    errors: list[dict[str, str]]
+    ok: bool
+
+
+class ErrorDetail(BaseModel):
+    code: str
+    type: str
+    message: str
+    param: str | None = None
+    request_id: str | None = None
+    details: Any = None
+
+
+class ErrorOut(BaseModel):
+    error: ErrorDetail
+
+
+# -- OpenAI-compatible chat ---------------------------------------------------
+
+
+class ContentPart(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    type: str
+    text: str | None = None
+
+
+class ChatMessage(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    role: Literal["system", "developer", "user", "assistant", "tool"]
+    content: str | list[ContentPart] | None = None
+
+
+class StreamOptions(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    include_usage: bool = False
+
+
+class RagloomOptions(_Strict):
+    """ragloom's own options on a chat request (``extra_body={"ragloom": {...}}``
+    with the OpenAI SDK)."""
+
+    filters: dict[str, Any] | None = None
+    k: int | None = Field(default=None, ge=1)
+
+
+class ChatCompletionRequest(BaseModel):
+    """OpenAI's chat completion request. Sampling options (``temperature``,
+    ``max_tokens``...) are accepted and ignored: the pipeline's generator
+    config decides them."""
+
+    model_config = ConfigDict(extra="allow")
+
+    model: str = Field(min_length=1, max_length=200)
+    messages: list[ChatMessage] = Field(min_length=1, max_length=MAX_HISTORY + 1)
+    stream: bool = False
+    stream_options: StreamOptions | None = None
+    n: int | None = Field(default=None, ge=1, le=1, description="Only 1 is supported.")
+    ragloom: RagloomOptions | None = None

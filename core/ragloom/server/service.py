@@ -1,0 +1,252 @@
+"""One pipeline behind a server: opened once, queried through its async
+methods on behalf of a caller, with a time limit, and shaped as JSON.
+
+The HTTP routes, the OpenAI-compatible chat and the MCP tools all go
+through :class:`Service`, so they share one pipeline (one thread pool, one
+committed corpus version per call, reloads when ``ragloom index`` commits in
+another process) and one set of rules: the principals come from the
+caller, never from the request body.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from ..filters import parse
+from .errors import ApiError
+from .keys import Caller
+from .settings import ServerSettings
+
+if TYPE_CHECKING:
+    from ..answers import AsyncAnswerStream
+    from ..pipeline import Pipeline
+    from ..types import Answer, Hit, Hits
+
+__all__ = ["Service", "answer_json", "hit_json", "index_json"]
+
+log = logging.getLogger("ragloom.server")
+
+T = TypeVar("T")
+
+HIDDEN_METADATA = frozenset({"path"})
+"""Metadata never sent to clients: where a file lies on the server."""
+
+
+class Service:
+    """The pipeline a server answers from, and how it may be called."""
+
+    def __init__(self, pipeline: Pipeline, settings: ServerSettings) -> None:
+        self.pipeline = pipeline
+        self.settings = settings
+        self.ready = False
+        self.open_error: str | None = None
+        pipeline.async_workers = settings.max_concurrency
+        access = pipeline.config.access
+        self._hidden = HIDDEN_METADATA | ({access.field} if access is not None else set())
+
+    # -- lifecycle -----------------------------------------------------------
+    async def open(self) -> None:
+        """Open the pipeline (models, stores) without blocking the event loop."""
+        try:
+            await asyncio.get_running_loop().run_in_executor(None, self.pipeline.open)
+        except Exception as exc:
+            self.open_error = f"{type(exc).__name__}: {exc}"
+            log.error("the pipeline failed to open: %s", self.open_error, exc_info=True)
+            raise
+        self.ready = True
+        log.info("pipeline open; ready")
+
+    async def close(self) -> None:
+        self.ready = False
+        await asyncio.get_running_loop().run_in_executor(None, self.pipeline.close)
+
+    def require_ready(self) -> None:
+        if not self.ready:
+            why = "the pipeline failed to open" if self.open_error else "the pipeline is opening"
+            raise ApiError(
+                "not_ready",
+                f"not ready: {why}",
+                headers={"Retry-After": str(self.settings.retry_after)},
+            )
+
+    async def limited(self, call: Awaitable[T]) -> T:
+        """``call`` within the request time limit (504 ``timeout`` after it)."""
+        try:
+            return await asyncio.wait_for(call, self.settings.request_timeout)
+        except asyncio.TimeoutError:
+            raise ApiError(
+                "timeout",
+                f"the request took longer than {self.settings.request_timeout:g}s, "
+                "the server's time limit",
+            ) from None
+
+    # -- calls ---------------------------------------------------------------
+    def _check(self, k: int | None, filters: Mapping[str, Any] | None) -> None:
+        self.require_ready()
+        if k is not None and k > self.settings.max_k:
+            raise ApiError(
+                "invalid_request", f"k is at most {self.settings.max_k} on this server", param="k"
+            )
+        parse(filters)  # FilterError (400) before anything runs
+
+    async def search(
+        self,
+        caller: Caller,
+        query: str,
+        *,
+        k: int | None = None,
+        filters: Mapping[str, Any] | None = None,
+        explain: bool = False,
+    ) -> Hits:
+        self._check(k, filters)
+        return await self.limited(
+            self.pipeline.aretrieve(
+                query, filters, k, principals=caller.principal_list, explain=explain
+            )
+        )
+
+    async def ask(
+        self,
+        caller: Caller,
+        question: str,
+        *,
+        k: int | None = None,
+        filters: Mapping[str, Any] | None = None,
+        history: Sequence[Mapping[str, str]] = (),
+        trace: bool = False,
+    ) -> Answer:
+        self._check(k, filters)
+        return await self.limited(
+            self.pipeline.aask(
+                question,
+                filters,
+                [dict(m) for m in history],
+                k=k,
+                principals=caller.principal_list,
+                trace=trace,
+            )
+        )
+
+    def stream(
+        self,
+        caller: Caller,
+        question: str,
+        *,
+        k: int | None = None,
+        filters: Mapping[str, Any] | None = None,
+        history: Sequence[Mapping[str, str]] = (),
+    ) -> AsyncAnswerStream:
+        self._check(k, filters)
+        return self.pipeline.astream(
+            question, filters, [dict(m) for m in history], k=k, principals=caller.principal_list
+        )
+
+    async def index(self, caller: Caller, **options: Any) -> Any:
+        self.require_ready()
+        if not caller.admin:
+            raise ApiError(
+                "forbidden", f"the key {caller.name!r} may not index: it needs admin: true"
+            )
+        return await self.pipeline.aindex(**options)
+
+    # -- JSON ----------------------------------------------------------------
+    def hit(self, rank: int, hit: Hit) -> dict[str, Any]:
+        return hit_json(rank, hit, self._hidden)
+
+    def search_json(self, query: str, hits: Hits) -> dict[str, Any]:
+        rows = [self.hit(rank, h) for rank, h in enumerate(hits, 1)]
+        out: dict[str, Any] = {"query": query, "corpus_version": hits.corpus_version, "hits": rows}
+        explanation = hits.explanation
+        if explanation is not None:
+            for row, why in zip(rows, explanation.hits):
+                row["explain"] = _explain_json(why)
+            out.update(
+                queries=list(explanation.queries),
+                filter=explanation.filter,
+                retrieval_filter=explanation.retrieval_filter,
+                access_filter=explanation.access_filter,
+            )
+        return out
+
+
+def hit_json(
+    rank: int, hit: Hit, hidden: frozenset[str] | set[str] = HIDDEN_METADATA
+) -> dict[str, Any]:
+    chunk = hit.chunk
+    return {
+        "rank": rank,
+        "score": float(hit.score),
+        "scores": {k: float(v) for k, v in hit.scores.items()},
+        "store": hit.store,
+        "id": chunk.id,
+        "document_id": chunk.document_id,
+        "source": chunk.source,
+        "label": chunk.label,
+        "text": chunk.text,
+        "metadata": {k: v for k, v in chunk.metadata.items() if k not in hidden},
+    }
+
+
+def _explain_json(why: Any) -> dict[str, Any]:
+    return {
+        "stores": {n: {"rank": r, "score": float(s)} for n, (r, s) in why.stores.items()},
+        "fused_rank": why.fused_rank,
+        "fused_score": float(why.fused_score),
+        "reranked_rank": why.reranked_rank,
+        "rerank_score": None if why.rerank_score is None else float(why.rerank_score),
+        "movement": why.movement,
+    }
+
+
+def citations_json(answer: Answer) -> list[dict[str, Any]]:
+    return [
+        {
+            "number": c.number,
+            "label": c.label,
+            "source": c.source,
+            "chunk_id": c.chunk_id,
+            "quote": c.quote,
+        }
+        for c in answer.citations
+    ]
+
+
+def answer_json(answer: Answer, *, trace: bool = False) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "question": answer.question,
+        "answer": answer.text,
+        "grounded": answer.grounded,
+        "degraded": answer.degraded,
+        "cached": bool(answer.metadata.get("cached")),
+        "corpus_version": answer.metadata.get("corpus_version"),
+        "citations": citations_json(answer),
+    }
+    if trace:
+        out["trace"] = [
+            {"stage": t.stage, "name": t.name, "seconds": t.seconds, "count": t.count}
+            for t in answer.metadata.get("trace", ())
+        ]
+    return out
+
+
+def index_json(report: Any) -> dict[str, Any]:
+    return {
+        "added": list(report.added),
+        "changed": list(report.changed),
+        "deleted": list(report.deleted),
+        "unchanged": report.unchanged,
+        "chunks": report.chunks,
+        "seconds": round(report.seconds, 3),
+        "corpus_version": report.corpus_version,
+        "embedded": report.embedded,
+        "cached": report.cached,
+        "dry_run": report.dry_run,
+        "problems": [{"source": s, "message": m} for s, m in report.problems],
+        "kept": list(report.kept),
+        "repaired": list(report.repaired),
+        "errors": [{"loader": n, "message": m} for n, m in report.errors],
+        "ok": report.ok,
+    }

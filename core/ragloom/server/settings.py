@@ -1,0 +1,47 @@
+"""What a server is allowed to do: its address and its limits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["ServerSettings"]
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """The options of ``ragloom serve`` (each has a command-line flag).
+
+    :param host: address to listen on; ``127.0.0.1`` (this machine only) by default.
+    :param port: TCP port.
+    :param max_body_bytes: largest request body accepted (413 above it).
+    :param request_timeout: seconds a search or an answer may take (504
+        after it; a streamed answer must finish within it). Index runs
+        (``POST /v1/index``) are not limited.
+    :param max_concurrency: requests to ``/v1/*`` and ``/mcp`` handled at
+        once; more are refused at once with 429 and ``Retry-After``. It is
+        also the size of the pipeline's thread pool.
+    :param retry_after: seconds a 429 or 503 tells the client to wait.
+    :param max_k: the most hits one request may ask for.
+    :param model: the model name ``/v1/models`` lists and chat requests name.
+    :param mcp: serve MCP (streamable HTTP) at ``/mcp``.
+    """
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    max_body_bytes: int = 1_048_576
+    request_timeout: float = 60.0
+    max_concurrency: int = 16
+    retry_after: int = 1
+    max_k: int = 100
+    model: str = "ragloom"
+    mcp: bool = True
+
+    def __post_init__(self) -> None:
+        if self.max_body_bytes < 1024:
+            raise ValueError("max_body_bytes must be at least 1024")
+        if self.request_timeout <= 0:
+            raise ValueError("request_timeout must be positive")
+        if self.max_concurrency < 1:
+            raise ValueError("max_concurrency must be at least 1")
+        if not 1 <= self.max_k <= 10_000:
+            raise ValueError("max_k must be between 1 and 10000")

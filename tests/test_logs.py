@@ -1,0 +1,143 @@
+"""Structured logs (`--log-format json`) and redaction of secrets in every log line."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+import ragloom
+from ragloom.logs import JsonFormatter, configure, redact
+from ragloom.plugins import build_plugin_manager
+
+from .conftest import basic_config
+
+RAGLOOM = str(Path(sys.executable).parent / "ragloom")
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("Authorization: Bearer abc.def-ghi", "abc.def-ghi"),
+        ("{'authorization': 'Basic dXNlcjpwYXNz'}", "dXNlcjpwYXNz"),
+        ("x-api-key: ragloom-123", "ragloom-123"),
+        ("sent Bearer eyJhbGciOiJIUzI1NiJ9.payload", "eyJhbGciOiJIUzI1NiJ9"),
+        ("key sk-proj-AbCdEf0123456789 used", "AbCdEf0123456789"),
+        ("ragloom-Zx9_yW8-vU7tS6rQ5pO4nM3 in a message", "Zx9_yW8-vU7tS6rQ5pO4nM3"),
+        ("dsn=postgresql://app:hunter2@db:5432/rag", "hunter2"),
+        ("redis://:s3cret@cache:6379/0", "s3cret"),
+        ("GET /x?api_key=abc123&page=2", "abc123"),
+        ('{"token": "t0k3n"}', "t0k3n"),
+        ("password=pa55word", "pa55word"),
+    ],
+)
+def test_redact_removes_the_secret(text: str, secret: str) -> None:
+    out = redact(text)
+    assert secret not in out and "[REDACTED]" in out
+
+
+def test_redact_keeps_ordinary_text() -> None:
+    for text in ["GET /v1/search 200 3.1ms", "https://example.com/a?b=c", "bearer of news"]:
+        assert redact(text) == text
+
+
+def test_json_formatter_writes_one_redacted_object_a_line() -> None:
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(JsonFormatter())
+    logger = logging.getLogger("ragloom.test_logs")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        logger.info(
+            "calling %s",
+            "postgresql://u:pw@h/db",
+            extra={"request_id": "r1", "auth": "Bearer xyz1"},
+        )
+        try:
+            raise ValueError("token=abc")
+        except ValueError:
+            logger.exception("failed")
+    finally:
+        logger.removeHandler(handler)
+    first, second = (json.loads(line) for line in stream.getvalue().splitlines())
+    assert first["message"] == "calling postgresql://u:[REDACTED]@h/db"
+    assert first["level"] == "INFO" and first["logger"] == "ragloom.test_logs"
+    assert first["request_id"] == "r1" and first["auth"] == "Bearer [REDACTED]"
+    assert first["time"].endswith("Z")
+    assert "abc" not in second["exception"] and "ValueError" in second["exception"]
+
+
+def test_configure_replaces_handlers_and_refuses_unknown_formats() -> None:
+    root = logging.getLogger()
+    saved, level = list(root.handlers), root.level
+    try:
+        stream = io.StringIO()
+        configure(logging.INFO, "json", stream=stream)
+        configure(logging.INFO, "json", stream=stream)  # again: still one handler
+        logging.getLogger("ragloom").info("hello sk-abcdefghijklmnop")
+        assert len(root.handlers) == 1
+        assert json.loads(stream.getvalue())["message"] == "hello sk-[REDACTED]"
+        with pytest.raises(ValueError, match="log format"):
+            configure(logging.INFO, "xml")
+    finally:
+        root.handlers[:] = saved
+        root.setLevel(level)
+
+
+def test_cli_log_format_json(corpus: Path) -> None:
+    import yaml
+
+    (corpus / "ragloom.yaml").write_text(yaml.safe_dump(basic_config()), "utf-8")
+    result = subprocess.run(
+        [RAGLOOM, "-v", "--log-format", "json", "index"],
+        cwd=corpus,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ),
+    )
+    assert result.returncode == 0, result.stderr
+    lines = [json.loads(line) for line in result.stderr.splitlines() if line.startswith("{")]
+    assert lines and all({"time", "level", "logger", "message"} <= set(e) for e in lines)
+    assert any("stage" in e["message"] for e in lines)
+
+
+def test_server_logs_never_hold_the_key(corpus: Path) -> None:
+    from .test_serve import ALICE, live_server
+
+    stream = io.StringIO()
+    root = logging.getLogger()
+    saved, level = list(root.handlers), root.level
+    configure(logging.DEBUG, "json", stream=stream)
+    try:
+        pm = build_plugin_manager(load_entry_points=False, env={})
+        pipeline = ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus)
+        pipeline.index()
+        with live_server(pipeline) as url:
+            ok = httpx.post(
+                f"{url}/v1/search",
+                json={"query": "plan"},
+                headers={"Authorization": f"Bearer {ALICE}"},
+            )
+            bad = httpx.post(
+                f"{url}/v1/search",
+                json={"query": "plan"},
+                headers={"Authorization": "Bearer ragloom-wrong-key-0123456789"},
+            )
+            assert (ok.status_code, bad.status_code) == (200, 401)
+    finally:
+        root.handlers[:] = saved
+        root.setLevel(level)
+    text = stream.getvalue()
+    assert ALICE not in text and "ragloom-wrong-key" not in text
+    access = [json.loads(line) for line in text.splitlines() if '"ragloom.server.access"' in line]
+    searched = [e for e in access if e["path"] == "/v1/search"]
+    assert {(e["status"], e["caller"]) for e in searched} == {(200, "alice"), (401, None)}
+    assert all(e["request_id"] and e["ms"] >= 0 for e in searched)

@@ -1,0 +1,159 @@
+"""`ragloom mcp`: the MCP server on stdio, driven by the MCP SDK's own client
+(``stdio_client`` + ``ClientSession``) against the real command."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from .conftest import basic_config
+
+RAGLOOM = str(Path(sys.executable).parent / "ragloom")
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("mcp")
+    docs = root / "docs"
+    (docs / "hr").mkdir(parents=True)
+    (docs / "pricing.md").write_text(
+        "# Pricing\n\nThe Pro plan costs $29 per user per month.\n\n"
+        "## Refunds\n\nAnnual plans can be refunded within 30 days of purchase.\n",
+        "utf-8",
+    )
+    (docs / "hr" / "salaries.md").write_text(
+        "# Salaries\n\nThe salary bands are reviewed every April. PAYGRADE-Q7.\n", "utf-8"
+    )
+    config = basic_config(
+        access={
+            "unlabeled": "public",
+            "rules": [{"path": "docs/hr/**", "principals": ["group:hr"]}],
+        }
+    )
+    (root / "ragloom.yaml").write_text(yaml.safe_dump(config), "utf-8")
+    env = {**os.environ, "RAGLOOM_CACHE_DIR": str(root / "cache")}
+    indexed = subprocess.run(
+        [RAGLOOM, "index"], cwd=root, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert indexed.returncode == 0, indexed.stderr
+    return root
+
+
+def session(project: Path, *args: str) -> Any:
+    """Run ``func(session)`` against ``ragloom mcp ARGS`` over stdio."""
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    params = StdioServerParameters(
+        command=RAGLOOM,
+        args=["mcp", *args],
+        cwd=str(project),
+        env={**os.environ, "RAGLOOM_CACHE_DIR": str(project / "cache")},
+    )
+
+    def run(func: Any) -> Any:
+        async def main() -> Any:
+            async with stdio_client(params) as streams, ClientSession(*streams[:2]) as s:
+                await s.initialize()
+                return await func(s)
+
+        return asyncio.run(main())
+
+    return run
+
+
+def test_tools_have_schemas_and_no_principals_argument(project: Path) -> None:
+    async def check(s: Any) -> Any:
+        return await s.list_tools()
+
+    tools = {t.name: t for t in session(project, "--principal", "alice")(check).tools}
+    assert set(tools) == {"search", "ask"}
+    for tool in tools.values():
+        properties = tool.input_schema["properties"]
+        assert "principals" not in properties and tool.output_schema is not None
+    assert set(tools["search"].input_schema["properties"]) == {"query", "k", "filters"}
+    assert {"answer", "citations", "grounded"} <= set(tools["ask"].output_schema["properties"])
+
+
+def test_search_and_ask_return_structured_citations(project: Path) -> None:
+    async def calls(s: Any) -> Any:
+        found = await s.call_tool("search", {"query": "refund annual plan", "k": 2})
+        answered = await s.call_tool("ask", {"question": "How much does the Pro plan cost?"})
+        return found, answered
+
+    found, answered = session(project, "--principal", "alice")(calls)
+    assert not found.is_error and not answered.is_error
+    hits = found.structured_content["hits"]
+    assert hits[0]["source"] == "docs/pricing.md" and "refunded" in hits[0]["text"]
+    assert hits[0]["uri"] == "ragloom://documents/docs/pricing.md"
+    answer = answered.structured_content
+    assert "$29" in answer["answer"] and answer["grounded"]
+    citation = answer["citations"][0]
+    assert citation["number"] == 1 and citation["label"].startswith("docs/pricing.md")
+    assert citation["uri"] == "ragloom://documents/docs/pricing.md"
+    assert "$29" in answered.content[0].text  # the same, as text, for text-only clients
+
+
+def test_resources_are_the_documents_the_principal_may_read(project: Path) -> None:
+    async def resources(s: Any) -> Any:
+        listed = await s.list_resources()
+        text = await s.read_resource("ragloom://documents/docs/pricing.md")
+        try:
+            hidden: Any = await s.read_resource("ragloom://documents/docs/hr/salaries.md")
+        except Exception as exc:
+            hidden = exc
+        return listed, text, hidden
+
+    listed, text, hidden = session(project, "--principal", "alice")(resources)
+    assert [r.uri for r in listed.resources] == ["ragloom://documents/docs/pricing.md"]
+    content = text.contents[0].text
+    assert content.startswith("# Pricing") and "refunded within 30 days" in content
+    assert content.count("The Pro plan costs $29") == 1  # overlapping chunks put back once
+    assert isinstance(hidden, Exception) and "PAYGRADE" not in str(hidden)
+
+    listed, text, hidden = session(project, "--principal", "group:hr")(resources)
+    assert {r.name for r in listed.resources} == {"docs/pricing.md", "docs/hr/salaries.md"}
+    assert "PAYGRADE-Q7" in hidden.contents[0].text
+
+
+def test_principals_come_from_the_command_line_not_the_model(project: Path) -> None:
+    async def sneak(s: Any) -> Any:
+        searched = await s.call_tool(
+            "search",
+            {"query": "salary bands PAYGRADE", "filters": {"principals": "group:hr"}},
+        )
+        smuggled = await s.call_tool(
+            "search", {"query": "salary bands", "principals": ["group:hr"]}
+        )
+        return searched, smuggled
+
+    searched, smuggled = session(project, "--principal", "alice")(sneak)
+    assert "PAYGRADE" not in repr(searched.structured_content["hits"])
+    assert smuggled.is_error or "PAYGRADE" not in repr(smuggled.structured_content["hits"])
+
+
+def test_bad_arguments_are_tool_errors(project: Path) -> None:
+    async def bad(s: Any) -> Any:
+        return await s.call_tool("search", {"query": "x", "filters": {"year": {"$regex": "x"}}})
+
+    result = session(project, "--principal", "alice")(bad)
+    assert result.is_error and "invalid_filter" in result.content[0].text
+
+
+def test_mcp_refuses_to_start_without_principals_under_access_control(project: Path) -> None:
+    result = subprocess.run(
+        [RAGLOOM, "mcp"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert result.returncode == 2 and "--principal" in result.stderr

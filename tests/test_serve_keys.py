@@ -1,0 +1,81 @@
+"""API keys: the keys file, hashing, constant-time lookup."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from ragloom.errors import ConfigValidationError
+from ragloom.server import Caller, KeyRing, generate_key, hash_key, load_keys
+from ragloom.server.keys import parse_key_header
+
+RAGLOOM = str(Path(sys.executable).parent / "ragloom")
+
+
+def test_keys_file_with_hashes_env_keys_and_admin(tmp_path: Path) -> None:
+    key_a, key_b = generate_key(), generate_key()
+    path = tmp_path / "keys.yaml"
+    path.write_text(
+        "keys:\n"
+        f"  - {{name: bot, sha256: {hash_key(key_a)}, principals: [group:support]}}\n"
+        "  - {name: ops, key: '${OPS_KEY}', principals: [ops], admin: true}\n",
+        "utf-8",
+    )
+    ring = load_keys(path, env={"OPS_KEY": key_b})
+    assert ring.authenticate(key_a) == Caller("bot", ("group:support",))
+    assert ring.authenticate(key_b) == Caller("ops", ("ops",), admin=True)
+    assert ring.authenticate("ragloom-unknown-0123456789") is None
+    assert ring.authenticate("") is None and ring.authenticate(None) is None
+    assert key_b not in repr(ring)  # only digests are kept
+
+
+def test_every_problem_of_a_keys_file_at_once(tmp_path: Path) -> None:
+    path = tmp_path / "keys.yaml"
+    path.write_text(
+        "keys:\n"
+        "  - {name: a, sha256: nothex}\n"
+        "  - {name: a, key: short}\n"
+        "  - {sha256: " + "0" * 64 + ", key: '${MISSING}', admn: true}\n",
+        "utf-8",
+    )
+    with pytest.raises(ConfigValidationError) as caught:
+        load_keys(path, env={})
+    text = str(caught.value)
+    for expected in ("keys[0].sha256", "keys[1].key", "keys[2].name", "admn", "MISSING"):
+        assert expected in text, text
+    assert "line 2" in text
+
+
+def test_key_headers() -> None:
+    assert parse_key_header("Bearer abc", None) == "abc"
+    assert parse_key_header("bearer  abc ", None) == "abc"
+    assert parse_key_header("Basic abc", None) is None
+    assert parse_key_header(None, "k") == "k"
+    assert parse_key_header(None, None) is None
+
+
+def test_keyring_of_plain_keys() -> None:
+    ring = KeyRing.of({"ragloom-one-0123456789abc": Caller("one")})
+    assert len(ring) == 1 and ring.authenticate("ragloom-one-0123456789abc").name == "one"
+
+
+def test_generate_key_command(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [RAGLOOM, "serve", "--generate-key"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0
+    key = result.stdout.split()[1]
+    assert key.startswith("ragloom-") and hash_key(key) in result.stdout
+
+
+def test_serve_without_keys_is_a_usage_error(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [RAGLOOM, "serve"], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 2 and "--keys" in result.stderr
