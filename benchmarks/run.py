@@ -12,19 +12,22 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 from bench_bm25 import bench_bm25  # noqa: E402
-from bench_chunkers import bench_recursive  # noqa: E402
+from bench_chunkers import bench_recursive, bench_recursive_documents  # noqa: E402
 from bench_embedder import bench_embedder  # noqa: E402
 from bench_filters import bench_filtered_query  # noqa: E402
 from bench_incremental import bench_incremental  # noqa: E402
 from bench_memory_store import bench_memory_store  # noqa: E402
-from bench_retrieve import bench_retrieve  # noqa: E402
+from bench_retrieve import bench_fusion_share, bench_hybrid_overhead, bench_retrieve  # noqa: E402
 
 BENCHMARKS = [
     bench_memory_store,
     bench_recursive,
+    bench_recursive_documents,
     bench_bm25,
     bench_filtered_query,
     bench_retrieve,
+    bench_hybrid_overhead,
+    bench_fusion_share,
     bench_incremental,
     bench_embedder,
 ]

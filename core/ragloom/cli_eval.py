@@ -53,10 +53,10 @@ def eval_command(
     index_dir: str | None,
     as_json: bool,
 ) -> None:
-    """Check retrieval: run the test set FILE, or a BEIR evaluation with --beir.
+    """Check retrieval and answers: run the test set FILE, or a BEIR evaluation with --beir.
 
-    FILE lists questions with the sources each must (and must not) retrieve;
-    the exit code is 1 when any case fails. --beir indexes the dataset's
+    FILE lists questions with the sources each must (and must not) retrieve
+    and what the answer must (not) say; the exit code is 1 when any case fails. --beir indexes the dataset's
     corpus with this config's chunker, embedder and stores (in a separate
     index) and prints nDCG, MRR, recall and precision at 10 and 100, with timings.
     """

@@ -29,6 +29,7 @@ from .types import Answer, Chunk, Document, Hit
 if TYPE_CHECKING:
     import numpy as np
 
+    from .executors import IndexWork, Prepared
     from .filters import Filter
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "ComponentConfig",
     "Context",
     "Embedder",
+    "Executor",
     "Generator",
     "Loader",
     "Message",
@@ -217,6 +219,19 @@ class Embedder(Component):
         """Embed one query; override where queries get a prefix or another model."""
         return self.embed_batch([text])[0]
 
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed many queries: ``(len(texts), dimension)`` float32, each row what
+        ``embed_query`` gives. Batched like documents when ``embed_query`` is not
+        overridden; a plugin that overrides ``embed_query`` (a query prefix, an
+        ``input_type``) overrides this too to batch, or gets one call a query."""
+        import numpy as np
+
+        if type(self).embed_query is Embedder.embed_query:
+            return self.embed_documents(texts)
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return np.ascontiguousarray(np.vstack([self.embed_query(t) for t in texts]), np.float32)
+
     @property
     def dimension(self) -> int:
         """Length of the vectors. Derived by embedding a probe unless overridden."""
@@ -354,6 +369,33 @@ class QueryTransformer(Component):
         raise NotImplementedError
 
 
+class Executor(Component):
+    """Decides where an index run's chunk and embed work runs and how its
+    batches come back (``executor:`` in the config; in this process by default).
+
+    The index run keeps everything that makes the index trustworthy on the
+    driver: loading and the diff against the ledger, the journal entry
+    written before any store sees a chunk id, the store writes and the one
+    ledger commit after every store has flushed. An executor only turns the
+    documents to (re)index into :class:`~ragloom.executors.Prepared` batches
+    (chunks and their vectors), wherever it likes.
+    """
+
+    kind = "executor"
+
+    @abstractmethod
+    def map(self, work: IndexWork, documents: Sequence[Document]) -> Iterator[Prepared]:
+        """Chunk and embed ``documents`` in batches and yield each batch's result
+        as it is ready, in any order. Every document must come back exactly
+        once, either in ``Prepared.documents`` or in ``Prepared.failed``: the run
+        refuses to commit otherwise. A batch that fails for good raises (the
+        run then fails and commits nothing). ``work.prepare(batch)`` does one
+        batch in this process, through the run's stages and the embedding cache;
+        ``work.chunker`` and ``work.embedder`` say how to build the components
+        elsewhere."""
+        raise NotImplementedError
+
+
 @dataclass(frozen=True)
 class KindSpec:
     """One kind of component: its base class, registration hook and config section."""
@@ -383,13 +425,22 @@ COMPONENT_KINDS: tuple[KindSpec, ...] = (
         "query_transformers",
         many=True,
     ),
+    KindSpec("executor", Executor, "register_executors", "executor", many=False),
 )
-"""The seven kinds, in pipeline order: the one table registries, config
-validation, the schema and the docs read (``hookspecs.py`` declares each
+"""The eight kinds, in pipeline order (the executor last: it places the
+others' work): the one table registries, config validation, the schema and
+the docs read (``hookspecs.py`` declares each
 ``hook``; a test keeps the two in step)."""
 
 KINDS: dict[str, type[Component]] = {k.name: k.base for k in COMPONENT_KINDS}
 
 Kind = Literal[
-    "loader", "chunker", "embedder", "store", "reranker", "generator", "query_transformer"
+    "loader",
+    "chunker",
+    "embedder",
+    "store",
+    "reranker",
+    "generator",
+    "query_transformer",
+    "executor",
 ]

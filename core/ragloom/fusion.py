@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 
 from .types import Hit
 
@@ -37,26 +36,58 @@ def _combine(
     ranked: Sequence[Sequence[Hit]],
     weights: Sequence[float] | None,
     contribution: Callable[[Sequence[Hit]], list[float]],
+    limit: int | None = None,
 ) -> list[Hit]:
     """Sum each list's per-hit contributions by chunk id; best first, ties in
-    first-seen order. A chunk's per-store scores from every list are kept."""
+    first-seen order. A chunk's per-store scores from every list are kept.
+    Only the best ``limit`` hits are built (all when None): the rest of the
+    candidates cost a dict entry, not an object."""
     weights = list(weights) if weights is not None else [1.0] * len(ranked)
     scores: dict[str, float] = {}
-    first: dict[str, Hit] = {}
+    found: dict[str, list[Hit]] = {}
     for hits, weight in zip(ranked, weights):
         for hit, value in zip(hits, contribution(hits)):
             cid = hit.chunk.id
-            scores[cid] = scores.get(cid, 0.0) + weight * value
-            first[cid] = _merge(first[cid], hit) if cid in first else hit
-    order = sorted(scores, key=lambda cid: -scores[cid])
-    return [first[cid].with_score("fusion", scores[cid]) for cid in order]
+            if cid in scores:
+                scores[cid] += weight * value
+                found[cid].append(hit)
+            else:
+                scores[cid] = weight * value
+                found[cid] = [hit]
+    order = sorted(scores, key=scores.__getitem__, reverse=True)  # stable: ties stay first-seen
+    if limit is not None:
+        order = order[:limit]
+    return [_fused(found[cid], scores[cid]) for cid in order]
+
+
+def _fused(hits: list[Hit], score: float) -> Hit:
+    """One hit from every list's copy of a chunk: the first-seen copy, with the
+    per-store scores of all (the earlier list's on a clash), the first vector
+    any of them carries, and the fusion score."""
+    first = hits[0]
+    merged = dict(first.scores)
+    vector = first.vector
+    if len(hits) > 1:
+        for hit in reversed(hits):
+            merged.update(hit.scores)
+        if vector is None:
+            vector = next((h.vector for h in hits if h.vector is not None), None)
+    score = float(score)
+    merged["fusion"] = score
+    return Hit(first.chunk, score, first.store, merged, vector)
 
 
 def reciprocal_rank_fusion(
-    ranked: Sequence[Sequence[Hit]], *, k: int = 60, weights: Sequence[float] | None = None
+    ranked: Sequence[Sequence[Hit]],
+    *,
+    k: int = 60,
+    weights: Sequence[float] | None = None,
+    limit: int | None = None,
 ) -> list[Hit]:
     """Fuse ranked lists by reciprocal rank."""
-    return _combine(ranked, weights, lambda hits: [1.0 / (k + r) for r in range(1, len(hits) + 1)])
+    return _combine(
+        ranked, weights, lambda hits: [1.0 / (k + r) for r in range(1, len(hits) + 1)], limit
+    )
 
 
 def _minmax(hits: Sequence[Hit]) -> list[float]:
@@ -81,23 +112,23 @@ def _distribution(hits: Sequence[Hit]) -> list[float]:
 
 
 def weighted_fusion(
-    ranked: Sequence[Sequence[Hit]], *, weights: Sequence[float] | None = None
+    ranked: Sequence[Sequence[Hit]],
+    *,
+    weights: Sequence[float] | None = None,
+    limit: int | None = None,
 ) -> list[Hit]:
     """Fuse lists by the weighted sum of min-max normalised scores."""
-    return _combine(ranked, weights, _minmax)
+    return _combine(ranked, weights, _minmax, limit)
 
 
 def distribution_based_fusion(
-    ranked: Sequence[Sequence[Hit]], *, weights: Sequence[float] | None = None
+    ranked: Sequence[Sequence[Hit]],
+    *,
+    weights: Sequence[float] | None = None,
+    limit: int | None = None,
 ) -> list[Hit]:
     """Fuse lists by the weighted sum of mean ± 3σ normalised scores."""
-    return _combine(ranked, weights, _distribution)
-
-
-def _merge(a: Hit, b: Hit) -> Hit:
-    """``a`` with ``b``'s per-store scores added (and ``b``'s vector if ``a`` has none)."""
-    vector = a.vector if a.vector is not None else b.vector
-    return replace(a, scores={**b.scores, **a.scores}, vector=vector)
+    return _combine(ranked, weights, _distribution, limit)
 
 
 def fuse(
@@ -106,15 +137,17 @@ def fuse(
     method: str = "rrf",
     k: int = 60,
     weights: Sequence[float] | None = None,
+    limit: int | None = None,
 ) -> list[Hit]:
-    """Fuse with ``method`` (``rrf``, ``weighted`` or ``dbsf``). A single list
-    with no weights passes through unchanged."""
+    """Fuse with ``method`` (``rrf``, ``weighted`` or ``dbsf``); the best
+    ``limit`` hits (all when None). A single list with no weights passes
+    through unchanged."""
     if len(ranked) == 1 and weights is None:
-        return list(ranked[0])
+        return list(ranked[0][:limit])
     if method == "rrf":
-        return reciprocal_rank_fusion(ranked, k=k, weights=weights)
+        return reciprocal_rank_fusion(ranked, k=k, weights=weights, limit=limit)
     if method == "weighted":
-        return weighted_fusion(ranked, weights=weights)
+        return weighted_fusion(ranked, weights=weights, limit=limit)
     if method == "dbsf":
-        return distribution_based_fusion(ranked, weights=weights)
+        return distribution_based_fusion(ranked, weights=weights, limit=limit)
     raise ValueError(f"unknown fusion method {method!r}; use one of {', '.join(FUSION_METHODS)}")

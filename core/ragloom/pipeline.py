@@ -348,6 +348,60 @@ class Pipeline:
         run.finish(hits=len(hits), corpus_version=hits.corpus_version)
         return hits
 
+    def retrieve_many(
+        self,
+        questions: Sequence[str],
+        filters: Mapping[str, Any] | Filter | None = None,
+        k: int | None = None,
+        *,
+        principals: Sequence[str] | None = None,
+    ) -> list[Hits]:
+        """``retrieve`` for each of ``questions`` (same filters, ``k`` and
+        principals), with the questions embedded in batches rather than one
+        call each: for evaluations and bulk lookups. One run each, as
+        ``retrieve``; each ``Hits`` has its own corpus version."""
+        questions = list(questions)
+        for question in questions:
+            _check_question(question)
+        k = _check_k(k)
+        self.open()
+        vectors: Sequence[Any] = [None] * len(questions)
+        embedder = self.retriever.embedder
+        if (
+            questions
+            and embedder is not None
+            and self.retriever.stores.needs_vectors
+            and not self.query_transformers
+        ):
+            run = self.run("embed_queries")
+            try:
+                with run.active():
+                    vectors = run.stage(
+                        "embed_query",
+                        self.config.embedder.type,  # type: ignore[union-attr]
+                        embedder,
+                        embedder.embed_queries,
+                        questions,
+                    )
+            except BaseException as exc:
+                run.finish(exc)
+                raise
+            run.finish(queries=len(questions))
+        results = []
+        for question, vector in zip(questions, vectors):
+            run = self.run("retrieve")
+            try:
+                with run.active():
+                    hits = self.retriever.retrieve(
+                        run, question, filters, k, (), principals, vector=vector
+                    )
+            except BaseException as exc:
+                run.finish(exc)
+                raise
+            run.finish(hits=len(hits), corpus_version=hits.corpus_version)
+            results.append(hits)
+        return results
+
     def _retrieve(
         self,
         run: Run,

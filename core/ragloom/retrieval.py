@@ -105,7 +105,11 @@ class Retriever:
         principals: Sequence[str] | None = None,
         *,
         explain: bool = False,
+        vector: Any = None,
     ) -> Hits:
+        """``vector``: the question's embedding, already computed (``retrieve_many``
+        embeds its questions in one batch); used only when no query transformer
+        rewrites the question."""
         caller, configured = parse(filters), parse(self.config.retrieval.filter)
         acl = caller_filter(self.config.access, principals)
         where = restrict(restrict(caller, configured), acl)
@@ -126,7 +130,9 @@ class Retriever:
             queries = list(dict.fromkeys(rewritten)) or queries
 
         vectors: list[Any] = [None] * len(queries)
-        if self.embedder is not None and self.stores.needs_vectors:
+        if vector is not None and queries == [question]:
+            vectors = [vector]
+        elif self.embedder is not None and self.stores.needs_vectors:
             embed_type = self.config.embedder.type  # type: ignore[union-attr]
             vectors = [
                 run.stage("embed_query", embed_type, self.embedder, self.embedder.embed_query, q)
@@ -157,7 +163,8 @@ class Retriever:
             method=settings.fusion,
             k=settings.rrf_k,
             weights=None if uniform else weights,
-        )[:k]
+            limit=k,
+        )
         ranked = fused
         if self.reranker is not None and fused:
             ranked = run.stage(

@@ -25,7 +25,7 @@ from __future__ import annotations
 import bisect
 import re
 import unicodedata
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -156,6 +156,7 @@ _BLOCK_LINE = re.compile(
     r"|(?P<hashes>#{1,6})(?:[ \t]+(?P<title>[^\n]*?))?[ \t]*)$",
     re.MULTILINE,
 )
+_LINE_START = re.compile(r"\n {0,3}[#`~]")
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+$")
 # An explicit id after the title, as in Pandoc, kramdown and Python-Markdown:
 # "## Team plan {#team}".
@@ -243,7 +244,7 @@ def scan_markdown(text: str) -> tuple[list[HeadingMark], list[tuple[int, int]]]:
         skipped.append((0, start))
     fence = ""
     fence_start = 0
-    for match in _BLOCK_LINE.finditer(text, start):
+    for match in _block_lines(text, start):
         marker = match.group("fence")
         if marker:
             if not fence:
@@ -272,6 +273,19 @@ def scan_markdown(text: str) -> tuple[list[HeadingMark], list[tuple[int, int]]]:
     if fence:
         skipped.append((fence_start, len(text)))
     return marks, skipped
+
+
+def _block_lines(text: str, start: int) -> Iterator[re.Match[str]]:
+    """``_BLOCK_LINE.finditer(text, start)``, fast: a ``^`` pattern is tried at
+    every character, so candidate lines (a newline, up to three spaces, then
+    ``#``, a backtick or ``~``) are found first with a literal-led search."""
+    first = _BLOCK_LINE.match(text, start)  # ^ holds only at a real line start
+    if first:
+        yield first
+    for candidate in _LINE_START.finditer(text, start):
+        match = _BLOCK_LINE.match(text, candidate.start() + 1)
+        if match:
+            yield match
 
 
 def clean_title(title: str) -> str:

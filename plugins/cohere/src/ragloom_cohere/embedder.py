@@ -114,6 +114,9 @@ class CohereEmbedder(Embedder):
     def embed_query(self, text: str) -> np.ndarray:
         return self._embed([text], "search_query")[0]
 
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self._embed(texts, "search_query")
+
     def _embed(self, texts: Sequence[str], input_type: str) -> np.ndarray:
         import numpy as np
 

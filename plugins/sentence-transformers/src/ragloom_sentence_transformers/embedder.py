@@ -224,6 +224,12 @@ class SentenceTransformersEmbedder(LazyModel["SentenceTransformer"], Embedder):
             raise TypeError("embed_query takes one text; use embed_documents for many")
         return self._encode([text], self.query_prefix)[0]
 
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed many queries, with the query prefix, in one ``encode`` call."""
+        if isinstance(texts, str):
+            raise TypeError("embed_queries takes a sequence of texts; use embed_query for one")
+        return self._encode(texts if isinstance(texts, list) else list(texts), self.query_prefix)
+
     def _encode(self, texts: list[str], prefix: str) -> np.ndarray:
         import numpy as np
 
