@@ -42,9 +42,10 @@ def auth(key: str) -> dict[str, str]:
 
 
 @contextmanager
-def live_server(pipeline: ragloom.Pipeline, **kwargs: Any) -> Iterator[str]:
+def live_server(pipeline: ragloom.Pipeline, *, ready: bool = True, **kwargs: Any) -> Iterator[str]:
     """``create_app(pipeline, **kwargs)`` served by uvicorn on 127.0.0.1 (a
-    free port), in a thread; yields its base URL once ``/readyz`` says ready."""
+    free port), in a thread; yields its base URL once ``/readyz`` says ready
+    (with ``ready=False``, as soon as it listens)."""
     import uvicorn
 
     kwargs.setdefault("keys", KEYS)
@@ -62,7 +63,7 @@ def live_server(pipeline: ragloom.Pipeline, **kwargs: Any) -> Iterator[str]:
             time.sleep(0.02)
         port = server.servers[0].sockets[0].getsockname()[1]
         url = f"http://127.0.0.1:{port}"
-        while httpx.get(f"{url}/readyz").status_code != 200:
+        while ready and httpx.get(f"{url}/readyz").status_code != 200:
             assert time.monotonic() < deadline, "pipeline did not open"
             time.sleep(0.05)
         yield url
@@ -144,6 +145,22 @@ def sleepy_pipeline(root: Path, seconds: float = 30.0) -> Iterator[tuple[ragloom
         gate.release.set()
 
 
+class Unopenable(Generator):
+    """A generator whose model cannot be loaded."""
+
+    def open(self, context):  # type: ignore[no-untyped-def]
+        raise OSError("cannot load /models/secret-path/model.bin")
+
+    def generate(self, question, hits, history=()):  # type: ignore[no-untyped-def]
+        raise AssertionError("never opened")
+
+
+class UnopenablePlugin:
+    @hookimpl
+    def register_generators(self, register):  # type: ignore[no-untyped-def]
+        register("unopenable", Unopenable)
+
+
 # -- fixtures -----------------------------------------------------------------
 
 
@@ -177,6 +194,30 @@ def client(server: str) -> Iterator[httpx.Client]:
 def test_health_and_readiness_need_no_key(server: str) -> None:
     assert httpx.get(f"{server}/healthz").json() == {"status": "ok"}
     assert httpx.get(f"{server}/readyz").json() == {"status": "ready"}
+
+
+def test_a_pipeline_that_cannot_open_is_never_ready(corpus: Path) -> None:
+    pm = build_plugin_manager(load_entry_points=False, env={})
+    pm.register(UnopenablePlugin(), name="unopenable")
+    config = basic_config(generator={"type": "unopenable"})
+    pipeline = ragloom.load(config, plugin_manager=pm, base_dir=corpus)
+    failures: list[BaseException] = []
+    with live_server(pipeline, ready=False, on_open_failure=failures.append) as url:
+        deadline = time.monotonic() + 60
+        while not failures:
+            assert time.monotonic() < deadline, "the failure was not reported"
+            time.sleep(0.05)
+        assert isinstance(failures[0], OSError)
+        assert httpx.get(f"{url}/healthz").status_code == 200  # alive, not ready
+        for response in (
+            httpx.get(f"{url}/readyz"),
+            httpx.post(f"{url}/v1/search", json={"query": "x"}, headers=auth(ALICE)),
+        ):
+            assert response.status_code == 503
+            assert response.json()["error"]["code"] == "not_ready"
+            assert "failed to open" in response.json()["error"]["message"]
+            assert "secret-path" not in response.text  # the details are for the log
+            assert response.headers["retry-after"]
 
 
 def test_openapi_schema_is_served_and_root_is_free(server: str) -> None:

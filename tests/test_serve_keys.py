@@ -79,3 +79,81 @@ def test_serve_without_keys_is_a_usage_error(tmp_path: Path) -> None:
         [RAGLOOM, "serve"], cwd=tmp_path, capture_output=True, text=True, timeout=60
     )
     assert result.returncode == 2 and "--keys" in result.stderr
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_the_serve_command_answers_with_its_keys_file(corpus: Path) -> None:
+    """The real command: ``ragloom --log-format json serve --keys keys.yaml``,
+    its own process, driven over HTTP; its JSON access log names the caller
+    and never holds a key."""
+    import json
+    import os
+    import time
+
+    import httpx
+    import yaml
+
+    from .conftest import basic_config
+
+    (corpus / "ragloom.yaml").write_text(yaml.safe_dump(basic_config()), "utf-8")
+    key = generate_key()
+    (corpus / "keys.yaml").write_text(
+        yaml.safe_dump(
+            {"keys": [{"name": "bot", "sha256": hash_key(key), "principals": ["group:a"]}]}
+        ),
+        "utf-8",
+    )
+    env = dict(os.environ)
+    indexed = subprocess.run(
+        [RAGLOOM, "index"], cwd=corpus, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert indexed.returncode == 0, indexed.stderr
+    port = _free_port()
+    server = subprocess.Popen(
+        [RAGLOOM, "--log-format", "json", "serve", "--keys", "keys.yaml", "--port", str(port),
+         "--no-mcp"],
+        cwd=corpus, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert server.poll() is None, server.communicate()[1]
+            assert time.monotonic() < deadline, "ragloom serve did not become ready"
+            try:
+                if httpx.get(f"{url}/readyz").status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            time.sleep(0.1)
+        found = httpx.post(
+            f"{url}/v1/search",
+            json={"query": "Pro plan price"},
+            headers={"Authorization": f"Bearer {key}"},
+            timeout=30,
+        )
+        assert found.status_code == 200, found.text
+        assert found.json()["hits"]
+        refused = httpx.post(f"{url}/v1/search", json={"query": "x"}, timeout=30)
+        assert refused.status_code == 401
+        not_admin = httpx.post(f"{url}/v1/index", json={}, headers={"X-API-Key": key}, timeout=30)
+        assert not_admin.status_code == 403
+        assert not_admin.json()["error"]["code"] == "forbidden"
+    finally:
+        server.terminate()
+        _, stderr = server.communicate(timeout=60)
+    assert key not in stderr
+    lines = [json.loads(line) for line in stderr.splitlines() if line.startswith("{")]
+    access = [e for e in lines if e["logger"] == "ragloom.server.access"]
+    assert {(e["path"], e["status"], e["caller"]) for e in access} >= {
+        ("/v1/search", 200, "bot"),
+        ("/v1/search", 401, None),
+        ("/v1/index", 403, "bot"),
+    }
