@@ -6,7 +6,9 @@ The server is the real command (`ragloom serve`, its own process, one
 uvicorn worker) on 127.0.0.1; the client is httpx with a kept-alive
 connection. What the server adds per request is the difference of the two
 medians: HTTP and JSON both ways, the API key check, the middleware, and the
-hop into the pipeline's thread pool. Bounded: QUERIES sequential requests
+hop into the pipeline's thread pool; the median of GET /healthz, measured
+between the same requests, is the part that is the round trip alone (on a
+busy machine, mostly waiting to be scheduled). Bounded: QUERIES sequential requests
 (and as many in-process calls), then THREADS clients for CONCURRENT
 requests, each loop also stopped by a time limit.
 """
@@ -102,7 +104,7 @@ def bench_serve(n: int = CHUNKS) -> dict[str, float | str]:
                     for q in queries[:20]:  # warm both paths
                         pipeline.retrieve(q)
                         http.post("/v1/search", json={"query": q})
-                    local_s, http_s = [], []
+                    local_s, http_s, empty_s = [], [], []
                     stop = time.monotonic() + TIME_LIMIT
                     for q in queries:  # interleaved so drift hits both alike
                         started = time.perf_counter()
@@ -111,6 +113,9 @@ def bench_serve(n: int = CHUNKS) -> dict[str, float | str]:
                         started = time.perf_counter()
                         response = http.post("/v1/search", json={"query": q})
                         http_s.append(time.perf_counter() - started)
+                        started = time.perf_counter()
+                        http.get("/healthz")  # the round trip alone: HTTP and scheduling
+                        empty_s.append(time.perf_counter() - started)
                         assert response.status_code == 200, response.text
                         assert [h["id"] for h in response.json()["hits"]] == [
                             h.chunk.id for h in hits
@@ -128,7 +133,8 @@ def bench_serve(n: int = CHUNKS) -> dict[str, float | str]:
         f"{1 / statistics.mean(http_s):.0f} req/s, p50 {p50 * 1000:.2f} ms, "
         f"p99 {p99 * 1000:.2f} ms; in-process retrieve p50 {local * 1000:.2f} ms, "
         f"p99 {_percentile(local_s, 0.99) * 1000:.2f} ms; the server adds "
-        f"{(p50 - local) * 1000:.2f} ms per request (p50); "
+        f"{(p50 - local) * 1000:.2f} ms per request (p50), of which an empty round trip "
+        f"(GET /healthz) is {statistics.median(empty_s) * 1000:.2f} ms; "
         f"{THREADS} concurrent clients: {throughput:.0f} req/s"
     )
     return {
