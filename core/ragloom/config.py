@@ -77,6 +77,7 @@ class _Root(BaseModel):
     access: AccessSettings | None = None
     cache: CacheSettings = Field(default_factory=lambda: CacheSettings())
     indexing: IndexingSettings = Field(default_factory=lambda: IndexingSettings())
+    executor: _Spec | None = None
 
 
 SECTION_KINDS: dict[str, str] = {k.section: k.name for k in COMPONENT_KINDS}
@@ -125,6 +126,8 @@ class PipelineConfig:
     access: AccessSettings | None = None
     cache: CacheSettings = field(default_factory=lambda: CacheSettings())
     indexing: IndexingSettings = field(default_factory=lambda: IndexingSettings())
+    executor: ComponentSpec | None = None
+    """Where index runs chunk and embed; None is the built-in ``inprocess``."""
     base_dir: Path = Path(".")
     source: str | None = None
     env_paths: Mapping[Path_, Any] = field(default_factory=dict, repr=False)
@@ -172,6 +175,8 @@ class PipelineConfig:
         indexing = self.indexing.model_dump(exclude_defaults=True)
         if indexing:
             data["indexing"] = indexing
+        if self.executor is not None:
+            data["executor"] = spec(self.executor)
         for path, raw in self.env_paths.items():
             _set_path(data, path, raw)
         return data
@@ -327,6 +332,7 @@ def validate_config(
         access=root.access,
         cache=root.cache,
         indexing=root.indexing,
+        executor=specs.get("executor"),
         base_dir=base_dir or Path.cwd(),
         source=source,
         env_paths=env_paths,

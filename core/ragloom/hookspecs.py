@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from .components import (
         Chunker,
         Embedder,
+        Executor,
         Generator,
         Loader,
         QueryTransformer,
@@ -139,6 +140,24 @@ def register_query_transformers(register: Register[QueryTransformer]) -> None:
     :returns: Nothing; return values are ignored.
 
     .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def register_executors(register: Register[Executor]) -> None:
+    """Register executors that configs can name in ``executor.type``.
+
+    Called once per plugin when the registry is built. Call
+    ``register(name, cls)`` for each :class:`ragloom.components.Executor`
+    subclass. An executor decides where an index run's chunk and embed work
+    runs (in this process, on a cluster); the ledger, the journal, the store
+    writes and the commit stay with the run. Core registers ``inprocess``,
+    the default. Connecting to a cluster belongs in ``open()``, not here.
+
+    :param register: Callback ``register(name: str, cls: type[Executor])``.
+    :returns: Nothing; return values are ignored.
+
+    .. versionadded:: 0.2
     """
 
 

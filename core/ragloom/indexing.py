@@ -17,6 +17,10 @@ puts them back in agreement), that no loader's whole source is missing (an
 unmounted folder: its documents are left alone and the run fails), and that
 the run would not delete more than ``indexing.max_delete_share`` of the
 index.
+
+Where the chunk and embed work runs is the executor's choice (``executor:``,
+in this process by default; see ``executors.py``); everything above stays
+here, in the process that runs the index, whatever the executor.
 """
 
 from __future__ import annotations
@@ -29,7 +33,9 @@ from typing import TYPE_CHECKING
 
 from .access import Labeller
 from .cache import fingerprint_key
+from .components import Context
 from .errors import IndexStateError, RagloomError, SourceUnavailableError
+from .executors import IndexWork, InProcessExecutor, Prepared
 from .fingerprints import (
     describe_fingerprint,
     document_stamp,
@@ -45,7 +51,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from .cache import EmbeddingCache
-    from .components import Chunker, Embedder, Loader
+    from .components import Chunker, Embedder, Executor, Loader
     from .config import PipelineConfig
     from .runs import Run
     from .state import IndexState
@@ -54,8 +60,6 @@ if TYPE_CHECKING:
 __all__ = ["IndexReport", "Indexer"]
 
 log = logging.getLogger("ragloom")
-
-INDEX_BATCH = 64  # documents per chunk/embed/upsert round
 
 
 @dataclass(frozen=True)
@@ -272,11 +276,14 @@ class Indexer:
         chunks_written = 0
         if progress:
             progress(0, len(todo))
-        for start in range(0, len(todo), INDEX_BATCH):
-            batch = todo[start : start + INDEX_BATCH]
-            chunks_written += self._index_batch(batch, entries, ledger, journal, doomed)
-            if progress:
-                progress(min(start + INDEX_BATCH, len(todo)), len(todo))
+        failed: set[str] = set()
+        if todo:
+            chunks_written, failed = self._write_all(
+                todo, entries, ledger, journal, doomed, progress
+            )
+        if failed:
+            added = [d for d in added if d not in failed]
+            changed = [d for d in changed if d not in failed]
         for entry in vanished:
             journal.record(entry.chunk_ids)
             doomed.extend(entry.chunk_ids)
@@ -406,28 +413,113 @@ class Indexer:
         raise IndexStateError(message)
 
     # -- writing -----------------------------------------------------------------
-    def _index_batch(
+    def _write_all(
         self,
-        batch: list[Document],
+        todo: list[Document],
+        entries: Mapping[str, LedgerEntry],
+        ledger: Ledger,
+        journal: Journal,
+        doomed: list[str],
+        progress: Callable[[int, int], None] | None,
+    ) -> tuple[int, set[str]]:
+        """Every document of ``todo`` through the configured executor, each batch
+        written as it comes back. Returns the chunks written and the documents
+        whose chunking failed on a worker (reported, left as they were).
+        Refuses to go on (nothing is committed) when the executor returns a
+        document twice or loses one."""
+        executor = self._executor()
+        work = IndexWork(
+            chunker=self.config.chunker,
+            embedder=self.config.embedder,
+            vectors=self.embedder is not None and self.stores.needs_vectors,
+            index_dir=self.index_dir,
+            base_dir=self.config.base_dir,
+            prepare=self._prepare,
+        )
+        wanted = {doc.id for doc in todo}
+        done: set[str] = set()
+        failed: set[str] = set()
+        written = 0
+        try:
+            executor.open(
+                Context(
+                    index_dir=self.index_dir,
+                    base_dir=self.config.base_dir,
+                    name=executor.type_name or "executor",
+                    report=self.job.report,
+                )
+            )
+            for prepared in executor.map(work, todo):
+                ids = [doc.id for doc in prepared.documents] + list(prepared.failed)
+                twice = [i for i in ids if i in done or i not in wanted]
+                if twice or len(set(ids)) != len(ids):
+                    raise IndexStateError(
+                        f"executor {executor.type_name or type(executor).__name__!r} returned "
+                        f"document {(twice or ids)[0]!r} twice (or one it was not given); "
+                        "nothing was committed, run `ragloom index` again"
+                    )
+                done.update(ids)
+                failed.update(prepared.failed)
+                for source, message in prepared.problems:
+                    self.job.report(source, message)
+                written += self._write(prepared, entries, ledger, journal, doomed)
+                if progress:
+                    progress(len(done), len(todo))
+        finally:
+            executor.close()
+        if done != wanted:
+            lost = sorted(wanted - done)
+            raise IndexStateError(
+                f"executor {executor.type_name or type(executor).__name__!r} lost "
+                f"{len(lost)} document(s) (first: {lost[0]!r}); nothing was committed, "
+                "run `ragloom index` again"
+            )
+        return written, failed
+
+    def _executor(self) -> Executor:
+        spec = self.config.executor
+        if spec is None:
+            executor: Executor = InProcessExecutor()
+            executor.type_name = "inprocess"
+            return executor
+        return spec.create()
+
+    def _prepare(self, batch: Sequence[Document]) -> Prepared:
+        """Chunk and embed one batch in this process, through the run's stages and
+        the embedding cache (what the in-process executor does)."""
+        run = self.job
+        chunker_type = self.config.chunker.type
+        per_doc = [
+            run.stage("chunk", chunker_type, self.chunker, self.chunker.split, doc) for doc in batch
+        ]
+        texts = [c.text for cs in per_doc for c in cs]
+        vectors = None
+        if self.embedder is not None and texts and self.stores.needs_vectors:
+            vectors = self._embed(texts)
+        return Prepared(documents=list(batch), chunks=per_doc, vectors=vectors)
+
+    def _write(
+        self,
+        prepared: Prepared,
         entries: Mapping[str, LedgerEntry],
         ledger: Ledger,
         journal: Journal,
         doomed: list[str],
     ) -> int:
-        """Chunk, embed and write one batch of documents to every store; their old
-        chunks that are not rewritten are added to ``doomed`` (deleted after the
-        ledger commit). Returns the number of chunks written."""
-        run = self.job
-        chunker_type = self.config.chunker.type
+        """Write one prepared batch to every store (its chunk ids journaled
+        first) and stage its documents in the ledger; their old chunks that are
+        not rewritten are added to ``doomed`` (deleted after the ledger commit).
+        Returns the number of chunks written."""
         per_doc: list[tuple[Document, list[Chunk], str]] = []
-        for doc in batch:
-            chunks = run.stage("chunk", chunker_type, self.chunker, self.chunker.split, doc)
+        for doc, doc_chunks in zip(prepared.documents, prepared.chunks, strict=True):
             stamp = document_stamp(self._state(doc), self._chunker_key)
-            per_doc.append((doc, [replace(c, id=f"{c.id}@{stamp}") for c in chunks], stamp))
+            per_doc.append((doc, [replace(c, id=f"{c.id}@{stamp}") for c in doc_chunks], stamp))
         chunks = [c for _, cs, _ in per_doc for c in cs]
-        vectors = None
-        if self.embedder is not None and chunks and self.stores.needs_vectors:
-            vectors = self._embed([c.text for c in chunks])
+        vectors = prepared.vectors
+        self.embedded += prepared.embedded
+        self.cached += prepared.cached
+        if prepared.cacheable and vectors is not None:
+            self._remember([c.text for c in chunks], vectors)
         new_ids = {c.id for c in chunks}
         stale = [
             cid
@@ -456,6 +548,12 @@ class Indexer:
         if state is None:
             state = self._states[doc.id] = state_hash(doc)
         return state
+
+    def _remember(self, texts: list[str], vectors: np.ndarray) -> None:
+        """Put vectors made elsewhere (another executor's workers) in the embedding cache."""
+        cache = self.embedding_cache
+        if cache is not None and len(texts) == len(vectors):
+            cache.put_many(self._fingerprint_key, zip(map(cache.text_hash, texts), vectors))
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         """Vectors for ``texts``: from the embedding cache where the same text was
@@ -491,5 +589,3 @@ def _in_scope(entry: LedgerEntry, scope: list[Path], indexer: Indexer) -> bool:
         if path == root or root in path.parents:
             return True
     return False
-
-

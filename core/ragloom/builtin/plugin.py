@@ -8,12 +8,14 @@ from __future__ import annotations
 from ..components import (
     Chunker,
     Embedder,
+    Executor,
     Generator,
     Loader,
     QueryTransformer,
     Reranker,
     Store,
 )
+from ..executors import InProcessExecutor
 from ..hookspecs import hookimpl
 from ..registry import Register
 from .chunkers.code import CodeChunker
@@ -93,3 +95,8 @@ def register_query_transformers(register: Register[QueryTransformer]) -> None:
     register("condense", CondenseTransformer)
     register("multi-query", MultiQueryTransformer)
     register("hyde", HydeTransformer)
+
+
+@hookimpl
+def register_executors(register: Register[Executor]) -> None:
+    register("inprocess", InProcessExecutor)

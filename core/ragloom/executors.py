@@ -1,0 +1,158 @@
+"""Executors: where an index run's chunk and embed work runs.
+
+An index run (:class:`ragloom.indexing.Indexer`) loads the documents, diffs
+them against the ledger, and hands the documents to (re)index to the
+configured executor (``executor:`` in the config). The executor yields
+:class:`Prepared` batches (chunks and vectors); the run journals each
+batch's chunk ids before any store sees them, writes the stores, and
+commits the ledger once, after every store has flushed. So whatever the
+executor does, a run killed at any point leaves the last committed index,
+and the next run (on any executor) repairs to exactly the corpus.
+
+``inprocess`` (the default) is the behaviour ragloom always had: batches of
+64 documents, chunked and embedded in this process through the run's stages
+and the embedding cache. Plugins register others through the
+``register_executors`` hook (``ragloom-ray`` runs the work on a Ray cluster);
+a worker elsewhere builds the chunker and embedder from ``IndexWork`` and
+calls :func:`prepare_batch`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .components import ComponentConfig, Executor
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .components import Chunker, Embedder
+    from .config import ComponentSpec
+    from .types import Chunk, Document
+
+__all__ = [
+    "INDEX_BATCH",
+    "InProcessExecutor",
+    "IndexWork",
+    "Prepared",
+    "component_recipe",
+    "from_recipe",
+    "prepare_batch",
+]
+
+INDEX_BATCH = 64
+"""Documents per batch of the in-process executor."""
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """One batch of documents, chunked and embedded, on its way to the stores.
+
+    ``chunks[i]`` are the chunks of ``documents[i]`` as the chunker made them
+    (the run adds each document's stamp to their ids); ``vectors`` has one row
+    per chunk, in that order, or is None when no store needs vectors.
+    ``failed`` lists documents of the batch left out because their chunking
+    failed (their problem is in ``problems``; the run keeps what the index
+    held for them). ``problems`` are (source, message) pairs reported where the
+    work ran; the run adds them to its report. ``embedded`` and ``cached``
+    count texts sent to the embedder and texts whose vectors came from the
+    embedding cache; ``cacheable`` says the run should store the fresh
+    vectors in its embedding cache (work done elsewhere)."""
+
+    documents: list[Document]
+    chunks: list[list[Chunk]]
+    vectors: np.ndarray | None = None
+    failed: tuple[str, ...] = ()
+    problems: tuple[tuple[str, str], ...] = ()
+    embedded: int = 0
+    cached: int = 0
+    cacheable: bool = False
+
+
+@dataclass(frozen=True)
+class IndexWork:
+    """What an executor needs to place an index run's work.
+
+    ``chunker`` and ``embedder`` are the configured components' specs
+    (``spec.create()`` builds an unopened instance; their class and options
+    pickle, so a worker can build its own); ``vectors`` says whether any store
+    needs vectors (when False, nothing is embedded); a worker opens them with a
+    ``Context`` on ``index_dir`` and ``base_dir``. ``prepare(batch)`` does one
+    batch here, through the run's stages and the embedding cache: the
+    in-process executor calls only that."""
+
+    chunker: ComponentSpec
+    embedder: ComponentSpec | None
+    vectors: bool
+    index_dir: Path
+    base_dir: Path
+    prepare: Callable[[Sequence[Document]], Prepared] = field(repr=False)
+
+
+class InProcessExecutor(Executor):
+    """Chunks and embeds in this process, 64 documents a batch (the default)."""
+
+    class Config(ComponentConfig):
+        pass
+
+    def map(self, work: IndexWork, documents: Sequence[Document]) -> Iterator[Prepared]:
+        for start in range(0, len(documents), INDEX_BATCH):
+            yield work.prepare(documents[start : start + INDEX_BATCH])
+
+
+def prepare_batch(
+    chunker: Chunker,
+    embedder: Embedder | None,
+    documents: Sequence[Document],
+    *,
+    vectors: bool,
+) -> Prepared:
+    """Chunk and embed one batch with opened components, outside any run: what a
+    worker of a distributed executor does. A document whose chunking raises is
+    left out (in ``failed``, with a problem naming it) and the batch goes on;
+    an embedder that raises fails the batch."""
+    problems: list[tuple[str, str]] = []
+    kept: list[Document] = []
+    per_doc: list[list[Chunk]] = []
+    failed: list[str] = []
+    for doc in documents:
+        try:
+            chunks = chunker.split(doc)
+        except Exception as exc:  # one failing document never kills the run
+            failed.append(doc.id)
+            problems.append((doc.source, f"chunking failed, kept its indexed version: {exc!r}"))
+            continue
+        kept.append(doc)
+        per_doc.append(chunks)
+    texts = [c.text for cs in per_doc for c in cs]
+    array = None
+    if vectors and embedder is not None and texts:
+        array = embedder.embed_documents(texts)
+    return Prepared(
+        documents=kept,
+        chunks=per_doc,
+        vectors=array,
+        failed=tuple(failed),
+        problems=tuple(problems),
+        embedded=len(texts) if array is not None else 0,
+        cacheable=array is not None,
+    )
+
+
+def component_recipe(spec: ComponentSpec | None) -> tuple[type[Any], Any, str] | None:
+    """``(cls, options, type name)`` of a spec: small, picklable, enough to build
+    the component on a worker with :func:`from_recipe`."""
+    if spec is None:
+        return None
+    return (spec.entry.cls, spec.config, spec.type)
+
+
+def from_recipe(recipe: tuple[type[Any], Any, str]) -> Any:
+    """A new, unopened component from :func:`component_recipe`'s tuple."""
+    cls, config, type_name = recipe
+    component = cls(config)
+    component.type_name = type_name
+    return component
