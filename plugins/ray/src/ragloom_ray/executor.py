@@ -1,0 +1,160 @@
+"""The ``ray`` executor: an index run's chunk and embed work on a Ray cluster.
+
+The driver (the process running the index) keeps loading, the diff against
+the ledger, the journal, the store writes and the commit. This executor
+sends the documents to (re)index, ``batch_size`` at a time, to a pool of
+``embed_actors`` actors; each actor builds the chunker and the embedder once
+(a model loads once per actor) and returns chunks and vectors. Results come
+back to the driver as they are ready and are journaled and written at once;
+at most ``max_in_flight`` batches are out at any time, so the driver never
+holds more than that many prepared batches.
+
+An actor that dies mid-batch (a node lost, an out-of-memory kill) is
+restarted and its batches run again on it, up to ``max_retries`` times;
+each batch reaches the driver exactly once (the run checks: a document
+returned twice, or never, fails the run before its commit).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from pydantic import Field
+from ragloom import ComponentConfig, Context
+from ragloom.components import Executor
+from ragloom.errors import RagloomError
+from ragloom.executors import IndexWork, Prepared, component_recipe
+
+if TYPE_CHECKING:
+    from ragloom.types import Document
+
+__all__ = ["RayExecutor"]
+
+log = logging.getLogger("ragloom")
+
+
+class RayExecutor(Executor):
+    """Chunks and embeds on a pool of Ray actors; the ledger stays on the driver."""
+
+    class Config(ComponentConfig):
+        address: str | None = Field(
+            None,
+            description="the cluster to join: `auto` (the one `ray start` runs on this "
+            "machine), `ray://host:10001` (Ray Client) or `host:6379`; unset starts a local "
+            "cluster on this machine (or uses the one this process already joined)",
+        )
+        embed_actors: int = Field(2, gt=0, description="actors in the pool")
+        num_cpus: float = Field(1.0, ge=0, description="CPUs each actor reserves")
+        num_gpus: float = Field(0.0, ge=0, description="GPUs each actor reserves")
+        batch_size: int = Field(64, gt=0, description="documents per batch sent to an actor")
+        max_in_flight: int | None = Field(
+            None,
+            gt=0,
+            description="batches out at once (backpressure); default twice `embed_actors`",
+        )
+        max_retries: int = Field(
+            3, ge=0, description="restarts of a dead actor, and retries of its batches"
+        )
+        runtime_env: dict[str, Any] | None = Field(
+            None,
+            description="Ray runtime environment for the actors (`pip`, `env_vars`, "
+            "`working_dir`...), passed through as is",
+        )
+
+    config: Config
+
+    def __init__(self, config: ComponentConfig | None = None, **options: Any) -> None:
+        super().__init__(config, **options)
+        self._actors: list[Any] = []
+
+    def open(self, context: Context | None = None) -> None:
+        """Join the cluster (``ray.init``) unless this process already has."""
+        super().open(context)
+        try:
+            import ray
+        except ImportError as exc:  # pragma: no cover (a dependency of this package)
+            raise RagloomError("the ray executor needs ray: `pip install ragloom-ray`") from exc
+        if not ray.is_initialized():
+            options: dict[str, Any] = {"log_to_driver": False}
+            if self.config.address is None:
+                options["include_dashboard"] = False
+            ray.init(address=self.config.address, **options)
+
+    def close(self) -> None:
+        """Kill this run's actors (the cluster itself stays up)."""
+        actors, self._actors = self._actors, []
+        if not actors:
+            return
+        import ray
+
+        for actor in actors:
+            try:
+                ray.kill(actor)
+            except Exception:  # an actor already gone
+                log.debug("ray actor already gone", exc_info=True)
+
+    @property
+    def in_flight(self) -> int:
+        return self.config.max_in_flight or 2 * self.config.embed_actors
+
+    def map(self, work: IndexWork, documents: Sequence[Document]) -> Iterator[Prepared]:
+        import ray
+
+        from .worker import IndexWorker
+
+        c = self.config
+        batches = [documents[i : i + c.batch_size] for i in range(0, len(documents), c.batch_size)]
+        if not batches:
+            return
+        remote = ray.remote(IndexWorker).options(
+            num_cpus=c.num_cpus,
+            num_gpus=c.num_gpus,
+            max_restarts=c.max_retries,
+            max_task_retries=c.max_retries,
+            runtime_env=c.runtime_env,
+        )
+        recipe = (
+            component_recipe(work.chunker),
+            component_recipe(work.embedder) if work.vectors else None,
+            work.vectors,
+            str(work.index_dir),
+            str(work.base_dir),
+        )
+        count = min(c.embed_actors, len(batches))
+        self._actors = [remote.remote(*recipe) for _ in range(count)]
+        load = [0] * count  # batches out per actor
+        pending: dict[Any, int] = {}  # object ref -> actor index
+        queue = iter(batches)
+        exhausted = False
+        while True:
+            while not exhausted and len(pending) < self.in_flight:
+                batch = next(queue, None)
+                if batch is None:
+                    exhausted = True
+                    break
+                which = min(range(count), key=load.__getitem__)
+                pending[self._actors[which].prepare.remote(list(batch))] = which
+                load[which] += 1
+            if not pending:
+                return
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            ref = ready[0]
+            load[pending.pop(ref)] -= 1
+            try:
+                prepared = ray.get(ref)
+            except ray.exceptions.RayActorError as exc:
+                raise RagloomError(
+                    f"a ray actor died more than `max_retries` ({c.max_retries}) times: {exc}; "
+                    "nothing of this run was committed, run `ragloom index` again"
+                ) from exc
+            except ray.exceptions.RayTaskError as exc:
+                raise RagloomError(f"a batch failed on a ray worker: {exc}") from exc
+            yield prepared
+
+    def worker_pids(self) -> list[int]:
+        """Process ids of this run's actors (tests kill one)."""
+        import ray
+
+        return [ray.get(a.pid.remote()) for a in self._actors]
