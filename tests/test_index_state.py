@@ -6,6 +6,7 @@ reproductions of the "core you can trust" issue."""
 from __future__ import annotations
 
 import errno
+import json
 import os
 import signal
 import subprocess
@@ -317,6 +318,108 @@ def test_rebuild_from_garbage_everywhere(tmp_path: Path) -> None:
     assert rebuilt.returncode == 0, rebuilt.stderr
     again = cli("index", cwd=root)
     assert again.returncode == 0 and "=3 unchanged" in again.stdout
+
+
+def stored_ids(root: Path, pm: pluggy.PluginManager, index_dir: str = ".ragloom") -> dict:
+    """Each store's chunk ids, and the ledger's, of the index in ``index_dir``."""
+    config = yaml.safe_load((root / "ragloom.yaml").read_text())
+    with ragloom.load({**config, "index_dir": index_dir}, plugin_manager=pm, base_dir=root) as p:
+        found = {name: sorted(store.ids()) for name, store in p.stores}
+        ledger = Ledger(p.index_dir / "ledger.sqlite").open()
+        found["ledger"] = sorted(c for e in ledger.entries().values() for c in e.chunk_ids)
+        ledger.close()
+    return found
+
+
+def test_rebuild_of_a_healthy_index_leaves_exactly_the_new_chunks(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    root = project(tmp_path)
+    assert cli("index", cwd=root).returncode == 0
+    before = stored_ids(root, pm)
+    # new chunk boundaries for every document, one document changed, one gone
+    config = yaml.safe_load((root / "ragloom.yaml").read_text())
+    config["chunker"] = {"type": "recursive", "size": 60, "overlap": 0}
+    (root / "ragloom.yaml").write_text(yaml.safe_dump(config))
+    (root / "docs" / "security.md").write_text("# Security\n\nKeys rotate every 90 days.\n")
+    (root / "docs" / "memory.md").unlink()
+    rebuilt = cli("index", "--rebuild", "--json", cwd=root)
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    report = json.loads(rebuilt.stdout)
+    assert sorted(report["added"]) == ["docs/pricing.md", "docs/security.md"]
+    assert report["changed"] == [] and report["deleted"] == ["docs/memory.md"]
+    assert report["problems"] == []
+    after = stored_ids(root, pm)
+    assert after["memory"] == after["bm25"] == after["ledger"]
+    assert not set(after["ledger"]) & set(before["ledger"]), "chunks of the old index are left"
+    # exactly what an index built from nothing holds
+    config = yaml.safe_load((root / "ragloom.yaml").read_text())
+    with ragloom.load({**config, "index_dir": ".scratch"}, plugin_manager=pm, base_dir=root) as p:
+        p.index()
+    assert after == stored_ids(root, pm, ".scratch")
+    again = cli("index", cwd=root)
+    assert again.returncode == 0 and "=2 unchanged" in again.stdout, again.stdout + again.stderr
+
+
+def test_rebuild_dry_run_lists_every_document_as_changed_and_changes_nothing(
+    tmp_path: Path,
+) -> None:
+    root = project(tmp_path)
+    assert cli("index", cwd=root).returncode == 0
+    (root / "docs" / "zebra.md").write_text("# Zebra\n\nZebra stripes confuse flies.\n")
+
+    def files() -> dict[str, bytes]:
+        index = root / ".ragloom"
+        return {
+            str(p.relative_to(index)): p.read_bytes()
+            for p in index.rglob("*")
+            if p.is_file() and p.name != "index.lock" and not p.name.endswith(("-wal", "-shm"))
+        }
+
+    before = files()
+    dry = cli("index", "--rebuild", "--dry-run", "--json", cwd=root)
+    assert dry.returncode == 0, dry.stderr
+    report = json.loads(dry.stdout)
+    assert report["dry_run"] is True
+    assert sorted(report["changed"]) == sorted(f"docs/{name}" for name in DOCS)
+    assert report["added"] == ["docs/zebra.md"] and report["unchanged"] == 0
+    assert report["deleted"] == [] and report["chunks"] == 0
+    assert files() == before
+    text = cli("index", "--rebuild", "--dry-run", cwd=root)
+    assert "+1 ~3 -0 =0 (nothing changed)" in text.stdout
+    assert files() == before
+    after = cli("index", cwd=root)
+    assert after.returncode == 0 and "+1 added" in after.stdout and "=3 unchanged" in after.stdout
+
+
+def test_rebuild_refuses_a_store_that_does_not_honour_fresh(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    from dataclasses import replace
+
+    from ragloom import hookimpl
+    from ragloom.builtin.stores.memory import MemoryStore
+
+    class Stubborn(MemoryStore):
+        """Reads its file even when told to start afresh."""
+
+        def open(self, context=None):
+            super().open(replace(context, fresh=False) if context is not None else None)
+
+    class Plugin:
+        @hookimpl
+        def register_stores(self, register):
+            register("stubborn", Stubborn)
+
+    pm.register(Plugin(), name="stubborn")
+    root = project(tmp_path, stores=[{"type": "stubborn"}])
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        assert len(pipeline.index().added) == 3
+        with pytest.raises(IndexStateError) as info:
+            pipeline.index(rebuild=True)
+    message = str(info.value)
+    assert "store 'stubborn' still holds" in message
+    assert "does not honour `Context.fresh`" in message and "empty it by hand" in message
 
 
 def test_store_open_errors_surface_on_use_not_on_open(
