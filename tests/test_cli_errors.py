@@ -1,0 +1,83 @@
+"""The ``ragloom`` command's last-resort error paths, run as a user runs it:
+an unexpected exception (a bug in a plugin, say) and Ctrl-C each exit 1 with
+one ``error:`` line and no traceback; ``-v`` shows the traceback.
+
+The failures are planted by a ``sitecustomize`` module on ``PYTHONPATH``
+that replaces one pipeline method in the subprocess."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from .conftest import basic_config
+
+RAGLOOM = str(Path(sys.executable).parent / "ragloom")
+
+SITECUSTOMIZE = """
+import os
+
+failure = os.environ.get("RAGLOOM_TEST_FAILURE")
+if failure:
+    import signal
+    import time
+
+    from ragloom.pipeline import Pipeline
+
+    def fail(self, *args, **kwargs):
+        if failure == "sigint":  # Ctrl-C: the signal itself, mid-command
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(10)
+        raise RuntimeError("the disk is on fire")
+
+    setattr(Pipeline, os.environ["RAGLOOM_TEST_METHOD"], fail)
+"""
+
+
+@pytest.fixture
+def project(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    (corpus / "ragloom.yaml").write_text(yaml.safe_dump(basic_config()))
+    site = tmp_path_factory.mktemp("site")
+    (site / "sitecustomize.py").write_text(SITECUSTOMIZE)
+    (corpus / ".site").symlink_to(site)
+    return corpus
+
+
+def run(project: Path, *args: str, method: str, failure: str) -> subprocess.CompletedProcess:
+    env = {
+        **os.environ,
+        "COLUMNS": "200",
+        "PYTHONPATH": os.pathsep.join([str(project / ".site"), os.environ.get("PYTHONPATH", "")]),
+        "RAGLOOM_TEST_FAILURE": failure,
+        "RAGLOOM_TEST_METHOD": method,
+    }
+    return subprocess.run(
+        [RAGLOOM, *args], cwd=project, capture_output=True, text=True, env=env, timeout=120
+    )
+
+
+def test_an_unexpected_error_exits_1_with_one_line(project: Path) -> None:
+    result = run(project, "index", method="index", failure="error")
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.strip() == (
+        "error: unexpected RuntimeError: the disk is on fire (run with -v for the traceback)"
+    )
+    verbose = run(project, "-v", "index", method="index", failure="error")
+    assert verbose.returncode == 1
+    assert "Traceback" in verbose.stderr and "the disk is on fire" in verbose.stderr
+
+
+@pytest.mark.parametrize(
+    ("command", "method"),
+    [(("index",), "index"), (("search", "plan"), "retrieve"), (("ask", "Pro plan?"), "ask")],
+)
+def test_ctrl_c_exits_1_with_one_line(project: Path, command: tuple[str, ...], method: str) -> None:
+    result = run(project, *command, method=method, failure="sigint")
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.strip() == "error: interrupted"
+    assert result.stdout == ""
