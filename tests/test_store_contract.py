@@ -28,6 +28,7 @@ from ragloom.testing import (
     TextStoreContract,
     contract_chunks,
 )
+from ragloom.testing._store_data import ALL_IDS, direction
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -44,6 +45,29 @@ class TestMemoryStoreDotProduct(DenseStoreContract):
     @pytest.fixture
     def store_factory(self):
         return lambda path: MemoryStore(metric="dot", path=str(path / "elsewhere"))
+
+
+class TestMemoryStoreFloat16(DenseStoreContract):
+    @pytest.fixture
+    def store_factory(self):
+        return lambda path: MemoryStore(precision="float16")
+
+
+class TestMemoryStoreInt8(DenseStoreContract):
+    """int8 is approximate: a component is off by up to 0.5/127, so rows 2
+    degrees apart in cosine (0.0024) may swap, and the contract's "between"
+    query (3 and 5 degrees away) is out of its reach. Rows 8 degrees apart
+    (0.0097) keep their order; recall against float32 is in test_stores.py."""
+
+    @pytest.fixture
+    def store_factory(self):
+        return lambda path: MemoryStore(precision="int8", metric="dot")
+
+    def test_nearest_neighbour_order(self, filled) -> None:
+        ids = sorted(ALL_IDS)
+        for query, order in ((direction(0.0), ids), (direction(72.0), ids[::-1])):
+            hits = self.search(filled, "dense", k=len(ids), vector=query)
+            assert [h.chunk.id for h in hits] == order
 
 
 class LimitedMemoryStore(MemoryStore):

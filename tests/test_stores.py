@@ -128,3 +128,60 @@ def test_stores_reject_unsupported_operators(tmp_path: Path) -> None:
     store.upsert(chunks())
     with pytest.raises(UnsupportedFilterError, match=r"'limited'.*\$gte"):
         store.query(text="days", k=3, where=parse({"year": {"$gte": 2000}}))
+
+
+def _clustered(n: int, dim: int = 64, seed: int = 0) -> np.ndarray:
+    """Vectors around 50 centres, as embeddings of related texts are."""
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(size=(50, dim))
+    return (centres[rng.integers(0, 50, n)] + 0.6 * rng.normal(size=(n, dim))).astype(np.float32)
+
+
+def _numbered(n: int) -> list[Chunk]:
+    return [Chunk(f"c{i}", f"d{i}", f"text {i}", 0, 0, 6, f"d{i}#0", {"n": i}) for i in range(n)]
+
+
+@pytest.mark.parametrize(("precision", "factor"), [("float16", 2), ("int8", 4)])
+def test_lower_precision_holds_less_and_finds_the_same(
+    tmp_path: Path, precision: str, factor: int
+) -> None:
+    """float16 and int8 hold the matrix in that type (2x and 4x less than
+    float32, int8's per-row scales aside) and rank nearly as float32 does."""
+    data, queries = _clustered(3000), _clustered(40, seed=1)
+    exact = opened(MemoryStore(), tmp_path / "f32", "memory")
+    small = opened(MemoryStore(precision=precision), tmp_path / precision, "memory")
+    exact.upsert(_numbered(3000), data)
+    small.upsert(_numbered(3000), data)
+    assert small._live().nbytes * factor == exact._live().nbytes
+    overlap = []
+    for q in queries:
+        want = {h.chunk.id for h in exact.query(vector=q, k=10)}
+        got = small.query(vector=q, k=10)
+        overlap.append(len(want & {h.chunk.id for h in got}) / 10)
+        assert got[0].vector.dtype == np.float32
+        assert got[0].score == pytest.approx(float(got[0].vector @ (q / np.linalg.norm(q))), abs=1e-3)
+    assert np.mean(overlap) >= 0.9, overlap
+    # filtered queries (few matches, and most) score the same rows
+    where = parse({"n": {"$lt": 100}})
+    assert all(h.chunk.metadata["n"] < 100 for h in small.query(vector=queries[0], k=5, where=where))
+    small.delete(ids=[h.chunk.id for h in small.query(vector=queries[0], k=3)])
+    assert small.count() == 2997
+
+
+def test_precision_is_kept_on_disk_and_converted_when_the_config_changes(tmp_path: Path) -> None:
+    data = _clustered(500)
+    store = opened(MemoryStore(precision="int8"), tmp_path, "memory")
+    store.upsert(_numbered(500), data)
+    before = [h.chunk.id for h in store.query(vector=data[7], k=5)]
+    store.close()
+    saved = np.load(tmp_path / "memory" / "memory.npz")
+    assert saved["vectors"].dtype == np.int8 and saved["scales"].shape == (500,)
+    again = opened(MemoryStore(precision="int8"), tmp_path, "memory")
+    assert [h.chunk.id for h in again.query(vector=data[7], k=5)] == before
+    again.close()
+    widened = opened(MemoryStore(precision="float32"), tmp_path, "memory")
+    assert widened._live().dtype == np.float32
+    assert [h.chunk.id for h in widened.query(vector=data[7], k=5)] == before
+    widened.close()
+    halved = opened(MemoryStore(precision="float16"), tmp_path, "memory")
+    assert halved._live().dtype == np.float16 and halved.count() == 500

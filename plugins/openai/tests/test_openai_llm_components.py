@@ -180,3 +180,18 @@ def test_malformed_json_keeps_the_fused_order_and_says_so(
     assert hits.explanation is not None and len(hits) == 3
     assert [e.fused_rank for e in hits.explanation.hits] == [1, 2, 3]
     assert all(h.scores["llm_fallback"] == 1.0 and "rerank" not in h.scores for h in hits)
+
+
+def test_a_failing_transformer_call_searches_the_question_as_asked(
+    make_pipeline: Callable[..., ragloom.Pipeline], server: FakeOpenAI
+) -> None:
+    from ragloom.testing.servers import Fault
+
+    pipeline = make_pipeline(
+        query_transformers=[{"type": "multi-query"}],
+        generator={"type": "openai", "base_url": f"{server.url}/v1", "max_retries": 0},
+    )
+    server.fail(Fault.status(500), path=CHAT)
+    hits = pipeline.retrieve("How much does the Pro plan cost?")
+    assert embedded(server) == ["How much does the Pro plan cost?"]
+    assert hits[0].chunk.source == "docs/pricing.md"

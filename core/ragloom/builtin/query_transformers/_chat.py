@@ -41,15 +41,14 @@ class ChatTransformer(QueryTransformer):
 
     def ask(self, system: str, user: str, *, max_tokens: int = 256) -> str | None:
         """The model's reply, or None (logged) when the call failed."""
+        model = self.model  # a missing or unfit generator is a config error: raised
         try:
-            reply = self.model.chat(
+            reply = model.chat(
                 [{"role": "system", "content": system}, {"role": "user", "content": user}],
                 max_tokens=max_tokens,
                 temperature=0.0,
             )
-        except ComponentError:
-            raise
-        except Exception as exc:  # retrieval goes on with the question as asked
+        except Exception as exc:  # the call failed: retrieval goes on with the question as asked
             log.warning(
                 "query transformer %s failed (%r); using the question as asked",
                 self.type_name or type(self).__name__,
