@@ -5,7 +5,8 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 DEMO   := examples/quickstart
 RAGLOOM := ../../$(BIN)/ragloom
-PLUGINS := plugins/sentence-transformers plugins/cohere plugins/pinecone
+PLUGINS := plugins/sentence-transformers plugins/cohere plugins/pinecone plugins/openai \
+	plugins/llamacpp plugins/qdrant plugins/pgvector plugins/ray contrib/otel
 
 # Caches (embeddings, any model hub) stay inside the checkout.
 export RAGLOOM_CACHE_DIR := $(CURDIR)/.cache/ragloom
@@ -63,6 +64,21 @@ $(VENV)/.llama-cpp-$(LLAMA_CPP_VERSION): | llama-cpp-wheel
 # Before the plugins (an order-only prerequisite: made when missing, also in a
 # venv installed before this rule existed).
 $(VENV)/.installed: | $(VENV)/.llama-cpp-$(LLAMA_CPP_VERSION)
+
+# The playground's browser tests (tests/test_playground.py) drive Debian's
+# chromium through selenium and chromedriver; nothing is downloaded by
+# selenium or playwright (no internet here). apt-get runs only when either
+# program is missing (as root, or through sudo).
+SELENIUM := selenium==4.51.0
+$(VENV)/.browser: | $(VENV)/.installed
+	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
+		echo "installing Debian's chromium and chromium-driver for the playground tests"; \
+		$$( [ "$$(id -u)" = 0 ] || echo sudo ) apt-get install -y -q chromium chromium-driver; \
+	fi
+	$(BIN)/python -m pip install -q '$(SELENIUM)'
+	touch $@
+
+test: $(VENV)/.browser
 
 # The demo starts from an empty index each time (the embedding cache makes
 # that cheap), so an index left by an older default never gets in its way.

@@ -106,6 +106,9 @@ def create_app(
 
     app.include_router(api_router)
     app.include_router(chat_router)
+    from .playground import install as install_playground
+
+    install_playground(app)
     if mcp_server is not None:
         _mount_mcp(app, mcp_server, settings)
     _install_error_handlers(app)
