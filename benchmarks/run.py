@@ -15,12 +15,17 @@ from bench_bm25 import bench_bm25  # noqa: E402
 from bench_chunkers import bench_recursive, bench_recursive_documents  # noqa: E402
 from bench_embedder import bench_embedder  # noqa: E402
 from bench_filters import bench_filtered_query  # noqa: E402
+from bench_generation import bench_generation  # noqa: E402
 from bench_incremental import bench_incremental  # noqa: E402
-from bench_memory_store import bench_memory_store  # noqa: E402
+from bench_memory_store import bench_memory_precision, bench_memory_store  # noqa: E402
+from bench_qdrant import bench_qdrant_filtered, bench_qdrant_plain  # noqa: E402
+from bench_ray import bench_ray_scaling, bench_ray_throughput  # noqa: E402
 from bench_retrieve import bench_fusion_share, bench_hybrid_overhead, bench_retrieve  # noqa: E402
+from bench_serve import bench_serve  # noqa: E402
 
 BENCHMARKS = [
     bench_memory_store,
+    bench_memory_precision,
     bench_recursive,
     bench_recursive_documents,
     bench_bm25,
@@ -30,6 +35,12 @@ BENCHMARKS = [
     bench_fusion_share,
     bench_incremental,
     bench_embedder,
+    bench_qdrant_plain,
+    bench_qdrant_filtered,
+    bench_serve,
+    bench_generation,
+    bench_ray_throughput,
+    bench_ray_scaling,
 ]
 
 

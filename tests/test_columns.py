@@ -43,9 +43,7 @@ scalars = st.one_of(
 )
 # what a column cannot hold exactly: the field falls back to evaluate()
 unusual = st.sampled_from([2**53 + 1, -(10**30), [["nested"]], {"a": 1}, np.float64(1.5)])
-usual = st.one_of(
-    scalars, st.lists(scalars, max_size=3), st.lists(scalars, max_size=2).map(tuple)
-)
+usual = st.one_of(scalars, st.lists(scalars, max_size=3), st.lists(scalars, max_size=2).map(tuple))
 values = st.integers(0, 19).flatmap(lambda i: unusual if i == 0 else usual)
 rows = st.lists(st.dictionaries(st.sampled_from(FIELDS), values, max_size=3), max_size=12)
 

@@ -58,8 +58,9 @@ def test_dbsf_uses_mean_and_three_sigma() -> None:
 def test_fusion_keeps_the_vector_of_any_list() -> None:
     import numpy as np
 
-    with_vector = Hit(Chunk("x", "d", "x", 0, 0, 1, "x"), 0.5, "dense", {"dense": 0.5},
-                      vector=np.ones(3))
+    with_vector = Hit(
+        Chunk("x", "d", "x", 0, 0, 1, "x"), 0.5, "dense", {"dense": 0.5}, vector=np.ones(3)
+    )
     fused = fuse([[hit("x", 3.0, "bm25")], [with_vector]])
     assert fused[0].vector is not None
     assert set(fused[0].scores) == {"bm25", "dense", "fusion"}

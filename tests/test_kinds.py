@@ -1,4 +1,4 @@
-"""The seven component kinds are listed once (``COMPONENT_KINDS``); the hook
+"""The eight component kinds are listed once (``COMPONENT_KINDS``); the hook
 specs, the registry, config validation and the schema follow that table."""
 
 from __future__ import annotations

@@ -220,13 +220,15 @@ def test_a_pipeline_that_cannot_open_is_never_ready(corpus: Path) -> None:
             assert response.headers["retry-after"]
 
 
-def test_openapi_schema_is_served_and_root_is_free(server: str) -> None:
+def test_openapi_schema_is_served_and_root_is_the_playground(server: str) -> None:
     schema = httpx.get(f"{server}/openapi.json").json()
     paths = set(schema["paths"])
     assert {"/v1/search", "/v1/ask", "/v1/index", "/v1/chat/completions", "/readyz"} <= paths
     assert {"HTTPBearer", "APIKeyHeader"} <= set(schema["components"]["securitySchemes"])
     root = httpx.get(f"{server}/")
-    assert root.status_code == 404 and root.json()["error"]["code"] == "not_found"
+    assert root.status_code == 200 and "ragloom playground" in root.text
+    missing = httpx.get(f"{server}/nowhere")
+    assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
 
 
 # -- search, ask --------------------------------------------------------------

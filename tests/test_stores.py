@@ -159,11 +159,15 @@ def test_lower_precision_holds_less_and_finds_the_same(
         got = small.query(vector=q, k=10)
         overlap.append(len(want & {h.chunk.id for h in got}) / 10)
         assert got[0].vector.dtype == np.float32
-        assert got[0].score == pytest.approx(float(got[0].vector @ (q / np.linalg.norm(q))), abs=1e-3)
+        assert got[0].score == pytest.approx(
+            float(got[0].vector @ (q / np.linalg.norm(q))), abs=1e-3
+        )
     assert np.mean(overlap) >= 0.9, overlap
     # filtered queries (few matches, and most) score the same rows
     where = parse({"n": {"$lt": 100}})
-    assert all(h.chunk.metadata["n"] < 100 for h in small.query(vector=queries[0], k=5, where=where))
+    assert all(
+        h.chunk.metadata["n"] < 100 for h in small.query(vector=queries[0], k=5, where=where)
+    )
     small.delete(ids=[h.chunk.id for h in small.query(vector=queries[0], k=3)])
     assert small.count() == 2997
 

@@ -95,9 +95,7 @@ def render_sources(hits: Sequence[Hit]) -> str:
     return "\n\n".join(parts)
 
 
-def fit_passages(
-    hits: Sequence[Hit], budget: int, count: Any = estimate_tokens
-) -> list[Hit]:
+def fit_passages(hits: Sequence[Hit], budget: int, count: Any = estimate_tokens) -> list[Hit]:
     """The best hits, in order, whose rendered passages fit ``budget`` tokens
     (whole passages only; the first is kept even if it alone is too long)."""
     chosen: list[Hit] = []
@@ -297,4 +295,3 @@ def _is_refusal(text: str) -> bool:
     folded = " ".join(text.lower().split()).strip(" .\"'")
     target = NOT_FOUND.lower().rstrip(".")
     return folded.startswith(target) or folded == "" or folded.startswith("i could not find")
-

@@ -33,6 +33,10 @@ KNOWN_PROVIDERS: dict[tuple[str, str], str] = {
     ("embedder", "cohere"): "ragloom-cohere",
     ("reranker", "cohere"): "ragloom-cohere",
     ("generator", "cohere"): "ragloom-cohere",
+    ("generator", "llamacpp"): "ragloom-llamacpp",
+    ("embedder", "llamacpp"): "ragloom-llamacpp",
+    ("store", "pgvector"): "ragloom-pgvector",
+    ("executor", "ray"): "ragloom-ray",
 }
 
 HOOK_KINDS: dict[str, str] = {k.hook: k.name for k in COMPONENT_KINDS}

@@ -3,7 +3,7 @@
 One pipeline per process: opened when the app starts (``/readyz`` answers
 503 until it is open), closed when it stops. Every route of ``/v1`` and
 ``/mcp`` needs an API key; ``/healthz``, ``/readyz``, ``/openapi.json`` and
-``/docs`` do not. ``/`` is left free (for the playground UI).
+``/docs`` do not. ``/`` serves the playground page (``playground.py``).
 """
 
 from __future__ import annotations
