@@ -18,6 +18,7 @@ from bench_filters import bench_filtered_query  # noqa: E402
 from bench_generation import bench_generation  # noqa: E402
 from bench_incremental import bench_incremental  # noqa: E402
 from bench_memory_store import bench_memory_precision, bench_memory_store  # noqa: E402
+from bench_pgvector import BENCHMARKS as PGVECTOR_BENCHMARKS  # noqa: E402
 from bench_qdrant import bench_qdrant_filtered, bench_qdrant_plain  # noqa: E402
 from bench_ray import bench_ray_scaling, bench_ray_throughput  # noqa: E402
 from bench_retrieve import bench_fusion_share, bench_hybrid_overhead, bench_retrieve  # noqa: E402
@@ -41,6 +42,7 @@ BENCHMARKS = [
     bench_generation,
     bench_ray_throughput,
     bench_ray_scaling,
+    *PGVECTOR_BENCHMARKS,
 ]
 
 
