@@ -56,9 +56,10 @@ def eval_command(
     """Check retrieval and answers: run the test set FILE, or a BEIR evaluation with --beir.
 
     FILE lists questions with the sources each must (and must not) retrieve
-    and what the answer must (not) say; the exit code is 1 when any case fails. --beir indexes the dataset's
-    corpus with this config's chunker, embedder and stores (in a separate
-    index) and prints nDCG, MRR, recall and precision at 10 and 100, with timings.
+    and what the answer must (not) say; the exit code is 1 when any case
+    fails. --beir indexes the dataset's corpus with this config's chunker,
+    embedder and stores (in a separate index) and prints nDCG, MRR, recall
+    and precision at 10 and 100, with timings.
     """
     if (file is None) == (beir_dir is None):
         raise click.UsageError("give either a test-set FILE or --beir DIR (not both)")
