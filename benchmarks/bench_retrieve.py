@@ -37,25 +37,31 @@ def _records(n: int) -> list[dict[str, str]]:
     return [{"id": str(i), "text": f"Paragraph {i} about topic {i % 997}."} for i in range(n)]
 
 
+def _setup(root: Path, n: int, retrieval: dict) -> tuple[dict, list[str]]:
+    """A corpus of ``n`` one-chunk records under ``root``, the config that
+    indexes it (hash embedder, memory + bm25) and the queries, from its texts."""
+    os.environ["RAGLOOM_CACHE_DIR"] = str(root / "cache")
+    records = _records(n)
+    with (root / "corpus.jsonl").open("w", encoding="utf-8") as handle:
+        for record in records:
+            handle.write(json.dumps(record) + "\n")
+    config = {
+        "loaders": [{"type": "jsonl", "path": "corpus.jsonl", "id_field": "id"}],
+        "chunker": {"type": "fixed", "size": 2000, "overlap": 0},
+        "embedder": {"type": "hash", "dimension": 384},
+        "stores": [{"type": "memory"}, {"type": "bm25"}],
+        "retrieval": retrieval,
+    }
+    return config, [records[(i * 7919) % n]["text"][:60] for i in range(QUERIES)]
+
+
 def bench_retrieve(n: int = CHUNKS) -> dict[str, float | str]:
     import ragloom
     from ragloom.fusion import fuse
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        os.environ["RAGLOOM_CACHE_DIR"] = str(root / "cache")
-        records = _records(n)
-        with (root / "corpus.jsonl").open("w", encoding="utf-8") as handle:
-            for record in records:
-                handle.write(json.dumps(record) + "\n")
-        config = {
-            "loaders": [{"type": "jsonl", "path": "corpus.jsonl", "id_field": "id"}],
-            "chunker": {"type": "fixed", "size": 2000, "overlap": 0},
-            "embedder": {"type": "hash", "dimension": 384},
-            "stores": [{"type": "memory"}, {"type": "bm25"}],
-            "retrieval": {"k": 10},
-        }
-        queries = [records[(i * 7919) % n]["text"][:60] for i in range(QUERIES)]
+        config, queries = _setup(root, n, {"k": 10})
         with ragloom.load(config, base_dir=root) as pipeline:
             report = pipeline.index()
             assert report.chunks == n, report
@@ -113,19 +119,7 @@ def _measure_hybrid(n: int = HYBRID_CHUNKS) -> dict[str, float]:
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        os.environ["RAGLOOM_CACHE_DIR"] = str(root / "cache")
-        records = _records(n)
-        with (root / "corpus.jsonl").open("w", encoding="utf-8") as handle:
-            for record in records:
-                handle.write(json.dumps(record) + "\n")
-        config = {
-            "loaders": [{"type": "jsonl", "path": "corpus.jsonl", "id_field": "id"}],
-            "chunker": {"type": "fixed", "size": 2000, "overlap": 0},
-            "embedder": {"type": "hash", "dimension": 384},
-            "stores": [{"type": "memory"}, {"type": "bm25"}],
-            "retrieval": {"k": 10, "candidates": 30},
-        }
-        queries = [records[(i * 7919) % n]["text"][:60] for i in range(QUERIES)]
+        config, queries = _setup(root, n, {"k": 10, "candidates": 30})
         with ragloom.load(config, base_dir=root) as pipeline:
             assert pipeline.index().chunks == n
             (_, memory), (_, bm25) = pipeline.stores
