@@ -29,6 +29,7 @@ from .components import ComponentConfig, Executor
 if TYPE_CHECKING:
     import numpy as np
 
+    from .cache import EmbeddingCache
     from .components import Chunker, Embedder
     from .config import ComponentSpec
     from .types import Chunk, Document
@@ -39,6 +40,7 @@ __all__ = [
     "IndexWork",
     "Prepared",
     "component_recipe",
+    "embed_cached",
     "from_recipe",
     "prepare_batch",
 ]
@@ -82,7 +84,10 @@ class IndexWork:
     needs vectors (when False, nothing is embedded); a worker opens them with a
     ``Context`` on ``index_dir`` and ``base_dir``. ``prepare(batch)`` does one
     batch here, through the run's stages and the embedding cache: the
-    in-process executor calls only that."""
+    in-process executor calls only that. ``embedding_cache`` is the file of
+    the run's embedding cache (None when ``cache.embeddings`` is off): a
+    worker that can reach it opens its own ``EmbeddingCache`` on it and passes
+    it to :func:`prepare_batch`, so unchanged text is not embedded again."""
 
     chunker: ComponentSpec
     embedder: ComponentSpec | None
@@ -90,6 +95,7 @@ class IndexWork:
     index_dir: Path
     base_dir: Path
     prepare: Callable[[Sequence[Document]], Prepared] = field(repr=False)
+    embedding_cache: Path | None = None
 
 
 class InProcessExecutor(Executor):
@@ -109,11 +115,16 @@ def prepare_batch(
     documents: Sequence[Document],
     *,
     vectors: bool,
+    cache: EmbeddingCache | None = None,
+    cache_key: str = "",
 ) -> Prepared:
     """Chunk and embed one batch with opened components, outside any run: what a
     worker of a distributed executor does. A document whose chunking raises is
     left out (in ``failed``, with a problem naming it) and the batch goes on;
-    an embedder that raises fails the batch."""
+    an embedder that raises fails the batch. With ``cache`` (and ``cache_key``,
+    :func:`ragloom.cache.fingerprint_key` of the embedder's fingerprint), texts
+    found there are not embedded and fresh vectors are put there, as in
+    process; the result is then not ``cacheable`` (already cached)."""
     problems: list[tuple[str, str]] = []
     kept: list[Document] = []
     per_doc: list[list[Chunk]] = []
@@ -129,16 +140,46 @@ def prepare_batch(
         per_doc.append(chunks)
     texts = [c.text for cs in per_doc for c in cs]
     array = None
+    embedded = cached = 0
     if vectors and embedder is not None and texts:
-        array = embedder.embed_documents(texts)
+        array, embedded = embed_cached(embedder.embed_documents, texts, cache, cache_key, embedder)
+        cached = len(texts) - embedded
     return Prepared(
         documents=kept,
         chunks=per_doc,
         vectors=array,
         failed=tuple(failed),
         problems=tuple(problems),
-        embedded=len(texts) if array is not None else 0,
-        cacheable=array is not None,
+        embedded=embedded,
+        cached=cached,
+        cacheable=array is not None and cache is None,
+    )
+
+
+def embed_cached(
+    embed: Callable[[list[str]], np.ndarray],
+    texts: list[str],
+    cache: EmbeddingCache | None,
+    key: str,
+    embedder: Embedder,
+) -> tuple[np.ndarray, int]:
+    """Vectors for ``texts`` (float32, one row each) and how many texts went to
+    ``embed``: with a cache, only the distinct texts it does not hold under
+    ``key`` (the embedder fingerprint's key) are embedded, and put there."""
+    import numpy as np
+
+    if cache is None:
+        return embed(texts), len(texts)
+    hashes = [cache.text_hash(t) for t in texts]
+    found = cache.get_many(key, hashes, embedder.dimension)
+    missing = list(dict.fromkeys(h for h in hashes if h not in found))
+    if missing:
+        first = {h: i for i, h in reversed(list(enumerate(hashes)))}
+        fresh = embed([texts[first[h]] for h in missing])
+        cache.put_many(key, zip(missing, fresh))
+        found.update(zip(missing, fresh))
+    return np.ascontiguousarray(np.vstack([found[h] for h in hashes]), dtype=np.float32), len(
+        missing
     )
 
 

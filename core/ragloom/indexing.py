@@ -35,7 +35,7 @@ from .access import Labeller
 from .cache import fingerprint_key
 from .components import Context
 from .errors import IndexStateError, RagloomError, SourceUnavailableError
-from .executors import IndexWork, InProcessExecutor, Prepared
+from .executors import IndexWork, InProcessExecutor, Prepared, embed_cached
 from .fingerprints import (
     describe_fingerprint,
     document_stamp,
@@ -435,6 +435,7 @@ class Indexer:
             index_dir=self.index_dir,
             base_dir=self.config.base_dir,
             prepare=self._prepare,
+            embedding_cache=self.embedding_cache.path if self.embedding_cache else None,
         )
         wanted = {doc.id for doc in todo}
         done: set[str] = set()
@@ -558,28 +559,18 @@ class Indexer:
     def _embed(self, texts: list[str]) -> np.ndarray:
         """Vectors for ``texts``: from the embedding cache where the same text was
         embedded under the same fingerprint, the rest through the embedder."""
-        import numpy as np
-
         embedder, run = self.embedder, self.job
         assert embedder is not None and self.config.embedder is not None
         embed_type = self.config.embedder.type
-        cache = self.embedding_cache
-        if cache is None:
-            self.embedded += len(texts)
-            return run.stage("embed", embed_type, embedder, embedder.embed_documents, texts)
-        key, dim = self._fingerprint_key, embedder.dimension
-        hashes = [cache.text_hash(t) for t in texts]
-        found = cache.get_many(key, hashes, dim)
-        missing = list(dict.fromkeys(h for h in hashes if h not in found))
-        if missing:
-            first = {h: i for i, h in reversed(list(enumerate(hashes)))}
-            todo = [texts[first[h]] for h in missing]
-            fresh = run.stage("embed", embed_type, embedder, embedder.embed_documents, todo)
-            cache.put_many(key, zip(missing, fresh))
-            found.update(zip(missing, fresh))
-        self.embedded += len(missing)
-        self.cached += len(texts) - len(missing)
-        return np.ascontiguousarray(np.vstack([found[h] for h in hashes]), dtype=np.float32)
+
+        def embed(todo: list[str]) -> np.ndarray:
+            return run.stage("embed", embed_type, embedder, embedder.embed_documents, todo)
+
+        cache, key = self.embedding_cache, self._fingerprint_key
+        vectors, embedded = embed_cached(embed, texts, cache, key, embedder)
+        self.embedded += embedded
+        self.cached += len(texts) - embedded
+        return vectors
 
 
 def _in_scope(entry: LedgerEntry, scope: list[Path], indexer: Indexer) -> bool:

@@ -18,6 +18,7 @@ returned twice, or never, fails the run before its commit).
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -99,6 +100,13 @@ class RayExecutor(Executor):
     def in_flight(self) -> int:
         return self.config.max_in_flight or 2 * self.config.embed_actors
 
+    @property
+    def per_actor(self) -> int:
+        """Batches out on one actor at most: its share of ``max_in_flight``
+        (one running and one waiting by default, so an actor never idles
+        between batches and never hoards them)."""
+        return max(1, -(-self.in_flight // self.config.embed_actors))
+
     def map(self, work: IndexWork, documents: Sequence[Document]) -> Iterator[Prepared]:
         import ray
 
@@ -121,37 +129,62 @@ class RayExecutor(Executor):
             work.vectors,
             str(work.index_dir),
             str(work.base_dir),
+            str(work.embedding_cache) if work.embedding_cache is not None else None,
+            str(ray.get_runtime_context().get_node_id()),
         )
         count = min(c.embed_actors, len(batches))
+        started = time.perf_counter()
         self._actors = [remote.remote(*recipe) for _ in range(count)]
+        # An actor gets batches only once it has answered `ready` (its model is
+        # loaded): a batch sent to an actor still starting would wait there
+        # while the ready ones idle.
+        starting: dict[Any, int] = {a.ready.remote(): i for i, a in enumerate(self._actors)}
+        ready: list[int] = []
         load = [0] * count  # batches out per actor
         pending: dict[Any, int] = {}  # object ref -> actor index
         queue = iter(batches)
         exhausted = False
         while True:
-            while not exhausted and len(pending) < self.in_flight:
+            while not exhausted and ready and len(pending) < self.in_flight:
+                which = min(ready, key=load.__getitem__)
+                if load[which] >= self.per_actor:
+                    break
                 batch = next(queue, None)
                 if batch is None:
                     exhausted = True
                     break
-                which = min(range(count), key=load.__getitem__)
                 pending[self._actors[which].prepare.remote(list(batch))] = which
                 load[which] += 1
-            if not pending:
+            if not pending and exhausted:
                 return
-            ready, _ = ray.wait(list(pending), num_returns=1)
-            ref = ready[0]
+            done, _ = ray.wait([*pending, *starting], num_returns=1)
+            ref = done[0]
+            if ref in starting:
+                which = starting.pop(ref)
+                self._get(ref, "could not start")
+                ready.append(which)
+                if not starting:
+                    log.info(
+                        "ray: %d actors ready after %.1f s",
+                        count,
+                        time.perf_counter() - started,
+                    )
+                continue
             load[pending.pop(ref)] -= 1
-            try:
-                prepared = ray.get(ref)
-            except ray.exceptions.RayActorError as exc:
-                raise RagloomError(
-                    f"a ray actor died more than `max_retries` ({c.max_retries}) times: {exc}; "
-                    "nothing of this run was committed, run `ragloom index` again"
-                ) from exc
-            except ray.exceptions.RayTaskError as exc:
-                raise RagloomError(f"a batch failed on a ray worker: {exc}") from exc
-            yield prepared
+            yield self._get(ref, "failed a batch")
+
+    def _get(self, ref: Any, what: str) -> Any:
+        import ray
+
+        try:
+            return ray.get(ref)
+        except ray.exceptions.RayActorError as exc:
+            raise RagloomError(
+                f"a ray actor died more than `max_retries` ({self.config.max_retries}) times "
+                f"or {what}: {exc}; nothing of this run was committed, run `ragloom index` again"
+            ) from exc
+        except ray.exceptions.RayTaskError as exc:
+            raise RagloomError(f"a ray worker {what}: {exc}") from exc
 
     def worker_pids(self) -> list[int]:
         """Process ids of this run's actors (tests kill one)."""
