@@ -23,7 +23,7 @@ from ragloom.cli_support import parse_filter_json
 from ragloom.errors import FilterError
 from ragloom.filters import parse
 from ragloom.plugins import build_plugin_manager
-from ragloom.server import Caller, KeyRing
+from ragloom.server import Caller, KeyRing, ServerSettings
 
 from .conftest import basic_config
 from .test_serve import auth, live_server
@@ -42,6 +42,27 @@ KEYS = KeyRing.of(
 SECRET_A = "Alpha budget codeword is HELIOTROPE and the alpha launch is in March."
 SECRET_B = "Beta budget codeword is MARIGOLD and the beta launch is in June. ZEBRAFISH."
 QUESTIONS = ["What is the budget codeword?", "When is the launch?", "MARIGOLD beta June"]
+
+# The test set the server allows (--eval-file): its text names group B's files
+# and words of B's answer, but never B's passages' own sentinels (ZEBRAFISH,
+# MARIGOLD), so those may show only if B's passages leak.
+EVAL = """\
+cases:
+  - question: What is the alpha budget codeword?
+    must_retrieve: [docs/a/plan.md]
+    top_k: 4
+  - question: What is the beta budget codeword?
+    must_retrieve: [docs/b/plan.md, docs/b/notes.md]
+    top_k: 4
+  - question: What is the alpha budget codeword?
+    answer: {must_contain: [HELIOTROPE]}
+  - question: What is the beta budget codeword?
+    answer: {must_contain: [June]}
+  - question: Which plan is it?
+    principals: [group:b]
+    must_retrieve: [docs/b/plan.md]
+"""
+HIDDEN = "cases:\n  - question: Which file is hidden?\n    must_retrieve: [docs/a/plan.md]\n"
 
 ARTIFACTS = Path(
     os.environ.get("RAGLOOM_ARTIFACTS", Path(__file__).parent.parent / ".cache" / "artifacts")
@@ -69,7 +90,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     pm = build_plugin_manager(load_entry_points=False, env={})
     pipeline = ragloom.load(config, plugin_manager=pm, base_dir=root)
     pipeline.index()
-    with live_server(pipeline, keys=KEYS) as url:
+    (root / "evals").mkdir()
+    (root / "evals" / "smoke.yaml").write_text(EVAL, "utf-8")
+    (root / "hidden.yaml").write_text(HIDDEN, "utf-8")  # on disk, not allowed
+    settings = ServerSettings(eval_files=(root / "evals" / "smoke.yaml",))
+    with live_server(pipeline, keys=KEYS, settings=settings) as url:
         yield url
 
 
@@ -142,6 +167,59 @@ def test_search_as_a_principal_the_key_lacks_is_refused(server: str, path: str) 
     assert "ZEBRAFISH" not in response.text and "MARIGOLD" not in response.text
 
 
+def run_eval(server: str, key: str, file: str = "smoke.yaml", principal: str = "") -> Any:
+    query = f"?as={principal}" if principal else ""
+    return httpx.post(
+        f"{server}/v1/playground/eval{query}", json={"file": file}, headers=auth(key), timeout=60
+    )
+
+
+def test_eval_runs_with_the_keys_principals(server: str) -> None:
+    def outcomes(key: str, principal: str = "") -> list[tuple[bool, float | None, str | None]]:
+        response = run_eval(server, key, principal=principal)
+        assert response.status_code == 200, response.text
+        return [(c["passed"], c["ndcg"], c["error"]) for c in response.json()["cases"]]
+
+    refused = "the case runs as 'group:b', which this key may not act as"
+    assert outcomes(KEY_A) == [
+        (True, 1.0, None),
+        (False, 0.0, None),  # B's files are not A's to find
+        (True, None, None),
+        (False, None, None),  # nor B's answer
+        (False, None, refused),  # a case's own principals never widen the key's
+    ]
+    assert outcomes(KEY_B) == [
+        (False, 0.0, None),
+        (True, 1.0, None),
+        (False, None, None),
+        (True, None, None),
+        (True, 1.0, None),
+    ]
+    assert outcomes(KEY_AB, "group:a") == outcomes(KEY_A)
+    assert run_eval(server, KEY_A, principal="group:b").status_code == 403
+
+
+def test_eval_for_a_never_reveals_b(server: str) -> None:
+    mine, theirs = run_eval(server, KEY_A), run_eval(server, KEY_B)
+    assert "MARIGOLD" in theirs.text  # B's own answer quotes its passage: this could leak
+    assert "ZEBRAFISH" not in mine.text and "MARIGOLD" not in mine.text
+    for case in mine.json()["cases"]:
+        assert not any(hit.startswith("docs/b/") for hit in case["hits"]), case
+    assert any(h.startswith("docs/b/") for c in theirs.json()["cases"] for h in c["hits"])
+
+
+@pytest.mark.parametrize(
+    "name", ["hidden.yaml", "../hidden.yaml", "../../hidden.yaml", "evals/smoke.yaml", "smoke"]
+)
+def test_a_file_the_server_does_not_allow_cannot_be_run(server: str, name: str) -> None:
+    response = run_eval(server, KEY_AB, file=name)
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_found"
+    assert "Which file is hidden" not in response.text
+    files = httpx.get(f"{server}/v1/playground/evals", headers=auth(KEY_A)).json()["files"]
+    assert [f["name"] for f in files] == ["smoke.yaml"]
+
+
 # -- in headless Chromium -----------------------------------------------------
 
 
@@ -176,10 +254,15 @@ def page(browser: Any, server: str, request: pytest.FixtureRequest) -> Iterator[
     browser.get(f"{server}/")
     browser.get_log("browser")  # start the log at this test
     yield browser
+    finish(browser, request.node.name)
+
+
+def finish(driver: Any, test_name: str) -> None:
+    """Save a screenshot; the console must hold no error and no warning."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", request.node.name).strip("-")
-    browser.save_screenshot(str(ARTIFACTS / f"{name}.png"))
-    logged = [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", test_name).strip("-")
+    driver.save_screenshot(str(ARTIFACTS / f"{name}.png"))
+    logged = [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]
     assert logged == [], logged
 
 
@@ -381,3 +464,152 @@ def test_readable_on_a_narrow_screen(page: Any) -> None:
     for element_id in ("question", "filter", "ask", "passage-text"):
         box = page.find_element(By.ID, element_id).rect
         assert box["x"] >= 0 and box["x"] + box["width"] <= widths[1], (element_id, box)
+
+
+def open_eval(driver: Any) -> None:
+    from selenium.webdriver.common.by import By
+
+    driver.find_element(By.ID, "tab-eval").click()
+    wait(driver, lambda d: d.find_element(By.ID, "eval-run").is_enabled())
+
+
+def press_run(driver: Any) -> None:
+    from selenium.webdriver.common.by import By
+
+    done = driver.execute_script("return document.body.dataset.done || '0'")
+    driver.find_element(By.ID, "eval-run").click()
+    wait(driver, lambda d: d.execute_script("return document.body.dataset.done || '0'") != done)
+
+
+def test_eval_view_shows_pass_fail_and_the_chart(page: Any, server: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    use_key(page, KEY_B)
+    assert not page.find_element(By.ID, "view-eval").is_displayed()
+    open_eval(page)
+    assert not page.find_element(By.ID, "view-ask").is_displayed()
+    options = page.find_elements(By.CSS_SELECTOR, "#eval-file option")
+    assert [(o.get_attribute("value"), o.text) for o in options] == [
+        ("smoke.yaml", "smoke.yaml (5 cases)")
+    ]
+    press_run(page)
+    expected = run_eval(server, KEY_B).json()
+    rows = page.find_elements(By.CSS_SELECTOR, "#eval-table tbody tr")
+    assert len(rows) == len(expected["cases"]) == 5
+    for row, case in zip(rows, expected["cases"]):
+        cells = [td.text for td in row.find_elements(By.TAG_NAME, "td")]
+        assert cells[1] == case["question"]
+        assert cells[2] == ("PASS" if case["passed"] else "FAIL")
+        assert cells[5] == ("–" if case["ndcg"] is None else f"{case['ndcg']:.4f}")
+        assert row.get_attribute("data-passed") == str(case["passed"]).lower()
+    assert [r.find_elements(By.TAG_NAME, "td")[2].text for r in rows] == [
+        "FAIL", "PASS", "FAIL", "PASS", "PASS"
+    ]  # fmt: skip
+    assert "missing: docs/a/plan.md" in rows[0].text
+    summary = page.find_element(By.ID, "eval-summary").text
+    assert "2 of 5 case(s) failed" in summary and "retrieval 2/3" in summary
+    bars = page.find_elements(By.CSS_SELECTOR, "#eval-chart rect.bar")
+    drawn = {(b.get_attribute("data-case"), b.get_attribute("data-metric")): b for b in bars}
+    scored = [c for c in expected["cases"] if c["ndcg"] is not None]
+    assert len(drawn) == len(bars) == 2 * len(scored) == 6
+    for case in scored:
+        for metric in ("ndcg", "recall"):
+            bar = drawn[(str(case["number"]), metric)]
+            assert float(bar.get_attribute("data-value")) == pytest.approx(case[metric], abs=1e-4)
+    full = float(drawn[("2", "ndcg")].get_attribute("width"))
+    empty = float(drawn[("1", "ndcg")].get_attribute("width"))
+    assert full > 100 * empty  # nDCG 1.0 is drawn full, 0.0 as a sliver
+    assert page.find_element(By.ID, "eval-chart").is_displayed()
+
+
+def test_eval_view_for_a_never_shows_b(page: Any) -> None:
+    from selenium.webdriver.common.by import By
+
+    use_key(page, KEY_A)
+    open_eval(page)
+    principals = page.find_elements(By.CSS_SELECTOR, "#eval-as option")
+    assert [o.get_attribute("value") for o in principals] == ["", "group:a"]
+    press_run(page)
+    view = page.find_element(By.ID, "view-eval").text
+    assert "ZEBRAFISH" not in view and "MARIGOLD" not in view
+    rows = page.find_elements(By.CSS_SELECTOR, "#eval-table tbody tr")
+    hits = [r.find_elements(By.TAG_NAME, "td")[8].text for r in rows]
+    assert hits[0] and not any("docs/b/" in h for h in hits), hits
+    assert "may not act as" in rows[4].text
+    page.execute_script(
+        "document.getElementById('eval-as').append(new Option('group:b', 'group:b'));"
+        "document.getElementById('eval-as').value = 'group:b';"
+    )
+    press_run(page)
+    error = page.find_element(By.ID, "eval-error")
+    assert error.is_displayed() and "may not act as 'group:b'" in error.text
+    page.get_log("browser")  # the refused request (403) is logged by Chromium, as it should be
+    assert "ZEBRAFISH" not in page.find_element(By.TAG_NAME, "main").text
+
+
+def test_eval_view_by_keyboard_on_a_narrow_screen(page: Any) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    page.set_window_size(380, 800)
+
+    def active() -> Any:
+        return page.switch_to.active_element
+
+    use_key(page, KEY_AB)
+    page.find_element(By.ID, "connect").send_keys(Keys.TAB)
+    assert active().get_attribute("id") == "tab-ask"
+    active().send_keys(Keys.ARROW_RIGHT)
+    assert active().get_attribute("id") == "tab-eval"
+    assert active().get_attribute("aria-selected") == "true"
+    assert page.find_element(By.ID, "view-eval").is_displayed()
+    active().send_keys(Keys.TAB)
+    assert active().get_attribute("id") == "eval-file"
+    active().send_keys(Keys.TAB)
+    assert active().get_attribute("id") == "eval-as"
+    active().send_keys(Keys.TAB)
+    assert active().get_attribute("id") == "eval-run"
+    done = page.execute_script("return document.body.dataset.done || '0'")
+    active().send_keys(Keys.ENTER)
+    wait(page, lambda d: d.execute_script("return document.body.dataset.done || '0'") != done)
+    assert len(page.find_elements(By.CSS_SELECTOR, "#eval-table tbody tr")) == 5
+    widths = page.execute_script(
+        "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+    )
+    assert widths[0] <= widths[1], widths  # the table scrolls in its own box, not the page
+    for element_id in ("eval-file", "eval-run", "eval-chart", "eval-summary"):
+        box = page.find_element(By.ID, element_id).rect
+        assert box["x"] >= 0 and box["x"] + box["width"] <= widths[1], (element_id, box)
+    active().send_keys(Keys.SHIFT, Keys.TAB)  # back to the tabs, and to Ask with the arrows
+    while active().get_attribute("role") != "tab":
+        active().send_keys(Keys.SHIFT, Keys.TAB)
+    active().send_keys(Keys.ARROW_LEFT)
+    assert active().get_attribute("id") == "tab-ask"
+    assert page.find_element(By.ID, "view-ask").is_displayed()
+    active().send_keys(Keys.END)  # and back, for the screenshot
+    assert page.find_element(By.ID, "eval-chart").is_displayed()
+
+
+def test_eval_view_says_when_the_server_allows_no_file(
+    browser: Any, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("# A\n\nSome text.\n", "utf-8")
+    pm = build_plugin_manager(load_entry_points=False, env={})
+    pipeline = ragloom.load(basic_config(), plugin_manager=pm, base_dir=tmp_path)
+    pipeline.index()
+    with live_server(pipeline, keys=KEYS) as url:  # no eval_files
+        browser.set_window_size(1280, 900)
+        browser.get(f"{url}/")
+        browser.execute_script("sessionStorage.clear()")
+        browser.get(f"{url}/")
+        browser.get_log("browser")
+        use_key(browser, KEY_A)
+        browser.find_element(By.ID, "tab-eval").click()
+        none = browser.find_element(By.ID, "eval-none")
+        assert none.is_displayed() and "ragloom serve --eval-file FILE" in none.text
+        assert not browser.find_element(By.ID, "eval-run").is_enabled()
+        assert browser.find_elements(By.CSS_SELECTOR, "#eval-file option") == []
+        finish(browser, request.node.name)

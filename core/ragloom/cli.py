@@ -626,6 +626,14 @@ def config_schema() -> None:
 )
 @click.option("--no-mcp", is_flag=True, help="Do not serve MCP at /mcp.")
 @click.option(
+    "--eval-file",
+    "eval_files",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False),
+    help="A test set (`ragloom eval` format) the playground may run, named by its file "
+    "name (repeatable; default: none).",
+)
+@click.option(
     "--generate-key",
     is_flag=True,
     help="Print a new API key and its hash for the keys file, and exit.",
@@ -645,6 +653,7 @@ def serve(
     max_k: int,
     model: str,
     no_mcp: bool,
+    eval_files: tuple[str, ...],
     generate_key: bool,
 ) -> None:
     """Serve the pipeline over HTTP: search, ask, OpenAI-compatible chat, MCP (ragloom[server])."""
@@ -663,6 +672,7 @@ def serve(
         max_k=max_k,
         model=model,
         mcp=not no_mcp,
+        eval_files=eval_files,
     )
     run_serve(ctx, keys_file=keys_file, no_auth=no_auth, principals=principals, settings=settings)
 

@@ -22,6 +22,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from .. import __version__
 from .auth import Authenticator
 from .errors import ApiError, error_body, from_exception
+from .evals import EvalFiles
 from .keys import Caller, KeyRing
 from .middleware import (
     BodyLimit,
@@ -59,10 +60,14 @@ def create_app(
         (``ragloom serve --no-auth``).
     :param on_open_failure: called when the pipeline fails to open (the
         command line stops the server); the app keeps answering 503.
+
+    Raises ``ValueError`` when two of ``settings.eval_files`` share a name,
+    and ``ConfigValidationError`` when one is not a valid test set.
     """
     settings = settings or ServerSettings()
     if keys is None and anonymous is None:
         raise ValueError("give keys=KeyRing(...) or anonymous=Caller(...)")
+    evals = EvalFiles.of(settings.eval_files)
     service = Service(pipeline, settings)
     mcp_server = _mcp(service, settings)
 
@@ -100,6 +105,7 @@ def create_app(
     app.state.service = service
     app.state.authenticator = Authenticator(keys or KeyRing(), anonymous)
     app.state.settings = settings
+    app.state.evals = evals
 
     from .api import router as api_router
     from .chat import router as chat_router

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from ..cli_support import console, escape, fail, load_pipeline, sanitize
+from .evals import EvalFiles
 from .keys import Caller, KeyRing, generate_key, hash_key, load_keys
 from .settings import ServerSettings
 
@@ -71,6 +72,10 @@ def run_serve(
             ctx=ctx,
         )
     keys: KeyRing | None = load_keys(keys_file) if keys_file else None
+    try:
+        EvalFiles.of(settings.eval_files)  # read now: a broken test set stops the start
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param_hint="--eval-file") from None
     pipeline = load_pipeline(ctx)
     anonymous = _anonymous(pipeline, principals) if no_auth else None
     if no_auth and settings.host not in ("127.0.0.1", "localhost", "::1"):

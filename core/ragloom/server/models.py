@@ -17,6 +17,10 @@ __all__ = [
     "ChatCompletionRequest",
     "CitationOut",
     "ErrorOut",
+    "EvalCaseOut",
+    "EvalFilesOut",
+    "EvalOut",
+    "EvalRequest",
     "HitOut",
     "IndexOut",
     "IndexRequest",
@@ -178,6 +182,66 @@ class IndexOut(BaseModel):
     repaired: list[str]
     errors: list[dict[str, str]]
     ok: bool
+
+
+class EvalRequest(_Strict):
+    file: str = Field(
+        min_length=1,
+        max_length=255,
+        description="The name of one of the eval files the server allows "
+        "(`GET /v1/playground/evals`); never a path.",
+    )
+
+
+class EvalFileOut(BaseModel):
+    name: str
+    cases: int | None = None
+    error: str | None = None
+
+
+class EvalFilesOut(BaseModel):
+    files: list[EvalFileOut]
+
+
+class EvalAnswerOut(BaseModel):
+    passed: bool
+    text: str
+    grounded: bool
+    missing: list[str]
+    forbidden: list[str]
+    refusal: str | None = None
+
+
+class EvalCaseOut(BaseModel):
+    number: int
+    question: str
+    passed: bool
+    retrieval_passed: bool | None = None
+    answer_passed: bool | None = None
+    top_k: int
+    ndcg: float | None = None
+    recall: float | None = None
+    ranks: dict[str, int | None]
+    missing: list[str]
+    forbidden: dict[str, int]
+    hits: list[str]
+    answer: EvalAnswerOut | None = None
+    error: str | None = None
+
+
+class Tally(BaseModel):
+    passed: int
+    total: int
+
+
+class EvalOut(BaseModel):
+    file: str
+    passed: bool
+    retrieval: Tally
+    answers: Tally
+    ndcg: float | None = None
+    recall: float | None = None
+    cases: list[EvalCaseOut]
 
 
 class ErrorDetail(BaseModel):

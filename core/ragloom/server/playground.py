@@ -11,7 +11,10 @@ needs beside ``/v1/search`` and ``/v1/ask``:
 - ``POST /v1/playground/search`` and ``POST /v1/playground/ask``: the same
   bodies and answers as ``/v1/search`` and ``/v1/ask``, with ``?as=PRINCIPAL``
   to run as one of the key's own principals (never a wider set: a principal
-  the key does not have is refused with 403).
+  the key does not have is refused with 403);
+- ``GET /v1/playground/evals`` and ``POST /v1/playground/eval``: the eval
+  files the server allows (``--eval-file``), and one of them run by name
+  with the key's principals (``evals.py``), also with ``?as=``.
 
 The page itself needs no key (it holds no data); every data route does.
 """
@@ -32,8 +35,19 @@ from ..filters import parse
 from . import api
 from .auth import caller
 from .errors import ApiError
+from .evals import EvalFiles, run_eval
 from .keys import Caller
-from .models import MAX_TEXT, AnswerOut, AskRequest, ErrorOut, SearchOut, SearchRequest
+from .models import (
+    MAX_TEXT,
+    AnswerOut,
+    AskRequest,
+    ErrorOut,
+    EvalFilesOut,
+    EvalOut,
+    EvalRequest,
+    SearchOut,
+    SearchRequest,
+)
 
 __all__ = ["STATIC", "install", "router"]
 
@@ -122,6 +136,39 @@ async def ask_as(
     principal: AsPrincipal = None,
 ) -> Response:
     return await api.ask(body, request, acting_as(who, principal))
+
+
+def evals_of(request: Request) -> EvalFiles:
+    return request.app.state.evals  # type: ignore[no-any-return]
+
+
+@router.get(
+    "/v1/playground/evals",
+    tags=["playground"],
+    summary="The eval files this server allows",
+    response_model=EvalFilesOut,
+    responses=api.ERRORS,
+)
+async def eval_files(request: Request, who: Annotated[Caller, Depends(caller)]) -> Response:
+    return api.JSON({"files": evals_of(request).describe()})
+
+
+@router.post(
+    "/v1/playground/eval",
+    tags=["playground"],
+    summary="Run an allowed eval file, optionally as one of the key's principals",
+    response_model=EvalOut,
+    responses={**AS_ERRORS, 404: {"model": ErrorOut}},
+)
+async def run_eval_file(
+    body: EvalRequest,
+    request: Request,
+    who: Annotated[Caller, Depends(caller)],
+    principal: AsPrincipal = None,
+) -> Response:
+    narrowed = acting_as(who, principal)
+    report = await run_eval(api.service_of(request), evals_of(request), body.file, narrowed)
+    return api.JSON(report)
 
 
 def install(app: FastAPI) -> None:

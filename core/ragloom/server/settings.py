@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 __all__ = ["ServerSettings"]
 
@@ -24,6 +25,9 @@ class ServerSettings:
     :param max_k: the most hits one request may ask for.
     :param model: the model name ``/v1/models`` lists and chat requests name.
     :param mcp: serve MCP (streamable HTTP) at ``/mcp``.
+    :param eval_files: the test sets (``ragloom eval`` files) the playground
+        may run, named by their file name; none by default. Clients choose
+        among these names and never send a path.
     """
 
     host: str = "127.0.0.1"
@@ -35,6 +39,7 @@ class ServerSettings:
     max_k: int = 100
     model: str = "ragloom"
     mcp: bool = True
+    eval_files: tuple[str | Path, ...] = ()
 
     def __post_init__(self) -> None:
         if self.max_body_bytes < 1024:

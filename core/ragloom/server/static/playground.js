@@ -1,6 +1,6 @@
 // ragloom playground: plain JavaScript, no build step, no dependencies.
 // Talks to the server's own JSON routes: /v1/playground/me, /filter,
-// /search (explain) and /ask (server-sent events).
+// /search (explain), /ask (server-sent events), /evals and /eval.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -46,9 +46,12 @@ async function connect(event) {
   const me = await response.json();
   who.className = "";
   who.textContent = "as " + me.name + (me.principals ? " (" + me.principals.join(", ") + ")" : "");
-  const select = $("as");
-  select.replaceChildren(new Option("all of the key's principals", ""));
-  for (const p of me.principals || []) select.append(new Option(p, p));
+  for (const id of ["as", "eval-as"]) {
+    const select = $(id);
+    select.replaceChildren(new Option("all of the key's principals", ""));
+    for (const p of me.principals || []) select.append(new Option(p, p));
+  }
+  await loadEvals();
 }
 
 async function checkedFilter() {
@@ -276,6 +279,178 @@ async function runChecked(question, withAnswer) {
   else $("answer-section").hidden = true;
 }
 
+// -- views (tabs) -------------------------------------------------------------
+
+function selectTab(tab, focus) {
+  for (const other of document.querySelectorAll('[role="tab"]')) {
+    const selected = other === tab;
+    other.setAttribute("aria-selected", String(selected));
+    other.tabIndex = selected ? 0 : -1;
+    $(other.getAttribute("aria-controls")).hidden = !selected;
+  }
+  if (focus) tab.focus();
+}
+
+function tabKeys(event) {
+  const tabs = Array.from(document.querySelectorAll('[role="tab"]'));
+  const at = tabs.indexOf(event.target);
+  const to = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: tabs.length - 1 }[event.key];
+  if (to === undefined) return;
+  event.preventDefault();
+  selectTab(tabs[(to + tabs.length) % tabs.length], true);
+}
+
+// -- eval view ----------------------------------------------------------------
+
+function showEvalError(message) {
+  const box = $("eval-error");
+  box.textContent = message;
+  box.hidden = !message;
+}
+
+async function loadEvals() {
+  const response = await fetch("/v1/playground/evals", { headers: headers() });
+  if (!response.ok) { showEvalError(await errorOf(response)); return; }
+  const { files } = await response.json();
+  const select = $("eval-file");
+  select.replaceChildren();
+  for (const f of files) {
+    const count = f.cases === null ? "cannot be read" : f.cases + (f.cases === 1 ? " case" : " cases");
+    select.append(new Option(f.name + " (" + count + ")", f.name));
+  }
+  $("eval-none").hidden = files.length > 0;
+  select.disabled = $("eval-run").disabled = files.length === 0;
+}
+
+function verdict(row, passed) {
+  const td = document.createElement("td");
+  td.textContent = passed === null || passed === undefined ? "–" : passed ? "PASS" : "FAIL";
+  if (passed !== null && passed !== undefined) td.className = passed ? "pass" : "fail";
+  row.append(td);
+}
+
+function detailsOf(c) {
+  const out = [];
+  if (c.error) out.push(c.error);
+  for (const m of c.missing) out.push("missing: " + m);
+  for (const [entry, rank] of Object.entries(c.forbidden)) out.push("found " + entry + " at rank " + rank);
+  for (const [entry, rank] of Object.entries(c.ranks)) if (rank !== null) out.push(entry + ": rank " + rank);
+  const a = c.answer;
+  if (a && !a.passed) {
+    for (const m of a.missing) out.push("answer lacks " + m);
+    for (const f of a.forbidden) out.push("answer says " + f);
+    if (a.refusal) out.push("answer " + a.refusal);
+  }
+  return out.join("\n");
+}
+
+function renderEvalTable(report) {
+  const body = $("eval-table").tBodies[0];
+  body.replaceChildren();
+  for (const c of report.cases) {
+    const row = document.createElement("tr");
+    row.dataset.case = String(c.number);
+    row.dataset.passed = String(c.passed);
+    cell(row, c.number, true);
+    cell(row, c.question);
+    verdict(row, c.passed);
+    verdict(row, c.retrieval_passed);
+    verdict(row, c.answer_passed);
+    cell(row, c.ndcg === null ? null : c.ndcg.toFixed(4), true);
+    cell(row, c.recall === null ? null : c.recall.toFixed(4), true);
+    cell(row, detailsOf(c));
+    cell(row, c.hits.join("\n"));
+    row.children[7].className = "lines";
+    row.children[8].className = "lines";
+    body.append(row);
+  }
+}
+
+const SVG = "http://www.w3.org/2000/svg";
+
+function svg(name, attributes, text) {
+  const element = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attributes)) element.setAttribute(k, String(v));
+  if (text !== undefined) element.textContent = text;
+  return element;
+}
+
+// Two horizontal bars per case (nDCG, Recall), 0 to 1, drawn as SVG nodes.
+function renderChart(report) {
+  const chart = $("eval-chart");
+  const width = Math.max(280, Math.min(chart.parentElement.clientWidth || 640, 720));
+  const left = 44, right = 52, top = 20, bar = 11, gap = 3, rowGap = 12;
+  const span = width - left - right;
+  const rowHeight = 2 * bar + gap + rowGap;
+  const height = top + report.cases.length * rowHeight;
+  chart.setAttribute("viewBox", "0 0 " + width + " " + height);
+  chart.replaceChildren(svg("title", {}, "nDCG@k and Recall@k per case of " + report.file));
+  for (const tick of [0, 0.5, 1]) {
+    const x = left + tick * span;
+    chart.append(svg("line", { x1: x, x2: x, y1: top - 4, y2: height - rowGap / 2, class: "grid" }));
+    chart.append(svg("text", { x, y: 12, "text-anchor": "middle", class: "axis" }, String(tick)));
+  }
+  report.cases.forEach((c, i) => {
+    const y = top + i * rowHeight;
+    chart.append(svg("text", { x: 0, y: y + bar + 4, class: "label" }, "#" + c.number));
+    if (c.ndcg === null) {
+      chart.append(svg("text", { x: left + 4, y: y + bar + 4, class: "axis" }, "no retrieval score"));
+      return;
+    }
+    [["ndcg", "nDCG@" + c.top_k, c.ndcg], ["recall", "Recall@" + c.top_k, c.recall]].forEach(
+      ([metric, name, value], j) => {
+        const by = y + j * (bar + gap);
+        const rect = svg("rect", {
+          x: left, y: by, width: Math.max(value * span, 1), height: bar,
+          class: "bar " + metric, "data-case": c.number, "data-metric": metric,
+          "data-value": value.toFixed(4),
+        });
+        rect.append(svg("title", {}, "Case " + c.number + " " + name + ": " + value.toFixed(4)));
+        chart.append(rect);
+        chart.append(svg("text", { x: left + value * span + 4, y: by + bar - 2, class: "value" },
+          value.toFixed(2)));
+      });
+  });
+}
+
+function renderEval(report) {
+  const parts = [];
+  const failed = report.cases.filter((c) => !c.passed).length;
+  parts.push(failed ? failed + " of " + report.cases.length + " case(s) failed"
+    : "all " + report.cases.length + " case(s) passed");
+  if (report.retrieval.total) parts.push("retrieval " + report.retrieval.passed + "/" + report.retrieval.total);
+  if (report.answers.total) parts.push("answers " + report.answers.passed + "/" + report.answers.total);
+  if (report.ndcg !== null) parts.push("mean nDCG " + report.ndcg.toFixed(4));
+  if (report.recall !== null) parts.push("mean Recall " + report.recall.toFixed(4));
+  const summary = $("eval-summary");
+  summary.textContent = report.file + ": " + parts.join(" · ");
+  summary.className = report.passed ? "pass" : "fail";
+  $("eval-section").hidden = false;
+  renderEvalTable(report);
+  renderChart(report);
+}
+
+async function runEval(event) {
+  event.preventDefault();
+  const file = $("eval-file").value;
+  if (!file) return;
+  document.body.dataset.busy = "1";
+  showEvalError("");
+  try {
+    const as = $("eval-as").value;
+    const response = await fetch("/v1/playground/eval" + (as ? "?as=" + encodeURIComponent(as) : ""), {
+      method: "POST", headers: headers(), body: JSON.stringify({ file }),
+    });
+    if (!response.ok) throw new Error(await errorOf(response));
+    renderEval(await response.json());
+  } catch (error) {
+    showEvalError(error.message);
+  } finally {
+    delete document.body.dataset.busy;
+    document.body.dataset.done = String(parseInt(document.body.dataset.done || "0", 10) + 1);
+  }
+}
+
 document.addEventListener("DOMContentLoaded", () => {
   $("key").value = state.key;
   $("key-form").addEventListener("submit", connect);
@@ -288,5 +463,11 @@ document.addEventListener("DOMContentLoaded", () => {
   document.addEventListener("keydown", (event) => {
     if (event.key === "Escape" && !$("passage").hidden) { $("passage").hidden = true; $("question").focus(); }
   });
+  for (const tab of document.querySelectorAll('[role="tab"]')) {
+    tab.addEventListener("click", () => selectTab(tab, false));
+    tab.addEventListener("keydown", tabKeys);
+  }
+  $("eval-form").addEventListener("submit", runEval);
+  $("eval-run").disabled = $("eval-file").disabled = true;
   if (state.key) connect();
 });
