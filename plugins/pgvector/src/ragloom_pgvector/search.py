@@ -110,14 +110,13 @@ def _dense(store: PgvectorStore, vector: Any, k: int, where: Filter | None, name
     for row in rows:
         distance = float(row[9])
         score = 0.0 if math.isnan(distance) else similarity(distance)
-        stored = row[8]
         hits.append(
             Hit(
                 chunk=chunk_from_row(row),
                 score=score,
                 store=name,
                 scores={name: score},
-                vector=None if stored is None else _as_array(stored),
+                vector=row[8],  # a float32 array (rows.register_numpy_vectors)
             )
         )
     hits.sort(key=lambda hit: -hit.score)  # relaxed_order scans may come back out of order
@@ -129,12 +128,6 @@ _SIMILARITY = {
     "l2": lambda d: -d,  # <-> is the Euclidean distance
     "inner_product": lambda d: -d,  # <#> is the negative inner product
 }
-
-
-def _as_array(stored: Any) -> np.ndarray:
-    import numpy as np
-
-    return np.asarray(stored.to_numpy(), dtype=np.float32)
 
 
 def _keyword(store: PgvectorStore, text: str, k: int, where: Filter | None, name: str) -> list[Hit]:

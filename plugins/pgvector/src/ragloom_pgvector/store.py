@@ -36,7 +36,7 @@ from . import embedded
 from .database import check_database, describe_dsn, first_line, session_sql
 from .options import PgvectorOptions
 from .prepare import apply_vectors, prepare_table
-from .rows import encode_chunk
+from .rows import encode_chunk, register_numpy_vectors
 from .schema import Settings, Table
 from .search import search
 from .sqlfilter import Params, where_sql
@@ -138,10 +138,8 @@ class PgvectorStore(Store):
             return None
 
     def _configure(self, conn: psycopg.Connection[Any]) -> None:
-        from pgvector.psycopg import register_vector
-
         conn.execute(self._session_sql)
-        register_vector(conn)
+        register_numpy_vectors(conn)
 
     def _use(self, settings: Settings) -> None:
         self._settings = settings
