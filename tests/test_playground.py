@@ -536,6 +536,7 @@ def test_eval_view_for_a_never_shows_b(page: Any) -> None:
     hits = [r.find_elements(By.TAG_NAME, "td")[8].text for r in rows]
     assert hits[0] and not any("docs/b/" in h for h in hits), hits
     assert "may not act as" in rows[4].text
+    assert "not run" in page.find_element(By.ID, "eval-chart").text
     page.execute_script(
         "document.getElementById('eval-as').append(new Option('group:b', 'group:b'));"
         "document.getElementById('eval-as').value = 'group:b';"
@@ -543,6 +544,7 @@ def test_eval_view_for_a_never_shows_b(page: Any) -> None:
     press_run(page)
     error = page.find_element(By.ID, "eval-error")
     assert error.is_displayed() and "may not act as 'group:b'" in error.text
+    assert not page.find_element(By.ID, "eval-section").is_displayed()  # no stale results
     page.get_log("browser")  # the refused request (403) is logged by Chromium, as it should be
     assert "ZEBRAFISH" not in page.find_element(By.TAG_NAME, "main").text
 

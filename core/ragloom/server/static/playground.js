@@ -394,7 +394,8 @@ function renderChart(report) {
     const y = top + i * rowHeight;
     chart.append(svg("text", { x: 0, y: y + bar + 4, class: "label" }, "#" + c.number));
     if (c.ndcg === null) {
-      chart.append(svg("text", { x: left + 4, y: y + bar + 4, class: "axis" }, "no retrieval score"));
+      const why = c.error ? "not run" : "no retrieval score";
+      chart.append(svg("text", { x: left + 4, y: y + bar + 4, class: "axis" }, why));
       return;
     }
     [["ndcg", "nDCG@" + c.top_k, c.ndcg], ["recall", "Recall@" + c.top_k, c.recall]].forEach(
@@ -436,6 +437,7 @@ async function runEval(event) {
   if (!file) return;
   document.body.dataset.busy = "1";
   showEvalError("");
+  $("eval-section").hidden = true; // no results of an earlier run under a new one's error
   try {
     const as = $("eval-as").value;
     const response = await fetch("/v1/playground/eval" + (as ? "?as=" + encodeURIComponent(as) : ""), {
