@@ -94,7 +94,7 @@ demo: venv
 test: venv
 	$(BIN)/ruff check core tests benchmarks plugins contrib
 	$(BIN)/mkdocs build --strict --quiet -d .venv/site
-	$(BIN)/python -m pytest -q -m "not integration" tests $(PLUGINS:%=%/tests) contrib/template/tests
+	$(BIN)/python -m pytest -q -n auto --dist loadgroup -m "not integration" tests $(PLUGINS:%=%/tests) contrib/template/tests
 
 bench: venv
 	$(BIN)/python benchmarks/run.py
