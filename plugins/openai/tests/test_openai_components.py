@@ -32,6 +32,17 @@ def test_embed_sends_model_and_dimensions_and_batches_by_count(openai_server: Fa
     assert vectors.shape == (10, 32) and component.dimension == 32
 
 
+def test_queries_are_embedded_in_batches_like_documents(openai_server: FakeOpenAI) -> None:
+    component = OpenAIEmbedder(base_url=url(openai_server), dimensions=32, batch_size=4)
+    component.open(Context(name="openai"))
+    questions = [f"question {i}?" for i in range(6)]
+    vectors = component.embed_queries(questions)
+    calls = openai_server.calls("/v1/embeddings")
+    assert [c.body["input"] for c in calls] == [questions[:4], questions[4:]]
+    for question, row in zip(questions, vectors):
+        assert (row == component.embed_query(question)).all()
+
+
 def test_batches_stay_under_the_request_token_limit(openai_server: FakeOpenAI) -> None:
     texts = ["x" * 400] * 10  # about 200 tokens each, by the byte bound
     assert token_bound(texts[0]) == 200

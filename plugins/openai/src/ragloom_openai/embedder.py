@@ -129,6 +129,11 @@ class OpenAIEmbedder(Embedder):
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed_documents([text])[0]
 
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Queries and documents embed alike here: batched like documents
+        (``ragloom eval --beir`` and ``Pipeline.retrieve_many`` send them all)."""
+        return self.embed_documents(texts)
+
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         import numpy as np
 
