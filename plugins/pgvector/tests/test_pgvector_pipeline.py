@@ -1,12 +1,19 @@
 """End to end, through the ``ragloom`` command: the quickstart with one store,
 ``{type: pgvector}`` (dense and keyword inside an embedded PostgreSQL, fused),
 indexes the demo documents and passes the quickstart's eval.yaml; the plugin
-is listed and its options validated by ``ragloom config check``."""
+is listed and its options validated by ``ragloom config check``.
+
+Each command is a process of its own, and one that loads the quickstart's
+embedder (all-MiniLM-L6-v2 through sentence-transformers) spends most of
+its time importing it: only the index and the eval use it. The rebuild and
+the search that follow use the ``hash`` embedder, which also makes the
+rebuild change the table's dimension in the same embedded server."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -29,6 +36,13 @@ def ragloom(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def written(report: str) -> int:
+    """The chunks an index run says it wrote."""
+    found = re.search(r"(\d+) chunk\(s\) written", report)
+    assert found, report
+    return int(found.group(1))
+
+
 @pytest.fixture
 def project() -> Iterator[Path]:
     """The quickstart (documents and eval.yaml) with a config whose only store is
@@ -39,6 +53,8 @@ def project() -> Iterator[Path]:
     config = yaml.safe_load((QUICKSTART / "ragloom.yaml").read_text("utf-8"))
     config["stores"] = [{"type": "pgvector"}]
     (folder / "ragloom.yaml").write_text(yaml.safe_dump(config), "utf-8")
+    config["embedder"] = {"type": "hash"}  # no model to import
+    (folder / "hash.yaml").write_text(yaml.safe_dump(config), "utf-8")
     try:
         yield folder
         assert not postgres_processes(folder), "the embedded server outlived the commands"
@@ -55,10 +71,13 @@ def test_quickstart_with_only_pgvector_passes_its_eval(project: Path) -> None:
     evaluated = ragloom(project, "eval", "eval.yaml")
     assert evaluated.returncode == 0, evaluated.stdout + evaluated.stderr
 
-    rebuilt = ragloom(project, "index", "--rebuild")  # a fresh table in the same server
+    # a fresh table in the same server, of another dimension (512, not 384)
+    rebuilt = ragloom(project, "-c", "hash.yaml", "index", "--rebuild")
     assert rebuilt.returncode == 0, rebuilt.stdout + rebuilt.stderr
+    assert written(rebuilt.stdout) == written(indexed.stdout) > 0, rebuilt.stdout
 
-    searched = ragloom(project, "search", "--json", "How much does the Team plan cost?")
+    question = "How much does the Team plan cost?"
+    searched = ragloom(project, "-c", "hash.yaml", "search", "--json", question)
     assert searched.returncode == 0, searched.stderr
     hits = json.loads(searched.stdout)
     hits = hits["hits"] if isinstance(hits, dict) else hits
