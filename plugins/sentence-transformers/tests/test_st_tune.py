@@ -74,6 +74,18 @@ def beir_dir(tmp_path: Path) -> Path:
     return root
 
 
+def remove_tune_commands() -> None:
+    """Undo what the plugin's register_commands did to the global ``ragloom`` group:
+    its commands in core's ``tune`` group, or its own ``tune`` group."""
+    import ragloom.cli
+    from ragloom.cli_tune import tune as core_tune
+
+    for name in ("embedder", "reranker"):
+        core_tune.commands.pop(name, None)
+    if ragloom.cli.cli.commands.get("tune") is tune:
+        del ragloom.cli.cli.commands["tune"]
+
+
 def invoke(*args: str) -> object:
     result = CliRunner().invoke(tune, list(args), catch_exceptions=False)
     return result
@@ -110,7 +122,7 @@ def test_tune_embedder_end_to_end(
             "--learning-rate", "1e-3", "--seed", "7",
         ])  # fmt: skip
     finally:
-        ragloom.cli.cli.commands.pop("tune", None)
+        remove_tune_commands()
     printed = capsys.readouterr().out
     assert "before (base)" in printed and "after (tuned)" in printed
     assert "Recall@10" in printed and "MRR@10" in printed
@@ -211,6 +223,25 @@ def test_usage_errors(tiny_model: Path, pairs_tsv: Path, tmp_path: Path, beir_di
     missing = invoke("embedder", "--pairs", str(pairs_tsv), "--base", "./no-such-dir",
                      "--out", str(tmp_path / "o2"))  # fmt: skip
     assert missing.exit_code == 2 and "does not exist" in missing.output
+
+
+def test_commands_join_cores_tune_group() -> None:
+    """Under a ragloom whose `tune` group holds split and fusion, the plugin adds
+    embedder and reranker to it; under one without, it adds a `tune` of its own."""
+    import click
+    from ragloom.cli_tune import tune as core_tune
+
+    import ragloom_sentence_transformers.plugin as st_plugin
+
+    with_core = click.Group("ragloom", commands={"tune": click.Group("tune")})
+    st_plugin.register_commands(cli=with_core)
+    group = with_core.commands["tune"]
+    assert isinstance(group, click.Group) and group is not tune
+    assert set(group.commands) == {"embedder", "reranker"}
+    without = click.Group("ragloom")
+    st_plugin.register_commands(cli=without)
+    assert without.commands["tune"] is tune
+    assert {"split", "fusion"} <= set(core_tune.commands)
 
 
 def test_pairs_files(tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ else runs per text in Python.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, model_validator
@@ -70,6 +71,12 @@ class SentenceTransformersEmbedder(LazyModel["SentenceTransformer"], Embedder):
         """Text put before every document; None chooses by model (E5); ``""`` none."""
         trust_remote_code: bool = False
         """Allow models that need their own code from the Hub (runs that code)."""
+        query_model: str | None = None
+        """A model for queries only, tuned into ``model``'s vector space
+        (``ragloom tune embedder --query-only`` writes one). Documents are still
+        embedded with ``model``, so an index and the embedding cache made with
+        ``model`` stay valid; the query model must say (in its
+        ``ragloom-tune.json``) that it was tuned against ``model``."""
 
         @model_validator(mode="after")
         def _scalar_quantization_needs_unit_vectors(self) -> SentenceTransformersEmbedder.Config:
@@ -88,6 +95,7 @@ class SentenceTransformersEmbedder(LazyModel["SentenceTransformer"], Embedder):
         self._dim = 0
         self._query_prefix = ""
         self._document_prefix = ""
+        self._query_model: SentenceTransformer | None = None
 
     def _load_model(self) -> SentenceTransformer:
         cfg = self.config
@@ -143,7 +151,52 @@ class SentenceTransformersEmbedder(LazyModel["SentenceTransformer"], Embedder):
         )
         self._dim = int(dim)
         self._resolved = resolved
+        self._query_model = self._load_query_model(resolved.identity) if cfg.query_model else None
         return model
+
+    def _load_query_model(self, identity: Any) -> SentenceTransformer:
+        """The ``query_model``, checked to be tuned against ``model``."""
+        import json
+
+        from sentence_transformers import SentenceTransformer
+
+        cfg = self.config
+        assert cfg.query_model is not None
+        try:
+            resolved = resolve_model(cfg.query_model, self.context.base_dir)
+        except FileNotFoundError as exc:
+            raise EmbedderError(f"embedder.query_model: {exc}") from None
+        record = resolved.location and Path(resolved.location) / "ragloom-tune.json"
+        tuned: dict[str, Any] = {}
+        if record and record.is_file():
+            tuned = json.loads(record.read_text("utf-8"))
+        if tuned.get("document_model") != identity:
+            raise EmbedderError(
+                f"embedder.query_model {cfg.query_model!r} was not tuned against "
+                f"embedder.model {cfg.model!r} (its ragloom-tune.json says "
+                f"{tuned.get('document_model')!r}): its vectors would not match the "
+                "documents'; tune one with `ragloom tune embedder --query-only`"
+            )
+        try:
+            with quiet_loading():
+                query_model = SentenceTransformer(
+                    resolved.location,
+                    device=cfg.device,
+                    local_files_only=resolved.local_files_only,
+                    truncate_dim=cfg.truncate_dim,
+                )
+        except Exception as exc:
+            raise EmbedderError(
+                load_failure_message(resolved, exc, "embedder.query_model")
+            ) from exc
+        if cfg.max_seq_length is not None:
+            query_model.max_seq_length = cfg.max_seq_length
+        if _embedding_dimension(query_model, truncated=True) != self._dim:
+            raise EmbedderError(
+                f"embedder.query_model {cfg.query_model!r} makes vectors of another length "
+                f"than embedder.model {cfg.model!r}"
+            )
+        return query_model
 
     # -- what the model is -------------------------------------------------
     @property
@@ -192,7 +245,9 @@ class SentenceTransformersEmbedder(LazyModel["SentenceTransformer"], Embedder):
 
     def fingerprint(self) -> dict[str, Any]:
         """Backend, model identity (Hub name, or a digest of a local directory's
-        files), dimension, prefixes, normalisation, precision, sequence length."""
+        files), dimension, prefixes, normalisation, precision, sequence length.
+        Not ``query_model``: it leaves the documents' vectors as they are, and
+        is checked at load to be tuned into ``model``'s space."""
         self._load()
         assert self._resolved is not None
         return {
@@ -222,18 +277,21 @@ class SentenceTransformersEmbedder(LazyModel["SentenceTransformer"], Embedder):
         """Embed one query, with the query prefix; returns float32 ``(dimension,)``."""
         if not isinstance(text, str):
             raise TypeError("embed_query takes one text; use embed_documents for many")
-        return self._encode([text], self.query_prefix)[0]
+        return self._encode([text], self.query_prefix, query=True)[0]
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         """Embed many queries, with the query prefix, in one ``encode`` call."""
         if isinstance(texts, str):
             raise TypeError("embed_queries takes a sequence of texts; use embed_query for one")
-        return self._encode(texts if isinstance(texts, list) else list(texts), self.query_prefix)
+        texts = texts if isinstance(texts, list) else list(texts)
+        return self._encode(texts, self.query_prefix, query=True)
 
-    def _encode(self, texts: list[str], prefix: str) -> np.ndarray:
+    def _encode(self, texts: list[str], prefix: str, query: bool = False) -> np.ndarray:
         import numpy as np
 
         model = self._load()
+        if query and self._query_model is not None:
+            model = self._query_model
         if not texts:
             return np.zeros((0, self._dim), dtype=np.float32)
         # "" only to override a default prompt the model configures; else None,

@@ -30,6 +30,16 @@ def register_rerankers(register: Register[Reranker]) -> None:
 
 @hookimpl
 def register_commands(cli: click.Group) -> None:
-    from .tune import tune
+    """``ragloom tune embedder`` and ``ragloom tune reranker``: added to core's
+    ``tune`` group (which holds ``split`` and ``fusion``), or as a group of
+    their own under a ragloom without one."""
+    import click
 
-    cli.add_command(tune)
+    from .tune import tune, tune_embedder, tune_reranker
+
+    group = cli.commands.get("tune")
+    if isinstance(group, click.Group):
+        group.add_command(tune_embedder)
+        group.add_command(tune_reranker)
+    else:
+        cli.add_command(tune)

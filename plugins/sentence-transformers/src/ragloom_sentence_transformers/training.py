@@ -24,17 +24,21 @@ if TYPE_CHECKING:
     from sentence_transformers import CrossEncoder, SentenceTransformer
 
 __all__ = [
+    "DocumentSpace",
     "Pair",
     "TrainingData",
     "bm25_negatives",
     "bm25_ranking",
     "evaluate_embedder",
+    "evaluate_query_encoder",
     "evaluate_reranker",
+    "read_beir_corpus",
     "read_beir_pairs",
     "read_pairs",
     "seed_everything",
     "split_holdout",
     "train_embedder",
+    "train_query_encoder",
     "train_reranker",
 ]
 
@@ -94,15 +98,12 @@ def read_pairs(path: Path) -> list[Pair]:
     return pairs
 
 
-def read_beir_pairs(directory: Path, split: str) -> list[Pair]:
-    """Pairs from a BEIR folder: each query of ``qrels/<split>.tsv`` with each
-    document judged relevant to it (title and text joined by a blank line)."""
-    from ragloom.evaluation import RELEVANT, load_beir
-
-    corpus_path, queries, qrels = load_beir(directory, split)
-    wanted = {
-        doc for judged in qrels.values() for doc, grade in judged.items() if grade >= RELEVANT
-    }
+def read_beir_corpus(directory: Path, wanted: set[str] | None = None) -> dict[str, str]:
+    """A BEIR folder's passages, ``{doc id: title, blank line, text}``: every
+    document, or only those in ``wanted``."""
+    corpus_path = directory / "corpus.jsonl"
+    if not corpus_path.is_file() and (directory / "corpus.jsonl.gz").is_file():
+        corpus_path = directory / "corpus.jsonl.gz"
     passages: dict[str, str] = {}
     opener: Any = open
     if corpus_path.suffix == ".gz":
@@ -118,9 +119,22 @@ def read_beir_pairs(directory: Path, split: str) -> list[Pair]:
                 doc_id = str(record["_id"])
             except (ValueError, KeyError, TypeError) as exc:
                 raise PairsError(f"{corpus_path}, line {number}: {exc!r}") from None
-            if doc_id in wanted:
+            if wanted is None or doc_id in wanted:
                 title, text = str(record.get("title") or ""), str(record.get("text") or "")
                 passages[doc_id] = f"{title}\n\n{text}".strip() if title else text.strip()
+    return passages
+
+
+def read_beir_pairs(directory: Path, split: str) -> list[Pair]:
+    """Pairs from a BEIR folder: each query of ``qrels/<split>.tsv`` with each
+    document judged relevant to it (title and text joined by a blank line)."""
+    from ragloom.evaluation import RELEVANT, load_beir
+
+    _corpus, queries, qrels = load_beir(directory, split)
+    wanted = {
+        doc for judged in qrels.values() for doc, grade in judged.items() if grade >= RELEVANT
+    }
+    passages = read_beir_corpus(directory, wanted)
     pairs = [
         (queries[qid], passages[doc])
         for qid, judged in qrels.items()
@@ -273,14 +287,17 @@ def embedder_batches(
     epochs: int,
     seed: int,
 ) -> list[list[tuple[str, ...]]]:
-    """Every epoch's batches of (question, passage[, negative]) rows."""
+    """Every epoch's batches of (question, passage[, negative...]) rows: as many
+    negatives in every row as the question with the fewest has (rows must
+    have the same width)."""
     rows: list[tuple[str, ...]] = []
+    wanted = min((len(v) for v in negatives.values() if v), default=0) if negatives else 0
     for question, passage in pairs:
         if negatives is not None:
             found = negatives.get(question) or []
             if not found:
                 continue  # every row of a batch needs a negative
-            rows.append((question, passage, found[0]))
+            rows.append((question, passage, *found[:wanted]))
         else:
             rows.append((question, passage))
     rng = random.Random(seed)
@@ -496,4 +513,122 @@ def _metrics(
     return {
         f"Recall@{k}": recall_at_k(run, qrels, k).mean,
         f"MRR@{k}": mrr_at_k(run, qrels, k).mean,
+    }
+
+
+# -- query encoders against fixed document vectors --------------------------------
+
+
+class DocumentSpace:
+    """Fixed document vectors for query-side training: one row per chunk and the
+    document each chunk belongs to; a document scores as its best chunk (as
+    retrieval ranks documents)."""
+
+    def __init__(self, doc_ids: Sequence[str], vectors: Any) -> None:
+        import numpy as np
+
+        self.docs = list(dict.fromkeys(doc_ids))
+        self.index = {doc: i for i, doc in enumerate(self.docs)}
+        self.vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        rows: list[list[int]] = [[] for _ in self.docs]
+        for row, doc in enumerate(doc_ids):
+            rows[self.index[doc]].append(row)
+        width = max((len(r) for r in rows), default=1)
+        # padded with the index of an extra all -inf column
+        pad = len(doc_ids)
+        self.chunks_of = np.array([r + [pad] * (width - len(r)) for r in rows], dtype=np.int64)
+
+    def doc_scores(self, query_vectors: Any) -> Any:
+        """``(queries, documents)`` scores, torch in, torch out."""
+        import torch
+
+        chunk = query_vectors @ torch.from_numpy(self.vectors).T
+        chunk = torch.cat([chunk, torch.full_like(chunk[:, :1], float("-inf"))], dim=1)
+        return chunk[:, torch.from_numpy(self.chunks_of)].amax(dim=-1)
+
+
+def train_query_encoder(
+    model: SentenceTransformer,
+    questions: Sequence[str],
+    positives: Sequence[Sequence[str]],
+    space: DocumentSpace,
+    *,
+    epochs: int,
+    batch_size: int,
+    learning_rate: float,
+    seed: int,
+    query_prefix: str = "",
+    scale: float = 20.0,
+    progress: Progress | None = None,
+) -> int:
+    """Fine-tune ``model`` as a query encoder in place: each question against
+    every document of ``space`` at once (cross-entropy of its relevant
+    documents' scores, ``scale`` times the cosine, over all documents'); the
+    documents' vectors stay fixed. Returns the number of steps taken."""
+    import torch
+
+    targets = [[space.index[d] for d in docs if d in space.index] for docs in positives]
+    rows = [i for i, t in enumerate(targets) if t]
+    if len(rows) < 1:
+        raise RagloomError("none of the questions has a relevant document in the corpus")
+    rng = random.Random(seed)
+    batches: list[list[int]] = []
+    for _ in range(epochs):
+        order = list(rows)
+        rng.shuffle(order)
+        batches.extend(order[i : i + batch_size] for i in range(0, len(order), batch_size))
+    optimizer, scheduler = _optimizer(model, len(batches), learning_rate)
+    model.train()
+    try:
+        for done, batch in enumerate(batches, start=1):
+            features = _features(model, [query_prefix + questions[i] for i in batch])
+            embedded = model(features)["sentence_embedding"]
+            embedded = torch.nn.functional.normalize(embedded, dim=-1)
+            scores = space.doc_scores(embedded) * scale
+            mask = torch.zeros_like(scores, dtype=torch.bool)
+            for row, i in enumerate(batch):
+                mask[row, targets[i]] = True
+            relevant = scores.masked_fill(~mask, float("-inf")).logsumexp(dim=-1)
+            loss = (scores.logsumexp(dim=-1) - relevant).mean()
+            value = _step(model, loss, optimizer, scheduler)
+            if progress:
+                progress(done, value)
+    finally:
+        model.eval()
+    return len(batches)
+
+
+def evaluate_query_encoder(
+    model: SentenceTransformer,
+    questions: Sequence[str],
+    positives: Sequence[Sequence[str]],
+    space: DocumentSpace,
+    *,
+    query_prefix: str = "",
+    batch_size: int = 64,
+) -> dict[str, float]:
+    """nDCG@10, Recall@10 and MRR@10 of ranking every document of ``space`` for
+    each question by its best chunk's cosine."""
+    import torch
+    from ragloom.evaluation import mrr_at_k, ndcg_at_k, recall_at_k
+
+    vectors = model.encode(
+        [query_prefix + q for q in questions],
+        batch_size=batch_size,
+        normalize_embeddings=True,
+        convert_to_tensor=True,
+        show_progress_bar=False,
+    ).cpu()
+    with torch.no_grad():
+        scores = space.doc_scores(vectors)
+        top = scores.topk(min(100, scores.shape[1]), dim=-1)
+    run = {
+        f"q{i}": {space.docs[j]: float(s) for s, j in zip(top.values[i], top.indices[i].tolist())}
+        for i in range(len(questions))
+    }
+    qrels = {f"q{i}": {d: 1 for d in docs} for i, docs in enumerate(positives)}
+    return {
+        "nDCG@10": ndcg_at_k(run, qrels, 10).mean,
+        "Recall@10": recall_at_k(run, qrels, 10).mean,
+        "MRR@10": mrr_at_k(run, qrels, 10).mean,
     }

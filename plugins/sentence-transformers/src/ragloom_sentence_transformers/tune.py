@@ -74,6 +74,14 @@ def _source_options(func: Callable[..., Any]) -> Callable[..., Any]:
             show_default=True,
             help="Also train against the passages BM25 ranks highest that are not the answer.",
         ),
+        click.option(
+            "--negatives-from",
+            type=click.Choice(["pairs", "corpus"]),
+            default="pairs",
+            show_default=True,
+            help="Where --hard-negatives are mined: the passages of the pairs, or (with "
+            "--beir) every document of the corpus.",
+        ),
         click.option("--seed", default=42, show_default=True, type=int),
         click.option(
             "--holdout",
@@ -100,6 +108,19 @@ def _read(pairs: Path | None, beir: Path | None, split: str) -> list[tuple[str, 
         return read_pairs(pairs) if pairs is not None else read_beir_pairs(beir, split)  # type: ignore[arg-type]
     except (RagloomError, OSError, UnicodeDecodeError) as exc:
         raise click.UsageError(str(exc)) from None
+
+
+def _negative_pool(
+    negatives_from: str, beir: Path | None, train: list[tuple[str, str]]
+) -> list[str]:
+    """The passages hard negatives are mined from."""
+    if negatives_from == "corpus":
+        from .training import read_beir_corpus
+
+        if beir is None:
+            raise click.UsageError("--negatives-from corpus needs --beir DIR")
+        return list(dict.fromkeys(read_beir_corpus(beir).values()))
+    return list(dict.fromkeys(p for _, p in train))
 
 
 def _check_out(out: Path) -> None:
@@ -137,9 +158,18 @@ def _progress(total: int, label: str) -> tuple[Any, Callable[[int, float], None]
         transient=False,
     )
     task = bar.add_task(label, total=total, loss=float("nan"))
+    started = time.perf_counter()
+    every = max(1, total // 20)
+    plain = not bar.console.is_terminal  # no live bar in a log: a line every ~5%
 
     def advance(done: int, loss: float) -> None:
         bar.update(task, completed=done, loss=loss)
+        if plain and (done % every == 0 or done == total):
+            bar.console.print(
+                f"{label}: step {done}/{total}, loss {loss:.4f}, "
+                f"{time.perf_counter() - started:.0f}s",
+                markup=False,
+            )
 
     return bar, advance
 
@@ -187,6 +217,13 @@ def tune() -> None:
 )
 @click.option("--batch-size", default=32, show_default=True, type=click.IntRange(min=2))
 @click.option(
+    "--negatives",
+    default=1,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="With --hard-negatives: BM25 negatives per question.",
+)
+@click.option(
     "--max-seq-length",
     default=None,
     type=click.IntRange(min=1),
@@ -200,7 +237,16 @@ def tune() -> None:
 @click.option(
     "--document-prefix", default=None, help="Prefix of passages; default: chosen by model."
 )
+@click.option(
+    "--query-only",
+    is_flag=True,
+    help="Tune a model for queries only, against the fixed vectors the config's embedder "
+    "gives the --beir corpus (from the embedding cache): no re-embedding of the corpus; "
+    "use it as the embedder's query_model.",
+)
+@click.pass_context
 def tune_embedder(
+    ctx: click.Context,
     pairs: Path | None,
     beir: Path | None,
     split: str,
@@ -208,23 +254,47 @@ def tune_embedder(
     epochs: int,
     learning_rate: float,
     hard_negatives: bool,
+    negatives_from: str,
     seed: int,
     holdout: float,
     device: str | None,
     base: str,
     batch_size: int,
+    negatives: int,
     max_seq_length: int | None,
     query_prefix: str | None,
     document_prefix: str | None,
+    query_only: bool,
 ) -> None:
     """Fine-tune a sentence-transformers embedder with in-batch negatives
     (MultipleNegativesRankingLoss), and report Recall@10 / MRR@10 of the base
-    and the tuned model on held-out pairs."""
+    and the tuned model on held-out pairs.
+
+    With --query-only: tune a query encoder against the config's embedder's
+    fixed vectors of the whole --beir corpus (each question against every
+    document), and report nDCG@10 / Recall@10 / MRR@10 on held-out questions.
+    """
     from . import training
     from .models import load_failure_message, quiet_loading
     from .prefixes import automatic_prefixes
 
     _check_out(out)
+    if query_only:
+        given = ctx.get_parameter_source("base") != click.core.ParameterSource.DEFAULT
+        _tune_query_encoder(
+            ctx,
+            beir=beir,
+            pairs=pairs,
+            split=split,
+            out=out,
+            epochs=epochs,
+            learning_rate=learning_rate,
+            seed=seed,
+            holdout=holdout,
+            base=base if given else None,
+            batch_size=batch_size,
+        )
+        return
     data = training.split_holdout(_read(pairs, beir, split), holdout, seed)
     if len(data.train) < 2:
         raise click.UsageError(f"only {len(data.train)} pair(s) left to train on: give more")
@@ -254,11 +324,11 @@ def tune_embedder(
         )
 
     before = measure()
-    negatives = None
+    mined = None
     if hard_negatives:
-        passages = list(dict.fromkeys(p for _, p in data.train))
-        negatives = training.bm25_negatives(data.train, passages)
-    batches = training.embedder_batches(data.train, negatives, batch_size, epochs, seed)
+        pool = _negative_pool(negatives_from, beir, data.train)
+        mined = training.bm25_negatives(data.train, pool, per_question=negatives)
+    batches = training.embedder_batches(data.train, mined, batch_size, epochs, seed)
     bar, advance = _progress(len(batches), "training embedder")
     with bar:
         training.train_embedder(
@@ -285,6 +355,9 @@ def tune_embedder(
         "batch_size": batch_size,
         "learning_rate": learning_rate,
         "hard_negatives": hard_negatives,
+        "negatives": negatives if hard_negatives else 0,
+        "negatives_from": negatives_from,
+        "max_seq_length": model.max_seq_length,
         "seed": seed,
         "query_prefix": qp,
         "document_prefix": dp,
@@ -299,6 +372,155 @@ def tune_embedder(
         out,
         f"embedder: {{type: sentence-transformers, model: {out}}}",
     )
+
+
+def _tune_query_encoder(
+    ctx: click.Context,
+    *,
+    beir: Path | None,
+    pairs: Path | None,
+    split: str,
+    out: Path,
+    epochs: int,
+    learning_rate: float,
+    seed: int,
+    holdout: float,
+    base: str | None,
+    batch_size: int,
+) -> None:
+    """``tune embedder --query-only``: see the command's help."""
+    import random
+
+    from ragloom.cli_support import config_path
+    from ragloom.evaluation import RELEVANT, load_beir
+    from ragloom.pipeline import Pipeline
+    from ragloom.plugins import get_plugin_manager
+    from ragloom.tuning import corpus_vectors
+
+    from . import training
+    from .models import load_failure_message, quiet_loading
+
+    if beir is None or pairs is not None:
+        raise click.UsageError("--query-only trains against a corpus: give --beir DIR")
+    pipeline = Pipeline.from_config(config_path(ctx))
+    spec = pipeline.config.embedder
+    if spec is None or spec.type != "sentence-transformers":
+        raise click.UsageError(
+            "--query-only tunes against the config's embedder, which must be "
+            "`type: sentence-transformers`"
+        )
+    options = spec.config
+    if options.query_model:  # type: ignore[attr-defined]
+        raise click.UsageError("the config's embedder already has a query_model: remove it first")
+    if base is not None and base != options.model:  # type: ignore[attr-defined]
+        raise click.UsageError(
+            f"--base {base} is not the config's embedder.model {options.model!r}: a query "  # type: ignore[attr-defined]
+            "encoder starts from the model that embedded the documents (leave --base out)"
+        )
+    try:
+        _, queries, qrels = load_beir(beir, split)
+    except RagloomError as exc:
+        raise click.UsageError(str(exc)) from None
+    qids = [q for q in queries if any(g >= RELEVANT for g in qrels[q].values())]
+    started = time.perf_counter()
+    space_data = corpus_vectors(
+        pipeline.to_config(),
+        beir,
+        base_dir=pipeline.config.base_dir,
+        plugin_manager=get_plugin_manager(),
+    )
+    space = training.DocumentSpace(space_data.doc_ids, space_data.vectors)
+    shuffled = sorted(qids)
+    random.Random(seed).shuffle(shuffled)
+    count = round(len(shuffled) * holdout)
+    held = set(shuffled[:count])
+    train_ids = [q for q in qids if q not in held]
+    held_ids = [q for q in qids if q in held]
+    if not train_ids:
+        raise click.UsageError("no questions left to train on: lower --holdout")
+
+    def relevant(qid: str) -> list[str]:
+        return [d for d, g in qrels[qid].items() if g >= RELEVANT]
+
+    resolved = _resolve_at(options.model, pipeline.config.base_dir)  # type: ignore[attr-defined]
+    training.seed_everything(seed)
+    from sentence_transformers import SentenceTransformer
+
+    try:
+        with quiet_loading():
+            model = SentenceTransformer(
+                resolved.location, device="cpu", local_files_only=resolved.local_files_only
+            )
+    except Exception as exc:
+        _fail(load_failure_message(resolved, exc, "embedder.model"), 1)
+    qp = str(space_data.fingerprint.get("query_prefix") or "")
+
+    def measure() -> dict[str, float] | None:
+        if not held_ids:
+            return None
+        return training.evaluate_query_encoder(
+            model, [queries[q] for q in held_ids], [relevant(q) for q in held_ids], space,
+            query_prefix=qp,
+        )  # fmt: skip
+
+    before = measure()
+    steps = epochs * -(-len(train_ids) // batch_size)
+    bar, advance = _progress(steps, "training query encoder")
+    with bar:
+        training.train_query_encoder(
+            model,
+            [queries[q] for q in train_ids],
+            [relevant(q) for q in train_ids],
+            space,
+            epochs=epochs,
+            batch_size=batch_size,
+            learning_rate=learning_rate,
+            seed=seed,
+            query_prefix=qp,
+            progress=advance,
+        )
+    after = measure()
+    if qp:
+        model.prompts = {**getattr(model, "prompts", {}), "query": qp}
+    out.mkdir(parents=True, exist_ok=True)
+    model.save(str(out))
+    summary = {
+        "kind": "query_encoder",
+        "document_model": space_data.fingerprint.get("model"),
+        "base": options.model,  # type: ignore[attr-defined]
+        "beir": str(beir),
+        "split": split,
+        "train_questions": len(train_ids),
+        "held_out_questions": len(held_ids),
+        "chunks": len(space_data.doc_ids),
+        "documents": len(space.docs),
+        "embedded_now": space_data.embedded,
+        "epochs": epochs,
+        "batch_size": batch_size,
+        "learning_rate": learning_rate,
+        "seed": seed,
+        "query_prefix": qp,
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+    _report(
+        "query encoder (all documents ranked)",
+        before,
+        after,
+        len(held_ids),
+        summary,
+        out,
+        f"embedder: {{type: sentence-transformers, model: {options.model}, "  # type: ignore[attr-defined]
+        f"query_model: {out}}}",
+    )
+
+
+def _resolve_at(model: str, base_dir: Path) -> Any:
+    from .models import resolve_model
+
+    try:
+        return resolve_model(model, base_dir)
+    except FileNotFoundError as exc:
+        raise click.UsageError(f"embedder.model: {exc}") from None
 
 
 @tune.command("reranker")
@@ -330,6 +552,7 @@ def tune_reranker(
     epochs: int,
     learning_rate: float,
     hard_negatives: bool,
+    negatives_from: str,
     seed: int,
     holdout: float,
     device: str | None,
@@ -379,7 +602,9 @@ def tune_reranker(
 
     before = measure()
     mined = (
-        training.bm25_negatives(data.train, passages, per_question=negatives)
+        training.bm25_negatives(
+            data.train, _negative_pool(negatives_from, beir, data.train), per_question=negatives
+        )
         if hard_negatives
         else None
     )
@@ -405,6 +630,7 @@ def tune_reranker(
         "learning_rate": learning_rate,
         "negatives": negatives,
         "hard_negatives": hard_negatives,
+        "negatives_from": negatives_from,
         "seed": seed,
         "seconds": round(time.perf_counter() - started, 3),
     }

@@ -1,0 +1,416 @@
+"""Learn how a pipeline fuses its stores, on judged queries.
+
+:func:`tune_fusion` indexes a BEIR corpus with a config (as ``ragloom eval
+--beir`` does, in the same index folder), asks every store once for its best
+``depth`` hits per query, and then searches, on those lists alone, for the
+fusion settings that score best: the method (``rrf``, ``weighted``,
+``dbsf``), the ``rrf_k`` constant, each store's ``weight`` and each store's
+candidate ``k``. Every setting is scored by ranking exactly as the query
+path's :func:`ragloom.fusion.fuse` does (the same arithmetic, ties in the
+same order; the tests compare the two), so the score of the winner is the
+score ``ragloom eval --beir`` then measures on the same split.
+
+The search is coordinate ascent from the config's own settings, per method:
+one setting at a time over a small grid, keeping a change only when it
+scores higher, until a round changes nothing. The config's own settings are
+the starting point, so the result never scores lower than them on the
+tuning split. Rerankers and query transformers are not part of the search:
+it tunes the fused list a reranker would receive.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import RagloomError
+from ..evaluation import METRICS, default_beir_index_dir, load_beir
+from ..fusion import FUSION_METHODS
+
+if TYPE_CHECKING:
+    import pluggy
+
+    from ..types import Hit
+
+__all__ = ["FusionChoice", "FusionReport", "apply_choice", "tune_fusion"]
+
+RRF_KS = (1, 2, 5, 10, 20, 30, 60, 100)
+WEIGHTS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.2, 1.5, 2.0, 3.0, 5.0, 10.0)
+STORE_KS = (10, 20, 30, 50, 75, 100, 150, 200, 300)
+EVAL_DEPTH = 100
+"""What ``ragloom eval --beir`` retrieves per query (its largest cutoff)."""
+
+
+@dataclass(frozen=True)
+class FusionChoice:
+    """Fusion settings: the method, its RRF constant, and per store (config
+    order) a weight and a candidate ``k``."""
+
+    method: str
+    rrf_k: int
+    weights: tuple[float, ...]
+    ks: tuple[int, ...]
+
+    def describe(self, names: Sequence[str]) -> str:
+        stores = ", ".join(
+            f"{name} (weight {w:g}, k {k})" for name, w, k in zip(names, self.weights, self.ks)
+        )
+        rrf = f", rrf_k {self.rrf_k}" if self.method == "rrf" else ""
+        return f"{self.method}{rrf}; {stores}"
+
+
+@dataclass(frozen=True)
+class FusionReport:
+    """What :func:`tune_fusion` found: the config's own settings and score, the
+    best settings and score per method, and the overall best."""
+
+    metric: str
+    queries: int
+    stores: tuple[str, ...]
+    before: FusionChoice
+    before_score: float
+    best: FusionChoice
+    best_score: float
+    per_method: Mapping[str, tuple[FusionChoice, float]]
+    evaluations: int
+    seconds: float
+    index_dir: str
+    index_seconds: float = 0.0
+    trace: tuple[tuple[str, float], ...] = field(default=(), repr=False)
+
+
+def _beir_config(
+    config: Mapping[str, Any], directory: Path, index_dir: Path | None, base_dir: Path | None
+) -> tuple[dict[str, Any], Path]:
+    """The config ``ragloom eval --beir`` would index ``directory`` with (and
+    its index folder), so both share one index."""
+    cfg = copy.deepcopy(dict(config))
+    target = index_dir or default_beir_index_dir(cfg, directory, base_dir)
+    root = Path(directory)
+    corpus_path = root / "corpus.jsonl"
+    if not corpus_path.is_file() and (root / "corpus.jsonl.gz").is_file():
+        corpus_path = root / "corpus.jsonl.gz"
+    cfg["index_dir"] = str(target.resolve())
+    cfg["loaders"] = [
+        {
+            "type": "jsonl",
+            "path": str(corpus_path.resolve()),
+            "id_field": "_id",
+            "title_field": "title",
+            "text_fields": ["text"],
+        }
+    ]
+    for store in cfg.get("stores") or []:
+        if isinstance(store, dict):
+            store.pop("path", None)
+    cfg.pop("access", None)
+    return cfg, target
+
+
+def _metric(name: str) -> tuple[Callable[..., Any], int]:
+    family, _, cutoff = name.partition("@")
+    if family not in METRICS or not cutoff.isdigit() or int(cutoff) <= 0:
+        choices = ", ".join(f"{m}@10" for m in METRICS)
+        raise RagloomError(f"unknown metric {name!r}: use a metric and a cutoff, e.g. {choices}")
+    return METRICS[family], int(cutoff)
+
+
+class _Lists:
+    """One query's per-store lists as arrays: each chunk as an index into the
+    query's chunks (numbered in first-seen order), and each hit's score."""
+
+    __slots__ = ("docs", "ids", "scores")
+
+    def __init__(self, per_store: Sequence[Sequence[Hit]]) -> None:
+        import numpy as np
+
+        number: dict[str, int] = {}
+        self.docs: list[str] = []
+        self.ids: list[np.ndarray] = []
+        self.scores: list[list[float]] = []
+        for hits in per_store:
+            ids = []
+            for hit in hits:
+                cid = hit.chunk.id
+                if cid not in number:
+                    number[cid] = len(number)
+                    self.docs.append(
+                        str(hit.chunk.metadata.get("record_id", hit.chunk.document_id))
+                    )
+                ids.append(number[cid])
+            self.ids.append(np.asarray(ids, dtype=np.int64))
+            self.scores.append([float(hit.score) for hit in hits])
+
+
+def _contributions(method: str, rrf_k: int, scores: list[float]) -> list[float]:
+    """Each hit's contribution before its weight, computed as ragloom.fusion does."""
+    if method == "rrf":
+        return [1.0 / (rrf_k + r) for r in range(1, len(scores) + 1)]
+    if not scores:
+        return []
+    if method == "weighted":
+        low, high = min(scores), max(scores)
+        span = high - low
+        return [1.0 if span == 0 else (v - low) / span for v in scores]
+    mean = sum(scores) / len(scores)
+    std = math.sqrt(sum((v - mean) ** 2 for v in scores) / len(scores))
+    if std == 0:
+        return [1.0] * len(scores)
+    low, high = mean - 3 * std, mean + 3 * std
+    return [min(1.0, max(0.0, (v - low) / (high - low))) for v in scores]
+
+
+class _Scorer:
+    """Scores a choice on fixed per-store lists. It ranks exactly as the query
+    path's :func:`ragloom.fusion.fuse` (same arithmetic in the same order, ties
+    in first-seen order), with arrays instead of one ``Hit`` per candidate, so
+    that hundreds of settings can be tried in seconds."""
+
+    def __init__(
+        self,
+        lists: Mapping[str, Sequence[Sequence[Hit]]],
+        qrels: Mapping[str, Mapping[str, int]],
+        metric: str,
+    ) -> None:
+        self.lists = {qid: _Lists(per_store) for qid, per_store in lists.items()}
+        self.qrels = qrels
+        self.measure, self.cutoff = _metric(metric)
+        self.limit = max(EVAL_DEPTH, self.cutoff)
+        self.cache: dict[FusionChoice, float] = {}
+
+    def ranking(self, lists: _Lists, choice: FusionChoice) -> dict[str, float]:
+        """One query's documents and scores: the best ``limit`` fused chunks,
+        each document scored by its best chunk (as ``ragloom eval --beir``)."""
+        import numpy as np
+
+        size = len(lists.docs)
+        total = np.zeros(size)
+        seen = np.full(size, np.iinfo(np.int64).max, dtype=np.int64)
+        present = np.zeros(size, dtype=bool)
+        offset = 0
+        single = len(lists.ids) == 1 and all(w == 1.0 for w in choice.weights)
+        for ids, scores, weight, k in zip(lists.ids, lists.scores, choice.weights, choice.ks):
+            ids, scores = ids[:k], scores[:k]
+            if single:  # fuse passes a lone list through as it is
+                values = np.asarray(scores)
+            else:
+                values = weight * np.asarray(_contributions(choice.method, choice.rrf_k, scores))
+            np.add.at(total, ids, values)
+            np.minimum.at(seen, ids, offset + np.arange(len(ids)))
+            present[ids] = True
+            offset += len(ids)
+        chosen = np.flatnonzero(present)
+        order = chosen[np.lexsort((seen[chosen], -total[chosen]))][: self.limit]
+        found: dict[str, float] = {}
+        for i in order.tolist():
+            doc, value = lists.docs[i], float(total[i])
+            if doc not in found or value > found[doc]:
+                found[doc] = value
+        return found
+
+    def __call__(self, choice: FusionChoice) -> float:
+        if choice in self.cache:
+            return self.cache[choice]
+        run = {qid: self.ranking(lists, choice) for qid, lists in self.lists.items()}
+        value = float(self.measure(run, self.qrels, self.cutoff).mean)
+        self.cache[choice] = value
+        return value
+
+
+def _ascend(
+    score: Callable[[FusionChoice], float], start: FusionChoice, depth: int, rounds: int = 4
+) -> tuple[FusionChoice, float]:
+    """Coordinate ascent from ``start``: one setting at a time, a change kept
+    only when it scores strictly higher."""
+    best, best_score = start, score(start)
+    ks = [k for k in STORE_KS if k <= depth]
+    for _ in range(rounds):
+        improved = False
+        moves: list[Callable[[FusionChoice], list[FusionChoice]]] = []
+        if best.method == "rrf":
+            moves.append(lambda c: [replace(c, rrf_k=v) for v in RRF_KS])
+        for i in range(1, len(best.weights)):  # store 0 keeps weight 1: only ratios matter
+            moves.append(
+                lambda c, i=i: [
+                    replace(c, weights=c.weights[:i] + (w,) + c.weights[i + 1 :]) for w in WEIGHTS
+                ]
+            )
+        for i in range(len(best.ks)):
+            moves.append(
+                lambda c, i=i: [replace(c, ks=c.ks[:i] + (k,) + c.ks[i + 1 :]) for k in ks]
+            )
+        for move in moves:
+            for candidate in move(best):
+                value = score(candidate)
+                if value > best_score + 1e-12:
+                    best, best_score, improved = candidate, value, True
+        if not improved:
+            break
+    return best, best_score
+
+
+def _normalised(weights: Sequence[float]) -> tuple[float, ...]:
+    """Weights scaled so the first store's is 1 (fusion ranks by ratios only)."""
+    first = weights[0]
+    if first <= 0:
+        return tuple(float(w) for w in weights)
+    return tuple(round(w / first, 6) for w in weights)
+
+
+def tune_fusion(
+    config: Mapping[str, Any],
+    directory: str | Path,
+    split: str = "tune",
+    *,
+    metric: str = "nDCG@10",
+    methods: Sequence[str] = FUSION_METHODS,
+    depth: int = 300,
+    limit_queries: int | None = None,
+    index_dir: str | Path | None = None,
+    base_dir: Path | None = None,
+    plugin_manager: pluggy.PluginManager | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> FusionReport:
+    """Find the fusion settings that score best on ``split`` of a BEIR folder.
+
+    :param config: a pipeline config dict (``Pipeline.to_config()``) with at
+        least two stores and no query transformers.
+    :param directory: the BEIR folder (``ragloom tune split`` writes one).
+    :param split: the qrels split to tune on; never the held-out one.
+    :param metric: what to maximise, ``nDCG@10`` by default (any of
+        ``nDCG``, ``MRR``, ``Recall``, ``P`` at a cutoff).
+    :param methods: the fusion methods to try.
+    :param depth: hits asked of each store per query; the largest candidate
+        ``k`` tried. At least the config's own (300 when unset, as ``ragloom
+        eval --beir`` asks for 100 hits).
+    :param progress: ``progress(phase, done, total)``, phase ``index``,
+        ``query`` or ``search``.
+    :returns: the config's own settings and score, and the best found.
+    """
+    from ..pipeline import Pipeline
+    from ..plugins import build_plugin_manager
+
+    unknown = [m for m in methods if m not in FUSION_METHODS]
+    if unknown or not methods:
+        raise RagloomError(
+            f"unknown fusion method(s) {', '.join(unknown) or '(none given)'}: "
+            f"use {', '.join(FUSION_METHODS)}"
+        )
+    _metric(metric)
+    stores = [s for s in config.get("stores") or [] if isinstance(s, Mapping)]
+    if len(stores) < 2:
+        raise RagloomError(
+            "tune fusion needs a config with two or more stores (e.g. a vector store and bm25): "
+            "with one store there is nothing to fuse"
+        )
+    if config.get("query_transformers"):
+        raise RagloomError(
+            "tune fusion does not support query_transformers (each rewrite adds lists to "
+            "fuse); tune with a config without them"
+        )
+    retrieval = dict(config.get("retrieval") or {})
+    default_k = int(retrieval.get("candidates") or max(3 * EVAL_DEPTH, 20))
+    own_ks = tuple(int(s.get("k") or default_k) for s in stores)
+    depth = max(depth, *own_ks)
+
+    _, queries, qrels = load_beir(directory, split)
+    if limit_queries is not None:
+        queries = dict(list(queries.items())[:limit_queries])
+        qrels = {qid: qrels[qid] for qid in queries}
+    if not queries:
+        raise RagloomError(f"{directory}: split {split!r} has no judged queries to tune on")
+    cfg, target = _beir_config(
+        config, Path(directory), Path(index_dir) if index_dir else None, base_dir
+    )
+    pm = plugin_manager or build_plugin_manager()
+    pipeline = Pipeline.from_config(cfg, plugin_manager=pm, base_dir=base_dir)
+    names = tuple(name for name, _ in pipeline.stores)
+    lists: dict[str, list[list[Hit]]] = {}
+    with pipeline:
+        started = time.perf_counter()
+        pipeline.index(
+            progress=(lambda done, total: progress("index", done, total)) if progress else None
+        )
+        index_seconds = time.perf_counter() - started
+        pipeline.retriever.sync()
+        embedder = pipeline.retriever.embedder
+        items = list(queries.items())
+        for start in range(0, len(items), 64):
+            batch = items[start : start + 64]
+            vectors: Sequence[Any] = [None] * len(batch)
+            if embedder is not None and pipeline.stores.needs_vectors:
+                vectors = embedder.embed_queries([text for _, text in batch])
+            for (qid, text), vector in zip(batch, vectors):
+                per_store = []
+                for _, store in pipeline.stores:
+                    kwargs: dict[str, Any] = {}
+                    if "dense" in store.capabilities:
+                        kwargs["vector"] = vector
+                    if "text" in store.capabilities:
+                        kwargs["text"] = text
+                    per_store.append(store.query(k=depth, **kwargs))
+                lists[qid] = per_store
+            if progress:
+                progress("query", start + len(batch), len(items))
+
+    scorer = _Scorer(lists, qrels, metric)
+    started = time.perf_counter()
+    own_method = str(retrieval.get("fusion", "rrf"))
+    own_rrf_k = int(retrieval.get("rrf_k", 60))
+    own_weights = tuple(float(s.get("weight", 1.0)) for s in stores)
+    before = FusionChoice(own_method, own_rrf_k, own_weights, own_ks)
+    before_score = scorer(before)
+    per_method: dict[str, tuple[FusionChoice, float]] = {}
+    for number, method in enumerate(methods, start=1):
+        start_choice = replace(before, method=method, weights=_normalised(own_weights))
+        per_method[method] = _ascend(scorer, start_choice, depth)
+        if progress:
+            progress("search", number, len(methods))
+    best, best_score = before, before_score
+    for choice, value in per_method.values():
+        if value > best_score + 1e-12:
+            best, best_score = choice, value
+    return FusionReport(
+        metric=metric,
+        queries=len(lists),
+        stores=names,
+        before=before,
+        before_score=before_score,
+        best=best,
+        best_score=best_score,
+        per_method=per_method,
+        evaluations=len(scorer.cache),
+        seconds=time.perf_counter() - started,
+        index_dir=str(target),
+        index_seconds=index_seconds,
+    )
+
+
+def apply_choice(data: Mapping[str, Any], choice: FusionChoice) -> dict[str, Any]:
+    """A copy of a config's data with ``choice`` written in: ``retrieval.fusion``
+    (and ``rrf_k`` for rrf), and each store's ``weight`` and ``k``."""
+    out = copy.deepcopy(dict(data))
+    stores = out.get("stores")
+    if not isinstance(stores, list) or len(stores) != len(choice.weights):
+        raise RagloomError(
+            f"the config has {len(stores) if isinstance(stores, list) else 0} store(s), "
+            f"the fusion settings are for {len(choice.weights)}"
+        )
+    retrieval = dict(out.get("retrieval") or {})
+    retrieval["fusion"] = choice.method
+    if choice.method == "rrf":
+        retrieval["rrf_k"] = choice.rrf_k
+    else:
+        retrieval.pop("rrf_k", None)
+    out["retrieval"] = retrieval
+    for store, weight, k in zip(stores, choice.weights, choice.ks):
+        if not isinstance(store, dict):
+            raise RagloomError("stores[] entries must be mappings")
+        store["weight"] = float(weight)
+        store["k"] = int(k)
+    return out

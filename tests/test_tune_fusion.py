@@ -1,0 +1,196 @@
+"""``ragloom tune fusion``: learn fusion settings on a tuning split, write them
+into a config that validates, and score what ``ragloom eval --beir`` then
+measures, never lower than the config's own settings."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pluggy
+import pytest
+import yaml
+from click.testing import CliRunner
+from ragloom.cli import cli
+from ragloom.cli_tune import tune
+from ragloom.config import load_config
+from ragloom.errors import RagloomError
+from ragloom.evaluation import evaluate_beir
+from ragloom.registry import Registry
+from ragloom.tuning import FusionChoice, apply_choice, tune_fusion
+
+TOPICS = [
+    "astronomy", "botany", "chemistry", "dentistry", "ecology", "forestry", "geology",
+    "hydrology", "immunology", "jurisprudence", "kinetics", "linguistics", "metallurgy",
+    "neurology", "oceanography", "paleontology", "quantum", "radiology", "seismology",
+    "toxicology", "urology", "virology", "welding", "xenobiology", "yachting", "zoology",
+]  # fmt: skip
+
+
+@pytest.fixture(autouse=True)
+def tune_in_cli(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``ragloom tune`` as cli.py registers it (a no-op once it does)."""
+    monkeypatch.setitem(cli.commands, "tune", cli.commands.get("tune", tune))
+
+
+def write_beir(root: Path) -> Path:
+    """One document per topic; each query names its topic, so BM25 finds it first."""
+    (root / "qrels").mkdir(parents=True)
+    with (
+        open(root / "corpus.jsonl", "w", encoding="utf-8") as corpus,
+        open(root / "queries.jsonl", "w", encoding="utf-8") as queries,
+    ):
+        for i, topic in enumerate(TOPICS):
+            text = f"A short note on {topic} and what it studies, with examples."
+            corpus.write(json.dumps({"_id": f"d{i}", "title": topic, "text": text}) + "\n")
+            queries.write(json.dumps({"_id": f"q{i}", "text": f"what is {topic}"}) + "\n")
+    (root / "qrels" / "tune.tsv").write_text(
+        "query-id\tcorpus-id\tscore\n" + "".join(f"q{i}\td{i}\t1\n" for i in range(len(TOPICS)))
+    )
+    return root
+
+
+def config(tmp_path: Path) -> dict:
+    """BM25 beside a dense store whose 2-bucket hash vectors rank at random:
+    equal-weight RRF lets the noise push right answers down."""
+    return {
+        "index_dir": str(tmp_path / "index"),
+        "chunker": {"type": "recursive", "size": 400, "overlap": 0},
+        "embedder": {"type": "hash", "dimension": 2},
+        "stores": [{"type": "memory"}, {"type": "bm25"}],
+        "generator": {"type": "extractive"},
+    }
+
+
+def test_tune_fusion_improves_and_eval_measures_the_same(
+    tmp_path: Path, pm: pluggy.PluginManager, registry: Registry
+) -> None:
+    beir = write_beir(tmp_path / "beir")
+    cfg = config(tmp_path)
+    report = tune_fusion(cfg, beir, "tune", plugin_manager=pm, base_dir=tmp_path)
+    before = evaluate_beir(cfg, beir, "tune", plugin_manager=pm, base_dir=tmp_path)
+    assert report.before_score == pytest.approx(before.metrics["nDCG@10"], abs=1e-9)
+    assert report.before == FusionChoice("rrf", 60, (1.0, 1.0), (300, 300))
+    assert report.best_score > report.before_score + 0.05
+    assert report.stores == ("memory", "bm25")
+    # the noisy store counts for less than BM25 in what was chosen
+    best = report.best
+    assert best.weights[0] < best.weights[1] or best.ks[0] < best.ks[1]
+
+    tuned = apply_choice(cfg, best)
+    load_config(tuned, registry, base_dir=tmp_path)  # validates
+    after = evaluate_beir(tuned, beir, "tune", plugin_manager=pm, base_dir=tmp_path)
+    assert after.metrics["nDCG@10"] == pytest.approx(report.best_score, abs=1e-9)
+    assert after.metrics["nDCG@10"] > before.metrics["nDCG@10"]
+
+
+def test_tune_fusion_never_scores_lower_than_the_config(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    """Only one method allowed, starting from already good settings: the
+    result is those settings or better."""
+    beir = write_beir(tmp_path / "beir")
+    cfg = config(tmp_path)
+    cfg["stores"] = [{"type": "memory", "weight": 0.1, "k": 10}, {"type": "bm25", "k": 50}]
+    cfg["retrieval"] = {"fusion": "weighted"}
+    report = tune_fusion(cfg, beir, "tune", methods=["rrf"], plugin_manager=pm, base_dir=tmp_path)
+    assert report.before == FusionChoice("weighted", 60, (0.1, 1.0), (10, 50))
+    assert report.best_score >= report.before_score
+
+
+def test_apply_choice_writes_fusion_into_the_config(registry: Registry, tmp_path: Path) -> None:
+    data = {"stores": [{"type": "memory"}, {"type": "bm25"}], "retrieval": {"k": 5, "rrf_k": 60}}
+    out = apply_choice(data, FusionChoice("weighted", 60, (1.0, 0.4), (50, 100)))
+    assert out["retrieval"] == {"k": 5, "fusion": "weighted"}
+    assert out["stores"] == [
+        {"type": "memory", "weight": 1.0, "k": 50},
+        {"type": "bm25", "weight": 0.4, "k": 100},
+    ]
+    assert data["stores"] == [{"type": "memory"}, {"type": "bm25"}]  # a copy
+    rrf = apply_choice(data, FusionChoice("rrf", 10, (1.0, 2.0), (20, 20)))
+    assert rrf["retrieval"]["rrf_k"] == 10
+    load_config({**out, "embedder": {"type": "hash"}}, registry, base_dir=tmp_path)
+
+
+def test_tune_fusion_refuses_what_it_cannot_tune(tmp_path: Path, pm: pluggy.PluginManager) -> None:
+    beir = write_beir(tmp_path / "beir")
+    one = {**config(tmp_path), "stores": [{"type": "bm25"}], "embedder": None}
+    with pytest.raises(RagloomError, match="two or more stores"):
+        tune_fusion(one, beir, "tune", plugin_manager=pm)
+    with pytest.raises(RagloomError, match="unknown metric"):
+        tune_fusion(config(tmp_path), beir, "tune", metric="nDCG", plugin_manager=pm)
+    with pytest.raises(RagloomError, match="unknown fusion method"):
+        tune_fusion(config(tmp_path), beir, "tune", methods=["max"], plugin_manager=pm)
+
+
+def test_command_writes_a_tuned_config(
+    tmp_path: Path, pm: pluggy.PluginManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import ragloom.plugins
+
+    monkeypatch.setattr(ragloom.plugins, "_pm", pm)
+    monkeypatch.setattr(ragloom.plugins, "_registry", None)
+    beir = write_beir(tmp_path / "beir")
+    source = tmp_path / "ragloom.yaml"
+    source.write_text(
+        "# my config\n" + yaml.safe_dump({**config(tmp_path), "index_dir": "index"}), "utf-8"
+    )
+    out = tmp_path / "tuned.yaml"
+    args = ["-c", str(source), "tune", "fusion", "--beir", str(beir), "--out", str(out)]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert "nDCG@10" in result.output and "(best)" in result.output
+    tuned = yaml.safe_load(out.read_text("utf-8"))
+    assert tuned["index_dir"] == "index"  # the file's own values, not resolved ones
+    assert all("weight" in s and "k" in s for s in tuned["stores"])
+    assert "my config" not in out.read_text("utf-8").split("\n", 1)[1]
+    # refuses to overwrite without --force, and never the config itself
+    assert CliRunner().invoke(cli, args).exit_code == 2
+    clobber = ["-c", str(source), "tune", "fusion", "--beir", str(beir), "--out", str(source)]
+    assert CliRunner().invoke(cli, [*clobber, "--force"]).exit_code == 2
+
+
+def test_the_scorer_ranks_as_fuse_does() -> None:
+    """The tuner's array scorer against ragloom.fusion.fuse itself, for every
+    method, on lists with ties, overlaps and different lengths."""
+    import random
+
+    from ragloom.fusion import fuse
+    from ragloom.tuning.fusion import _Lists, _Scorer
+    from ragloom.types import Chunk, Hit
+
+    rng = random.Random(0)
+
+    def hit(i: int, score: float) -> Hit:
+        meta = {"record_id": f"d{i // 3}"}
+        chunk = Chunk(f"c{i}", f"doc{i // 3}", "text", 0, 0, 4, f"c{i}", meta)
+        return Hit(chunk, score)
+
+    for trial in range(30):
+        per_store = []
+        for _ in range(2):
+            ids = rng.sample(range(60), rng.randint(5, 40))
+            scores = sorted((round(rng.random(), 1) for _ in ids), reverse=True)  # ties
+            per_store.append([hit(i, s) for i, s in zip(ids, scores)])
+        choice = FusionChoice(
+            rng.choice(["rrf", "weighted", "dbsf"]),
+            rng.choice([1, 5, 60]),
+            (1.0, rng.choice([0.3, 1.0, 2.0])),
+            (rng.choice([5, 10, 40]), rng.choice([5, 10, 40])),
+        )
+        uniform = choice.weights == (1.0, 1.0)
+        fused = fuse(
+            [hits[:k] for hits, k in zip(per_store, choice.ks)],
+            method=choice.method,
+            k=choice.rrf_k,
+            weights=None if uniform else list(choice.weights),
+            limit=100,
+        )
+        expected: dict[str, float] = {}
+        for h in fused:
+            doc = h.chunk.metadata["record_id"]
+            expected[doc] = max(expected.get(doc, h.score), h.score)
+        scorer = _Scorer({}, {}, "nDCG@10")
+        got = scorer.ranking(_Lists(per_store), choice)
+        assert list(got) == list(expected), (trial, choice)
+        assert got == pytest.approx(expected, abs=0), (trial, choice)
