@@ -126,3 +126,19 @@ def test_k_beyond_ef_search(ann: PgvectorStore) -> None:
     assert len(hits) == 300
     scores = [h.score for h in hits]
     assert scores == sorted(scores, reverse=True)
+
+
+def test_ef_search_follows_k_on_the_connection(ann: PgvectorStore) -> None:
+    """Raised to k for a larger k, back to the option's for a smaller one; set
+    on the connection once, not per query."""
+    pool = ann._pool
+    assert pool is not None and pool.get_stats()["pool_size"] == 1
+
+    def shown() -> str:
+        with pool.connection() as conn:
+            return str(conn.execute("SHOW hnsw.ef_search").fetchone()[0])  # type: ignore[index]
+
+    assert len(ann.query(vector=VECTORS[1], k=300)) == 300
+    assert shown() == "300"
+    assert len(ann.query(vector=VECTORS[1], k=10)) == 10
+    assert shown() == "40"

@@ -71,14 +71,19 @@ def search(
     return hits
 
 
-def _rows(store: PgvectorStore, statement: Any, params: Params, setup: list[str]) -> list[Any]:
+def _rows(
+    store: PgvectorStore, statement: Any, params: Params, ef_search: int | None = None
+) -> list[Any]:
+    """The statement's rows, on a pooled connection whose ``hnsw.ef_search`` is
+    ``ef_search`` when given. The setting stays on the connection, which
+    remembers it (``store._ef_search``): a run of queries with one ``k`` sets
+    it once, not three extra round trips (BEGIN, SET LOCAL, COMMIT) each."""
+
     def work(conn: psycopg.Connection[Any]) -> list[Any]:
-        if not setup:
-            return conn.execute(statement, params, binary=True).fetchall()
-        with conn.transaction():
-            for line in setup:
-                conn.execute(line)
-            return conn.execute(statement, params, binary=True).fetchall()
+        if ef_search is not None and store._ef_search.get(conn) != ef_search:
+            conn.execute(f"SET hnsw.ef_search = {int(ef_search)}")
+            store._ef_search[conn] = ef_search
+        return conn.execute(statement, params, binary=True).fetchall()
 
     return store._run(work)  # type: ignore[no-any-return]
 
@@ -99,12 +104,13 @@ def _dense(store: PgvectorStore, vector: Any, k: int, where: Filter | None, name
     params["k"] = k
     kind = settings.index.get("type")
     approximate = kind in ("hnsw", "ivfflat") and not settings.index.get("pending")
-    setup = []
-    if kind == "hnsw" and k > store.config.ef_search:
-        setup.append(f"SET LOCAL hnsw.ef_search = {min(k, 1000)}")
-    rows = _rows(store, statements.dense(where_text), params, setup)
+    # HNSW returns at most ef_search rows: raised to k when k is larger
+    ef_search = max(k, store.config.ef_search) if kind == "hnsw" else None
+    rows = _rows(
+        store, statements.dense(where_text), params, min(ef_search, 1000) if ef_search else None
+    )
     if approximate and len(rows) < k:  # short: the matches are few, so exact is cheap
-        rows = _rows(store, statements.dense(where_text, exact=True), params, [])
+        rows = _rows(store, statements.dense(where_text, exact=True), params)
     similarity = _SIMILARITY[settings.distance]
     hits = []
     for row in rows:
@@ -141,7 +147,7 @@ def _keyword(store: PgvectorStore, text: str, k: int, where: Filter | None, name
     params["norm"] = store.config.rank_normalization
     params["k"] = k
     hits = []
-    for row in _rows(store, statement, params, []):
+    for row in _rows(store, statement, params):
         score = float(row[8])
         hits.append(Hit(chunk=chunk_from_row(row), score=score, store=name, scores={name: score}))
     return hits

@@ -23,6 +23,7 @@ from __future__ import annotations
 import logging
 import math
 import re
+import weakref
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -68,6 +69,8 @@ class PgvectorStore(Store):
         self._statements: Statements | None = None
         self._embedded: Path | None = None
         self._session_sql = ""
+        # each pooled connection's hnsw.ef_search (search._rows changes it as k needs)
+        self._ef_search: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
 
     # -- lifecycle -------------------------------------------------------------------
     def open(self, context: Context | None = None) -> None:
@@ -140,6 +143,7 @@ class PgvectorStore(Store):
     def _configure(self, conn: psycopg.Connection[Any]) -> None:
         conn.execute(self._session_sql)
         register_numpy_vectors(conn)
+        self._ef_search[conn] = self.config.ef_search
 
     def _use(self, settings: Settings) -> None:
         self._settings = settings
