@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from .components import ComponentConfig, Executor
 
@@ -38,11 +38,15 @@ __all__ = [
     "INDEX_BATCH",
     "InProcessExecutor",
     "IndexWork",
+    "LoadWork",
+    "Loaded",
+    "LoadsDocuments",
     "Prepared",
     "component_recipe",
     "embed_cached",
     "from_recipe",
     "prepare_batch",
+    "stand_in",
 ]
 
 INDEX_BATCH = 64
@@ -96,6 +100,69 @@ class IndexWork:
     base_dir: Path
     prepare: Callable[[Sequence[Document]], Prepared] = field(repr=False)
     embedding_cache: Path | None = None
+
+
+@dataclass(frozen=True)
+class LoadWork:
+    """What an executor that loads on its workers (:class:`LoadsDocuments`) needs.
+
+    ``loaders`` are ``(key, type name, recipe)`` for each configured loader, in
+    config order (:func:`component_recipe`; a worker builds and opens its own).
+    ``admit(doc, configured, report)`` must be called on every loaded
+    document, where it was loaded: it screens secrets (``indexing.secrets``)
+    and applies access labels (``configured`` is
+    ``admit.labeller.configured(loader)``), and returns the document to index
+    or None to leave it out. It pickles."""
+
+    loaders: tuple[tuple[str, str, tuple[type[Any], Any, str]], ...]
+    index_dir: Path
+    base_dir: Path
+    admit: Any
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """One loader's documents as loaded on a worker: what the diff needs.
+
+    ``documents`` are light stand-ins (id and source, no text) in load order,
+    ``states`` their state hashes (``ragloom.fingerprints.state_hash`` of the
+    admitted document); the executor keeps the documents themselves where
+    they were loaded and finds them again by id in ``map``. ``problems`` and
+    ``kept`` are what the loader reported (``Context.report`` and
+    ``Context.keep``); ``error`` is set when its whole source was unavailable
+    (``SourceUnavailableError``: the run keeps what it indexed from it)."""
+
+    loader: str
+    documents: list[Document]
+    states: list[str]
+    problems: tuple[tuple[str, str], ...] = ()
+    kept: tuple[str, ...] = ()
+    error: str | None = None
+
+
+@runtime_checkable
+class LoadsDocuments(Protocol):
+    """An executor that can also load: the run asks it for the documents (a
+    full run; a run scoped to some paths loads on the driver), diffs the
+    stand-ins it returns against the ledger, and hands the stand-ins of those
+    to (re)index back to its ``map``."""
+
+    @property
+    def loads_documents(self) -> bool:
+        """Whether this executor, as configured, loads on its workers."""
+        ...
+
+    def load_documents(self, work: LoadWork) -> Iterator[Loaded]:
+        """One :class:`Loaded` per loader of ``work``, in order."""
+        ...
+
+
+def stand_in(doc: Document) -> Document:
+    """``doc`` without its text and metadata but its source: what the run's diff,
+    ledger and report need of a document loaded elsewhere."""
+    from .types import Document
+
+    return Document(id=doc.id, text="", metadata={"source": doc.source})
 
 
 class InProcessExecutor(Executor):

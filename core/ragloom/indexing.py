@@ -35,7 +35,15 @@ from .access import Labeller
 from .cache import fingerprint_key
 from .components import Context
 from .errors import IndexStateError, RagloomError, SourceUnavailableError
-from .executors import IndexWork, InProcessExecutor, Prepared, embed_cached
+from .executors import (
+    IndexWork,
+    InProcessExecutor,
+    LoadsDocuments,
+    LoadWork,
+    Prepared,
+    component_recipe,
+    embed_cached,
+)
 from .fingerprints import (
     describe_fingerprint,
     document_stamp,
@@ -99,6 +107,52 @@ class IndexReport:
         return not self.errors
 
 
+@dataclass(frozen=True)
+class Admission:
+    """What every loaded document goes through before the diff, wherever it was
+    loaded: secrets screened (``indexing.secrets``: redacted, or the document
+    left out), then the access labels applied. It pickles, so an executor that
+    loads on its workers runs it there (``LoadWork.admit``)."""
+
+    policy: str
+    labeller: Labeller
+
+    def __call__(
+        self, doc: Document, configured: object, report: Callable[[str, str], None]
+    ) -> Document | None:
+        if self.policy != "allow":
+            screened = _screen_secrets(doc, self.policy, report)
+            if screened is None:
+                return None
+            doc = screened
+        return self.labeller.label(doc, configured)
+
+
+def _screen_secrets(
+    doc: Document, policy: str, report: Callable[[str, str], None]
+) -> Document | None:
+    """``doc`` with its secrets redacted (``redact``), or None when it holds
+    some and ``indexing.secrets`` is ``skip``; either way reported."""
+    from .secrets import find_secrets, redact
+
+    found = find_secrets(doc.text)
+    if not found:
+        return doc
+    kinds = ", ".join(sorted({s.kind for s in found}))
+    lines = ", ".join(str(line) for line in sorted({s.line for s in found})[:5])
+    if policy == "skip":
+        report(
+            doc.source,
+            f"holds {len(found)} secret(s) ({kinds}; line {lines}): left out of the "
+            "index; remove them, or set `indexing.secrets: redact`",
+        )
+        return None
+    text = redact(doc.text, found)
+    report(doc.source, f"{len(found)} secret(s) redacted ({kinds}; line {lines})")
+    metadata = {**doc.metadata, "content_hash": content_hash(text)}
+    return replace(doc, text=text, metadata=metadata)
+
+
 @dataclass
 class _Loaded:
     documents: list[Document]
@@ -136,6 +190,7 @@ class Indexer:
         self._states: dict[str, str] = {}  # document id -> state hash, once per run
         self._loader_of: dict[str, str] = {}  # document id -> loader key
         self._labeller = Labeller(config.access)
+        self._the_executor: Executor | None = None
         self.writer = StoreWriter(stores, state, run)
 
     @property
@@ -168,6 +223,8 @@ class Indexer:
                 raise
             finally:
                 ledger.close()
+                if self._the_executor is not None:
+                    self._the_executor.close()
 
     def _open_ledger(self, rebuild: bool) -> Ledger:
         path = self.index_dir / LEDGER_FILE
@@ -222,7 +279,12 @@ class Indexer:
         )
 
         scope, loaders = self._scoped(sources)
-        loaded = self._load(loaders)
+        executor = self._executor()
+        if sources is None and isinstance(executor, LoadsDocuments) and executor.loads_documents:
+            executor.open(self._executor_context(executor))
+            loaded = self._load_on(executor)
+        else:
+            loaded = self._load(loaders)
 
         added: list[str] = []
         changed: list[str] = []
@@ -342,7 +404,7 @@ class Indexer:
         documents: list[Document] = []
         seen: set[str] = set()
         failed: dict[str, str] = {}
-        policy = self.config.indexing.secrets
+        admit = Admission(self.config.indexing.secrets, self._labeller)
         for key, name, loader in loaders:
             try:
                 docs = run.stage("load", name, loader, lambda ld=loader: list(ld.load()))
@@ -354,36 +416,49 @@ class Indexer:
                 if doc.id in seen:
                     run.report(doc.source, f"two documents have the id {doc.id!r}; kept the first")
                     continue
-                if policy != "allow":
-                    doc = self._screen_secrets(doc, policy)
-                    if doc is None:
-                        continue
+                admitted = admit(doc, configured, run.report)
+                if admitted is None:
+                    continue
                 seen.add(doc.id)
                 self._loader_of[doc.id] = key
-                documents.append(self._labeller.label(doc, configured))
+                documents.append(admitted)
         return _Loaded(documents, seen, failed)
 
-    def _screen_secrets(self, doc: Document, policy: str) -> Document | None:
-        """``doc`` with its secrets redacted (``redact``), or None when it holds
-        some and ``indexing.secrets`` is ``skip``; either way reported."""
-        from .secrets import find_secrets, redact
-
-        found = find_secrets(doc.text)
-        if not found:
-            return doc
-        kinds = ", ".join(sorted({s.kind for s in found}))
-        lines = ", ".join(str(line) for line in sorted({s.line for s in found})[:5])
-        if policy == "skip":
-            self.job.report(
-                doc.source,
-                f"holds {len(found)} secret(s) ({kinds}; line {lines}): left out of the "
-                "index; remove them, or set `indexing.secrets: redact`",
-            )
-            return None
-        text = redact(doc.text, found)
-        self.job.report(doc.source, f"{len(found)} secret(s) redacted ({kinds}; line {lines})")
-        metadata = {**doc.metadata, "content_hash": content_hash(text)}
-        return replace(doc, text=text, metadata=metadata)
+    def _load_on(self, executor: LoadsDocuments) -> _Loaded:
+        """Every configured loader run by ``executor`` on its workers: only light
+        stand-ins of the documents (id, source, state hash) reach this process."""
+        run = self.job
+        documents: list[Document] = []
+        seen: set[str] = set()
+        failed: dict[str, str] = {}
+        specs = self.config.loaders
+        work = LoadWork(
+            loaders=tuple((loader_key(s), s.type, component_recipe(s)) for s in specs),
+            index_dir=self.index_dir,
+            base_dir=self.config.base_dir,
+            admit=Admission(self.config.indexing.secrets, self._labeller),
+        )
+        names = {loader_key(s): s.type for s in specs}
+        for part in executor.load_documents(work):
+            for source, message in part.problems:
+                run.report(source, message)
+            for source in part.kept:
+                run.keep(source)
+            if part.error is not None:
+                failed[part.loader] = (
+                    f"loader {names[part.loader]}: {part.error}; "
+                    "the documents it indexed before are kept"
+                )
+                continue
+            for doc, state in zip(part.documents, part.states, strict=True):
+                if doc.id in seen:
+                    run.report(doc.source, f"two documents have the id {doc.id!r}; kept the first")
+                    continue
+                seen.add(doc.id)
+                self._loader_of[doc.id] = part.loader
+                self._states[doc.id] = state
+                documents.append(doc)
+        return _Loaded(documents, seen, failed)
 
     def _keeps(self, entry: LedgerEntry, loaded: _Loaded) -> bool:
         """Whether a document that was not loaded stays in the index: its
@@ -442,14 +517,7 @@ class Indexer:
         failed: set[str] = set()
         written = 0
         try:
-            executor.open(
-                Context(
-                    index_dir=self.index_dir,
-                    base_dir=self.config.base_dir,
-                    name=executor.type_name or "executor",
-                    report=self.job.report,
-                )
-            )
+            executor.open(self._executor_context(executor))
             for prepared in executor.map(work, todo):
                 ids = [doc.id for doc in prepared.documents] + list(prepared.failed)
                 twice = [i for i in ids if i in done or i not in wanted]
@@ -478,12 +546,25 @@ class Indexer:
         return written, failed
 
     def _executor(self) -> Executor:
+        """The run's executor (one per run: the one that loaded maps too)."""
+        if self._the_executor is not None:
+            return self._the_executor
         spec = self.config.executor
         if spec is None:
             executor: Executor = InProcessExecutor()
             executor.type_name = "inprocess"
-            return executor
-        return spec.create()
+        else:
+            executor = spec.create()
+        self._the_executor = executor
+        return executor
+
+    def _executor_context(self, executor: Executor) -> Context:
+        return Context(
+            index_dir=self.index_dir,
+            base_dir=self.config.base_dir,
+            name=executor.type_name or "executor",
+            report=self.job.report,
+        )
 
     def _prepare(self, batch: Sequence[Document]) -> Prepared:
         """Chunk and embed one batch in this process, through the run's stages and

@@ -1,13 +1,20 @@
 """The ``ray`` executor: an index run's chunk and embed work on a Ray cluster.
 
-The driver (the process running the index) keeps loading, the diff against
-the ledger, the journal, the store writes and the commit. This executor
-sends the documents to (re)index, ``batch_size`` at a time, to a pool of
+The driver (the process running the index) keeps the diff against the
+ledger, the journal, the store writes and the commit. With ``load: cluster``
+the loaders run as Ray tasks that leave the documents in the object store
+and send the driver stand-ins (id, source, state hash) for the diff. The
+documents to (re)index go, ``batch_size`` at a time, to a pool of
 ``embed_actors`` actors; each actor builds the chunker and the embedder once
-(a model loads once per actor) and returns chunks and vectors. Results come
-back to the driver as they are ready and are journaled and written at once;
-at most ``max_in_flight`` batches are out at any time, so the driver never
-holds more than that many prepared batches.
+(a model loads once per actor), answers a ready check, and only then gets
+batches; it returns chunks and vectors. Results come back to the driver as
+they are ready and are journaled and written at once; at most
+``max_in_flight`` batches are out at any time, so the driver never holds
+more than that many prepared batches.
+
+Plain Ray tasks and actors, not Ray Data: a Ray Data job costs seconds of
+fixed overhead per run here, and the actor pool already gives what the run
+needs (streaming results, backpressure, a model loaded once per actor).
 
 An actor that dies mid-batch (a node lost, an out-of-memory kill) is
 restarted and its batches run again on it, up to ``max_retries`` times;
@@ -20,13 +27,13 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 from ragloom import ComponentConfig, Context
 from ragloom.components import Executor
 from ragloom.errors import RagloomError
-from ragloom.executors import IndexWork, Prepared, component_recipe
+from ragloom.executors import IndexWork, Loaded, LoadWork, Prepared, component_recipe
 
 if TYPE_CHECKING:
     from ragloom.types import Document
@@ -58,6 +65,13 @@ class RayExecutor(Executor):
         max_retries: int = Field(
             3, ge=0, description="restarts of a dead actor, and retries of its batches"
         )
+        load: Literal["cluster", "driver"] = Field(
+            "cluster",
+            description="where the loaders run: `cluster` (Ray tasks, one per loader; the "
+            "driver gets only ids and hashes for the diff, the documents stay in Ray's "
+            "object store; every node must read the sources at the same paths) or "
+            "`driver` (the process running the index loads and sends the documents)",
+        )
         runtime_env: dict[str, Any] | None = Field(
             None,
             description="Ray runtime environment for the actors (`pip`, `env_vars`, "
@@ -69,6 +83,56 @@ class RayExecutor(Executor):
     def __init__(self, config: ComponentConfig | None = None, **options: Any) -> None:
         super().__init__(config, **options)
         self._actors: list[Any] = []
+        self._groups: dict[str, Any] = {}  # document id -> ref of its loaded group
+
+    @property
+    def loads_documents(self) -> bool:
+        return self.config.load == "cluster"
+
+    def load_documents(self, work: LoadWork) -> Iterator[Loaded]:
+        """Every loader on a Ray task at once, streaming groups of ``batch_size``
+        documents into the object store; one :class:`Loaded` per loader, in
+        order, once its task has finished."""
+        import ray
+
+        from .loading import END, load_part
+
+        task = ray.remote(load_part).options(
+            num_returns="streaming",
+            num_cpus=1,
+            runtime_env=self.config.runtime_env,
+        )
+        streams = [
+            (
+                key,
+                task.remote(
+                    recipe,
+                    name,
+                    str(work.index_dir),
+                    str(work.base_dir),
+                    work.admit,
+                    self.config.batch_size,
+                ),
+            )
+            for key, name, recipe in work.loaders
+        ]
+        for key, stream in streams:
+            documents: list[Document] = []
+            states: list[str] = []
+            groups: list[tuple[list[Document], Any]] = []
+            while True:
+                head = self._get(next(stream), "failed loading")
+                if head[0] == END:
+                    _, problems, kept, error = head
+                    break
+                documents.extend(head[0])
+                states.extend(head[1])
+                groups.append((head[0], next(stream)))
+            if error is None:
+                for stand_ins, ref in groups:
+                    for doc in stand_ins:
+                        self._groups.setdefault(doc.id, ref)
+            yield Loaded(key, documents, states, problems, kept, error)
 
     def open(self, context: Context | None = None) -> None:
         """Join the cluster (``ray.init``) unless this process already has."""
@@ -86,6 +150,7 @@ class RayExecutor(Executor):
     def close(self) -> None:
         """Kill this run's actors (the cluster itself stays up)."""
         actors, self._actors = self._actors, []
+        self._groups = {}  # the loaded documents leave the object store
         if not actors:
             return
         import ray
@@ -113,7 +178,7 @@ class RayExecutor(Executor):
         from .worker import IndexWorker
 
         c = self.config
-        batches = [documents[i : i + c.batch_size] for i in range(0, len(documents), c.batch_size)]
+        batches = self._batches(documents)
         if not batches:
             return
         remote = ray.remote(IndexWorker).options(
@@ -142,7 +207,7 @@ class RayExecutor(Executor):
         ready: list[int] = []
         load = [0] * count  # batches out per actor
         pending: dict[Any, int] = {}  # object ref -> actor index
-        queue = iter(batches)
+        queue = _drain(batches)  # a batch's group is released once it is sent
         exhausted = False
         while True:
             while not exhausted and ready and len(pending) < self.in_flight:
@@ -153,7 +218,12 @@ class RayExecutor(Executor):
                 if batch is None:
                     exhausted = True
                     break
-                pending[self._actors[which].prepare.remote(list(batch))] = which
+                actor = self._actors[which]
+                if isinstance(batch, tuple):  # (group, ids): loaded on the cluster
+                    ref = actor.prepare_loaded.remote(*batch)
+                else:
+                    ref = actor.prepare.remote(batch)
+                pending[ref] = which
                 load[which] += 1
             if not pending and exhausted:
                 return
@@ -173,6 +243,23 @@ class RayExecutor(Executor):
             load[pending.pop(ref)] -= 1
             yield self._get(ref, "failed a batch")
 
+    def _batches(self, documents: Sequence[Document]) -> list[Any]:
+        """Batches of at most ``batch_size`` documents: lists of documents, or for
+        documents loaded on the cluster, ``(group ref, ids)`` pairs, each within
+        one loaded group (the actor fetches the group from the object store)."""
+        size = self.config.batch_size
+        if not any(doc.id in self._groups for doc in documents[:1]):
+            return [list(documents[i : i + size]) for i in range(0, len(documents), size)]
+        by_group: dict[Any, list[str]] = {}
+        for doc in documents:
+            by_group.setdefault(self._groups[doc.id], []).append(doc.id)
+        self._groups = {}  # groups with nothing to (re)index leave the object store
+        return [
+            (group, ids[i : i + size])
+            for group, ids in by_group.items()
+            for i in range(0, len(ids), size)
+        ]
+
     def _get(self, ref: Any, what: str) -> Any:
         import ray
 
@@ -191,3 +278,10 @@ class RayExecutor(Executor):
         import ray
 
         return [ray.get(a.pid.remote()) for a in self._actors]
+
+
+def _drain(items: list[Any]) -> Iterator[Any]:
+    """``items`` one by one, each dropped from the list as it is taken."""
+    items.reverse()
+    while items:
+        yield items.pop()

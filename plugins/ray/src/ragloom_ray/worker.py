@@ -13,7 +13,7 @@ from typing import Any
 
 from ragloom.cache import EmbeddingCache, fingerprint_key
 from ragloom.components import Context
-from ragloom.executors import Prepared, from_recipe, prepare_batch
+from ragloom.executors import Prepared, from_recipe, prepare_batch, stand_in
 from ragloom.types import Document
 
 __all__ = ["IndexWorker"]
@@ -100,6 +100,16 @@ class IndexWorker:
         if self._problems:
             prepared = replace(prepared, problems=(*self._problems, *prepared.problems))
         return prepared
+
+    def prepare_loaded(self, group: list[Document], ids: list[str]) -> Prepared:
+        """Prepare the documents ``ids`` of a group loaded on the cluster (Ray
+        hands the group over from its object store); what goes back names the
+        documents by stand-ins, so their text does not travel to the driver."""
+        by_id: dict[str, Document] = {}
+        for doc in group:
+            by_id.setdefault(doc.id, doc)
+        prepared = self.prepare([by_id[i] for i in ids])
+        return replace(prepared, documents=[stand_in(d) for d in prepared.documents])
 
     def pid(self) -> int:
         return os.getpid()
