@@ -366,3 +366,41 @@ def test_section_metadata_gives_context(generator: ExtractiveGenerator) -> None:
     answer = generator.generate("How much does the Pro plan cost?", hits_of(with_section))
     assert answer.grounded
     assert answer.citations[0].label == "pricing.md#pro-plan"
+
+
+GARDEN = chunk(
+    "docs/garden.md",
+    "# Gardenly\n\n"
+    "Gardenly sells three kits. The Herb kit grows basil and mint indoors. "
+    "The Balcony kit fits a two-metre railing. The Orchard kit ships with "
+    "five young trees. Every order ships within a week.\n\n"
+    "## Returns\n"
+    "The Herb kit can be returned within 30 days.\n",
+    0,
+    "gardenly",
+)
+
+
+def test_a_sentence_announcing_n_items_is_quoted_with_the_items(
+    generator: ExtractiveGenerator,
+) -> None:
+    """Asked which kits there are, "Gardenly sells three kits." names none of
+    them: the three sentences after it that name a kit come with it, and
+    nothing past them (not the next sentence, not the next section)."""
+    answer = generator.generate("Which kits does Gardenly sell?", hits_of(GARDEN))
+    assert answer.grounded
+    for kit in ("Herb kit grows", "Balcony kit", "Orchard kit"):
+        assert kit in answer.text, answer.text
+    assert "within a week" not in answer.text
+    assert "returned" not in answer.text
+    assert markers(answer.text) == [1, 1, 1, 1]
+
+
+def test_an_announcement_that_names_its_items_is_quoted_alone(
+    generator: ExtractiveGenerator,
+) -> None:
+    answer = generator.generate("Which plans does Acme Cloud offer?", DOCS)
+    assert answer.text.startswith(
+        "Acme Cloud offers three plans: Starter, Pro and Enterprise [1]."
+    ), answer.text
+    assert "$29" not in answer.text

@@ -15,6 +15,7 @@ citations; otherwise the answer says nothing relevant was found.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -57,10 +58,17 @@ _RANK_BONUS = 0.05
 _NEW_PART = 0.2
 """A further sentence must answer this share of the question the chosen ones leave."""
 _MAX_JOINED = 3
+"""A sentence leaning on the ones before is quoted with at most this many in all."""
 _ENTITY_WEIGHT = 0.5
 _KEY_SHARE = 0.8
 """A yes/no answer must hold every asked word weighing this share of the rarest."""
-"""A sentence leaning on the ones before is quoted with at most this many in all."""
+_COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+           "nine": 9, "ten": 10}  # fmt: skip
+_ANNOUNCED = re.compile(
+    r"\b(" + "|".join(_COUNTS) + r"|[2-9]|10)\s+((?:[\w-]+\s+){0,2}?[\w-]+)\W*$", re.IGNORECASE
+)
+"""A sentence that ends by announcing how many of something there are
+("Ledgerly comes in two editions."), naming none of them."""
 MAX_UNIT_CHARS = 1000
 
 
@@ -140,6 +148,8 @@ class ExtractiveGenerator(Generator):
             named=named,
             listing=is_list_question(question),
         )
+        if is_list_question(question):
+            chosen = _with_items(chosen, units, set(asked))
         chosen.sort(key=lambda unit: (unit.rank, unit.position))
         numbers: dict[str, int] = {}
         quotes: dict[str, list[str]] = {}
@@ -204,6 +214,37 @@ class ExtractiveGenerator(Generator):
             if len(chosen) >= self.config.max_sentences:
                 break
         return chosen
+
+
+def _with_items(chosen: list[_Unit], units: list[_Unit], asked: set[str]) -> list[_Unit]:
+    """For a list question: a chosen sentence that only announces how many
+    items there are ("Ledgerly comes in two editions.", the question asking
+    which editions) is quoted with the sentences after it, in its passage and
+    before the next heading, that name the item ("The Basic edition ..."),
+    up to the number it announced."""
+    out = list(chosen)
+    for unit in chosen:
+        match = _ANNOUNCED.search(unit.text)
+        if match is None:
+            continue
+        noun = stem(TOKEN.findall(match.group(2).lower())[-1])
+        if noun not in asked:
+            continue
+        wanted = _COUNTS.get(match.group(1).lower()) or int(match.group(1))
+        found: dict[int, _Unit] = {}
+        for other in units:
+            if other.chunk.id != unit.chunk.id or other.position <= unit.position:
+                continue
+            if other.context != unit.context:  # past a heading: the list has ended
+                break
+            if other.answer and noun in other.terms and other.position not in found:
+                found[other.position] = other
+            if len(found) >= wanted:
+                break
+        for item in found.values():
+            if not any(item.text in c.text or c.text in item.text for c in out):
+                out.append(item)
+    return out
 
 
 def _covered(unit: _Unit, weights: dict[str, float]) -> float:
