@@ -11,21 +11,36 @@ filter names it and dropped on every write; a selective filter scores only
 the matching rows. Persisted atomically to ``<index_dir>/<name>/memory.npz``
 on ``flush()``/``close()``; ``refresh()`` reloads the file when another
 process replaced it (and empties the store when it was deleted).
+
+``index: hnsw`` adds an approximate index for large stores: an HNSW graph
+(usearch, ``_ann``) proposes candidates and the matrix scores them exactly.
+A filter matching few rows is answered exactly on those rows; a broader one
+searches the graph wider and keeps the matching rows, widening again (then
+falling back to exact search) until k rows match. The graph is saved to
+``memory.ann`` before ``memory.npz``, both stamped with one token per flush;
+on open a graph whose token, row count or settings disagree with the matrix
+is rebuilt from it (and saved), so a crash between the two writes costs a
+rebuild, never a wrong answer.
 """
 
 from __future__ import annotations
 
 import io
 import json
+import math
+import uuid
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Literal
 
-from ...components import ComponentConfig
+from pydantic import Field, model_validator
+
+from ...components import ComponentConfig, Context
 from ...errors import DimensionMismatchError, StoreError
 from ...filters import ALL_OPERATORS, Filter, check_supported
 from ...types import Chunk, Hit
-from ._persist import FileStore, chunk_from_dict, chunk_to_dict
+from ._ann import MISSING_USEARCH, AnnIndex, graph_dtype
+from ._persist import FileStore, atomic_write, chunk_from_dict, chunk_to_dict
 
 if TYPE_CHECKING:
     import numpy as np
@@ -38,6 +53,11 @@ __all__ = ["MemoryStore"]
 _SUBSET_SHARE = 0.25
 # rows converted to float32 at a time when the matrix is float16 or int8
 _BLOCK_ROWS = 16_384
+# index: hnsw: a filter matching a share s of the rows asks the graph for
+# k / s x _OVERSAMPLE candidates; past _MAX_CANDIDATES, exact search on the
+# matching rows is the cheaper of the two
+_OVERSAMPLE = 2.0
+_MAX_CANDIDATES = 4_096
 Precision = Literal["float32", "float16", "int8"]
 
 
@@ -56,9 +76,31 @@ class MemoryStore(FileStore):
         """How vectors are held in memory and on disk: ``float32``, ``float16``
         (half the memory) or ``int8`` (a quarter, one float32 scale per row).
         Changing it converts the saved matrix on the next open."""
+        index: Literal["exact", "hnsw"] = "exact"
+        """``exact`` scores every row; ``hnsw`` adds an approximate HNSW graph
+        (usearch, ``pip install 'ragloom[ann]'``) for stores of about a
+        million rows and more, saved beside the matrix as ``memory.ann``."""
+        connectivity: int = Field(16, ge=2, le=256)
+        """``hnsw``: links per node of the graph (HNSW's M). More: better
+        recall, more memory, slower builds. Changing it rebuilds the graph."""
+        expansion_add: int = Field(64, ge=1)
+        """``hnsw``: candidates kept while linking a new row (efConstruction).
+        More: a better graph, slower writes."""
+        expansion_search: int = Field(128, ge=1)
+        """``hnsw``: candidates kept while searching (ef; at least k). More:
+        better recall, slower queries. Takes effect on the next open."""
+
+        @model_validator(mode="after")
+        def _usearch_installed(self) -> MemoryStore.Config:
+            import importlib.util
+
+            if self.index == "hnsw" and importlib.util.find_spec("usearch") is None:
+                raise ValueError(MISSING_USEARCH)
+            return self
 
     config: Config
     file_name = "memory.npz"
+    ann_name = "memory.ann"
 
     def _reset(self) -> None:
         super()._reset()
@@ -68,6 +110,26 @@ class MemoryStore(FileStore):
         self._chunks: list[Chunk] = []
         self._row: dict[str, int] = {}
         self._columns: Columns | None = None  # metadata columns, rebuilt lazily after writes
+        self._ann: AnnIndex | None = None  # index: hnsw, once the store holds rows
+        self._token: str | None = None  # the store file's flush token (see _ann)
+
+    # -- persistence -------------------------------------------------------
+    def open(self, context: Context | None = None) -> None:
+        super().open(context)
+        if self.context.fresh and self._file is not None:
+            self._file.with_name(self.ann_name).unlink(missing_ok=True)
+
+    def flush(self) -> None:
+        if self._file is None:
+            return
+        self._token = uuid.uuid4().hex
+        ann_file = self._file.with_name(self.ann_name)
+        if self._ann is not None:
+            ann, token = self._ann, self._token
+            atomic_write(ann_file, lambda handle: ann.write(handle, token))
+        else:  # before the matrix: a crash in between leaves no graph to trust
+            ann_file.unlink(missing_ok=True)
+        super().flush()
 
     # -- persistence -------------------------------------------------------
     def _load(self, file: Path) -> None:
@@ -77,6 +139,7 @@ class MemoryStore(FileStore):
             matrix = np.ascontiguousarray(data["vectors"])
             scales = np.asarray(data["scales"], np.float32) if "scales" in data.files else None
             chunks = json.loads(bytes(data["chunks"]).decode("utf-8"))
+            token = bytes(data["token"]).decode("ascii") if "token" in data.files else None
         if matrix.ndim != 2 or matrix.shape[0] != len(chunks):
             raise ValueError(f"{len(chunks)} chunks but vectors of shape {matrix.shape}")
         if matrix.dtype == np.int8 and (scales is None or scales.shape != (len(chunks),)):
@@ -91,6 +154,19 @@ class MemoryStore(FileStore):
         self._n = len(chunks)
         self._chunks = [chunk_from_dict(c) for c in chunks]
         self._row = {c.id: i for i, c in enumerate(self._chunks)}
+        self._token = token
+        if self.config.index == "hnsw" and self._n:
+            ann = self._new_ann(matrix.shape[1])
+            if token is not None and ann.read(file.with_name(self.ann_name), token, self._n):
+                self._ann = ann
+            else:  # missing, stale or unreadable: rebuild from the matrix, and save it
+                self._build_ann()
+                if token is not None:
+                    built = self._ann
+                    assert built is not None
+                    atomic_write(
+                        file.with_name(self.ann_name), lambda handle: built.write(handle, token)
+                    )
 
     def _write(self, handle: IO[bytes]) -> None:
         import numpy as np
@@ -98,11 +174,76 @@ class MemoryStore(FileStore):
         payload = json.dumps([chunk_to_dict(c) for c in self._chunks]).encode("utf-8")
         buffer = io.BytesIO()
         arrays = {"vectors": self._live(), "chunks": np.frombuffer(payload, dtype=np.uint8)}
+        if self._token is not None:
+            arrays["token"] = np.frombuffer(self._token.encode("ascii"), dtype=np.uint8)
         if arrays["vectors"].dtype == np.int8:
             scales = self._scales[: self._n] if self._scales is not None else np.zeros(0)
             arrays["scales"] = np.asarray(scales, dtype=np.float32)
         np.savez(buffer, **arrays)
         handle.write(buffer.getvalue())
+
+    # -- the approximate index ---------------------------------------------
+    def _new_ann(self, dim: int) -> AnnIndex:
+        config = self.config
+        return AnnIndex(
+            dim=dim,
+            metric=config.metric,
+            dtype=graph_dtype(config.precision, config.metric),
+            connectivity=config.connectivity,
+            expansion_add=config.expansion_add,
+            expansion_search=config.expansion_search,
+        )
+
+    def _graph_rows(self, rows: np.ndarray | slice) -> np.ndarray:
+        """Rows as the graph takes them: as held, or float32 where the graph's
+        type differs (int8 rows for a float16 graph)."""
+        import numpy as np
+
+        held = self._live()[rows]
+        if self._ann is not None and self._ann.spec["dtype"] == "f16" and held.dtype == np.int8:
+            assert self._scales is not None
+            return _decode(held, self._scales[: self._n][rows])
+        return held
+
+    def _build_ann(self) -> None:
+        """A new graph of every live row."""
+        self._ann = None
+        if not self._n:
+            return
+        assert self._matrix is not None
+        self._ann = self._new_ann(int(self._matrix.shape[1]))
+        for start in range(0, self._n, _BLOCK_ROWS * 4):
+            self._ann.append(self._graph_rows(slice(start, start + _BLOCK_ROWS * 4)))
+
+    def _graph_query(self, q: np.ndarray) -> np.ndarray:
+        """``q`` as the graph compares it: an int8 graph's rows are each
+        scaled to ±127, so is the query (cosine does not mind the scale)."""
+        import numpy as np
+
+        if self._ann is not None and self._ann.spec["dtype"] == "i8":
+            peak = float(np.abs(q).max())
+            return np.rint(q * (127.0 / peak if peak else 1.0)).astype(np.int8)
+        return q
+
+    def _approximate(
+        self, q: np.ndarray, k: int, mask: np.ndarray | None, allowed: int
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """Top ``k`` rows (of those ``mask`` allows) from the graph's
+        candidates scored exactly, or None where exact search is the way."""
+        assert self._ann is not None
+        wanted = min(k, allowed)
+        count = wanted if mask is None else math.ceil(wanted * self._n / allowed * _OVERSAMPLE)
+        query = self._graph_query(q)
+        while count <= _MAX_CANDIDATES and count < allowed:
+            rows = self._ann.search(query, count)
+            if mask is not None:
+                rows = rows[mask[rows]]
+            if len(rows) >= wanted:
+                scores = self._scores(q, rows)
+                best = _top(scores, wanted)
+                return rows[best], scores[best]
+            count *= 4  # too few matched among the candidates: look wider
+        return None
 
     # -- data --------------------------------------------------------------
     @property
@@ -173,6 +314,8 @@ class MemoryStore(FileStore):
         new_rows = [i for cid, i in last.items() if cid not in self._row]
         self._reserve(self._n + len(new_rows), dim)
         assert self._matrix is not None
+        first_new = self._n
+        rewritten: list[int] = []
         for cid, i in last.items():
             row = self._row.get(cid)
             if row is None:
@@ -182,9 +325,19 @@ class MemoryStore(FileStore):
                 self._chunks.append(chunks[i])
             else:
                 self._chunks[row] = chunks[i]
+                rewritten.append(row)
             self._matrix[row] = vectors[i]
             if scales is not None:
                 self._scales[row] = scales[i]  # type: ignore[index]
+        if self.config.index == "hnsw":
+            if self._ann is None:
+                self._build_ann()
+            else:
+                if rewritten:
+                    moved = np.asarray(sorted(rewritten), dtype=np.intp)
+                    self._ann.replace(moved, self._graph_rows(moved))
+                if self._n > first_new:
+                    self._ann.append(self._graph_rows(slice(first_new, self._n)))
         self._columns = None
         self._dirty = True
 
@@ -240,15 +393,18 @@ class MemoryStore(FileStore):
             norm = float(np.linalg.norm(q))
             if norm:
                 q = q / norm
-        if where is None:
+        mask = None if where is None else self._mask(where)
+        allowed = self._n if mask is None else int(np.count_nonzero(mask))
+        if allowed == 0:
+            return []
+        found = None if self._ann is None else self._approximate(q, k, mask, allowed)
+        if found is not None:
+            top, values = found
+        elif mask is None:
             scores = self._scores(q)
             top = _top(scores, k)
             values = scores[top]
         else:
-            mask = self._mask(where)
-            allowed = int(np.count_nonzero(mask))
-            if allowed == 0:
-                return []
             if allowed < _SUBSET_SHARE * self._n:
                 # few matches: score only those rows (a gather and a small product)
                 rows = np.flatnonzero(mask)
@@ -289,6 +445,8 @@ class MemoryStore(FileStore):
             return 0
         keep = np.flatnonzero(~doomed)
         assert self._matrix is not None
+        if self._ann is not None:
+            self._ann.drop(doomed)
         # an emptied store forgets its width, so a rebuild may change embedders
         self._matrix = np.ascontiguousarray(self._matrix[keep]) if len(keep) else None
         if self._scales is not None:
@@ -296,6 +454,8 @@ class MemoryStore(FileStore):
         self._chunks = [self._chunks[i] for i in keep.tolist()]
         self._n = len(self._chunks)
         self._row = {c.id: i for i, c in enumerate(self._chunks)}
+        if self._ann is not None and (not self._n or self._ann.worn()):
+            self._build_ann()  # empty, or more removed than left: a fresh graph
         self._columns = None
         self._dirty = True
         return deleted
