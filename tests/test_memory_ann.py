@@ -442,3 +442,26 @@ def test_files_copied_elsewhere_still_agree(tmp_path: Path, builds: list[int]) -
     shutil.copytree(tmp_path / "a", tmp_path / "b")
     builds.clear()
     assert opened(tmp_path / "b", index="hnsw").count() == N and builds == []
+
+
+# -- through the command -----------------------------------------------------
+def test_the_command_recovers_from_any_graph_file(tmp_path: Path) -> None:
+    """``ragloom index`` / ``search`` with ``index: hnsw``: a damaged
+    memory.ann is rebuilt quietly; garbage everywhere, ``--rebuild``."""
+    import os
+
+    from .test_index_state import cli, project
+
+    root = project(tmp_path, stores=[{"type": "memory", "index": "hnsw"}])
+    assert cli("index", cwd=root).returncode == 0
+    graph = root / ".ragloom" / "memory" / "memory.ann"
+    assert graph.stat().st_size > 0
+    graph.write_bytes(os.urandom(999))
+    found = cli("search", "AES-256", "--json", cwd=root)
+    assert found.returncode == 0 and '"docs/security.md"' in found.stdout, found.stderr
+    for path in (root / ".ragloom").rglob("*"):
+        if path.is_file() and path.name != "index.lock":
+            path.write_bytes(os.urandom(512))
+    rebuilt = cli("index", "--rebuild", cwd=root)
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert '"docs/security.md"' in cli("search", "AES-256", "--json", cwd=root).stdout
