@@ -8,82 +8,14 @@ import os
 import random
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import ragloom
 import yaml
-from ragloom.cache import fingerprint_key
-from ragloom.fingerprints import stamped
-from ragloom.ledger import Ledger
+from ragloom.testing.corpora import RAGLOOM, assert_agrees, edit_corpus, run_index, write_doc
 
 from .conftest import basic_config
-
-RAGLOOM = str(Path(sys.executable).parent / "ragloom")
-WORDS = [
-    "invoice",
-    "refund",
-    "plan",
-    "memory",
-    "export",
-    "region",
-    "audit",
-    "token",
-    "cluster",
-    "backup",
-    "latency",
-    "replica",
-    "schema",
-    "index",
-    "vector",
-    "search",
-    "answer",
-    "cache",
-    "ledger",
-    "shard",
-    "quota",
-    "webhook",
-    "tenant",
-    "billing",
-]
-
-
-def write_doc(path: Path, rng: random.Random) -> None:
-    paragraphs = [
-        " ".join(rng.choice(WORDS) for _ in range(rng.randint(20, 60))) + "."
-        for _ in range(rng.randint(1, 5))
-    ]
-    path.write_text(f"# {rng.choice(WORDS).title()}\n\n" + "\n\n".join(paragraphs) + "\n")
-
-
-def edit_corpus(docs: Path, rng: random.Random, serial: int) -> None:
-    files = sorted(docs.glob("*.md"))
-    for path in rng.sample(files, min(len(files), rng.randint(1, 8))):
-        write_doc(path, rng)  # edit
-    for path in rng.sample(files, min(len(files), rng.randint(0, 3))):
-        path.unlink(missing_ok=True)  # delete
-    for i in range(rng.randint(0, 4)):
-        write_doc(docs / f"new-{serial}-{i}.md", rng)  # add
-    remaining = sorted(docs.glob("*.md"))
-    if remaining:  # rename: a delete plus an add
-        moved = rng.choice(remaining)
-        moved.rename(docs / f"moved-{serial}-{moved.name}")
-
-
-def run_index(root: Path, env: dict[str, str]) -> subprocess.Popen:
-    return subprocess.Popen(
-        [RAGLOOM, "index"],
-        cwd=root,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-
-
-def store_ids(store: object) -> list[str]:
-    chunks = store._chunks  # both built-in stores keep their chunks here
-    return [c.id for c in (chunks.values() if isinstance(chunks, dict) else chunks)]
 
 
 def test_sigkill_at_random_points_then_rerun_agrees_exactly(tmp_path: Path) -> None:
@@ -117,22 +49,8 @@ def test_sigkill_at_random_points_then_rerun_agrees_exactly(tmp_path: Path) -> N
     assert final.returncode == 0, final.stderr
 
     with ragloom.load(tmp_path / "ragloom.yaml") as pipeline:
-        documents = list(pipeline.loaders[0].load())
-        key = fingerprint_key(pipeline.chunker.fingerprint())
-        expected = {c.id for d in documents for c in stamped(d, pipeline.chunker.split(d), key)}
+        documents = assert_agrees(pipeline)
         assert len(documents) == len(list(docs.glob("*.md")))
-        for name, store in pipeline.stores:
-            ids = store_ids(store)
-            assert len(ids) == len(set(ids)), f"{name} holds duplicates"
-            assert set(ids) == expected, (
-                f"{name}: missing {len(expected - set(ids))}, orphans {len(set(ids) - expected)}"
-            )
-            assert store.count() == len(expected)
-        ledger = Ledger(pipeline.index_dir / "ledger.sqlite").open()
-        entries = ledger.entries()
-        ledger.close()
-        assert set(entries) == {d.id for d in documents}
-        assert {cid for e in entries.values() for cid in e.chunk_ids} == expected
         again = pipeline.index()
     assert again.unchanged == len(documents) and again.chunks == 0
     assert not (pipeline.index_dir / "journal.jsonl").exists()

@@ -1,53 +1,11 @@
-"""Helpers of the ray plugin's tests: corpora and configs."""
+"""Helpers of the ray plugin's tests: configs and snapshots (the corpora come
+from ``ragloom.testing.corpora``, shared with core's crash test)."""
 
 from __future__ import annotations
 
-import random
-from pathlib import Path
+from ragloom.testing.corpora import make_corpus, write_doc
 
-WORDS = [
-    "invoice",
-    "refund",
-    "plan",
-    "memory",
-    "export",
-    "region",
-    "audit",
-    "token",
-    "cluster",
-    "backup",
-    "latency",
-    "replica",
-    "schema",
-    "index",
-    "vector",
-    "search",
-    "answer",
-    "cache",
-    "ledger",
-    "shard",
-    "quota",
-    "webhook",
-    "tenant",
-    "billing",
-]
-
-
-def write_doc(path: Path, rng: random.Random) -> None:
-    paragraphs = [
-        " ".join(rng.choice(WORDS) for _ in range(rng.randint(20, 60))) + "."
-        for _ in range(rng.randint(1, 5))
-    ]
-    path.write_text(f"# {rng.choice(WORDS).title()}\n\n" + "\n\n".join(paragraphs) + "\n")
-
-
-def make_corpus(root: Path, count: int, seed: int = 7) -> Path:
-    rng = random.Random(seed)
-    docs = root / "docs"
-    docs.mkdir(parents=True, exist_ok=True)
-    for i in range(count):
-        write_doc(docs / f"doc-{i:03d}.md", rng)
-    return docs
+__all__ = ["config", "make_corpus", "ray_executor", "snapshot", "write_doc"]
 
 
 def config(index_dir: str, executor: dict | None = None, **overrides: object) -> dict:

@@ -11,41 +11,17 @@ import os
 import random
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import ragloom
 import yaml
-from ragloom.cache import fingerprint_key
-from ragloom.fingerprints import stamped
-from ray_helpers import config, make_corpus, ray_executor, snapshot, write_doc
-
-RAGLOOM = str(Path(sys.executable).parent / "ragloom")
-
-
-def edit_corpus(docs: Path, rng: random.Random, serial: int) -> None:
-    files = sorted(docs.glob("*.md"))
-    for path in rng.sample(files, min(len(files), rng.randint(1, 8))):
-        write_doc(path, rng)
-    for path in rng.sample(files, min(len(files), rng.randint(0, 3))):
-        path.unlink(missing_ok=True)
-    for i in range(rng.randint(0, 4)):
-        write_doc(docs / f"new-{serial}-{i}.md", rng)
+from ragloom.testing.corpora import RAGLOOM, assert_agrees, edit_corpus, make_corpus, run_index
+from ray_helpers import config, ray_executor
 
 
 def write_config(root: Path, executor: dict | None) -> None:
     (root / "ragloom.yaml").write_text(yaml.safe_dump(config(".ragloom", executor)))
-
-
-def run_index(root: Path) -> subprocess.Popen:
-    return subprocess.Popen(
-        [RAGLOOM, "index"],
-        cwd=root,
-        env={**os.environ},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
 
 
 def test_sigkill_of_the_driver_then_rerun_agrees_exactly(tmp_path: Path, ray_address) -> None:
@@ -54,14 +30,14 @@ def test_sigkill_of_the_driver_then_rerun_agrees_exactly(tmp_path: Path, ray_add
     on_ray = ray_executor(ray_address, batch_size=6)
     write_config(tmp_path, on_ray)
     started = time.perf_counter()
-    assert run_index(tmp_path).wait(timeout=300) == 0
+    assert run_index(tmp_path, os.environ).wait(timeout=300) == 0
     duration = time.perf_counter() - started
 
     kills = 0
     for serial in range(10):
         edit_corpus(docs, rng, serial)
         write_config(tmp_path, on_ray if serial % 3 else None)  # a third of them in process
-        process = run_index(tmp_path)
+        process = run_index(tmp_path, os.environ)
         time.sleep(rng.uniform(0.3 * duration, duration * 1.1))
         if process.poll() is None:
             process.send_signal(signal.SIGKILL)
@@ -77,16 +53,7 @@ def test_sigkill_of_the_driver_then_rerun_agrees_exactly(tmp_path: Path, ray_add
 
     write_config(tmp_path, None)  # the same index, opened in process
     with ragloom.load(tmp_path / "ragloom.yaml") as pipeline:
-        documents = list(pipeline.loaders[0].load())
-        key = fingerprint_key(pipeline.chunker.fingerprint())
-        expected = {c.id for d in documents for c in stamped(d, pipeline.chunker.split(d), key)}
-        entries, vectors, texts = snapshot(pipeline)
-        assert set(entries) == {d.id for d in documents}
-        assert {cid for e in entries.values() for cid in e[2]} == expected
-        assert set(vectors) == expected and set(texts) == expected
-        for name, store in pipeline.stores:
-            ids = list(store.ids())
-            assert len(ids) == len(set(ids)) == store.count() == len(expected), name
+        documents = assert_agrees(pipeline)
         again = pipeline.index()
     assert again.unchanged == len(documents) and again.chunks == 0
     assert not (pipeline.index_dir / "journal.jsonl").exists()
