@@ -102,6 +102,7 @@ class RayExecutor(Executor):
             num_cpus=1,
             runtime_env=self.config.runtime_env,
         )
+        driver_node = str(ray.get_runtime_context().get_node_id())
         streams = [
             (
                 key,
@@ -123,11 +124,17 @@ class RayExecutor(Executor):
             while True:
                 head = self._get(next(stream), "failed loading")
                 if head[0] == END:
-                    _, problems, kept, error = head
+                    _, problems, kept, error, node = head
                     break
                 documents.extend(head[0])
                 states.extend(head[1])
                 groups.append((head[0], next(stream)))
+            if error is not None and node != driver_node:
+                error += (
+                    f" (read on Ray node {node}, not the driver's: with `load: cluster` every "
+                    "node must see the sources at the paths the config gives; mount them "
+                    "there, or set `load: driver`)"
+                )
             if error is None:
                 for stand_ins, ref in groups:
                     for doc in stand_ins:

@@ -33,7 +33,7 @@ def load_part(
     Yields, for every ``group`` admitted documents, first their stand-ins and
     state hashes (``(stand-ins, states)``: the driver reads these), then the
     documents themselves (the driver keeps only the reference). Last comes
-    ``(END, problems, kept, error)``."""
+    ``(END, problems, kept, error, node)``, ``node`` the Ray node it ran on."""
     problems: list[tuple[str, str]] = []
     kept: list[str] = []
 
@@ -70,4 +70,6 @@ def load_part(
         error = str(exc)
     finally:
         loader.close()
-    yield END, tuple(problems), tuple(kept), error
+    import ray
+
+    yield END, tuple(problems), tuple(kept), error, ray.get_runtime_context().get_node_id()
