@@ -238,7 +238,7 @@ class RayExecutor(Executor):
             ref = done[0]
             if ref in starting:
                 which = starting.pop(ref)
-                self._get(ref, "could not start")
+                self._get(ref, "could not start an actor")
                 ready.append(which)
                 if not starting:
                     log.info(
@@ -268,6 +268,8 @@ class RayExecutor(Executor):
         ]
 
     def _get(self, ref: Any, what: str) -> Any:
+        """``ray.get(ref)``, its failures as errors that say what to do;
+        ``what`` names the work (``failed a batch``, ``failed loading``)."""
         import ray
 
         try:
@@ -275,10 +277,13 @@ class RayExecutor(Executor):
         except ray.exceptions.RayActorError as exc:
             raise RagloomError(
                 f"a ray actor died more than `max_retries` ({self.config.max_retries}) times "
-                f"or {what}: {exc}; nothing of this run was committed, run `ragloom index` again"
+                f"or could not start: {exc}; nothing of this run was committed, "
+                "run `ragloom index` again"
             ) from exc
         except ray.exceptions.RayTaskError as exc:
-            raise RagloomError(f"a ray worker {what}: {exc}") from exc
+            raise RagloomError(
+                f"a ray worker {what}: {exc}; nothing of this run was committed"
+            ) from exc
 
     def worker_pids(self) -> list[int]:
         """Process ids of this run's actors (tests kill one)."""
