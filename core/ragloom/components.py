@@ -374,7 +374,8 @@ class Executor(Component):
     batches come back (``executor:`` in the config; in this process by default).
 
     The index run keeps everything that makes the index trustworthy on the
-    driver: loading and the diff against the ledger, the journal entry
+    driver: the diff against the ledger (loading too, unless the executor
+    loads: :class:`~ragloom.executors.LoadsDocuments`), the journal entry
     written before any store sees a chunk id, the store writes and the one
     ledger commit after every store has flushed. An executor only turns the
     documents to (re)index into :class:`~ragloom.executors.Prepared` batches
