@@ -344,7 +344,8 @@ def tune_embedder(
     if qp or dp:
         model.prompts = {**getattr(model, "prompts", {}), "query": qp, "document": dp}
     out.mkdir(parents=True, exist_ok=True)
-    model.save(str(out))
+    with quiet_loading():  # no "Writing model shards" bar either
+        model.save(str(out))
     summary = {
         "kind": "embedder",
         "base": base,
@@ -483,7 +484,8 @@ def _tune_query_encoder(
     if qp:
         model.prompts = {**getattr(model, "prompts", {}), "query": qp}
     out.mkdir(parents=True, exist_ok=True)
-    model.save(str(out))
+    with quiet_loading():  # no "Writing model shards" bar either
+        model.save(str(out))
     summary = {
         "kind": "query_encoder",
         "document_model": space_data.fingerprint.get("model"),
@@ -617,7 +619,8 @@ def tune_reranker(
         )
     after = measure()
     out.mkdir(parents=True, exist_ok=True)
-    model.save(str(out))
+    with quiet_loading():  # no "Writing model shards" bar either
+        model.save(str(out))
     summary = {
         "kind": "reranker",
         "base": base,
