@@ -167,7 +167,7 @@ class AnnIndex:
         try:
             with memoryview(mapped) as view:
                 loaded = self._load(view, token, rows)
-        except (ValueError, RuntimeError):
+        except Exception:  # whatever a damaged file makes fail: it is rebuilt
             loaded = False
         finally:
             mapped.close()

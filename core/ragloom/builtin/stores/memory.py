@@ -25,6 +25,7 @@ rebuild, never a wrong answer.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import math
@@ -162,11 +163,15 @@ class MemoryStore(FileStore):
             else:  # missing, stale or unreadable: rebuild from the matrix, and save it
                 self._build_ann()
                 if token is not None:
-                    built = self._ann
-                    assert built is not None
-                    atomic_write(
-                        file.with_name(self.ann_name), lambda handle: built.write(handle, token)
-                    )
+                    self._save_ann(file.with_name(self.ann_name), token)
+
+    def _save_ann(self, file: Path, token: str) -> None:
+        """Save a graph rebuilt on open, if the folder takes it: a reader
+        that cannot write keeps it in memory and rebuilds on the next open."""
+        built = self._ann
+        assert built is not None
+        with contextlib.suppress(OSError):
+            atomic_write(file, lambda handle: built.write(handle, token))
 
     def _write(self, handle: IO[bytes]) -> None:
         import numpy as np
