@@ -84,7 +84,7 @@ class MemoryStore(FileStore):
         connectivity: int = Field(16, ge=2, le=256)
         """``hnsw``: links per node of the graph (HNSW's M). More: better
         recall, more memory, slower builds. Changing it rebuilds the graph."""
-        expansion_add: int = Field(64, ge=1)
+        expansion_add: int = Field(128, ge=1)
         """``hnsw``: candidates kept while linking a new row (efConstruction).
         More: a better graph, slower writes."""
         expansion_search: int = Field(128, ge=1)
