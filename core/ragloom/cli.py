@@ -34,6 +34,7 @@ from .cli_support import (
     principals_list,
     sanitize,
 )
+from .cli_tune import tune
 from .errors import (
     ConfigError,
     PluginError,
@@ -738,6 +739,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 cli.add_command(eval_command)
+cli.add_command(tune)
 
 CORE_COMMANDS: dict[str, click.Command] = dict(cli.commands)
 
