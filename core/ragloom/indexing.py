@@ -18,15 +18,17 @@ unmounted folder: its documents are left alone and the run fails), and that
 the run would not delete more than ``indexing.max_delete_share`` of the
 index.
 
-Where the chunk and embed work runs is the executor's choice (``executor:``,
-in this process by default; see ``executors.py``); everything above stays
-here, in the process that runs the index, whatever the executor.
+Which loaders run and what every loaded document goes through (secrets,
+access labels) is ``corpus.py``. Where the load, chunk and embed work runs is
+the executor's choice (``executor:``, in this process by default; see
+``executors.py``); everything above stays here, in the process that runs the
+index, whatever the executor.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -34,26 +36,24 @@ from typing import TYPE_CHECKING
 from .access import Labeller
 from .cache import fingerprint_key
 from .components import Context
-from .errors import IndexStateError, RagloomError, SourceUnavailableError
+from .corpus import Admission, in_scope_of, load_here, load_on, scoped_loaders
+from .errors import IndexStateError, RagloomError
 from .executors import (
     IndexWork,
     InProcessExecutor,
     LoadsDocuments,
-    LoadWork,
     Prepared,
-    component_recipe,
     embed_cached,
 )
 from .fingerprints import (
     describe_fingerprint,
     document_stamp,
     fingerprints_match,
-    loader_key,
     state_hash,
 )
 from .ledger import LEDGER_FILE, Journal, Ledger, LedgerEntry, index_lock
 from .storewriter import StoreWriter
-from .types import Chunk, Document, content_hash
+from .types import Chunk, Document
 
 if TYPE_CHECKING:
     import numpy as np
@@ -105,59 +105,6 @@ class IndexReport:
     def ok(self) -> bool:
         """False when a loader's source was unavailable (``errors``)."""
         return not self.errors
-
-
-@dataclass(frozen=True)
-class Admission:
-    """What every loaded document goes through before the diff, wherever it was
-    loaded: secrets screened (``indexing.secrets``: redacted, or the document
-    left out), then the access labels applied. It pickles, so an executor that
-    loads on its workers runs it there (``LoadWork.admit``)."""
-
-    policy: str
-    labeller: Labeller
-
-    def __call__(
-        self, doc: Document, configured: object, report: Callable[[str, str], None]
-    ) -> Document | None:
-        if self.policy != "allow":
-            screened = _screen_secrets(doc, self.policy, report)
-            if screened is None:
-                return None
-            doc = screened
-        return self.labeller.label(doc, configured)
-
-
-def _screen_secrets(
-    doc: Document, policy: str, report: Callable[[str, str], None]
-) -> Document | None:
-    """``doc`` with its secrets redacted (``redact``), or None when it holds
-    some and ``indexing.secrets`` is ``skip``; either way reported."""
-    from .secrets import find_secrets, redact
-
-    found = find_secrets(doc.text)
-    if not found:
-        return doc
-    kinds = ", ".join(sorted({s.kind for s in found}))
-    lines = ", ".join(str(line) for line in sorted({s.line for s in found})[:5])
-    if policy == "skip":
-        report(
-            doc.source,
-            f"holds {len(found)} secret(s) ({kinds}; line {lines}): left out of the "
-            "index; remove them, or set `indexing.secrets: redact`",
-        )
-        return None
-    text = redact(doc.text, found)
-    report(doc.source, f"{len(found)} secret(s) redacted ({kinds}; line {lines})")
-    metadata = {**doc.metadata, "content_hash": content_hash(text)}
-    return replace(doc, text=text, metadata=metadata)
-
-
-@dataclass
-class _Loaded:
-    documents: list[Document]
-    seen: set[str]
-    failed: dict[str, str]  # loader key -> message
 
 
 class Indexer:
@@ -278,13 +225,16 @@ class Indexer:
             bool(entries) and not fingerprints_match(stored_chunker, chunker_fp, self.chunker)
         )
 
-        scope, loaders = self._scoped(sources)
+        scope, loaders = scoped_loaders(self.config, self.loaders, sources)
+        admit = Admission(self.config.indexing.secrets, self._labeller)
         executor = self._executor()
         if sources is None and isinstance(executor, LoadsDocuments) and executor.loads_documents:
             executor.open(self._executor_context(executor))
-            loaded = self._load_on(executor)
+            loaded = load_on(self.job, executor, self.config, self.index_dir, admit)
         else:
-            loaded = self._load(loaders)
+            loaded = load_here(self.job, loaders, admit)
+        self._loader_of.update(loaded.loader_of)
+        self._states.update(loaded.states)
 
         added: list[str] = []
         changed: list[str] = []
@@ -301,9 +251,11 @@ class Indexer:
                 continue
             todo.append(doc)
 
-        in_scope = [e for e in entries.values() if scope is None or _in_scope(e, scope, self)]
-        kept = [e for e in in_scope if e.id not in loaded.seen and self._keeps(e, loaded)]
-        vanished = [e for e in in_scope if e.id not in loaded.seen and not self._keeps(e, loaded)]
+        base = self.config.base_dir
+        in_scope = [e for e in entries.values() if scope is None or in_scope_of(e, scope, base)]
+        missing = [e for e in in_scope if e.id not in loaded.seen]
+        kept = [e for e in missing if loaded.keeps(e, self.job.kept)]
+        vanished = [e for e in missing if not loaded.keeps(e, self.job.kept)]
         errors = tuple((name, message) for name, message in loaded.failed.items())
         self._guard_mass_delete(len(vanished), len(in_scope), allow_mass_delete, dry_run)
 
@@ -378,99 +330,6 @@ class Indexer:
         )
 
     # -- loading ---------------------------------------------------------------
-    def _scoped(
-        self, sources: Sequence[str | Path] | None
-    ) -> tuple[list[Path] | None, list[tuple[str, str, Loader]]]:
-        """The loaders of this run as (key, name, loader), restricted to
-        ``sources`` when given, and the scope deletions are limited to."""
-        specs = self.config.loaders
-        loaders = [(loader_key(s), s.type, ld) for s, ld in zip(specs, self.loaders)]
-        if sources is None:
-            return None, loaders
-        base = self.config.base_dir
-        scope = [base / Path(s) for s in sources]
-        restricted = [
-            (key, name, ld.with_sources([str(s) for s in sources])) for key, name, ld in loaders
-        ]
-        chosen = [(key, name, ld) for key, name, ld in restricted if ld is not None]
-        if not chosen:
-            raise RagloomError(
-                f"none of {', '.join(map(str, sources))} is covered by a configured loader"
-            )
-        return scope, chosen
-
-    def _load(self, loaders: Iterable[tuple[str, str, Loader]]) -> _Loaded:
-        run = self.job
-        documents: list[Document] = []
-        seen: set[str] = set()
-        failed: dict[str, str] = {}
-        admit = Admission(self.config.indexing.secrets, self._labeller)
-        for key, name, loader in loaders:
-            try:
-                docs = run.stage("load", name, loader, lambda ld=loader: list(ld.load()))
-            except SourceUnavailableError as exc:
-                failed[key] = f"loader {name}: {exc}; the documents it indexed before are kept"
-                continue
-            configured = self._labeller.configured(loader)
-            for doc in docs:
-                if doc.id in seen:
-                    run.report(doc.source, f"two documents have the id {doc.id!r}; kept the first")
-                    continue
-                admitted = admit(doc, configured, run.report)
-                if admitted is None:
-                    continue
-                seen.add(doc.id)
-                self._loader_of[doc.id] = key
-                documents.append(admitted)
-        return _Loaded(documents, seen, failed)
-
-    def _load_on(self, executor: LoadsDocuments) -> _Loaded:
-        """Every configured loader run by ``executor`` on its workers: only light
-        stand-ins of the documents (id, source, state hash) reach this process."""
-        run = self.job
-        documents: list[Document] = []
-        seen: set[str] = set()
-        failed: dict[str, str] = {}
-        specs = self.config.loaders
-        work = LoadWork(
-            loaders=tuple((loader_key(s), s.type, component_recipe(s)) for s in specs),
-            index_dir=self.index_dir,
-            base_dir=self.config.base_dir,
-            admit=Admission(self.config.indexing.secrets, self._labeller),
-        )
-        names = {loader_key(s): s.type for s in specs}
-        for part in executor.load_documents(work):
-            for source, message in part.problems:
-                run.report(source, message)
-            for source in part.kept:
-                run.keep(source)
-            if part.error is not None:
-                failed[part.loader] = (
-                    f"loader {names[part.loader]}: {part.error}; "
-                    "the documents it indexed before are kept"
-                )
-                continue
-            for doc, state in zip(part.documents, part.states, strict=True):
-                if doc.id in seen:
-                    run.report(doc.source, f"two documents have the id {doc.id!r}; kept the first")
-                    continue
-                seen.add(doc.id)
-                self._loader_of[doc.id] = part.loader
-                self._states[doc.id] = state
-                documents.append(doc)
-        return _Loaded(documents, seen, failed)
-
-    def _keeps(self, entry: LedgerEntry, loaded: _Loaded) -> bool:
-        """Whether a document that was not loaded stays in the index: its
-        loader's source was unavailable, or its file or folder could not be read."""
-        if loaded.failed and (entry.loader in loaded.failed or not entry.loader):
-            return True
-        for source in self.job.kept:
-            folder = source.rstrip("/") + "/"
-            if entry.id == source or entry.source == source or entry.source.startswith(folder):
-                return True
-        return False
-
     def _guard_mass_delete(self, deleted: int, indexed: int, allow: bool, dry_run: bool) -> None:
         share = self.config.indexing.max_delete_share
         if allow or deleted <= 1 or share >= 1 or deleted <= share * indexed:
@@ -652,12 +511,3 @@ class Indexer:
         self.embedded += embedded
         self.cached += len(texts) - embedded
         return vectors
-
-
-def _in_scope(entry: LedgerEntry, scope: list[Path], indexer: Indexer) -> bool:
-    path = (indexer.config.base_dir / entry.source).resolve()
-    for root in scope:
-        root = root.resolve()
-        if path == root or root in path.parents:
-            return True
-    return False

@@ -33,8 +33,9 @@ def test_sigkill_of_the_driver_then_rerun_agrees_exactly(tmp_path: Path, ray_add
     assert run_index(tmp_path, os.environ).wait(timeout=300) == 0
     duration = time.perf_counter() - started
 
-    kills = 0
-    for serial in range(10):
+    # until 5 runs were killed mid-way (one that finished first counts as clean)
+    kills = serial = 0
+    while kills < 5 and serial < 20:
         edit_corpus(docs, rng, serial)
         write_config(tmp_path, on_ray if serial % 3 else None)  # a third of them in process
         process = run_index(tmp_path, os.environ)
@@ -43,7 +44,8 @@ def test_sigkill_of_the_driver_then_rerun_agrees_exactly(tmp_path: Path, ray_add
             process.send_signal(signal.SIGKILL)
             kills += 1
         process.wait(timeout=300)
-    assert kills >= 5, f"only {kills} runs were killed mid-way; the test proves too little"
+        serial += 1
+    assert kills >= 5, f"only {kills} of {serial} runs were killed mid-way: it proves too little"
 
     write_config(tmp_path, on_ray)
     final = subprocess.run(

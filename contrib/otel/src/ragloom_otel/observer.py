@@ -80,8 +80,7 @@ class SpanObserver:
         given, and no global one set yet)."""
         if self._cached is not None:
             return self._cached
-        from opentelemetry import trace
-
+        trace = _trace()
         from . import __name__ as package
 
         provider = self._provider
@@ -179,13 +178,27 @@ class SpanObserver:
         """A ``run_stage`` wrapper: the stage's result, unchanged; with content
         capture on, what went in and came out is kept for its span."""
         result = yield
-        if self.capture_content and self._tracer() is not None:
+        if self._tracer() is not None and self.capture_content:
             content = _content_of(call, result)
             if content:
                 with self._lock:
                     key = (call.run_id, call.stage, call.name)
                     self._content.setdefault(key, deque()).append(content)
         return result
+
+
+_TRACE: Any = None
+
+
+def _trace() -> Any:
+    """``opentelemetry.trace``, imported on first use (not when the plugin
+    loads: every ``ragloom`` command would pay for it) and kept."""
+    global _TRACE
+    if _TRACE is None:
+        from opentelemetry import trace
+
+        _TRACE = trace
+    return _TRACE
 
 
 def _scalars(stats: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,209 @@
+"""The corpus of one index run: which loaders run, what they load, and what
+every loaded document goes through before the diff against the ledger.
+
+- :func:`scoped_loaders`: the configured loaders, restricted to the paths
+  of ``ragloom index PATH...``, and the scope deletions are limited to.
+- :class:`Admission`: secrets screened (``indexing.secrets``), then access
+  labels applied. It pickles, so an executor that loads on its workers runs
+  it there (``LoadWork.admit``).
+- :func:`load_here` runs the loaders in this process; :func:`load_on` lets
+  an executor run them (``ragloom.executors.LoadsDocuments``), so that only
+  stand-ins of the documents reach this process.
+- :class:`Loaded`: the documents, and what the run needs to decide what a
+  document missing from them means (:meth:`Loaded.keeps`).
+
+``indexing.py`` turns a :class:`Loaded` into the diff, the writes and the
+commit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .access import Labeller
+from .errors import RagloomError, SourceUnavailableError
+from .executors import LoadsDocuments, LoadWork, component_recipe
+from .fingerprints import loader_key
+from .types import Document, content_hash
+
+if TYPE_CHECKING:
+    from .components import Loader
+    from .config import PipelineConfig
+    from .ledger import LedgerEntry
+    from .runs import Run
+
+__all__ = ["Admission", "Loaded", "in_scope_of", "load_here", "load_on", "scoped_loaders"]
+
+LoaderItem = tuple[str, str, "Loader"]
+"""A loader of the run: (its key in the ledger, its type name, the loader)."""
+
+
+@dataclass(frozen=True)
+class Admission:
+    """What every loaded document goes through before the diff, wherever it was
+    loaded: secrets screened (``indexing.secrets``: redacted, or the document
+    left out), then the access labels applied. It pickles, so an executor that
+    loads on its workers runs it there (``LoadWork.admit``)."""
+
+    policy: str
+    labeller: Labeller
+
+    def __call__(
+        self, doc: Document, configured: object, report: Callable[[str, str], None]
+    ) -> Document | None:
+        if self.policy != "allow":
+            screened = _screen_secrets(doc, self.policy, report)
+            if screened is None:
+                return None
+            doc = screened
+        return self.labeller.label(doc, configured)
+
+
+def _screen_secrets(
+    doc: Document, policy: str, report: Callable[[str, str], None]
+) -> Document | None:
+    """``doc`` with its secrets redacted (``redact``), or None when it holds
+    some and ``indexing.secrets`` is ``skip``; either way reported."""
+    from .secrets import find_secrets, redact
+
+    found = find_secrets(doc.text)
+    if not found:
+        return doc
+    kinds = ", ".join(sorted({s.kind for s in found}))
+    lines = ", ".join(str(line) for line in sorted({s.line for s in found})[:5])
+    if policy == "skip":
+        report(
+            doc.source,
+            f"holds {len(found)} secret(s) ({kinds}; line {lines}): left out of the "
+            "index; remove them, or set `indexing.secrets: redact`",
+        )
+        return None
+    text = redact(doc.text, found)
+    report(doc.source, f"{len(found)} secret(s) redacted ({kinds}; line {lines})")
+    metadata = {**doc.metadata, "content_hash": content_hash(text)}
+    return replace(doc, text=text, metadata=metadata)
+
+
+@dataclass
+class Loaded:
+    """The documents one run loaded, first of each id only."""
+
+    documents: list[Document] = field(default_factory=list)
+    seen: set[str] = field(default_factory=set)
+    failed: dict[str, str] = field(default_factory=dict)
+    """Loader key -> message, for each loader whose whole source was unavailable."""
+    loader_of: dict[str, str] = field(default_factory=dict)
+    """Document id -> the key of the loader that loaded it."""
+    states: dict[str, str] = field(default_factory=dict)
+    """Document id -> state hash, where the loading executor computed it."""
+
+    def add(self, doc: Document, loader: str, run: Run) -> bool:
+        """Keep ``doc`` unless a document with its id came first (reported)."""
+        if doc.id in self.seen:
+            run.report(doc.source, f"two documents have the id {doc.id!r}; kept the first")
+            return False
+        self.seen.add(doc.id)
+        self.loader_of[doc.id] = loader
+        self.documents.append(doc)
+        return True
+
+    def keeps(self, entry: LedgerEntry, kept: Iterable[str]) -> bool:
+        """Whether an indexed document that was not loaded stays in the index:
+        its loader's source was unavailable, or its file or folder could not be
+        read (``kept``: the run's ``Run.kept``)."""
+        if self.failed and (entry.loader in self.failed or not entry.loader):
+            return True
+        for source in kept:
+            folder = source.rstrip("/") + "/"
+            if entry.id == source or entry.source == source or entry.source.startswith(folder):
+                return True
+        return False
+
+
+def scoped_loaders(
+    config: PipelineConfig, loaders: Sequence[Loader], sources: Sequence[str | Path] | None
+) -> tuple[list[Path] | None, list[LoaderItem]]:
+    """The loaders of this run as (key, name, loader), restricted to
+    ``sources`` when given, and the scope deletions are limited to."""
+    items = [(loader_key(s), s.type, ld) for s, ld in zip(config.loaders, loaders)]
+    if sources is None:
+        return None, items
+    scope = [config.base_dir / Path(s) for s in sources]
+    restricted = [
+        (key, name, ld.with_sources([str(s) for s in sources])) for key, name, ld in items
+    ]
+    chosen = [(key, name, ld) for key, name, ld in restricted if ld is not None]
+    if not chosen:
+        raise RagloomError(
+            f"none of {', '.join(map(str, sources))} is covered by a configured loader"
+        )
+    return scope, chosen
+
+
+def in_scope_of(entry: LedgerEntry, scope: list[Path], base_dir: Path) -> bool:
+    """Whether an indexed document lies under one of the run's ``scope`` paths."""
+    path = (base_dir / entry.source).resolve()
+    for root in scope:
+        root = root.resolve()
+        if path == root or root in path.parents:
+            return True
+    return False
+
+
+def load_here(run: Run, loaders: Iterable[LoaderItem], admit: Admission) -> Loaded:
+    """Run each loader in this process (a ``load`` stage each) and admit what
+    it loads; a loader whose source is unavailable is listed in ``failed``."""
+    loaded = Loaded()
+    for key, name, loader in loaders:
+        try:
+            docs = run.stage("load", name, loader, lambda ld=loader: list(ld.load()))
+        except SourceUnavailableError as exc:
+            loaded.failed[key] = f"loader {name}: {exc}; the documents it indexed before are kept"
+            continue
+        configured = admit.labeller.configured(loader)
+        for doc in docs:
+            if doc.id in loaded.seen:
+                loaded.add(doc, key, run)  # reported, not kept
+                continue
+            admitted = admit(doc, configured, run.report)
+            if admitted is not None:
+                loaded.add(admitted, key, run)
+    return loaded
+
+
+def load_on(
+    run: Run,
+    executor: LoadsDocuments,
+    config: PipelineConfig,
+    index_dir: Path,
+    admit: Admission,
+) -> Loaded:
+    """Every configured loader run by ``executor`` on its workers: only light
+    stand-ins of the documents (id, source, state hash) reach this process."""
+    loaded = Loaded()
+    specs = config.loaders
+    work = LoadWork(
+        loaders=tuple((loader_key(s), s.type, component_recipe(s)) for s in specs),
+        index_dir=index_dir,
+        base_dir=config.base_dir,
+        admit=admit,
+    )
+    names = {loader_key(s): s.type for s in specs}
+    for part in executor.load_documents(work):
+        for source, message in part.problems:
+            run.report(source, message)
+        for source in part.kept:
+            run.keep(source)
+        if part.error is not None:
+            loaded.failed[part.loader] = (
+                f"loader {names[part.loader]}: {part.error}; "
+                "the documents it indexed before are kept"
+            )
+            continue
+        for doc, state in zip(part.documents, part.states, strict=True):
+            if loaded.add(doc, part.loader, run):
+                loaded.states[doc.id] = state
+    return loaded
