@@ -35,6 +35,16 @@ _QUERY_BATCH = 64
 """Queries retrieved per ``retrieve_many`` call."""
 
 
+def corpus_file(directory: str | Path) -> Path:
+    """A BEIR folder's corpus: ``corpus.jsonl``, or ``corpus.jsonl.gz`` when
+    only that is there."""
+    root = Path(directory)
+    corpus = root / "corpus.jsonl"
+    if not corpus.is_file() and (root / "corpus.jsonl.gz").is_file():
+        corpus = root / "corpus.jsonl.gz"
+    return corpus
+
+
 def load_beir(directory: str | Path, split: str = "test") -> tuple[Path, dict[str, str], Qrels]:
     """Read a BEIR dataset folder.
 
@@ -47,9 +57,7 @@ def load_beir(directory: str | Path, split: str = "test") -> tuple[Path, dict[st
     A malformed line raises ``RagloomError`` naming the file and line.
     """
     root = Path(directory)
-    corpus = root / "corpus.jsonl"
-    if not corpus.is_file() and (root / "corpus.jsonl.gz").is_file():
-        corpus = root / "corpus.jsonl.gz"
+    corpus = corpus_file(root)
     qrels_path = root / "qrels" / f"{split}.tsv"
     for needed in (corpus, root / "queries.jsonl", qrels_path):
         if not needed.is_file():
@@ -186,6 +194,38 @@ class _StageTimer:
             self.seconds[key] = self.seconds.get(key, 0.0) + event.seconds
 
 
+def beir_index_config(
+    config: Mapping[str, Any],
+    corpus: Path,
+    directory: str | Path,
+    index_dir: str | Path | None,
+    base_dir: str | Path | None,
+) -> tuple[dict[str, Any], Path]:
+    """``config`` as ``ragloom eval --beir`` indexes a BEIR folder with: one
+    jsonl loader over its ``corpus`` file, its own index folder (``index_dir``,
+    or :func:`default_beir_index_dir`), stores without a ``path`` of their
+    own, no access rules (a public benchmark corpus: nothing to restrict).
+    Returns the config and the index folder."""
+    cfg = copy.deepcopy(dict(config))
+    target = Path(index_dir) if index_dir is not None else None
+    target = target or default_beir_index_dir(cfg, directory, base_dir)
+    cfg["index_dir"] = str(target.resolve())
+    cfg["loaders"] = [
+        {
+            "type": "jsonl",
+            "path": str(Path(corpus).resolve()),
+            "id_field": "_id",
+            "title_field": "title",
+            "text_fields": ["text"],
+        }
+    ]
+    for store in cfg.get("stores") or []:
+        if isinstance(store, dict):
+            store.pop("path", None)
+    cfg.pop("access", None)
+    return cfg, target
+
+
 def evaluate_beir(
     config: Mapping[str, Any],
     directory: str | Path,
@@ -232,23 +272,7 @@ def evaluate_beir(
         queries = dict(list(queries.items())[:limit_queries])
         qrels = {qid: qrels[qid] for qid in queries}
 
-    cfg = copy.deepcopy(dict(config))
-    target = Path(index_dir) if index_dir is not None else None
-    target = target or default_beir_index_dir(cfg, directory, base_dir)
-    cfg["index_dir"] = str(target.resolve())
-    cfg["loaders"] = [
-        {
-            "type": "jsonl",
-            "path": str(corpus.resolve()),
-            "id_field": "_id",
-            "title_field": "title",
-            "text_fields": ["text"],
-        }
-    ]
-    for store in cfg.get("stores") or []:
-        if isinstance(store, dict):
-            store.pop("path", None)
-    cfg.pop("access", None)  # a public benchmark corpus: nothing to restrict
+    cfg, target = beir_index_config(config, corpus, directory, index_dir, base_dir)
 
     pm = plugin_manager or build_plugin_manager()
     timer = _StageTimer()

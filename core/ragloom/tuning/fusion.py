@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import RagloomError
-from ..evaluation import METRICS, default_beir_index_dir, load_beir
+from ..evaluation import METRICS, load_beir
+from ..evaluation.beir import beir_index_config, corpus_file
 from ..fusion import FUSION_METHODS
 
 if TYPE_CHECKING:
@@ -89,27 +90,7 @@ def _beir_config(
 ) -> tuple[dict[str, Any], Path]:
     """The config ``ragloom eval --beir`` would index ``directory`` with (and
     its index folder), so both share one index."""
-    cfg = copy.deepcopy(dict(config))
-    target = index_dir or default_beir_index_dir(cfg, directory, base_dir)
-    root = Path(directory)
-    corpus_path = root / "corpus.jsonl"
-    if not corpus_path.is_file() and (root / "corpus.jsonl.gz").is_file():
-        corpus_path = root / "corpus.jsonl.gz"
-    cfg["index_dir"] = str(target.resolve())
-    cfg["loaders"] = [
-        {
-            "type": "jsonl",
-            "path": str(corpus_path.resolve()),
-            "id_field": "_id",
-            "title_field": "title",
-            "text_fields": ["text"],
-        }
-    ]
-    for store in cfg.get("stores") or []:
-        if isinstance(store, dict):
-            store.pop("path", None)
-    cfg.pop("access", None)
-    return cfg, target
+    return beir_index_config(config, corpus_file(directory), directory, index_dir, base_dir)
 
 
 def _metric(name: str) -> tuple[Callable[..., Any], int]:
