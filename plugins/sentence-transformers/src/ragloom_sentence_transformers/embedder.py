@@ -110,17 +110,7 @@ class SentenceTransformersEmbedder(LazyModel["SentenceTransformer"], Embedder):
                 f"the sentence-transformers embedder needs sentence-transformers ({exc}): "
                 "pip install ragloom-sentence-transformers"
             ) from exc
-        try:
-            with quiet_loading():
-                model = SentenceTransformer(
-                    resolved.location,
-                    device=cfg.device,
-                    trust_remote_code=cfg.trust_remote_code,
-                    local_files_only=resolved.local_files_only,
-                    truncate_dim=cfg.truncate_dim,
-                )
-        except Exception as exc:
-            raise EmbedderError(load_failure_message(resolved, exc, "embedder.model")) from exc
+        model = self._open(SentenceTransformer, resolved, "embedder.model", cfg.trust_remote_code)
 
         full = _embedding_dimension(model, truncated=False)
         if cfg.truncate_dim is not None and full is not None and cfg.truncate_dim > full:
@@ -154,6 +144,23 @@ class SentenceTransformersEmbedder(LazyModel["SentenceTransformer"], Embedder):
         self._query_model = self._load_query_model(resolved.identity) if cfg.query_model else None
         return model
 
+    def _open(
+        self, cls: type[SentenceTransformer], resolved: Any, option: str, trust_remote_code: bool
+    ) -> SentenceTransformer:
+        """Load a resolved model quietly; a failure is one error naming ``option``."""
+        cfg = self.config
+        try:
+            with quiet_loading():
+                return cls(
+                    resolved.location,
+                    device=cfg.device,
+                    trust_remote_code=trust_remote_code,
+                    local_files_only=resolved.local_files_only,
+                    truncate_dim=cfg.truncate_dim,
+                )
+        except Exception as exc:
+            raise EmbedderError(load_failure_message(resolved, exc, option)) from exc
+
     def _load_query_model(self, identity: Any) -> SentenceTransformer:
         """The ``query_model``, checked to be tuned against ``model``."""
         import json
@@ -177,18 +184,7 @@ class SentenceTransformersEmbedder(LazyModel["SentenceTransformer"], Embedder):
                 f"{tuned.get('document_model')!r}): its vectors would not match the "
                 "documents'; tune one with `ragloom tune embedder --query-only`"
             )
-        try:
-            with quiet_loading():
-                query_model = SentenceTransformer(
-                    resolved.location,
-                    device=cfg.device,
-                    local_files_only=resolved.local_files_only,
-                    truncate_dim=cfg.truncate_dim,
-                )
-        except Exception as exc:
-            raise EmbedderError(
-                load_failure_message(resolved, exc, "embedder.query_model")
-            ) from exc
+        query_model = self._open(SentenceTransformer, resolved, "embedder.query_model", False)
         if cfg.max_seq_length is not None:
             query_model.max_seq_length = cfg.max_seq_length
         if _embedding_dimension(query_model, truncated=True) != self._dim:
