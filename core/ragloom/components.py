@@ -278,6 +278,21 @@ class Store(Component):
     checks each store's count against the ledger; a store whose count lags
     (an eventually consistent service) sets this False and is not checked."""
 
+    @property
+    def shared_writes(self) -> bool:
+        """Whether processes other than the one running the index may write this
+        store at the same time, each through an instance of its own opened with
+        the same config: True for a store on a server (a database, a hosted
+        index), False (the default) for one whose data a process holds or owns
+        on its disk. An executor whose workers write the stores
+        (``ragloom.executors.WritesStores``) writes from them only when every
+        configured store says True; otherwise the process running the index
+        writes them all. Override it as a property when it depends on the
+        config (Qdrant: a ``url``, not a ``path``).
+
+        .. versionadded:: 0.1"""
+        return False
+
     @abstractmethod
     def upsert(self, chunks: Sequence[Chunk], vectors: np.ndarray | None = None) -> None:
         """Insert or replace chunks by id (idempotent). ``vectors`` is given to dense stores."""

@@ -15,16 +15,27 @@ and the embedding cache. Plugins register others through the
 ``register_executors`` hook (``ragloom-ray`` runs the work on a Ray cluster);
 a worker elsewhere builds the chunker and embedder from ``IndexWork`` and
 calls :func:`prepare_batch`.
+
+When every configured store declares ``Store.shared_writes`` (a server many
+processes may write at once), an executor that implements
+:class:`WritesStores` may write the stores from its workers: a batch then
+comes back *held* (its chunk ids, no text or vectors), the run journals the
+ids it will own, and only then tells the executor to write the held batch
+under exactly those ids (:meth:`WritesStores.write`); before the ledger
+commits, :meth:`WritesStores.flush_writes` waits for every write and every
+worker's store flush. The journal guarantee is the same: no store sees a
+chunk id the journal does not name first.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from .components import ComponentConfig, Executor
+from .errors import RagloomError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -42,9 +53,12 @@ __all__ = [
     "Loaded",
     "LoadsDocuments",
     "Prepared",
+    "StoreRecipe",
+    "WritesStores",
     "component_recipe",
     "embed_cached",
     "from_recipe",
+    "held_ids",
     "prepare_batch",
     "stand_in",
 ]
@@ -66,7 +80,13 @@ class Prepared:
     work ran; the run adds them to its report. ``embedded`` and ``cached``
     count texts sent to the embedder and texts whose vectors came from the
     embedding cache; ``cacheable`` says the run should store the fresh
-    vectors in its embedding cache (work done elsewhere)."""
+    vectors in its embedding cache (work done elsewhere). ``held`` is set by
+    an executor whose workers write the stores (:class:`WritesStores`): the
+    chunks and vectors stayed where they were made, ``chunks`` carry their
+    ids (text and metadata may be empty), ``vectors`` is None, and the run
+    hands the batch back to :meth:`WritesStores.write` with the ids to write
+    once it has journaled them; ``held`` is the executor's own handle, opaque
+    to the run."""
 
     documents: list[Document]
     chunks: list[list[Chunk]]
@@ -76,6 +96,21 @@ class Prepared:
     embedded: int = 0
     cached: int = 0
     cacheable: bool = False
+    held: Any = None
+
+
+@dataclass(frozen=True)
+class StoreRecipe:
+    """One configured store, as a worker elsewhere builds it to write there:
+    ``name`` (the config's, which a store may use, e.g. for a table name),
+    ``recipe`` (:func:`component_recipe`), and the ``filter_fields`` its
+    ``Context`` gets. Open it with ``Context(name=name, index_dir=...,
+    base_dir=..., filter_fields=filter_fields, services={"embedder": ...})``,
+    never ``fresh`` (a rebuild empties the stores on the driver first)."""
+
+    name: str
+    recipe: tuple[type[Any], Any, str]
+    filter_fields: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -91,7 +126,10 @@ class IndexWork:
     in-process executor calls only that. ``embedding_cache`` is the file of
     the run's embedding cache (None when ``cache.embeddings`` is off): a
     worker that can reach it opens its own ``EmbeddingCache`` on it and passes
-    it to :func:`prepare_batch`, so unchanged text is not embedded again."""
+    it to :func:`prepare_batch`, so unchanged text is not embedded again.
+    ``stores`` lists every configured store when each of them declares
+    ``Store.shared_writes`` (empty otherwise): an executor that implements
+    :class:`WritesStores` may then write them from its workers."""
 
     chunker: ComponentSpec
     embedder: ComponentSpec | None
@@ -100,6 +138,7 @@ class IndexWork:
     base_dir: Path
     prepare: Callable[[Sequence[Document]], Prepared] = field(repr=False)
     embedding_cache: Path | None = None
+    stores: tuple[StoreRecipe, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -157,6 +196,29 @@ class LoadsDocuments(Protocol):
         ...
 
 
+@runtime_checkable
+class WritesStores(Protocol):
+    """An executor whose workers can write the stores themselves, so chunks and
+    vectors never travel to the process running the index (its single write
+    path stops being the limit). It does so only for a run whose
+    ``IndexWork.stores`` is not empty, and marks those batches ``held``."""
+
+    def write(self, prepared: Prepared, ids: Sequence[str]) -> None:
+        """Write the held batch ``prepared`` to every store of ``work.stores``,
+        its chunks (in ``prepared.chunks`` order, flattened) under ``ids``, which
+        the run has journaled. May return before the write is done; a write
+        that fails must fail :meth:`flush_writes`. A worker that lost the batch
+        (it died) prepares it again and must then find the same chunks
+        (:func:`held_ids` checks)."""
+        ...
+
+    def flush_writes(self) -> None:
+        """Wait for every write of the run and flush every worker's stores.
+        Called before the ledger commits; raises if any write failed (the run
+        then commits nothing, and the journal names what was written)."""
+        ...
+
+
 def stand_in(doc: Document) -> Document:
     """``doc`` without its text and metadata but its source: what the run's diff,
     ledger and report need of a document loaded elsewhere."""
@@ -174,6 +236,26 @@ class InProcessExecutor(Executor):
     def map(self, work: IndexWork, documents: Sequence[Document]) -> Iterator[Prepared]:
         for start in range(0, len(documents), INDEX_BATCH):
             yield work.prepare(documents[start : start + INDEX_BATCH])
+
+
+def held_ids(chunks: Sequence[Chunk], ids: Sequence[str]) -> list[Chunk]:
+    """``chunks`` renamed to ``ids`` (:meth:`WritesStores.write`'s), each
+    checked to be the chunk the run journaled: its id must be the chunker's id
+    followed by ``@`` and the document's stamp."""
+    if len(ids) != len(chunks):
+        raise RagloomError(
+            f"a held batch has {len(chunks)} chunks but the run journaled {len(ids)}: the "
+            "chunker gave other chunks when the batch was prepared again; nothing was committed"
+        )
+    renamed: list[Chunk] = []
+    for chunk, cid in zip(chunks, ids, strict=True):
+        if not cid.startswith(f"{chunk.id}@"):
+            raise RagloomError(
+                f"a held batch's chunk {chunk.id!r} is not the journaled {cid!r}: the chunker "
+                "gave other chunks when the batch was prepared again; nothing was committed"
+            )
+        renamed.append(replace(chunk, id=cid))
+    return renamed
 
 
 def prepare_batch(

@@ -43,6 +43,7 @@ from .executors import (
     InProcessExecutor,
     LoadsDocuments,
     Prepared,
+    WritesStores,
     embed_cached,
 )
 from .fingerprints import (
@@ -370,11 +371,13 @@ class Indexer:
             base_dir=self.config.base_dir,
             prepare=self._prepare,
             embedding_cache=self.embedding_cache.path if self.embedding_cache else None,
+            stores=self.stores.shared_recipes() if isinstance(executor, WritesStores) else (),
         )
         wanted = {doc.id for doc in todo}
         done: set[str] = set()
         failed: set[str] = set()
         written = 0
+        held = False  # whether the executor's workers wrote any batch
         try:
             executor.open(self._executor_context(executor))
             for prepared in executor.map(work, todo):
@@ -390,9 +393,14 @@ class Indexer:
                 failed.update(prepared.failed)
                 for source, message in prepared.problems:
                     self.job.report(source, message)
-                written += self._write(prepared, entries, ledger, journal, doomed)
+                held = held or prepared.held is not None
+                written += self._write(prepared, entries, ledger, journal, doomed, executor)
                 if progress:
                     progress(len(done), len(todo))
+            if held:  # every worker write done and flushed before the ledger commits
+                assert isinstance(executor, WritesStores)
+                executor.flush_writes()
+                self.writer.refresh()
         finally:
             executor.close()
         if done != wanted:
@@ -446,11 +454,13 @@ class Indexer:
         ledger: Ledger,
         journal: Journal,
         doomed: list[str],
+        executor: Executor,
     ) -> int:
         """Write one prepared batch to every store (its chunk ids journaled
         first) and stage its documents in the ledger; their old chunks that are
         not rewritten are added to ``doomed`` (deleted after the ledger commit).
-        Returns the number of chunks written."""
+        A batch ``held`` on the executor's workers is written there, under the
+        journaled ids. Returns the number of chunks written."""
         per_doc: list[tuple[Document, list[Chunk], str]] = []
         for doc, doc_chunks in zip(prepared.documents, prepared.chunks, strict=True):
             stamp = document_stamp(self._state(doc), self._chunker_key)
@@ -471,7 +481,14 @@ class Indexer:
         ]
         journal.record([*new_ids, *stale])
         doomed.extend(stale)
-        if chunks:
+        if prepared.held is not None:
+            if not isinstance(executor, WritesStores):
+                raise IndexStateError(
+                    f"executor {executor.type_name!r} returned a held batch but cannot write "
+                    "it (no WritesStores.write); nothing was committed"
+                )
+            executor.write(prepared, [c.id for c in chunks])
+        elif chunks:
             self.writer.upsert(chunks, vectors)
         for doc, doc_chunks, stamp in per_doc:  # committed after every store has flushed
             ledger.put(

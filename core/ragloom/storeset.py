@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .components import Context, Store
     from .config import ComponentSpec
+    from .executors import StoreRecipe
 
 __all__ = ["StoreSet"]
 
@@ -55,6 +56,22 @@ class StoreSet(Sequence[tuple[str, "Store"]]):
     def needs_vectors(self) -> bool:
         """Whether any store answers vector queries (so texts must be embedded)."""
         return any("dense" in store.capabilities for _, store in self._items)
+
+    def shared_recipes(self) -> tuple[StoreRecipe, ...]:
+        """Every store as a :class:`~ragloom.executors.StoreRecipe` when each of
+        them declares ``shared_writes`` (so workers elsewhere may write them all);
+        empty otherwise, or with no store."""
+        from .executors import StoreRecipe, component_recipe
+
+        if not self._items or not all(store.shared_writes for _, store in self._items):
+            return ()
+        recipes = []
+        for spec in self._specs:
+            recipe = component_recipe(spec)
+            assert recipe is not None
+            fields = self._context(spec.name, False).filter_fields
+            recipes.append(StoreRecipe(spec.name, recipe, fields))
+        return tuple(recipes)
 
     @property
     def opened(self) -> bool:

@@ -61,6 +61,11 @@ class StoreWriter:
         for name, store in self.stores:
             self.call("flush", name, store, store.flush)
 
+    def refresh(self) -> None:
+        """Pick up what other processes wrote (an executor's workers)."""
+        for name, store in self.stores:
+            self.call("refresh", name, store, store.refresh)
+
     # -- before the run ----------------------------------------------------
     def open(self) -> None:
         """Open the stores (if the pipeline has not yet) and refresh them from disk."""

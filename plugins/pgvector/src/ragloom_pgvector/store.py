@@ -72,6 +72,13 @@ class PgvectorStore(Store):
         # each pooled connection's hnsw.ef_search (search._rows changes it as k needs)
         self._ef_search: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
 
+    @property
+    def shared_writes(self) -> bool:
+        """A PostgreSQL server (``dsn``) takes writes from many processes at once
+        (each write is a transaction); the embedded server (no ``dsn``) lives in
+        the index folder of one machine, so workers elsewhere could not reach it."""
+        return self.config.dsn is not None
+
     # -- lifecycle -------------------------------------------------------------------
     def open(self, context: Context | None = None) -> None:
         super().open(context)

@@ -75,6 +75,11 @@ class PineconeStore(Store):
     """Pinecone's index stats, and so ``count()``, lag writes by seconds on the live service."""
     needs = frozenset({"embedder"})
 
+    @property
+    def shared_writes(self) -> bool:
+        """A Pinecone index takes upserts from many clients at once."""
+        return True
+
     class Config(RemoteOptions):
         index: str | None = Field(None, description="Index name (or give `host`).")
         host: str | None = Field(None, description="Index host, e.g. https://docs-abc.svc...")

@@ -85,6 +85,12 @@ class QdrantStore(Store):
             rescore=self.config.quantization is not None,
         )
 
+    @property
+    def shared_writes(self) -> bool:
+        """A Qdrant server (``url``) takes writes from many processes at once; an
+        embedded collection (``path``) belongs to the process that opened it."""
+        return self.config.url is not None
+
     # -- lifecycle ---------------------------------------------------------------------
     def open(self, context: Context | None = None) -> None:
         super().open(context)

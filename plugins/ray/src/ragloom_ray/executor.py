@@ -20,6 +20,14 @@ An actor that dies mid-batch (a node lost, an out-of-memory kill) is
 restarted and its batches run again on it, up to ``max_retries`` times;
 each batch reaches the driver exactly once (the run checks: a document
 returned twice, or never, fails the run before its commit).
+
+With ``writes: auto`` and every configured store declaring
+``shared_writes`` (pgvector with a ``dsn``, qdrant with a ``url``,
+pinecone), the actors write the stores themselves: a batch comes back to
+the driver as chunk ids only, the driver journals them, then sends the
+actor that holds the batch a ``write`` with those ids; before the commit
+it waits for every write and every actor's store flush. An actor that died
+holding a batch prepares it again on restart and writes the same chunks.
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
@@ -77,6 +86,12 @@ class RayExecutor(Executor):
             description="Ray runtime environment for the actors (`pip`, `env_vars`, "
             "`working_dir`...), passed through as is",
         )
+        writes: Literal["auto", "driver"] = Field(
+            "auto",
+            description="who writes the stores: `auto` (the actors, when every configured "
+            "store declares shared writes: pgvector with `dsn`, qdrant with `url`, pinecone; "
+            "otherwise the driver) or `driver` (always the process running the index)",
+        )
 
     config: Config
 
@@ -84,6 +99,8 @@ class RayExecutor(Executor):
         super().__init__(config, **options)
         self._actors: list[Any] = []
         self._groups: dict[str, Any] = {}  # document id -> ref of its loaded group
+        self._writes: list[Any] = []  # refs of the actors' store writes, until flush_writes
+        self._writers: set[int] = set()  # the actors those went to
 
     @property
     def loads_documents(self) -> bool:
@@ -158,6 +175,7 @@ class RayExecutor(Executor):
         """Kill this run's actors (the cluster itself stays up)."""
         actors, self._actors = self._actors, []
         self._groups = {}  # the loaded documents leave the object store
+        self._writes, self._writers = [], set()
         if not actors:
             return
         import ray
@@ -188,6 +206,7 @@ class RayExecutor(Executor):
         batches = self._batches(documents)
         if not batches:
             return
+        stores = work.stores if c.writes == "auto" else ()
         remote = ray.remote(IndexWorker).options(
             num_cpus=c.num_cpus,
             num_gpus=c.num_gpus,
@@ -203,7 +222,10 @@ class RayExecutor(Executor):
             str(work.base_dir),
             str(work.embedding_cache) if work.embedding_cache is not None else None,
             str(ray.get_runtime_context().get_node_id()),
+            stores,
         )
+        if stores:
+            log.info("ray: the actors write the stores (%s)", ", ".join(s.name for s in stores))
         count = min(c.embed_actors, len(batches))
         started = time.perf_counter()
         self._actors = [remote.remote(*recipe) for _ in range(count)]
@@ -226,11 +248,15 @@ class RayExecutor(Executor):
                     exhausted = True
                     break
                 actor = self._actors[which]
-                if isinstance(batch, tuple):  # (group, ids): loaded on the cluster
+                loaded = isinstance(batch, tuple)  # (group, ids): loaded on the cluster
+                if loaded:
                     ref = actor.prepare_loaded.remote(*batch)
+                elif stores:  # sent once, kept for a write after a restart
+                    batch = (ray.put(batch),)
+                    ref = actor.prepare.remote(batch[0])
                 else:
                     ref = actor.prepare.remote(batch)
-                pending[ref] = which
+                pending[ref] = (which, batch, loaded)
                 load[which] += 1
             if not pending and exhausted:
                 return
@@ -247,8 +273,31 @@ class RayExecutor(Executor):
                         time.perf_counter() - started,
                     )
                 continue
-            load[pending.pop(ref)] -= 1
-            yield self._get(ref, "failed a batch")
+            which, batch, loaded = pending.pop(ref)
+            load[which] -= 1
+            prepared = self._get(ref, "failed a batch")
+            if prepared.held is not None:
+                prepared = replace(prepared, held=_Held(which, prepared.held, batch, loaded))
+            yield prepared
+
+    def write(self, prepared: Prepared, ids: Sequence[str]) -> None:
+        """Send the actor holding ``prepared`` the ids to write it under (the
+        driver journaled them); the write runs there, awaited by ``flush_writes``."""
+        held = prepared.held
+        assert isinstance(held, _Held)
+        actor = self._actors[held.actor]
+        self._writers.add(held.actor)
+        self._writes.append(actor.write.remote(held.token, list(ids), held.batch, held.loaded))
+
+    def flush_writes(self) -> None:
+        """Wait for every store write of the run, then flush the stores of each
+        actor that wrote."""
+        writes, self._writes = self._writes, []
+        for ref in writes:
+            self._get(ref, "failed writing a batch to the stores")
+        flushes = [self._actors[i].flush.remote() for i in sorted(self._writers)]
+        for ref in flushes:
+            self._get(ref, "failed flushing the stores")
 
     def _batches(self, documents: Sequence[Document]) -> list[Any]:
         """Batches of at most ``batch_size`` documents: lists of documents, or for
@@ -290,6 +339,19 @@ class RayExecutor(Executor):
         import ray
 
         return [ray.get(a.pid.remote()) for a in self._actors]
+
+
+@dataclass(frozen=True)
+class _Held:
+    """Where a held batch is: the actor (its index in the pool), its token
+    there, and what that actor needs to prepare it again after a restart:
+    ``(documents ref,)``, or ``(group ref, ids)`` when ``loaded`` (refs inside
+    a tuple, so Ray hands them over unresolved: fetched only if needed)."""
+
+    actor: int
+    token: str
+    batch: Any
+    loaded: bool
 
 
 def _drain(items: list[Any]) -> Iterator[Any]:
