@@ -27,6 +27,18 @@ and 8 actors (a quarter CPU each, batches of 4 documents), each run over
 ``PER_ACTOR`` abstracts per actor so that every run lasts about as long
 once its pool is up. Target (``make bench`` runs 1 and 8): 8 actors at
 least 6x one actor.
+
+``bench_ray_driver_writes``: what the driver spends when the actors write
+the stores (``writes: auto``, every store shared) against when it writes
+them itself (``writes: driver``): ``WRITES_DOCUMENTS`` abstracts, the hash
+embedder (so embedding costs next to nothing and the write path is what is
+left), one ``pgvector`` store on an embedded PostgreSQL reached by ``dsn``
+(as a server), 2 actors. Measured: the driver process's CPU seconds for
+``index()`` (``time.process_time``: its own threads, Ray's included) per chunk, from
+the difference between a run of a quarter of them and a run of all (what
+every run pays once is left out), which is what caps a large run's chunks
+per second however many actors there are. Target: the driver spends at most
+half as much.
 """
 
 from __future__ import annotations
@@ -46,6 +58,7 @@ from bench_embedder import write_abstracts
 from ragloom.builtin.embedders.hash import HashEmbedder
 
 DOCUMENTS, PER_ACTOR, LATENCY, ACTORS = 240, 160, 0.25, (1, 2, 4, 8)
+WRITES_DOCUMENTS = 1200
 
 
 class FixedLatencyEmbedder(HashEmbedder):
@@ -87,7 +100,10 @@ def _plugin_manager() -> Any:
         def register_embedders(self, register: Any) -> None:
             register("fixed-latency", FixedLatencyEmbedder)
 
+    import ragloom_pgvector.plugin
+
     pm = build_plugin_manager(load_entry_points=False, env={})
+    pm.register(ragloom_pgvector.plugin, name="pgvector")
     pm.register(st_plugin, name="sentence-transformers")
     pm.register(ragloom_ray.plugin, name="ray")
     pm.register(StandIn(), name="stand-in")
@@ -107,10 +123,17 @@ class _ReadyClock(logging.Handler):
 
 
 def _index(
-    root: Path, name: str, embedder: dict, executor: dict | None, folder: str = "abstracts"
+    root: Path,
+    name: str,
+    embedder: dict,
+    executor: dict | None,
+    folder: str = "abstracts",
+    stores: list[dict] | None = None,
+    warm_up: bool = False,
 ) -> Run:
-    """One ``index()`` on an opened pipeline: its seconds, progress marks, and
-    when the actors were ready (Ray) or the run started (in process)."""
+    """One ``index()`` on an opened pipeline: its seconds, progress marks, the
+    driver's CPU seconds, and when the actors were ready (Ray) or the run
+    started (in process); a ``warm_up`` run may end before its pool is up."""
     import ragloom
 
     config: dict[str, Any] = {
@@ -118,7 +141,7 @@ def _index(
         "loaders": [{"type": "directory", "path": folder, "include": ["*.txt"]}],
         "chunker": {"type": "recursive", "size": 800},
         "embedder": embedder,
-        "stores": [{"type": "memory"}],
+        "stores": stores or [{"type": "memory"}],
         "cache": {"embeddings": False},
     }
     if executor is not None:
@@ -131,20 +154,21 @@ def _index(
     logger.setLevel(logging.INFO)
     try:
         with ragloom.load(config, plugin_manager=_plugin_manager(), base_dir=root) as pipeline:
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.process_time()
             report = pipeline.index(
                 progress=lambda done, total: marks.append((time.perf_counter(), done))
             )
-            ended = time.perf_counter()
+            ended, cpu = time.perf_counter(), time.process_time() - cpu
     finally:
         logger.removeHandler(clock)
         logger.setLevel(level)
     assert report.ok and report.chunks > 0, report
-    if executor is not None:
+    if executor is not None and not warm_up:
         assert clock.at is not None, (
             "the run ended before all its actors were ready: give it more documents"
         )
-    return Run(ended - started, marks, clock.at if executor is not None else started, ended)
+    ready = (clock.at or started) if executor is not None else started
+    return Run(ended - started, marks, ready, ended, cpu, report.chunks)
 
 
 @dataclass(frozen=True)
@@ -154,6 +178,9 @@ class Run:
     ready: float
     """perf_counter when the actors were ready (in process: the run's start)"""
     ended: float
+    cpu: float = 0.0
+    """the driver process's CPU seconds for the run"""
+    chunks: int = 0
 
     @property
     def rate(self) -> float:
@@ -220,13 +247,73 @@ def bench_ray_scaling(per_actor: int = PER_ACTOR, latency: float = LATENCY) -> d
     }
 
 
+def driver_writes(n: int = WRITES_DOCUMENTS) -> dict[str, tuple[Run, Run]]:
+    """For ``writes: driver`` and ``writes: auto``: a run of ``n // 4`` and a
+    run of ``n`` abstracts into pgvector (after a first small run of each,
+    which imports and connects what they use). The difference between the
+    two runs of a mode is the driver's cost per chunk, without what every run
+    pays once (Ray decorating the actor class, opening the stores)."""
+    from ragloom_pgvector import embedded
+
+    _cluster()
+    hashed = {"type": "hash", "dimension": 384}
+    sizes = {"warm-up": 40, "small": n // 4, "large": n}
+    runs: dict[str, list[Run]] = {"driver": [], "auto": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        for folder, count in sizes.items():
+            write_abstracts(root / folder, count)
+        data_dir = root / "pgdata"
+        dsn = embedded.acquire(data_dir)
+        try:
+            for folder in sizes:
+                for writes, done in runs.items():
+                    on_ray = {"type": "ray", "embed_actors": 2, "num_cpus": 1, "batch_size": 32}
+                    on_ray["writes"] = writes
+                    name = f"{writes}-{folder}"
+                    store = {"type": "pgvector", "dsn": dsn, "table": name.replace("-", "_")}
+                    run = _index(root, name, hashed, on_ray, folder, stores=[store], warm_up=True)
+                    done.append(run)
+        finally:
+            embedded.release(data_dir)
+    return {writes: (done[1], done[2]) for writes, done in runs.items()}
+
+
+def per_chunk(small: Run, large: Run) -> float:
+    """The driver's CPU seconds per chunk between a small and a large run."""
+    return (large.cpu - small.cpu) / (large.chunks - small.chunks)
+
+
+def bench_ray_driver_writes(n: int = WRITES_DOCUMENTS) -> dict[str, Any]:
+    runs = driver_writes(n)
+    driver, actors = runs["driver"][1], runs["auto"][1]
+    return {
+        "name": f"ray, {n} abstracts ({actors.chunks} chunks) into pgvector: the driver's CPU "
+        f"per chunk when the actors write vs when it writes (wall {actors.seconds:.1f} vs "
+        f"{driver.seconds:.1f} s)",
+        "baseline": "writes: driver",
+        "baseline_s": per_chunk(*runs["driver"]),
+        "ragloom_s": per_chunk(*runs["auto"]),
+        "min_speed": 2.0,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--documents", type=int, default=DOCUMENTS)
     parser.add_argument("--per-actor", type=int, default=PER_ACTOR)
     parser.add_argument("--latency", type=float, default=LATENCY)
-    parser.add_argument("--only", choices=("throughput", "scaling"), default=None)
+    parser.add_argument("--only", choices=("throughput", "scaling", "writes"), default=None)
     args = parser.parse_args()
+    if args.only in (None, "writes"):
+        for writes, (small, large) in driver_writes().items():
+            print(
+                f"writes: {writes}: {large.chunks} chunks in {large.seconds:.2f} s wall, driver "
+                f"CPU {large.cpu:.2f} s; {per_chunk(small, large) * 1000:.3f} ms per chunk "
+                f"(against {small.chunks} chunks: {small.cpu:.2f} s)"
+            )
+        if args.only == "writes":
+            return
     if args.only != "scaling":
         result = bench_ray_throughput(args.documents)
         speed = result["baseline_s"] / result["ragloom_s"]

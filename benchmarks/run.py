@@ -29,7 +29,11 @@ from bench_memory_store import (  # noqa: E402
 )
 from bench_pgvector import BENCHMARKS as PGVECTOR_BENCHMARKS  # noqa: E402
 from bench_qdrant import bench_qdrant_filtered, bench_qdrant_plain  # noqa: E402
-from bench_ray import bench_ray_scaling, bench_ray_throughput  # noqa: E402
+from bench_ray import (  # noqa: E402
+    bench_ray_driver_writes,
+    bench_ray_scaling,
+    bench_ray_throughput,
+)
 from bench_retrieve import bench_fusion_share, bench_hybrid_overhead, bench_retrieve  # noqa: E402
 from bench_serve import bench_serve  # noqa: E402
 
@@ -52,6 +56,7 @@ BENCHMARKS = [
     bench_generation,
     bench_ray_throughput,
     bench_ray_scaling,
+    bench_ray_driver_writes,
     *PGVECTOR_BENCHMARKS,
 ]
 LARGE = {bench_memory_ann}

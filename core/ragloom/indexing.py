@@ -54,7 +54,7 @@ from .fingerprints import (
 )
 from .ledger import LEDGER_FILE, Journal, Ledger, LedgerEntry, index_lock
 from .storewriter import StoreWriter
-from .types import Chunk, Document
+from .types import Document
 
 if TYPE_CHECKING:
     import numpy as np
@@ -461,17 +461,17 @@ class Indexer:
         not rewritten are added to ``doomed`` (deleted after the ledger commit).
         A batch ``held`` on the executor's workers is written there, under the
         journaled ids. Returns the number of chunks written."""
-        per_doc: list[tuple[Document, list[Chunk], str]] = []
+        per_doc: list[tuple[Document, list[str], str]] = []  # (document, its chunk ids, stamp)
         for doc, doc_chunks in zip(prepared.documents, prepared.chunks, strict=True):
             stamp = document_stamp(self._state(doc), self._chunker_key)
-            per_doc.append((doc, [replace(c, id=f"{c.id}@{stamp}") for c in doc_chunks], stamp))
-        chunks = [c for _, cs, _ in per_doc for c in cs]
+            per_doc.append((doc, [f"{c.id}@{stamp}" for c in doc_chunks], stamp))
+        ids = [cid for _, cids, _ in per_doc for cid in cids]
         vectors = prepared.vectors
         self.embedded += prepared.embedded
         self.cached += prepared.cached
         if prepared.cacheable and vectors is not None:
-            self._remember([c.text for c in chunks], vectors)
-        new_ids = {c.id for c in chunks}
+            self._remember([c.text for cs in prepared.chunks for c in cs], vectors)
+        new_ids = set(ids)
         stale = [
             cid
             for doc, _, _ in per_doc
@@ -487,19 +487,21 @@ class Indexer:
                     f"executor {executor.type_name!r} returned a held batch but cannot write "
                     "it (no WritesStores.write); nothing was committed"
                 )
-            executor.write(prepared, [c.id for c in chunks])
-        elif chunks:
+            executor.write(prepared, ids)
+        elif ids:
+            made = (c for cs in prepared.chunks for c in cs)
+            chunks = [replace(c, id=cid) for c, cid in zip(made, ids, strict=True)]
             self.writer.upsert(chunks, vectors)
-        for doc, doc_chunks, stamp in per_doc:  # committed after every store has flushed
+        for doc, cids, stamp in per_doc:  # committed after every store has flushed
             ledger.put(
                 doc.id,
                 doc.source,
                 self._state(doc),
-                [c.id for c in doc_chunks],
+                cids,
                 stamp=stamp,
                 loader=self._loader_of.get(doc.id, ""),
             )
-        return len(chunks)
+        return len(ids)
 
     def _state(self, doc: Document) -> str:
         state = self._states.get(doc.id)
