@@ -263,3 +263,10 @@ def test_fresh_drops_only_its_own_table(pg_dsn: str, open_store: Opener) -> None
     fresh = open_store(fresh=True)
     assert fresh.count() == 0
     assert keep.count() == 10
+
+
+def test_only_a_server_given_by_dsn_takes_writes_from_other_processes() -> None:
+    """``shared_writes``: with a ``dsn`` an executor's workers may write the
+    table at once; the embedded server lives in one machine's index folder."""
+    assert PgvectorStore(dsn="postgresql://127.0.0.1/db").shared_writes is True
+    assert PgvectorStore().shared_writes is False

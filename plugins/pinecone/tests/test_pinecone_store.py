@@ -200,3 +200,7 @@ def test_null_and_nested_metadata_round_trip(pinecone_server: FakePinecone) -> N
     [hit] = store.query(vector=unit(1, 8)[0], k=1, where=parse({"a": None}))
     assert hit.chunk.metadata == chunk.metadata
     assert type(hit.chunk.metadata["d"]) is float and type(hit.chunk.metadata["e"]) is int
+
+
+def test_a_pinecone_index_takes_writes_from_other_processes() -> None:
+    assert PineconeStore(index="docs", api_key="k").shared_writes is True

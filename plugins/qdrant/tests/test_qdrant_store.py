@@ -484,3 +484,11 @@ def test_bm25_scores_follow_term_counts_and_idf(tmp_path: Path) -> None:
         assert store.query(text="the and of", k=5) == []  # stopwords only: no terms
     finally:
         store.close()
+
+
+def test_only_a_server_takes_writes_from_other_processes() -> None:
+    """``shared_writes``: a Qdrant server (``url``) may be written by an
+    executor's workers at once; an embedded collection belongs to one process."""
+    assert QdrantStore(url="http://127.0.0.1:6333").shared_writes is True
+    assert QdrantStore().shared_writes is False
+    assert QdrantStore(path="q").shared_writes is False
