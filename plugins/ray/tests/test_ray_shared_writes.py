@@ -28,11 +28,11 @@ import numpy as np
 import psycopg
 import pytest
 import ragloom
+import ragloom_pgvector.plugin
 import ray.cloudpickle
 import yaml
 from ragloom import hookimpl
 from ragloom.testing.corpora import RAGLOOM, assert_agrees, edit_corpus, make_corpus, run_index
-import ragloom_pgvector.plugin
 from ragloom_pgvector import embedded
 from ragloom_pgvector.store import PgvectorStore
 from ray_helpers import config, ray_executor, write_doc
