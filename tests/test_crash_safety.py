@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import os
 import random
-import signal
 import subprocess
 import time
 from pathlib import Path
 
 import ragloom
 import yaml
-from ragloom.testing.corpora import RAGLOOM, assert_agrees, edit_corpus, run_index, write_doc
+from ragloom.testing.corpora import RAGLOOM, assert_agrees, kill_runs, run_index, write_doc
 
 from .conftest import basic_config
 
@@ -34,16 +33,7 @@ def test_sigkill_at_random_points_then_rerun_agrees_exactly(tmp_path: Path) -> N
 
     # Edit, index, SIGKILL at a random moment; until 12 runs were killed
     # mid-way (a run that finished before its moment counts as a clean one).
-    kills = serial = 0
-    while kills < 12 and serial < 48:
-        edit_corpus(docs, rng, serial)
-        process = run_index(tmp_path, env)
-        time.sleep(rng.uniform(0.0, duration * 1.1))
-        if process.poll() is None:
-            process.send_signal(signal.SIGKILL)
-            kills += 1
-        process.wait(timeout=300)
-        serial += 1
+    kills, serial = kill_runs(tmp_path, docs, rng, kills=12, most=48, duration=duration, env=env)
     assert kills >= 12, f"only {kills} of {serial} runs were killed mid-way: it proves too little"
 
     final = subprocess.run(

@@ -12,9 +12,11 @@ points, the same final check, whatever runs the work.
 from __future__ import annotations
 
 import random
+import signal
 import subprocess
 import sys
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,6 +29,7 @@ __all__ = [
     "WORDS",
     "assert_agrees",
     "edit_corpus",
+    "kill_runs",
     "make_corpus",
     "run_index",
     "write_doc",
@@ -106,6 +109,39 @@ def run_index(root: Path, env: Mapping[str, str] | None = None) -> subprocess.Po
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+
+
+def kill_runs(
+    root: Path,
+    docs: Path,
+    rng: random.Random,
+    *,
+    kills: int,
+    most: int,
+    duration: float,
+    earliest: float = 0.0,
+    before: Callable[[int], None] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> tuple[int, int]:
+    """Edit the corpus, start ``ragloom index`` in ``root`` and SIGKILL it at a
+    random moment (``earliest`` to 1.1 times ``duration`` seconds, a share of
+    ``duration``, the time of a clean run), until ``kills`` runs were killed
+    mid-way or ``most`` runs were started (a run that finished before its
+    moment counts as a clean one). ``before(serial)`` runs before each start
+    (to change the config). Returns (runs killed, runs started)."""
+    killed = serial = 0
+    while killed < kills and serial < most:
+        edit_corpus(docs, rng, serial)
+        if before is not None:
+            before(serial)
+        process = run_index(root, env)
+        time.sleep(rng.uniform(earliest * duration, duration * 1.1))
+        if process.poll() is None:
+            process.send_signal(signal.SIGKILL)
+            killed += 1
+        process.wait(timeout=300)
+        serial += 1
+    return killed, serial
 
 
 def assert_agrees(pipeline: Pipeline) -> list[Document]:

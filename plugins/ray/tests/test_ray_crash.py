@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import os
 import random
-import signal
 import subprocess
 import time
 from pathlib import Path
 
 import ragloom
 import yaml
-from ragloom.testing.corpora import RAGLOOM, assert_agrees, edit_corpus, make_corpus, run_index
+from ragloom.testing.corpora import RAGLOOM, assert_agrees, kill_runs, make_corpus, run_index
 from ray_helpers import config, ray_executor
 
 
@@ -34,17 +33,12 @@ def test_sigkill_of_the_driver_then_rerun_agrees_exactly(tmp_path: Path, ray_add
     duration = time.perf_counter() - started
 
     # until 5 runs were killed mid-way (one that finished first counts as clean)
-    kills = serial = 0
-    while kills < 5 and serial < 20:
-        edit_corpus(docs, rng, serial)
-        write_config(tmp_path, on_ray if serial % 3 else None)  # a third of them in process
-        process = run_index(tmp_path, os.environ)
-        time.sleep(rng.uniform(0.3 * duration, duration * 1.1))
-        if process.poll() is None:
-            process.send_signal(signal.SIGKILL)
-            kills += 1
-        process.wait(timeout=300)
-        serial += 1
+    def before(serial: int) -> None:  # a third of the runs in process
+        write_config(tmp_path, on_ray if serial % 3 else None)
+
+    kills, serial = kill_runs(
+        tmp_path, docs, rng, kills=5, most=20, duration=duration, earliest=0.3, before=before
+    )
     assert kills >= 5, f"only {kills} of {serial} runs were killed mid-way: it proves too little"
 
     write_config(tmp_path, on_ray)

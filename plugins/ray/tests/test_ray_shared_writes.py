@@ -32,10 +32,10 @@ import ragloom_pgvector.plugin
 import ray.cloudpickle
 import yaml
 from ragloom import hookimpl
-from ragloom.testing.corpora import RAGLOOM, assert_agrees, edit_corpus, make_corpus, run_index
+from ragloom.testing.corpora import RAGLOOM, assert_agrees, kill_runs, make_corpus, run_index
 from ragloom_pgvector import embedded
 from ragloom_pgvector.store import PgvectorStore
-from ray_helpers import config, ray_executor, write_doc
+from ray_helpers import config, entries, ray_executor, write_doc
 
 DRIVER = os.getpid()
 
@@ -101,12 +101,12 @@ def test_the_actors_write_a_shared_store_and_build_the_in_process_index(
     def index_both() -> tuple[dict, dict, object]:
         with ragloom.load(local_cfg, plugin_manager=pm, base_dir=tmp_path) as local:
             local.index()
-            local_entries = snapshot_entries(local)
+            local_entries = entries(local)
         assert ("upsert", "pgvector") in stages.seen  # in process: the driver writes
         stages.seen.clear()
         with ragloom.load(ray_cfg, plugin_manager=pm, base_dir=tmp_path) as remote:
             report = remote.index()
-            ray_entries = snapshot_entries(remote)
+            ray_entries = entries(remote)
             hits = remote.retrieve("invoice refund", k=3)
             counts = remote.stores[0][1].count()
         assert stages.seen == []  # on Ray: the actors wrote, the driver did not
@@ -115,8 +115,8 @@ def test_the_actors_write_a_shared_store_and_build_the_in_process_index(
         assert hits and {h.chunk.id for h in hits} <= set(rows(pg_dsn, "ray_a"))
         return local_entries, ray_entries, report
 
-    entries, _, report = index_both()
-    assert len(entries) == 30 and report.chunks > 30
+    first, _, report = index_both()
+    assert len(first) == 30 and report.chunks > 30
     assert_same_rows(pg_dsn, "local_a", "ray_a")
 
     rng = random.Random(5)
@@ -129,19 +129,6 @@ def test_the_actors_write_a_shared_store_and_build_the_in_process_index(
     _, _, report = index_both()
     assert (len(report.changed), len(report.deleted), len(report.added)) == (4, 2, 1)
     assert_same_rows(pg_dsn, "local_a", "ray_a")
-
-
-def snapshot_entries(pipeline: object) -> dict:
-    from ragloom.ledger import Ledger
-
-    ledger = Ledger(pipeline.index_dir / "ledger.sqlite").open()  # type: ignore[attr-defined]
-    try:
-        return {
-            e.id: (e.source, e.content_hash, e.chunk_ids, e.stamp, e.loader)
-            for e in ledger.entries().values()
-        }
-    finally:
-        ledger.close()
 
 
 def assert_same_rows(dsn: str, local: str, remote: str) -> None:
@@ -209,17 +196,17 @@ def test_an_actor_killed_while_writing_writes_the_same_chunks_on_restart(
     local_cfg = config(".local", stores=[pg_store(pg_dsn, "dying_local")])
     with ragloom.load(local_cfg, plugin_manager=pm, base_dir=tmp_path) as local:
         local.index()
-        expected = snapshot_entries(local)
+        expected = entries(local)
     store = {**pg_store(pg_dsn, "dying_ray"), "type": "dying-pgvector", "markers": str(markers)}
     cfg = config(".ray", ray_executor(ray_address, batch_size=4, max_retries=2), stores=[store])
     with ragloom.load(cfg, plugin_manager=pm, base_dir=tmp_path) as remote:
         report = remote.index()
-        entries = snapshot_entries(remote)
+        got = entries(remote)
         count = remote.stores[0][1].count()
     died = int((markers / "died").read_text())
     assert died != DRIVER  # a worker really died mid-write
-    assert entries == expected
-    assert count == sum(len(e[2]) for e in entries.values()) == report.chunks
+    assert got == expected
+    assert count == sum(len(e[2]) for e in got.values()) == report.chunks
     assert_same_rows(pg_dsn, "dying_local", "dying_ray")  # nothing lost, nothing twice
 
 
@@ -240,17 +227,16 @@ def test_sigkill_of_the_driver_while_actors_write_then_rerun_agrees_exactly(
     assert run_index(tmp_path, os.environ).wait(timeout=300) == 0
     duration = time.perf_counter() - started
 
-    kills = serial = 0
-    while kills < 3 and serial < 12:
-        edit_corpus(docs, rng, serial)
-        write_config(on_ray if serial % 3 else None)  # a third of them in process
-        process = run_index(tmp_path, os.environ)
-        time.sleep(rng.uniform(0.3 * duration, duration * 1.1))
-        if process.poll() is None:
-            process.send_signal(signal.SIGKILL)
-            kills += 1
-        process.wait(timeout=300)
-        serial += 1
+    kills, serial = kill_runs(
+        tmp_path,
+        docs,
+        rng,
+        kills=3,
+        most=12,
+        duration=duration,
+        earliest=0.3,
+        before=lambda serial: write_config(on_ray if serial % 3 else None),  # a third in process
+    )
     assert kills >= 3, f"only {kills} of {serial} runs were killed mid-way: it proves too little"
     time.sleep(1.0)  # the dead driver's actors go with it (Ray kills what it owned)
 
