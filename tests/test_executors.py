@@ -177,3 +177,18 @@ def test_vectors_made_elsewhere_fill_the_cache_and_failed_documents_keep_their_v
     with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
         rebuilt = pipeline.index(rebuild=True)  # in process: the vectors come from the cache
     assert rebuilt.cached > 0 and rebuilt.embedded == 1  # only the edited memory.md is new
+
+
+def test_progress_gets_the_chunks_written_when_it_asks_for_them(pm, corpus: Path) -> None:
+    """``progress(done, total)`` as documented; a callback with a third
+    parameter also gets the chunks written so far (the CLI's bar shows them)."""
+    two: list[tuple[int, int]] = []
+    three: list[tuple[int, int, int]] = []
+    config = basic_config(executor={"type": "inprocess"})
+    with ragloom.load(config, plugin_manager=pm, base_dir=corpus) as pipeline:
+        report = pipeline.index(progress=lambda done, total: two.append((done, total)))
+        (corpus / "docs" / "new.md").write_text("# New\n\nA new page about refunds.\n")
+        pipeline.index(rebuild=True, progress=lambda d, t, chunks: three.append((d, t, chunks)))
+    assert two[0] == (0, 3) and two[-1] == (3, 3)
+    assert three[0] == (0, 4, 0) and three[-1][:2] == (4, 4)
+    assert three[-1][2] > report.chunks  # the new page's chunk too

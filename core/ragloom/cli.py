@@ -170,7 +170,9 @@ def index(
             rebuild=rebuild,
             repair=repair,
             allow_mass_delete=allow_mass_delete,
-            progress=lambda done, total: bar.update(task, completed=done, total=total),
+            progress=lambda done, total, chunks: bar.update(
+                task, completed=done, total=total, description=f"indexing ({chunks:,} chunks)"
+            ),
         )
     if as_json:
         click.echo(

@@ -154,7 +154,7 @@ class Indexer:
         rebuild: bool = False,
         repair: bool = False,
         allow_mass_delete: bool = False,
-        progress: Callable[[int, int], None] | None = None,
+        progress: Callable[..., None] | None = None,
     ) -> IndexReport:
         if not self.loaders:
             raise RagloomError(
@@ -195,7 +195,7 @@ class Indexer:
         rebuild: bool,
         repair: bool,
         allow_mass_delete: bool,
-        progress: Callable[[int, int], None] | None,
+        progress: Callable[..., None] | None,
     ) -> IndexReport:
         run = self.job
         journal = Journal(self.index_dir / "journal.jsonl")
@@ -289,12 +289,13 @@ class Indexer:
         ledger.set_meta("chunker", chunker_fp)
         doomed: list[str] = []
         chunks_written = 0
-        if progress:
-            progress(0, len(todo))
+        counting = _counting(progress)
+        if counting:
+            counting(0, len(todo), 0)
         failed: set[str] = set()
         if todo:
             chunks_written, failed = self._write_all(
-                todo, entries, ledger, journal, doomed, progress
+                todo, entries, ledger, journal, doomed, counting
             )
         if failed:
             added = [d for d in added if d not in failed]
@@ -355,7 +356,7 @@ class Indexer:
         ledger: Ledger,
         journal: Journal,
         doomed: list[str],
-        progress: Callable[[int, int], None] | None,
+        progress: Callable[[int, int, int], None] | None,
     ) -> tuple[int, set[str]]:
         """Every document of ``todo`` through the configured executor, each batch
         written as it comes back. Returns the chunks written and the documents
@@ -396,7 +397,7 @@ class Indexer:
                 held = held or prepared.held is not None
                 written += self._write(prepared, entries, ledger, journal, doomed, executor)
                 if progress:
-                    progress(len(done), len(todo))
+                    progress(len(done), len(todo), written)
             if held:  # every worker write done and flushed before the ledger commits
                 assert isinstance(executor, WritesStores)
                 executor.flush_writes()
@@ -530,3 +531,22 @@ class Indexer:
         self.embedded += embedded
         self.cached += len(texts) - embedded
         return vectors
+
+
+def _counting(
+    progress: Callable[..., None] | None,
+) -> Callable[[int, int, int], None] | None:
+    """``progress`` as ``(documents done, documents to do, chunks written)``:
+    a callback that takes two positional arguments gets the first two."""
+    if progress is None:
+        return None
+    import inspect
+
+    try:
+        parameters = inspect.signature(progress).parameters.values()
+    except (TypeError, ValueError):  # a builtin without a signature: the documented two
+        return lambda done, total, chunks: progress(done, total)
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if len(positional) >= 3 or any(p.kind is p.VAR_POSITIONAL for p in parameters):
+        return progress
+    return lambda done, total, chunks: progress(done, total)

@@ -270,7 +270,7 @@ class Pipeline:
         rebuild: bool = False,
         repair: bool = False,
         allow_mass_delete: bool = False,
-        progress: Callable[[int, int], None] | None = None,
+        progress: Callable[..., None] | None = None,
     ) -> IndexReport:
         """Bring every store up to date with the loaders' documents.
 
@@ -283,7 +283,9 @@ class Pipeline:
         that disagree with the ledger back in line. A run that would delete
         more than ``indexing.max_delete_share`` of the documents is refused
         unless ``allow_mass_delete``. ``progress(done, total)`` is called as
-        documents are processed. A loader whose whole source is unavailable
+        documents are processed (after each batch, wherever the executor ran
+        it); a callback taking a third argument gets the chunks written so
+        far too: ``progress(done, total, chunks)``. A loader whose whole source is unavailable
         keeps its documents and is listed in ``report.errors``.
         """
         run = self.run("index")
