@@ -55,7 +55,9 @@ class SpanObserver:
     to trace its pipelines into ``provider``.
 
     :param tracer_provider: where spans go; by default the global one
-        (``opentelemetry.trace.set_tracer_provider``), looked up at each run.
+        (``opentelemetry.trace.set_tracer_provider``), looked up at the start
+        of each run until one is set; a run that started without one is not
+        traced (its stages cost a dictionary look-up, not a provider look-up).
     :param capture_content: record questions, hit labels and answers; by
         default, whether ``RAGLOOM_OTEL_CAPTURE_CONTENT`` is ``true``.
     """
@@ -123,14 +125,15 @@ class SpanObserver:
             self._runs[event.run_id] = span
 
     def _stage(self, event: StageFinished) -> None:
-        tracer = self._tracer()
-        if tracer is None:
+        # a run is traced when its RunStarted found a tracer (kept in _cached)
+        parent = self._runs.get(event.run_id)
+        if parent is None:
             return
+        tracer = self._cached
         from opentelemetry import trace
         from opentelemetry.trace import Status, StatusCode
 
         with self._lock:
-            parent = self._runs.get(event.run_id)
             queued = self._content.get((event.run_id, event.stage, event.name))
             content = queued.popleft() if queued else {}
             if queued is not None and not queued:
@@ -143,7 +146,7 @@ class SpanObserver:
         }
         if event.count is not None:
             attributes["ragloom.item_count"] = event.count
-        context = trace.set_span_in_context(parent) if parent is not None else None
+        context = trace.set_span_in_context(parent)
         span = tracer.start_span(
             f"ragloom.stage.{event.stage}",
             context=context,
@@ -178,7 +181,7 @@ class SpanObserver:
         """A ``run_stage`` wrapper: the stage's result, unchanged; with content
         capture on, what went in and came out is kept for its span."""
         result = yield
-        if self._tracer() is not None and self.capture_content:
+        if call.run_id in self._runs and self.capture_content:  # a traced run
             content = _content_of(call, result)
             if content:
                 with self._lock:
