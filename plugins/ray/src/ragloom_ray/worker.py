@@ -142,11 +142,10 @@ class IndexWorker:
                 store.upsert(chunks, vectors if "dense" in store.capabilities else None)
         return len(chunks)
 
-    def flush(self) -> int:
+    def flush(self) -> None:
         """Flush every store this actor wrote (the driver commits after)."""
         for _, store in self.stores:
             store.flush()
-        return len(self._held)
 
     def _hold(self, prepared: Prepared) -> Prepared:
         """With stores to write: keep the chunks and vectors here under a new
