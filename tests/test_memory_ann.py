@@ -150,7 +150,8 @@ def test_recall_against_exact_search_and_exact_scores(
 
 
 def test_the_graph_answers_not_a_full_scan(pair, monkeypatch: pytest.MonkeyPatch) -> None:
-    """An unfiltered query scores only the graph's candidates."""
+    """An unfiltered query scores only the graph's candidates: twice k,
+    since the graph ranks on its int8 copy."""
     hnsw, _ = pair
     scored: list[int] = []
     original = MemoryStore._scores
@@ -161,7 +162,7 @@ def test_the_graph_answers_not_a_full_scan(pair, monkeypatch: pytest.MonkeyPatch
 
     monkeypatch.setattr(MemoryStore, "_scores", spy)
     assert len(hnsw.query(vector=clustered(1, seed=3)[0], k=10)) == 10
-    assert scored == [10]
+    assert scored == [20]
 
 
 def test_upserts_replace_vectors_in_the_graph(pair) -> None:
@@ -348,12 +349,17 @@ def test_changed_settings_rebuild_the_graph(tmp_path: Path, builds: list[int]) -
     store = opened(tmp_path, index="hnsw")
     store.upsert(numbered(), data)
     store.close()
-    for options in ({"connectivity": 8}, {"precision": "float16"}, {"precision": "int8"}):
+    for options in ({"connectivity": 8}, {"metric": "dot"}, {"metric": "cosine"}):
         builds.clear()
         again = opened(tmp_path, index="hnsw", **options)
         assert builds == [N], options
         assert again._ann.spec["connectivity"] == options.get("connectivity", 16)
         again.close()  # the next round starts from this one's files
+    for precision in ("float16", "int8"):  # the graph is int8 whatever the matrix
+        builds.clear()
+        again = opened(tmp_path, index="hnsw", precision=precision)
+        assert builds == [] and ids(again.query(vector=data[3], k=1)) == ["c3"]
+        again.close()
 
 
 def test_switching_to_exact_drops_the_graph_and_back_rebuilds_it(
@@ -450,11 +456,28 @@ def test_without_usearch_opening_says_what_to_install(monkeypatch: pytest.Monkey
         _ann.import_usearch()
 
 
+def test_a_float_store_links_int8_rows_and_keeps_exact_scores(tmp_path: Path) -> None:
+    """A float32 store's cosine graph holds each row scaled to ±127 (a quarter
+    of the matrix's bytes); a zero row stays zero; the hits' scores are
+    the matrix's."""
+    data = clustered(200)
+    data[7] = 0.0
+    store = opened(tmp_path, index="hnsw")
+    store.upsert(numbered(200), data)
+    assert store._ann is not None and store._ann.spec["dtype"] == "i8"
+    rows = store._graph_rows(slice(0, 200))
+    assert rows.dtype == np.int8 and not rows[7].any()
+    assert (np.abs(np.delete(rows, 7, axis=0)).max(axis=1) == 127).all()
+    unit = data[3] / np.linalg.norm(data[3])
+    hits = store.query(vector=data[3], k=5)
+    assert hits[0].chunk.id == "c3" and hits[0].score == pytest.approx(1.0, abs=1e-6)
+    second = hits[1].vector / np.linalg.norm(hits[1].vector)
+    assert hits[1].score == pytest.approx(float(unit @ second), abs=1e-5)
+
+
 def test_graph_types() -> None:
-    assert _ann.graph_dtype("float32", "cosine") == "f32"
-    assert _ann.graph_dtype("float16", "dot") == "f16"
-    assert _ann.graph_dtype("int8", "cosine") == "i8"
-    assert _ann.graph_dtype("int8", "dot") == "f16"
+    assert _ann.graph_dtype("cosine") == "i8"
+    assert _ann.graph_dtype("dot") == "f16"
 
 
 def test_files_copied_elsewhere_still_agree(tmp_path: Path, builds: list[int]) -> None:

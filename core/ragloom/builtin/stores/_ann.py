@@ -50,15 +50,17 @@ def import_usearch() -> Any:
     return index
 
 
-def graph_dtype(precision: str, metric: str) -> str:
+def graph_dtype(metric: str) -> str:
     """The type the graph holds its copy of the vectors in (usearch's name).
 
-    The store's own precision, except ``int8`` with ``metric: dot``: usearch
-    compares int8 vectors without the store's per-row scales, which cosine
-    ignores but a dot product does not, so that graph holds float16."""
-    if precision == "int8":
-        return "i8" if metric == "cosine" else "f16"
-    return {"float32": "f32", "float16": "f16"}[precision]
+    The graph only proposes candidates, which the store then scores exactly
+    on its own matrix, so its copy can be coarser than the matrix: ``i8``
+    for cosine whatever the store's precision (each row scaled to ±127, a
+    scale cosine ignores: a quarter of float32's memory, and the distances
+    that decide a search's speed are computed on a quarter of the bytes),
+    ``f16`` for a dot product, where a per-row scale would change the
+    ranking. The store's precision does not change it."""
+    return "i8" if metric == "cosine" else "f16"
 
 
 class AnnIndex:

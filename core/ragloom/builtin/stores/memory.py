@@ -54,9 +54,9 @@ __all__ = ["MemoryStore"]
 _SUBSET_SHARE = 0.25
 # rows converted to float32 at a time when the matrix is float16 or int8
 _BLOCK_ROWS = 16_384
-# index: hnsw: a filter matching a share s of the rows asks the graph for
-# k / s x _OVERSAMPLE candidates; past _MAX_CANDIDATES, exact search on the
-# matching rows is the cheaper of the two
+# index: hnsw: a query asks the graph for k x _OVERSAMPLE candidates (k / s x
+# _OVERSAMPLE with a filter matching a share s of the rows); past
+# _MAX_CANDIDATES, exact search on the matching rows is the cheaper of the two
 _OVERSAMPLE = 2.0
 _MAX_CANDIDATES = 4_096
 Precision = Literal["float32", "float16", "int8"]
@@ -87,7 +87,7 @@ class MemoryStore(FileStore):
         expansion_add: int = Field(128, ge=1)
         """``hnsw``: candidates kept while linking a new row (efConstruction).
         More: a better graph, slower writes."""
-        expansion_search: int = Field(128, ge=1)
+        expansion_search: int = Field(160, ge=1)
         """``hnsw``: candidates kept while searching (ef; at least k). More:
         better recall, slower queries. Takes effect on the next open."""
 
@@ -193,19 +193,23 @@ class MemoryStore(FileStore):
         return AnnIndex(
             dim=dim,
             metric=config.metric,
-            dtype=graph_dtype(config.precision, config.metric),
+            dtype=graph_dtype(config.metric),
             connectivity=config.connectivity,
             expansion_add=config.expansion_add,
             expansion_search=config.expansion_search,
         )
 
     def _graph_rows(self, rows: np.ndarray | slice) -> np.ndarray:
-        """Rows as the graph takes them: as held, or float32 where the graph's
-        type differs (int8 rows for a float16 graph)."""
+        """Rows as the graph takes them: an int8 graph each row scaled to ±127
+        (the int8 matrix's rows already are), a float16 graph the rows as
+        float (int8 rows decoded)."""
         import numpy as np
 
+        assert self._ann is not None
         held = self._live()[rows]
-        if self._ann is not None and self._ann.spec["dtype"] == "f16" and held.dtype == np.int8:
+        if self._ann.spec["dtype"] == "i8":
+            return held if held.dtype == np.int8 else _to_int8(held)
+        if held.dtype == np.int8:
             assert self._scales is not None
             return _decode(held, self._scales[: self._n][rows])
         return held
@@ -223,11 +227,9 @@ class MemoryStore(FileStore):
     def _graph_query(self, q: np.ndarray) -> np.ndarray:
         """``q`` as the graph compares it: an int8 graph's rows are each
         scaled to ±127, so is the query (cosine does not mind the scale)."""
-        import numpy as np
 
         if self._ann is not None and self._ann.spec["dtype"] == "i8":
-            peak = float(np.abs(q).max())
-            return np.rint(q * (127.0 / peak if peak else 1.0)).astype(np.int8)
+            return _to_int8(q[None, :])[0]
         return q
 
     def _approximate(
@@ -237,7 +239,9 @@ class MemoryStore(FileStore):
         candidates scored exactly, or None where exact search is the way."""
         assert self._ann is not None
         wanted = min(k, allowed)
-        count = wanted if mask is None else math.ceil(wanted * self._n / allowed * _OVERSAMPLE)
+        # the graph ranks on its coarser copy: twice the candidates, scored
+        # exactly, find the true top k the graph ranked just below it
+        count = math.ceil(wanted * _OVERSAMPLE * (1 if mask is None else self._n / allowed))
         query = self._graph_query(q)
         while count <= _MAX_CANDIDATES and count < allowed:
             rows = self._ann.search(query, count)
@@ -283,13 +287,15 @@ class MemoryStore(FileStore):
             out *= scales
         return out
 
-    def _vector(self, row: int) -> np.ndarray:
-        """Row ``row`` as float32 (dequantised when held as int8)."""
+    def _vectors(self, rows: np.ndarray) -> np.ndarray:
+        """Rows ``rows`` as a new float32 matrix (dequantised when held as
+        int8): one gather for all of a query's hits, none of them a view of
+        the store's own matrix."""
         import numpy as np
 
-        value = np.asarray(self._matrix[row], dtype=np.float32)  # type: ignore[index]
+        value = self._matrix[rows].astype(np.float32, copy=False)  # type: ignore[index]
         if self._scales is not None:
-            value = value * self._scales[row]
+            value *= self._scales[rows][:, None]
         return value
 
     def upsert(self, chunks: Sequence[Chunk], vectors: np.ndarray | None = None) -> None:
@@ -422,15 +428,10 @@ class MemoryStore(FileStore):
                 top = _top(scores, min(k, allowed))
                 values = scores[top]
         name = self.context.name or "memory"
+        chunks, vectors = self._chunks, self._vectors(top)
         return [
-            Hit(
-                chunk=self._chunks[i],
-                score=score,
-                store=name,
-                scores={name: score},
-                vector=self._vector(i),
-            )
-            for i, score in zip(top.tolist(), values.tolist())
+            Hit(chunk=chunks[i], score=score, store=name, scores={name: score}, vector=vector)
+            for i, score, vector in zip(top.tolist(), values.tolist(), vectors)
         ]
 
     def delete(self, *, ids: Sequence[str] | None = None, where: Filter | None = None) -> int:
@@ -492,6 +493,16 @@ def _top(scores: np.ndarray, k: int) -> np.ndarray:
     k = min(k, n)
     top = np.argpartition(-scores, k - 1)[:k] if k < n else np.arange(n)
     return top[np.argsort(-scores[top], kind="stable")]
+
+
+def _to_int8(rows: np.ndarray) -> np.ndarray:
+    """Each row scaled to ±127 and rounded (an all-zero row stays zero)."""
+    import numpy as np
+
+    rows = np.asarray(rows, dtype=np.float32)
+    peak = np.abs(rows).max(axis=1, keepdims=True)
+    scale = np.divide(127.0, peak, out=np.ones_like(peak), where=peak > 0)
+    return np.rint(rows * scale).astype(np.int8)
 
 
 def _dtype(precision: Precision) -> np.dtype:
