@@ -227,7 +227,6 @@ class MemoryStore(FileStore):
     def _graph_query(self, q: np.ndarray) -> np.ndarray:
         """``q`` as the graph compares it: an int8 graph's rows are each
         scaled to ±127, so is the query (cosine does not mind the scale)."""
-
         if self._ann is not None and self._ann.spec["dtype"] == "i8":
             return _to_int8(q[None, :])[0]
         return q
