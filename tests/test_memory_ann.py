@@ -362,6 +362,28 @@ def test_changed_settings_rebuild_the_graph(tmp_path: Path, builds: list[int]) -
         again.close()
 
 
+def test_a_float32_graph_of_an_older_release_is_rebuilt_as_int8(
+    tmp_path: Path, builds: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Graphs used to hold the matrix's own type: such a ``memory.ann`` is
+    rebuilt once on open (its header's type disagrees), then read."""
+    import ragloom.builtin.stores.memory as memory_module
+
+    data = clustered()
+    with monkeypatch.context() as patch:
+        patch.setattr(memory_module, "graph_dtype", lambda metric: "f32")
+        old = opened(tmp_path, index="hnsw")
+        old.upsert(numbered(), data)
+        old.close()
+    builds.clear()
+    store = opened(tmp_path, index="hnsw")
+    assert builds == [N] and store._ann.spec["dtype"] == "i8"
+    assert ids(store.query(vector=data[3], k=1)) == ["c3"]
+    store.close()
+    builds.clear()
+    assert opened(tmp_path, index="hnsw").count() == N and builds == []
+
+
 def test_switching_to_exact_drops_the_graph_and_back_rebuilds_it(
     tmp_path: Path, builds: list[int]
 ) -> None:
