@@ -208,7 +208,7 @@ class MemoryStore(FileStore):
         assert self._ann is not None
         held = self._live()[rows]
         if self._ann.spec["dtype"] == "i8":
-            return held if held.dtype == np.int8 else _to_int8(held)
+            return held if held.dtype == np.int8 else _encode(held, "int8")[0]
         if held.dtype == np.int8:
             assert self._scales is not None
             return _decode(held, self._scales[: self._n][rows])
@@ -228,7 +228,7 @@ class MemoryStore(FileStore):
         """``q`` as the graph compares it: an int8 graph's rows are each
         scaled to ±127, so is the query (cosine does not mind the scale)."""
         if self._ann is not None and self._ann.spec["dtype"] == "i8":
-            return _to_int8(q[None, :])[0]
+            return _encode(q[None, :], "int8")[0][0]
         return q
 
     def _approximate(
@@ -496,16 +496,6 @@ def _top(scores: np.ndarray, k: int) -> np.ndarray:
     k = min(k, n)
     top = np.argpartition(-scores, k - 1)[:k] if k < n else np.arange(n)
     return top[np.argsort(-scores[top], kind="stable")]
-
-
-def _to_int8(rows: np.ndarray) -> np.ndarray:
-    """Each row scaled to ±127 and rounded (an all-zero row stays zero)."""
-    import numpy as np
-
-    rows = np.asarray(rows, dtype=np.float32)
-    peak = np.abs(rows).max(axis=1, keepdims=True)
-    scale = np.divide(127.0, peak, out=np.ones_like(peak), where=peak > 0)
-    return np.rint(rows * scale).astype(np.int8)
 
 
 def _dtype(precision: Precision) -> np.dtype:
