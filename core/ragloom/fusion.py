@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from operator import itemgetter
+from typing import Any
 
 from .types import Hit
 
@@ -43,33 +45,33 @@ def _combine(
     Only the best ``limit`` hits are built (all when None): the rest of the
     candidates cost a dict entry, not an object."""
     weights = list(weights) if weights is not None else [1.0] * len(ranked)
-    scores: dict[str, float] = {}
-    found: dict[str, list[Hit]] = {}
+    found: dict[str, list[Any]] = {}  # chunk id -> [summed score, each list's copy...]
     for hits, weight in zip(ranked, weights):
         for hit, value in zip(hits, contribution(hits)):
-            cid = hit.chunk.id
-            if cid in scores:
-                scores[cid] += weight * value
-                found[cid].append(hit)
+            entry = found.get(hit.chunk.id)
+            if entry is None:
+                found[hit.chunk.id] = [weight * value, hit]
             else:
-                scores[cid] = weight * value
-                found[cid] = [hit]
-    order = sorted(scores, key=scores.__getitem__, reverse=True)  # stable: ties stay first-seen
+                entry[0] += weight * value
+                entry.append(hit)
+    order = sorted(found.values(), key=itemgetter(0), reverse=True)  # stable: ties first-seen
     if limit is not None:
         order = order[:limit]
-    return [_fused(found[cid], scores[cid]) for cid in order]
+    return [_fused(entry) for entry in order]
 
 
-def _fused(hits: list[Hit], score: float) -> Hit:
-    """One hit from every list's copy of a chunk: the first-seen copy, with the
-    per-store scores of all (the earlier list's on a clash), the first vector
-    any of them carries, and the fusion score."""
-    first = hits[0]
+def _fused(entry: list[Any]) -> Hit:
+    """One hit from every list's copy of a chunk (``entry``: the fusion score,
+    then the copies): the first-seen copy, with the per-store scores of all
+    (the earlier list's on a clash), the first vector any of them carries,
+    and the fusion score."""
+    score, first, *hits = entry
     merged = dict(first.scores)
     vector = first.vector
-    if len(hits) > 1:
+    if hits:
         for hit in reversed(hits):
             merged.update(hit.scores)
+        merged.update(first.scores)
         if vector is None:
             vector = next((h.vector for h in hits if h.vector is not None), None)
     score = float(score)
