@@ -50,6 +50,38 @@ def test_memory_nearest_neighbour_order_and_filter(tmp_path: Path) -> None:
     assert store.query(vector=q, k=10, where=parse({"year": {"$gt": 2030}})) == []
 
 
+def many(n: int) -> list[Chunk]:
+    return [Chunk(f"c{i}", f"doc-{i}", f"text {i}", 0, 0, 6, f"{i}.md#0", {}) for i in range(n)]
+
+
+@pytest.mark.parametrize("tied", [3, 40, 400])
+def test_memory_top_k_is_exact_with_ties_in_insertion_order(tmp_path: Path, tied: int) -> None:
+    """The top k by a score threshold: tied best rows come in insertion order,
+    whether a few tie at the cut or most of the store does (the fallback)."""
+    rng = np.random.default_rng(tied)
+    n = 1000
+    vectors = rng.normal(size=(n, 8)).astype(np.float32)
+    vectors[:, 0] = np.abs(vectors[:, 0]) * 0.1  # every row's score well under the tied ones'
+    best = np.sort(rng.choice(n, size=tied, replace=False))
+    vectors[best] = np.eye(8, dtype=np.float32)[0]
+    store = opened(MemoryStore(metric="dot"), tmp_path, "memory")
+    store.upsert(many(n), vectors)
+    q = np.eye(8, dtype=np.float32)[0]
+    hits = store.query(vector=q, k=10)
+    expected = sorted(range(n), key=lambda i: (-float(vectors[i] @ q), i))[:10]
+    assert [h.chunk.id for h in hits] == [f"c{i}" for i in expected]
+    assert [h.score for h in hits[: min(tied, 10)]] == [1.0] * min(tied, 10)
+
+
+def test_memory_top_k_leaves_out_a_row_whose_score_is_nan(tmp_path: Path) -> None:
+    store = opened(MemoryStore(metric="dot"), tmp_path, "memory")
+    vectors = np.eye(5, 4, dtype=np.float32)
+    vectors[1] = np.nan
+    store.upsert(many(5), vectors)
+    hits = store.query(vector=np.array([1.0, 1.0, 1.0, 1.0], np.float32), k=3)
+    assert [h.chunk.id for h in hits] == ["c0", "c2", "c3"]
+
+
 def test_memory_upsert_is_idempotent_and_replaces(tmp_path: Path) -> None:
     store = opened(MemoryStore(), tmp_path, "memory")
     store.upsert(chunks(), vectors())

@@ -404,7 +404,7 @@ class MemoryStore(FileStore):
                 f"{self._matrix.shape[1]}: the index was built with another embedder"  # type: ignore[union-attr]
             )
         if self.config.metric == "cosine":
-            norm = float(np.linalg.norm(q))
+            norm = math.sqrt(float(q @ q))
             if norm:
                 q = q / norm
         mask = None if where is None else self._mask(where)
@@ -494,7 +494,19 @@ def _top(scores: np.ndarray, k: int) -> np.ndarray:
 
     n = len(scores)
     k = min(k, n)
-    top = np.argpartition(-scores, k - 1)[:k] if k < n else np.arange(n)
+    if k == n:
+        top = np.arange(n)
+    else:
+        # the k-th best score as a threshold, then the rows at or above it:
+        # half the time of argpartition, which writes an index of every row
+        kth = np.partition(scores, n - k)[n - k]
+        top = np.flatnonzero(scores >= kth)
+        if len(top) > k:  # ties at the threshold: the first of them, in index order
+            values = scores[top]
+            above = top[values > kth]
+            top = np.concatenate([above, top[values == kth][: k - len(above)]])
+        elif len(top) < k:  # NaN scores, which partition sorts above every number
+            return _top(np.where(np.isnan(scores), -np.inf, scores), k)
     return top[np.argsort(-scores[top], kind="stable")]
 
 
