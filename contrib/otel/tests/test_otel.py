@@ -3,6 +3,9 @@ SDK's in-memory exporter."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,7 +15,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode
 from ragloom.plugins import build_plugin_manager
-from ragloom_otel import SpanObserver
+from ragloom_otel import CAPTURE_ENV, SpanObserver
 
 CONFIG = {
     "loaders": [{"type": "directory", "path": "docs"}],
@@ -150,7 +153,24 @@ def test_the_plugin_loads_through_its_entry_point() -> None:
     names = {pm.get_name(p) for p in pm.get_plugins()}
     assert "otel" in names
     assert any(impl.plugin_name == "otel" for impl in pm.hook.on_event.get_hookimpls())
-    assert any(impl.plugin_name == "otel" for impl in pm.hook.run_stage.get_hookimpls())
+
+
+@pytest.mark.parametrize("capture", ["", "true"])
+def test_the_run_stage_wrapper_is_there_only_to_capture_content(capture: str) -> None:
+    """Without content capture the wrapper would do nothing on every stage, so
+    the installed plugin registers it only when the environment asks for content
+    as it loads (a fresh interpreter: the plugin module is imported once)."""
+    script = (
+        "from ragloom.plugins import build_plugin_manager\n"
+        "pm = build_plugin_manager(env={'RAGLOOM_LOAD_PLUGINS': 'otel'})\n"
+        "print(sorted(i.plugin_name for i in pm.hook.run_stage.get_hookimpls()))\n"
+    )
+    env = {**os.environ, CAPTURE_ENV: capture}
+    out = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+    ).stdout
+    expected = ["otel", "ragloom.core"] if capture else ["ragloom.core"]
+    assert out.strip() == repr(expected)
 
 
 def test_the_global_provider_is_used_once_set(

@@ -19,7 +19,9 @@ also carry ``ragloom.query`` (the question or query text),
 ``ragloom.queries`` (after query transformers), ``ragloom.hits`` (the labels
 of the hits a stage returned, best first), ``ragloom.answer`` and
 ``ragloom.citations`` (for a generated, not a streamed, answer). Content
-comes from a ``run_stage`` wrapper, which otherwise does nothing.
+comes from a ``run_stage`` wrapper, which otherwise does nothing: the
+installed plugin (``plugin.py``) registers it only when the variable is set
+as it loads.
 
 Until the application sets a tracer provider (and without one given to the
 observer), every span would be a no-op: the observer then does nothing at
@@ -83,19 +85,21 @@ class SpanObserver:
         if self._cached is not None:
             return self._cached
         trace = _trace()
-        from . import __name__ as package
-
         provider = self._provider
         if provider is None:
             provider = trace.get_tracer_provider()
             if isinstance(provider, (trace.ProxyTracerProvider, trace.NoOpTracerProvider)):
-                return None  # nothing set yet: look again at the next event
+                return None  # nothing set yet: look again at the next run
+        from . import __name__ as package
+
         self._cached = provider.get_tracer(package)
         return self._cached
 
     # -- on_event ----------------------------------------------------------------
     @hookimpl
     def on_event(self, event: Event) -> None:
+        if event.run_id not in self._runs and type(event) is not RunStarted:
+            return  # a run that found no tracer when it started is not traced
         if isinstance(event, RunStarted):
             self._started(event)
         elif isinstance(event, StageFinished):

@@ -1,4 +1,9 @@
-"""The hook implementations: one ``SpanObserver`` on the global tracer provider."""
+"""The hook implementations: one ``SpanObserver`` on the global tracer provider.
+
+The ``run_stage`` wrapper only captures content, so it is registered only when
+``RAGLOOM_OTEL_CAPTURE_CONTENT`` asks for content as the plugin loads: without
+it, every stage of every run would pass through a wrapper that does nothing.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +21,8 @@ def on_event(event: Any) -> None:
     _observer.on_event(event)
 
 
-@hookimpl(wrapper=True)
-def run_stage(call: Any) -> Any:
-    return (yield from _observer.run_stage(call))
+if _observer.capture_content:
+
+    @hookimpl(wrapper=True)
+    def run_stage(call: Any) -> Any:
+        return (yield from _observer.run_stage(call))
