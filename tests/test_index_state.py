@@ -217,6 +217,35 @@ def test_a_stale_pipeline_never_writes_back_its_copy(
         ledger.close()
 
 
+def test_a_run_that_changes_nothing_leaves_the_store_files_alone(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    """cron re-indexing an unchanged folder must not rewrite every store file
+    (1.5 GB at a million chunks), nor make the servers reading them load them
+    again: the files keep their inode and mtime, and a reader answers the same."""
+    root = project(tmp_path)
+    assert cli("index", cwd=root).returncode == 0
+    files = [root / ".ragloom" / "memory" / "memory.npz", root / ".ragloom" / "bm25" / "bm25.npz"]
+
+    def identities() -> list[tuple[int, int]]:
+        return [(f.stat().st_ino, f.stat().st_mtime_ns) for f in files]
+
+    before = identities()
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as reader:
+        first = reader.retrieve("refund within 30 days")
+        again = cli("index", cwd=root)
+        assert again.returncode == 0 and "=3 unchanged" in again.stdout, again.stdout
+        assert identities() == before
+        second = reader.retrieve("refund within 30 days")
+        assert second.corpus_version == first.corpus_version + 1
+        assert [h.chunk.id for h in second] == [h.chunk.id for h in first]
+        # a changed document is written as before, and the reader sees it
+        (root / "docs" / "zebra.md").write_text("# Zebra\n\nZebra stripes confuse flies.\n")
+        assert "+1 added" in cli("index", cwd=root).stdout
+        assert all(a != b for a, b in zip(identities(), before))
+        assert reader.retrieve("zebra stripes", k=1)[0].chunk.source == "docs/zebra.md"
+
+
 # -- 4. stores and ledger that disagree ---------------------------------------------
 
 

@@ -113,6 +113,25 @@ def test_memory_delete_count_and_persistence(tmp_path: Path) -> None:
     assert again.query(vector=q, k=1)[0].chunk.id == "d"
 
 
+def test_a_flush_with_nothing_new_leaves_the_file_but_keeps_a_precision_change(
+    tmp_path: Path,
+) -> None:
+    store = opened(MemoryStore(precision="int8"), tmp_path, "memory")
+    store.upsert(chunks(), vectors())
+    store.flush()
+    file = tmp_path / "memory" / "memory.npz"
+    written = (file.stat().st_ino, file.stat().st_mtime_ns)
+    store.flush()  # nothing new: the file stays as it is
+    assert (file.stat().st_ino, file.stat().st_mtime_ns) == written
+    widened = opened(MemoryStore(precision="float32"), tmp_path, "memory")
+    widened.close()  # a reader closing writes nothing
+    assert np.load(file)["vectors"].dtype == np.int8
+    widened = opened(MemoryStore(precision="float32"), tmp_path, "memory")
+    widened.flush()  # an index run's flush keeps the precision the config asks for
+    assert np.load(file)["vectors"].dtype == np.float32
+    assert opened(MemoryStore(precision="float32"), tmp_path, "memory").count() == 4
+
+
 def test_memory_dimension_mismatch(tmp_path: Path) -> None:
     store = opened(MemoryStore(), tmp_path, "memory")
     store.upsert(chunks(), vectors())

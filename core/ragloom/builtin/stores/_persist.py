@@ -42,6 +42,7 @@ class FileStore(Store):
     def _reset(self) -> None:
         """Empty in-memory state; subclasses add theirs and call this."""
         self._dirty = False
+        self._outdated = False  # the file holds this state in another form: rewrite it on flush
         self._identity: tuple[int, int, int] | None = None  # the file last read or written
 
     # -- lifecycle ---------------------------------------------------------
@@ -81,14 +82,27 @@ class FileStore(Store):
         if identity is not None:
             self._read(self._file)
 
+    def _unchanged(self) -> bool:
+        """Whether the file holds exactly this state: nothing written since it
+        was read or written, and not replaced since. ``flush`` then writes
+        nothing, so an index run that changed nothing leaves the file (and
+        the processes that read it) alone."""
+        return (
+            not self._dirty
+            and not self._outdated
+            and self._file is not None
+            and self._identity is not None
+            and file_identity(self._file) == self._identity
+        )
+
     def flush(self) -> None:
-        if self._file is None:
+        if self._file is None or self._unchanged():
             return
         atomic_write(self._file, self._write)
         self._identity = file_identity(self._file)
         for name in self.legacy_names:
             self._file.with_name(name).unlink(missing_ok=True)
-        self._dirty = False
+        self._dirty = self._outdated = False
 
     def _read(self, file: Path) -> None:
         identity = file_identity(file)

@@ -121,7 +121,7 @@ class MemoryStore(FileStore):
             self._file.with_name(self.ann_name).unlink(missing_ok=True)
 
     def flush(self) -> None:
-        if self._file is None:
+        if self._file is None or self._unchanged():
             return
         self._token = uuid.uuid4().hex
         ann_file = self._file.with_name(self.ann_name)
@@ -149,6 +149,7 @@ class MemoryStore(FileStore):
             raise ValueError(f"vectors of type {matrix.dtype}")
         if matrix.dtype != _dtype(self.config.precision):  # the config changed: convert
             matrix, scales = _encode(_decode(matrix, scales), self.config.precision)
+            self._outdated = True  # the next flush (an index run's) keeps the new precision
         # an empty store keeps no width: a rebuild may change embedders
         self._matrix = matrix if len(chunks) else None
         self._scales = scales if len(chunks) else None
@@ -164,6 +165,8 @@ class MemoryStore(FileStore):
                 self._build_ann()
                 if token is not None:
                     self._save_ann(file.with_name(self.ann_name), token)
+                else:  # a file with no token to tie a graph to: the next flush writes both
+                    self._outdated = True
 
     def _save_ann(self, file: Path, token: str) -> None:
         """Save a graph rebuilt on open, if the folder takes it: a reader
