@@ -241,7 +241,7 @@ def test_sigkill_of_the_driver_while_actors_write_then_rerun_agrees_exactly(
         docs,
         rng,
         kills=3,
-        most=12,
+        most=24,  # the first run, timed cold on a busy machine, can outlast later ones
         duration=duration,
         earliest=0.3,
         before=lambda serial: write_config(on_ray if serial % 3 else None),  # a third in process
