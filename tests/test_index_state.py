@@ -246,6 +246,36 @@ def test_a_run_that_changes_nothing_leaves_the_store_files_alone(
         assert reader.retrieve("zebra stripes", k=1)[0].chunk.source == "docs/zebra.md"
 
 
+def test_a_reader_that_reanalysed_a_store_never_writes_it_over_a_newer_run(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    """The bm25 analyzer changed in the config: a server opens the store and
+    analyses its texts again in memory. cron's `ragloom index` then commits a
+    new document. The server closing must not write its older copy over the
+    file that run wrote (the new document would vanish from keyword search
+    while the ledger lists it)."""
+    unstemmed = [{"type": "memory"}, {"type": "bm25", "analyzer": {"stem": False}}]
+    root = project(tmp_path, stores=unstemmed)
+    assert cli("index", cwd=root).returncode == 0
+    (root / "ragloom.yaml").write_text(yaml.safe_dump(basic_config()))  # stemmed now
+    file = root / ".ragloom" / "bm25" / "bm25.npz"
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as reader:
+        assert reader.retrieve("refund within 30 days")  # opened: texts analysed again
+        before = (file.stat().st_ino, file.stat().st_mtime_ns)
+        (root / "docs" / "zebra.md").write_text("# Zebra\n\nZebra stripes confuse flies.\n")
+        run = cli("index", cwd=root)
+        assert run.returncode == 0 and "+1 added" in run.stdout, run.stderr
+        assert (file.stat().st_ino, file.stat().st_mtime_ns) != before
+        written = (file.stat().st_ino, file.stat().st_mtime_ns)
+    assert (file.stat().st_ino, file.stat().st_mtime_ns) == written  # the reader wrote nothing
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as fresh:
+        bm25 = dict(fresh.stores)["bm25"]
+        hits = bm25.query(text="zebra stripes", k=1)
+        assert hits and hits[0].chunk.source == "docs/zebra.md"
+    again = cli("index", cwd=root)
+    assert again.returncode == 0 and "=4 unchanged" in again.stdout, again.stdout + again.stderr
+
+
 # -- 4. stores and ledger that disagree ---------------------------------------------
 
 

@@ -193,6 +193,10 @@ class BM25Store(FileStore):
             self.config.analyzer,
         )
         self._add(chunks)
+        # the file holds these chunks, analysed otherwise: the next flush (an
+        # index run's, under the index lock) writes the new terms; a reader's
+        # close writes nothing, so it never puts an older state over a newer run
+        self._dirty, self._outdated = False, True
 
     def _write(self, handle: IO[bytes]) -> None:
         import numpy as np
