@@ -132,6 +132,34 @@ def test_a_flush_with_nothing_new_leaves_the_file_but_keeps_a_precision_change(
     assert opened(MemoryStore(precision="float32"), tmp_path, "memory").count() == 4
 
 
+@pytest.mark.parametrize("kind", ["memory", "bm25"])
+def test_close_never_writes_over_a_file_another_process_replaced(
+    tmp_path: Path, kind: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A store left with writes it never flushed (a failed index run's) is
+    closed after another process committed a run: the newer file stays."""
+
+    def make():
+        return opened(MemoryStore() if kind == "memory" else BM25Store(), tmp_path, kind)
+
+    stale = make()
+    stale.upsert(chunks()[:1], vectors()[:1])  # never flushed
+    writer = make()
+    writer.upsert(chunks(), vectors())
+    writer.flush()
+    file = next((tmp_path / kind).glob("*.npz"))
+    written = (file.stat().st_ino, file.stat().st_mtime_ns)
+    with caplog.at_level("WARNING", logger="ragloom"):
+        stale.close()
+    assert (file.stat().st_ino, file.stat().st_mtime_ns) == written
+    assert "another process replaced it" in caplog.text
+    assert make().count() == 4
+    alone = make()  # the file as it read it: close persists, as before
+    alone.delete(ids=["a"])
+    alone.close()
+    assert make().count() == 3
+
+
 def test_memory_dimension_mismatch(tmp_path: Path) -> None:
     store = opened(MemoryStore(), tmp_path, "memory")
     store.upsert(chunks(), vectors())

@@ -3,6 +3,7 @@ file (``FileStore``), atomic files, and chunk (de)serialisation."""
 
 from __future__ import annotations
 
+import logging
 import os
 import tempfile
 from abc import abstractmethod
@@ -15,6 +16,8 @@ from ...errors import StoreError
 from ...types import Chunk
 
 __all__ = ["FileStore", "atomic_write", "chunk_from_dict", "chunk_to_dict", "file_identity"]
+
+log = logging.getLogger("ragloom")
 
 
 class FileStore(Store):
@@ -67,8 +70,21 @@ class FileStore(Store):
         """Read state an earlier version left in ``directory`` (none by default)."""
 
     def close(self) -> None:
-        if self._dirty:
-            self.flush()
+        """Write what was not flushed, unless another process replaced the file
+        since this store read or wrote it: that file is newer (an index run
+        committed it) and is kept; the writes never flushed here (a failed
+        run's, which its journal names) are dropped with a warning."""
+        if not self._dirty or self._file is None:
+            return
+        if file_identity(self._file) != self._identity:
+            log.warning(
+                "%s store: not writing %s on close: another process replaced it since "
+                "this one read it; writes not flushed here are dropped",
+                self.context.name or self.file_stem,
+                self._file,
+            )
+            return
+        self.flush()
 
     def refresh(self) -> None:
         """Make the store what its file holds: reload it if another process
