@@ -416,6 +416,15 @@ def test_evaluate_beir_default_index_dir(beir_dir: Path, tmp_path: Path, record_
     assert not (tmp_path / "idx" / "ledger.sqlite").exists()  # the project's index is untouched
     other = {**config, "chunker": {"type": "recursive", "size": 100, "overlap": 0}}
     assert default_beir_index_dir(other, beir_dir, tmp_path) != expected
+    # what `tune fusion` changes (a store's weight and k, the fusion) keeps the index
+    tuned = {
+        **config,
+        "stores": [{"type": "bm25", "path": "elsewhere", "weight": 0.7, "k": 300}],
+        "retrieval": {"fusion": "weighted"},
+    }
+    assert default_beir_index_dir(tuned, beir_dir, tmp_path) == expected
+    renamed = {**config, "stores": [{"type": "bm25", "path": "elsewhere", "name": "kw"}]}
+    assert default_beir_index_dir(renamed, beir_dir, tmp_path) != expected
 
 
 def test_metrics_match_pytrec_eval_with_ties_everywhere() -> None:

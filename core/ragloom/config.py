@@ -83,6 +83,8 @@ class _Root(BaseModel):
 SECTION_KINDS: dict[str, str] = {k.section: k.name for k in COMPONENT_KINDS}
 LIST_SECTIONS = frozenset(k.section for k in COMPONENT_KINDS if k.many)
 STORE_KEYS = ("name", "weight", "k")
+QUERY_STORE_KEYS = ("weight", "k")
+"""Store keys that act only at query time (how its hits are weighed and cut)."""
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..config import QUERY_STORE_KEYS
 from ..errors import RagloomError
 from ..events import Event, StageFinished
 from ..hookspecs import hookimpl
@@ -112,8 +113,18 @@ def default_beir_index_dir(
     """``<index_dir>/beir/<dataset>-<hash>``: a folder per dataset and indexing
     setup (chunker, embedder, stores), inside the config's own index directory
     but apart from its ledger, so evaluating never touches the project's index
-    and re-running the same setup reuses its index."""
-    setup = {key: config.get(key) for key in ("chunker", "embedder", "stores")}
+    and re-running the same setup reuses its index. A store's ``weight`` and
+    ``k`` only weigh and cut its hits at query time, so the configs that
+    ``ragloom tune fusion`` writes share the index of the config they tuned."""
+    stores = config.get("stores")
+    if isinstance(stores, list):
+        stores = [
+            {key: value for key, value in store.items() if key not in QUERY_STORE_KEYS}
+            if isinstance(store, Mapping)
+            else store
+            for store in stores
+        ]
+    setup = {"chunker": config.get("chunker"), "embedder": config.get("embedder"), "stores": stores}
     digest = hashlib.sha256(json.dumps(setup, sort_keys=True, default=str).encode()).hexdigest()
     index_dir = Path(str(config.get("index_dir", ".ragloom"))).expanduser()
     if not index_dir.is_absolute():
