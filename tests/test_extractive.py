@@ -404,3 +404,74 @@ def test_an_announcement_that_names_its_items_is_quoted_alone(
         "Acme Cloud offers three plans: Starter, Pro and Enterprise [1]."
     ), answer.text
     assert "$29" not in answer.text
+
+
+SUBSCRIPTIONS = chunk(
+    "docs/coffee.md",
+    "## Subscriptions\n"
+    "The Explorer subscription sends one 250 g bag every month for €14. The Barista "
+    "subscription sends two 500 g bags every two weeks for €39. The Office subscription "
+    "is for teams: 5 kg a month for €149.\n",
+)
+ROASTING = chunk(
+    "docs/coffee.md",
+    "## Roasting\n"
+    "Orbital Coffee roasts specialty coffee and sends it by post. All beans are roasted "
+    "in Leipzig on a drum roaster.\n",
+    1,
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "wanted", "others"),
+    [
+        ("What does the Office plan cost?", "€149", ["€14.", "€39"]),
+        ("What's the price of the Explorer tier?", "€14", ["€39", "€149"]),
+        ("How often does the Barista package ship?", "every two weeks", ["every month"]),
+    ],
+)
+def test_a_kind_noun_the_passages_do_not_use_is_read_as_theirs(
+    generator: ExtractiveGenerator, question: str, wanted: str, others: list[str]
+) -> None:
+    """The Office plan asked, the Office subscription written: the
+    sentence about that one subscription, not a refusal, nor another's."""
+    answer = generator.generate(question, hits_of(SUBSCRIPTIONS, ROASTING))
+    assert answer.grounded and wanted in answer.text
+    assert not any(other in answer.text for other in others)
+
+
+def test_only_kind_nouns_are_swapped() -> None:
+    from ragloom.builtin.generators._entities import in_passage_words
+
+    texts = [SUBSCRIPTIONS.text, "Ledgerly comes in two editions. Ledgerly Pro runs payroll."]
+    swap = in_passage_words
+    assert swap("What does the Office plan cost?", ["Office"], texts).endswith("subscription cost?")
+    assert (
+        swap("Is the Office subscription invoiced?", ["Office"], texts).count("subscription") == 1
+    )
+    # a verb after a name is never replaced by what follows it in the passages
+    assert (
+        swap("Does Ledgerly support Stripe?", ["Ledgerly"], texts)
+        == "Does Ledgerly support Stripe?"
+    )
+    # nor a kind noun by a word that is not one
+    assert swap("Is there a Ledgerly plan?", ["Ledgerly"], texts) == "Is there a Ledgerly plan?"
+
+
+def test_a_name_the_passages_lack_is_still_refused_under_another_kind_noun(
+    generator: ExtractiveGenerator,
+) -> None:
+    assert_not_found(generator.generate("How much is the Family plan?", hits_of(SUBSCRIPTIONS)))
+
+
+def test_where_is_answered_by_a_sentence_that_holds_a_place(
+    generator: ExtractiveGenerator,
+) -> None:
+    answer = generator.generate("Where is Orbital Coffee roasted?", hits_of(ROASTING))
+    assert "Leipzig" in answer.text and "by post" not in answer.text
+    # no sentence names a place the way the rule knows: the best one is still quoted
+    plain = chunk("docs/faq.md", "Invoices can be downloaded from your account settings.")
+    assert (
+        "account settings"
+        in generator.generate("Where can I get my invoices?", hits_of(plain)).text
+    )

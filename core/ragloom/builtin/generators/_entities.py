@@ -19,6 +19,7 @@ from collections.abc import Iterable
 __all__ = [
     "TYPE_WORDS",
     "answer_kind",
+    "in_passage_words",
     "is_list_question",
     "is_yes_no",
     "entities",
@@ -99,6 +100,45 @@ def entities(question: str, texts: Iterable[str] = ()) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+_KIND_NOUNS = frozenset(
+    {
+        "plan", "tier", "subscription", "package", "pack", "bundle", "edition", "version",
+        "level", "option", "offer", "membership", "license", "licence", "product", "service",
+        "programme", "program", "contract", "policy", "account", "model", "variant", "zone",
+        "region", "area", "class", "course",
+    }
+)  # fmt: skip
+"""Nouns that only say what kind of thing a name is ("the Office plan"): the
+question may use one where the documents use another ("the Office subscription")."""
+
+
+def in_passage_words(question: str, names: Iterable[str], texts: Iterable[str]) -> str:
+    """The question with the kind noun after each of its entities ("the
+    Office *plan*") replaced by the one the passages write after that name
+    ("the Office *subscription*"), when they never write the question's:
+    a user's word for a thing should not hide the sentences about it. Only
+    kind nouns (plan, tier, subscription, edition...) are swapped, for one
+    another, so a verb or a name is never replaced."""
+    joined = "\n".join(texts)
+    for name in names:
+        after = re.search(rf"\b{re.escape(name)}\s+([a-z]+)\b", question)
+        if after is None or _singular(after.group(1)) not in _KIND_NOUNS:
+            continue
+        written = [
+            _singular(m.group(1)) for m in re.finditer(rf"\b{re.escape(name)}\s+([a-z]+)\b", joined)
+        ]
+        kinds = [w for w in written if w in _KIND_NOUNS]
+        if not kinds or _singular(after.group(1)) in kinds:
+            continue
+        ours = max(kinds, key=kinds.count)  # the most written; ties: the first
+        question = question[: after.start(1)] + ours + question[after.end(1) :]
+    return question
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+
+
 def rivals(question: str, names: Iterable[str], texts: Iterable[str]) -> set[str]:
     """Names the passages use in the same slot as ``names`` (see the module docs)."""
     texts = list(texts)
@@ -165,7 +205,9 @@ def is_list_question(question: str) -> bool:
 
 def answer_kind(question: str) -> str | None:
     """``money`` (how much, price, cost, fee), ``count`` (how many), ``time``
-    (how long, how fast, when), or None: what an answering sentence must hold."""
+    (how long, how fast, when), ``place`` (where), or None: what an answering
+    sentence must hold (``place`` only when some sentence holds one: see
+    ``fits_kind``)."""
     q = question.lower()
     if re.search(r"\bhow much\b|\b(?:price|prices|cost|costs|fee|fees|charge|charges)\b", q):
         return "money"
@@ -173,7 +215,21 @@ def answer_kind(question: str) -> str | None:
         return "count"
     if re.search(r"\bhow (?:long|fast|soon|quickly|often)\b|^when\b|\bwhat time\b", q):
         return "time"
+    if re.search(r"^(?:and\s+)?where\b|\bin which (?:city|country|place|region)\b", q):
+        return "place"
     return None
+
+
+_PLACE = re.compile(
+    r"\b(?:in|at|from|near|inside|outside|on|under|within|to|into)\s+(?:the\s+|our\s+|your\s+)?"
+    r"(?:[A-Z0-9]|[\w-]+\s+(?:page|folder|menu|tab|settings|directory|dashboard|panel|screen|"
+    r"server|servers|region|bucket|drive|office|warehouse|building|floor|room)\b)"
+    r"|\b(?:page|folder|menu|directory|dashboard|warehouse|address|street|located|headquartered|"
+    r"hosted|stored)\b"
+)
+"""A place in a sentence: a preposition before a name or a number ("in
+Leipzig", "at 12 Baker Street", "from the Billing page"), or a word that
+says where ("folder", "stored")."""
 
 
 def fits_kind(kind: str | None, text: str) -> bool:
@@ -181,6 +237,8 @@ def fits_kind(kind: str | None, text: str) -> bool:
     is written in digits (or is ``free``); a count or a time may be a word."""
     if kind is None:
         return True
+    if kind == "place":
+        return _PLACE.search(text) is not None
     words = {w.lower().strip(".,;:") for w in _WORD.findall(text)}
     digits = any(ch.isdigit() for ch in text)
     if kind == "money":

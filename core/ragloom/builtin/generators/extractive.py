@@ -29,6 +29,7 @@ from ._entities import (
     answer_kind,
     entities,
     fits_kind,
+    in_passage_words,
     is_anaphoric,
     is_list_question,
     is_yes_no,
@@ -101,16 +102,20 @@ class ExtractiveGenerator(Generator):
         self, question: str, hits: Sequence[Hit], history: Sequence[Message] = ()
     ) -> Answer:
         hits = tuple(hits)
-        terms = content_terms(TYPE_WORDS.sub("how", question))
+        texts = [h.chunk.text for h in hits]
+        names = entities(question, texts)
+        # read in the passages' words for what it names ("the Office plan" ->
+        # "the Office subscription"); the answer keeps the question as asked
+        read = in_passage_words(question, names, texts)
+        terms = content_terms(TYPE_WORDS.sub("how", read))
         if not hits or not terms:
             return _not_found(question, hits)
         units = _units_of(hits)
         if not units:
             return _not_found(question, hits)
-        names = entities(question, (h.chunk.text for h in hits))
         named = {t for name in names for t in content_terms(name)}
-        rival = rivals(question, names, (h.chunk.text for h in hits))
-        kind = answer_kind(question)
+        rival = rivals(read, names, texts)
+        kind = answer_kind(read)
         weights = _term_weights(terms, units)
         for term in [t for t in weights if t in named]:  # what the question is about weighs less
             weights[term] *= _ENTITY_WEIGHT  # than what it asks about it
@@ -120,15 +125,19 @@ class ExtractiveGenerator(Generator):
         # a yes/no question is answered only by what names its most specific words
         asked = {t: w for t, w in weights.items() if t not in named} or weights
         top = max(asked.values())
-        keys = [t for t, w in asked.items() if w >= _KEY_SHARE * top] if is_yes_no(question) else []
+        keys = [t for t, w in asked.items() if w >= _KEY_SHARE * top] if is_yes_no(read) else []
+        unfit: list[tuple[float, float, _Unit]] = []
         for unit in units:
-            if not unit.answer or not _about(unit, names, rival) or not fits_kind(kind, unit.text):
+            if not unit.answer or not _about(unit, names, rival):
                 continue
             if any(t not in unit.terms and t not in unit.context for t in keys):
                 continue
             coverage = unit.weight * _covered(unit, weights) / total
             score = coverage + _RANK_BONUS * (1.0 - unit.rank / n_hits)
-            candidates.append((coverage, score, unit))
+            fit = fits_kind(kind, unit.text)
+            (candidates if fit else unfit).append((coverage, score, unit))
+        if kind == "place" and not any(c >= self.config.min_relevance for c, _, _ in candidates):
+            candidates += unfit  # a place may be written in no way we know: say what there is
         if not candidates:
             return _not_found(question, hits)
         best = max(score for _, score, _ in candidates)
@@ -146,9 +155,9 @@ class ExtractiveGenerator(Generator):
             weights,
             total,
             named=named,
-            listing=is_list_question(question),
+            listing=is_list_question(read),
         )
-        if is_list_question(question):
+        if is_list_question(read):
             chosen = _with_items(chosen, units, set(asked))
         chosen.sort(key=lambda unit: (unit.rank, unit.position))
         numbers: dict[str, int] = {}
