@@ -173,6 +173,8 @@ def test_beir(quickstart: Path, tmp_path: Path) -> None:
     report = json.loads(result.output)
     assert report["queries"] == 2 and report["documents"] == 3 and report["split"] == "dev"
     assert report["metrics"]["Recall@10"] == 1.0 and "nDCG@10" in report["metrics"]
+    assert set(report["standard_errors"]) == set(report["metrics"])
+    assert report["standard_errors"]["Recall@10"] == 0.0  # both queries found everything
     assert report["timings"]["mean_query_ms"] > 0
     assert (index_dir / "ledger.sqlite").exists()
     assert not (quickstart / ".ragloom").exists()  # the project's own index is untouched
@@ -181,5 +183,6 @@ def test_beir(quickstart: Path, tmp_path: Path) -> None:
     assert table.exit_code == 0, table.output
     for text in ("nDCG", "Recall", "MRR", "@10", "@100", "3 queries", "0 (re)indexed", "mean"):
         assert text in table.output
+    assert "±" in table.output and "standard error over the 3 queries" in table.output
     missing = invoke("--config", config, "eval", "--beir", str(data), "--split", "test")
     assert missing.exit_code == 1 and "splits here: dev" in missing.output

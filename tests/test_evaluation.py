@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import statistics
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from ragloom.builtin.loaders.records import CsvLoader, JsonlLoader
 from ragloom.errors import ConfigValidationError, RagloomError
 from ragloom.evaluation import (
     EvalCase,
+    MetricScores,
     evaluate_beir,
     evaluate_run,
     load_beir,
@@ -67,6 +69,11 @@ def test_metrics_by_hand() -> None:
     means = evaluate_run(run, qrels, (1, 10))
     assert set(means) == {f"{m}@{k}" for m in ("nDCG", "MRR", "Recall", "P") for k in (1, 10)}
     assert evaluate_run({}, {}) == dict.fromkeys(evaluate_run({}, {}), 0.0)
+    # the standard error of a mean over queries: sample deviation / sqrt(n)
+    assert ndcg.standard_error == pytest.approx(statistics.stdev([dcg / idcg, 0, 0]) / 3**0.5)
+    assert MetricScores("x", {"a": 1.0, "b": 0.0}).standard_error == pytest.approx(0.5)
+    assert MetricScores("x", {"a": 0.7}).standard_error == 0.0
+    assert MetricScores("x", {"a": 0.7, "b": 0.7}).standard_error == 0.0
     with pytest.raises(ValueError, match="at least 1"):
         ndcg_at_k(run, qrels, 0)
 
@@ -381,6 +388,11 @@ def test_evaluate_beir(beir_dir: Path, tmp_path: Path, record_pm, stores: list) 
     assert report.metrics["Recall@100"] == (0.875 if stores == [{"type": "bm25"}] else 1.0)
     assert report.metrics["nDCG@10"] > 0.9 and report.metrics["MRR@10"] > 0.9
     assert set(report.metrics) >= {"nDCG@10", "Recall@10", "Recall@100", "MRR@10"}
+    assert set(report.standard_errors) == set(report.metrics)
+    per_query = ndcg_at_k(report.run, load_beir(beir_dir, "test")[2], 10).per_query
+    assert report.standard_errors["nDCG@10"] == pytest.approx(
+        statistics.stdev(per_query.values()) / len(per_query) ** 0.5
+    )
     assert len(report.query_ms) == 4 and report.mean_query_ms > 0
     assert any(
         k.startswith("index/embed") or k.startswith("index/upsert") for k in report.stage_seconds

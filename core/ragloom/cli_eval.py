@@ -205,9 +205,20 @@ def _print_beir(report: Any) -> None:
     table.add_column("metric")
     for k in cutoffs:
         table.add_column(f"@{k}", justify="right")
+    errors = report.standard_errors
+
+    def cell(name: str) -> str:
+        error = errors.get(name)
+        return f"{report.metrics[name]:.4f}" + (f" ±{error:.4f}" if error is not None else "")
+
     for family in families:
-        table.add_row(escape(family), *(f"{report.metrics[f'{family}@{k}']:.4f}" for k in cutoffs))
+        table.add_row(escape(family), *(cell(f"{family}@{k}") for k in cutoffs))
     out.print(table)
+    if errors:
+        out.print(
+            f"± is the standard error over the {report.queries} queries: configs whose "
+            "means differ by less than about twice it are not told apart by this split"
+        )
     out.print(
         f"corpus: {report.documents} document(s), {report.indexed} (re)indexed, "
         f"{report.chunks_written} chunk(s) written in {report.index_seconds:.2f}s "

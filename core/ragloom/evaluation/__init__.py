@@ -35,6 +35,7 @@ from .metrics import (
     precision_at_k,
     ranking,
     recall_at_k,
+    score_run,
 )
 
 __all__ = [
@@ -58,5 +59,6 @@ __all__ = [
     "precision_at_k",
     "ranking",
     "recall_at_k",
+    "score_run",
     "run_cases",
 ]

@@ -22,7 +22,7 @@ from ..config import QUERY_STORE_KEYS
 from ..errors import RagloomError
 from ..events import Event, StageFinished
 from ..hookspecs import hookimpl
-from .metrics import Qrels, evaluate_run
+from .metrics import Qrels, score_run
 
 if TYPE_CHECKING:
     import pluggy
@@ -137,7 +137,8 @@ class BeirReport:
     """What :func:`evaluate_beir` measured.
 
     ``metrics`` maps ``nDCG@k``, ``MRR@k``, ``Recall@k`` and ``P@k`` (for each
-    ``k``) to their mean over the evaluated queries. ``index_seconds`` is the
+    ``k``) to their mean over the evaluated queries, ``standard_errors`` the same
+    names to the standard error of that mean. ``index_seconds`` is the
     wall time of the index run (small when the index was up to date);
     ``query_ms`` holds each query's time: its own stages plus an equal share
     of its batch's query embedding (queries are embedded 64 at a time); ``stage_seconds`` the time
@@ -157,6 +158,7 @@ class BeirReport:
     index_dir: str
     problems: tuple[tuple[str, str], ...] = ()
     run: Mapping[str, Mapping[str, float]] = field(default_factory=dict, repr=False)
+    standard_errors: Mapping[str, float] = field(default_factory=dict)
 
     @property
     def mean_query_ms(self) -> float:
@@ -179,6 +181,7 @@ class BeirReport:
             "chunks_written": self.chunks_written,
             "indexed": self.indexed,
             "metrics": {k: round(v, 6) for k, v in self.metrics.items()},
+            "standard_errors": {k: round(v, 6) for k, v in self.standard_errors.items()},
             "timings": {
                 "index_seconds": round(self.index_seconds, 3),
                 "mean_query_ms": round(self.mean_query_ms, 3),
@@ -322,6 +325,7 @@ def evaluate_beir(
     finally:
         pm.unregister(timer)
 
+    scores = score_run(run, qrels, k_values)
     return BeirReport(
         dataset=Path(directory).resolve().name,
         split=split,
@@ -331,7 +335,8 @@ def evaluate_beir(
         indexed=len(report.added) + len(report.changed),
         index_seconds=index_seconds,
         query_ms=tuple(times),
-        metrics=evaluate_run(run, qrels, k_values),
+        metrics={name: s.mean for name, s in scores.items()},
+        standard_errors={name: s.standard_error for name, s in scores.items()},
         stage_seconds=dict(sorted(timer.seconds.items())),
         index_dir=str(target),
         problems=report.problems,

@@ -25,6 +25,7 @@ __all__ = [
     "precision_at_k",
     "ranking",
     "recall_at_k",
+    "score_run",
 ]
 
 Run = Mapping[str, Mapping[str, float]]
@@ -49,6 +50,19 @@ class MetricScores:
     def mean(self) -> float:
         values = list(self.per_query.values())
         return math.fsum(values) / len(values) if values else 0.0
+
+    @property
+    def standard_error(self) -> float:
+        """The standard error of ``mean``: the queries' sample standard
+        deviation over the square root of their number (0 for fewer than two).
+        Two runs over the same queries whose means differ by less than about
+        twice this are not told apart by these queries."""
+        values = list(self.per_query.values())
+        if len(values) < 2:
+            return 0.0
+        mean = math.fsum(values) / len(values)
+        variance = math.fsum((v - mean) ** 2 for v in values) / (len(values) - 1)
+        return math.sqrt(variance / len(values))
 
 
 def ranking(scores: Mapping[str, float]) -> list[str]:
@@ -135,11 +149,16 @@ METRICS: dict[str, Callable[[Run, Qrels, int], MetricScores]] = {
 }
 
 
+def score_run(
+    run: Run, qrels: Qrels, k_values: Iterable[int] = (10, 100)
+) -> dict[str, MetricScores]:
+    """Every metric at every ``k``, per query: ``{"nDCG@10": MetricScores, ...}``."""
+    return {
+        f"{name}@{k}": metric(run, qrels, k) for name, metric in METRICS.items() for k in k_values
+    }
+
+
 def evaluate_run(run: Run, qrels: Qrels, k_values: Iterable[int] = (10, 100)) -> dict[str, float]:
     """The mean of every metric at every ``k``: ``{"nDCG@10": ..., "Recall@100": ...}``,
     over every query in ``qrels`` (queries the run lacks score 0)."""
-    return {
-        f"{name}@{k}": metric(run, qrels, k).mean
-        for name, metric in METRICS.items()
-        for k in k_values
-    }
+    return {name: scores.mean for name, scores in score_run(run, qrels, k_values).items()}
