@@ -475,3 +475,21 @@ def test_where_is_answered_by_a_sentence_that_holds_a_place(
         "account settings"
         in generator.generate("Where can I get my invoices?", hits_of(plain)).text
     )
+
+
+def test_a_table_row_answers_with_the_header_as_context(generator: ExtractiveGenerator) -> None:
+    """A table from a CSV or an HTML page is a Markdown table: one row is
+    quoted, the one that names the entity, with the column the header names."""
+    table = chunk(
+        "docs/models.csv",
+        "| model | frame | gears |\n| --- | --- | --- |\n"
+        "| Swift | carbon | 22 |\n| Trail | aluminium | 12 |\n| City | steel | 8 |\n",
+    )
+    answer = generator.generate("How many gears does the City have?", hits_of(table))
+    assert answer.text == "City | steel | 8 [1]."
+
+
+def test_a_lifetime_answers_how_long(generator: ExtractiveGenerator) -> None:
+    text = "Every Kestrel frame carries a lifetime warranty. Shipping takes 3 days."
+    answer = generator.generate("How long is the frame warranty?", hits_of(chunk("w.md", text)))
+    assert answer.text == "Every Kestrel frame carries a lifetime warranty [1]."

@@ -91,6 +91,25 @@ def test_configure_replaces_handlers_and_refuses_unknown_formats() -> None:
         root.setLevel(level)
 
 
+def test_pypdf_warnings_are_left_to_ragloom_s_own_report_unless_verbose() -> None:
+    """A damaged PDF is reported once by ragloom ("not a readable PDF ...");
+    pypdf's own warnings about it are shown only at INFO and below."""
+    root, pypdf = logging.getLogger(), logging.getLogger("pypdf")
+    saved, level = list(root.handlers), root.level
+    try:
+        stream = io.StringIO()
+        configure("WARNING", stream=stream)
+        logging.getLogger("pypdf._reader").warning("invalid pdf header")
+        assert stream.getvalue() == ""
+        configure(logging.DEBUG, stream=stream)
+        logging.getLogger("pypdf._reader").warning("invalid pdf header")
+        assert "invalid pdf header" in stream.getvalue()
+    finally:
+        root.handlers[:] = saved
+        root.setLevel(level)
+        pypdf.setLevel(logging.NOTSET)
+
+
 def test_cli_log_format_json(corpus: Path) -> None:
     import yaml
 

@@ -295,9 +295,10 @@ def test_html_page_keeps_the_article_and_drops_chrome(tmp_path, context, reports
         'key = client.keys.create(name="billing-2024", scopes=["billing:read"])\n'
         "print(key.secret)\n```"
     ) in text
-    assert (
-        "Plan | Keys per project | Rotation reminder\nFree | 2 | none\n"
-        "Pro | 20 | every 90 days\nEnterprise | unlimited | configurable"
+    assert (  # a Markdown table: each row a unit of its own, the header its context
+        "| Plan | Keys per project | Rotation reminder |\n| --- | --- | --- |\n"
+        "| Free | 2 | none |\n| Pro | 20 | every 90 days |\n"
+        "| Enterprise | unlimited | configurable |"
     ) in text
     assert doc.metadata["links"] == [
         "https://docs.acme.example/guides/scopes/",
@@ -588,6 +589,50 @@ def test_directory_dispatches_by_format_and_agrees_with_the_type_loaders(tmp_pat
     # an extensionless script is code when include selects it
     [script] = load(DirectoryLoader, context, "docs", include=["bin/*"])
     assert script.metadata["language"] == "bash"
+
+
+def test_html_table_without_header_cells_has_rows_and_no_rule(tmp_path, context, reports):
+    write(
+        tmp_path,
+        "t.html",
+        "<p>Sizes</p><table><tr><td>S</td><td>a|b</td></tr><tr><td></td></tr>"
+        "<tr><td>M</td><td>42</td></tr></table>",
+    )
+    [doc] = load(HtmlLoader, context, "t.html")
+    assert doc.text.rstrip().endswith("| S | a\\|b |\n| M | 42 |")  # no empty row, no rule
+    assert "---" not in doc.text
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("models.csv", 'model,frame,gears\nSwift,carbon,22\nCity,"steel,\nlugged",8\n'),
+        ("models.tsv", "model\tframe\tgears\nSwift\tcarbon\t22\nCity\tsteel, lugged\t8\n"),
+        ("models2.csv", "model;frame;gears\nSwift;carbon;22\n\nCity;steel, lugged;8\n"),
+    ],
+)
+def test_a_csv_or_tsv_an_include_selects_is_read_as_a_table(
+    tmp_path, context, reports, name, content
+):
+    write(tmp_path, f"docs/{name}", content)
+    [doc] = load(DirectoryLoader, context, "docs", include=["*.csv", "*.tsv"])
+    lines = doc.text.splitlines()
+    assert lines[:2] == ["| model | frame | gears |", "| --- | --- | --- |"]
+    assert lines[2] == "| Swift | carbon | 22 |"
+    assert lines[3].startswith("| City | steel,") and lines[3].endswith("| 8 |")
+    assert (doc.metadata["rows"], doc.metadata["columns"]) == (2, 3)
+    assert reports == []
+    # not in the default include: data files are for the csv loader
+    assert load(DirectoryLoader, context, "docs") == []
+
+
+def test_a_ragged_or_unreadable_csv_still_loads(tmp_path, context, reports):
+    write(tmp_path, "docs/ragged.csv", "a,b,c\n1\n2,3,4,5\n")
+    write(tmp_path, "docs/huge.csv", 'a,b\n1,"' + "x" * 200_000 + '"\n')
+    docs = {d.id: d for d in load(DirectoryLoader, context, "docs", include=["*.csv"])}
+    assert docs["docs/ragged.csv"].text.splitlines()[2:] == ["| 1 |  |  |  |", "| 2 | 3 | 4 | 5 |"]
+    assert docs["docs/huge.csv"].text.startswith("a,b\n1,")  # read as the plain text it is
+    assert "not a readable table (field larger" in reports.message("docs/huge.csv")
 
 
 # -- encodings -----------------------------------------------------------------------

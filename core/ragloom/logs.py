@@ -158,4 +158,9 @@ def configure(
         root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(level)
+    # pypdf warns about every damaged file it reads ("invalid pdf header"):
+    # ragloom reports a file it cannot read itself, once, with what to do
+    number = logging.getLevelName(level) if isinstance(level, str) else level
+    quiet = isinstance(number, int) and number > logging.INFO
+    logging.getLogger("pypdf").setLevel(logging.ERROR if quiet else logging.NOTSET)
     return handler

@@ -53,7 +53,8 @@ _TIME_WORDS = frozenset(
     {
         "second", "seconds", "minute", "minutes", "hour", "hours", "day", "days", "week",
         "weeks", "month", "months", "year", "years", "daily", "weekly", "monthly", "yearly",
-        "annually", "immediately", "instantly", "overnight",
+        "annually", "immediately", "instantly", "overnight", "lifetime", "forever",
+        "permanently", "indefinitely",
     }
 )  # fmt: skip
 _LIST = re.compile(

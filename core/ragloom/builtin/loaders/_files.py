@@ -26,6 +26,7 @@ __all__ = [
     "MARKDOWN_EXTENSIONS",
     "RESERVED_METADATA",
     "SHORT_TEXT",
+    "TABLE_EXTENSIONS",
     "TEXT_EXTENSIONS",
     "FileOptions",
     "Parsed",
@@ -54,6 +55,8 @@ _MIN_GUESS = 16  # fewer bytes than this are too few to guess an encoding from
 MARKDOWN_EXTENSIONS = frozenset({".md", ".markdown", ".mdx"})
 HTML_EXTENSIONS = frozenset({".html", ".htm", ".xhtml"})
 TEXT_EXTENSIONS = frozenset({".txt", ".text", ".rst"})
+TABLE_EXTENSIONS = frozenset({".csv", ".tsv"})
+"""Read as a table when an ``include`` selects them (not in the default one)."""
 
 Parsed = tuple[str, dict[str, Any]]
 """What a format parser returns: the document text and its format metadata."""

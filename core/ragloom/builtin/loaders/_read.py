@@ -17,6 +17,7 @@ from ...types import Document, content_hash
 from ._files import (
     HTML_EXTENSIONS,
     MARKDOWN_EXTENSIONS,
+    TABLE_EXTENSIONS,
     TEXT_EXTENSIONS,
     Parsed,
     absolute,
@@ -27,12 +28,14 @@ from .parsers.code import code_language, parse_code
 from .parsers.html import parse_html
 from .parsers.markdown import parse_markdown
 from .parsers.pdf import parse_pdf
+from .parsers.table import parse_table
 
 __all__ = ["file_format", "read_document"]
 
 
 def file_format(path: PurePath, head: bytes = b"") -> str:
-    """The format a file is read as: ``markdown``, ``html``, ``pdf``, ``code`` or ``text``.
+    """The format a file is read as: ``markdown``, ``html``, ``pdf``, ``code``,
+    ``table`` (``.csv``, ``.tsv``) or ``text``.
 
     By extension first (see the ``directory`` loader's docs for the table); a
     file with no or an unknown extension is sniffed from ``head``, its first
@@ -48,6 +51,8 @@ def file_format(path: PurePath, head: bytes = b"") -> str:
         return "pdf"
     if extension in TEXT_EXTENSIONS:
         return "text"
+    if extension in TABLE_EXTENSIONS:
+        return "table"
     if code_language(path) is not None:
         return "code"
     start = head.lstrip()[:64].lower()
@@ -189,4 +194,5 @@ _PARSERS: dict[str, Callable[..., Parsed | None]] = {
     "markdown": parse_markdown,
     "html": parse_html,
     "code": parse_code,
+    "table": parse_table,
 }

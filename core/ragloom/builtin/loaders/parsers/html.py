@@ -6,7 +6,9 @@ faster than BeautifulSoup with lxml). Page chrome is dropped, the main
 content kept, and the content rendered so the Markdown-aware chunkers work
 on it: headings as ATX lines (``## Install``), list items as ``- item``,
 paragraphs separated by blank lines, ``<pre>`` blocks kept verbatim inside
-code fences, table rows as cells joined by `` | ``.
+code fences, tables as Markdown tables (``| cell | cell |``, the rule under
+the first row when its cells are ``<th>``), so each row is a unit of its
+own (the ``extractive`` answerer quotes one row, with the header as context).
 """
 
 from __future__ import annotations
@@ -308,18 +310,22 @@ class _Renderer:
         self._emit(f"{fence}{language}\n{code}\n{fence}", tight=False)
 
     def _table(self, node: LexborNode) -> None:
-        rows: list[str] = []
+        lines: list[str] = []
         caption = _text(node.css_first("caption"))
         if caption:
-            rows.append(caption)
+            lines.extend((caption, ""))
+        rows = 0
         for row in node.css("tr"):
-            cells = [
-                _text(cell).replace("|", "\\|") for cell in row.iter() if cell.tag in ("td", "th")
-            ]
-            if any(cells):
-                rows.append(" | ".join(cells))
+            cells = [cell for cell in row.iter() if cell.tag in ("td", "th")]
+            texts = [_text(cell).replace("|", "\\|") for cell in cells]
+            if not any(texts):
+                continue
+            lines.append("| " + " | ".join(texts) + " |")
+            rows += 1
+            if rows == 1 and all(cell.tag == "th" for cell in cells):
+                lines.append("|" + " --- |" * len(cells))
         if rows:
-            self._emit("\n".join(rows), tight=False)
+            self._emit("\n".join(lines), tight=False)
 
 
 def _start(node: LexborNode) -> int:
