@@ -194,3 +194,51 @@ def test_the_scorer_ranks_as_fuse_does() -> None:
         got = scorer.ranking(_Lists(per_store), choice)
         assert list(got) == list(expected), (trial, choice)
         assert got == pytest.approx(expected, abs=0), (trial, choice)
+
+
+def write_tf_beir(root: Path) -> Path:
+    """Per topic two look-alike notes naming it once, then the one that is
+    about it, naming it five times. With ``k1: 0`` BM25 ignores how often a
+    word occurs and scores the three alike; ties go to the look-alikes (first
+    indexed, and first by trec_eval's document-id order)."""
+    (root / "qrels").mkdir(parents=True)
+    with (
+        open(root / "corpus.jsonl", "w", encoding="utf-8") as corpus,
+        open(root / "queries.jsonl", "w", encoding="utf-8") as queries,
+    ):
+        for i, topic in enumerate(TOPICS):
+            for j in range(2):
+                text = f"{topic} is named once in this note among many plain filler words"
+                corpus.write(json.dumps({"_id": f"z{i}x{j}", "text": text}) + "\n")
+            text = f"{topic} {topic} {topic} {topic} {topic} filler words about it"
+            corpus.write(json.dumps({"_id": f"d{i}", "text": text}) + "\n")
+            queries.write(json.dumps({"_id": f"q{i}", "text": topic}) + "\n")
+    (root / "qrels" / "tune.tsv").write_text(
+        "query-id\tcorpus-id\tscore\n" + "".join(f"q{i}\td{i}\t1\n" for i in range(len(TOPICS)))
+    )
+    return root
+
+
+def test_tune_fusion_tunes_bm25_k1_and_b_and_eval_measures_the_same(
+    tmp_path: Path, pm: pluggy.PluginManager, registry: Registry
+) -> None:
+    beir = write_tf_beir(tmp_path / "beir")
+    cfg = config(tmp_path)
+    cfg["stores"] = [{"type": "memory"}, {"type": "bm25", "k1": 0.0}]
+    fixed = tune_fusion(cfg, beir, "tune", plugin_manager=pm, base_dir=tmp_path, bm25=False)
+    assert fixed.best.options == ()
+    report = tune_fusion(cfg, beir, "tune", plugin_manager=pm, base_dir=tmp_path)
+    assert report.best.store_options(0) == {}  # the memory store has none to tune
+    assert report.best.store_options(1).get("k1", 0.0) > 0  # term frequency counts again
+    assert report.best_score == 1.0
+    assert report.best_score > fixed.best_score + 0.1
+    assert "k1" in report.best.describe(report.stores)
+
+    tuned = apply_choice(cfg, report.best)
+    assert tuned["stores"][1]["k1"] == report.best.store_options(1)["k1"]
+    load_config(tuned, registry, base_dir=tmp_path)  # validates
+    after = evaluate_beir(tuned, beir, "tune", plugin_manager=pm, base_dir=tmp_path)
+    assert after.metrics["nDCG@10"] == pytest.approx(report.best_score, abs=1e-9)
+    # asking again wrote nothing into the index the stores share
+    again = evaluate_beir(cfg, beir, "tune", plugin_manager=pm, base_dir=tmp_path)
+    assert again.metrics["nDCG@10"] == pytest.approx(report.before_score, abs=1e-9)

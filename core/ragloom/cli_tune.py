@@ -150,6 +150,13 @@ def tune_split(
     default=None,
     help="Where to index the corpus (default: as `ragloom eval --beir`).",
 )
+@click.option(
+    "--bm25/--no-bm25",
+    "bm25",
+    default=True,
+    show_default=True,
+    help="Also tune k1 and b of each bm25 store (asked again per value, nothing re-indexed).",
+)
 @click.option("--force", is_flag=True, help="Overwrite --out if it exists.")
 @click.pass_context
 @handle_errors
@@ -163,9 +170,11 @@ def tune_fusion_command(
     depth: int,
     limit_queries: int | None,
     index_dir: str | None,
+    bm25: bool,
     force: bool,
 ) -> None:
-    """Learn the fusion method, rrf_k, store weights and per-store k on a split.
+    """Learn the fusion method, rrf_k, store weights and per-store k (and each
+    bm25 store's k1 and b) on a split.
 
     Indexes the corpus with the config (as `ragloom eval --beir` does), asks
     each store once per query, searches the settings on those lists, prints
@@ -205,6 +214,7 @@ def tune_fusion_command(
         base_dir=pipeline.config.base_dir,
         plugin_manager=get_plugin_manager(),
         progress=_progress_printer(),
+        bm25=bm25,
     )
     tuned = apply_choice(data, report.best)
     registry = Registry.from_plugin_manager(get_plugin_manager())

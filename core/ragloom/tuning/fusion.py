@@ -5,7 +5,10 @@
 ``depth`` hits per query, and then searches, on those lists alone, for the
 fusion settings that score best: the method (``rrf``, ``weighted``,
 ``dbsf``), the ``rrf_k`` constant, each store's ``weight`` and each store's
-candidate ``k``. Every setting is scored by ranking exactly as the query
+candidate ``k``; then, with ``bm25=True``, each ``bm25`` store's ``k1`` and
+``b`` (that store asked again with each value tried, on the index's own
+terms: no re-indexing), and the fusion once more for the best of them.
+Every setting is scored by ranking exactly as the query
 path's :func:`ragloom.fusion.fuse` does (the same arithmetic, ties in the
 same order; the tests compare the two), so the score of the winner is the
 score ``ragloom eval --beir`` then measures on the same split.
@@ -43,6 +46,8 @@ __all__ = ["FusionChoice", "FusionReport", "apply_choice", "tune_fusion"]
 RRF_KS = (1, 2, 5, 10, 20, 30, 60, 100)
 WEIGHTS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.2, 1.5, 2.0, 3.0, 5.0, 10.0)
 STORE_KS = (10, 20, 30, 50, 75, 100, 150, 200, 300)
+BM25_K1S = (0.5, 0.7, 0.9, 1.2, 1.5, 2.0)
+BM25_BS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.75, 0.9)
 EVAL_DEPTH = 100
 """What ``ragloom eval --beir`` retrieves per query (its largest cutoff)."""
 
@@ -50,16 +55,26 @@ EVAL_DEPTH = 100
 @dataclass(frozen=True)
 class FusionChoice:
     """Fusion settings: the method, its RRF constant, and per store (config
-    order) a weight and a candidate ``k``."""
+    order) a weight and a candidate ``k``; ``options``, when not empty, per
+    store the options tuned beside them (``(("b", 0.4), ("k1", 0.9))`` for a
+    bm25 store, ``()`` for a store whose options stay as configured)."""
 
     method: str
     rrf_k: int
     weights: tuple[float, ...]
     ks: tuple[int, ...]
+    options: tuple[tuple[tuple[str, float], ...], ...] = ()
+
+    def store_options(self, index: int) -> dict[str, float]:
+        """The options tuned for store ``index`` (empty: as configured)."""
+        return dict(self.options[index]) if index < len(self.options) else {}
 
     def describe(self, names: Sequence[str]) -> str:
         stores = ", ".join(
-            f"{name} (weight {w:g}, k {k})" for name, w, k in zip(names, self.weights, self.ks)
+            f"{name} (weight {w:g}, k {k}"
+            + "".join(f", {key} {value:g}" for key, value in self.store_options(i).items())
+            + ")"
+            for i, (name, w, k) in enumerate(zip(names, self.weights, self.ks))
         )
         rrf = f", rrf_k {self.rrf_k}" if self.method == "rrf" else ""
         return f"{self.method}{rrf}; {stores}"
@@ -256,6 +271,7 @@ def tune_fusion(
     base_dir: Path | None = None,
     plugin_manager: pluggy.PluginManager | None = None,
     progress: Callable[[str, int, int], None] | None = None,
+    bm25: bool = True,
 ) -> FusionReport:
     """Find the fusion settings that score best on ``split`` of a BEIR folder.
 
@@ -270,7 +286,8 @@ def tune_fusion(
         ``k`` tried. At least the config's own (300 when unset, as ``ragloom
         eval --beir`` asks for 100 hits).
     :param progress: ``progress(phase, done, total)``, phase ``index``,
-        ``query`` or ``search``.
+        ``query``, ``search`` or ``bm25``.
+    :param bm25: also tune ``k1`` and ``b`` of each ``bm25`` store.
     :returns: the config's own settings and score, and the best found.
     """
     from ..pipeline import Pipeline
@@ -312,6 +329,8 @@ def tune_fusion(
     pipeline = Pipeline.from_config(cfg, plugin_manager=pm, base_dir=base_dir)
     names = tuple(name for name, _ in pipeline.stores)
     lists: dict[str, list[list[Hit]]] = {}
+    variants: dict[tuple[tuple[tuple[str, float], ...], ...], dict[str, list[list[Hit]]]] = {}
+    tunable = [i for i, spec in enumerate(pipeline.config.stores) if bm25 and spec.type == "bm25"]
     with pipeline:
         started = time.perf_counter()
         pipeline.index(
@@ -339,23 +358,54 @@ def tune_fusion(
             if progress:
                 progress("query", start + len(batch), len(items))
 
-    scorer = _Scorer(lists, qrels, metric)
-    started = time.perf_counter()
-    own_method = str(retrieval.get("fusion", "rrf"))
-    own_rrf_k = int(retrieval.get("rrf_k", 60))
-    own_weights = tuple(float(s.get("weight", 1.0)) for s in stores)
-    before = FusionChoice(own_method, own_rrf_k, own_weights, own_ks)
-    before_score = scorer(before)
-    per_method: dict[str, tuple[FusionChoice, float]] = {}
-    for number, method in enumerate(methods, start=1):
-        start_choice = replace(before, method=method, weights=_normalised(own_weights))
-        per_method[method] = _ascend(scorer, start_choice, depth)
-        if progress:
-            progress("search", number, len(methods))
-    best, best_score = before, before_score
-    for choice, value in per_method.values():
-        if value > best_score + 1e-12:
-            best, best_score = choice, value
+        scorers: dict[tuple[tuple[tuple[str, float], ...], ...], _Scorer] = {}
+
+        def scorer_for(options: tuple[tuple[tuple[str, float], ...], ...]) -> _Scorer:
+            """The scorer on the lists the stores give with ``options``: the
+            config's own lists, or a bm25 store asked again with other values."""
+            key = options if any(options) else ()
+            if key not in scorers:
+                per_query = lists
+                for i, tuned in enumerate(key):
+                    if tuned:
+                        per_store = _requery(pipeline, i, dict(tuned), queries, depth)
+                        per_query = {
+                            qid: [*hits[:i], per_store[qid], *hits[i + 1 :]]
+                            for qid, hits in per_query.items()
+                        }
+                variants[key] = per_query
+                scorers[key] = _Scorer(per_query, qrels, metric)
+            return scorers[key]
+
+        def score(choice: FusionChoice) -> float:
+            return scorer_for(choice.options)(choice)
+
+        started = time.perf_counter()
+        own_method = str(retrieval.get("fusion", "rrf"))
+        own_rrf_k = int(retrieval.get("rrf_k", 60))
+        own_weights = tuple(float(s.get("weight", 1.0)) for s in stores)
+        before = FusionChoice(own_method, own_rrf_k, own_weights, own_ks)
+        before_score = score(before)
+
+        def search(options: tuple[tuple[tuple[str, float], ...], ...]) -> None:
+            for number, method in enumerate(methods, start=1):
+                start_choice = replace(
+                    before, method=method, weights=_normalised(own_weights), options=options
+                )
+                found = _ascend(score, start_choice, depth)
+                if method not in per_method or found[1] > per_method[method][1] + 1e-12:
+                    per_method[method] = found
+                if progress:
+                    progress("search", number, len(methods))
+
+        per_method: dict[str, tuple[FusionChoice, float]] = {}
+        search(())
+        best, best_score = _best(before, before_score, per_method)
+        if tunable:  # the bm25 parameters for the best fusion, then the fusion for them
+            tuned = _ascend_options(score, best, tunable, len(stores), pipeline, progress)
+            if tuned.options != best.options:
+                search(tuned.options)
+                best, best_score = _best(before, before_score, per_method)
     return FusionReport(
         metric=metric,
         queries=len(lists),
@@ -365,16 +415,75 @@ def tune_fusion(
         best=best,
         best_score=best_score,
         per_method=per_method,
-        evaluations=len(scorer.cache),
+        evaluations=sum(len(s.cache) for s in scorers.values()),
         seconds=time.perf_counter() - started,
         index_dir=str(target),
         index_seconds=index_seconds,
     )
 
 
+def _best(
+    before: FusionChoice, before_score: float, per_method: Mapping[str, tuple[FusionChoice, float]]
+) -> tuple[FusionChoice, float]:
+    best, best_score = before, before_score
+    for choice, value in per_method.values():
+        if value > best_score + 1e-12:
+            best, best_score = choice, value
+    return best, best_score
+
+
+def _ascend_options(
+    score: Callable[[FusionChoice], float],
+    start: FusionChoice,
+    tunable: Sequence[int],
+    n_stores: int,
+    pipeline: Any,
+    progress: Callable[[str, int, int], None] | None,
+) -> FusionChoice:
+    """Coordinate ascent over each bm25 store's ``k1``, then ``b``, from the
+    configured values, with the fusion settings of ``start``; a value kept
+    only when it scores strictly higher. Options hold only what differs from
+    the config."""
+    best = replace(start, options=start.options or ((),) * n_stores)
+    best_score = score(best)
+    grids = (("k1", BM25_K1S), ("b", BM25_BS))
+    steps = [(i, key, grid) for i in tunable for key, grid in grids]
+    for number, (i, key, grid) in enumerate(steps, start=1):
+        config = pipeline.config.stores[i].config
+        for value in grid:
+            options = {**best.store_options(i), key: value}
+            changed = tuple(sorted((k, v) for k, v in options.items() if v != getattr(config, k)))
+            candidate = replace(best, options=best.options[:i] + (changed,) + best.options[i + 1 :])
+            candidate_score = score(candidate)
+            if candidate_score > best_score + 1e-12:
+                best, best_score = candidate, candidate_score
+        if progress:
+            progress("bm25", number, len(steps))
+    return best if any(best.options) else start
+
+
+def _requery(
+    pipeline: Any, index: int, options: Mapping[str, float], queries: Mapping[str, str], depth: int
+) -> dict[str, list[Hit]]:
+    """Each query's best ``depth`` hits from store ``index`` with ``options``
+    changed: a second instance of it, on the same files, read and closed again
+    (it writes nothing)."""
+    spec = pipeline.config.stores[index]
+    _, store = pipeline.stores[index]
+    config = type(spec.config)(**{**spec.config.model_dump(exclude_unset=True), **options})
+    variant = spec.entry.cls(config)
+    variant.type_name = spec.type
+    variant.open(store.context)
+    try:
+        return {qid: variant.query(text=text, k=depth) for qid, text in queries.items()}
+    finally:
+        variant.close()
+
+
 def apply_choice(data: Mapping[str, Any], choice: FusionChoice) -> dict[str, Any]:
     """A copy of a config's data with ``choice`` written in: ``retrieval.fusion``
-    (and ``rrf_k`` for rrf), and each store's ``weight`` and ``k``."""
+    (and ``rrf_k`` for rrf), each store's ``weight`` and ``k``, and the
+    options tuned for a store (a bm25 store's ``k1`` and ``b``)."""
     out = copy.deepcopy(dict(data))
     stores = out.get("stores")
     if not isinstance(stores, list) or len(stores) != len(choice.weights):
@@ -389,9 +498,10 @@ def apply_choice(data: Mapping[str, Any], choice: FusionChoice) -> dict[str, Any
     else:
         retrieval.pop("rrf_k", None)
     out["retrieval"] = retrieval
-    for store, weight, k in zip(stores, choice.weights, choice.ks):
+    for i, (store, weight, k) in enumerate(zip(stores, choice.weights, choice.ks)):
         if not isinstance(store, dict):
             raise RagloomError("stores[] entries must be mappings")
         store["weight"] = float(weight)
         store["k"] = int(k)
+        store.update(choice.store_options(i))
     return out
