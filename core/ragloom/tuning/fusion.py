@@ -52,6 +52,10 @@ EVAL_DEPTH = 100
 """What ``ragloom eval --beir`` retrieves per query (its largest cutoff)."""
 
 
+Options = tuple[tuple[tuple[str, float], ...], ...]
+"""Per store, the ``(name, value)`` options tuned beside its weight and ``k``."""
+
+
 @dataclass(frozen=True)
 class FusionChoice:
     """Fusion settings: the method, its RRF constant, and per store (config
@@ -63,7 +67,7 @@ class FusionChoice:
     rrf_k: int
     weights: tuple[float, ...]
     ks: tuple[int, ...]
-    options: tuple[tuple[tuple[str, float], ...], ...] = ()
+    options: Options = ()
 
     def store_options(self, index: int) -> dict[str, float]:
         """The options tuned for store ``index`` (empty: as configured)."""
@@ -329,7 +333,6 @@ def tune_fusion(
     pipeline = Pipeline.from_config(cfg, plugin_manager=pm, base_dir=base_dir)
     names = tuple(name for name, _ in pipeline.stores)
     lists: dict[str, list[list[Hit]]] = {}
-    variants: dict[tuple[tuple[tuple[str, float], ...], ...], dict[str, list[list[Hit]]]] = {}
     tunable = [i for i, spec in enumerate(pipeline.config.stores) if bm25 and spec.type == "bm25"]
     with pipeline:
         started = time.perf_counter()
@@ -358,9 +361,9 @@ def tune_fusion(
             if progress:
                 progress("query", start + len(batch), len(items))
 
-        scorers: dict[tuple[tuple[tuple[str, float], ...], ...], _Scorer] = {}
+        scorers: dict[Options, _Scorer] = {}
 
-        def scorer_for(options: tuple[tuple[tuple[str, float], ...], ...]) -> _Scorer:
+        def scorer_for(options: Options) -> _Scorer:
             """The scorer on the lists the stores give with ``options``: the
             config's own lists, or a bm25 store asked again with other values."""
             key = options if any(options) else ()
@@ -373,7 +376,6 @@ def tune_fusion(
                             qid: [*hits[:i], per_store[qid], *hits[i + 1 :]]
                             for qid, hits in per_query.items()
                         }
-                variants[key] = per_query
                 scorers[key] = _Scorer(per_query, qrels, metric)
             return scorers[key]
 
@@ -387,7 +389,7 @@ def tune_fusion(
         before = FusionChoice(own_method, own_rrf_k, own_weights, own_ks)
         before_score = score(before)
 
-        def search(options: tuple[tuple[tuple[str, float], ...], ...]) -> None:
+        def search(options: Options) -> None:
             for number, method in enumerate(methods, start=1):
                 start_choice = replace(
                     before, method=method, weights=_normalised(own_weights), options=options
