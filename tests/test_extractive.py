@@ -493,3 +493,11 @@ def test_a_lifetime_answers_how_long(generator: ExtractiveGenerator) -> None:
     text = "Every Kestrel frame carries a lifetime warranty. Shipping takes 3 days."
     answer = generator.generate("How long is the frame warranty?", hits_of(chunk("w.md", text)))
     assert answer.text == "Every Kestrel frame carries a lifetime warranty [1]."
+
+
+def test_an_escaped_pipe_stays_inside_its_cell() -> None:
+    text = "| plan | limits |\n| --- | --- |\n| Pro | 5 GB \\| 10 users |\n"
+    assert split_sentences(text, kinds=True) == [
+        ("plan | limits", "header"),
+        ("Pro | 5 GB | 10 users", "row"),
+    ]

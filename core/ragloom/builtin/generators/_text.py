@@ -67,6 +67,8 @@ TOKEN = re.compile(r"\w+", re.UNICODE)
 _HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _SETEXT = re.compile(r"^\s{0,3}(=+|-+)\s*$")
 _BULLET = re.compile(r"^\s*(?:[-*+\u2022\u2023\u25e6\u2043]|\d{1,3}[.)]|[a-z][.)]|[A-Z]\))\s+(.*)$")
+_CELL_BORDER = re.compile(r"(?<!\\)\|")
+"""A table row's cell border: a ``|`` not escaped as ``\\|``."""
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _HRULE = re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$")
@@ -200,7 +202,9 @@ def split_sentences(text: str, *, kinds: bool = False) -> list[Any]:
             continue
         if stripped.startswith("|") and stripped.count("|") >= 2:
             flush()
-            cells = [cell.strip() for cell in stripped.strip("|").split("|")]
+            cells = [
+                cell.strip().replace("\\|", "|") for cell in _CELL_BORDER.split(stripped.strip("|"))
+            ]
             kind = "header" if _TABLE_RULE.match(following) else "row"
             out.append((" | ".join(cell for cell in cells if cell), kind))
             continue
