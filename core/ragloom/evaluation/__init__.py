@@ -59,6 +59,6 @@ __all__ = [
     "precision_at_k",
     "ranking",
     "recall_at_k",
-    "score_run",
     "run_cases",
+    "score_run",
 ]

@@ -5,8 +5,8 @@ The first row is the header, under it the rule, then one line per row
 whole and the ``extractive`` answerer quotes one row with the header as its
 context. The delimiter is ``\\t`` for ``.tsv``, else sniffed among ``,``,
 ``;``, ``\\t`` and ``|``. Cells are put on one line and their ``|`` escaped;
-short rows are padded. A file the ``csv`` module cannot read (a NUL byte, a
-field past its size limit) is reported and read as plain text. For one
+short rows are padded. A file the ``csv`` module cannot read (a field past
+its size limit) is reported and read as plain text. For one
 document per row, with fields as metadata, use the ``csv`` loader.
 """
 
