@@ -404,7 +404,7 @@ def tune_fusion(
         search(())
         best, best_score = _best(before, before_score, per_method)
         if tunable:  # the bm25 parameters for the best fusion, then the fusion for them
-            tuned = _ascend_options(score, best, tunable, len(stores), pipeline, progress)
+            tuned = _ascend_options(score, best, tunable, pipeline, progress)
             if tuned.options != best.options:
                 search(tuned.options)
                 best, best_score = _best(before, before_score, per_method)
@@ -438,7 +438,6 @@ def _ascend_options(
     score: Callable[[FusionChoice], float],
     start: FusionChoice,
     tunable: Sequence[int],
-    n_stores: int,
     pipeline: Any,
     progress: Callable[[str, int, int], None] | None,
 ) -> FusionChoice:
@@ -446,7 +445,7 @@ def _ascend_options(
     configured values, with the fusion settings of ``start``; a value kept
     only when it scores strictly higher. Options hold only what differs from
     the config."""
-    best = replace(start, options=start.options or ((),) * n_stores)
+    best = replace(start, options=start.options or ((),) * len(start.weights))
     best_score = score(best)
     grids = (("k1", BM25_K1S), ("b", BM25_BS))
     steps = [(i, key, grid) for i in tunable for key, grid in grids]
