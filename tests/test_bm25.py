@@ -318,3 +318,91 @@ def test_filters_before_ranking_on_scifact(scifact) -> None:
         everything = store.query(text=queries[0], k=len(docs))
         odd = store.query(text=queries[0], k=5, where=parse({"half": 1}))
         assert ids(odd) == [h.chunk.id for h in everything if h.chunk.metadata["half"] == 1][:5]
+
+
+# -- scope: document -------------------------------------------------------------
+
+
+def _chunked(docs: list[Chunk], size: int, overlap: int) -> list[Chunk]:
+    """Each one-chunk document split by the recursive chunker, with overlap."""
+    from ragloom.builtin.chunkers.recursive import RecursiveChunker
+    from ragloom.types import Document
+
+    chunker = RecursiveChunker(size=size, overlap=overlap)
+    return [c for d in docs for c in chunker.split(Document(d.document_id, d.text))]
+
+
+@pytest.mark.parametrize("options", BACKENDS)
+def test_document_scope_scores_a_chunked_document_as_the_whole_text(scifact, options) -> None:
+    docs, queries = scifact
+    parts = _chunked(docs[:200], size=300, overlap=60)
+    assert len(parts) > 2 * 200  # most abstracts span several overlapping chunks
+    assert any(b.start < a.end for a, b in zip(parts, parts[1:]) if a.document_id == b.document_id)
+    whole, scoped, by_chunk = (
+        BM25Store(**options),
+        BM25Store(scope="document", **options),
+        BM25Store(**options),
+    )
+    whole.upsert(docs[:200])
+    scoped.upsert(parts)
+    by_chunk.upsert(parts)
+    for query in queries[:40]:
+        want = whole.query(text=query, k=10)
+        got = scoped.query(text=query, k=10)
+        # the overlaps counted once: the same documents, the same scores
+        assert [h.chunk.document_id for h in got] == [h.chunk.document_id for h in want]
+        assert [h.score for h in got] == pytest.approx([h.score for h in want], rel=1e-9)
+        # each hit is its document's best chunk for the query
+        scores = {h.chunk.id: h.score for h in by_chunk.query(text=query, k=len(parts))}
+        for hit in got:
+            own = [c for c in parts if c.document_id == hit.chunk.document_id]
+            assert scores[hit.chunk.id] == max(scores.get(c.id, 0.0) for c in own)
+
+
+def test_document_scope_ranks_a_document_by_all_its_chunks() -> None:
+    spread = [  # "apollo" in one chunk, "guidance" in the next
+        Chunk("a::0@1", "a", "The apollo mission flew in summer.", 0, 0, 34, "a#0"),
+        Chunk("a::1@1", "a", "Its guidance computer was small.", 1, 34, 66, "a#1"),
+    ]
+    single = [Chunk("b::0@1", "b", "The apollo program had many flights.", 0, 0, 36, "b#0")]
+    filler = [chunk(cid, text, meta) for cid, text, meta in TEXTS]
+    by_chunk, by_document = BM25Store(), BM25Store(scope="document")
+    for store in (by_chunk, by_document):
+        store.upsert(spread + single + filler)
+    found = by_document.query(text="apollo guidance", k=5)
+    assert [h.chunk.document_id for h in found] == ["a", "b"]  # one hit per document
+    # a's hit is its chunk that matches the rarer term
+    assert found[0].chunk.id == "a::1@1"
+    assert found[0].scores == {"bm25": found[0].score}
+    assert len(by_chunk.query(text="apollo guidance", k=5)) == 3
+
+
+def test_document_scope_keeps_two_versions_of_a_document_apart() -> None:
+    # while a run re-indexes a document, both versions are in the store: the
+    # retriever keeps the committed one, so neither may absorb the other
+    old = Chunk("a::0@old", "a", "Quarterly revenue grew.", 0, 0, 23, "a#0")
+    new = Chunk("a::0@new", "a", "Quarterly revenue fell sharply.", 0, 0, 31, "a#0")
+    store = BM25Store(scope="document")
+    store.upsert([old, new, *(chunk(c, t, m) for c, t, m in TEXTS)])
+    assert sorted(ids(store.query(text="quarterly revenue", k=5))) == ["a::0@new", "a::0@old"]
+    store.delete(ids=["a::0@old"])
+    assert ids(store.query(text="quarterly revenue", k=5)) == ["a::0@new"]
+
+
+def test_document_scope_filters_chunks_before_ranking() -> None:
+    parts = [
+        Chunk("a::0@1", "a", "Solar panels on roofs.", 0, 0, 22, "a#0", {"public": True}),
+        Chunk("a::1@1", "a", "Solar storage batteries.", 1, 22, 46, "a#1", {"public": False}),
+        Chunk("b::0@1", "b", "Solar farms in deserts.", 0, 0, 23, "b#0", {"public": False}),
+    ]
+    store = BM25Store(scope="document")
+    store.upsert(parts)
+    found = store.query(text="solar batteries", k=5, where=parse({"public": True}))
+    assert ids(found) == ["a::0@1"]  # the only chunk the filter lets through
+
+
+def test_document_scope_is_in_the_fingerprint_and_validated() -> None:
+    assert "scope" not in BM25Store().fingerprint()
+    assert BM25Store(scope="document").fingerprint()["scope"] == "document"
+    with pytest.raises(ValidationError):
+        BM25Store(scope="page")

@@ -64,3 +64,51 @@ def test_fusion_keeps_the_vector_of_any_list() -> None:
     fused = fuse([[hit("x", 3.0, "bm25")], [with_vector]])
     assert fused[0].vector is not None
     assert set(fused[0].scores) == {"bm25", "dense", "fusion"}
+
+
+def doc_hit(cid: str, doc: str, score: float, store: str, vector=None) -> Hit:
+    return Hit(Chunk(cid, doc, cid, 0, 0, 1, cid), score, store, {store: score}, vector)
+
+
+def test_fusion_by_document_adds_up_what_different_chunks_earned() -> None:
+    # d1 is found by both stores through different chunks; d2's chunk by both
+    dense = [doc_hit("d2#0", "d2", 0.9, "dense"), doc_hit("d1#0", "d1", 0.8, "dense")]
+    sparse = [doc_hit("d1#3", "d1", 9.0, "bm25"), doc_hit("d3#0", "d3", 1.0, "bm25")]
+    by_chunk = fuse([dense, sparse], method="rrf", k=60)
+    assert [h.chunk.id for h in by_chunk] == ["d2#0", "d1#3", "d1#0", "d3#0"]
+    by_document = fuse([dense, sparse], method="rrf", k=60, by="document")
+    assert [h.chunk.document_id for h in by_document] == ["d1", "d2", "d3"]
+    first = by_document[0]
+    assert first.score == pytest.approx(1 / 62 + 1 / 61)
+    assert first.chunk.id == "d1#3"  # the copy that contributed most (rank 1 beats rank 2)
+    assert first.scores == {"dense": 0.8, "bm25": 9.0, "fusion": first.score}
+
+
+def test_fusion_by_document_keeps_each_lists_best_chunk_only() -> None:
+    # a document's second chunk in a list neither adds to it nor shifts the ranks
+    dense = [
+        doc_hit("a#0", "a", 0.9, "dense"),
+        doc_hit("a#1", "a", 0.85, "dense"),
+        doc_hit("b#0", "b", 0.5, "dense"),
+    ]
+    sparse = [doc_hit("b#0", "b", 4.0, "bm25"), doc_hit("c#0", "c", 2.0, "bm25")]
+    fused = weighted_fusion([dense, sparse], by="document")
+    scores = {h.chunk.document_id: h.score for h in fused}
+    # min-max over dense's per-document list [0.9, 0.5], then bm25's [4, 2]
+    assert scores == pytest.approx({"a": 1.0, "b": 1.0, "c": 0.0})
+    assert [h.chunk.id for h in fused] == ["a#0", "b#0", "c#0"]  # ties: first seen
+    single = fuse([dense], by="document")
+    assert [h.chunk.id for h in single] == ["a#0", "b#0"]
+    with pytest.raises(ValueError, match="unknown fusion unit"):
+        fuse([dense, sparse], by="page")
+
+
+def test_fusion_by_document_never_lends_a_chunk_another_chunks_vector() -> None:
+    import numpy as np
+
+    dense = [doc_hit("a#1", "a", 0.2, "dense", vector=np.ones(3))]
+    sparse = [doc_hit("a#0", "a", 5.0, "bm25"), doc_hit("b#0", "b", 1.0, "bm25")]
+    fused = fuse([dense, sparse], weights=[0.5, 1.0], by="document")
+    assert fused[0].chunk.id == "a#0" and fused[0].vector is None
+    same = fuse([dense, [doc_hit("a#1", "a", 5.0, "bm25")]], weights=[0.5, 1.0], by="document")
+    assert same[0].vector is not None

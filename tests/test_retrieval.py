@@ -45,6 +45,36 @@ def test_every_fusion_method_runs_from_config(corpus: Path, pm, fusion: str) -> 
     assert set(hits[0].scores) >= {"memory", "bm25", "fusion"}
 
 
+def test_whole_documents_from_config_one_hit_each_and_the_committed_version(
+    tmp_path: Path, pm
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    paragraphs = [
+        f"Paragraph {i} of the handbook covers topic number {i} at length." for i in range(6)
+    ]
+    (docs / "handbook.md").write_text("\n\n".join(paragraphs), "utf-8")
+    (docs / "glacier.md").write_text("Glacier storage keeps cold archives cheaply.", "utf-8")
+    (docs / "billing.md").write_text("Billing runs monthly; invoices list every seat.", "utf-8")
+    config = basic_config(
+        chunker={"type": "recursive", "size": 80, "overlap": 20},
+        stores=[{"type": "memory"}, {"type": "bm25", "scope": "document"}],
+        retrieval={"k": 5, "fuse_by": "document"},
+    )
+    with ragloom.load(config, plugin_manager=pm, base_dir=tmp_path) as pipeline:
+        assert pipeline.index().chunks >= 6  # the handbook is several chunks
+        hits = pipeline.retrieve("handbook paragraph topic glacier billing")
+        sources = [h.chunk.source for h in hits]
+        assert len(sources) == len(set(sources)) == 3  # one hit per document
+        # a rewrite is ranked as its new text only: the old version is gone
+        (docs / "glacier.md").write_text("Glacier moved; see the tundra archive notes.", "utf-8")
+        pipeline.index()
+        found = pipeline.retrieve("tundra", k=5)
+        assert [h.chunk.source for h in found][:1] == ["docs/glacier.md"]
+        assert "tundra" in found[0].chunk.text
+        assert all("cheaply" not in h.chunk.text for h in pipeline.retrieve("cheaply archives"))
+
+
 def test_lost_in_the_middle_puts_best_at_the_edges() -> None:
     assert lost_in_the_middle(list(range(7))) == [0, 2, 4, 6, 5, 3, 1]
     assert lost_in_the_middle([]) == []

@@ -95,6 +95,8 @@ BM25_CONFIGS = [
     {"backend": "rank-bm25", "variant": "l"},
     {"backend": "rank-bm25", "variant": "plus"},
     {"analyzer": {"stem": False, "stopwords": "none", "language": "none"}},
+    {"scope": "document"},  # the contract's documents are one chunk each
+    {"scope": "document", "backend": "rank-bm25"},
 ]
 
 

@@ -12,6 +12,13 @@
     normalised with its mean ± 3 standard deviations as the bounds, clipped
     to [0, 1], then summed with per-list weights. Less sensitive than
     min-max to one outlying top score.
+
+Fusion adds up each chunk's contributions (``by="chunk"``) or each
+document's (``by="document"``): then each list keeps only its best hit of a
+document (lists are best first) before the scores are normalised or ranked,
+a document's contributions are summed whichever chunk earned them, and the
+fused hit is the copy that contributed most (the earlier list's on a tie):
+one hit per document.
 """
 
 from __future__ import annotations
@@ -24,7 +31,9 @@ from typing import Any
 from .types import Hit
 
 __all__ = [
+    "FUSE_BY",
     "FUSION_METHODS",
+    "best_per_document",
     "distribution_based_fusion",
     "fuse",
     "reciprocal_rank_fusion",
@@ -32,6 +41,19 @@ __all__ = [
 ]
 
 FUSION_METHODS = ("rrf", "weighted", "dbsf")
+FUSE_BY = ("chunk", "document")
+
+
+def best_per_document(hits: Sequence[Hit]) -> list[Hit]:
+    """``hits`` (best first) with only the first, best hit of each document."""
+    seen: set[str] = set()
+    out = []
+    for hit in hits:
+        doc = hit.chunk.document_id
+        if doc not in seen:
+            seen.add(doc)
+            out.append(hit)
+    return out
 
 
 def _combine(
@@ -39,12 +61,16 @@ def _combine(
     weights: Sequence[float] | None,
     contribution: Callable[[Sequence[Hit]], list[float]],
     limit: int | None = None,
+    by: str = "chunk",
 ) -> list[Hit]:
-    """Sum each list's per-hit contributions by chunk id; best first, ties in
-    first-seen order. A chunk's per-store scores from every list are kept.
-    Only the best ``limit`` hits are built (all when None): the rest of the
-    candidates cost a dict entry, not an object."""
+    """Sum each list's per-hit contributions by chunk id (or, ``by="document"``,
+    by document id, each list cut to its best hit per document); best first,
+    ties in first-seen order. A chunk's per-store scores from every list are
+    kept. Only the best ``limit`` hits are built (all when None): the rest of
+    the candidates cost a dict entry, not an object."""
     weights = list(weights) if weights is not None else [1.0] * len(ranked)
+    if by == "document":
+        return _combine_documents(ranked, weights, contribution, limit)
     found: dict[str, list[Any]] = {}  # chunk id -> [summed score, each list's copy...]
     for hits, weight in zip(ranked, weights):
         for hit, value in zip(hits, contribution(hits)):
@@ -60,6 +86,34 @@ def _combine(
     return [_fused(entry) for entry in order]
 
 
+def _combine_documents(
+    ranked: Sequence[Sequence[Hit]],
+    weights: Sequence[float],
+    contribution: Callable[[Sequence[Hit]], list[float]],
+    limit: int | None,
+) -> list[Hit]:
+    """``_combine`` by document: the copy that contributed most leads its entry."""
+    found: dict[str, list[Any]] = {}  # document id -> [summed score, best share, copies...]
+    for hits, weight in zip(ranked, weights):
+        hits = best_per_document(hits)
+        for hit, value in zip(hits, contribution(hits)):
+            share = weight * value
+            entry = found.get(hit.chunk.document_id)
+            if entry is None:
+                found[hit.chunk.document_id] = [share, share, hit]
+                continue
+            entry[0] += share
+            if share > entry[1]:
+                entry[1] = share
+                entry.insert(2, hit)
+            else:
+                entry.append(hit)
+    order = sorted(found.values(), key=itemgetter(0), reverse=True)  # stable: ties first-seen
+    if limit is not None:
+        order = order[:limit]
+    return [_fused([entry[0], *entry[2:]]) for entry in order]
+
+
 def _fused(entry: list[Any]) -> Hit:
     """One hit from every list's copy of a chunk (``entry``: the fusion score,
     then the copies): the first-seen copy, with the per-store scores of all
@@ -72,8 +126,9 @@ def _fused(entry: list[Any]) -> Hit:
         for hit in reversed(hits):
             merged.update(hit.scores)
         merged.update(first.scores)
-        if vector is None:
-            vector = next((h.vector for h in hits if h.vector is not None), None)
+        if vector is None:  # another chunk's (fusion by document) is not this one's
+            same = (h.vector for h in hits if h.vector is not None and h.chunk.id == first.chunk.id)
+            vector = next(same, None)
     score = float(score)
     merged["fusion"] = score
     return Hit(first.chunk, score, first.store, merged, vector)
@@ -85,10 +140,11 @@ def reciprocal_rank_fusion(
     k: int = 60,
     weights: Sequence[float] | None = None,
     limit: int | None = None,
+    by: str = "chunk",
 ) -> list[Hit]:
     """Fuse ranked lists by reciprocal rank."""
     return _combine(
-        ranked, weights, lambda hits: [1.0 / (k + r) for r in range(1, len(hits) + 1)], limit
+        ranked, weights, lambda hits: [1.0 / (k + r) for r in range(1, len(hits) + 1)], limit, by
     )
 
 
@@ -118,9 +174,10 @@ def weighted_fusion(
     *,
     weights: Sequence[float] | None = None,
     limit: int | None = None,
+    by: str = "chunk",
 ) -> list[Hit]:
     """Fuse lists by the weighted sum of min-max normalised scores."""
-    return _combine(ranked, weights, _minmax, limit)
+    return _combine(ranked, weights, _minmax, limit, by)
 
 
 def distribution_based_fusion(
@@ -128,9 +185,10 @@ def distribution_based_fusion(
     *,
     weights: Sequence[float] | None = None,
     limit: int | None = None,
+    by: str = "chunk",
 ) -> list[Hit]:
     """Fuse lists by the weighted sum of mean ± 3σ normalised scores."""
-    return _combine(ranked, weights, _distribution, limit)
+    return _combine(ranked, weights, _distribution, limit, by)
 
 
 def fuse(
@@ -140,16 +198,21 @@ def fuse(
     k: int = 60,
     weights: Sequence[float] | None = None,
     limit: int | None = None,
+    by: str = "chunk",
 ) -> list[Hit]:
-    """Fuse with ``method`` (``rrf``, ``weighted`` or ``dbsf``); the best
-    ``limit`` hits (all when None). A single list with no weights passes
-    through unchanged."""
+    """Fuse with ``method`` (``rrf``, ``weighted`` or ``dbsf``), adding up each
+    chunk's or each document's contributions (``by``); the best ``limit``
+    hits (all when None). A single list with no weights passes through
+    unchanged (by document: its best hit per document)."""
+    if by not in FUSE_BY:
+        raise ValueError(f"unknown fusion unit {by!r}; use one of {', '.join(FUSE_BY)}")
     if len(ranked) == 1 and weights is None:
-        return list(ranked[0][:limit])
+        hits = ranked[0] if by == "chunk" else best_per_document(ranked[0])
+        return list(hits[:limit])
     if method == "rrf":
-        return reciprocal_rank_fusion(ranked, k=k, weights=weights, limit=limit)
+        return reciprocal_rank_fusion(ranked, k=k, weights=weights, limit=limit, by=by)
     if method == "weighted":
-        return weighted_fusion(ranked, weights=weights, limit=limit)
+        return weighted_fusion(ranked, weights=weights, limit=limit, by=by)
     if method == "dbsf":
-        return distribution_based_fusion(ranked, weights=weights, limit=limit)
+        return distribution_based_fusion(ranked, weights=weights, limit=limit, by=by)
     raise ValueError(f"unknown fusion method {method!r}; use one of {', '.join(FUSION_METHODS)}")

@@ -164,6 +164,7 @@ class Retriever:
             k=settings.rrf_k,
             weights=None if uniform else weights,
             limit=k,
+            by=settings.fuse_by,
         )
         ranked = fused
         if self.reranker is not None and fused:

@@ -26,6 +26,11 @@ class RetrievalSettings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
     k: int = Field(10, gt=0, description="hits returned after fusion (and passed to the reranker)")
     fusion: Literal["rrf", "weighted", "dbsf"] = "rrf"
+    fuse_by: Literal["chunk", "document"] = Field(
+        "chunk",
+        description="what fusion adds up: each chunk's scores, or each document's (each "
+        "store's best chunk of it; one hit per document, the chunk that contributed most)",
+    )
     rrf_k: int = Field(60, gt=0, description="the k constant of reciprocal rank fusion")
     candidates: int | None = Field(
         None, gt=0, description="hits asked of each store before fusion; default max(3 * k, 20)"

@@ -85,6 +85,11 @@ class BM25Store(FileStore):
         """BM25L/BM25+ only: term-frequency floor; default 0.5 (BM25L), 1.0 (BM25+)."""
         analyzer: AnalyzerConfig = AnalyzerConfig()
         """Text analysis at index and query time."""
+        scope: Literal["chunk", "document"] = "chunk"
+        """What BM25 ranks: each ``chunk`` on its own, or each ``document`` as a
+        whole (its chunks' terms together, overlaps counted once), answered
+        with the document's best chunk for the query and the document's score:
+        one hit per document."""
 
         @model_validator(mode="after")
         def _consistent(self) -> BM25Store.Config:
@@ -137,6 +142,7 @@ class BM25Store(FileStore):
         self._chunks: dict[str, Chunk] = {}
         self._terms: dict[str, np.ndarray] = {}  # chunk id -> int32 term ids
         self._vocab: dict[str, int] = {}  # term -> id, ids 0..len-1 in insertion order
+        self._overlaps: dict[str, int] = {}  # chunk id -> leading terms its predecessor holds
         self._index: _Index | None = None
 
     def fingerprint(self) -> dict[str, Any]:
@@ -150,6 +156,7 @@ class BM25Store(FileStore):
             "b": self.config.b,
             "delta": self.config.effective_delta,
             "analyzer": self._analyzer.fingerprint(),
+            **({"scope": "document"} if self.config.scope == "document" else {}),
         }
 
     # -- persistence -------------------------------------------------------
@@ -240,6 +247,7 @@ class BM25Store(FileStore):
         for chunk, terms in zip(chunks, self._analyzer.analyze_many([c.text for c in chunks])):
             self._chunks[chunk.id] = chunk
             self._terms[chunk.id] = np.array([intern(t, len(vocab)) for t in terms], dtype=np.int32)
+            self._overlaps.pop(chunk.id, None)
         self._index = None
         self._dirty = True
 
@@ -254,6 +262,7 @@ class BM25Store(FileStore):
         for cid in doomed:
             del self._chunks[cid]
             del self._terms[cid]
+            self._overlaps.pop(cid, None)
         if doomed:
             self._index = None
             self._dirty = True
@@ -270,6 +279,21 @@ class BM25Store(FileStore):
             return iter(list(self._chunks))
         check_supported(where, self.filter_operators, self.context.name or "bm25")
         return iter([cid for cid, c in self._chunks.items() if evaluate(where, c.metadata)])
+
+    def overlap_terms(self, previous: Chunk, chunk: Chunk) -> int:
+        """How many of ``chunk``'s leading terms repeat the end of ``previous``,
+        the chunk before it in its document (the chunker's overlap): 0 when
+        they do not overlap or ``chunk``'s text is not its span of the document."""
+        shared = self._overlaps.get(chunk.id)
+        if shared is None:
+            span = previous.end - chunk.start
+            text = chunk.text
+            exact = len(text) == chunk.end - chunk.start
+            shared = (
+                len(self._analyzer.analyze(text[:span])) if exact and 0 < span < len(text) else 0
+            )
+            self._overlaps[chunk.id] = shared
+        return shared
 
     # -- search ------------------------------------------------------------
     def _ensure_index(self) -> _Index:
@@ -314,6 +338,8 @@ class BM25Store(FileStore):
             rows = rows[keep]
         if not len(rows):
             return []
+        if index.documents is not None:
+            return _best_documents(index, index.documents, ids, rows, k, name)
         scores = index.scores(ids, rows)
         if len(rows) > k:
             best = np.argpartition(-scores, k - 1)[:k]
@@ -325,10 +351,39 @@ class BM25Store(FileStore):
         ]
 
 
+def _best_documents(
+    index: _Index, documents: _Documents, ids: list[int], rows: np.ndarray, k: int, name: str
+) -> list[Hit]:
+    """``scope: document``: the best ``k`` documents among those of the
+    candidate chunk ``rows``, each as its best chunk among them, scored as
+    the document."""
+    import numpy as np
+
+    owner = documents.of_row[rows]
+    found = np.unique(owner)
+    scores = documents.index.scores(ids, found)
+    if len(found) > k:
+        best = np.argpartition(-scores, k - 1)[:k]
+        found, scores = found[best], scores[best]
+    order = np.lexsort((found, -scores))  # best first; ties in insertion order
+    # each document's best chunk: by document, then chunk score, then row
+    by_doc = np.lexsort((rows, -index.scores(ids, rows), owner))
+    firsts = np.ones(len(by_doc), dtype=bool)
+    firsts[1:] = owner[by_doc][1:] != owner[by_doc][:-1]
+    passage = dict(zip(owner[by_doc][firsts].tolist(), rows[by_doc][firsts].tolist()))
+    return [
+        Hit(chunk=index.chunks[passage[d]], score=s, store=name, scores={name: s})
+        for d, s in zip(found[order].tolist(), scores[order].tolist())
+    ]
+
+
 class _Index:
     """A built BM25 index over a snapshot of the store: rows are chunks in
     insertion order. ``candidates`` are the rows holding any of the term ids;
-    ``scores`` their BM25 scores for the query."""
+    ``scores`` their BM25 scores for the query. With ``scope: document``,
+    ``documents`` ranks the documents they belong to."""
+
+    documents: _Documents | None = None
 
     def __init__(self, chunks: list[Chunk], vocab: dict[str, int], n: int) -> None:
         self.chunks = chunks
@@ -343,6 +398,16 @@ class _Index:
         vocab = dict(store._vocab)
         if not any(len(d) for d in docs):
             return _Index(chunks, {}, len(chunks))  # nothing to match
+        index = _Index.over(chunks, vocab, docs, config)
+        if config.scope == "document":
+            index.documents = _Documents(store, chunks, vocab)
+        return index
+
+    @staticmethod
+    def over(
+        chunks: list[Chunk], vocab: dict[str, int], docs: list[np.ndarray], config: Any
+    ) -> _Index:
+        """The configured backend's index of ``docs`` (term ids), a row per chunk."""
         if config.backend == "rank-bm25":
             return _RankBM25Index(chunks, vocab, docs, config)
         return _BM25sIndex(chunks, vocab, docs, config)
@@ -364,6 +429,40 @@ class _Index:
 
     def scores(self, ids: list[int], rows: np.ndarray) -> np.ndarray:
         raise NotImplementedError
+
+
+class _Documents:
+    """The store's documents as BM25 units: each document version (chunks
+    sharing a document id and version stamp) is its chunks' terms in chunk
+    order, each chunk's overlap with the one before it dropped. ``of_row``
+    maps a chunk row to its document's row in ``index``."""
+
+    def __init__(self, store: BM25Store, chunks: list[Chunk], vocab: dict[str, int]) -> None:
+        import numpy as np
+
+        groups: dict[tuple[str, str], list[int]] = {}
+        for row, chunk in enumerate(chunks):
+            # a document being re-indexed has two versions in the store until
+            # the run commits: they are two documents here, never one
+            version = chunk.id.rpartition("@")[2] if "@" in chunk.id else ""
+            groups.setdefault((chunk.document_id, version), []).append(row)
+        self.of_row = np.empty(len(chunks), dtype=np.int64)
+        texts: list[np.ndarray] = []
+        firsts: list[Chunk] = []
+        for number, rows in enumerate(groups.values()):
+            rows.sort(key=lambda r: (chunks[r].index, chunks[r].start))
+            self.of_row[rows] = number
+            parts, previous = [], None
+            for row in rows:
+                chunk = chunks[row]
+                terms = store._terms[chunk.id]
+                if previous is not None:
+                    terms = terms[store.overlap_terms(previous, chunk) :]
+                parts.append(terms)
+                previous = chunk
+            texts.append(np.concatenate(parts))
+            firsts.append(chunks[rows[0]])
+        self.index = _Index.over(firsts, vocab, texts, store.config)
 
 
 class _BM25sIndex(_Index):
