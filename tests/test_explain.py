@@ -67,6 +67,41 @@ def test_explain_gives_each_hits_place_in_every_store(
     assert {w.fused_rank for w in why.hits} <= {1, 2, 3}
 
 
+def test_explain_by_document_gives_each_stores_place_of_the_document(
+    corpus: Path, pm: pluggy.PluginManager
+) -> None:
+    from ragloom.fusion import best_per_document
+
+    config = basic_config(
+        chunker={"type": "recursive", "size": 60, "overlap": 10},
+        retrieval={"k": 4, "fuse_by": "document", "candidates": 40},
+    )
+    query = "refund plan price encrypted"
+    with ragloom.load(config, plugin_manager=pm, base_dir=corpus) as pipeline:
+        pipeline.index()
+        hits = pipeline.retrieve(query, explain=True)
+        vector = pipeline.embedder.embed_query(query)
+        lists = {
+            name: best_per_document(
+                store.query(**({"text": query} if name == "bm25" else {"vector": vector}), k=40)
+            )
+            for name, store in pipeline.stores
+        }
+    assert len({h.chunk.document_id for h in hits}) == len(hits) > 1
+    assert hits.explanation is not None
+    split = 0  # documents whose two stores' best chunks differ
+    for hit, why in zip(hits, hits.explanation.hits):
+        assert set(why.stores) == {"memory", "bm25"}  # each store found the document
+        for name, (rank, score) in why.stores.items():
+            chunk = lists[name][rank - 1].chunk
+            assert chunk.document_id == hit.chunk.document_id
+            assert score == pytest.approx(hit.scores[name])
+        split += lists["memory"][why.stores["memory"][0] - 1].chunk.id != (
+            lists["bm25"][why.stores["bm25"][0] - 1].chunk.id
+        )
+    assert split  # the case a chunk-keyed explanation would get wrong
+
+
 def test_trace_lists_every_stage(corpus: Path, pm: pluggy.PluginManager) -> None:
     with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
         pipeline.index()

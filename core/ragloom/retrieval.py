@@ -20,7 +20,7 @@ from .access import caller_filter, restrict
 from .errors import IndexStateError
 from .filters import Filter, check_supported, parse, to_spec
 from .fingerprints import describe_fingerprint, fingerprints_match
-from .fusion import fuse
+from .fusion import best_per_document, fuse
 from .types import Explanation, Hit, HitExplanation, Hits
 
 if TYPE_CHECKING:
@@ -184,7 +184,13 @@ class Retriever:
                 filter=to_spec(caller),
                 retrieval_filter=to_spec(configured),
                 access_filter=to_spec(acl),
-                hits=_explained(ranked, fused, zip(names, lists), self.reranker is not None),
+                hits=_explained(
+                    ranked,
+                    fused,
+                    zip(names, lists),
+                    self.reranker is not None,
+                    by_document=settings.fuse_by == "document",
+                ),
             )
         return Hits(
             ranked,
@@ -233,12 +239,20 @@ def _explained(
     fused: Sequence[Hit],
     lists: Iterable[tuple[str, Sequence[Hit]]],
     reranked: bool,
+    *,
+    by_document: bool = False,
 ) -> tuple[HitExplanation, ...]:
-    """Where each returned hit stood in each store, after fusion, after reranking."""
+    """Where each returned hit stood in each store, after fusion, after
+    reranking. Fused by document, a store's place is that of its best chunk
+    of the hit's document (the rank among the documents it returned), as
+    fusion counted it, whichever chunk it was."""
     in_stores: dict[str, dict[str, tuple[int, float]]] = {}
     for name, hits in lists:
+        if by_document:
+            hits = best_per_document(hits)
         for rank, hit in enumerate(hits, start=1):
-            best = in_stores.setdefault(hit.chunk.id, {})
+            key = hit.chunk.document_id if by_document else hit.chunk.id
+            best = in_stores.setdefault(key, {})
             if name not in best or rank < best[name][0]:
                 best[name] = (rank, hit.score)
     fused_at = {h.chunk.id: (rank, h.score) for rank, h in enumerate(fused, start=1)}
@@ -248,7 +262,7 @@ def _explained(
         out.append(
             HitExplanation(
                 chunk_id=hit.chunk.id,
-                stores=in_stores.get(hit.chunk.id, {}),
+                stores=in_stores.get(hit.chunk.document_id if by_document else hit.chunk.id, {}),
                 fused_rank=fused_rank,
                 fused_score=hit.scores.get("fusion", fused_score),
                 reranked_rank=rank if reranked else None,
