@@ -152,7 +152,8 @@ def test_command_writes_a_tuned_config(
 
 def test_the_scorer_ranks_as_fuse_does() -> None:
     """The tuner's array scorer against ragloom.fusion.fuse itself, for every
-    method, on lists with ties, overlaps and different lengths."""
+    method, by chunk and by document, on lists with ties, overlaps and
+    different lengths."""
     import random
 
     from ragloom.fusion import fuse
@@ -166,7 +167,7 @@ def test_the_scorer_ranks_as_fuse_does() -> None:
         chunk = Chunk(f"c{i}", f"doc{i // 3}", "text", 0, 0, 4, f"c{i}", meta)
         return Hit(chunk, score)
 
-    for trial in range(30):
+    for trial in range(60):
         per_store = []
         for _ in range(2):
             ids = rng.sample(range(60), rng.randint(5, 40))
@@ -177,6 +178,7 @@ def test_the_scorer_ranks_as_fuse_does() -> None:
             rng.choice([1, 5, 60]),
             (1.0, rng.choice([0.3, 1.0, 2.0])),
             (rng.choice([5, 10, 40]), rng.choice([5, 10, 40])),
+            by=rng.choice(["chunk", "document"]),
         )
         uniform = choice.weights == (1.0, 1.0)
         fused = fuse(
@@ -185,6 +187,7 @@ def test_the_scorer_ranks_as_fuse_does() -> None:
             k=choice.rrf_k,
             weights=None if uniform else list(choice.weights),
             limit=100,
+            by=choice.by,
         )
         expected: dict[str, float] = {}
         for h in fused:
@@ -242,3 +245,60 @@ def test_tune_fusion_tunes_bm25_k1_and_b_and_eval_measures_the_same(
     # asking again wrote nothing into the index the stores share
     again = evaluate_beir(cfg, beir, "tune", plugin_manager=pm, base_dir=tmp_path)
     assert again.metrics["nDCG@10"] == pytest.approx(report.before_score, abs=1e-9)
+
+
+def write_split_beir(root: Path) -> Path:
+    """Per topic a document naming it in its first paragraph and a rare word
+    (the topic spelt backwards) in its second; each query asks for both. Two
+    one-line notes name one word each: a chunk of the document holds no more
+    of the query than they do, and is longer. Only the whole document holds
+    both words."""
+    (root / "qrels").mkdir(parents=True)
+    with (
+        open(root / "corpus.jsonl", "w", encoding="utf-8") as corpus,
+        open(root / "queries.jsonl", "w", encoding="utf-8") as queries,
+    ):
+        for i, topic in enumerate(TOPICS):
+            rare = topic[::-1]
+            for j, word in enumerate((topic, rare)):
+                note = {"_id": f"z{i}x{j}", "text": f"{word} is noted in a plain filler line."}
+                corpus.write(json.dumps(note) + "\n")
+            text = (
+                f"{topic} opens the first paragraph of this rather longer text.\n\n"
+                f"{rare} comes in the second paragraph of this same longer text."
+            )
+            corpus.write(json.dumps({"_id": f"d{i}", "text": text}) + "\n")
+            queries.write(json.dumps({"_id": f"q{i}", "text": f"{topic} {rare}"}) + "\n")
+    (root / "qrels" / "tune.tsv").write_text(
+        "query-id\tcorpus-id\tscore\n" + "".join(f"q{i}\td{i}\t1\n" for i in range(len(TOPICS)))
+    )
+    return root
+
+
+def test_tune_fusion_finds_bm25_document_scope_and_eval_measures_the_same(
+    tmp_path: Path, pm: pluggy.PluginManager, registry: Registry
+) -> None:
+    beir = write_split_beir(tmp_path / "beir")
+    cfg = config(tmp_path)
+    cfg["chunker"] = {"type": "recursive", "size": 90, "overlap": 0}
+    report = tune_fusion(cfg, beir, "tune", plugin_manager=pm, base_dir=tmp_path)
+    assert report.best.store_options(1).get("scope") == "document"
+    assert report.best_score == 1.0 and report.before_score < 0.8
+    assert "scope document" in report.best.describe(report.stores)
+
+    tuned = apply_choice(cfg, report.best)
+    assert tuned["stores"][1]["scope"] == "document"
+    load_config(tuned, registry, base_dir=tmp_path)  # validates
+    after = evaluate_beir(tuned, beir, "tune", plugin_manager=pm, base_dir=tmp_path)
+    assert after.metrics["nDCG@10"] == pytest.approx(report.best_score, abs=1e-9)
+    assert after.chunks_written > after.documents  # the documents were chunked
+
+
+def test_apply_choice_writes_fusion_by_document(registry: Registry, tmp_path: Path) -> None:
+    data = {"stores": [{"type": "memory"}, {"type": "bm25"}], "retrieval": {"fuse_by": "document"}}
+    out = apply_choice(data, FusionChoice("rrf", 60, (1.0, 1.0), (50, 50), by="document"))
+    assert out["retrieval"]["fuse_by"] == "document"
+    back = apply_choice(out, FusionChoice("rrf", 60, (1.0, 1.0), (50, 50)))
+    assert "fuse_by" not in back["retrieval"]
+    load_config({**out, "embedder": {"type": "hash"}}, registry, base_dir=tmp_path)
+    assert "by document" in FusionChoice("rrf", 60, (1.0,), (5,), by="document").describe(["m"])

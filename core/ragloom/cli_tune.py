@@ -155,7 +155,7 @@ def tune_split(
     "bm25",
     default=True,
     show_default=True,
-    help="Also tune k1 and b of each bm25 store (asked again per value, nothing re-indexed).",
+    help="Also tune each bm25 store's scope, k1 and b (asked again per value, not re-indexed).",
 )
 @click.option("--force", is_flag=True, help="Overwrite --out if it exists.")
 @click.pass_context
@@ -173,8 +173,8 @@ def tune_fusion_command(
     bm25: bool,
     force: bool,
 ) -> None:
-    """Learn the fusion method, rrf_k, store weights and per-store k (and each
-    bm25 store's k1 and b) on a split.
+    """Learn the fusion method and unit, rrf_k, store weights and per-store k
+    (and each bm25 store's scope, k1 and b) on a split.
 
     Indexes the corpus with the config (as `ragloom eval --beir` does), asks
     each store once per query, searches the settings on those lists, prints

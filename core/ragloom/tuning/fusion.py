@@ -4,10 +4,13 @@
 --beir`` does, in the same index folder), asks every store once for its best
 ``depth`` hits per query, and then searches, on those lists alone, for the
 fusion settings that score best: the method (``rrf``, ``weighted``,
-``dbsf``), the ``rrf_k`` constant, each store's ``weight`` and each store's
-candidate ``k``; then, with ``bm25=True``, each ``bm25`` store's ``k1`` and
-``b`` (that store asked again with each value tried, on the index's own
-terms: no re-indexing), and the fusion once more for the best of them.
+``dbsf``), what it adds up (``fuse_by``: chunks or documents), the
+``rrf_k`` constant, each store's ``weight`` and each store's candidate
+``k``; then, with ``bm25=True``, each ``bm25`` store's ``scope`` (chunks or
+whole documents), ``k1`` and ``b`` (that store asked again with each value
+tried, on the index's own terms: no re-indexing), and the fusion once more
+for the best of them. The other ``scope`` changes every bm25 score, so the
+fusion is searched for it in full before the parameters are.
 Every setting is scored by ranking exactly as the query
 path's :func:`ragloom.fusion.fuse` does (the same arithmetic, ties in the
 same order; the tests compare the two), so the score of the winner is the
@@ -34,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import RagloomError
 from ..evaluation import METRICS, load_beir
 from ..evaluation.beir import beir_index_config, corpus_file
-from ..fusion import FUSION_METHODS
+from ..fusion import FUSE_BY, FUSION_METHODS
 
 if TYPE_CHECKING:
     import pluggy
@@ -48,11 +51,12 @@ WEIGHTS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.2, 1.5, 2.0, 3.0,
 STORE_KS = (10, 20, 30, 50, 75, 100, 150, 200, 300)
 BM25_K1S = (0.5, 0.7, 0.9, 1.2, 1.5, 2.0)
 BM25_BS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.75, 0.9)
+BM25_SCOPES = ("chunk", "document")
 EVAL_DEPTH = 100
 """What ``ragloom eval --beir`` retrieves per query (its largest cutoff)."""
 
 
-Options = tuple[tuple[tuple[str, float], ...], ...]
+Options = tuple[tuple[tuple[str, float | str], ...], ...]
 """Per store, the ``(name, value)`` options tuned beside its weight and ``k``."""
 
 
@@ -61,27 +65,34 @@ class FusionChoice:
     """Fusion settings: the method, its RRF constant, and per store (config
     order) a weight and a candidate ``k``; ``options``, when not empty, per
     store the options tuned beside them (``(("b", 0.4), ("k1", 0.9))`` for a
-    bm25 store, ``()`` for a store whose options stay as configured)."""
+    bm25 store, ``()`` for a store whose options stay as configured); ``by``,
+    what fusion adds up (``retrieval.fuse_by``)."""
 
     method: str
     rrf_k: int
     weights: tuple[float, ...]
     ks: tuple[int, ...]
     options: Options = ()
+    by: str = "chunk"
 
-    def store_options(self, index: int) -> dict[str, float]:
+    def store_options(self, index: int) -> dict[str, float | str]:
         """The options tuned for store ``index`` (empty: as configured)."""
         return dict(self.options[index]) if index < len(self.options) else {}
 
     def describe(self, names: Sequence[str]) -> str:
         stores = ", ".join(
             f"{name} (weight {w:g}, k {k}"
-            + "".join(f", {key} {value:g}" for key, value in self.store_options(i).items())
+            + "".join(f", {key} {_shown(value)}" for key, value in self.store_options(i).items())
             + ")"
             for i, (name, w, k) in enumerate(zip(names, self.weights, self.ks))
         )
         rrf = f", rrf_k {self.rrf_k}" if self.method == "rrf" else ""
-        return f"{self.method}{rrf}; {stores}"
+        by = ", by document" if self.by == "document" else ""
+        return f"{self.method}{rrf}{by}; {stores}"
+
+
+def _shown(value: float | str) -> str:
+    return value if isinstance(value, str) else f"{value:g}"
 
 
 @dataclass(frozen=True)
@@ -122,29 +133,43 @@ def _metric(name: str) -> tuple[Callable[..., Any], int]:
 
 class _Lists:
     """One query's per-store lists as arrays: each chunk as an index into the
-    query's chunks (numbered in first-seen order), and each hit's score."""
+    query's chunks (numbered in first-seen order), and each hit's score. For
+    fusion by document: ``group`` numbers each chunk's document (first-seen
+    order), ``group_docs`` names them, and ``firsts`` holds, per list, the
+    positions of each document's first (best) hit."""
 
-    __slots__ = ("docs", "ids", "scores")
+    __slots__ = ("docs", "firsts", "group", "group_docs", "ids", "scores")
 
     def __init__(self, per_store: Sequence[Sequence[Hit]]) -> None:
         import numpy as np
 
         number: dict[str, int] = {}
+        groups: dict[str, int] = {}
+        group: list[int] = []
         self.docs: list[str] = []
+        self.group_docs: list[str] = []
         self.ids: list[np.ndarray] = []
+        self.firsts: list[np.ndarray] = []
         self.scores: list[list[float]] = []
         for hits in per_store:
-            ids = []
-            for hit in hits:
-                cid = hit.chunk.id
+            ids, firsts, seen = [], [], set()
+            for position, hit in enumerate(hits):
+                cid, doc = hit.chunk.id, hit.chunk.document_id
                 if cid not in number:
                     number[cid] = len(number)
-                    self.docs.append(
-                        str(hit.chunk.metadata.get("record_id", hit.chunk.document_id))
-                    )
+                    self.docs.append(str(hit.chunk.metadata.get("record_id", doc)))
+                    if doc not in groups:
+                        groups[doc] = len(groups)
+                        self.group_docs.append(self.docs[-1])
+                    group.append(groups[doc])
                 ids.append(number[cid])
+                if doc not in seen:
+                    seen.add(doc)
+                    firsts.append(position)
             self.ids.append(np.asarray(ids, dtype=np.int64))
+            self.firsts.append(np.asarray(firsts, dtype=np.int64))
             self.scores.append([float(hit.score) for hit in hits])
+        self.group = np.asarray(group, dtype=np.int64)
 
 
 def _contributions(method: str, rrf_k: int, scores: list[float]) -> list[float]:
@@ -184,18 +209,26 @@ class _Scorer:
         self.cache: dict[FusionChoice, float] = {}
 
     def ranking(self, lists: _Lists, choice: FusionChoice) -> dict[str, float]:
-        """One query's documents and scores: the best ``limit`` fused chunks,
-        each document scored by its best chunk (as ``ragloom eval --beir``)."""
+        """One query's documents and scores: the best ``limit`` fused chunks
+        (or documents), each document scored by its best chunk (as ``ragloom
+        eval --beir``)."""
         import numpy as np
 
-        size = len(lists.docs)
+        by_document = choice.by == "document"
+        docs = lists.group_docs if by_document else lists.docs
+        size = len(docs)
         total = np.zeros(size)
         seen = np.full(size, np.iinfo(np.int64).max, dtype=np.int64)
         present = np.zeros(size, dtype=bool)
         offset = 0
         single = len(lists.ids) == 1 and all(w == 1.0 for w in choice.weights)
-        for ids, scores, weight, k in zip(lists.ids, lists.scores, choice.weights, choice.ks):
-            ids, scores = ids[:k], scores[:k]
+        per_list = zip(lists.ids, lists.scores, lists.firsts, choice.weights, choice.ks)
+        for ids, scores, firsts, weight, k in per_list:
+            if by_document:  # each list's best hit per document among its first k
+                kept = firsts[firsts < k]
+                ids, scores = lists.group[ids[kept]], [scores[p] for p in kept.tolist()]
+            else:
+                ids, scores = ids[:k], scores[:k]
             if single:  # fuse passes a lone list through as it is
                 values = np.asarray(scores)
             else:
@@ -208,7 +241,7 @@ class _Scorer:
         order = chosen[np.lexsort((seen[chosen], -total[chosen]))][: self.limit]
         found: dict[str, float] = {}
         for i in order.tolist():
-            doc, value = lists.docs[i], float(total[i])
+            doc, value = docs[i], float(total[i])
             if doc not in found or value > found[doc]:
                 found[doc] = value
         return found
@@ -291,7 +324,7 @@ def tune_fusion(
         eval --beir`` asks for 100 hits).
     :param progress: ``progress(phase, done, total)``, phase ``index``,
         ``query``, ``search`` or ``bm25``.
-    :param bm25: also tune ``k1`` and ``b`` of each ``bm25`` store.
+    :param bm25: also tune ``scope``, ``k1`` and ``b`` of each ``bm25`` store.
     :returns: the config's own settings and score, and the best found.
     """
     from ..pipeline import Pipeline
@@ -386,22 +419,30 @@ def tune_fusion(
         own_method = str(retrieval.get("fusion", "rrf"))
         own_rrf_k = int(retrieval.get("rrf_k", 60))
         own_weights = tuple(float(s.get("weight", 1.0)) for s in stores)
-        before = FusionChoice(own_method, own_rrf_k, own_weights, own_ks)
+        own_by = str(retrieval.get("fuse_by", "chunk"))
+        before = FusionChoice(own_method, own_rrf_k, own_weights, own_ks, by=own_by)
         before_score = score(before)
 
         def search(options: Options) -> None:
-            for number, method in enumerate(methods, start=1):
+            tries = [(method, by) for method in methods for by in FUSE_BY]
+            for number, (method, by) in enumerate(tries, start=1):
                 start_choice = replace(
-                    before, method=method, weights=_normalised(own_weights), options=options
+                    before,
+                    method=method,
+                    weights=_normalised(own_weights),
+                    options=options,
+                    by=by,
                 )
                 found = _ascend(score, start_choice, depth)
                 if method not in per_method or found[1] > per_method[method][1] + 1e-12:
                     per_method[method] = found
                 if progress:
-                    progress("search", number, len(methods))
+                    progress("search", number, len(tries))
 
         per_method: dict[str, tuple[FusionChoice, float]] = {}
         search(())
+        if tunable:  # the fusion for the bm25 stores' other scope: it changes every score
+            search(_other_scope(pipeline, tunable))
         best, best_score = _best(before, before_score, per_method)
         if tunable:  # the bm25 parameters for the best fusion, then the fusion for them
             tuned = _ascend_options(score, best, tunable, pipeline, progress)
@@ -434,6 +475,18 @@ def _best(
     return best, best_score
 
 
+def _other_scope(pipeline: Any, tunable: Sequence[int]) -> Options:
+    """Options setting each tunable bm25 store to the scope it is not
+    configured with (chunks <-> whole documents)."""
+    stores = pipeline.config.stores
+    return tuple(
+        (("scope", "chunk" if spec.config.scope == "document" else "document"),)
+        if i in tunable
+        else ()
+        for i, spec in enumerate(stores)
+    )
+
+
 def _ascend_options(
     score: Callable[[FusionChoice], float],
     start: FusionChoice,
@@ -441,13 +494,17 @@ def _ascend_options(
     pipeline: Any,
     progress: Callable[[str, int, int], None] | None,
 ) -> FusionChoice:
-    """Coordinate ascent over each bm25 store's ``k1``, then ``b``, from the
-    configured values, with the fusion settings of ``start``; a value kept
-    only when it scores strictly higher. Options hold only what differs from
-    the config."""
+    """Coordinate ascent over each bm25 store's ``scope``, then ``k1``, then
+    ``b``, from the configured values, with the fusion settings of
+    ``start``; a value kept only when it scores strictly higher. Options hold
+    only what differs from the config."""
     best = replace(start, options=start.options or ((),) * len(start.weights))
     best_score = score(best)
-    grids = (("k1", BM25_K1S), ("b", BM25_BS))
+    grids: tuple[tuple[str, Sequence[float | str]], ...] = (
+        ("scope", BM25_SCOPES),
+        ("k1", BM25_K1S),
+        ("b", BM25_BS),
+    )
     steps = [(i, key, grid) for i in tunable for key, grid in grids]
     for number, (i, key, grid) in enumerate(steps, start=1):
         config = pipeline.config.stores[i].config
@@ -464,7 +521,11 @@ def _ascend_options(
 
 
 def _requery(
-    pipeline: Any, index: int, options: Mapping[str, float], queries: Mapping[str, str], depth: int
+    pipeline: Any,
+    index: int,
+    options: Mapping[str, float | str],
+    queries: Mapping[str, str],
+    depth: int,
 ) -> dict[str, list[Hit]]:
     """Each query's best ``depth`` hits from store ``index`` with ``options``
     changed: a second instance of it, on the same files, read and closed again
@@ -483,8 +544,9 @@ def _requery(
 
 def apply_choice(data: Mapping[str, Any], choice: FusionChoice) -> dict[str, Any]:
     """A copy of a config's data with ``choice`` written in: ``retrieval.fusion``
-    (and ``rrf_k`` for rrf), each store's ``weight`` and ``k``, and the
-    options tuned for a store (a bm25 store's ``k1`` and ``b``)."""
+    (and ``rrf_k`` for rrf, ``fuse_by`` by document), each store's ``weight``
+    and ``k``, and the options tuned for a store (a bm25 store's ``scope``,
+    ``k1`` and ``b``)."""
     out = copy.deepcopy(dict(data))
     stores = out.get("stores")
     if not isinstance(stores, list) or len(stores) != len(choice.weights):
@@ -498,6 +560,10 @@ def apply_choice(data: Mapping[str, Any], choice: FusionChoice) -> dict[str, Any
         retrieval["rrf_k"] = choice.rrf_k
     else:
         retrieval.pop("rrf_k", None)
+    if choice.by == "document":
+        retrieval["fuse_by"] = "document"
+    else:
+        retrieval.pop("fuse_by", None)
     out["retrieval"] = retrieval
     for i, (store, weight, k) in enumerate(zip(stores, choice.weights, choice.ks)):
         if not isinstance(store, dict):
