@@ -5,6 +5,7 @@ measures, never lower than the config's own settings."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pluggy
@@ -33,21 +34,34 @@ def tune_in_cli(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(cli.commands, "tune", cli.commands.get("tune", tune))
 
 
-def write_beir(root: Path) -> Path:
-    """One document per topic; each query names its topic, so BM25 finds it first."""
+def write_topics(
+    root: Path, documents: Callable[[int, str], list[dict]], query: Callable[[str], str]
+) -> Path:
+    """A BEIR folder under ``root``: per topic ``documents(i, topic)`` (one of
+    them ``d<i>``, the relevant one) and the query ``query(topic)``."""
     (root / "qrels").mkdir(parents=True)
     with (
         open(root / "corpus.jsonl", "w", encoding="utf-8") as corpus,
         open(root / "queries.jsonl", "w", encoding="utf-8") as queries,
     ):
         for i, topic in enumerate(TOPICS):
-            text = f"A short note on {topic} and what it studies, with examples."
-            corpus.write(json.dumps({"_id": f"d{i}", "title": topic, "text": text}) + "\n")
-            queries.write(json.dumps({"_id": f"q{i}", "text": f"what is {topic}"}) + "\n")
+            for document in documents(i, topic):
+                corpus.write(json.dumps(document) + "\n")
+            queries.write(json.dumps({"_id": f"q{i}", "text": query(topic)}) + "\n")
     (root / "qrels" / "tune.tsv").write_text(
         "query-id\tcorpus-id\tscore\n" + "".join(f"q{i}\td{i}\t1\n" for i in range(len(TOPICS)))
     )
     return root
+
+
+def write_beir(root: Path) -> Path:
+    """One document per topic; each query names its topic, so BM25 finds it first."""
+
+    def documents(i: int, topic: str) -> list[dict]:
+        text = f"A short note on {topic} and what it studies, with examples."
+        return [{"_id": f"d{i}", "title": topic, "text": text}]
+
+    return write_topics(root, documents, lambda topic: f"what is {topic}")
 
 
 def config(tmp_path: Path) -> dict:
@@ -204,22 +218,16 @@ def write_tf_beir(root: Path) -> Path:
     about it, naming it five times. With ``k1: 0`` BM25 ignores how often a
     word occurs and scores the three alike; ties go to the look-alikes (first
     indexed, and first by trec_eval's document-id order)."""
-    (root / "qrels").mkdir(parents=True)
-    with (
-        open(root / "corpus.jsonl", "w", encoding="utf-8") as corpus,
-        open(root / "queries.jsonl", "w", encoding="utf-8") as queries,
-    ):
-        for i, topic in enumerate(TOPICS):
-            for j in range(2):
-                text = f"{topic} is named once in this note among many plain filler words"
-                corpus.write(json.dumps({"_id": f"z{i}x{j}", "text": text}) + "\n")
-            text = f"{topic} {topic} {topic} {topic} {topic} filler words about it"
-            corpus.write(json.dumps({"_id": f"d{i}", "text": text}) + "\n")
-            queries.write(json.dumps({"_id": f"q{i}", "text": topic}) + "\n")
-    (root / "qrels" / "tune.tsv").write_text(
-        "query-id\tcorpus-id\tscore\n" + "".join(f"q{i}\td{i}\t1\n" for i in range(len(TOPICS)))
-    )
-    return root
+
+    def documents(i: int, topic: str) -> list[dict]:
+        once = f"{topic} is named once in this note among many plain filler words"
+        about = f"{topic} {topic} {topic} {topic} {topic} filler words about it"
+        return [
+            *({"_id": f"z{i}x{j}", "text": once} for j in range(2)),
+            {"_id": f"d{i}", "text": about},
+        ]
+
+    return write_topics(root, documents, lambda topic: topic)
 
 
 def test_tune_fusion_tunes_bm25_k1_and_b_and_eval_measures_the_same(
@@ -253,26 +261,20 @@ def write_split_beir(root: Path) -> Path:
     one-line notes name one word each: a chunk of the document holds no more
     of the query than they do, and is longer. Only the whole document holds
     both words."""
-    (root / "qrels").mkdir(parents=True)
-    with (
-        open(root / "corpus.jsonl", "w", encoding="utf-8") as corpus,
-        open(root / "queries.jsonl", "w", encoding="utf-8") as queries,
-    ):
-        for i, topic in enumerate(TOPICS):
-            rare = topic[::-1]
-            for j, word in enumerate((topic, rare)):
-                note = {"_id": f"z{i}x{j}", "text": f"{word} is noted in a plain filler line."}
-                corpus.write(json.dumps(note) + "\n")
-            text = (
-                f"{topic} opens the first paragraph of this rather longer text.\n\n"
-                f"{rare} comes in the second paragraph of this same longer text."
-            )
-            corpus.write(json.dumps({"_id": f"d{i}", "text": text}) + "\n")
-            queries.write(json.dumps({"_id": f"q{i}", "text": f"{topic} {rare}"}) + "\n")
-    (root / "qrels" / "tune.tsv").write_text(
-        "query-id\tcorpus-id\tscore\n" + "".join(f"q{i}\td{i}\t1\n" for i in range(len(TOPICS)))
-    )
-    return root
+
+    def documents(i: int, topic: str) -> list[dict]:
+        rare = topic[::-1]
+        notes = [
+            {"_id": f"z{i}x{j}", "text": f"{word} is noted in a plain filler line."}
+            for j, word in enumerate((topic, rare))
+        ]
+        text = (
+            f"{topic} opens the first paragraph of this rather longer text.\n\n"
+            f"{rare} comes in the second paragraph of this same longer text."
+        )
+        return [*notes, {"_id": f"d{i}", "text": text}]
+
+    return write_topics(root, documents, lambda topic: f"{topic} {topic[::-1]}")
 
 
 def test_tune_fusion_finds_bm25_document_scope_and_eval_measures_the_same(
