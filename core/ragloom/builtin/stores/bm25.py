@@ -46,6 +46,7 @@ from ...analysis import Analyzer, AnalyzerConfig
 from ...components import ComponentConfig
 from ...errors import StoreError
 from ...filters import ALL_OPERATORS, Filter, check_supported, evaluate
+from ...ledger import stamp_of
 from ...types import Chunk, Hit
 from ._persist import FileStore, chunk_from_dict, chunk_to_dict
 
@@ -444,7 +445,7 @@ class _Documents:
         for row, chunk in enumerate(chunks):
             # a document being re-indexed has two versions in the store until
             # the run commits: they are two documents here, never one
-            version = chunk.id.rpartition("@")[2] if "@" in chunk.id else ""
+            version = stamp_of(chunk.id) if "@" in chunk.id else ""
             groups.setdefault((chunk.document_id, version), []).append(row)
         self.of_row = np.empty(len(chunks), dtype=np.int64)
         texts: list[np.ndarray] = []
