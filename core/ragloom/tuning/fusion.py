@@ -480,9 +480,7 @@ def _other_scope(pipeline: Any, tunable: Sequence[int]) -> Options:
     configured with (chunks <-> whole documents)."""
     stores = pipeline.config.stores
     return tuple(
-        (("scope", "chunk" if spec.config.scope == "document" else "document"),)
-        if i in tunable
-        else ()
+        (("scope", next(s for s in BM25_SCOPES if s != spec.config.scope)),) if i in tunable else ()
         for i, spec in enumerate(stores)
     )
 

@@ -369,9 +369,10 @@ def _best_documents(
     order = np.lexsort((found, -scores))  # best first; ties in insertion order
     # each document's best chunk: by document, then chunk score, then row
     by_doc = np.lexsort((rows, -index.scores(ids, rows), owner))
+    owners = owner[by_doc]
     firsts = np.ones(len(by_doc), dtype=bool)
-    firsts[1:] = owner[by_doc][1:] != owner[by_doc][:-1]
-    passage = dict(zip(owner[by_doc][firsts].tolist(), rows[by_doc][firsts].tolist()))
+    firsts[1:] = owners[1:] != owners[:-1]
+    passage = dict(zip(owners[firsts].tolist(), rows[by_doc][firsts].tolist()))
     return [
         Hit(chunk=index.chunks[passage[d]], score=s, store=name, scores={name: s})
         for d, s in zip(found[order].tolist(), scores[order].tolist())
