@@ -157,6 +157,14 @@ def tune_split(
     show_default=True,
     help="Also tune each bm25 store's scope, k1 and b (asked again per value, not re-indexed).",
 )
+@click.option(
+    "--significance",
+    default=1.0,
+    show_default=True,
+    type=click.FloatRange(min=0),
+    help="Keep a change only when it beats the setting it replaces by more than this many "
+    "standard errors of the per-query differences (0: any gain).",
+)
 @click.option("--force", is_flag=True, help="Overwrite --out if it exists.")
 @click.pass_context
 @handle_errors
@@ -171,6 +179,7 @@ def tune_fusion_command(
     limit_queries: int | None,
     index_dir: str | None,
     bm25: bool,
+    significance: float,
     force: bool,
 ) -> None:
     """Learn the fusion method and unit, rrf_k, store weights and per-store k
@@ -215,6 +224,7 @@ def tune_fusion_command(
         plugin_manager=get_plugin_manager(),
         progress=_progress_printer(),
         bm25=bm25,
+        significance=significance,
     )
     tuned = apply_choice(data, report.best)
     registry = Registry.from_plugin_manager(get_plugin_manager())
@@ -255,10 +265,19 @@ def _print_report(report: Any, out: Path) -> None:
     for method, (choice, value) in report.per_method.items():
         mark = " (best)" if choice == report.best else ""
         table.add_row(escape(f"{method}: {choice.describe(names)}{mark}"), f"{value:.4f}")
+    shown_best = report.best == report.before or any(
+        choice == report.best for choice, _ in report.per_method.values()
+    )
+    if not shown_best:  # a method's top score did not beat it by the margin
+        table.add_row(
+            escape(f"written: {report.best.describe(names)} (best)"), f"{report.best_score:.4f}"
+        )
     shown = console()
     shown.print(table)
     if report.best == report.before:
-        shown.print("no setting scored higher than the config's own; written unchanged")
+        shown.print(
+            "no setting beat the config's own by the --significance margin; written unchanged"
+        )
     shown.print(
         f"tuned config written to {escape(str(out))}; measure it on questions it never saw:\n"
         "  ragloom -c OUT eval --beir DIR --split heldout".replace("OUT", escape(str(out)))
