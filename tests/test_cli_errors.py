@@ -8,6 +8,7 @@ that replaces one pipeline method in the subprocess."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -57,8 +58,21 @@ def run(project: Path, *args: str, method: str, failure: str) -> subprocess.Comp
         "RAGLOOM_TEST_METHOD": method,
     }
     return subprocess.run(
-        [RAGLOOM, *args], cwd=project, capture_output=True, text=True, env=env, timeout=120
+        [RAGLOOM, *args],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        preexec_fn=_sigint_as_in_a_terminal,
     )
+
+
+def _sigint_as_in_a_terminal() -> None:
+    """A command started in the background of a script (``make test &``)
+    inherits SIGINT ignored, and Python then never turns it into
+    KeyboardInterrupt: give the child the default, as a terminal does."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def test_an_unexpected_error_exits_1_with_one_line(project: Path) -> None:

@@ -268,7 +268,7 @@ def _print_report(report: Any, out: Path) -> None:
     shown_best = report.best == report.before or any(
         choice == report.best for choice, _ in report.per_method.values()
     )
-    if not shown_best:  # a method's top score did not beat it by the margin
+    if not shown_best:  # found by the bm25 parameters' step, not by a method's search
         table.add_row(
             escape(f"written: {report.best.describe(names)} (best)"), f"{report.best_score:.4f}"
         )
