@@ -160,6 +160,7 @@ def test_command_writes_a_tuned_config(
     assert "my config" not in out.read_text("utf-8").split("\n", 1)[1]
     # refuses to overwrite without --force, and never the config itself
     assert CliRunner().invoke(cli, args).exit_code == 2
+    assert CliRunner().invoke(cli, [*args, "--force", "--significance", "-1"]).exit_code == 2
     clobber = ["-c", str(source), "tune", "fusion", "--beir", str(beir), "--out", str(source)]
     assert CliRunner().invoke(cli, [*clobber, "--force"]).exit_code == 2
 
@@ -376,3 +377,31 @@ def test_significance_zero_keeps_any_gain_and_negative_is_refused(
     strict = tune_fusion(cfg, beir, "tune", plugin_manager=pm, base_dir=tmp_path, significance=3)
     assert loose.best_score >= strict.best_score >= strict.before_score
     assert loose.best_score > loose.before_score
+    # no step beats chance by infinitely many standard errors: every search
+    # stays where it started, the config's own values in each method and unit
+    frozen = tune_fusion(
+        cfg, beir, "tune", plugin_manager=pm, base_dir=tmp_path, significance=float("inf")
+    )
+    for choice, _ in frozen.per_method.values():
+        assert (choice.rrf_k, choice.weights, choice.ks) == (60, (1.0, 1.0), (300, 300))
+        assert choice.options in ((), ((), ()))
+    assert loose.best != frozen.best  # the same search, with its steps taken
+
+
+def test_the_bm25_step_keeps_a_move_back_to_the_configured_scope() -> None:
+    """The bm25 step starts from the other scope's winner; a kept move back to
+    the configured scope (so no option differs from the config) is returned,
+    not the start."""
+    from types import SimpleNamespace
+
+    from ragloom.tuning.fusion import _ascend_options
+
+    bm25 = SimpleNamespace(config=SimpleNamespace(scope="chunk", k1=1.5, b=0.75))
+    pipeline = SimpleNamespace(config=SimpleNamespace(stores=[SimpleNamespace(), bm25]))
+    start = FusionChoice("weighted", 60, (1.0, 1.0), (300, 300), ((), (("scope", "document"),)))
+
+    def beats(new: FusionChoice, old: FusionChoice) -> bool:
+        return new.store_options(1) == {} and old.store_options(1) != {}
+
+    tuned = _ascend_options(lambda c: 0.0, start, [1], pipeline, None, beats)
+    assert tuned.options == () and tuned.weights == start.weights

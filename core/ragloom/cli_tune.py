@@ -276,7 +276,8 @@ def _print_report(report: Any, out: Path) -> None:
     shown.print(table)
     if report.best == report.before:
         shown.print(
-            "no setting beat the config's own by the --significance margin; written unchanged"
+            "nothing beat the config's own settings (a step must gain more than "
+            "--significance standard errors); written unchanged"
         )
     shown.print(
         f"tuned config written to {escape(str(out))}; measure it on questions it never saw:\n"

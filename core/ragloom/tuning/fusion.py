@@ -562,7 +562,7 @@ def _ascend_options(
                 best = candidate
         if progress:
             progress("bm25", number, len(steps))
-    return best if any(best.options) else start
+    return best if any(best.options) else replace(best, options=())
 
 
 def _requery(
