@@ -475,9 +475,10 @@ def tune_fusion(
         # the best search so far: each search's steps are gated by ``beats``;
         # between searches (method, unit, bm25 scope) the higher score wins, ties
         # to the earlier search (the config's own method and unit come first)
-        champion = [(before, before_score)]
+        champion, champion_score = before, before_score
 
         def search(options: Options) -> None:
+            nonlocal champion, champion_score
             tries = [(method, by) for method in methods for by in FUSE_BY]
             tries.sort(key=lambda t: (t[0] != own_method, t[1] != own_by))  # stable
             for number, (method, by) in enumerate(tries, start=1):
@@ -491,8 +492,8 @@ def tune_fusion(
                 found = _ascend(score, start_choice, depth, beats)
                 if method not in per_method or found[1] > per_method[method][1] + 1e-12:
                     per_method[method] = found
-                if found[1] > champion[0][1] + 1e-12:
-                    champion[0] = found
+                if found[1] > champion_score + 1e-12:
+                    champion, champion_score = found
                 if progress:
                     progress("search", number, len(tries))
 
@@ -501,12 +502,11 @@ def tune_fusion(
         if tunable:  # the fusion for the bm25 stores' other scope: it changes every score
             search(_other_scope(pipeline, tunable))
         if tunable:  # the bm25 parameters for the best fusion, then the fusion for them
-            best = champion[0][0]
-            tuned = _ascend_options(score, best, tunable, pipeline, progress, beats)
-            if tuned.options != best.options:
-                champion[0] = (tuned, score(tuned))
+            tuned = _ascend_options(score, champion, tunable, pipeline, progress, beats)
+            if tuned.options != champion.options:
+                champion, champion_score = tuned, score(tuned)
                 search(tuned.options)
-        best, best_score = champion[0]
+        best, best_score = champion, champion_score
     return FusionReport(
         metric=metric,
         queries=len(lists),
