@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import RagloomError
 from ..evaluation import METRICS, load_beir
 from ..evaluation.beir import beir_index_config, corpus_file
+from ..evaluation.metrics import MetricScores
 from ..fusion import FUSE_BY, FUSION_METHODS
 
 if TYPE_CHECKING:
@@ -274,16 +275,10 @@ def beats_by(new: Sequence[float], old: Sequence[float], significance: float) ->
     """Whether per-query values ``new`` beat ``old`` (the same queries, in the
     same order): a higher mean, by more than ``significance`` standard errors
     of the per-query differences when ``significance`` is above 0."""
-    diffs = [a - b for a, b in zip(new, old)]
-    if not diffs:
+    gain = MetricScores("gain", {str(i): a - b for i, (a, b) in enumerate(zip(new, old))})
+    if not gain.per_query or gain.mean <= 1e-12:
         return False
-    gain = math.fsum(diffs) / len(diffs)
-    if gain <= 1e-12:
-        return False
-    if significance <= 0 or len(diffs) < 2:
-        return True
-    variance = math.fsum((d - gain) ** 2 for d in diffs) / (len(diffs) - 1)
-    return gain > significance * math.sqrt(variance / len(diffs)) + 1e-12
+    return significance <= 0 or gain.mean > significance * gain.standard_error + 1e-12
 
 
 def _ascend(
