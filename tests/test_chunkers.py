@@ -151,8 +151,10 @@ def check_chunks(
         assert chunk.metadata["document_id"] == document.id
         assert chunk.metadata["chunk_index"] == chunk.index
         assert (chunk.metadata["start"], chunk.metadata["end"]) == (chunk.start, chunk.end)
-    starts = [c.start for c in chunks]
-    assert starts == sorted(starts)
+    # in document order: within each layer, for the `layers` chunker
+    for layer in dict.fromkeys(c.metadata.get("layer") for c in chunks):
+        starts = [c.start for c in chunks if c.metadata.get("layer") == layer]
+        assert starts == sorted(starts)
 
 
 # --- fixed -------------------------------------------------------------------
@@ -623,6 +625,7 @@ def test_split_text_rejects_bad_arguments() -> None:
 def test_chunkers_are_registered(registry) -> None:  # noqa: ANN001 - fixture from conftest
     from ragloom.builtin.chunkers.code import CodeChunker
     from ragloom.builtin.chunkers.html import HtmlChunker
+    from ragloom.builtin.chunkers.layers import LayersChunker
     from ragloom.builtin.chunkers.markdown import MarkdownChunker
     from ragloom.builtin.chunkers.parent import ParentChunker
     from ragloom.builtin.chunkers.semantic import SemanticChunker
@@ -637,6 +640,7 @@ def test_chunkers_are_registered(registry) -> None:  # noqa: ANN001 - fixture fr
         "code": CodeChunker,
         "semantic": SemanticChunker,
         "parent": ParentChunker,
+        "layers": LayersChunker,
     }
     for name, cls in expected.items():
         assert registry.get("chunker", name).cls is cls

@@ -27,6 +27,7 @@ from ragloom.builtin.chunkers._chunking import (
 from ragloom.builtin.chunkers.code import CodeChunker
 from ragloom.builtin.chunkers.fixed import FixedChunker, unit_spans
 from ragloom.builtin.chunkers.html import HtmlChunker, html_headings
+from ragloom.builtin.chunkers.layers import LayersChunker
 from ragloom.builtin.chunkers.markdown import MarkdownChunker
 from ragloom.builtin.chunkers.parent import ParentChunker
 from ragloom.builtin.chunkers.recursive import RecursiveChunker
@@ -268,6 +269,25 @@ CHUNKERS = {
     "code": (lambda: CodeChunker(size=400, overlap=40), False),
     "semantic": (lambda: SemanticChunker(min_size=50, max_size=600), True),
     "parent": (lambda: ParentChunker(parent_size=500, child_size=150, child_overlap=30), False),
+    # every layer labelled by its section: the later layers' `#chunk-N` follow the new index
+    "layers": (
+        lambda: LayersChunker(
+            layers={
+                "windows": {"type": "sentence", "size": 300},
+                "topics": {"type": "semantic", "min_size": 50, "max_size": 600},
+            }
+        ),
+        True,
+    ),
+    "layers-markdown": (
+        lambda: LayersChunker(
+            layers={
+                "sections": {"type": "markdown", "size": 400},
+                "words": {"type": "recursive", "size": 30, "overlap": 5, "unit": "words"},
+            }
+        ),
+        False,
+    ),
 }
 
 DOCUMENTS = {

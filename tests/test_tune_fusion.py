@@ -405,3 +405,37 @@ def test_the_bm25_step_keeps_a_move_back_to_the_configured_scope() -> None:
 
     tuned = _ascend_options(lambda c: 0.0, start, [1], pipeline, None, beats)
     assert tuned.options == () and tuned.weights == start.weights
+
+
+def test_tune_fusion_asks_each_store_with_its_own_filter(
+    tmp_path: Path, pm: pluggy.PluginManager, registry: Registry
+) -> None:
+    """A ``layers`` index, each store answering with one layer: the lists the
+    tuner scores are those retrieval fuses, before and after tuning."""
+    beir = write_split_beir(tmp_path / "beir")
+    cfg = config(tmp_path)
+    cfg["chunker"] = {
+        "type": "layers",
+        "layers": {
+            "whole": {"type": "recursive", "size": 4000, "overlap": 0},
+            "small": {"type": "recursive", "size": 40, "overlap": 0},
+        },
+    }
+    cfg["stores"] = [
+        {"type": "memory", "filter": {"layer": "small"}},
+        {"type": "bm25", "filter": {"layer": "whole"}},
+    ]
+    report = tune_fusion(cfg, beir, "tune", plugin_manager=pm, base_dir=tmp_path)
+    before = evaluate_beir(cfg, beir, "tune", plugin_manager=pm, base_dir=tmp_path)
+    assert report.before_score == pytest.approx(before.metrics["nDCG@10"], abs=1e-9)
+
+    tuned = apply_choice(cfg, report.best)
+    assert [s["filter"] for s in tuned["stores"]] == [{"layer": "small"}, {"layer": "whole"}]
+    load_config(tuned, registry, base_dir=tmp_path)  # validates
+    after = evaluate_beir(tuned, beir, "tune", plugin_manager=pm, base_dir=tmp_path)
+    assert after.metrics["nDCG@10"] == pytest.approx(report.best_score, abs=1e-9)
+
+    # the filters matter here: without them the same stores score otherwise
+    cfg["stores"] = [{"type": "memory"}, {"type": "bm25"}]
+    mixed = evaluate_beir(cfg, beir, "tune", plugin_manager=pm, base_dir=tmp_path)
+    assert mixed.metrics["nDCG@10"] != pytest.approx(before.metrics["nDCG@10"], abs=1e-6)

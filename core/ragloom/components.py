@@ -89,6 +89,12 @@ class Context:
     """Metadata fields the config filters every query on (``retrieval.filter``'s
     fields, the access field), plus ``document_id``: a store that indexes
     payload fields may index these up front."""
+    filter: Filter | None = None
+    """A store's own filter (its ``filter:`` in the config): every query the
+    pipeline sends it is restricted to it, and the store may build its
+    search structures over the matching chunks only (``bm25`` does, so its
+    statistics and whole documents are those of one layer). The store still
+    holds every chunk."""
     keep: Callable[[str], None] = field(default=lambda source: None)
     """Tells the index run to keep what it indexed from ``source`` (a document
     id, or a folder: every document under it). Loaders call
@@ -135,6 +141,12 @@ class Component(ABC):  # noqa: B024 (the kinds below declare the abstract method
     """The name the class was registered under (``hash``), set when a config
     builds the component; fingerprints record it. Empty for a component built
     by hand, whose fingerprints then use the class name."""
+
+    @classmethod
+    def needs_for(cls, config: ComponentConfig) -> frozenset[str]:
+        """``needs`` as configured: a component built of others (the ``layers``
+        chunker) adds what its parts need. The config checks it."""
+        return cls.needs
 
     def __init__(self, config: ComponentConfig | None = None, **options: Any) -> None:
         if config is None:

@@ -31,7 +31,7 @@ from .errors import (
     FilterError,
     UnknownComponentError,
 )
-from .filters import check_supported
+from .filters import Filter, check_supported, to_spec
 from .filters import parse as parse_filter
 from .generation import ChatGenerator
 from .registry import Registry, RegistryEntry, closest
@@ -60,6 +60,7 @@ class _StoreSpec(_Spec):
     name: str | None = None
     weight: float = Field(1.0, ge=0)
     k: int | None = Field(None, gt=0)
+    filter: dict[str, Any] | None = None
 
 
 class _Root(BaseModel):
@@ -82,9 +83,10 @@ class _Root(BaseModel):
 
 SECTION_KINDS: dict[str, str] = {k.section: k.name for k in COMPONENT_KINDS}
 LIST_SECTIONS = frozenset(k.section for k in COMPONENT_KINDS if k.many)
-STORE_KEYS = ("name", "weight", "k")
-QUERY_STORE_KEYS = ("weight", "k")
-"""Store keys that act only at query time (how its hits are weighed and cut)."""
+STORE_KEYS = ("name", "weight", "k", "filter")
+QUERY_STORE_KEYS = ("weight", "k", "filter")
+"""Store keys that act only at query time (which chunks a store answers with,
+how its hits are weighed and cut): a store holds every chunk whatever they say."""
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,9 @@ class ComponentSpec:
     name: str
     weight: float = 1.0
     k: int | None = None
+    filter: Filter | None = None
+    """A store's own filter: it answers only with the chunks that match it
+    (e.g. ``{layer: sentences}`` under a ``layers`` chunker)."""
 
     @property
     def path(self) -> str:
@@ -161,6 +166,8 @@ class PipelineConfig:
                 extra["weight"] = s.weight
             if s.k is not None:
                 extra["k"] = s.k
+            if s.filter is not None:
+                extra["filter"] = to_spec(s.filter)
             stores.append(spec(s, extra))
         data["stores"] = stores
         data["retrieval"] = self.retrieval.model_dump(exclude_defaults=True)
@@ -365,7 +372,7 @@ def _component(
     if kind == "store":
         extra = {k: options.pop(k) for k in STORE_KEYS if k in options}
     try:
-        config = entry.cls.Config.model_validate(options)
+        config = entry.cls.Config.model_validate(options, context={"registry": registry})
     except ValidationError as exc:
         fields = list(entry.cls.Config.model_fields) + (list(STORE_KEYS) if kind == "store" else [])
         for err in exc.errors():
@@ -389,6 +396,14 @@ def _component(
                 add(loc, err["msg"])
         return None
     name = str(extra.get("name") or type_name)
+    store_filter = None
+    if extra.get("filter") is not None:
+        try:
+            store_filter = parse_filter(extra["filter"])
+            check_supported(store_filter, entry.cls.filter_operators, name)
+        except FilterError as exc:
+            add((*path, "filter"), str(exc), "write a filter this store can apply, or remove it")
+            return None
     return ComponentSpec(
         kind=kind,
         type=type_name,
@@ -398,6 +413,7 @@ def _component(
         name=name,
         weight=float(extra.get("weight", 1.0)),
         k=extra.get("k"),
+        filter=store_filter,
     )
 
 
@@ -407,14 +423,15 @@ def _cross_check(specs: dict[str, Any], add: Any) -> None:
     embedder_failed = "embedder" in specs and embedder is None  # already reported
     generator = specs.get("generator")
     for spec in _all_specs(specs):
-        if "embedder" in spec.entry.cls.needs and embedder is None and not embedder_failed:
+        needs = spec.entry.cls.needs_for(spec.config)
+        if "embedder" in needs and embedder is None and not embedder_failed:
             add(
                 (*spec.loc, "type"),
                 f"{spec.kind} {spec.type!r} needs an embedder but none is configured",
                 "add e.g. `embedder: {type: hash}`",
             )
         if (
-            "generator" in spec.entry.cls.needs
+            "generator" in needs
             and generator is not None
             and not issubclass(generator.entry.cls, ChatGenerator)
         ):

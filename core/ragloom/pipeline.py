@@ -76,7 +76,7 @@ class Pipeline:
         index_dir = Path(config.index_dir).expanduser()
         self.index_dir = index_dir if index_dir.is_absolute() else config.base_dir / index_dir
         self.state = IndexState(self.index_dir)
-        self.stores = StoreSet(config.stores, self._context)
+        self.stores = StoreSet(config.stores, self._store_context)
         self.answerer = Answerer(config=config, generator=self.generator)
         self.retriever = Retriever(
             config=config,
@@ -138,7 +138,12 @@ class Pipeline:
             named.append((c.reranker.type, self.reranker))
         return named
 
-    def _context(self, name: str, fresh: bool = False) -> Context:
+    def _store_context(self, name: str, fresh: bool = False) -> Context:
+        """A store's context: with its own ``filter:`` from the config."""
+        own = next((s.filter for s in self.config.stores if s.name == name), None)
+        return self._context(name, fresh, own)
+
+    def _context(self, name: str, fresh: bool = False, own: Filter | None = None) -> Context:
         services: dict[str, Any] = {"generator": self.generator}
         if self.embedder is not None:
             services["embedder"] = self.embedder
@@ -149,7 +154,8 @@ class Pipeline:
             report=_report,
             services=services,
             fresh=fresh,
-            filter_fields=self._filter_fields,
+            filter_fields=self._filter_fields | fields(own),
+            filter=own,
             keep=_keep,
         )
 

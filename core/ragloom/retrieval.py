@@ -149,7 +149,8 @@ class Retriever:
             for q, vector in zip(queries, vectors):
                 for spec, (name, store) in zip(self.config.stores, self.stores):
                     ask = spec.k or candidates
-                    lists.append(self._query_store(run, view, name, store, q, vector, where, ask))
+                    own = restrict(where, spec.filter)  # the store's filter comes first
+                    lists.append(self._query_store(run, view, name, store, q, vector, own, ask))
                     weights.append(spec.weight)
                     names.append(name)
 

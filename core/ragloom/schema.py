@@ -22,6 +22,10 @@ def _component_schema(entry: Any, defs: dict[str, Any], store: bool) -> dict[str
                 "name": {"type": "string", "description": "unique name (default: the type)"},
                 "weight": {"type": "number", "minimum": 0, "description": "fusion weight"},
                 "k": {"type": "integer", "minimum": 1, "description": "hits asked of this store"},
+                "filter": {
+                    "type": "object",
+                    "description": "the store answers only with the chunks that match it",
+                },
             }
         )
     return {

@@ -21,6 +21,7 @@ from ..registry import Register
 from .chunkers.code import CodeChunker
 from .chunkers.fixed import FixedChunker
 from .chunkers.html import HtmlChunker
+from .chunkers.layers import LayersChunker
 from .chunkers.markdown import MarkdownChunker
 from .chunkers.parent import ParentChunker
 from .chunkers.recursive import RecursiveChunker
@@ -66,6 +67,7 @@ def register_chunkers(register: Register[Chunker]) -> None:
     register("code", CodeChunker)
     register("semantic", SemanticChunker)
     register("parent", ParentChunker)
+    register("layers", LayersChunker)
 
 
 @hookimpl

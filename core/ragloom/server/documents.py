@@ -117,6 +117,9 @@ def read_document(
     )
     if not chunks:
         return None
+    # cut several ways (the `layers` chunker): the first layer alone is the text
+    first = chunks[0].metadata.get("layer")
+    chunks = [c for c in chunks if c.metadata.get("layer") == first]
     info = DocumentInfo(id=document_id, source=entry.source, chunks=len(entry.chunk_ids))
     return info, assemble(chunks), dict(chunks[0].metadata)
 

@@ -419,8 +419,8 @@ def tune_fusion(
                 vectors = embedder.embed_queries([text for _, text in batch])
             for (qid, text), vector in zip(batch, vectors):
                 per_store = []
-                for _, store in pipeline.stores:
-                    kwargs: dict[str, Any] = {}
+                for spec, (_, store) in zip(pipeline.config.stores, pipeline.stores):
+                    kwargs: dict[str, Any] = {"where": spec.filter}
                     if "dense" in store.capabilities:
                         kwargs["vector"] = vector
                     if "text" in store.capabilities:
@@ -577,7 +577,10 @@ def _requery(
     variant.type_name = spec.type
     variant.open(store.context)
     try:
-        return {qid: variant.query(text=text, k=depth) for qid, text in queries.items()}
+        return {
+            qid: variant.query(text=text, k=depth, where=spec.filter)
+            for qid, text in queries.items()
+        }
     finally:
         variant.close()
 

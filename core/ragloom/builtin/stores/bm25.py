@@ -19,6 +19,10 @@ Backends:
 mean IDF where bm25s floors them at 0, so rankings may differ on terms found
 in more than half the chunks), ``l`` -> ``bm25l``, ``plus`` -> ``bm25+``.
 
+A store with its own filter (``filter:`` in the config, e.g. one layer of
+a ``layers`` chunker) holds every chunk but builds its index, statistics
+and whole documents over the matching chunks only.
+
 Neither library adds documents incrementally: writes mark the index stale and
 the next query rebuilds it from the analysed terms kept in memory.
 
@@ -45,7 +49,7 @@ from pydantic import Field, model_validator
 from ...analysis import Analyzer, AnalyzerConfig
 from ...components import ComponentConfig
 from ...errors import StoreError
-from ...filters import ALL_OPERATORS, Filter, check_supported, evaluate
+from ...filters import ALL_OPERATORS, And, Filter, check_supported, evaluate
 from ...ledger import stamp_of
 from ...types import Chunk, Hit
 from ._persist import FileStore, chunk_from_dict, chunk_to_dict
@@ -329,6 +333,7 @@ class BM25Store(FileStore):
         if not ids:
             return []
         rows = index.candidates(ids)  # chunks with at least one query term
+        where = _beyond(where, self.context.filter)  # the index holds only its matches
         if where is not None and len(rows):
             chunks = index.chunks
             keep = np.fromiter(
@@ -350,6 +355,19 @@ class BM25Store(FileStore):
             Hit(chunk=index.chunks[r], score=s, store=name, scores={name: s})
             for r, s in zip(rows[order].tolist(), scores[order].tolist())
         ]
+
+
+def _beyond(where: Filter | None, own: Filter | None) -> Filter | None:
+    """What ``where`` asks beyond the store's own filter ``own``, which the
+    pipeline puts first in it and the index already applied."""
+    if own is None or where is None:
+        return where
+    if where == own:
+        return None
+    if isinstance(where, And) and where.items and where.items[0] == own:
+        rest = where.items[1:]
+        return None if not rest else rest[0] if len(rest) == 1 else And(rest)
+    return where
 
 
 def _best_documents(
@@ -396,6 +414,9 @@ class _Index:
     def build(store: BM25Store) -> _Index:
         config = store.config
         chunks = list(store._chunks.values())
+        own = store.context.filter
+        if own is not None:  # the store's own filter: the rest is not searched at all
+            chunks = [c for c in chunks if evaluate(own, c.metadata)]
         docs = [store._terms[c.id] for c in chunks]
         vocab = dict(store._vocab)
         if not any(len(d) for d in docs):

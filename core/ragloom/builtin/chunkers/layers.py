@@ -1,0 +1,173 @@
+"""The ``layers`` chunker: each document cut several ways at once.
+
+    chunker:
+      type: layers
+      layers:
+        passages: {type: recursive, size: 1000, overlap: 100}
+        sentences: {type: sentence, size: 400, overlap_sentences: 1}
+    stores:
+      - {type: memory, name: passages, filter: {layer: passages}}
+      - {type: memory, name: sentences, filter: {layer: sentences}}
+      - {type: bm25, name: keywords, scope: document, filter: {layer: passages}}
+
+A question may match a whole passage or one sentence of it; one chunk size
+is a compromise between the two. Each layer is any chunker spec (a type
+and its options); every layer cuts the whole document, and the chunks of
+all layers are embedded and held by every store. A chunk's metadata says
+its ``layer``; a store's ``filter`` makes it answer with one layer only,
+and fusion (best ``fuse_by: document``) ranks documents on all the lists.
+
+Chunk indices run on across the layers in the order they are written (the
+first layer's chunks first), so every chunk id of a document is unique; a
+chunk's ``chunk_index`` metadata and its ``#chunk-N`` label follow. The
+layers share the document's offsets: ``text[start:end]`` is still each
+chunk's text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from pydantic import Field, PrivateAttr, ValidationInfo, field_validator, model_validator
+
+from ...components import Chunker, ComponentConfig, Context
+from ...types import Chunk, Document
+
+if TYPE_CHECKING:
+    from ...registry import Registry
+
+__all__ = ["LayersChunker"]
+
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+
+
+class LayersChunker(Chunker):
+    """Several chunkers over the same documents; see the module docs."""
+
+    class Config(ComponentConfig):
+        """Options of the ``layers`` chunker.
+
+        ``layers`` maps a layer's name (the ``layer`` metadata value of its
+        chunks) to a chunker spec: ``{type: <chunker>, <its options>}``.
+        """
+
+        layers: dict[str, dict[str, Any]] = Field(min_length=1)
+        _classes: dict[str, type[Chunker]] = PrivateAttr(default_factory=dict)
+
+        @field_validator("layers", mode="before")
+        @classmethod
+        def _specs(cls, value: Any, info: ValidationInfo) -> Any:
+            if not isinstance(value, dict):
+                return value  # pydantic reports the type
+            registry = _registry(info)
+            return {str(name): _layer_spec(registry, name, spec) for name, spec in value.items()}
+
+        @model_validator(mode="after")
+        def _resolve(self, info: ValidationInfo) -> LayersChunker.Config:
+            """Each layer's chunker class, from the registry the config was validated with."""
+            registry = _registry(info)
+            self._classes = {
+                name: registry.get("chunker", spec["type"]).cls
+                for name, spec in self.layers.items()
+            }
+            return self
+
+    config: Config
+
+    def __init__(self, config: ComponentConfig | None = None, **options: Any) -> None:
+        super().__init__(config, **options)
+        self._layers: list[tuple[str, Chunker]] = []
+        for name, spec in self.config.layers.items():
+            cls = self.config._classes[name]
+            chunker = cls(cls.Config.model_validate({k: v for k, v in spec.items() if k != "type"}))
+            chunker.type_name = spec["type"]
+            self._layers.append((name, chunker))
+
+    @classmethod
+    def needs_for(cls, config: ComponentConfig) -> frozenset[str]:
+        assert isinstance(config, LayersChunker.Config)
+        needs = set(cls.needs)
+        for name, spec in config.layers.items():
+            part = config._classes[name]
+            options = {k: v for k, v in spec.items() if k != "type"}
+            needs |= part.needs_for(part.Config.model_validate(options))
+        return frozenset(needs)
+
+    def open(self, context: Context | None = None) -> None:
+        super().open(context)
+        for _, chunker in self._layers:
+            chunker.open(self.context)
+
+    def close(self) -> None:
+        for _, chunker in self._layers:
+            chunker.close()
+
+    def split(self, document: Document) -> list[Chunk]:
+        out: list[Chunk] = []
+        for name, chunker in self._layers:
+            for chunk in chunker.split(document):
+                out.append(_renumbered(chunk, len(out), name))
+        return out
+
+
+def _renumbered(chunk: Chunk, index: int, layer: str) -> Chunk:
+    """``chunk`` as the ``index``-th chunk of its document, in ``layer``."""
+    metadata = {**chunk.metadata, "layer": layer}
+    label = chunk.label
+    if "chunk_index" in metadata:
+        old = f"#chunk-{metadata['chunk_index']}"
+        if label.endswith(old):
+            label = f"{label[: -len(old)]}#chunk-{index}"
+        metadata["chunk_index"] = index
+    return replace(
+        chunk, id=f"{chunk.document_id}::{index}", index=index, label=label, metadata=metadata
+    )
+
+
+def _layer_spec(registry: Registry, name: Any, spec: Any) -> dict[str, Any]:
+    """A layer's spec, its options validated by its chunker's ``Config``
+    (defaults filled in, so the fingerprint names every option)."""
+    from pydantic import ValidationError
+
+    from ...errors import UnknownComponentError
+
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise ValueError(
+            f"layer name {name!r} must be a word (letters, digits, `_` or `-`), "
+            "e.g. `passages` or `sentences`: it is the chunks' `layer` metadata value"
+        )
+    if not isinstance(spec, dict) or not isinstance(spec.get("type"), str):
+        raise ValueError(
+            f"layer {name!r} must be a chunker spec with a `type`, "
+            "e.g. `{type: sentence, size: 400}`"
+        )
+    if spec["type"] == "layers":
+        raise ValueError(f"layer {name!r}: a `layers` chunker cannot be a layer of another")
+    try:
+        entry = registry.get("chunker", spec["type"])
+    except UnknownComponentError:
+        message, hint = registry.unknown_parts("chunker", spec["type"])
+        raise ValueError(f"layer {name!r}: {message}" + (f" ({hint})" if hint else "")) from None
+    options = {k: v for k, v in spec.items() if k != "type"}
+    try:
+        config = entry.cls.Config.model_validate(options)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'options'}: {err['msg']}"
+            for err in exc.errors()
+        )
+        raise ValueError(f"layer {name!r} ({spec['type']}): {problems}") from None
+    return {"type": spec["type"], **config.model_dump(mode="json")}
+
+
+def _registry(info: ValidationInfo) -> Registry:
+    """The registry the config is validated against (``validate_config`` passes
+    its own), else the process-wide one."""
+    registry = (info.context or {}).get("registry")
+    if registry is None:
+        from ...plugins import get_registry
+
+        registry = get_registry()
+    return registry

@@ -1,0 +1,309 @@
+"""The ``layers`` chunker and a store's own ``filter``: each document cut
+several ways, each store answering with one layer, as if it were the only
+layer indexed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pluggy
+import pytest
+import ragloom
+from ragloom.access import restrict
+from ragloom.builtin.chunkers.layers import LayersChunker
+from ragloom.builtin.chunkers.recursive import RecursiveChunker
+from ragloom.builtin.chunkers.sentence import SentenceChunker
+from ragloom.config import load_config
+from ragloom.errors import ConfigValidationError
+from ragloom.filters import parse
+from ragloom.registry import Registry
+from ragloom.types import Document
+
+TEXT = (
+    "Orbital Coffee roasts beans in small batches. Each batch is tasted before it ships. "
+    "The Espresso blend costs $18 a bag. The Filter blend costs $15 a bag and is lighter.\n\n"
+    "Orders ship on Mondays and Thursdays. Shipping is free above $40. Returns are accepted "
+    "within 14 days when the bag is unopened. Gift cards never expire and can be topped up.\n"
+)
+DOCS = {
+    "coffee.txt": TEXT,
+    "harbor.txt": "Harbor Shipping moves containers between ports. Zone A ships in two days. "
+    "Zone B ships in five days and costs more. Customs papers are checked at the dock.\n",
+    "ledger.txt": "Ledgerly keeps the books of small firms. The Pro edition runs payroll for "
+    "fifty employees. The Lite edition exports to CSV only. Support answers within a day.\n",
+}
+LAYERS = {
+    "passages": {"type": "recursive", "size": 160, "overlap": 20},
+    "sentences": {"type": "sentence", "size": 70, "overlap_sentences": 0},
+}
+
+
+def test_each_layer_is_its_chunker_and_indices_run_on() -> None:
+    document = Document(id="coffee.txt", text=TEXT, metadata={"source": "coffee.txt"})
+    chunks = LayersChunker(layers=LAYERS).split(document)
+    passages = RecursiveChunker(size=160, overlap=20).split(document)
+    sentences = SentenceChunker(size=70, overlap_sentences=0).split(document)
+    assert len(chunks) == len(passages) + len(sentences) and len(sentences) > 3
+    assert [c.index for c in chunks] == list(range(len(chunks)))
+    assert len({c.id for c in chunks}) == len(chunks)
+    for chunk, alone in zip(chunks, [*passages, *sentences]):
+        assert (chunk.text, chunk.start, chunk.end) == (alone.text, alone.start, alone.end)
+        assert TEXT[chunk.start : chunk.end] == chunk.text
+        assert chunk.id == f"coffee.txt::{chunk.index}"
+        assert chunk.metadata["chunk_index"] == chunk.index
+    assert [c.metadata["layer"] for c in chunks] == ["passages"] * len(passages) + [
+        "sentences"
+    ] * len(sentences)
+    # the first layer keeps its own ids; a later layer's labels follow the new index
+    assert [c.id for c in chunks[: len(passages)]] == [c.id for c in passages]
+    first_sentence = chunks[len(passages)]
+    assert first_sentence.label == f"coffee.txt#chunk-{len(passages)}"
+
+
+def test_the_fingerprint_names_every_option_of_every_layer() -> None:
+    chunker = LayersChunker(layers=LAYERS)
+    layers = chunker.fingerprint()["layers"]
+    assert layers["sentences"]["unit"] == "characters"  # a default, filled in
+    other = LayersChunker(layers={**LAYERS, "sentences": {"type": "sentence", "size": 90}})
+    assert other.fingerprint() != chunker.fingerprint()
+
+
+@pytest.mark.parametrize(
+    ("layers", "expected"),
+    [
+        ({"s": {"type": "sentance"}}, "unknown chunker type 'sentance'"),
+        ({"s": {"type": "sentence", "size": -1}}, "layer 's' (sentence): size"),
+        ({"s": {"type": "sentence", "sise": 9}}, "layer 's' (sentence): sise"),
+        ({"s": {"size": 9}}, "must be a chunker spec with a `type`"),
+        ({"two words": {"type": "sentence"}}, "must be a word"),
+        ({"s": {"type": "layers", "layers": {}}}, "cannot be a layer of another"),
+        ({}, "at least 1 item"),
+    ],
+)
+def test_a_bad_layer_is_a_config_error_at_its_path(
+    registry: Registry, layers: dict, expected: str
+) -> None:
+    data = {"chunker": {"type": "layers", "layers": layers}, "stores": [{"type": "bm25"}]}
+    with pytest.raises(ConfigValidationError) as caught:
+        load_config(data, registry)
+    assert "chunker.layers" in str(caught.value)
+    assert expected in str(caught.value)
+
+
+def test_a_layer_may_be_a_plugin_chunker(pm: pluggy.PluginManager, registry: Registry) -> None:
+    """The layer's type is looked up in the registry the config is validated with."""
+
+    class Halves(ragloom.Chunker):
+        def split(self, document: Document) -> list[ragloom.Chunk]:
+            middle = len(document.text) // 2
+            return [
+                ragloom.Chunk(f"{document.id}::{i}", document.id, document.text[a:b], i, a, b,
+                              f"{document.id}#half-{i}", {"chunk_index": i})
+                for i, (a, b) in enumerate([(0, middle), (middle, len(document.text))])
+            ]  # fmt: skip
+
+    class Plugin:
+        @ragloom.hookimpl
+        def register_chunkers(self, register: Any) -> None:
+            register("halves", Halves)
+
+    pm.register(Plugin(), name="halves")
+    own = Registry.from_plugin_manager(pm)
+    data = {
+        "chunker": {"type": "layers", "layers": {"half": {"type": "halves"}, **LAYERS}},
+        "stores": [{"type": "bm25"}],
+    }
+    with pytest.raises(ConfigValidationError, match="unknown chunker type 'halves'"):
+        load_config(data, registry)  # validated before the plugin was registered
+    config = load_config(data, own)
+    chunker = config.chunker.create()
+    chunks = chunker.split(Document(id="d", text=TEXT, metadata={}))
+    assert [c.label for c in chunks[:2]] == ["d#half-0", "d#half-1"]
+    assert chunks[2].metadata["layer"] == "passages" and chunks[2].index == 2
+
+
+def project(tmp_path: Path, stores: list[dict], chunker: dict | None = None) -> dict:
+    docs = tmp_path / "docs"
+    docs.mkdir(parents=True, exist_ok=True)
+    for name, text in DOCS.items():
+        (docs / name).write_text(text, "utf-8")
+    return {
+        "index_dir": str(tmp_path / "index"),
+        "loaders": [{"type": "directory", "path": str(docs)}],
+        "chunker": chunker or {"type": "layers", "layers": LAYERS},
+        "embedder": {"type": "hash", "dimension": 64},
+        "stores": stores,
+        "retrieval": {"k": 8, "candidates": 40},
+    }
+
+
+QUESTIONS = [
+    "How much does the Filter blend cost?",
+    "When do orders ship?",
+    "Which zone ships in two days?",
+    "Who runs payroll for fifty employees?",
+    "returns unopened bag",
+]
+
+
+def found(tmp_path: Path, pm: pluggy.PluginManager, config: dict) -> list[list[tuple]]:
+    """Each question's hits as (chunk id without its version, layer, rounded score)."""
+    with ragloom.Pipeline.from_config(config, plugin_manager=pm, base_dir=tmp_path) as pipeline:
+        pipeline.index()
+        out = []
+        for question in QUESTIONS:
+            hits = pipeline.retrieve(question)
+            out.append(
+                [
+                    (
+                        h.chunk.id.rpartition("@")[0],
+                        h.chunk.metadata.get("layer"),
+                        round(h.score, 9),
+                    )
+                    for h in hits
+                ]
+            )
+        return out
+
+
+@pytest.mark.parametrize(
+    "store",
+    [
+        {"type": "bm25", "scope": "document"},
+        {"type": "bm25"},
+        {"type": "memory"},
+    ],
+)
+def test_a_filtered_store_answers_as_if_its_layer_were_alone(
+    tmp_path: Path, pm: pluggy.PluginManager, store: dict
+) -> None:
+    """bm25's statistics and whole documents, and memory's ranking, over one
+    layer of a layered index equal those of an index of that layer alone."""
+    layered = project(tmp_path / "a", [{**store, "filter": {"layer": "passages"}}])
+    alone = project(tmp_path / "b", [store], chunker=LAYERS["passages"])
+    got = found(tmp_path / "a", pm, layered)
+    want = found(tmp_path / "b", pm, alone)
+    assert any(got)
+    assert [[(i, s) for i, _, s in hits] for hits in got] == [
+        [(i, s) for i, _, s in hits] for hits in want
+    ]
+    assert {layer for hits in got for _, layer, _ in hits} == {"passages"}
+    # unfiltered, the same store answers with both layers, and otherwise
+    mixed = project(tmp_path / "c", [store])
+    both = found(tmp_path / "c", pm, mixed)
+    assert {layer for hits in both for _, layer, _ in hits} == {"passages", "sentences"}
+
+
+def test_every_store_answers_with_its_layer_and_fusion_ranks_documents(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    config = project(
+        tmp_path,
+        [
+            {"type": "memory", "name": "passages", "filter": {"layer": "passages"}},
+            {"type": "memory", "name": "sentences", "filter": {"layer": "sentences"}},
+            {
+                "type": "bm25",
+                "name": "keywords",
+                "scope": "document",
+                "filter": {"layer": "passages"},
+                "weight": 2,
+            },
+        ],  # fmt: skip
+    )
+    config["retrieval"] = {"k": 3, "fusion": "weighted", "fuse_by": "document"}
+    layer_of = {"passages": "passages", "sentences": "sentences", "keywords": "passages"}
+    with ragloom.Pipeline.from_config(config, plugin_manager=pm, base_dir=tmp_path) as pipeline:
+        report = pipeline.index()
+        assert len(report.added) == 3
+        hits = pipeline.retrieve("How much does the Filter blend cost?", explain=True)
+        assert hits[0].chunk.document_id.endswith("coffee.txt")
+        assert len({h.chunk.document_id for h in hits}) == len(hits)  # one hit a document
+        seen = set()
+        for explained in hits.explanation.hits:
+            seen.update(explained.stores)
+        assert seen == {"passages", "sentences", "keywords"}
+        view = pipeline.retriever.sync()
+        harbor = parse({"document_id": "docs/harbor.txt"})
+        for spec, (name, store) in zip(pipeline.config.stores, pipeline.stores):
+            ask: dict[str, Any] = {"text": "ships"}
+            if "dense" in store.capabilities:
+                ask = {"vector": pipeline.embedder.embed_query("ships")}
+            # asked as the retriever asks it, each store answers with its layer only
+            listed = store.query(k=50, where=spec.filter, **ask)
+            assert listed and {h.chunk.metadata["layer"] for h in listed} == {layer_of[name]}
+            # a caller's filter narrows a store's own: both apply
+            listed = store.query(k=50, where=restrict(harbor, spec.filter), **ask)
+            assert {(h.chunk.document_id, h.chunk.metadata["layer"]) for h in listed} == {
+                ("docs/harbor.txt", layer_of[name])
+            }
+        narrowed = pipeline.retrieve("ships", filters={"document_id": "docs/harbor.txt"})
+        assert [h.chunk.document_id for h in narrowed] == ["docs/harbor.txt"]
+        # every store holds every chunk: the ledger's count check passes on a second run
+        again = pipeline.index()
+        assert again.unchanged == 3 and view.exists
+
+
+def test_a_store_filter_is_checked_with_the_config(registry: Registry, tmp_path: Path) -> None:
+    base = {"chunker": {"type": "layers", "layers": LAYERS}}
+    with pytest.raises(ConfigValidationError) as caught:
+        load_config({**base, "stores": [{"type": "bm25", "filter": {"layer": {"$near": 1}}}]},
+                    registry)  # fmt: skip
+    assert "stores[0].filter" in str(caught.value)
+    config = load_config(
+        {**base, "stores": [{"type": "bm25", "filter": {"layer": "sentences"}, "weight": 2}]},
+        registry,
+        base_dir=tmp_path,
+    )
+    spec = config.stores[0]
+    assert spec.filter is not None
+    again = load_config(config.to_dict(), registry, base_dir=tmp_path)
+    assert again.stores[0].filter == spec.filter and again.stores[0].weight == 2
+
+
+class Headed(ragloom.Chunker):
+    """Paragraphs, each headed by its document's id: texts that are not their spans."""
+
+    def split(self, document: Document) -> list[ragloom.Chunk]:
+        out, start = [], 0
+        for part in document.text.split("\n\n"):
+            end, index = start + len(part), len(out)
+            metadata = {**document.metadata, "document_id": document.id, "chunk_index": index}
+            text, label = f"{document.id}: {part}", f"{document.source}#p{index}"
+            out.append(ragloom.Chunk(f"{document.id}::{index}", document.id, text, index,
+                                     start, end, label, metadata))  # fmt: skip
+            start = end + 2
+        return out
+
+
+def test_a_layered_document_reads_back_once(tmp_path: Path, pm: pluggy.PluginManager) -> None:
+    """The server's document reader joins the first layer's chunks, not every layer's."""
+    from ragloom.server.documents import read_document
+
+    class Plugin:
+        @ragloom.hookimpl
+        def register_chunkers(self, register: Any) -> None:
+            register("headed", Headed)
+
+    pm.register(Plugin(), name="headed")
+    layers = {"paragraphs": {"type": "headed"}, "sentences": LAYERS["sentences"]}
+    config = project(tmp_path, [{"type": "memory"}], {"type": "layers", "layers": layers})
+    with ragloom.Pipeline.from_config(config, plugin_manager=pm, base_dir=tmp_path) as pipeline:
+        pipeline.index()
+        found = read_document(pipeline, "docs/coffee.txt", None)
+    assert found is not None
+    _, text, metadata = found
+    paragraphs = TEXT.split("\n\n")
+    assert text == "\n\n".join(f"docs/coffee.txt: {p}" for p in paragraphs)
+    assert metadata["layer"] == "paragraphs"
+
+
+def test_a_layer_that_needs_the_embedder_is_checked_with_the_config(registry: Registry) -> None:
+    data = {
+        "chunker": {"type": "layers", "layers": {"topics": {"type": "semantic"}, **LAYERS}},
+        "stores": [{"type": "bm25"}],
+    }
+    with pytest.raises(ConfigValidationError, match="needs an embedder"):
+        load_config(data, registry)
+    load_config({**data, "embedder": {"type": "hash"}}, registry)
