@@ -307,3 +307,23 @@ def test_a_layer_that_needs_the_embedder_is_checked_with_the_config(registry: Re
     with pytest.raises(ConfigValidationError, match="needs an embedder"):
         load_config(data, registry)
     load_config({**data, "embedder": {"type": "hash"}}, registry)
+
+
+@pytest.mark.parametrize(
+    "store_filter",
+    [{"layer": "sentence"}, {"layer": {"$in": ["passages", "sentence"]}},
+     {"$not": {"layer": "sentence"}}],
+)  # fmt: skip
+def test_a_store_filter_naming_no_layer_is_a_config_error(
+    registry: Registry, store_filter: dict
+) -> None:
+    """A misspelt layer would leave the store empty without a word."""
+    data = {
+        "chunker": {"type": "layers", "layers": LAYERS},
+        "stores": [{"type": "bm25"}, {"type": "bm25", "name": "b", "filter": store_filter}],
+    }
+    with pytest.raises(ConfigValidationError) as caught:
+        load_config(data, registry)
+    message = str(caught.value)
+    assert "stores[1].filter" in message and "did you mean 'sentences'?" in message
+    assert "layer 'sentence'" in message

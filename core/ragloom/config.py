@@ -31,7 +31,7 @@ from .errors import (
     FilterError,
     UnknownComponentError,
 )
-from .filters import Filter, check_supported, to_spec
+from .filters import Condition, Filter, Not, check_supported, to_spec
 from .filters import parse as parse_filter
 from .generation import ChatGenerator
 from .registry import Registry, RegistryEntry, closest
@@ -452,6 +452,7 @@ def _cross_check(specs: dict[str, Any], add: Any) -> None:
                 "give each store a distinct `name:`",
             )
         seen[spec.name] = spec.path
+        _check_layer_names(spec, specs.get("chunker"), add)
         vector_only = (
             "dense" in spec.entry.cls.capabilities and "text" not in spec.entry.cls.capabilities
         )
@@ -497,6 +498,34 @@ def _check_filters(root: _Root, specs: dict[str, Any], add: Any) -> None:
                     if path[0] != "access"
                     else "a store that cannot apply access control would leak; remove it",
                 )
+
+
+def _check_layer_names(store: ComponentSpec, chunker: ComponentSpec | None, add: Any) -> None:
+    """A store's filter on ``layer`` names layers the ``layers`` chunker makes:
+    a misspelt one would leave the store silently empty."""
+    layers = getattr(getattr(chunker, "config", None), "layers", None)
+    if store.filter is None or not isinstance(layers, dict):
+        return
+    for value in _values_of(store.filter, "layer"):
+        if value not in layers:
+            guess = closest(str(value), list(layers))
+            add(
+                (*store.loc, "filter"),
+                f"store {store.name!r} filters on layer {value!r}, which the `layers` "
+                f"chunker does not make (its layers: {', '.join(layers)})",
+                f"did you mean {guess!r}?" if guess else "name one of its layers",
+            )
+
+
+def _values_of(node: Filter, field_name: str) -> list[Any]:
+    """The values a filter tree compares ``field_name`` with."""
+    if isinstance(node, Condition):
+        if node.field != field_name or node.op not in ("$eq", "$ne", "$in", "$nin"):
+            return []
+        return list(node.value) if isinstance(node.value, (list, tuple)) else [node.value]
+    if isinstance(node, Not):
+        return _values_of(node.item, field_name)
+    return [v for item in node.items for v in _values_of(item, field_name)]
 
 
 def _all_specs(specs: dict[str, Any]) -> list[ComponentSpec]:
