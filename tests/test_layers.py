@@ -327,3 +327,18 @@ def test_a_store_filter_naming_no_layer_is_a_config_error(
     message = str(caught.value)
     assert "stores[1].filter" in message and "did you mean 'sentences'?" in message
     assert "layer 'sentence'" in message
+
+
+def test_every_bad_layer_is_reported_at_once(registry: Registry) -> None:
+    layers = {
+        "passages": {"type": "recursive", "size": 100},  # overlap 100 by default: too large
+        "sentences": {"type": "sentance"},
+    }
+    data = {"chunker": {"type": "layers", "layers": layers}, "stores": [{"type": "bm25"}]}
+    with pytest.raises(ConfigValidationError) as caught:
+        load_config(data, registry)
+    message = str(caught.value)
+    assert "layer 'passages' (recursive): overlap (100) must be smaller than size (100)" in message
+    unknown = "layer 'sentences': unknown chunker type 'sentance' (did you mean 'sentence'?)"
+    assert unknown in message
+    assert "Value error" not in message

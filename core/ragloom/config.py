@@ -298,7 +298,7 @@ def validate_config(
             ):
                 add(loc, "at least one store is required", "add e.g. `stores: [{type: bm25}]`")
             else:
-                add(loc, err["msg"])
+                add(loc, _message(err))
 
     specs: dict[str, Any] = {}
     for section, kind in SECTION_KINDS.items():
@@ -348,6 +348,12 @@ def validate_config(
     )
 
 
+def _message(err: Any) -> str:
+    """A pydantic error's message, without the "Value error, " pydantic puts
+    before what a validator raised."""
+    return str(err["msg"]).removeprefix("Value error, ")
+
+
 def _type_hint(registry: Registry, section: str) -> str:
     kind = SECTION_KINDS.get(section)
     if kind is None:
@@ -393,7 +399,7 @@ def _component(
             elif err["type"] == "missing":
                 add(loc, f"missing required option {err['loc'][-1]!r} for {kind} {type_name!r}")
             else:
-                add(loc, err["msg"])
+                add(loc, _message(err))
         return None
     name = str(extra.get("name") or type_name)
     store_filter = None

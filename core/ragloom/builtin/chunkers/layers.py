@@ -62,7 +62,15 @@ class LayersChunker(Chunker):
             if not isinstance(value, dict):
                 return value  # pydantic reports the type
             registry = _registry(info)
-            return {str(name): _layer_spec(registry, name, spec) for name, spec in value.items()}
+            out, problems = {}, []
+            for name, spec in value.items():  # every layer's problems, not the first one's
+                try:
+                    out[str(name)] = _layer_spec(registry, name, spec)
+                except ValueError as exc:
+                    problems.append(str(exc))
+            if problems:
+                raise ValueError("; ".join(problems))
+            return out
 
         @model_validator(mode="after")
         def _resolve(self, info: ValidationInfo) -> LayersChunker.Config:
@@ -154,12 +162,16 @@ def _layer_spec(registry: Registry, name: Any, spec: Any) -> dict[str, Any]:
     try:
         config = entry.cls.Config.model_validate(options)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or 'options'}: {err['msg']}"
-            for err in exc.errors()
-        )
+        problems = "; ".join(_problem(err) for err in exc.errors())
         raise ValueError(f"layer {name!r} ({spec['type']}): {problems}") from None
     return {"type": spec["type"], **config.model_dump(mode="json")}
+
+
+def _problem(err: Any) -> str:
+    """One pydantic error of a layer's options, as ``option: what is wrong``."""
+    message = str(err["msg"]).removeprefix("Value error, ")
+    where = ".".join(str(p) for p in err["loc"])
+    return f"{where}: {message}" if where else message
 
 
 def _registry(info: ValidationInfo) -> Registry:
