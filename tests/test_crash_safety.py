@@ -10,20 +10,41 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
 import ragloom
 import yaml
 from ragloom.testing.corpora import RAGLOOM, assert_agrees, kill_runs, run_index, write_doc
 
 from .conftest import basic_config
 
+LAYERED = {
+    "chunker": {
+        "type": "layers",
+        "layers": {
+            "passages": {"type": "recursive", "size": 300, "overlap": 30},
+            "sentences": {"type": "sentence", "size": 120},
+        },
+    },
+    "stores": [
+        {"type": "memory", "name": "passages", "filter": {"layer": "passages"}},
+        {"type": "memory", "name": "sentences", "filter": {"layer": "sentences"}},
+        {"type": "bm25", "scope": "document", "filter": {"layer": "passages"}},
+    ],
+}
 
-def test_sigkill_at_random_points_then_rerun_agrees_exactly(tmp_path: Path) -> None:
+
+@pytest.mark.parametrize(
+    "setup",
+    [{"chunker": {"type": "recursive", "size": 300, "overlap": 30}}, LAYERED],
+    ids=["recursive", "layers"],
+)
+def test_sigkill_at_random_points_then_rerun_agrees_exactly(tmp_path: Path, setup: dict) -> None:
     rng = random.Random(20261129)
     docs = tmp_path / "docs"
     docs.mkdir()
     for i in range(120):
         write_doc(docs / f"doc-{i:03d}.md", rng)
-    config = basic_config(chunker={"type": "recursive", "size": 300, "overlap": 30})
+    config = basic_config(**setup)
     (tmp_path / "ragloom.yaml").write_text(yaml.safe_dump(config))
     env = {**os.environ}
 
