@@ -342,3 +342,59 @@ def test_every_bad_layer_is_reported_at_once(registry: Registry) -> None:
     unknown = "layer 'sentences': unknown chunker type 'sentance' (did you mean 'sentence'?)"
     assert unknown in message
     assert "Value error" not in message
+
+
+@pytest.mark.parametrize("precision", ["float32", "int8"])
+@pytest.mark.parametrize("layer", ["small", "large"])
+def test_the_memory_store_answers_its_own_filter_as_any_filter(
+    tmp_path: Path, precision: str, layer: str
+) -> None:
+    """A store's own filter is found once after each write, and its rows kept
+    together when few (``small``, 30% of rows) or scored in place (``large``):
+    the hits are those the same filter gives a store that has no filter of its own."""
+    import numpy as np
+    from ragloom.builtin.stores.memory import MemoryStore
+    from ragloom.components import Context
+    from ragloom.types import Chunk
+
+    rng = np.random.default_rng(7)
+
+    def chunks(start: int, n: int) -> list[Chunk]:
+        return [
+            Chunk(f"d{i % 17}::{i}", f"d{i % 17}", f"text {i}", i, 0, 1, f"d#{i}",
+                  {"layer": "small" if i % 10 < 3 else "large", "document_id": f"d{i % 17}",
+                   "n": i})
+            for i in range(start, start + n)
+        ]  # fmt: skip
+
+    own = parse({"layer": layer})
+    mine = MemoryStore(precision=precision)
+    mine.open(Context(index_dir=tmp_path / "a", name="mine", filter=own))
+    plain = MemoryStore(precision=precision)
+    plain.open(Context(index_dir=tmp_path / "b", name="mine"))
+
+    def same_answers() -> None:
+        for _ in range(5):
+            q = rng.normal(size=16).astype(np.float32)
+            for where in (own, restrict(parse({"n": {"$lt": 150}}), own), parse({"n": 3})):
+                got = [
+                    (h.chunk.id, round(h.score, 5)) for h in mine.query(vector=q, k=7, where=where)
+                ]
+                want = [
+                    (h.chunk.id, round(h.score, 5)) for h in plain.query(vector=q, k=7, where=where)
+                ]
+                assert got == want and (where == parse({"n": 3}) or len(got) == 7)
+                if where != parse({"n": 3}):
+                    assert {mine._chunks[mine._row[i]].metadata["layer"] for i, _ in got} == {layer}
+
+    first, vectors = chunks(0, 200), rng.normal(size=(200, 16)).astype(np.float32)
+    for store in (mine, plain):
+        store.upsert(first, vectors)
+    same_answers()
+    assert mine._own is not None and (mine._own.matrix is not None) == (layer == "small")
+    more, extra = chunks(200, 60), rng.normal(size=(60, 16)).astype(np.float32)
+    for store in (mine, plain):  # writes: the own rows are found again
+        store.upsert(more, extra)
+        store.delete(ids=[c.id for c in first[:40]])
+    assert mine._own is None
+    same_answers()

@@ -37,6 +37,7 @@ __all__ = [
     "Filter",
     "Not",
     "Or",
+    "beyond",
     "check_supported",
     "evaluate",
     "fields",
@@ -227,6 +228,20 @@ def to_spec(node: Filter | None) -> dict[str, Any] | None:
         return {"$not": to_spec(node.item)}
     key = "$and" if isinstance(node, And) else "$or"
     return {key: [to_spec(item) for item in node.items]}
+
+
+def beyond(where: Filter | None, own: Filter | None) -> Filter | None:
+    """What ``where`` asks beyond a store's own filter ``own``, which the
+    pipeline puts first in it (``ragloom.access.restrict``): None when it asks
+    nothing more, ``where`` itself when ``own`` is not part of it."""
+    if own is None or where is None:
+        return where
+    if where == own:
+        return None
+    if isinstance(where, And) and where.items and where.items[0] == own:
+        rest = where.items[1:]
+        return None if not rest else rest[0] if len(rest) == 1 else And(rest)
+    return where
 
 
 def fields(node: Filter | None) -> set[str]:

@@ -49,7 +49,7 @@ from pydantic import Field, model_validator
 from ...analysis import Analyzer, AnalyzerConfig
 from ...components import ComponentConfig
 from ...errors import StoreError
-from ...filters import ALL_OPERATORS, And, Filter, check_supported, evaluate
+from ...filters import ALL_OPERATORS, Filter, beyond, check_supported, evaluate
 from ...ledger import stamp_of
 from ...types import Chunk, Hit
 from ._persist import FileStore, chunk_from_dict, chunk_to_dict
@@ -333,7 +333,7 @@ class BM25Store(FileStore):
         if not ids:
             return []
         rows = index.candidates(ids)  # chunks with at least one query term
-        where = _beyond(where, self.context.filter)  # the index holds only its matches
+        where = beyond(where, self.context.filter)  # the index holds only its matches
         if where is not None and len(rows):
             chunks = index.chunks
             keep = np.fromiter(
@@ -355,19 +355,6 @@ class BM25Store(FileStore):
             Hit(chunk=index.chunks[r], score=s, store=name, scores={name: s})
             for r, s in zip(rows[order].tolist(), scores[order].tolist())
         ]
-
-
-def _beyond(where: Filter | None, own: Filter | None) -> Filter | None:
-    """What ``where`` asks beyond the store's own filter ``own``, which the
-    pipeline puts first in it and the index already applied."""
-    if own is None or where is None:
-        return where
-    if where == own:
-        return None
-    if isinstance(where, And) and where.items and where.items[0] == own:
-        rest = where.items[1:]
-        return None if not rest else rest[0] if len(rest) == 1 else And(rest)
-    return where
 
 
 def _best_documents(

@@ -8,7 +8,10 @@ block of rows at a time converted to float32, so memory drops by that
 factor at some cost in speed and a little in recall (``make bench``). Filters are evaluated on
 numpy columns of the metadata (``_columns``), built per field the first time a
 filter names it and dropped on every write; a selective filter scores only
-the matching rows. Persisted atomically to ``<index_dir>/<name>/memory.npz``
+the matching rows. A store's own filter (``Context.filter``, from its
+``filter:`` in the config) is found once after each write; when it matches
+at most half the rows, their vectors are also kept together, so a query scans
+only them (that much more memory). Persisted atomically to ``<index_dir>/<name>/memory.npz``
 on ``flush()``/``close()``; ``refresh()`` reloads the file when another
 process replaced it (and empties the store when it was deleted).
 
@@ -38,7 +41,7 @@ from pydantic import Field, model_validator
 
 from ...components import ComponentConfig, Context
 from ...errors import DimensionMismatchError, StoreError
-from ...filters import ALL_OPERATORS, Filter, check_supported
+from ...filters import ALL_OPERATORS, Filter, beyond, check_supported
 from ...types import Chunk, Hit
 from ._ann import MISSING_USEARCH, AnnIndex, graph_dtype
 from ._persist import FileStore, atomic_write, chunk_from_dict, chunk_to_dict
@@ -52,6 +55,9 @@ __all__ = ["MemoryStore"]
 
 # a filter matching fewer rows than this share is scored on those rows only
 _SUBSET_SHARE = 0.25
+# the rows of a store's own filter are copied together when at most this share
+# of the store (a query then scans them alone); a larger share scans every row
+_OWN_COPY_SHARE = 0.5
 # rows converted to float32 at a time when the matrix is float16 or int8
 _BLOCK_ROWS = 16_384
 # index: hnsw: a query asks the graph for k x _OVERSAMPLE candidates (k / s x
@@ -111,6 +117,7 @@ class MemoryStore(FileStore):
         self._chunks: list[Chunk] = []
         self._row: dict[str, int] = {}
         self._columns: Columns | None = None  # metadata columns, rebuilt lazily after writes
+        self._own: _OwnRows | None = None  # the rows of the store's own filter, after writes
         self._ann: AnnIndex | None = None  # index: hnsw, once the store holds rows
         self._token: str | None = None  # the store file's flush token (see _ann)
 
@@ -271,23 +278,12 @@ class MemoryStore(FileStore):
 
     def _scores(self, q: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """Each live row's (or each of ``rows``') score for the float32 query
-        ``q``: one product for float32, else a block of rows at a time
-        converted to float32 (int8 rows times their scales)."""
-        import numpy as np
-
+        ``q`` (see ``_product``)."""
         matrix = self._live() if rows is None else self._live()[rows]
-        if matrix.dtype == np.float32:
-            return matrix @ q
         scales = None
         if self._scales is not None:
             scales = self._scales[: self._n] if rows is None else self._scales[rows]
-        out = np.empty(len(matrix), dtype=np.float32)
-        for start in range(0, len(matrix), _BLOCK_ROWS):
-            block = matrix[start : start + _BLOCK_ROWS].astype(np.float32)
-            out[start : start + len(block)] = block @ q
-        if scales is not None:
-            out *= scales
-        return out
+        return _product(matrix, scales, q)
 
     def _vectors(self, rows: np.ndarray) -> Sequence[np.ndarray]:
         """Rows ``rows`` as float32 vectors: views of a float32 matrix (no copy:
@@ -355,7 +351,7 @@ class MemoryStore(FileStore):
                     self._ann.replace(moved, self._graph_rows(moved))
                 if self._n > first_new:
                     self._ann.append(self._graph_rows(slice(first_new, self._n)))
-        self._columns = None
+        self._columns = self._own = None
         self._dirty = True
 
     def _reserve(self, rows: int, dim: int) -> None:
@@ -410,6 +406,10 @@ class MemoryStore(FileStore):
             norm = math.sqrt(float(q @ q))
             if norm:
                 q = q / norm
+        own = self._own_rows(where)
+        if own is not None:
+            top, values = own.top(self, q, k, beyond(where, self.context.filter))
+            return self._hits(top, values)
         mask = None if where is None else self._mask(where)
         allowed = self._n if mask is None else int(np.count_nonzero(mask))
         if allowed == 0:
@@ -433,12 +433,28 @@ class MemoryStore(FileStore):
                 scores[~mask] = -np.inf
                 top = _top(scores, min(k, allowed))
                 values = scores[top]
+        return self._hits(top, values)
+
+    def _hits(self, top: np.ndarray, values: np.ndarray) -> list[Hit]:
         name = self.context.name or "memory"
         chunks, vectors = self._chunks, self._vectors(top)
         return [
             Hit(chunk=chunks[i], score=score, store=name, scores={name: score}, vector=vector)
             for i, score, vector in zip(top.tolist(), values.tolist(), vectors)
         ]
+
+    def _own_rows(self, where: Filter | None) -> _OwnRows | None:
+        """The rows of the store's own filter (``Context.filter``), when
+        ``where`` starts with it and exact search answers it: found once after
+        each write, not on every query."""
+        own = self.context.filter
+        if own is None or where is None or self._ann is not None or not self._n:
+            return None
+        if where != own and beyond(where, own) is where:
+            return None
+        if self._own is None:
+            self._own = _OwnRows(self, self._mask(own))
+        return self._own
 
     def delete(self, *, ids: Sequence[str] | None = None, where: Filter | None = None) -> int:
         import numpy as np
@@ -468,7 +484,7 @@ class MemoryStore(FileStore):
         self._row = {c.id: i for i, c in enumerate(self._chunks)}
         if self._ann is not None and (not self._n or self._ann.worn()):
             self._build_ann()  # empty, or more removed than left: a fresh graph
-        self._columns = None
+        self._columns = self._own = None
         self._dirty = True
         return deleted
 
@@ -489,6 +505,62 @@ class MemoryStore(FileStore):
         if not self._n:
             return iter([])
         return iter([self._chunks[i].id for i in np.flatnonzero(self._mask(where)).tolist()])
+
+
+class _OwnRows:
+    """The rows a store's own filter matches. When they are at most half the
+    store (``_OWN_COPY_SHARE``), a contiguous copy of their vectors is kept, so
+    a query scans only them; otherwise every row is scored and the rest masked."""
+
+    def __init__(self, store: MemoryStore, mask: np.ndarray) -> None:
+        import numpy as np
+
+        self.mask = mask
+        self.rows = np.flatnonzero(mask)
+        self.matrix: np.ndarray | None = None
+        self.scales: np.ndarray | None = None
+        if len(self.rows) <= _OWN_COPY_SHARE * store._n:
+            self.matrix = store._live()[self.rows]
+            if store._scales is not None:
+                self.scales = store._scales[self.rows]
+
+    def top(
+        self, store: MemoryStore, q: np.ndarray, k: int, rest: Filter | None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The best ``k`` of these rows for ``q`` that also match ``rest``."""
+        import numpy as np
+
+        if self.matrix is not None:
+            scores = _product(self.matrix, self.scales, q)
+            keep = None if rest is None else store._mask(rest)[self.rows]
+            rows: np.ndarray | None = self.rows
+        else:
+            scores = store._scores(q)
+            keep = self.mask if rest is None else self.mask & store._mask(rest)
+            rows = None
+        allowed = len(scores) if keep is None else int(np.count_nonzero(keep))
+        if allowed == 0:
+            return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.float32)
+        if keep is not None:
+            scores[~keep] = -np.inf
+        best = _top(scores, min(k, allowed))
+        return (best if rows is None else rows[best]), scores[best]
+
+
+def _product(matrix: np.ndarray, scales: np.ndarray | None, q: np.ndarray) -> np.ndarray:
+    """``matrix @ q`` in float32: one product for float32 rows, else a block of
+    rows at a time converted to float32 (int8 rows times their ``scales``)."""
+    import numpy as np
+
+    if matrix.dtype == np.float32:
+        return matrix @ q
+    out = np.empty(len(matrix), dtype=np.float32)
+    for start in range(0, len(matrix), _BLOCK_ROWS):
+        block = matrix[start : start + _BLOCK_ROWS].astype(np.float32)
+        out[start : start + len(block)] = block @ q
+    if scales is not None:
+        out *= scales
+    return out
 
 
 def _top(scores: np.ndarray, k: int) -> np.ndarray:
