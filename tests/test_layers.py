@@ -63,7 +63,7 @@ def test_each_layer_is_its_chunker_and_indices_run_on() -> None:
 
 def test_the_fingerprint_names_every_option_of_every_layer() -> None:
     chunker = LayersChunker(layers=LAYERS)
-    layers = chunker.fingerprint()["layers"]
+    layers = dict(chunker.fingerprint()["layers"])
     assert layers["sentences"]["unit"] == "characters"  # a default, filled in
     other = LayersChunker(layers={**LAYERS, "sentences": {"type": "sentence", "size": 90}})
     assert other.fingerprint() != chunker.fingerprint()
@@ -398,3 +398,58 @@ def test_the_memory_store_answers_its_own_filter_as_any_filter(
         store.delete(ids=[c.id for c in first[:40]])
     assert mine._own is None
     same_answers()
+
+
+def test_reordering_the_layers_writes_every_document_again(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    """The order decides the chunk ids: a new order is a new chunker."""
+    config = project(tmp_path, [{"type": "bm25"}])
+    with ragloom.Pipeline.from_config(config, plugin_manager=pm, base_dir=tmp_path) as pipeline:
+        pipeline.index()
+    swapped = {"type": "layers", "layers": dict(reversed(list(LAYERS.items())))}
+    config = project(tmp_path, [{"type": "bm25"}], swapped)
+    with ragloom.Pipeline.from_config(config, plugin_manager=pm, base_dir=tmp_path) as pipeline:
+        report = pipeline.index()
+        assert len(report.changed) == len(DOCS) and report.unchanged == 0
+        ((_, store),) = pipeline.stores
+        firsts = [c for c in store._chunks.values() if c.index == 0]
+        assert len(firsts) == len(DOCS)  # no document kept its old numbering
+        assert {c.metadata["layer"] for c in firsts} == {"sentences"}
+
+
+def test_a_narrow_query_filter_scores_only_its_rows(tmp_path: Path) -> None:
+    """Under a store filter, a query filter matching few rows still takes the
+    small product over those rows (not a scan of every row of the layer)."""
+    import numpy as np
+    from ragloom.builtin.stores import memory as memory_module
+    from ragloom.builtin.stores.memory import MemoryStore
+    from ragloom.components import Context
+    from ragloom.types import Chunk
+
+    rng = np.random.default_rng(3)
+    chunks = [
+        Chunk(f"d{i}::0", f"d{i}", "t", 0, 0, 1, f"d{i}#0",
+              {"layer": "a" if i % 3 else "b", "document_id": f"d{i}"})
+        for i in range(300)
+    ]  # fmt: skip
+    own = parse({"layer": "b"})  # 100 of the 300 rows
+    store = MemoryStore()
+    store.open(Context(index_dir=tmp_path, name="m", filter=own))
+    store.upsert(chunks, rng.normal(size=(300, 8)).astype(np.float32))
+    scanned: list[int] = []
+    product = memory_module._product
+
+    def counting(matrix: np.ndarray, scales: object, q: np.ndarray) -> np.ndarray:
+        scanned.append(len(matrix))
+        return product(matrix, scales, q)
+
+    memory_module._product = counting
+    try:
+        q = rng.normal(size=8).astype(np.float32)
+        hits = store.query(vector=q, k=5, where=restrict(parse({"document_id": "d3"}), own))
+        assert [h.chunk.id for h in hits] == ["d3::0"] and scanned == [1]
+        store.query(vector=q, k=5, where=own)
+        assert scanned[-1] == 100  # the own rows alone, kept together
+    finally:
+        memory_module._product = product

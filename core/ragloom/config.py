@@ -403,7 +403,7 @@ def _component(
         return None
     name = str(extra.get("name") or type_name)
     store_filter = None
-    if extra.get("filter") is not None:
+    if isinstance(extra.get("filter"), Mapping):  # anything else: the schema reports it
         try:
             store_filter = parse_filter(extra["filter"])
             check_supported(store_filter, entry.cls.filter_operators, name)

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from .cache import EmbeddingCache
     from .components import Chunker, Embedder
     from .config import ComponentSpec
+    from .filters import Filter
     from .types import Chunk, Document
 
 __all__ = [
@@ -103,14 +104,16 @@ class Prepared:
 class StoreRecipe:
     """One configured store, as a worker elsewhere builds it to write there:
     ``name`` (the config's, which a store may use, e.g. for a table name),
-    ``recipe`` (:func:`component_recipe`), and the ``filter_fields`` its
-    ``Context`` gets. Open it with ``Context(name=name, index_dir=...,
-    base_dir=..., filter_fields=filter_fields, services={"embedder": ...})``,
-    never ``fresh`` (a rebuild empties the stores on the driver first)."""
+    ``recipe`` (:func:`component_recipe`), and the ``filter_fields`` and
+    ``filter`` (the store's own) its ``Context`` gets. Open it with
+    ``Context(name=name, index_dir=..., base_dir=..., filter_fields=filter_fields,
+    filter=filter, services={"embedder": ...})``, never ``fresh`` (a rebuild
+    empties the stores on the driver first)."""
 
     name: str
     recipe: tuple[type[Any], Any, str]
     filter_fields: frozenset[str] = frozenset()
+    filter: Filter | None = None
 
 
 @dataclass(frozen=True)

@@ -69,8 +69,8 @@ class StoreSet(Sequence[tuple[str, "Store"]]):
         for spec in self._specs:
             recipe = component_recipe(spec)
             assert recipe is not None
-            fields = self._context(spec.name, False).filter_fields
-            recipes.append(StoreRecipe(spec.name, recipe, fields))
+            context = self._context(spec.name, False)
+            recipes.append(StoreRecipe(spec.name, recipe, context.filter_fields, context.filter))
         return tuple(recipes)
 
     @property

@@ -131,7 +131,7 @@ def test_the_actors_write_a_shared_store_and_build_the_in_process_index(
     assert_same_rows(pg_dsn, "local_a", "ray_a")
 
     with psycopg.connect(pg_dsn, autocommit=True) as conn:  # garbage in the table
-        conn.execute('UPDATE "ray_a" SET text = \'garbage\'')
+        conn.execute("UPDATE \"ray_a\" SET text = 'garbage'")
     stages.seen.clear()
     with ragloom.load(ray_cfg, plugin_manager=pm, base_dir=tmp_path) as remote:
         rebuilt = remote.index(rebuild=True)  # emptied on the driver, written by the actors

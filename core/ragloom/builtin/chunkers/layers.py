@@ -14,8 +14,9 @@ A question may match a whole passage or one sentence of it; one chunk size
 is a compromise between the two. Each layer is any chunker spec (a type
 and its options); every layer cuts the whole document, and the chunks of
 all layers are embedded and held by every store. A chunk's metadata says
-its ``layer``; a store's ``filter`` makes it answer with one layer only,
-and fusion (best ``fuse_by: document``) ranks documents on all the lists.
+its ``layer`` (replacing a document's own ``layer``, if it has one); a
+store's ``filter`` makes it answer with one layer only, and fusion (best
+``fuse_by: document``) ranks documents on all the lists.
 
 Chunk indices run on across the layers in the order they are written (the
 first layer's chunks first), so every chunk id of a document is unique; a
@@ -93,6 +94,14 @@ class LayersChunker(Chunker):
             chunker.type_name = spec["type"]
             self._layers.append((name, chunker))
 
+    def fingerprint(self) -> dict[str, Any]:
+        """Type and every layer's options, as a list: the order of the layers
+        decides the chunk ids, and a mapping's keys would be sorted away."""
+        return {
+            "type": self.type_name or type(self).__name__,
+            "layers": [[name, spec] for name, spec in self.config.layers.items()],
+        }
+
     @classmethod
     def needs_for(cls, config: ComponentConfig) -> frozenset[str]:
         assert isinstance(config, LayersChunker.Config)
@@ -143,7 +152,8 @@ def _layer_spec(registry: Registry, name: Any, spec: Any) -> dict[str, Any]:
 
     if not isinstance(name, str) or not _NAME.match(name):
         raise ValueError(
-            f"layer name {name!r} must be a word (letters, digits, `_` or `-`), "
+            f"layer name {name!r} must be a word (letters, digits, `_` or `-`, starting "
+            "with a letter or `_`), "
             "e.g. `passages` or `sentences`: it is the chunks' `layer` metadata value"
         )
     if not isinstance(spec, dict) or not isinstance(spec.get("type"), str):

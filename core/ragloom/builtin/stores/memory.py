@@ -530,6 +530,17 @@ class _OwnRows:
         """The best ``k`` of these rows for ``q`` that also match ``rest``."""
         import numpy as np
 
+        if rest is not None:
+            both = self.mask & store._mask(rest)
+            allowed = int(np.count_nonzero(both))
+            if allowed == 0:
+                return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.float32)
+            if allowed < _SUBSET_SHARE * store._n:
+                # a selective query filter: score only its rows (a gather, a small product)
+                rows = np.flatnonzero(both)
+                local = store._scores(q, rows)
+                best = _top(local, k)
+                return rows[best], local[best]
         if self.matrix is not None:
             scores = _product(self.matrix, self.scales, q)
             keep = None if rest is None else store._mask(rest)[self.rows]

@@ -90,7 +90,7 @@ class IndexWorker:
         for store in stores:
             component = from_recipe(store.recipe)
             context = self._context(index_dir, base_dir, store.name, services)
-            component.open(replace(context, filter_fields=store.filter_fields))
+            component.open(replace(context, filter_fields=store.filter_fields, filter=store.filter))
             self.stores.append((store.name, component))
 
     def _context(
