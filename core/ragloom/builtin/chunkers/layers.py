@@ -55,7 +55,7 @@ class LayersChunker(Chunker):
         """
 
         layers: dict[str, dict[str, Any]] = Field(min_length=1)
-        _classes: dict[str, type[Chunker]] = PrivateAttr(default_factory=dict)
+        _parts: dict[str, tuple[type[Chunker], ComponentConfig]] = PrivateAttr(default_factory=dict)
 
         @field_validator("layers", mode="before")
         @classmethod
@@ -75,12 +75,13 @@ class LayersChunker(Chunker):
 
         @model_validator(mode="after")
         def _resolve(self, info: ValidationInfo) -> LayersChunker.Config:
-            """Each layer's chunker class, from the registry the config was validated with."""
+            """Each layer's chunker class, from the registry the config was
+            validated with, and its options as that class's ``Config``."""
             registry = _registry(info)
-            self._classes = {
-                name: registry.get("chunker", spec["type"]).cls
-                for name, spec in self.layers.items()
-            }
+            for name, spec in self.layers.items():
+                cls = registry.get("chunker", spec["type"]).cls
+                options = {k: v for k, v in spec.items() if k != "type"}
+                self._parts[name] = (cls, cls.Config.model_validate(options))
             return self
 
     config: Config
@@ -88,10 +89,9 @@ class LayersChunker(Chunker):
     def __init__(self, config: ComponentConfig | None = None, **options: Any) -> None:
         super().__init__(config, **options)
         self._layers: list[tuple[str, Chunker]] = []
-        for name, spec in self.config.layers.items():
-            cls = self.config._classes[name]
-            chunker = cls(cls.Config.model_validate({k: v for k, v in spec.items() if k != "type"}))
-            chunker.type_name = spec["type"]
+        for name, (cls, options) in self.config._parts.items():
+            chunker = cls(options)
+            chunker.type_name = self.config.layers[name]["type"]
             self._layers.append((name, chunker))
 
     def fingerprint(self) -> dict[str, Any]:
@@ -105,12 +105,8 @@ class LayersChunker(Chunker):
     @classmethod
     def needs_for(cls, config: ComponentConfig) -> frozenset[str]:
         assert isinstance(config, LayersChunker.Config)
-        needs = set(cls.needs)
-        for name, spec in config.layers.items():
-            part = config._classes[name]
-            options = {k: v for k, v in spec.items() if k != "type"}
-            needs |= part.needs_for(part.Config.model_validate(options))
-        return frozenset(needs)
+        parts = config._parts.values()
+        return cls.needs.union(*(part.needs_for(options) for part, options in parts))
 
     def open(self, context: Context | None = None) -> None:
         super().open(context)
