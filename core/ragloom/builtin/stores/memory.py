@@ -406,14 +406,25 @@ class MemoryStore(FileStore):
             norm = math.sqrt(float(q @ q))
             if norm:
                 q = q / norm
-        own = self._own_rows(where)
-        if own is not None:
-            top, values = own.top(self, q, k, beyond(where, self.context.filter))
-            return self._hits(top, values)
-        mask = None if where is None else self._mask(where)
+        own, rest_mask = self._own_rows(where), None
+        if own is None:
+            mask = None if where is None else self._mask(where)
+        else:  # the store's own filter, found once, and what the query adds to it
+            rest = beyond(where, self.context.filter)
+            rest_mask = None if rest is None else self._mask(rest)
+            mask = own.mask if rest_mask is None else own.mask & rest_mask
         allowed = self._n if mask is None else int(np.count_nonzero(mask))
         if allowed == 0:
             return []
+        few = rest_mask is not None and allowed < _SUBSET_SHARE * self._n
+        if own is not None and own.matrix is not None and not few:
+            # the own rows, kept together: scan them alone (a selective query
+            # filter takes the gather below instead)
+            scores = _product(own.matrix, own.scales, q)
+            if rest_mask is not None:
+                scores[~rest_mask[own.rows]] = -np.inf
+            best = _top(scores, min(k, allowed))
+            return self._hits(own.rows[best], scores[best])
         found = None if self._ann is None else self._approximate(q, k, mask, allowed)
         if found is not None:
             top, values = found
@@ -508,9 +519,9 @@ class MemoryStore(FileStore):
 
 
 class _OwnRows:
-    """The rows a store's own filter matches. When they are at most half the
-    store (``_OWN_COPY_SHARE``), a contiguous copy of their vectors is kept, so
-    a query scans only them; otherwise every row is scored and the rest masked."""
+    """The rows a store's own filter matches, and when they are at most half
+    the store (``_OWN_COPY_SHARE``) a contiguous copy of their vectors, so a
+    query scans only them; otherwise every row is scored and the rest masked."""
 
     def __init__(self, store: MemoryStore, mask: np.ndarray) -> None:
         import numpy as np
@@ -523,39 +534,6 @@ class _OwnRows:
             self.matrix = store._live()[self.rows]
             if store._scales is not None:
                 self.scales = store._scales[self.rows]
-
-    def top(
-        self, store: MemoryStore, q: np.ndarray, k: int, rest: Filter | None
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """The best ``k`` of these rows for ``q`` that also match ``rest``."""
-        import numpy as np
-
-        if rest is not None:
-            both = self.mask & store._mask(rest)
-            allowed = int(np.count_nonzero(both))
-            if allowed == 0:
-                return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.float32)
-            if allowed < _SUBSET_SHARE * store._n:
-                # a selective query filter: score only its rows (a gather, a small product)
-                rows = np.flatnonzero(both)
-                local = store._scores(q, rows)
-                best = _top(local, k)
-                return rows[best], local[best]
-        if self.matrix is not None:
-            scores = _product(self.matrix, self.scales, q)
-            keep = None if rest is None else store._mask(rest)[self.rows]
-            rows: np.ndarray | None = self.rows
-        else:
-            scores = store._scores(q)
-            keep = self.mask if rest is None else self.mask & store._mask(rest)
-            rows = None
-        allowed = len(scores) if keep is None else int(np.count_nonzero(keep))
-        if allowed == 0:
-            return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.float32)
-        if keep is not None:
-            scores[~keep] = -np.inf
-        best = _top(scores, min(k, allowed))
-        return (best if rows is None else rows[best]), scores[best]
 
 
 def _product(matrix: np.ndarray, scales: np.ndarray | None, q: np.ndarray) -> np.ndarray:
