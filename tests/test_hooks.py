@@ -209,6 +209,31 @@ def test_hook_run_stage(pm, corpus: Path) -> None:
     assert answer.grounded and "$29" in answer.text
 
 
+def test_run_stage_wrapper_registered_on_an_open_pipeline_sees_the_next_calls(
+    pm, corpus: Path
+) -> None:
+    """With only core's ``run_stage``, a run calls each stage itself; a plugin
+    registered later is asked from the next run on, and the trace still times
+    every stage either way."""
+    seen: list[str] = []
+
+    class Tracer:
+        @hookimpl(wrapper=True)
+        def run_stage(self, call: StageCall):
+            seen.append(call.stage)
+            return (yield)
+
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
+        pipeline.index()
+        before = pipeline.retrieve("How much does the Pro plan cost?")
+        assert seen == []
+        assert [t.stage for t in before.trace] == ["embed_query", "retrieve", "retrieve", "fuse"]
+        pm.register(Tracer(), name="late-tracer")
+        after = pipeline.retrieve("How much does the Pro plan cost?")
+    assert seen == ["embed_query", "retrieve", "retrieve", "fuse"]
+    assert [h.chunk.id for h in after] == [h.chunk.id for h in before]
+
+
 def test_run_stage_impl_can_retry_a_flaky_stage(pm, corpus: Path) -> None:
     calls = {"n": 0}
 

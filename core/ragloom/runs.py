@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from .events import Event, ProblemReported, RunFinished, RunStarted, StageCall, StageFinished
+from .stages import run_stage as core_run_stage
 from .types import StageTiming
 
 if TYPE_CHECKING:
@@ -55,6 +56,10 @@ class Run:
         self.kept: set[str] = set()
         """Sources a loader could not read this run: their indexed documents are kept."""
         self._pm = plugin_manager
+        impls = plugin_manager.hook.run_stage.get_hookimpls()
+        self._direct = len(impls) == 1 and impls[0].function is core_run_stage
+        """Only core's ``run_stage`` is registered: a stage calls its function
+        itself, as that implementation would, without building a ``StageCall``."""
         self._started = time.perf_counter()
         self._finished = False
         self.emit(RunStarted(self.id, operation=operation))
@@ -116,10 +121,13 @@ class Run:
     ) -> Any:
         """Run ``func(*args, **kwargs)`` as ``stage`` through the ``run_stage``
         hook and emit ``StageFinished`` with its timing and item count."""
-        call = StageCall(stage, name, component, func, args, kwargs, self.id)
         started = time.perf_counter()
         try:
-            result = self._pm.hook.run_stage(call=call)
+            if self._direct:
+                result = func(*args, **kwargs)
+            else:
+                call = StageCall(stage, name, component, func, args, kwargs, self.id)
+                result = self._pm.hook.run_stage(call=call)
         except BaseException as exc:
             self.emit(
                 StageFinished(
@@ -141,7 +149,8 @@ class Run:
             "" if count is None else f", {count} item(s)",
         )
         self.timings.append(StageTiming(stage, name, seconds, count))
-        self.emit(StageFinished(self.id, stage=stage, name=name, seconds=seconds, count=count))
+        if self._pm.hook.on_event.get_hookimpls():  # no observer: no event to build
+            self.emit(StageFinished(self.id, stage=stage, name=name, seconds=seconds, count=count))
         return result
 
     def stream_stage(

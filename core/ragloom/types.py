@@ -53,7 +53,7 @@ class Document:
         return str(self.metadata.get("content_hash") or content_hash(self.text))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Chunk:
     """A piece of a document: the unit that is embedded, stored and cited.
 
