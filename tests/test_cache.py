@@ -101,6 +101,11 @@ def test_answer_cache_hits_and_keys(corpus: Path, pm) -> None:
             "How much does the Pro plan cost?", {"source": "docs/pricing.md"}, principals=["alice"]
         )
         assert not filtered.metadata.get("cached")
+        idle = pipeline.index()  # cron finding nothing new: the same version, the cache stays
+        assert idle.unchanged and not (idle.added or idle.changed or idle.deleted)
+        kept = pipeline.ask("How much does the Pro plan cost?", principals=["alice"])
+        assert kept.metadata.get("cached") and kept.text == first.text
+        assert kept.metadata["corpus_version"] == first.metadata["corpus_version"]
         (corpus / "docs" / "pricing.md").write_text("# Pricing\n\nThe Pro plan costs $35.\n")
         pipeline.index()  # a new corpus version: nothing cached survives it
         fresh = pipeline.ask("How much does the Pro plan cost?", principals=["alice"])

@@ -237,7 +237,7 @@ def test_a_run_that_changes_nothing_leaves_the_store_files_alone(
         assert again.returncode == 0 and "=3 unchanged" in again.stdout, again.stdout
         assert identities() == before
         second = reader.retrieve("refund within 30 days")
-        assert second.corpus_version == first.corpus_version + 1
+        assert second.corpus_version == first.corpus_version
         assert [h.chunk.id for h in second] == [h.chunk.id for h in first]
         # a changed document is written as before, and the reader sees it
         (root / "docs" / "zebra.md").write_text("# Zebra\n\nZebra stripes confuse flies.\n")

@@ -305,7 +305,11 @@ class Indexer:
             doomed.extend(entry.chunk_ids)
             ledger.remove(entry.id)
         self.writer.flush()
-        version = ledger.bump_version()
+        written = len(added) + len(changed)
+        if wipe or written or vanished or not ledger.corpus_version:
+            version = ledger.bump_version()
+        else:  # nothing added, changed or deleted: the same corpus, the same version
+            version = ledger.corpus_version
         ledger.commit()
         view = self.state.load_view()
         with self.state.lock.write():  # queries of this process move to the new version
