@@ -16,7 +16,7 @@ from ragloom.builtin.chunkers.recursive import RecursiveChunker
 from ragloom.builtin.chunkers.sentence import SentenceChunker
 from ragloom.config import load_config
 from ragloom.errors import ConfigValidationError
-from ragloom.filters import parse
+from ragloom.filters import beyond, parse
 from ragloom.registry import Registry
 from ragloom.types import Document
 
@@ -376,12 +376,19 @@ def test_the_memory_store_answers_its_own_filter_as_any_filter(
     def same_answers() -> None:
         for _ in range(5):
             q = rng.normal(size=16).astype(np.float32)
+            unasked = [(h.chunk.id, round(h.score, 5)) for h in mine.query(vector=q, k=7)]
+            assert unasked == [
+                (h.chunk.id, round(h.score, 5)) for h in plain.query(vector=q, k=7, where=own)
+            ]  # called without a filter, it still answers within its own
             for where in (own, restrict(parse({"n": {"$lt": 150}}), own), parse({"n": 3})):
                 got = [
                     (h.chunk.id, round(h.score, 5)) for h in mine.query(vector=q, k=7, where=where)
                 ]
+                # a filter that does not start with the store's own is ANDed with it
+                within = where if beyond(where, own) is not where else restrict(where, own)
                 want = [
-                    (h.chunk.id, round(h.score, 5)) for h in plain.query(vector=q, k=7, where=where)
+                    (h.chunk.id, round(h.score, 5))
+                    for h in plain.query(vector=q, k=7, where=within)
                 ]
                 assert got == want and (where == parse({"n": 3}) or len(got) == 7)
                 if where != parse({"n": 3}):

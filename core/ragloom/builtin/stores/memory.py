@@ -41,7 +41,7 @@ from pydantic import Field, model_validator
 
 from ...components import ComponentConfig, Context
 from ...errors import DimensionMismatchError, StoreError
-from ...filters import ALL_OPERATORS, Filter, beyond, check_supported
+from ...filters import ALL_OPERATORS, And, Filter, beyond, check_supported
 from ...types import Chunk, Hit
 from ._ann import MISSING_USEARCH, AnnIndex, graph_dtype
 from ._persist import FileStore, atomic_write, chunk_from_dict, chunk_to_dict
@@ -406,6 +406,11 @@ class MemoryStore(FileStore):
             norm = math.sqrt(float(q @ q))
             if norm:
                 q = q / norm
+        own_filter = self.context.filter
+        if own_filter is not None and (where is None or beyond(where, own_filter) is where):
+            # called without it (from Python, not through the pipeline): the store
+            # still answers only within its own filter, as bm25 does
+            where = own_filter if where is None else And((own_filter, where))
         own, rest_mask = self._own_rows(where), None
         if own is None:
             mask = None if where is None else self._mask(where)
