@@ -67,6 +67,26 @@ def test_explain_gives_each_hits_place_in_every_store(
     assert {w.fused_rank for w in why.hits} <= {1, 2, 3}
 
 
+def test_explain_names_each_stores_own_filter(corpus: Path, pm: pluggy.PluginManager) -> None:
+    own = {"source": {"$ne": "docs/security.md"}}
+    config = basic_config(stores=[{"type": "memory", "filter": own}, {"type": "bm25"}])
+    (corpus / "ragloom.yaml").write_text(yaml.safe_dump(config))
+    with ragloom.load(config, plugin_manager=pm, base_dir=corpus) as pipeline:
+        pipeline.index()
+        hits = pipeline.retrieve("security keys", explain=True)
+    assert hits.explanation is not None and hits.explanation.store_filters == {"memory": own}
+    from_memory = [h for h, why in zip(hits, hits.explanation.hits) if "memory" in why.stores]
+    assert from_memory and all(h.chunk.source != "docs/security.md" for h in from_memory)
+    env = {**os.environ, "COLUMNS": "200"}
+    out = subprocess.run(
+        [RAGLOOM, "search", "--explain", "security keys"],
+        cwd=corpus, capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert 'store memory filter: {"source": {"$ne": "docs/security.md"}}' in out.stdout
+    assert "store bm25 filter" not in out.stdout
+
+
 def test_explain_by_document_gives_each_stores_place_of_the_document(
     corpus: Path, pm: pluggy.PluginManager
 ) -> None:
@@ -135,7 +155,15 @@ def test_cli_explain_and_trace(corpus: Path) -> None:
     assert table.returncode == 0 and "memory" in table.stdout and "bm25" in table.stdout
     assert "fused" in table.stdout and "#1" in table.stdout
     data = json.loads(cli("search", "--explain", "--json", "refund", "-k", "2").stdout)
-    assert set(data) == {"queries", "filter", "retrieval_filter", "access_filter", "hits"}
+    assert set(data) == {
+        "queries",
+        "filter",
+        "retrieval_filter",
+        "access_filter",
+        "store_filters",
+        "hits",
+    }
+    assert data["store_filters"] == {}
     assert data["hits"][0]["explain"]["fused_rank"] == 1
     assert set(data["hits"][0]["explain"]["stores"]) <= {"memory", "bm25"}
     traced = cli("ask", "--trace", "How much does the Pro plan cost?")

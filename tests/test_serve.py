@@ -250,6 +250,7 @@ def test_search_explain(client: httpx.Client) -> None:
     assert data["access_filter"] == {
         "$or": [{"principals": {"$in": ["alice"]}}, {"principals": {"$exists": False}}]
     }
+    assert data["store_filters"] == {}  # no store of this config has a filter of its own
     why = data["hits"][0]["explain"]
     assert why["fused_rank"] == 1 and set(why["stores"]) == {"memory", "bm25"}
     assert why["stores"]["bm25"]["rank"] >= 1

@@ -329,6 +329,7 @@ def _filters_json(explanation: Any) -> dict[str, Any]:
         "filter": explanation.filter,
         "retrieval_filter": explanation.retrieval_filter,
         "access_filter": explanation.access_filter,
+        "store_filters": dict(explanation.store_filters),
     }
 
 
@@ -365,6 +366,8 @@ def _print_explanation(hits: Any) -> None:
     ):
         if value is not None:
             out.print(f"{name}: {escape(json.dumps(value))}", markup=False)
+    for store, value in explanation.store_filters.items():
+        out.print(f"store {escape(store)} filter: {escape(json.dumps(value))}", markup=False)
 
 
 def _hit_json(rank: int, hit: Any) -> dict[str, Any]:

@@ -185,6 +185,11 @@ class Retriever:
                 filter=to_spec(caller),
                 retrieval_filter=to_spec(configured),
                 access_filter=to_spec(acl),
+                store_filters={
+                    spec.name: to_spec(spec.filter)
+                    for spec in self.config.stores
+                    if spec.filter is not None
+                },
                 hits=_explained(
                     ranked,
                     fused,

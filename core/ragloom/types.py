@@ -146,14 +146,16 @@ class HitExplanation:
 class Explanation:
     """What a retrieval did (``retrieve(..., explain=True)``, ``search --explain``):
     the queries searched (after the query transformers), the caller's filter,
-    the config's ``retrieval.filter``, the access filter of the principals, and
-    one ``HitExplanation`` per hit returned, in order."""
+    the config's ``retrieval.filter``, the access filter of the principals,
+    one ``HitExplanation`` per hit returned, in order, and each store's own
+    filter (``stores[].filter``) by store name, for the stores that have one."""
 
     queries: tuple[str, ...]
     filter: Mapping[str, Any] | None
     retrieval_filter: Mapping[str, Any] | None
     access_filter: Mapping[str, Any] | None
     hits: tuple[HitExplanation, ...]
+    store_filters: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
 
 class Hits(list[Hit]):

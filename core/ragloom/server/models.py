@@ -138,6 +138,7 @@ class SearchOut(BaseModel):
     filter: dict[str, Any] | None = None
     retrieval_filter: dict[str, Any] | None = None
     access_filter: dict[str, Any] | None = None
+    store_filters: dict[str, dict[str, Any]] | None = None
 
 
 class CitationOut(BaseModel):

@@ -168,6 +168,7 @@ class Service:
                 filter=explanation.filter,
                 retrieval_filter=explanation.retrieval_filter,
                 access_filter=explanation.access_filter,
+                store_filters=dict(explanation.store_filters),
             )
         return out
 
