@@ -141,13 +141,14 @@ class Run:
             raise
         seconds = time.perf_counter() - started
         count = len(result) if hasattr(result, "__len__") else None
-        log.debug(
-            "stage %s (%s): %.4fs%s",
-            stage,
-            name,
-            seconds,
-            "" if count is None else f", {count} item(s)",
-        )
+        if log.isEnabledFor(logging.DEBUG):  # the item count is formatted only when logged
+            log.debug(
+                "stage %s (%s): %.4fs%s",
+                stage,
+                name,
+                seconds,
+                "" if count is None else f", {count} item(s)",
+            )
         self.timings.append(StageTiming(stage, name, seconds, count))
         if self._pm.hook.on_event.get_hookimpls():  # no observer: no event to build
             self.emit(StageFinished(self.id, stage=stage, name=name, seconds=seconds, count=count))
