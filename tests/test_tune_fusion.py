@@ -439,3 +439,19 @@ def test_tune_fusion_asks_each_store_with_its_own_filter(
     cfg["stores"] = [{"type": "memory"}, {"type": "bm25"}]
     mixed = evaluate_beir(cfg, beir, "tune", plugin_manager=pm, base_dir=tmp_path)
     assert mixed.metrics["nDCG@10"] != pytest.approx(before.metrics["nDCG@10"], abs=1e-6)
+
+
+def test_tune_fusion_applies_the_configs_retrieval_filter(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    """``retrieval.filter`` holds for every query retrieval answers, so the
+    lists the tuner scores are filtered by it too (after each store's own)."""
+    beir = write_split_beir(tmp_path / "beir")
+    cfg = config(tmp_path)
+    cfg["retrieval"] = {"filter": {"record_id": {"$nin": ["d0", "d1", "d2", "d3", "d4"]}}}
+    report = tune_fusion(cfg, beir, "tune", plugin_manager=pm, base_dir=tmp_path)
+    before = evaluate_beir(cfg, beir, "tune", plugin_manager=pm, base_dir=tmp_path)
+    assert report.before_score == pytest.approx(before.metrics["nDCG@10"], abs=1e-9)
+    del cfg["retrieval"]  # the filter matters here: without it the same stores score otherwise
+    unfiltered = evaluate_beir(cfg, beir, "tune", plugin_manager=pm, base_dir=tmp_path)
+    assert unfiltered.metrics["nDCG@10"] > before.metrics["nDCG@10"] + 0.01

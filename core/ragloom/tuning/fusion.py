@@ -41,10 +41,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..access import restrict
 from ..errors import RagloomError
 from ..evaluation import METRICS, load_beir
 from ..evaluation.beir import beir_index_config, corpus_file
 from ..evaluation.metrics import MetricScores
+from ..filters import parse
 from ..fusion import FUSE_BY, FUSION_METHODS
 
 if TYPE_CHECKING:
@@ -403,6 +405,8 @@ def tune_fusion(
     names = tuple(name for name, _ in pipeline.stores)
     lists: dict[str, list[list[Hit]]] = {}
     tunable = [i for i, spec in enumerate(pipeline.config.stores) if bm25 and spec.type == "bm25"]
+    configured = parse(pipeline.config.retrieval.filter)  # as retrieval applies it
+    wheres = [restrict(configured, spec.filter) for spec in pipeline.config.stores]
     with pipeline:
         started = time.perf_counter()
         pipeline.index(
@@ -419,8 +423,8 @@ def tune_fusion(
                 vectors = embedder.embed_queries([text for _, text in batch])
             for (qid, text), vector in zip(batch, vectors):
                 per_store = []
-                for spec, (_, store) in zip(pipeline.config.stores, pipeline.stores):
-                    kwargs: dict[str, Any] = {"where": spec.filter}
+                for where, (_, store) in zip(wheres, pipeline.stores):
+                    kwargs: dict[str, Any] = {"where": where}
                     if "dense" in store.capabilities:
                         kwargs["vector"] = vector
                     if "text" in store.capabilities:
@@ -578,7 +582,11 @@ def _requery(
     variant.open(store.context)
     try:
         return {
-            qid: variant.query(text=text, k=depth, where=spec.filter)
+            qid: variant.query(
+                text=text,
+                k=depth,
+                where=restrict(parse(pipeline.config.retrieval.filter), spec.filter),
+            )
             for qid, text in queries.items()
         }
     finally:
