@@ -61,6 +61,25 @@ def test_each_layer_is_its_chunker_and_indices_run_on() -> None:
     assert first_sentence.label == f"coffee.txt#chunk-{len(passages)}"
 
 
+def test_two_parent_layers_never_share_a_parent_id() -> None:
+    document = Document(id="coffee.txt", text=TEXT, metadata={"source": "coffee.txt"})
+    layers = {
+        "wide": {"type": "parent", "parents": "recursive", "parent_size": 300, "child_size": 80,
+                 "child_overlap": 0},
+        "narrow": {"type": "parent", "parents": "recursive", "parent_size": 120, "child_size": 60,
+                   "child_overlap": 0},
+    }  # fmt: skip
+    chunks = LayersChunker(layers=layers).split(document)
+    parents: dict[str, set[str]] = {}
+    for chunk in chunks:
+        parents.setdefault(chunk.metadata["parent_id"], set()).add(chunk.metadata["parent_text"])
+    assert all(len(texts) == 1 for texts in parents.values())  # one id, one parent
+    wide = [c for c in chunks if c.metadata["layer"] == "wide"]
+    narrow = [c for c in chunks if c.metadata["layer"] == "narrow"]
+    assert wide[0].metadata["parent_id"] == "coffee.txt::parent-0"  # the first layer's, as alone
+    assert narrow[0].metadata["parent_id"] == "coffee.txt::parent-0::narrow"
+
+
 def test_the_fingerprint_names_every_option_of_every_layer() -> None:
     chunker = LayersChunker(layers=LAYERS)
     layers = dict(chunker.fingerprint()["layers"])

@@ -119,15 +119,19 @@ class LayersChunker(Chunker):
 
     def split(self, document: Document) -> list[Chunk]:
         out: list[Chunk] = []
-        for name, chunker in self._layers:
+        for number, (name, chunker) in enumerate(self._layers):
             for chunk in chunker.split(document):
-                out.append(_renumbered(chunk, len(out), name))
+                out.append(_renumbered(chunk, len(out), name, first=number == 0))
         return out
 
 
-def _renumbered(chunk: Chunk, index: int, layer: str) -> Chunk:
-    """``chunk`` as the ``index``-th chunk of its document, in ``layer``."""
+def _renumbered(chunk: Chunk, index: int, layer: str, *, first: bool) -> Chunk:
+    """``chunk`` as the ``index``-th chunk of its document, in ``layer``. A
+    ``parent_id`` of any layer but the first is named after its layer too, so
+    two ``parent`` layers never give one id to two different parents."""
     metadata = {**chunk.metadata, "layer": layer}
+    if not first and "parent_id" in metadata:
+        metadata["parent_id"] = f"{metadata['parent_id']}::{layer}"
     label = chunk.label
     if "chunk_index" in metadata:
         old = f"#chunk-{metadata['chunk_index']}"
