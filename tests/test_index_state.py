@@ -294,6 +294,39 @@ def test_a_deleted_store_file_is_detected_and_repaired(tmp_path: Path) -> None:
     assert again.returncode == 0 and "=3 unchanged" in again.stdout
 
 
+def test_a_repair_that_only_deletes_reaches_a_reader_holding_the_stores(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    """A chunk no document owns, carrying a committed stamp (so the visibility
+    filter cannot drop it), deleted by ``--repair``: a new corpus version, so a
+    reader that holds the stores in memory reloads them and stops returning it."""
+    from ragloom.types import Chunk
+
+    root = project(tmp_path)
+    assert cli("index", cwd=root).returncode == 0
+    ledger = Ledger(root / ".ragloom" / "ledger.sqlite").open()
+    entry = ledger.entries()["docs/pricing.md"]
+    ledger.close()
+    stray = Chunk(
+        f"docs/pricing.md::99@{entry.stamp}", "docs/pricing.md", "Quokka tariffs are secret.",
+        99, 0, 26, "docs/pricing.md#chunk-99",
+        {"source": "docs/pricing.md", "document_id": "docs/pricing.md"},
+    )  # fmt: skip
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as writer:
+        for _, store in writer.stores:  # written outside ragloom: the ledger does not know it
+            dense = "dense" in store.capabilities
+            store.upsert([stray], writer.embedder.embed_documents([stray.text]) if dense else None)
+            store.flush()
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as reader:
+        assert stray.id in [h.chunk.id for h in reader.retrieve("quokka tariffs")]
+        before = reader.retrieve("quokka tariffs").corpus_version
+        repaired = cli("index", "--repair", cwd=root)
+        assert repaired.returncode == 0 and "deleted 1 chunk(s)" in repaired.stdout, repaired.stdout
+        after = reader.retrieve("quokka tariffs")
+    assert after.corpus_version == before + 1
+    assert stray.id not in [h.chunk.id for h in after]
+
+
 def test_a_lost_ledger_hides_every_chunk_until_repaired(
     tmp_path: Path, pm: pluggy.PluginManager
 ) -> None:

@@ -78,6 +78,9 @@ def test_two_parent_layers_never_share_a_parent_id() -> None:
     narrow = [c for c in chunks if c.metadata["layer"] == "narrow"]
     assert wide[0].metadata["parent_id"] == "coffee.txt::parent-0"  # the first layer's, as alone
     assert narrow[0].metadata["parent_id"] == "coffee.txt::parent-0::narrow"
+    # an index made before this naming is written again, not left with both
+    assert LayersChunker(layers=layers).fingerprint()["parent_ids"] == "per-layer"
+    assert "parent_ids" not in LayersChunker(layers=LAYERS).fingerprint()
 
 
 def test_the_fingerprint_names_every_option_of_every_layer() -> None:
@@ -296,7 +299,21 @@ class Headed(ragloom.Chunker):
         return out
 
 
-def test_a_layered_document_reads_back_once(tmp_path: Path, pm: pluggy.PluginManager) -> None:
+@pytest.mark.parametrize(
+    "stores",
+    [
+        [{"type": "memory"}],
+        # the first dense store answers with the sentences only: the reader
+        # goes on to a store that holds the first layer
+        [
+            {"type": "memory", "name": "s", "filter": {"layer": "sentences"}},
+            {"type": "memory", "name": "p", "filter": {"layer": "paragraphs"}},
+        ],
+    ],
+)
+def test_a_layered_document_reads_back_once(
+    tmp_path: Path, pm: pluggy.PluginManager, stores: list[dict]
+) -> None:
     """The server's document reader joins the first layer's chunks, not every layer's."""
     from ragloom.server.documents import read_document
 
@@ -307,7 +324,7 @@ def test_a_layered_document_reads_back_once(tmp_path: Path, pm: pluggy.PluginMan
 
     pm.register(Plugin(), name="headed")
     layers = {"paragraphs": {"type": "headed"}, "sentences": LAYERS["sentences"]}
-    config = project(tmp_path, [{"type": "memory"}], {"type": "layers", "layers": layers})
+    config = project(tmp_path, stores, {"type": "layers", "layers": layers})
     with ragloom.Pipeline.from_config(config, plugin_manager=pm, base_dir=tmp_path) as pipeline:
         pipeline.index()
         found = read_document(pipeline, "docs/coffee.txt", None)

@@ -94,8 +94,9 @@ class Context:
     pipeline sends it is restricted to it, and the store may build its
     search structures over the matching chunks only (``bm25`` does, so its
     statistics and whole documents are those of one layer). The store still
-    holds every chunk. The built-in stores also keep to it when called
-    directly with no filter or another one (it is ANDed in first)."""
+    holds every chunk. The built-in stores' ``query`` also keeps to it when
+    called directly with no filter or another one (it is ANDed in first);
+    ``count``, ``ids`` and ``delete`` see every chunk."""
     keep: Callable[[str], None] = field(default=lambda source: None)
     """Tells the index run to keep what it indexed from ``source`` (a document
     id, or a folder: every document under it). Loaders call

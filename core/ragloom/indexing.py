@@ -208,6 +208,7 @@ class Indexer:
 
         forced: set[str] = set()  # documents to write again whatever their state
         repaired: list[str] = []
+        orphans = 0  # chunks of a run that died, deleted from the stores
         if not rebuild:
             stored_fp = ledger.get_meta("embedder")
             if entries and not fingerprints_match(stored_fp, embedder_fp, self.embedder):
@@ -219,7 +220,7 @@ class Indexer:
                 )
             self.writer.open()
             if not dry_run:
-                self.writer.repair_journal(entries, journal)
+                orphans = self.writer.repair_journal(entries, journal)
             forced, repaired = self.writer.check(entries, repair=repair, dry_run=dry_run)
         stored_chunker = ledger.get_meta("chunker")
         rechunk = rebuild or (
@@ -306,9 +307,11 @@ class Indexer:
             ledger.remove(entry.id)
         self.writer.flush()
         written = len(added) + len(changed)
-        if wipe or written or vanished or not ledger.corpus_version:
+        if wipe or written or vanished or repaired or orphans or not ledger.corpus_version:
+            # readers holding the stores in memory reload on a new version only:
+            # a repair or a cleanup that deleted chunks must reach them too
             version = ledger.bump_version()
-        else:  # nothing added, changed or deleted: the same corpus, the same version
+        else:  # nothing added, changed, deleted or repaired: the same version
             version = ledger.corpus_version
         ledger.commit()
         view = self.state.load_view()

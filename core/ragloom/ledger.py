@@ -3,8 +3,9 @@
 A SQLite file in the index directory. Per document: source, state hash,
 chunk ids, the stamp its chunk ids carry (``docs/a.md::0@<stamp>``) and the
 loader that produced it; globally: the chunker and embedder fingerprints the
-index was built with, a corpus version that every successful index run
-bumps, and an ``index_id`` minted when the ledger is created (so a ledger
+index was built with, a corpus version that every index run that changed
+the stores bumps (added, changed, deleted or repaired anything; the first
+run and a rebuild), and an ``index_id`` minted when the ledger is created (so a ledger
 rebuilt from scratch never reuses an old ledger's versions).
 
 The pipeline writes a document's row only after every store holds its

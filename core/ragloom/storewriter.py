@@ -75,13 +75,13 @@ class StoreWriter:
             for name, store in self.stores:
                 self.run.stage("refresh", name, store, store.refresh)
 
-    def repair_journal(self, entries: Mapping[str, LedgerEntry], journal: Journal) -> None:
+    def repair_journal(self, entries: Mapping[str, LedgerEntry], journal: Journal) -> int:
         """After a run that died: delete from every store the chunks the journal
-        names that no committed document owns."""
+        names that no committed document owns. Returns how many there were."""
         pending = journal.pending()
         if not pending:
             journal.clear()
-            return
+            return 0
         owned = {cid for entry in entries.values() for cid in entry.chunk_ids}
         orphans = sorted(pending - owned)
         if orphans:
@@ -89,6 +89,7 @@ class StoreWriter:
             self.delete(orphans)
             self.flush()
         journal.clear()
+        return len(orphans)
 
     def check(
         self, entries: Mapping[str, LedgerEntry], *, repair: bool, dry_run: bool

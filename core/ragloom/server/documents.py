@@ -98,23 +98,35 @@ def read_document(
     if entry is None:
         return None
     where = restrict(_of_document(document_id), acl)
-    dense = [(n, s) for n, s in pipeline.stores if "dense" in s.capabilities]
+    # a store with a filter of its own answers only within it (one layer, say):
+    # stores without one first, then the others, until the first chunk is found
+    dense = sorted(
+        (
+            (spec.filter is not None, n, s)
+            for spec, (n, s) in zip(pipeline.config.stores, pipeline.stores)
+            if "dense" in s.capabilities
+        ),
+        key=lambda t: t[0],
+    )
     if not dense or pipeline.embedder is None:
         raise DocumentUnreadable(
             "reading whole documents needs a dense store (one that answers vector queries)"
         )
-    name, store = dense[0]
-    check_supported(where, type(store).filter_operators, name)
     import numpy as np
 
     dimension = pipeline.embedder.dimension
     probe = np.full(dimension, 1.0 / math.sqrt(dimension), dtype=np.float32)
-    with pipeline.state.lock.read():
-        hits = store.query(vector=probe, k=max(len(entry.chunk_ids), 1) * 2, where=where)
-    chunks = sorted(
-        (h.chunk for h in hits if view.visible(h.chunk.document_id, h.chunk.id)),
-        key=lambda c: (c.index, c.start),
-    )
+    found: dict[str, Chunk] = {}
+    for _, name, store in dense:
+        check_supported(where, type(store).filter_operators, name)
+        with pipeline.state.lock.read():
+            hits = store.query(vector=probe, k=max(len(entry.chunk_ids), 1) * 2, where=where)
+        for h in hits:
+            if view.visible(h.chunk.document_id, h.chunk.id):
+                found.setdefault(h.chunk.id, h.chunk)
+        if any(c.index == 0 for c in found.values()):
+            break
+    chunks = sorted(found.values(), key=lambda c: (c.index, c.start))
     if not chunks:
         return None
     # cut several ways (the `layers` chunker): the first layer alone is the text

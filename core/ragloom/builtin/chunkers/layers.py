@@ -96,11 +96,15 @@ class LayersChunker(Chunker):
 
     def fingerprint(self) -> dict[str, Any]:
         """Type and every layer's options, as a list: the order of the layers
-        decides the chunk ids, and a mapping's keys would be sorted away."""
-        return {
-            "type": self.type_name or type(self).__name__,
-            "layers": [[name, spec] for name, spec in self.config.layers.items()],
-        }
+        decides the chunk ids, and a mapping's keys would be sorted away. With
+        a ``parent`` layer after the first, its ``parent_id`` naming is in it
+        too, so an index made before later layers' ids named their layer is
+        written again rather than left with both namings."""
+        layers = [[name, spec] for name, spec in self.config.layers.items()]
+        out: dict[str, Any] = {"type": self.type_name or type(self).__name__, "layers": layers}
+        if any(spec.get("type") == "parent" for _, spec in layers[1:]):
+            out["parent_ids"] = "per-layer"
+        return out
 
     @classmethod
     def needs_for(cls, config: ComponentConfig) -> frozenset[str]:
