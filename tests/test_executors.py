@@ -192,3 +192,40 @@ def test_progress_gets_the_chunks_written_when_it_asks_for_them(pm, corpus: Path
     assert two[0] == (0, 3) and two[-1] == (3, 3)
     assert three[0] == (0, 4, 0) and three[-1][:2] == (4, 4)
     assert three[-1][2] > report.chunks  # the new page's chunk too
+
+
+def test_a_document_that_failed_when_the_chunker_changed_is_rechunked_next_run(
+    pm, corpus: Path
+) -> None:
+    """The chunker changes and one document fails on a worker: it keeps its
+    old chunks, the ledger records the new chunker, and the next run still
+    writes that document under the new one (its stamp names the old)."""
+
+    class Plugin:
+        @hookimpl
+        def register_executors(self, register):
+            register("elsewhere", Elsewhere)
+
+    pm.register(Plugin())
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
+        pipeline.index()
+    smaller = {"type": "recursive", "size": 60, "overlap": 0}
+    config = basic_config(
+        chunker=smaller, executor={"type": "elsewhere", "fail": ["docs/memory.md"]}
+    )
+    with ragloom.load(config, plugin_manager=pm, base_dir=corpus) as pipeline:
+        changed = pipeline.index()
+    assert "docs/memory.md" not in changed.changed and "docs/security.md" in changed.changed
+    stale = ledger_entries(corpus / ".ragloom")["docs/memory.md"]
+    with ragloom.load(
+        basic_config(chunker=smaller), plugin_manager=pm, base_dir=corpus
+    ) as pipeline:
+        again = pipeline.index()
+        memory = [h.chunk for h in pipeline.retrieve("memories", k=20)]
+    assert again.changed == ("docs/memory.md",)
+    assert ledger_entries(corpus / ".ragloom")["docs/memory.md"] != stale
+    assert memory and all(len(c.text) <= 60 for c in memory)
+    with ragloom.load(
+        basic_config(chunker=smaller), plugin_manager=pm, base_dir=corpus
+    ) as pipeline:
+        assert pipeline.index().changed == ()  # and then it is done

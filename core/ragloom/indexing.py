@@ -242,11 +242,17 @@ class Indexer:
         changed: list[str] = []
         todo: list[Document] = []
         unchanged = 0
+        chunker = self._chunker_key
         for doc in loaded.documents:
             entry = entries.get(doc.id)
             if entry is None:
                 added.append(doc.id)
-            elif rechunk or doc.id in forced or entry.content_hash != self._state(doc):
+            elif (
+                rechunk
+                or doc.id in forced
+                or entry.content_hash != self._state(doc)
+                or (entry.stamp and entry.stamp != document_stamp(entry.content_hash, chunker))
+            ):  # the last: chunked under another chunker config (it failed when that changed)
                 changed.append(doc.id)
             else:
                 unchanged += 1
