@@ -130,8 +130,11 @@ class FileStore(Store):
         self._identity = identity
 
     def unreadable(self, file: Path, exc: Exception) -> StoreError:
+        reason = str(exc)
+        if "allow_pickle" in reason:  # numpy's guess for bytes that hold no array:
+            reason = "not a file this store wrote"  # never advise loading it as a pickle
         return StoreError(
-            f"{self.file_stem} store file {file} is unreadable ({exc}); "
+            f"{self.file_stem} store file {file} is unreadable ({reason}); "
             "run `ragloom index --rebuild` to recreate it"
         )
 
