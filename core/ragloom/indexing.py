@@ -242,7 +242,10 @@ class Indexer:
         changed: list[str] = []
         todo: list[Document] = []
         unchanged = 0
-        chunker = self._chunker_key
+        # the ledger names this chunker config exactly (not a tolerated older
+        # spelling): a document stamped under another one was left behind when
+        # it changed (its chunking failed), and is written again
+        chunker = self._chunker_key if stored_chunker == chunker_fp else None
         for doc in loaded.documents:
             entry = entries.get(doc.id)
             if entry is None:
@@ -251,8 +254,12 @@ class Indexer:
                 rechunk
                 or doc.id in forced
                 or entry.content_hash != self._state(doc)
-                or (entry.stamp and entry.stamp != document_stamp(entry.content_hash, chunker))
-            ):  # the last: chunked under another chunker config (it failed when that changed)
+                or (
+                    chunker is not None
+                    and entry.stamp
+                    and entry.stamp != document_stamp(entry.content_hash, chunker)
+                )
+            ):
                 changed.append(doc.id)
             else:
                 unchanged += 1

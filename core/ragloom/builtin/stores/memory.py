@@ -411,7 +411,7 @@ class MemoryStore(FileStore):
             # called without it (from Python, not through the pipeline): the store
             # still answers only within its own filter, as bm25 does
             where = own_filter if where is None else And((own_filter, where))
-        own, rest_mask = self._own_rows(where), None
+        own, rest_mask = self._own_rows(), None
         if own is None:
             mask = None if where is None else self._mask(where)
         else:  # the store's own filter, found once, and what the query adds to it
@@ -459,14 +459,12 @@ class MemoryStore(FileStore):
             for i, score, vector in zip(top.tolist(), values.tolist(), vectors)
         ]
 
-    def _own_rows(self, where: Filter | None) -> _OwnRows | None:
-        """The rows of the store's own filter (``Context.filter``), when
-        ``where`` starts with it and exact search answers it: found once after
-        each write, not on every query."""
+    def _own_rows(self) -> _OwnRows | None:
+        """The rows of the store's own filter (``Context.filter``, which every
+        query's ``where`` starts with), when exact search answers it: found
+        once after each write, not on every query."""
         own = self.context.filter
-        if own is None or where is None or self._ann is not None or not self._n:
-            return None
-        if where != own and beyond(where, own) is where:
+        if own is None or self._ann is not None or not self._n:
             return None
         if self._own is None:
             self._own = _OwnRows(self, self._mask(own))
