@@ -444,7 +444,7 @@ def tune_fusion(
                 per_query = lists
                 for i, tuned in enumerate(key):
                     if tuned:
-                        per_store = _requery(pipeline, i, dict(tuned), queries, depth)
+                        per_store = _requery(pipeline, i, dict(tuned), queries, depth, wheres[i])
                         per_query = {
                             qid: [*hits[:i], per_store[qid], *hits[i + 1 :]]
                             for qid, hits in per_query.items()
@@ -570,10 +570,11 @@ def _requery(
     options: Mapping[str, float | str],
     queries: Mapping[str, str],
     depth: int,
+    where: Any,
 ) -> dict[str, list[Hit]]:
     """Each query's best ``depth`` hits from store ``index`` with ``options``
-    changed: a second instance of it, on the same files, read and closed again
-    (it writes nothing)."""
+    changed, asked with ``where`` (the filters its first pass used): a second
+    instance of it, on the same files, read and closed again (it writes nothing)."""
     spec = pipeline.config.stores[index]
     _, store = pipeline.stores[index]
     config = type(spec.config)(**{**spec.config.model_dump(exclude_unset=True), **options})
@@ -582,12 +583,7 @@ def _requery(
     variant.open(store.context)
     try:
         return {
-            qid: variant.query(
-                text=text,
-                k=depth,
-                where=restrict(parse(pipeline.config.retrieval.filter), spec.filter),
-            )
-            for qid, text in queries.items()
+            qid: variant.query(text=text, k=depth, where=where) for qid, text in queries.items()
         }
     finally:
         variant.close()

@@ -406,16 +406,17 @@ class MemoryStore(FileStore):
             norm = math.sqrt(float(q @ q))
             if norm:
                 q = q / norm
-        own_filter = self.context.filter
-        if own_filter is not None and (where is None or beyond(where, own_filter) is where):
-            # called without it (from Python, not through the pipeline): the store
-            # still answers only within its own filter, as bm25 does
-            where = own_filter if where is None else And((own_filter, where))
+        own_filter, rest = self.context.filter, where
+        if own_filter is not None:
+            # what the caller asks beyond the store's own filter; called without
+            # it (from Python, not through the pipeline), the store still answers
+            # only within it, as bm25 does
+            rest = beyond(where, own_filter)
+            where = own_filter if rest is None else And((own_filter, rest))
         own, rest_mask = self._own_rows(), None
         if own is None:
             mask = None if where is None else self._mask(where)
         else:  # the store's own filter, found once, and what the query adds to it
-            rest = beyond(where, self.context.filter)
             rest_mask = None if rest is None else self._mask(rest)
             mask = own.mask if rest_mask is None else own.mask & rest_mask
         allowed = self._n if mask is None else int(np.count_nonzero(mask))
