@@ -161,9 +161,11 @@ def test_cli_explain_and_trace(corpus: Path) -> None:
         "retrieval_filter",
         "access_filter",
         "store_filters",
+        "feedback",
         "hits",
     }
     assert data["store_filters"] == {}
+    assert data["feedback"] is None  # not configured
     assert data["hits"][0]["explain"]["fused_rank"] == 1
     assert set(data["hits"][0]["explain"]["stores"]) <= {"memory", "bm25"}
     traced = cli("ask", "--trace", "How much does the Pro plan cost?")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pluggy
@@ -455,3 +456,65 @@ def test_tune_fusion_applies_the_configs_retrieval_filter(
     del cfg["retrieval"]  # the filter matters here: without it the same stores score otherwise
     unfiltered = evaluate_beir(cfg, beir, "tune", plugin_manager=pm, base_dir=tmp_path)
     assert unfiltered.metrics["nDCG@10"] > before.metrics["nDCG@10"] + 0.01
+
+
+def write_feedback_beir(root: Path) -> Path:
+    """Per topic the relevant document shares no word with the query (the
+    topic's name) but four rare words with a note that names the topic: only
+    the question moved towards that note (feedback) finds it."""
+
+    def documents(i: int, topic: str) -> list[dict]:
+        words = " ".join(f"{topic[::-1]}{j}" for j in range(4))
+        return [
+            {"_id": f"n{i}", "text": f"{topic} {words}"},
+            {"_id": f"d{i}", "text": f"{words} in depth and at length"},
+        ]
+
+    return write_topics(root, documents, lambda topic: topic)
+
+
+def test_tune_fusion_chooses_feedback_and_eval_measures_the_same(
+    tmp_path: Path, pm: pluggy.PluginManager, registry: Registry
+) -> None:
+    beir = write_feedback_beir(tmp_path / "beir")
+    cfg = config(tmp_path)
+    cfg["embedder"] = {"type": "hash", "dimension": 256}
+    plain = tune_fusion(cfg, beir, "tune", plugin_manager=pm, base_dir=tmp_path, feedback=False)
+    assert plain.best.feedback is None
+    report = tune_fusion(cfg, beir, "tune", plugin_manager=pm, base_dir=tmp_path)
+    assert report.best.feedback is not None
+    assert report.best_score > plain.best_score + 0.2
+    assert "feedback from" in report.best.describe(report.stores)
+
+    tuned = apply_choice(cfg, report.best)
+    docs, weight = report.best.feedback
+    assert tuned["retrieval"]["feedback"] == {"docs": docs, "weight": weight}
+    load_config(tuned, registry, base_dir=tmp_path)  # validates
+    after = evaluate_beir(tuned, beir, "tune", plugin_manager=pm, base_dir=tmp_path)
+    assert after.metrics["nDCG@10"] == pytest.approx(report.best_score, abs=1e-9)
+
+    # a config with feedback is scored with it, and written without it when
+    # that scores better (here: never), as any other setting
+    again = tune_fusion(tuned, beir, "tune", plugin_manager=pm, base_dir=tmp_path)
+    assert again.before.feedback == report.best.feedback
+    assert again.before_score == pytest.approx(report.best_score, abs=1e-9)
+    assert again.best.feedback is not None
+    back = apply_choice(tuned, replace(report.best, feedback=None))
+    assert "feedback" not in back["retrieval"]
+
+
+def test_no_feedback_keeps_the_configs_own(
+    tmp_path: Path, pm: pluggy.PluginManager, registry: Registry
+) -> None:
+    beir = write_feedback_beir(tmp_path / "beir")
+    cfg = config(tmp_path)
+    cfg["embedder"] = {"type": "hash", "dimension": 256}
+    cfg["retrieval"] = {"feedback": {"docs": 4, "weight": 0.6}}  # not on the grid
+    report = tune_fusion(cfg, beir, "tune", plugin_manager=pm, base_dir=tmp_path, feedback=False)
+    assert report.before.feedback == (4, 0.6)
+    assert report.best.feedback == (4, 0.6)
+    after = evaluate_beir(
+        apply_choice(cfg, report.best), beir, "tune", plugin_manager=pm, base_dir=tmp_path
+    )
+    assert after.metrics["nDCG@10"] == pytest.approx(report.best_score, abs=1e-9)
+    assert report.best_score >= report.before_score

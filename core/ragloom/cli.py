@@ -330,6 +330,7 @@ def _filters_json(explanation: Any) -> dict[str, Any]:
         "retrieval_filter": explanation.retrieval_filter,
         "access_filter": explanation.access_filter,
         "store_filters": dict(explanation.store_filters),
+        "feedback": None if explanation.feedback is None else dict(explanation.feedback),
     }
 
 
@@ -368,6 +369,13 @@ def _print_explanation(hits: Any) -> None:
             out.print(f"{name}: {escape(json.dumps(value))}", markup=False)
     for store, value in explanation.store_filters.items():
         out.print(f"store {escape(store)} filter: {escape(json.dumps(value))}", markup=False)
+    if explanation.feedback is not None:
+        fed = explanation.feedback
+        out.print(
+            f"feedback (weight {fed['weight']:g}): the vector stores asked again, their ranks "
+            f"above from that search, moved towards {escape(', '.join(fed['from']))}",
+            markup=False,
+        )
 
 
 def _hit_json(rank: int, hit: Any) -> dict[str, Any]:

@@ -158,6 +158,14 @@ def tune_split(
     help="Also tune each bm25 store's scope, k1 and b (asked again per value, not re-indexed).",
 )
 @click.option(
+    "--feedback/--no-feedback",
+    "feedback",
+    default=True,
+    show_default=True,
+    help="Also try retrieval.feedback (the vector stores asked again with the query moved "
+    "towards the first hits) for the best settings.",
+)
+@click.option(
     "--significance",
     default=1.0,
     show_default=True,
@@ -179,11 +187,12 @@ def tune_fusion_command(
     limit_queries: int | None,
     index_dir: str | None,
     bm25: bool,
+    feedback: bool,
     significance: float,
     force: bool,
 ) -> None:
     """Learn the fusion method and unit, rrf_k, store weights and per-store k
-    (and each bm25 store's scope, k1 and b) on a split.
+    (and each bm25 store's scope, k1 and b, and query feedback) on a split.
 
     Indexes the corpus with the config (as `ragloom eval --beir` does), asks
     each store once per query, searches the settings on those lists, prints
@@ -225,6 +234,7 @@ def tune_fusion_command(
         progress=_progress_printer(),
         bm25=bm25,
         significance=significance,
+        feedback=feedback,
     )
     tuned = apply_choice(data, report.best)
     registry = Registry.from_plugin_manager(get_plugin_manager())
@@ -268,7 +278,7 @@ def _print_report(report: Any, out: Path) -> None:
     shown_best = report.best == report.before or any(
         choice == report.best for choice, _ in report.per_method.values()
     )
-    if not shown_best:  # found by the bm25 parameters' step, not by a method's search
+    if not shown_best:  # found by the bm25 or feedback step, not by a method's search
         table.add_row(
             escape(f"written: {report.best.describe(names)} (best)"), f"{report.best_score:.4f}"
         )

@@ -325,6 +325,7 @@ def validate_config(
             )
         _cross_check(specs, add)
         _check_filters(root, specs, add)
+        _check_feedback(root, specs, add)
     if issues:
         raise ConfigValidationError(issues, source=source)
     assert root is not None
@@ -504,6 +505,28 @@ def _check_filters(root: _Root, specs: dict[str, Any], add: Any) -> None:
                     if path[0] != "access"
                     else "a store that cannot apply access control would leak; remove it",
                 )
+
+
+def _check_feedback(root: _Root, specs: dict[str, Any], add: Any) -> None:
+    """``retrieval.feedback`` moves the query vector: it needs a store that
+    searches vectors, and the embedder that makes them."""
+    if root.retrieval.feedback is None:
+        return
+    stores = [s for s in specs.get("stores", []) if s is not None]
+    if stores and not any("dense" in s.entry.cls.capabilities for s in stores):
+        add(
+            ("retrieval", "feedback"),
+            "feedback moves the query vector towards the first hits, but no store searches "
+            f"vectors (stores: {', '.join(s.name for s in stores)})",
+            "add a vector store (e.g. `{type: memory}`), or remove `feedback`",
+        )
+    elif "embedder" not in specs:
+        add(
+            ("retrieval", "feedback"),
+            "feedback moves the query vector towards the first hits, but no embedder is "
+            "configured to make one",
+            "add an embedder (e.g. `embedder: {type: hash}`), or remove `feedback`",
+        )
 
 
 def _check_layer_names(store: ComponentSpec, chunker: ComponentSpec | None, add: Any) -> None:

@@ -13,8 +13,9 @@ from the pinned version.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .access import caller_filter, restrict
 from .errors import IndexStateError
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from .state import IndexState, View
     from .storeset import StoreSet
 
-__all__ = ["Retriever"]
+__all__ = ["Retriever", "feedback_vector"]
 
 
 class Retriever:
@@ -142,31 +143,29 @@ class Retriever:
         view = self.sync()
         self.check_embedder(view)
         lists: list[list[Hit]] = []
-        weights: list[float] = []
-        names: list[str] = []
+        asked: list[_Asked] = []  # what each list answered
         with self.state.lock.read():
             view = self.state.view  # switched only under the write lock
-            for q, vector in zip(queries, vectors):
+            for number, (q, vector) in enumerate(zip(queries, vectors)):
                 for spec, (name, store) in zip(self.config.stores, self.stores):
                     ask = spec.k or candidates
                     own = restrict(where, spec.filter)  # the store's filter comes first
                     lists.append(self._query_store(run, view, name, store, q, vector, own, ask))
-                    weights.append(spec.weight)
-                    names.append(name)
+                    asked.append(_Asked(number, name, store, own, ask, spec.weight))
+            weights = [a.weight for a in asked]
+            fusion = partial(
+                fuse,
+                method=settings.fusion,
+                k=settings.rrf_k,
+                weights=None if all(w == 1.0 for w in weights) else weights,
+                by=settings.fuse_by,
+            )
+            fed: list[Hit] = []
+            if settings.feedback is not None and any(v is not None for v in vectors):
+                fed = fusion(lists, limit=settings.feedback.docs)
+                self._feed_back(run, view, queries, vectors, lists, asked, fed)
 
-        uniform = all(w == 1.0 for w in weights)
-        fused = run.stage(
-            "fuse",
-            settings.fusion,
-            None,
-            fuse,
-            lists,
-            method=settings.fusion,
-            k=settings.rrf_k,
-            weights=None if uniform else weights,
-            limit=k,
-            by=settings.fuse_by,
-        )
+        fused = run.stage("fuse", settings.fusion, None, fusion, lists, limit=k)
         ranked = fused
         if self.reranker is not None and fused:
             ranked = run.stage(
@@ -190,10 +189,17 @@ class Retriever:
                     for spec in self.config.stores
                     if spec.filter is not None
                 },
+                feedback=None
+                if settings.feedback is None or not fed
+                else {
+                    "docs": settings.feedback.docs,
+                    "weight": settings.feedback.weight,
+                    "from": [h.chunk.id for h in fed],
+                },
                 hits=_explained(
                     ranked,
                     fused,
-                    zip(names, lists),
+                    zip((a.name for a in asked), lists),
                     self.reranker is not None,
                     by_document=settings.fuse_by == "document",
                 ),
@@ -204,6 +210,53 @@ class Retriever:
             index_id=view.index_id,
             explanation=explanation,
             trace=tuple(run.timings),
+        )
+
+    def _feed_back(
+        self,
+        run: Run,
+        view: View,
+        queries: Sequence[str],
+        vectors: Sequence[Any],
+        lists: list[list[Hit]],
+        asked: Sequence[_Asked],
+        fed: Sequence[Hit],
+    ) -> None:
+        """``retrieval.feedback``: each vector store asked again, in ``lists``'
+        place, with its question's vector moved towards the first fused hits ``fed``."""
+        settings = self.config.retrieval
+        assert settings.feedback is not None
+        dense = [i for i, a in enumerate(asked) if "dense" in a.store.capabilities]
+        embed = self._embed_documents(run)
+        moved = [
+            None
+            if vector is None
+            else feedback_vector(
+                vector,
+                fed,
+                [lists[i] for i in dense],
+                by=settings.fuse_by,
+                weight=settings.feedback.weight,
+                embed=embed,
+            )
+            for vector in vectors
+        ]
+        for i in dense:
+            a = asked[i]
+            if moved[a.query] is not None:
+                lists[i] = self._query_store(
+                    run, view, a.name, a.store, queries[a.query], moved[a.query], a.where, a.k
+                )
+
+    def _embed_documents(self, run: Run) -> Any:
+        """``texts -> vectors`` with the embedder, as an ``embed`` stage (for
+        feedback hits a store returned without their vectors)."""
+        embedder = self.embedder
+        if embedder is None:
+            return None
+        embed_type = self.config.embedder.type  # type: ignore[union-attr]
+        return lambda texts: run.stage(
+            "embed", embed_type, embedder, embedder.embed_documents, texts
         )
 
     @staticmethod
@@ -238,6 +291,75 @@ class Retriever:
             if len(visible) >= k or len(found) < ask or ask >= 8 * k:
                 return visible[:k]
             ask *= 2
+
+
+class _Asked(NamedTuple):
+    """What one list of hits answered: the question's number, the store (by
+    name), the filter it was asked with, how many hits, its fusion weight."""
+
+    query: int
+    name: str
+    store: Store
+    where: Filter | None
+    k: int
+    weight: float
+
+
+def feedback_vector(
+    vector: Any,
+    top: Sequence[Hit],
+    dense_lists: Sequence[Sequence[Hit]],
+    *,
+    by: str = "chunk",
+    weight: float = 0.5,
+    embed: Callable[[list[str]], Any] | None = None,
+) -> Any:
+    """Rocchio's pseudo-relevance feedback: the question's ``vector`` (made unit
+    length) plus ``weight`` times the mean of the ``top`` hits of a first
+    fusion, each one unit vector, made unit length again.
+
+    Fused by document (``by="document"``) a top hit stands for its document:
+    the mean of the unit vectors of every chunk of it that the vector
+    stores' lists (``dense_lists``) hold, each document counting once;
+    otherwise for its own chunk. A chunk held only without its vector (a
+    store that does not return vectors), or a hit no list holds, is embedded
+    with ``embed`` (texts to vectors, as documents are). ``vector`` itself
+    when there is nothing to add."""
+    import numpy as np
+
+    def key(hit: Hit) -> str:
+        return hit.chunk.document_id if by == "document" else hit.chunk.id
+
+    def unit(v: Any) -> Any:
+        if v is None:
+            return None
+        v = np.asarray(v, dtype=np.float32)
+        n = float(np.linalg.norm(v))
+        return v / n if n > 0 else None
+
+    members: dict[str, dict[str, Hit]] = {key(hit): {} for hit in top}  # by chunk id
+    for hits in dense_lists:
+        for hit in hits:
+            got = members.get(key(hit))
+            if got is not None and getattr(got.get(hit.chunk.id), "vector", None) is None:
+                got[hit.chunk.id] = hit
+    for hit in top:  # a hit only other stores found stands for itself
+        members[key(hit)] = members[key(hit)] or {hit.chunk.id: hit}
+    bare = [h for got in members.values() for h in got.values() if h.vector is None]
+    embedded: dict[str, Any] = {}
+    if bare and embed is not None:
+        embedded = dict(zip((h.chunk.id for h in bare), embed([h.chunk.text for h in bare])))
+    documents = []
+    for got in members.values():
+        units = [unit(embedded.get(c) if h.vector is None else h.vector) for c, h in got.items()]
+        units = [u for u in units if u is not None]
+        if units:
+            documents.append(np.mean(units, axis=0))
+    query = unit(vector)
+    if query is None or not documents:
+        return vector
+    moved = query + weight * np.mean(documents, axis=0)
+    return (moved / np.linalg.norm(moved)).astype(np.float32)
 
 
 def _explained(

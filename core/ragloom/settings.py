@@ -15,9 +15,26 @@ __all__ = [
     "AccessRule",
     "AccessSettings",
     "CacheSettings",
+    "FeedbackSettings",
     "IndexingSettings",
     "RetrievalSettings",
 ]
+
+
+class FeedbackSettings(BaseModel):
+    """``retrieval.feedback:``: pseudo-relevance feedback for the vector stores
+    (Rocchio). The best ``docs`` hits of a first fusion move the query vector
+    towards them; the vector stores are asked again with it, and their new
+    lists fused with the others'. Costs a second search of every vector store."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    docs: int = Field(3, ge=1, le=50, description="how many of the first fused hits feed back")
+    weight: float = Field(
+        0.5,
+        gt=0,
+        le=10,
+        description="the weight of their mean vector beside the question's (both unit length)",
+    )
 
 
 class RetrievalSettings(BaseModel):
@@ -37,6 +54,11 @@ class RetrievalSettings(BaseModel):
     )
     filter: dict[str, Any] | None = Field(
         None, description="a metadata filter ANDed into every query (checked against every store)"
+    )
+    feedback: FeedbackSettings | None = Field(
+        None,
+        description="pseudo-relevance feedback: the vector stores asked again with the query "
+        "moved towards the first fused hits (off by default; `ragloom tune fusion` tries it)",
     )
     order: Literal["relevance", "lost-in-the-middle"] = Field(
         "relevance",

@@ -148,7 +148,10 @@ class Explanation:
     the queries searched (after the query transformers), the caller's filter,
     the config's ``retrieval.filter``, the access filter of the principals,
     one ``HitExplanation`` per hit returned, in order, and each store's own
-    filter (``stores[].filter``) by store name, for the stores that have one."""
+    filter (``stores[].filter``) by store name, for the stores that have one.
+    ``feedback``, when ``retrieval.feedback`` moved the query vector: its
+    ``docs`` and ``weight`` and the chunk ids of the first fused hits it moved
+    towards (``from``); the store ranks are then those of the second search."""
 
     queries: tuple[str, ...]
     filter: Mapping[str, Any] | None
@@ -156,6 +159,7 @@ class Explanation:
     access_filter: Mapping[str, Any] | None
     hits: tuple[HitExplanation, ...]
     store_filters: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    feedback: Mapping[str, Any] | None = None
 
 
 class Hits(list[Hit]):

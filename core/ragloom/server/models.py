@@ -139,6 +139,7 @@ class SearchOut(BaseModel):
     retrieval_filter: dict[str, Any] | None = None
     access_filter: dict[str, Any] | None = None
     store_filters: dict[str, dict[str, Any]] | None = None
+    feedback: dict[str, Any] | None = None
 
 
 class CitationOut(BaseModel):

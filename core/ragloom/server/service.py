@@ -169,6 +169,7 @@ class Service:
                 retrieval_filter=explanation.retrieval_filter,
                 access_filter=explanation.access_filter,
                 store_filters=dict(explanation.store_filters),
+                feedback=None if explanation.feedback is None else dict(explanation.feedback),
             )
         return out
 

@@ -10,7 +10,11 @@ fusion settings that score best: the method (``rrf``, ``weighted``,
 whole documents), ``k1`` and ``b`` (that store asked again with each value
 tried, on the index's own terms: no re-indexing), and the fusion once more
 for the best of them. The other ``scope`` changes every bm25 score, so the
-fusion is searched for it in full before the parameters are.
+fusion is searched for it in full before the parameters are. Last, with
+``feedback=True`` and a vector store, pseudo-relevance feedback
+(``retrieval.feedback``) for the best settings: each ``docs`` and
+``weight`` of a small grid replayed as the query path does it (the first
+fusion's best hits, the vector stores asked again with the moved vector).
 Every setting is scored by ranking exactly as the query
 path's :func:`ragloom.fusion.fuse` does (the same arithmetic, ties in the
 same order; the tests compare the two), so the score of the winner is the
@@ -47,7 +51,7 @@ from ..evaluation import METRICS, load_beir
 from ..evaluation.beir import beir_index_config, corpus_file
 from ..evaluation.metrics import MetricScores
 from ..filters import parse
-from ..fusion import FUSE_BY, FUSION_METHODS
+from ..fusion import FUSE_BY, FUSION_METHODS, fuse
 
 if TYPE_CHECKING:
     import pluggy
@@ -62,6 +66,8 @@ STORE_KS = (10, 20, 30, 50, 75, 100, 150, 200, 300)
 BM25_K1S = (0.5, 0.7, 0.9, 1.2, 1.5, 2.0)
 BM25_BS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.75, 0.9)
 BM25_SCOPES = ("chunk", "document")
+FEEDBACK_DOCS = (2, 3, 5)
+FEEDBACK_WEIGHTS = (0.3, 0.5, 1.0)
 EVAL_DEPTH = 100
 """What ``ragloom eval --beir`` retrieves per query (its largest cutoff)."""
 
@@ -76,7 +82,8 @@ class FusionChoice:
     order) a weight and a candidate ``k``; ``options``, when not empty, per
     store the options tuned beside them (``(("b", 0.4), ("k1", 0.9))`` for a
     bm25 store, ``()`` for a store whose options stay as configured); ``by``,
-    what fusion adds up (``retrieval.fuse_by``)."""
+    what fusion adds up (``retrieval.fuse_by``); ``feedback``, ``(docs,
+    weight)`` of ``retrieval.feedback`` or None (off)."""
 
     method: str
     rrf_k: int
@@ -84,6 +91,7 @@ class FusionChoice:
     ks: tuple[int, ...]
     options: Options = ()
     by: str = "chunk"
+    feedback: tuple[int, float] | None = None
 
     def store_options(self, index: int) -> dict[str, float | str]:
         """The options tuned for store ``index`` (empty: as configured)."""
@@ -98,7 +106,10 @@ class FusionChoice:
         )
         rrf = f", rrf_k {self.rrf_k}" if self.method == "rrf" else ""
         by = ", by document" if self.by == "document" else ""
-        return f"{self.method}{rrf}{by}; {stores}"
+        fed = ""
+        if self.feedback is not None:
+            fed = f"; feedback from {self.feedback[0]} hits, weight {self.feedback[1]:g}"
+        return f"{self.method}{rrf}{by}; {stores}{fed}"
 
 
 def _shown(value: float | str) -> str:
@@ -342,6 +353,7 @@ def tune_fusion(
     progress: Callable[[str, int, int], None] | None = None,
     bm25: bool = True,
     significance: float = 1.0,
+    feedback: bool = True,
 ) -> FusionReport:
     """Find the fusion settings that score best on ``split`` of a BEIR folder.
 
@@ -356,8 +368,10 @@ def tune_fusion(
         ``k`` tried. At least the config's own (300 when unset, as ``ragloom
         eval --beir`` asks for 100 hits).
     :param progress: ``progress(phase, done, total)``, phase ``index``,
-        ``query``, ``search`` or ``bm25``.
+        ``query``, ``search``, ``bm25`` or ``feedback``.
     :param bm25: also tune ``scope``, ``k1`` and ``b`` of each ``bm25`` store.
+    :param feedback: also try ``retrieval.feedback`` for the best settings
+        (when a store searches vectors); False keeps the config's own.
     :param significance: a change is kept only when it beats the setting it
         replaces by more than this many standard errors of the paired
         per-query differences on ``split`` (0: any gain).
@@ -404,6 +418,7 @@ def tune_fusion(
     pipeline = Pipeline.from_config(cfg, plugin_manager=pm, base_dir=base_dir)
     names = tuple(name for name, _ in pipeline.stores)
     lists: dict[str, list[list[Hit]]] = {}
+    query_vectors: dict[str, Any] = {}
     tunable = [i for i, spec in enumerate(pipeline.config.stores) if bm25 and spec.type == "bm25"]
     configured = parse(pipeline.config.retrieval.filter)  # as retrieval applies it
     wheres = [restrict(configured, spec.filter) for spec in pipeline.config.stores]
@@ -422,6 +437,7 @@ def tune_fusion(
             if embedder is not None and pipeline.stores.needs_vectors:
                 vectors = embedder.embed_queries([text for _, text in batch])
             for (qid, text), vector in zip(batch, vectors):
+                query_vectors[qid] = vector
                 per_store = []
                 for where, (_, store) in zip(wheres, pipeline.stores):
                     kwargs: dict[str, Any] = {"where": where}
@@ -434,29 +450,46 @@ def tune_fusion(
             if progress:
                 progress("query", start + len(batch), len(items))
 
-        scorers: dict[Options, _Scorer] = {}
+        scorers: dict[Any, _Scorer] = {}
 
-        def scorer_for(options: Options) -> _Scorer:
-            """The scorer on the lists the stores give with ``options``: the
-            config's own lists, or a bm25 store asked again with other values."""
-            key = options if any(options) else ()
-            if key not in scorers:
-                per_query = lists
-                for i, tuned in enumerate(key):
-                    if tuned:
-                        per_store = _requery(pipeline, i, dict(tuned), queries, depth, wheres[i])
-                        per_query = {
-                            qid: [*hits[:i], per_store[qid], *hits[i + 1 :]]
-                            for qid, hits in per_query.items()
-                        }
-                scorers[key] = _Scorer(per_query, qrels, metric)
-            return scorers[key]
+        def lists_for(options: Options) -> Mapping[str, list[list[Hit]]]:
+            """The config's own lists, or with a bm25 store asked again with
+            ``options``; the last of them kept (feedback asks for one many times)."""
+            if options == last[0]:
+                return last[1]
+            per_query = lists
+            for i, tuned in enumerate(options):
+                if tuned:
+                    per_store = _requery(pipeline, i, dict(tuned), queries, depth, wheres[i])
+                    per_query = {
+                        qid: [*hits[:i], per_store[qid], *hits[i + 1 :]]
+                        for qid, hits in per_query.items()
+                    }
+            last[:] = [options, per_query]
+            return per_query
+
+        last: list[Any] = [(), lists]
+
+        def scorer_for(choice: FusionChoice) -> _Scorer:
+            """The scorer on the lists the stores give for ``choice``: with its
+            options, and with feedback the vector stores' second lists."""
+            options = choice.options if any(choice.options) else ()
+            if choice.feedback is None:
+                if options not in scorers:
+                    scorers[options] = _Scorer(lists_for(options), qrels, metric)
+                return scorers[options]
+            if choice not in scorers:
+                fed = _fed_back(
+                    pipeline, choice, lists_for(options), query_vectors, queries, depth, wheres
+                )
+                scorers[choice] = _Scorer(fed, qrels, metric)
+            return scorers[choice]
 
         def score(choice: FusionChoice) -> float:
-            return scorer_for(choice.options)(choice)
+            return scorer_for(choice)(choice)
 
         def per_query(choice: FusionChoice) -> list[float]:
-            scorer = scorer_for(choice.options)
+            scorer = scorer_for(choice)
             scorer(choice)
             return scorer.per_query[choice]
 
@@ -468,7 +501,17 @@ def tune_fusion(
         own_rrf_k = int(retrieval.get("rrf_k", 60))
         own_weights = tuple(float(s.get("weight", 1.0)) for s in stores)
         own_by = str(retrieval.get("fuse_by", "chunk"))
-        before = FusionChoice(own_method, own_rrf_k, own_weights, own_ks, by=own_by)
+        own_feedback = pipeline.config.retrieval.feedback
+        before = FusionChoice(
+            own_method,
+            own_rrf_k,
+            own_weights,
+            own_ks,
+            by=own_by,
+            feedback=None
+            if own_feedback is None
+            else (own_feedback.docs, float(own_feedback.weight)),
+        )
         before_score = score(before)
 
         # the best search so far: each search's steps are gated by ``beats``;
@@ -487,6 +530,7 @@ def tune_fusion(
                     weights=_normalised(own_weights),
                     options=options,
                     by=by,
+                    feedback=None,  # tried last, for the best settings
                 )
                 found = _ascend(score, start_choice, depth, beats)
                 if method not in per_method or found[1] > per_method[method][1] + 1e-12:
@@ -505,6 +549,15 @@ def tune_fusion(
             if tuned.options != champion.options:
                 champion, champion_score = tuned, score(tuned)
                 search(tuned.options)
+        dense = any("dense" in store.capabilities for _, store in pipeline.stores)
+        if feedback and dense and embedder is not None:
+            champion = _choose_feedback(champion, beats, progress)
+            champion_score = score(champion)
+        elif champion.feedback != before.feedback:  # kept as configured
+            champion = replace(champion, feedback=before.feedback)
+            champion_score = score(champion)
+            if champion_score < before_score:
+                champion, champion_score = before, before_score
         best, best_score = champion, champion_score
     return FusionReport(
         metric=metric,
@@ -520,6 +573,75 @@ def tune_fusion(
         index_dir=str(target),
         index_seconds=index_seconds,
     )
+
+
+def _choose_feedback(
+    start: FusionChoice,
+    beats: Beats,
+    progress: Callable[[str, int, int], None] | None,
+) -> FusionChoice:
+    """``start`` with the feedback of the grid that scores best among those
+    that ``beat`` it without feedback (or ``start`` as it is)."""
+    plain = replace(start, feedback=None)
+    best = plain
+    grid = [(docs, weight) for docs in FEEDBACK_DOCS for weight in FEEDBACK_WEIGHTS]
+    for number, setting in enumerate(grid, start=1):
+        candidate = replace(start, feedback=setting)
+        if beats(candidate, plain) and (best is plain or beats(candidate, best)):
+            best = candidate
+        if progress:
+            progress("feedback", number, len(grid))
+    return best
+
+
+def _fed_back(
+    pipeline: Any,
+    choice: FusionChoice,
+    lists: Mapping[str, Sequence[Sequence[Hit]]],
+    vectors: Mapping[str, Any],
+    texts: Mapping[str, str],
+    depth: int,
+    wheres: Sequence[Any],
+) -> dict[str, list[list[Hit]]]:
+    """Each query's lists as the query path makes them with ``choice.feedback``:
+    the first fusion of ``lists`` (each cut to its store's ``k``) with
+    ``choice``'s settings, the query vector moved towards its best hits, and
+    every vector store asked again with it (``depth`` hits, its filter)."""
+    from ..retrieval import feedback_vector
+
+    assert choice.feedback is not None
+    docs, weight = choice.feedback
+    embedder = pipeline.retriever.embedder
+    stores = [store for _, store in pipeline.stores]
+    dense = [i for i, store in enumerate(stores) if "dense" in store.capabilities]
+    out: dict[str, list[list[Hit]]] = {}
+    for qid, per_store in lists.items():
+        cut = [list(hits[:k]) for hits, k in zip(per_store, choice.ks)]
+        uniform = all(w == 1.0 for w in choice.weights)
+        top = fuse(
+            cut,
+            method=choice.method,
+            k=choice.rrf_k,
+            weights=None if uniform else list(choice.weights),
+            limit=docs,
+            by=choice.by,
+        )
+        moved = feedback_vector(
+            vectors[qid],
+            top,
+            [cut[i] for i in dense],
+            by=choice.by,
+            weight=weight,
+            embed=embedder.embed_documents,
+        )
+        again = list(per_store)
+        for i in dense:
+            kwargs: dict[str, Any] = {"where": wheres[i], "vector": moved}
+            if "text" in stores[i].capabilities:
+                kwargs["text"] = texts[qid]
+            again[i] = stores[i].query(k=depth, **kwargs)
+        out[qid] = again
+    return out
 
 
 def _other_scope(pipeline: Any, tunable: Sequence[int]) -> Options:
@@ -591,7 +713,7 @@ def _requery(
 
 def apply_choice(data: Mapping[str, Any], choice: FusionChoice) -> dict[str, Any]:
     """A copy of a config's data with ``choice`` written in: ``retrieval.fusion``
-    (and ``rrf_k`` for rrf, ``fuse_by`` by document), each store's ``weight``
+    (and ``rrf_k`` for rrf, ``fuse_by`` by document, ``feedback``), each store's ``weight``
     and ``k``, and the options tuned for a store (a bm25 store's ``scope``,
     ``k1`` and ``b``)."""
     out = copy.deepcopy(dict(data))
@@ -611,6 +733,10 @@ def apply_choice(data: Mapping[str, Any], choice: FusionChoice) -> dict[str, Any
         retrieval["fuse_by"] = "document"
     else:
         retrieval.pop("fuse_by", None)
+    if choice.feedback is not None:
+        retrieval["feedback"] = {"docs": choice.feedback[0], "weight": choice.feedback[1]}
+    else:
+        retrieval.pop("feedback", None)
     out["retrieval"] = retrieval
     for i, (store, weight, k) in enumerate(zip(stores, choice.weights, choice.ks)):
         if not isinstance(store, dict):
