@@ -359,7 +359,8 @@ def feedback_vector(
     if query is None or not documents:
         return vector
     moved = query + weight * np.mean(documents, axis=0)
-    return (moved / np.linalg.norm(moved)).astype(np.float32)
+    norm = float(np.linalg.norm(moved))
+    return query if norm == 0 else (moved / norm).astype(np.float32)
 
 
 def _explained(

@@ -518,6 +518,9 @@ def tune_fusion(
         # between searches (method, unit, bm25 scope) the higher score wins, ties
         # to the earlier search (the config's own method and unit come first)
         champion, champion_score = before, before_score
+        if before.feedback is not None:  # the searches run without it: like for like
+            champion = replace(before, feedback=None)
+            champion_score = score(champion)
 
         def search(options: Options) -> None:
             nonlocal champion, champion_score
@@ -551,13 +554,15 @@ def tune_fusion(
                 search(tuned.options)
         dense = any("dense" in store.capabilities for _, store in pipeline.stores)
         if feedback and dense and embedder is not None:
-            champion = _choose_feedback(champion, beats, progress)
+            champion = _choose_feedback(
+                replace(champion, feedback=before.feedback), beats, progress
+            )
             champion_score = score(champion)
         elif champion.feedback != before.feedback:  # kept as configured
             champion = replace(champion, feedback=before.feedback)
             champion_score = score(champion)
-            if champion_score < before_score:
-                champion, champion_score = before, before_score
+        if champion_score < before_score:  # never below the config's own settings
+            champion, champion_score = before, before_score
         best, best_score = champion, champion_score
     return FusionReport(
         metric=metric,
@@ -585,6 +590,8 @@ def _choose_feedback(
     plain = replace(start, feedback=None)
     best = plain
     grid = [(docs, weight) for docs in FEEDBACK_DOCS for weight in FEEDBACK_WEIGHTS]
+    if start.feedback is not None and start.feedback not in grid:
+        grid.append(start.feedback)  # the config's own is a candidate too
     for number, setting in enumerate(grid, start=1):
         candidate = replace(start, feedback=setting)
         if beats(candidate, plain) and (best is plain or beats(candidate, best)):
