@@ -274,11 +274,7 @@ class Retriever:
         chunks of a version being written (or of one being deleted); they are
         dropped, and the store asked again for more when that left fewer than
         it could give."""
-        kwargs: dict[str, Any] = {"where": where}
-        if "dense" in store.capabilities:
-            kwargs["vector"] = vector
-        if "text" in store.capabilities:
-            kwargs["text"] = text
+        kwargs = query_arguments(store, text, vector, where)
         ask = k
         while True:
             found = run.stage("retrieve", name, store, store.query, k=ask, **kwargs)
@@ -291,6 +287,17 @@ class Retriever:
             if len(visible) >= k or len(found) < ask or ask >= 8 * k:
                 return visible[:k]
             ask *= 2
+
+
+def query_arguments(store: Store, text: str, vector: Any, where: Filter | None) -> dict[str, Any]:
+    """What ``store.query`` is asked with: the filter, and the question as a
+    vector or as text, as the store's capabilities take it."""
+    kwargs: dict[str, Any] = {"where": where}
+    if "dense" in store.capabilities:
+        kwargs["vector"] = vector
+    if "text" in store.capabilities:
+        kwargs["text"] = text
+    return kwargs
 
 
 class _Asked(NamedTuple):

@@ -52,6 +52,7 @@ from ..evaluation.beir import beir_index_config, corpus_file
 from ..evaluation.metrics import MetricScores
 from ..filters import parse
 from ..fusion import FUSE_BY, FUSION_METHODS, fuse
+from ..retrieval import feedback_vector, query_arguments
 
 if TYPE_CHECKING:
     import pluggy
@@ -440,12 +441,9 @@ def tune_fusion(
                 query_vectors[qid] = vector
                 per_store = []
                 for where, (_, store) in zip(wheres, pipeline.stores):
-                    kwargs: dict[str, Any] = {"where": where}
-                    if "dense" in store.capabilities:
-                        kwargs["vector"] = vector
-                    if "text" in store.capabilities:
-                        kwargs["text"] = text
-                    per_store.append(store.query(k=depth, **kwargs))
+                    per_store.append(
+                        store.query(k=depth, **query_arguments(store, text, vector, where))
+                    )
                 lists[qid] = per_store
             if progress:
                 progress("query", start + len(batch), len(items))
@@ -614,24 +612,18 @@ def _fed_back(
     the first fusion of ``lists`` (each cut to its store's ``k``) with
     ``choice``'s settings, the query vector moved towards its best hits, and
     every vector store asked again with it (``depth`` hits, its filter)."""
-    from ..retrieval import feedback_vector
-
     assert choice.feedback is not None
     docs, weight = choice.feedback
     embedder = pipeline.retriever.embedder
     stores = [store for _, store in pipeline.stores]
     dense = [i for i, store in enumerate(stores) if "dense" in store.capabilities]
+    uniform = all(w == 1.0 for w in choice.weights)  # as the query path passes them
+    weights = None if uniform else list(choice.weights)
     out: dict[str, list[list[Hit]]] = {}
     for qid, per_store in lists.items():
         cut = [list(hits[:k]) for hits, k in zip(per_store, choice.ks)]
-        uniform = all(w == 1.0 for w in choice.weights)
         top = fuse(
-            cut,
-            method=choice.method,
-            k=choice.rrf_k,
-            weights=None if uniform else list(choice.weights),
-            limit=docs,
-            by=choice.by,
+            cut, method=choice.method, k=choice.rrf_k, weights=weights, limit=docs, by=choice.by
         )
         moved = feedback_vector(
             vectors[qid],
@@ -643,10 +635,8 @@ def _fed_back(
         )
         again = list(per_store)
         for i in dense:
-            kwargs: dict[str, Any] = {"where": wheres[i], "vector": moved}
-            if "text" in stores[i].capabilities:
-                kwargs["text"] = texts[qid]
-            again[i] = stores[i].query(k=depth, **kwargs)
+            asked = query_arguments(stores[i], texts[qid], moved, wheres[i])
+            again[i] = stores[i].query(k=depth, **asked)
         out[qid] = again
     return out
 
