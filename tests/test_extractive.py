@@ -501,3 +501,57 @@ def test_an_escaped_pipe_stays_inside_its_cell() -> None:
         ("plan | limits", "header"),
         ("Pro | 5 GB | 10 users", "row"),
     ]
+
+
+HANDBOOK = chunk(
+    "docs/handbook.md",
+    "## Leave\n"
+    "Full-time employees receive 25 days of paid annual leave. "
+    "Part-time employees receive leave in proportion to their contracted hours. "
+    "There is no fixed cap on sick days. "
+    "After three consecutive sick days a doctor's note is required.\n\n"
+    "## Travel\n"
+    "The daily meal allowance is 60 EUR in Europe. In North America it is 75 USD. "
+    "There is no charge for a replacement charger.\n",
+)
+
+
+def test_no_bound_at_all_answers_how_many(generator: ExtractiveGenerator) -> None:
+    """A sentence saying "no fixed cap" holds no number, yet it answers how many: a sentence
+    with a number beside it must not win for lack of one."""
+    answer = generator.generate("How many sick days are allowed?", hits_of(HANDBOOK))
+    assert "no fixed cap" in answer.text
+    assert "three consecutive" not in answer.text
+
+
+def test_no_charge_answers_how_much_it_costs(generator: ExtractiveGenerator) -> None:
+    answer = generator.generate("How much does a replacement charger cost?", hits_of(HANDBOOK))
+    assert "no charge" in answer.text
+
+
+def test_how_much_of_a_thing_is_not_a_price(generator: ExtractiveGenerator) -> None:
+    """The question "how much annual leave" asks for an amount of leave, which the answer
+    may give in words: not a sum of money in digits (before, the sentence
+    that answers was never a candidate)."""
+    answer = generator.generate(
+        "How much annual leave do part-time employees get?", hits_of(HANDBOOK)
+    )
+    assert "Part-time employees receive leave in proportion" in answer.text
+    price = generator.generate("How much is the daily meal allowance?", hits_of(HANDBOOK))
+    assert "60 EUR" in price.text and "in proportion" not in price.text
+
+
+def test_a_pronoun_subject_after_an_opening_phrase_is_quoted_with_its_antecedent(
+    generator: ExtractiveGenerator,
+) -> None:
+    """In "In North America it is 75 USD", "it" is the meal allowance of the
+    sentence before, so the two are quoted together, never the Europe
+    figure alone."""
+    answer = generator.generate(
+        "What is the daily meal allowance in North America?", hits_of(HANDBOOK)
+    )
+    assert "The daily meal allowance is 60 EUR in Europe. In North America it is 75 USD" in (
+        answer.text
+    )
+    europe = generator.generate("What is the meal allowance in Europe?", hits_of(HANDBOOK))
+    assert "60 EUR" in europe.text and "75 USD" not in europe.text

@@ -36,6 +36,16 @@ _ANAPHORS = frozenset(
         "he", "she", "his", "her", "him", "both", "such", "there",
     }
 )  # fmt: skip
+_SUBJECT_ANAPHORS = frozenset({"it", "they", "this", "these", "he", "she"})
+_OPENING_PREPOSITIONS = frozenset(
+    {
+        "in", "for", "on", "at", "from", "during", "within", "outside", "under", "after",
+        "before", "with", "without", "by", "since", "until", "unlike", "beyond", "across",
+        "inside", "over", "above", "below",
+    }
+)  # fmt: skip
+"""Words that open a sentence with a phrase before its subject ("In North
+America it is 75 USD"): a pronoun subject after it still leans on the sentence before."""
 _EXPLETIVE_THERE = frozenset(
     {
         "is", "are", "was", "were", "will", "would", "may", "might", "can", "could",
@@ -57,6 +67,15 @@ _TIME_WORDS = frozenset(
         "permanently", "indefinitely",
     }
 )  # fmt: skip
+_NO_AMOUNT = re.compile(
+    r"\b(?:no|without(?: a| any)?)\s+(?:[\w-]+\s+)?(?:cap|caps|ceiling|limit|limits|maximum|"
+    r"minimum|fee|fees|charge|charges|cost|costs|price|restriction|restrictions|quota|quotas)\b"
+    r"|\b(?:none|zero|nothing)\b|\bfree of charge\b",
+    re.IGNORECASE,
+)
+"""An amount said in words as none or no bound at all ("there is no fixed cap
+on sick days", "no charge", "none"): an answer to how much, how many or how
+long, though it holds no number."""
 _LIST = re.compile(
     r"((?:[A-Z][\w-]*(?: [A-Z0-9][\w-]*)*,\s+)+[A-Z][\w-]*(?: [A-Z0-9][\w-]*)*,?\s+(?:and|or)\s+"
     r"[A-Z][\w-]*(?: [A-Z0-9][\w-]*)*)"
@@ -204,14 +223,31 @@ def is_list_question(question: str) -> bool:
     return False
 
 
+_MONEY_AFTER_MUCH = frozenset(
+    {
+        "does", "do", "did", "is", "are", "was", "were", "will", "would", "can", "could",
+        "should", "must", "money", "cash", "extra", "more", "less", "for", "per", "to", "in",
+    }
+)  # fmt: skip
+"""Words after "how much" that leave it asking for a sum of money."""
+
+
 def answer_kind(question: str) -> str | None:
-    """``money`` (how much, price, cost, fee), ``count`` (how many), ``time``
+    """``money`` (how much is/does..., price, cost, fee), ``count`` (how many), ``time``
     (how long, how fast, when), ``place`` (where), or None: what an answering
     sentence must hold (``place`` only when some sentence holds one: see
     ``fits_kind``)."""
     q = question.lower()
-    if re.search(r"\bhow much\b|\b(?:price|prices|cost|costs|fee|fees|charge|charges)\b", q):
+    if re.search(r"\b(?:price|prices|cost|costs|fee|fees|charge|charges)\b", q):
         return "money"
+    much = re.search(r"\bhow much\b(?:\s+(\w+))?", q)
+    if much:
+        # "how much does it cost", "how much is": money; "how much time": a
+        # time; "how much annual leave", "how much storage": any amount
+        after = much.group(1)
+        if after is None or after in _MONEY_AFTER_MUCH:
+            return "money"
+        return "time" if after == "time" else None
     if re.search(r"\bhow many\b|\b(?:percent|percentage)\b", q):
         return "count"
     if re.search(r"\bhow (?:long|fast|soon|quickly|often)\b|^when\b|\bwhat time\b", q):
@@ -235,13 +271,16 @@ says where ("folder", "stored")."""
 
 def fits_kind(kind: str | None, text: str) -> bool:
     """Whether a sentence can answer a question of that kind: a sum of money
-    is written in digits (or is ``free``); a count or a time may be a word."""
+    is written in digits (or is ``free``); a count or a time may be a word;
+    any of them may be none or no bound at all (``_NO_AMOUNT``)."""
     if kind is None:
         return True
     if kind == "place":
         return _PLACE.search(text) is not None
     words = {w.lower().strip(".,;:") for w in _WORD.findall(text)}
     digits = any(ch.isdigit() for ch in text)
+    if not digits and _NO_AMOUNT.search(text):
+        return True
     if kind == "money":
         return digits or "free" in words
     if kind == "count":
@@ -251,8 +290,9 @@ def fits_kind(kind: str | None, text: str) -> bool:
 
 def is_anaphoric(sentence: str) -> bool:
     """Whether a sentence leans on the one before: it starts with a pronoun
-    (``It costs $199/month``) or uses a locative ``there`` (``Parcels there
-    arrive``; not the ``there is`` that introduces something)."""
+    (``It costs $199/month``), its subject is one after an opening phrase
+    (``In North America it is 75 USD``), or it uses a locative ``there``
+    (``Parcels there arrive``; not the ``there is`` that introduces something)."""
     words = [w.lower() for w in _WORD.findall(sentence)]
     if not words:
         return False
@@ -263,4 +303,9 @@ def is_anaphoric(sentence: str) -> bool:
     for i, word in enumerate(words[1:6], start=1):
         if word == "there" and (i + 1 >= len(words) or words[i + 1] not in _EXPLETIVE_THERE):
             return True
+    if words[0] in _OPENING_PREPOSITIONS:
+        # "In North America it is 75 USD.": the subject after an opening phrase
+        for i, word in enumerate(words[2:8], start=2):
+            if word in _SUBJECT_ANAPHORS and words[i - 1] not in _OPENING_PREPOSITIONS:
+                return True
     return False
