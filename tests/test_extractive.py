@@ -555,3 +555,52 @@ def test_a_pronoun_subject_after_an_opening_phrase_is_quoted_with_its_antecedent
     )
     europe = generator.generate("What is the meal allowance in Europe?", hits_of(HANDBOOK))
     assert "60 EUR" in europe.text and "75 USD" not in europe.text
+
+
+CHANGELOG = chunk(
+    "docs/changelog.md",
+    "## 3.2.0 (2026-05-14)\n"
+    "- Added SAML single sign-on.\n"
+    "- Fixed a crash when importing CSV files.\n\n"
+    "## 3.1.0 (2026-02-02)\n"
+    "- Added dark mode.\n"
+    "- Removed support for Internet Explorer 11.\n",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("When was dark mode added?", "3.1.0 (2026-02-02): Added dark mode [1]."),
+        ("Which version added SAML?", "3.2.0 (2026-05-14): Added SAML single sign-on [1]."),
+        # "11" is a number, not a date: the heading still gives the when
+        (
+            "When was support for Internet Explorer 11 removed?",
+            "3.1.0 (2026-02-02): Removed support for Internet Explorer 11 [1].",
+        ),
+    ],
+)
+def test_a_heading_that_holds_the_date_or_version_leads_the_quote(
+    generator: ExtractiveGenerator, question: str, expected: str
+) -> None:
+    answer = generator.generate(question, hits_of(CHANGELOG))
+    assert answer.text == expected
+    # each piece of the quote is verbatim in the chunk
+    (citation,) = answer.citations
+    assert citation.quote.split(" \u2026 ") == [
+        expected.split(":")[0],
+        expected.split(": ")[1][:-5] + ".",
+    ]
+    assert all(piece in CHANGELOG.text for piece in citation.quote.split(" \u2026 "))
+
+
+def test_a_heading_leads_only_what_the_sentence_lacks(generator: ExtractiveGenerator) -> None:
+    """A sentence that holds its own date, or a question that asks no date or
+    version, is quoted without its heading."""
+    dated = chunk(
+        "docs/news.md", "## 3.1.0 (2026-02-02)\n- Dark mode shipped on 2 February 2026.\n"
+    )
+    answer = generator.generate("When did dark mode ship?", hits_of(dated))
+    assert answer.text == "Dark mode shipped on 2 February 2026 [1]."
+    plain = generator.generate("What did 3.1.0 remove?", hits_of(CHANGELOG))
+    assert plain.text == "Removed support for Internet Explorer 11 [1]."

@@ -257,6 +257,42 @@ def answer_kind(question: str) -> str | None:
     return None
 
 
+_ASKS_VERSION = re.compile(
+    r"\b(?:which|what) (?:version|release)s?\b|\bsince (?:which|what) (?:version|release)\b",
+    re.IGNORECASE,
+)
+_VERSION = re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)*(?![\w.]*\d)")
+
+
+_DATE = re.compile(
+    r"\b(?:1[89]|20)\d\d\b|\b\d{1,2}:\d\d\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|"
+    r"nov|dec|january|february|march|april|june|july|august|september|october|november|"
+    r"december|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_version(question: str) -> bool:
+    """Whether the question asks which version or release something came in."""
+    return _ASKS_VERSION.search(question) is not None
+
+
+def asks_when(question: str) -> bool:
+    """Whether the question asks when (a date), not how long."""
+    return re.match(r"\s*(?:and\s+)?when\b", question, re.IGNORECASE) is not None
+
+
+def has_date(text: str) -> bool:
+    """Whether a text holds a date or a clock time (a year, a month, a day of
+    the week, ``9:30``)."""
+    return _DATE.search(text) is not None
+
+
+def has_version(text: str) -> bool:
+    """Whether a text holds a version number (``3.1.0``, ``v2.4``)."""
+    return _VERSION.search(text) is not None
+
+
 _PLACE = re.compile(
     r"\b(?:in|at|from|near|inside|outside|on|under|within|to|into)\s+(?:the\s+|our\s+|your\s+)?"
     r"(?:[A-Z0-9]|[\w-]+\s+(?:page|folder|menu|tab|settings|directory|dashboard|panel|screen|"

@@ -18,7 +18,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pydantic import Field, field_validator
 
@@ -27,8 +27,12 @@ from ...types import Answer, Chunk, Citation, Hit
 from ._entities import (
     TYPE_WORDS,
     answer_kind,
+    asks_version,
+    asks_when,
     entities,
     fits_kind,
+    has_date,
+    has_version,
     in_passage_words,
     is_anaphoric,
     is_list_question,
@@ -116,6 +120,7 @@ class ExtractiveGenerator(Generator):
         named = {t for name in names for t in content_terms(name)}
         rival = rivals(read, names, texts)
         kind = answer_kind(read)
+        asks = (asks_when(read), asks_version(read))
         weights = _term_weights(terms, units)
         for term in [t for t in weights if t in named]:  # what the question is about weighs less
             weights[term] *= _ENTITY_WEIGHT  # than what it asks about it
@@ -135,6 +140,8 @@ class ExtractiveGenerator(Generator):
             coverage = unit.weight * _covered(unit, weights) / total
             score = coverage + _RANK_BONUS * (1.0 - unit.rank / n_hits)
             fit = fits_kind(kind, unit.text)
+            if _heading_answers(unit, kind, asks, fit):
+                fit, unit = True, replace(unit, lead=True)
             (candidates if fit else unfit).append((coverage, score, unit))
         if kind == "place" and not any(c >= self.config.min_relevance for c, _, _ in candidates):
             candidates += unfit  # a place may be written in no way we know: say what there is
@@ -168,8 +175,12 @@ class ExtractiveGenerator(Generator):
             if chunk_id not in numbers:
                 numbers[chunk_id] = len(numbers) + 1
                 quotes[chunk_id] = []
+            if unit.lead:  # each piece verbatim in the quote; joined by a colon in the answer
+                quotes[chunk_id].append(unit.heading)
+                parts.append(_with_marker(f"{unit.heading}: {unit.text}", numbers[chunk_id]))
+            else:
+                parts.append(_with_marker(unit.text, numbers[chunk_id]))
             quotes[chunk_id].append(unit.text)
-            parts.append(_with_marker(unit.text, numbers[chunk_id]))
         cited = {unit.chunk.id: unit.chunk for unit in chosen}
         citations = tuple(
             Citation(
@@ -254,6 +265,21 @@ def _with_items(chosen: list[_Unit], units: list[_Unit], asked: set[str]) -> lis
             if not any(item.text in c.text or c.text in item.text for c in out):
                 out.append(item)
     return out
+
+
+def _heading_answers(unit: _Unit, kind: str | None, asks: tuple[bool, bool], fit: bool) -> bool:
+    """Whether the unit's heading holds what a "when" (``asks[0]``), "how
+    long" or "which version" (``asks[1]``) question asks and the unit does
+    not ("## 3.1.0 (2026-02-02)" above "- Added dark mode."): the unit is
+    then quoted after its heading."""
+    if not unit.heading or unit.heading == unit.text:
+        return False
+    when, version = asks
+    if when and not has_date(unit.text) and has_date(unit.heading):
+        return True
+    if kind == "time" and not fit and fits_kind(kind, unit.heading):
+        return True
+    return version and not has_version(unit.text) and has_version(unit.heading)
 
 
 def _covered(unit: _Unit, weights: dict[str, float]) -> float:
@@ -344,6 +370,12 @@ class _Unit:
     terms: frozenset[str]
     context: frozenset[str]
     weight: float = 1.0
+    heading: str = ""
+    """The text of the heading the unit sits under (in its chunk, else the
+    last part of the chunk's ``section``)."""
+    lead: bool = False
+    """Quoted after its heading (``3.1.0 (2026-02-02): Added dark mode.``):
+    the heading holds what the question asks and the unit does not."""
 
 
 def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
@@ -359,6 +391,7 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
         seen_chunks.add(chunk.id)
         section = chunk.metadata.get("section")
         context = frozenset(content_terms(section)) if isinstance(section, str) else frozenset()
+        heading = section.rpartition(" > ")[2].strip() if isinstance(section, str) else ""
         previous: _Unit | None = None  # the sentence before, in this block
         for position, (text, kind) in enumerate(split_sentences(chunk.text, kinds=True)):
             terms = frozenset(content_terms(text))
@@ -370,7 +403,9 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
                 and not only_links(text)
             )
             weight = _CODE_WEIGHT if kind == "code" else 1.0
-            unit = _Unit(text, chunk, rank, position, answer, terms, context, weight)
+            if kind == "heading":
+                heading = text.lstrip("#").strip()
+            unit = _Unit(text, chunk, rank, position, answer, terms, context, weight, heading)
             if kind in {"sentence", "bullet"} and is_anaphoric(text):
                 if previous is not None and previous.text.count(". ") < _MAX_JOINED - 1:
                     unit = _Unit(
@@ -382,9 +417,12 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
                         terms | previous.terms,
                         context,
                         weight,
+                        heading,
                     )
                 elif not context:  # nothing resolves it, not even a heading: never alone
-                    unit = _Unit(text, chunk, rank, position, False, terms, context, weight)
+                    unit = _Unit(
+                        text, chunk, rank, position, False, terms, context, weight, heading
+                    )
             units.append(unit)
             if kind in {"heading", "header"} or is_question:
                 context = terms
