@@ -604,3 +604,27 @@ def test_a_heading_leads_only_what_the_sentence_lacks(generator: ExtractiveGener
     assert answer.text == "Dark mode shipped on 2 February 2026 [1]."
     plain = generator.generate("What did 3.1.0 remove?", hits_of(CHANGELOG))
     assert plain.text == "Removed support for Internet Explorer 11 [1]."
+
+
+FAQ = chunk(
+    "docs/faq.md",
+    "## Is there an on-premise version?\n"
+    "No. Tessera is only offered as a hosted service in the EU and US regions.\n\n"
+    "## Can I export my data?\n"
+    "Yes. Every workspace can be exported as JSON or CSV from Settings.\n",
+)
+
+
+def test_a_bare_yes_or_no_leads_the_reply_to_a_yes_no_question(
+    generator: ExtractiveGenerator,
+) -> None:
+    answer = generator.generate("Is there an on-premise version of Tessera?", hits_of(FAQ))
+    assert answer.text == (
+        "No. Tessera is only offered as a hosted service in the EU and US regions [1]."
+    )
+    assert answer.citations[0].quote == (
+        "No. \u2026 Tessera is only offered as a hosted service in the EU and US regions."
+    )
+    # a question that is not yes/no gets the reason alone
+    where = generator.generate("In which regions is Tessera hosted?", hits_of(FAQ))
+    assert where.text.startswith("Tessera is only offered")

@@ -60,6 +60,8 @@ _BACKGROUND = 5
 _METADATA = {"generator": "extractive"}
 _GENERIC_WEIGHT = 0.5
 _RANK_BONUS = 0.05
+_BARE_YES_NO = re.compile(r"(?:yes|no|yes, indeed|no, sorry)[.!]$", re.IGNORECASE)
+"""A sentence that is only a yes or a no (a FAQ's reply before its reason)."""
 _NEW_PART = 0.2
 """A further sentence must answer this share of the question the chosen ones leave."""
 _MAX_JOINED = 3
@@ -130,7 +132,8 @@ class ExtractiveGenerator(Generator):
         # a yes/no question is answered only by what names its most specific words
         asked = {t: w for t, w in weights.items() if t not in named} or weights
         top = max(asked.values())
-        keys = [t for t, w in asked.items() if w >= _KEY_SHARE * top] if is_yes_no(read) else []
+        yes_no = is_yes_no(read)
+        keys = [t for t, w in asked.items() if w >= _KEY_SHARE * top] if yes_no else []
         unfit: list[tuple[float, float, _Unit]] = []
         for unit in units:
             if not unit.answer or not _about(unit, names, rival):
@@ -175,11 +178,15 @@ class ExtractiveGenerator(Generator):
             if chunk_id not in numbers:
                 numbers[chunk_id] = len(numbers) + 1
                 quotes[chunk_id] = []
-            if unit.lead:  # each piece verbatim in the quote; joined by a colon in the answer
+            # each piece verbatim in the quote; a heading joined by a colon in the answer
+            said = unit.text
+            if unit.lead:
                 quotes[chunk_id].append(unit.heading)
-                parts.append(_with_marker(f"{unit.heading}: {unit.text}", numbers[chunk_id]))
-            else:
-                parts.append(_with_marker(unit.text, numbers[chunk_id]))
+                said = f"{unit.heading}: {said}"
+            if unit.reply and yes_no:
+                quotes[chunk_id].append(unit.reply)
+                said = f"{unit.reply} {said}"
+            parts.append(_with_marker(said, numbers[chunk_id]))
             quotes[chunk_id].append(unit.text)
         cited = {unit.chunk.id: unit.chunk for unit in chosen}
         citations = tuple(
@@ -376,6 +383,9 @@ class _Unit:
     lead: bool = False
     """Quoted after its heading (``3.1.0 (2026-02-02): Added dark mode.``):
     the heading holds what the question asks and the unit does not."""
+    reply: str = ""
+    """A bare "Yes." or "No." just before it: quoted first when the question
+    asks yes or no."""
 
 
 def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
@@ -406,7 +416,11 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
             if kind == "heading":
                 heading = text.lstrip("#").strip()
             unit = _Unit(text, chunk, rank, position, answer, terms, context, weight, heading)
-            if kind in {"sentence", "bullet"} and is_anaphoric(text):
+            if kind == "sentence" and previous is not None and _BARE_YES_NO.match(previous.text):
+                # "No. Tessera is only offered as a hosted service.": the
+                # reply to a yes/no question stays with what it says
+                unit = replace(unit, reply=previous.text)
+            elif kind in {"sentence", "bullet"} and is_anaphoric(text):
                 if previous is not None and previous.text.count(". ") < _MAX_JOINED - 1:
                     unit = _Unit(
                         f"{previous.text} {text}",
