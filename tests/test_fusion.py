@@ -44,15 +44,27 @@ def test_single_list_passes_through_and_unknown_method_fails() -> None:
 
 
 def test_dbsf_uses_mean_and_three_sigma() -> None:
+    """Qdrant's formula: sample standard deviation, and a lone hit counts 0.5."""
     a = [hit("x", 10.0, "a"), hit("y", 2.0, "a"), hit("z", 0.0, "a")]
     fused = fuse([a, [hit("y", 1.0, "b")]], method="dbsf")
     mean = 4.0
-    std = (((10 - mean) ** 2 + (2 - mean) ** 2 + (0 - mean) ** 2) / 3) ** 0.5
+    std = (((10 - mean) ** 2 + (2 - mean) ** 2 + (0 - mean) ** 2) / 2) ** 0.5
     low, high = mean - 3 * std, mean + 3 * std
     scores = {h.chunk.id: h.score for h in fused}
     assert scores["x"] == pytest.approx((10 - low) / (high - low))
-    assert scores["y"] == pytest.approx((2 - low) / (high - low) + 1.0)
+    assert scores["y"] == pytest.approx((2 - low) / (high - low) + 0.5)
     assert [h.chunk.id for h in fused][0] == "y"
+
+
+def test_dbsf_keeps_the_order_of_outlying_top_scores() -> None:
+    """A deep list whose best hits lie beyond mean + 3σ: they keep their
+    order (clipped to 1.0 they tied, and the other list decided alone)."""
+    deep = [hit("best", 40.0, "a"), hit("second", 30.0, "a"), hit("third", 20.0, "a")]
+    deep += [hit(f"tail{i}", 1.0 + i / 1000, "a") for i in range(300)]
+    other = [hit(f"o{i}", 1.0 - i / 100, "b") for i in range(3)]
+    fused = fuse([deep, other], method="dbsf", limit=3)
+    assert [h.chunk.id for h in fused] == ["best", "second", "third"]
+    assert fused[0].score > fused[1].score > fused[2].score > 1.0
 
 
 def test_fusion_keeps_the_vector_of_any_list() -> None:

@@ -9,9 +9,10 @@
     per-list weights (a hit missing from a list adds 0 for it).
 ``dbsf``
     distribution-based score fusion (as in Qdrant): each list's scores
-    normalised with its mean ± 3 standard deviations as the bounds, clipped
-    to [0, 1], then summed with per-list weights. Less sensitive than
-    min-max to one outlying top score.
+    normalised with its mean ± 3 sample standard deviations as the bounds
+    (not clipped: an outlying top score stays on top), then summed with
+    per-list weights; a list of one hit, or of equal scores, counts 0.5 each.
+    Less sensitive than min-max to one outlying top score.
 
 Fusion adds up each chunk's contributions (``by="chunk"``) or each
 document's (``by="document"``): then each list keeps only its best hit of a
@@ -35,7 +36,9 @@ __all__ = [
     "FUSION_METHODS",
     "best_per_document",
     "distribution_based_fusion",
+    "distribution_scores",
     "fuse",
+    "minmax_scores",
     "reciprocal_rank_fusion",
     "weighted_fusion",
 ]
@@ -149,7 +152,16 @@ def reciprocal_rank_fusion(
 
 
 def _minmax(hits: Sequence[Hit]) -> list[float]:
-    values = [h.score for h in hits]
+    return minmax_scores([h.score for h in hits])
+
+
+def _distribution(hits: Sequence[Hit]) -> list[float]:
+    return distribution_scores([h.score for h in hits])
+
+
+def minmax_scores(values: Sequence[float]) -> list[float]:
+    """``weighted``'s normalisation of one list's scores: min-max to [0, 1],
+    1.0 each when they are all equal."""
     if not values:
         return []
     low, high = min(values), max(values)
@@ -157,16 +169,21 @@ def _minmax(hits: Sequence[Hit]) -> list[float]:
     return [1.0 if span == 0 else (v - low) / span for v in values]
 
 
-def _distribution(hits: Sequence[Hit]) -> list[float]:
-    values = [h.score for h in hits]
-    if not values:
-        return []
-    mean = sum(values) / len(values)
-    std = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
+def distribution_scores(values: Sequence[float]) -> list[float]:
+    """``dbsf``'s normalisation of one list's scores, Qdrant's: ``(score -
+    low) / (high - low)`` with the list's mean ∓ 3 sample standard deviations
+    as ``low`` and ``high``, not clipped (a top score beyond ``high`` stays
+    above the others: clipped to 1.0, a deep list's best hits tied), and 0.5
+    for a list of one hit or of equal scores."""
+    n = len(values)
+    if n < 2:
+        return [0.5] * n
+    mean = sum(values) / n
+    std = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
     if std == 0:
-        return [1.0] * len(values)
-    low, high = mean - 3 * std, mean + 3 * std
-    return [min(1.0, max(0.0, (v - low) / (high - low))) for v in values]
+        return [0.5] * n
+    low = mean - 3 * std
+    return [(v - low) / (6 * std) for v in values]
 
 
 def weighted_fusion(

@@ -38,7 +38,6 @@ fused list a reranker would receive.
 from __future__ import annotations
 
 import copy
-import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -51,7 +50,7 @@ from ..evaluation import METRICS, load_beir
 from ..evaluation.beir import beir_index_config, corpus_file
 from ..evaluation.metrics import MetricScores
 from ..filters import parse
-from ..fusion import FUSE_BY, FUSION_METHODS, fuse
+from ..fusion import FUSE_BY, FUSION_METHODS, distribution_scores, fuse, minmax_scores
 from ..retrieval import feedback_vector, query_arguments
 
 if TYPE_CHECKING:
@@ -198,18 +197,9 @@ def _contributions(method: str, rrf_k: int, scores: list[float]) -> list[float]:
     """Each hit's contribution before its weight, computed as ragloom.fusion does."""
     if method == "rrf":
         return [1.0 / (rrf_k + r) for r in range(1, len(scores) + 1)]
-    if not scores:
-        return []
     if method == "weighted":
-        low, high = min(scores), max(scores)
-        span = high - low
-        return [1.0 if span == 0 else (v - low) / span for v in scores]
-    mean = sum(scores) / len(scores)
-    std = math.sqrt(sum((v - mean) ** 2 for v in scores) / len(scores))
-    if std == 0:
-        return [1.0] * len(scores)
-    low, high = mean - 3 * std, mean + 3 * std
-    return [min(1.0, max(0.0, (v - low) / (high - low))) for v in scores]
+        return minmax_scores(scores)
+    return distribution_scores(scores)
 
 
 class _Scorer:
