@@ -4,6 +4,7 @@ chunks, and says so when the hits do not answer the question."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 from pydantic import ValidationError
@@ -606,12 +607,15 @@ def test_a_heading_leads_only_what_the_sentence_lacks(generator: ExtractiveGener
     assert plain.text == "Removed support for Internet Explorer 11 [1]."
 
 
-FAQ = chunk(
-    "docs/faq.md",
-    "## Is there an on-premise version?\n"
-    "No. Tessera is only offered as a hosted service in the EU and US regions.\n\n"
-    "## Can I export my data?\n"
-    "Yes. Every workspace can be exported as JSON or CSV from Settings.\n",
+FAQ = replace(
+    chunk(
+        "docs/faq.md",
+        "## Is there an on-premise version?\n"
+        "No. Tessera is only offered as a hosted service in the EU and US regions.\n\n"
+        "## Can I export my data?\n"
+        "Yes. Every workspace can be exported as JSON or CSV from Settings.\n",
+    ),
+    metadata={"source": "docs/faq.md", "title": "Tessera FAQ"},
 )
 
 
@@ -628,3 +632,73 @@ def test_a_bare_yes_or_no_leads_the_reply_to_a_yes_no_question(
     # a question that is not yes/no gets the reason alone
     where = generator.generate("In which regions is Tessera hosted?", hits_of(FAQ))
     assert where.text.startswith("Tessera is only offered")
+    # nor does a yes/no question that the FAQ's question does not ask
+    hosted = generator.generate("Is Tessera offered as a hosted service?", hits_of(FAQ))
+    assert hosted.text.startswith("Tessera is only offered")
+    card = chunk(
+        "docs/payments.md",
+        "## Do you store card numbers?\n"
+        "No. Card numbers are handled by Stripe, which stores them encrypted.\n",
+    )
+    stripe = generator.generate("Does Stripe store card numbers?", hits_of(card))
+    assert stripe.text.startswith("Card numbers are handled by Stripe")
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "expected"),
+    [
+        # a dummy "it" after an opening phrase leans on nothing: quoted alone
+        (
+            "What is recommended before upgrading?",
+            "Before upgrading, it is recommended to back up the database. "
+            "Upgrades take about ten minutes.",
+            "Before upgrading, it is recommended to back up the database [1].",
+        ),
+        (
+            "How long does it take to activate a workspace?",
+            "After signup it takes about 5 minutes to activate a workspace.",
+            "After signup it takes about 5 minutes to activate a workspace [1].",
+        ),
+        # "no storage limit" is no price; "nothing else" is no time
+        (
+            "How much does the Pro plan cost?",
+            "The Pro plan has no storage limit. Support is included.",
+            NOT_FOUND,
+        ),
+        (
+            "How long does agent setup take?",
+            "Nothing else is needed to set up the agent.",
+            NOT_FOUND,
+        ),
+        # "how much the ...": still a price
+        (
+            "How much the Pro plan?",
+            "The Pro plan is popular with agencies. The Pro plan costs $29 per month.",
+            "The Pro plan costs $29 per month [1].",
+        ),
+        # "how much VAT": an amount, never a sentence that only says VAT is
+        # added (the rate covers too little of the question: refused)
+        (
+            "How much VAT is added to an invoice?",
+            "VAT is added to every invoice. The VAT rate is 19% in Germany.",
+            NOT_FOUND,
+        ),
+        # a heading with a number is not a release: it never leads
+        (
+            "Which version of the API should I use?",
+            "## 2.4 Authentication\nUse the REST API with an OAuth token.\n",
+            "Use the REST API with an OAuth token [1].",
+        ),
+        (
+            "How long does the agent run?",
+            "## Windows 11\nThe agent runs as a service.\n",
+            NOT_FOUND,
+        ),
+    ],
+)
+def test_the_new_rules_leave_ordinary_sentences_alone(
+    generator: ExtractiveGenerator, question: str, text: str, expected: str
+) -> None:
+    """Cases a review found: each rule of 828de55..6e622bb stays inside its case."""
+    answer = generator.generate(question, hits_of(chunk("docs/x.md", text)))
+    assert answer.text.startswith(expected)

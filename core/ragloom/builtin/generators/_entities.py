@@ -46,6 +46,13 @@ _OPENING_PREPOSITIONS = frozenset(
 )  # fmt: skip
 """Words that open a sentence with a phrase before its subject ("In North
 America it is 75 USD"): a pronoun subject after it still leans on the sentence before."""
+_EXPLETIVE_IT = re.compile(
+    r"it (?:takes|took|(?:is|was|will be|may be|can be|would be|should be|has been)\s+"
+    r"(?:\w+ly\s+|not\s+)?(?:recommended|possible|impossible|important|necessary|required|"
+    r"advisable|best|better|easy|hard|difficult|useful|safe|enough|good|common|usual|"
+    r"likely|unlikely|essential|worth|helpful|a good idea)\b)"
+)
+"""A dummy "it" whose real subject comes later ("it is recommended to back up")."""
 _EXPLETIVE_THERE = frozenset(
     {
         "is", "are", "was", "were", "will", "would", "may", "might", "can", "could",
@@ -67,15 +74,26 @@ _TIME_WORDS = frozenset(
         "permanently", "indefinitely",
     }
 )  # fmt: skip
-_NO_AMOUNT = re.compile(
-    r"\b(?:no|without(?: a| any)?)\s+(?:[\w-]+\s+)?(?:cap|caps|ceiling|limit|limits|maximum|"
-    r"minimum|fee|fees|charge|charges|cost|costs|price|restriction|restrictions|quota|quotas)\b"
-    r"|\b(?:none|zero|nothing)\b|\bfree of charge\b",
-    re.IGNORECASE,
-)
-"""An amount said in words as none or no bound at all ("there is no fixed cap
-on sick days", "no charge", "none"): an answer to how much, how many or how
-long, though it holds no number."""
+_NO_BOUND = "(?:cap|caps|ceiling|limit|limits|maximum|quota|quotas)"
+_NO_AMOUNT = {
+    "money": re.compile(
+        r"\b(?:no|without(?: a| any)?)\s+(?:[\w-]+\s+)?(?:fee|fees|charge|charges|cost|costs|"
+        r"price)\b|\bfree of charge\b",
+        re.IGNORECASE,
+    ),
+    "count": re.compile(rf"\b(?:no|without(?: a| any)?)\s+(?:[\w-]+\s+)?{_NO_BOUND}\b", re.I),
+    "amount": re.compile(rf"\b(?:no|without(?: a| any)?)\s+(?:[\w-]+\s+)?{_NO_BOUND}\b", re.I),
+    "time": re.compile(
+        r"\b(?:no|without(?: a| any)?)\s+(?:time limit|deadline|expiry|expiration|end date)\b"
+        r"|\bnever expires?\b",
+        re.IGNORECASE,
+    ),
+}
+"""An amount said in words, for each kind of question: a sum that is none
+("no charge"), a count or an amount without a bound ("there is no fixed cap
+on sick days"), a time without one ("no time limit"); they hold no number."""
+_AMOUNT_WORDS = frozenset({"proportion", "proportional", "all", "half", "unlimited", "percent"})
+"""Words that give an amount of something ("in proportion to the hours worked")."""
 _LIST = re.compile(
     r"((?:[A-Z][\w-]*(?: [A-Z0-9][\w-]*)*,\s+)+[A-Z][\w-]*(?: [A-Z0-9][\w-]*)*,?\s+(?:and|or)\s+"
     r"[A-Z][\w-]*(?: [A-Z0-9][\w-]*)*)"
@@ -227,14 +245,17 @@ _MONEY_AFTER_MUCH = frozenset(
     {
         "does", "do", "did", "is", "are", "was", "were", "will", "would", "can", "could",
         "should", "must", "money", "cash", "extra", "more", "less", "for", "per", "to", "in",
+        "the", "a", "an", "my", "your", "our", "their", "this", "that", "it", "he", "she",
+        "they", "we", "i", "you",
     }
 )  # fmt: skip
 """Words after "how much" that leave it asking for a sum of money."""
 
 
 def answer_kind(question: str) -> str | None:
-    """``money`` (how much is/does..., price, cost, fee), ``count`` (how many), ``time``
-    (how long, how fast, when), ``place`` (where), or None: what an answering
+    """``money`` (how much is/does..., price, cost, fee), ``count`` (how many),
+    ``amount`` (how much of a thing: "how much storage"), ``time`` (how long,
+    how fast, when), ``place`` (where), or None: what an answering
     sentence must hold (``place`` only when some sentence holds one: see
     ``fits_kind``)."""
     q = question.lower()
@@ -242,12 +263,13 @@ def answer_kind(question: str) -> str | None:
         return "money"
     much = re.search(r"\bhow much\b(?:\s+(\w+))?", q)
     if much:
-        # "how much does it cost", "how much is": money; "how much time": a
-        # time; "how much annual leave", "how much storage": any amount
+        # "how much does it cost", "how much is", "how much the Pro plan":
+        # money; "how much time", "how much longer": a time; "how much annual
+        # leave", "how much storage": an amount, which may be in words
         after = much.group(1)
         if after is None or after in _MONEY_AFTER_MUCH:
             return "money"
-        return "time" if after == "time" else None
+        return "time" if after in {"time", "longer", "sooner"} else "amount"
     if re.search(r"\bhow many\b|\b(?:percent|percentage)\b", q):
         return "count"
     if re.search(r"\bhow (?:long|fast|soon|quickly|often)\b|^when\b|\bwhat time\b", q):
@@ -265,7 +287,7 @@ _VERSION = re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)*(?![\w.]*\d)")
 
 
 _DATE = re.compile(
-    r"\b(?:1[89]|20)\d\d\b|\b\d{1,2}:\d\d\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|"
+    r"\b(?:1[89]|20)\d\d\b|\b\d{1,2}:\d\d\b|\b(?:jan|feb|apr|jun|jul|aug|sep|sept|oct|"
     r"nov|dec|january|february|march|april|june|july|august|september|october|november|"
     r"december|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b",
     re.IGNORECASE,
@@ -293,6 +315,25 @@ def has_version(text: str) -> bool:
     return _VERSION.search(text) is not None
 
 
+_LABEL_WORDS = re.compile(
+    r"\b(?:v|version|release|released|on|of|the|unreleased|\d+(?:st|nd|rd|th)?|"
+    r"january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b",
+    re.IGNORECASE,
+)
+
+
+def is_release_label(heading: str) -> bool:
+    """Whether a heading only names a release or a date (``3.1.0
+    (2026-02-02)``, ``[2.4.1] - 2026-02-02``, ``Version 3.1``, ``14 May
+    2026``), not a topic that holds a number (``2.4 Authentication``,
+    ``Windows 11``, ``2024 pricing``)."""
+    if not (has_version(heading) or has_date(heading) or re.search(r"\d{4}-\d\d", heading)):
+        return False
+    rest = _LABEL_WORDS.sub(" ", _VERSION.sub(" ", heading))
+    return not re.search(r"[^\W\d_]", rest)
+
+
 _PLACE = re.compile(
     r"\b(?:in|at|from|near|inside|outside|on|under|within|to|into)\s+(?:the\s+|our\s+|your\s+)?"
     r"(?:[A-Z0-9]|[\w-]+\s+(?:page|folder|menu|tab|settings|directory|dashboard|panel|screen|"
@@ -307,20 +348,22 @@ says where ("folder", "stored")."""
 
 def fits_kind(kind: str | None, text: str) -> bool:
     """Whether a sentence can answer a question of that kind: a sum of money
-    is written in digits (or is ``free``); a count or a time may be a word;
-    any of them may be none or no bound at all (``_NO_AMOUNT``)."""
+    is written in digits (or is ``free``); a count, an amount or a time may
+    be a word; each may be said as none or as no bound (``_NO_AMOUNT``)."""
     if kind is None:
         return True
     if kind == "place":
         return _PLACE.search(text) is not None
     words = {w.lower().strip(".,;:") for w in _WORD.findall(text)}
     digits = any(ch.isdigit() for ch in text)
-    if not digits and _NO_AMOUNT.search(text):
+    if not digits and _NO_AMOUNT[kind].search(text):
         return True
     if kind == "money":
         return digits or "free" in words
     if kind == "count":
         return digits or bool(words & _NUMBER_WORDS)
+    if kind == "amount":
+        return digits or bool(words & (_NUMBER_WORDS | _AMOUNT_WORDS))
     return digits or bool(words & (_NUMBER_WORDS | _TIME_WORDS))
 
 
@@ -339,9 +382,24 @@ def is_anaphoric(sentence: str) -> bool:
     for i, word in enumerate(words[1:6], start=1):
         if word == "there" and (i + 1 >= len(words) or words[i + 1] not in _EXPLETIVE_THERE):
             return True
-    if words[0] in _OPENING_PREPOSITIONS:
-        # "In North America it is 75 USD.": the subject after an opening phrase
-        for i, word in enumerate(words[2:8], start=2):
-            if word in _SUBJECT_ANAPHORS and words[i - 1] not in _OPENING_PREPOSITIONS:
-                return True
+    return pronoun_after_opening(sentence)
+
+
+def opens_with_anaphor(sentence: str) -> bool:
+    """``is_anaphoric`` but for a pronoun after an opening phrase: a sentence
+    that cannot stand alone at all."""
+    return is_anaphoric(sentence) and not pronoun_after_opening(sentence)
+
+
+def pronoun_after_opening(sentence: str) -> bool:
+    """Whether the subject after an opening phrase is a pronoun ("In North
+    America it is 75 USD"), not the "it" of "it is recommended to..." or "it
+    takes five minutes to..."."""
+    words = [w.lower() for w in _WORD.findall(sentence)]
+    if not words or words[0] not in _OPENING_PREPOSITIONS:
+        return False
+    for i, word in enumerate(words[2:8], start=2):
+        if word in _SUBJECT_ANAPHORS and words[i - 1] not in _OPENING_PREPOSITIONS:
+            after = " ".join(words[i : i + 5])
+            return word != "it" or _EXPLETIVE_IT.match(after) is None
     return False

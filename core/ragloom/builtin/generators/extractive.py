@@ -36,8 +36,10 @@ from ._entities import (
     in_passage_words,
     is_anaphoric,
     is_list_question,
+    is_release_label,
     is_yes_no,
     mentions,
+    opens_with_anaphor,
     rivals,
 )
 from ._text import (
@@ -143,7 +145,7 @@ class ExtractiveGenerator(Generator):
             coverage = unit.weight * _covered(unit, weights) / total
             score = coverage + _RANK_BONUS * (1.0 - unit.rank / n_hits)
             fit = fits_kind(kind, unit.text)
-            if _heading_answers(unit, kind, asks, fit):
+            if _heading_answers(unit, asks):
                 fit, unit = True, replace(unit, lead=True)
             (candidates if fit else unfit).append((coverage, score, unit))
         if kind == "place" and not any(c >= self.config.min_relevance for c, _, _ in candidates):
@@ -180,10 +182,11 @@ class ExtractiveGenerator(Generator):
                 quotes[chunk_id] = []
             # each piece verbatim in the quote; a heading joined by a colon in the answer
             said = unit.text
-            if unit.lead:
-                quotes[chunk_id].append(unit.heading)
+            if unit.lead:  # a heading from the section metadata is said, not quoted
+                if unit.heading in unit.chunk.text:
+                    quotes[chunk_id].append(unit.heading)
                 said = f"{unit.heading}: {said}"
-            if unit.reply and yes_no:
+            if unit.reply and yes_no and _replies_to(unit, keys, named):
                 quotes[chunk_id].append(unit.reply)
                 said = f"{unit.reply} {said}"
             parts.append(_with_marker(said, numbers[chunk_id]))
@@ -274,19 +277,36 @@ def _with_items(chosen: list[_Unit], units: list[_Unit], asked: set[str]) -> lis
     return out
 
 
-def _heading_answers(unit: _Unit, kind: str | None, asks: tuple[bool, bool], fit: bool) -> bool:
-    """Whether the unit's heading holds what a "when" (``asks[0]``), "how
-    long" or "which version" (``asks[1]``) question asks and the unit does
-    not ("## 3.1.0 (2026-02-02)" above "- Added dark mode."): the unit is
-    then quoted after its heading."""
-    if not unit.heading or unit.heading == unit.text:
+def _heading_answers(unit: _Unit, asks: tuple[bool, bool]) -> bool:
+    """Whether the unit sits under a release heading ("## 3.1.0 (2026-02-02)"
+    above "- Added dark mode.", in the chunk or its ``section``) that gives what a
+    "when" (``asks[0]``) or "which version" (``asks[1]``) question asks and
+    the unit does not say: the unit is then quoted after its heading."""
+    heading = unit.heading
+    if not heading or heading == unit.text:
+        return False
+    if not is_release_label(heading):
         return False
     when, version = asks
-    if when and not has_date(unit.text) and has_date(unit.heading):
+    if when and not has_date(unit.text):
         return True
-    if kind == "time" and not fit and fits_kind(kind, unit.heading):
-        return True
-    return version and not has_version(unit.text) and has_version(unit.heading)
+    return version and not has_version(unit.text) and has_version(heading)
+
+
+def _replies_to(unit: _Unit, keys: Sequence[str], named: set[str]) -> bool:
+    """Whether the bare "Yes."/"No." before the unit answers this question:
+    the FAQ question it replies to (with the document's title and section)
+    asks about everything the question names and its key words ("Do you
+    store card numbers?" does not answer "Does Stripe store card numbers?")."""
+    if not keys:
+        return False
+    meta = unit.chunk.metadata
+    frame = set(unit.context)
+    for field in ("title", "section"):
+        value = meta.get(field)
+        if isinstance(value, str):
+            frame.update(content_terms(value))
+    return all(term in frame for term in [*keys, *named])
 
 
 def _covered(unit: _Unit, weights: dict[str, float]) -> float:
@@ -416,11 +436,17 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
             if kind == "heading":
                 heading = text.lstrip("#").strip()
             unit = _Unit(text, chunk, rank, position, answer, terms, context, weight, heading)
-            if kind == "sentence" and previous is not None and _BARE_YES_NO.match(previous.text):
+            anaphoric = kind in {"sentence", "bullet"} and is_anaphoric(text)
+            if (
+                kind == "sentence"
+                and not anaphoric
+                and previous is not None
+                and _BARE_YES_NO.match(previous.text)
+            ):
                 # "No. Tessera is only offered as a hosted service.": the
                 # reply to a yes/no question stays with what it says
                 unit = replace(unit, reply=previous.text)
-            elif kind in {"sentence", "bullet"} and is_anaphoric(text):
+            elif anaphoric:
                 if previous is not None and previous.text.count(". ") < _MAX_JOINED - 1:
                     unit = _Unit(
                         f"{previous.text} {text}",
@@ -433,7 +459,8 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
                         weight,
                         heading,
                     )
-                elif not context:  # nothing resolves it, not even a heading: never alone
+                elif not context and opens_with_anaphor(text):
+                    # nothing resolves it, not even a heading: never alone
                     unit = _Unit(
                         text, chunk, rank, position, False, terms, context, weight, heading
                     )
