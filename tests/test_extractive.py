@@ -702,3 +702,49 @@ def test_the_new_rules_leave_ordinary_sentences_alone(
     """Cases a review found: each rule of 828de55..6e622bb stays inside its case."""
     answer = generator.generate(question, hits_of(chunk("docs/x.md", text)))
     assert answer.text.startswith(expected)
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "expected"),
+    [
+        # the FAQ's "No." answers "without", not "with"
+        (
+            "Is SSO available with the Enterprise plan?",
+            "## Is SSO available without the Enterprise plan?\n"
+            "No. SSO requires the Enterprise plan.\n",
+            "SSO requires the Enterprise plan [1].",
+        ),
+        # nor does it pass to a pronoun sentence about someone else
+        (
+            "Does Stripe store card numbers?",
+            "## Do you store card numbers?\nNo. They are handled by Stripe, which stores them.\n",
+            "They are handled by Stripe",
+        ),
+        # "no hidden costs" is not a price
+        ("How much does the Pro plan cost?", "The Pro plan comes with no hidden costs.", NOT_FOUND),
+        # a release note of what did not happen is not dated by its heading
+        (
+            "When will SSO be available on the Starter plan?",
+            "## 3.2.0 (2026-05-14)\n- SSO remains unavailable on the Starter plan.\n",
+            NOT_FOUND,
+        ),
+        # a bold release line is the release of what follows it
+        (
+            "When were webhooks added?",
+            "## 3.2.0 (2026-05-14)\n- Added SSO.\n\n**3.3.0 (2026-06-01)**\n\n- Added webhooks.\n",
+            "3.3.0 (2026-06-01): Added webhooks [1].",
+        ),
+        # "it takes" refers back unless "to" follows: each plan its own days
+        (
+            "How long does express shipping take in North America?",
+            "Standard shipping is free. In North America it takes 10 days. "
+            "Express shipping costs $20. In North America it takes 2 days.",
+            "Express shipping costs $20. In North America it takes 2 days [1].",
+        ),
+    ],
+)
+def test_a_second_review_s_cases(
+    generator: ExtractiveGenerator, question: str, text: str, expected: str
+) -> None:
+    answer = generator.generate(question, hits_of(chunk("docs/x.md", text)))
+    assert answer.text.startswith(expected)

@@ -124,3 +124,21 @@ def test_fusion_by_document_never_lends_a_chunk_another_chunks_vector() -> None:
     assert fused[0].chunk.id == "a#0" and fused[0].vector is None
     same = fuse([dense, [doc_hit("a#1", "a", 5.0, "bm25")]], weights=[0.5, 1.0], by="document")
     assert same[0].vector is not None
+
+
+def test_dbsf_ignores_nan_and_rounding_noise() -> None:
+    """A NaN score counts 0 and does not spoil its list's statistics; a spread
+    within rounding is no spread."""
+    from ragloom.fusion import distribution_scores
+
+    dense = [hit(f"c{i}", 0.9 - i / 10, "a") for i in range(4)]
+    sparse = [hit("c5", 12.0, "b"), hit("c1", float("nan"), "b"), hit("c2", 3.0, "b")]
+    fused = fuse([dense, sparse], method="dbsf")
+    assert all(h.score == h.score for h in fused)  # no NaN
+    clean = fuse([dense, [sparse[0], sparse[2]]], method="dbsf")
+    assert [h.chunk.id for h in fused] == [h.chunk.id for h in clean]
+    assert distribution_scores([0.1 + 0.2, 0.3]) == [0.5, 0.5]
+    assert (
+        distribution_scores([float("inf"), 1.0, 2.0, 3.0])[0]
+        == distribution_scores([float("inf"), 1.0, 2.0, 3.0])[3]
+    )

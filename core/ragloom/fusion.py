@@ -174,16 +174,21 @@ def distribution_scores(values: Sequence[float]) -> list[float]:
     low) / (high - low)`` with the list's mean ∓ 3 sample standard deviations
     as ``low`` and ``high``, not clipped (a top score beyond ``high`` stays
     above the others: clipped to 1.0, a deep list's best hits tied), and 0.5
-    for a list of one hit or of equal scores."""
-    n = len(values)
-    if n < 2:
-        return [0.5] * n
-    mean = sum(values) / n
-    std = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
-    if std == 0:
-        return [0.5] * n
+    for a list of one hit or of equal scores (a spread within rounding is
+    none). The statistics are of the finite scores; NaN and -inf count 0,
+    +inf as much as the list's best."""
+    finite = [v for v in values if math.isfinite(v)]
+    n = len(finite)
+    mean = sum(finite) / n if n else 0.0
+    std = math.sqrt(sum((v - mean) ** 2 for v in finite) / (n - 1)) if n > 1 else 0.0
+    if std <= 1e-12 * max(1.0, abs(mean)):
+        return [0.5 if math.isfinite(v) or v == math.inf else 0.0 for v in values]
     low = mean - 3 * std
-    return [(v - low) / (6 * std) for v in values]
+    top = (max(finite) - low) / (6 * std)
+    return [
+        (v - low) / (6 * std) if math.isfinite(v) else (top if v == math.inf else 0.0)
+        for v in values
+    ]
 
 
 def weighted_fusion(

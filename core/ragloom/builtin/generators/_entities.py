@@ -47,7 +47,8 @@ _OPENING_PREPOSITIONS = frozenset(
 """Words that open a sentence with a phrase before its subject ("In North
 America it is 75 USD"): a pronoun subject after it still leans on the sentence before."""
 _EXPLETIVE_IT = re.compile(
-    r"it (?:takes|took|(?:is|was|will be|may be|can be|would be|should be|has been)\s+"
+    r"it (?:(?:takes|took)(?: \S+){0,4} to\b"
+    r"|(?:is|was|will be|may be|can be|would be|should be|has been)\s+"
     r"(?:\w+ly\s+|not\s+)?(?:recommended|possible|impossible|important|necessary|required|"
     r"advisable|best|better|easy|hard|difficult|useful|safe|enough|good|common|usual|"
     r"likely|unlikely|essential|worth|helpful|a good idea)\b)"
@@ -74,15 +75,15 @@ _TIME_WORDS = frozenset(
         "permanently", "indefinitely",
     }
 )  # fmt: skip
-_NO_BOUND = "(?:cap|caps|ceiling|limit|limits|maximum|quota|quotas)"
+_NO_BOUND = (
+    r"\b(?:no|without(?: a| any)?)\s+(?:(?:fixed|set|hard|upper)\s+)?"
+    r"(?:cap|caps|ceiling|limit|limits|maximum|quota|quotas)\b"
+)
+_NO_CHARGE = r"\b(?:no|without(?: a| any)?)\s+(?:fee|fees|charge|charges|cost)\b|\bfree of charge\b"
 _NO_AMOUNT = {
-    "money": re.compile(
-        r"\b(?:no|without(?: a| any)?)\s+(?:[\w-]+\s+)?(?:fee|fees|charge|charges|cost|costs|"
-        r"price)\b|\bfree of charge\b",
-        re.IGNORECASE,
-    ),
-    "count": re.compile(rf"\b(?:no|without(?: a| any)?)\s+(?:[\w-]+\s+)?{_NO_BOUND}\b", re.I),
-    "amount": re.compile(rf"\b(?:no|without(?: a| any)?)\s+(?:[\w-]+\s+)?{_NO_BOUND}\b", re.I),
+    "money": re.compile(_NO_CHARGE, re.IGNORECASE),
+    "count": re.compile(_NO_BOUND, re.IGNORECASE),
+    "amount": re.compile(f"{_NO_BOUND}|{_NO_CHARGE}", re.IGNORECASE),
     "time": re.compile(
         r"\b(?:no|without(?: a| any)?)\s+(?:time limit|deadline|expiry|expiration|end date)\b"
         r"|\bnever expires?\b",
@@ -90,9 +91,10 @@ _NO_AMOUNT = {
     ),
 }
 """An amount said in words, for each kind of question: a sum that is none
-("no charge"), a count or an amount without a bound ("there is no fixed cap
-on sick days"), a time without one ("no time limit"); they hold no number."""
-_AMOUNT_WORDS = frozenset({"proportion", "proportional", "all", "half", "unlimited", "percent"})
+("no charge", not "no hidden costs"), a count or an amount without a bound
+("there is no fixed cap on sick days"), a time without one ("no time
+limit"); they hold no number."""
+_AMOUNT_WORDS = frozenset({"proportion", "proportional", "half", "unlimited", "percent", "free"})
 """Words that give an amount of something ("in proportion to the hours worked")."""
 _LIST = re.compile(
     r"((?:[A-Z][\w-]*(?: [A-Z0-9][\w-]*)*,\s+)+[A-Z][\w-]*(?: [A-Z0-9][\w-]*)*,?\s+(?:and|or)\s+"
@@ -295,13 +297,17 @@ _DATE = re.compile(
 
 
 def asks_version(question: str) -> bool:
-    """Whether the question asks which version or release something came in."""
-    return _ASKS_VERSION.search(question) is not None
+    """Whether the question asks which version or release something came in
+    (not which one it will come in)."""
+    return _ASKS_VERSION.search(question) is not None and not re.search(
+        r"\b(?:will|going to|planned|next)\b", question, re.IGNORECASE
+    )
 
 
 def asks_when(question: str) -> bool:
-    """Whether the question asks when (a date), not how long."""
-    return re.match(r"\s*(?:and\s+)?when\b", question, re.IGNORECASE) is not None
+    """Whether the question asks when something happened (a date), not how
+    long, nor when it will ("when will SSO be available")."""
+    return re.match(r"\s*(?:and\s+)?when (?:was|were|did|has|have)\b", question, re.I) is not None
 
 
 def has_date(text: str) -> bool:
@@ -400,6 +406,6 @@ def pronoun_after_opening(sentence: str) -> bool:
         return False
     for i, word in enumerate(words[2:8], start=2):
         if word in _SUBJECT_ANAPHORS and words[i - 1] not in _OPENING_PREPOSITIONS:
-            after = " ".join(words[i : i + 5])
+            after = " ".join(words[i : i + 8])
             return word != "it" or _EXPLETIVE_IT.match(after) is None
     return False

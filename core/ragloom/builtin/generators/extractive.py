@@ -62,6 +62,23 @@ _BACKGROUND = 5
 _METADATA = {"generator": "extractive"}
 _GENERIC_WEIGHT = 0.5
 _RANK_BONUS = 0.05
+_NOT_DONE = re.compile(
+    r"\b(?:not|no longer|unavailable|planned|will|upcoming|future|known issues?|remains?|"
+    r"still|yet|pending|deprecated)\b",
+    re.IGNORECASE,
+)
+"""Words of a release note about what did not happen in it ("SSO remains
+unavailable", "a fix is planned"): its heading never dates it."""
+_CONTRAST = frozenset(
+    {
+        "not", "no", "never", "with", "without", "before", "after", "within", "during",
+        "except", "only", "outside", "inside", "under", "over", "more", "less", "than",
+    }
+)  # fmt: skip
+"""Small words that flip what a yes/no question asks ("with" or "without the
+Enterprise plan"): a FAQ's Yes or No answers only a question with the same ones."""
+_MARKUP = re.compile(r"<[^>]*>|[*_`#=~-]{2,}|^[*_#\s]+|[*_\s]+$")
+_LABEL_CHARS = 80
 _BARE_YES_NO = re.compile(r"(?:yes|no|yes, indeed|no, sorry)[.!]$", re.IGNORECASE)
 """A sentence that is only a yes or a no (a FAQ's reply before its reason)."""
 _NEW_PART = 0.2
@@ -186,7 +203,7 @@ class ExtractiveGenerator(Generator):
                 if unit.heading in unit.chunk.text:
                     quotes[chunk_id].append(unit.heading)
                 said = f"{unit.heading}: {said}"
-            if unit.reply and yes_no and _replies_to(unit, keys, named):
+            if unit.reply and yes_no and _replies_to(unit, read, keys, named):
                 quotes[chunk_id].append(unit.reply)
                 said = f"{unit.reply} {said}"
             parts.append(_with_marker(said, numbers[chunk_id]))
@@ -285,7 +302,7 @@ def _heading_answers(unit: _Unit, asks: tuple[bool, bool]) -> bool:
     heading = unit.heading
     if not heading or heading == unit.text:
         return False
-    if not is_release_label(heading):
+    if not is_release_label(heading) or _NOT_DONE.search(unit.text):
         return False
     when, version = asks
     if when and not has_date(unit.text):
@@ -293,12 +310,15 @@ def _heading_answers(unit: _Unit, asks: tuple[bool, bool]) -> bool:
     return version and not has_version(unit.text) and has_version(heading)
 
 
-def _replies_to(unit: _Unit, keys: Sequence[str], named: set[str]) -> bool:
+def _replies_to(unit: _Unit, question: str, keys: Sequence[str], named: set[str]) -> bool:
     """Whether the bare "Yes."/"No." before the unit answers this question:
     the FAQ question it replies to (with the document's title and section)
     asks about everything the question names and its key words ("Do you
-    store card numbers?" does not answer "Does Stripe store card numbers?")."""
-    if not keys:
+    store card numbers?" does not answer "Does Stripe store card numbers?"),
+    with the same small words that flip a question ("with" or "without")."""
+    if not keys or not unit.heading.endswith("?"):
+        return False
+    if _contrasts(question) != _contrasts(unit.heading):
         return False
     meta = unit.chunk.metadata
     frame = set(unit.context)
@@ -307,6 +327,10 @@ def _replies_to(unit: _Unit, keys: Sequence[str], named: set[str]) -> bool:
         if isinstance(value, str):
             frame.update(content_terms(value))
     return all(term in frame for term in [*keys, *named])
+
+
+def _contrasts(text: str) -> set[str]:
+    return {w for w in TOKEN.findall(text.lower()) if w in _CONTRAST}
 
 
 def _covered(unit: _Unit, weights: dict[str, float]) -> float:
@@ -433,18 +457,19 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
                 and not only_links(text)
             )
             weight = _CODE_WEIGHT if kind == "code" else 1.0
-            if kind == "heading":
+            if kind == "heading" or is_question:
                 heading = text.lstrip("#").strip()
+            elif len(text) <= _LABEL_CHARS and is_release_label(bare := _MARKUP.sub("", text)):
+                # a release line that is not a Markdown heading ("**3.3.0
+                # (2026-06-01)**", "<h2>3.4.0</h2>", a setext heading): the
+                # release of what follows, never stale
+                heading = bare.strip()
             unit = _Unit(text, chunk, rank, position, answer, terms, context, weight, heading)
             anaphoric = kind in {"sentence", "bullet"} and is_anaphoric(text)
-            if (
-                kind == "sentence"
-                and not anaphoric
-                and previous is not None
-                and _BARE_YES_NO.match(previous.text)
-            ):
+            if kind == "sentence" and previous is not None and _BARE_YES_NO.match(previous.text):
                 # "No. Tessera is only offered as a hosted service.": the
-                # reply to a yes/no question stays with what it says
+                # reply to a yes/no question stays with what it says (and a
+                # pronoun after it leans on the FAQ question, not on the "No.")
                 unit = replace(unit, reply=previous.text)
             elif anaphoric:
                 if previous is not None and previous.text.count(". ") < _MAX_JOINED - 1:
