@@ -288,10 +288,14 @@ _ASKS_VERSION = re.compile(
 _VERSION = re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+)*(?![\w.]*\d)")
 
 
+_MONTHS = (
+    "january|february|march|april|june|july|august|september|october|november|december|"
+    "jan|feb|apr|jun|jul|aug|sep|sept|oct|nov|dec"
+)
+"""Month names and abbreviations, but "may" and "mar" (a modal, a word)."""
 _DATE = re.compile(
-    r"\b(?:1[89]|20)\d\d\b|\b\d{1,2}:\d\d\b|\b(?:jan|feb|apr|jun|jul|aug|sep|sept|oct|"
-    r"nov|dec|january|february|march|april|june|july|august|september|october|november|"
-    r"december|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b",
+    rf"\b(?:1[89]|20)\d\d\b|\b\d{{1,2}}:\d\d\b|\b(?:{_MONTHS}|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b",
     re.IGNORECASE,
 )
 
@@ -322,9 +326,8 @@ def has_version(text: str) -> bool:
 
 
 _LABEL_WORDS = re.compile(
-    r"\b(?:v|version|release|released|on|of|the|unreleased|\d+(?:st|nd|rd|th)?|"
-    r"january|february|march|april|may|june|july|august|september|october|november|december|"
-    r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b",
+    rf"\b(?:v|version|release|released|on|of|the|unreleased|\d+(?:st|nd|rd|th)?|may|mar|"
+    rf"{_MONTHS})\b",
     re.IGNORECASE,
 )
 
