@@ -142,3 +142,15 @@ def test_dbsf_ignores_nan_and_rounding_noise() -> None:
         distribution_scores([float("inf"), 1.0, 2.0, 3.0])[0]
         == distribution_scores([float("inf"), 1.0, 2.0, 3.0])[3]
     )
+
+
+def test_weighted_ignores_nan() -> None:
+    """A NaN score counts 0 in ``weighted`` too, and leaves the others' range."""
+    from ragloom.fusion import minmax_scores
+
+    assert minmax_scores([3.0, float("nan"), 1.0, 2.0]) == [1.0, 0.0, 0.0, 0.5]
+    assert minmax_scores([float("inf"), 1.0, float("-inf")]) == [1.0, 1.0, 0.0]
+    dense = [hit(f"c{i}", 0.9 - i / 10, "a") for i in range(4)]
+    sparse = [hit("c5", 12.0, "b"), hit("c1", float("nan"), "b"), hit("c2", 3.0, "b")]
+    fused = fuse([dense, sparse], method="weighted")
+    assert all(h.score == h.score for h in fused)

@@ -160,13 +160,22 @@ def _distribution(hits: Sequence[Hit]) -> list[float]:
 
 
 def minmax_scores(values: Sequence[float]) -> list[float]:
-    """``weighted``'s normalisation of one list's scores: min-max to [0, 1],
-    1.0 each when they are all equal."""
+    """``weighted``'s normalisation of one list's scores: min-max to [0, 1]
+    over its finite scores, 1.0 each when they are all equal; NaN and -inf
+    count 0, +inf 1."""
     if not values:
         return []
-    low, high = min(values), max(values)
+    if math.isfinite(sum(values)):  # the usual case: one C loop to know
+        low, high = min(values), max(values)
+        span = high - low
+        return [1.0 if span == 0 else (v - low) / span for v in values]
+    finite = [v for v in values if math.isfinite(v)]
+    low, high = (min(finite), max(finite)) if finite else (0.0, 0.0)
     span = high - low
-    return [1.0 if span == 0 else (v - low) / span for v in values]
+    return [
+        (1.0 if span == 0 else (v - low) / span) if math.isfinite(v) else float(v == math.inf)
+        for v in values
+    ]
 
 
 def distribution_scores(values: Sequence[float]) -> list[float]:
