@@ -748,3 +748,44 @@ def test_a_second_review_s_cases(
 ) -> None:
     answer = generator.generate(question, hits_of(chunk("docs/x.md", text)))
     assert answer.text.startswith(expected)
+
+
+KEEP_A_CHANGELOG = chunk(
+    "CHANGELOG.md",
+    "## [1.2.0] - 2026-02-02\n### Added\n- Dark mode.\n### Fixed\n- A crash on CSV import.\n\n"
+    "## [1.1.0] - 2026-01-05\n### Added\n- Webhooks.\n\n"
+    "## Contributors\n- Alice added the docs.\n",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("When was dark mode added?", "[1.2.0] - 2026-02-02, Added: Dark mode [1]."),
+        ("When was the CSV import crash fixed?", "[1.2.0] - 2026-02-02, Fixed: A crash on CSV"),
+        ("Which version added webhooks?", "[1.1.0] - 2026-01-05, Added: Webhooks [1]."),
+        # a section after the releases is no release's
+        ("When was Alice added?", NOT_FOUND),
+    ],
+)
+def test_keep_a_changelog_items_are_dated_by_their_release(
+    generator: ExtractiveGenerator, question: str, expected: str
+) -> None:
+    """Keep a Changelog puts change-type headings (### Added) between a
+    release and its items: the release still dates them."""
+    answer = generator.generate(question, hits_of(KEEP_A_CHANGELOG))
+    assert answer.text.startswith(expected)
+
+
+def test_a_release_from_the_section_path_is_said_not_quoted(
+    generator: ExtractiveGenerator,
+) -> None:
+    """A later piece of a long release section: the release is only in the
+    chunk's ``section``, so the answer says it and the quote holds the item alone."""
+    piece = replace(
+        chunk("CHANGELOG.md", "- Webhooks.\n- Audit log.\n"),
+        metadata={"source": "CHANGELOG.md", "section": "Changelog > [1.1.0] - 2026-01-05 > Added"},
+    )
+    answer = generator.generate("When were webhooks added?", hits_of(piece))
+    assert answer.text == "[1.1.0] - 2026-01-05, Added: Webhooks [1]."
+    assert answer.citations[0].quote == "Webhooks."

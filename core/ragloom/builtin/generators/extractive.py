@@ -200,9 +200,11 @@ class ExtractiveGenerator(Generator):
             # each piece verbatim in the quote; a heading joined by a colon in the answer
             said = unit.text
             if unit.lead:  # a heading from the section metadata is said, not quoted
-                if unit.heading in unit.chunk.text:
-                    quotes[chunk_id].append(unit.heading)
-                said = f"{unit.heading}: {said}"
+                label = [unit.release]
+                if unit.heading.lower().rstrip(":") in _CHANGE_TYPES:
+                    label.append(unit.heading)  # "[1.2.0] - 2026-02-02, Fixed: ..."
+                quotes[chunk_id].extend(p for p in label if p in unit.chunk.text)
+                said = f"{', '.join(label)}: {said}"
             if unit.reply and yes_no and _replies_to(unit, read, keys, named):
                 quotes[chunk_id].append(unit.reply)
                 said = f"{unit.reply} {said}"
@@ -299,15 +301,37 @@ def _heading_answers(unit: _Unit, asks: tuple[bool, bool]) -> bool:
     above "- Added dark mode.", in the chunk or its ``section``) that gives what a
     "when" (``asks[0]``) or "which version" (``asks[1]``) question asks and
     the unit does not say: the unit is then quoted after its heading."""
-    heading = unit.heading
-    if not heading or heading == unit.text:
-        return False
-    if not is_release_label(heading) or _NOT_DONE.search(unit.text):
+    heading = unit.release
+    if not heading or heading == unit.text or _NOT_DONE.search(unit.text):
         return False
     when, version = asks
     if when and not has_date(unit.text):
         return True
     return version and not has_version(unit.text) and has_version(heading)
+
+
+_CHANGE_TYPES = frozenset(
+    {
+        "added", "changed", "deprecated", "removed", "fixed", "security", "features",
+        "new features", "bug fixes", "fixes", "improvements", "enhancements", "performance",
+        "documentation", "breaking changes", "dependencies", "internal", "other", "misc",
+    }
+)  # fmt: skip
+"""A changelog's change-type headings (Keep a Changelog's ``### Added``...):
+under a release, they do not end it."""
+
+
+def _release_of(section: str) -> str:
+    """The release a chunk's ``section`` path ends in, past change-type
+    headings ("Changelog > [1.2.0] - 2026-02-02 > Added" -> "[1.2.0] -
+    2026-02-02"), or ""."""
+    for part in reversed(section.split(" > ")):
+        part = part.strip()
+        if is_release_label(part):
+            return part
+        if part.lower().rstrip(":") not in _CHANGE_TYPES:
+            return ""
+    return ""
 
 
 def _replies_to(unit: _Unit, question: str, keys: Sequence[str], named: set[str]) -> bool:
@@ -424,8 +448,11 @@ class _Unit:
     heading: str = ""
     """The text of the heading the unit sits under (in its chunk, else the
     last part of the chunk's ``section``)."""
+    release: str = ""
+    """The release heading the unit is an item of (``3.1.0 (2026-02-02)``),
+    past the change-type headings of a changelog (``### Added``)."""
     lead: bool = False
-    """Quoted after its heading (``3.1.0 (2026-02-02): Added dark mode.``):
+    """Quoted after its release heading (``3.1.0 (2026-02-02): Added dark mode.``):
     the heading holds what the question asks and the unit does not."""
     reply: str = ""
     """A bare "Yes." or "No." just before it: quoted first when the question
@@ -446,6 +473,7 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
         section = chunk.metadata.get("section")
         context = frozenset(content_terms(section)) if isinstance(section, str) else frozenset()
         heading = section.rpartition(" > ")[2].strip() if isinstance(section, str) else ""
+        release = _release_of(section) if isinstance(section, str) else ""
         previous: _Unit | None = None  # the sentence before, in this block
         for position, (text, kind) in enumerate(split_sentences(chunk.text, kinds=True)):
             terms = frozenset(content_terms(text))
@@ -459,12 +487,18 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
             weight = _CODE_WEIGHT if kind == "code" else 1.0
             if kind == "heading" or is_question:
                 heading = text.lstrip("#").strip()
+                if is_release_label(heading):
+                    release = heading
+                elif heading.lower().rstrip(":") not in _CHANGE_TYPES:
+                    release = ""  # another section: its items are no release's
             elif len(text) <= _LABEL_CHARS and is_release_label(bare := _MARKUP.sub("", text)):
                 # a release line that is not a Markdown heading ("**3.3.0
                 # (2026-06-01)**", "<h2>3.4.0</h2>", a setext heading): the
                 # release of what follows, never stale
-                heading = bare.strip()
-            unit = _Unit(text, chunk, rank, position, answer, terms, context, weight, heading)
+                heading = release = bare.strip()
+            unit = _Unit(
+                text, chunk, rank, position, answer, terms, context, weight, heading, release
+            )
             anaphoric = kind in {"sentence", "bullet"} and is_anaphoric(text)
             if kind == "sentence" and previous is not None and _BARE_YES_NO.match(previous.text):
                 # "No. Tessera is only offered as a hosted service.": the
@@ -483,11 +517,12 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
                         context,
                         weight,
                         heading,
+                        release,
                     )
                 elif not context and opens_with_anaphor(text):
                     # nothing resolves it, not even a heading: never alone
                     unit = _Unit(
-                        text, chunk, rank, position, False, terms, context, weight, heading
+                        text, chunk, rank, position, False, terms, context, weight, heading, release
                     )
             units.append(unit)
             if kind in {"heading", "header"} or is_question:
