@@ -789,3 +789,12 @@ def test_a_release_from_the_section_path_is_said_not_quoted(
     answer = generator.generate("When were webhooks added?", hits_of(piece))
     assert answer.text == "[1.1.0] - 2026-01-05, Added: Webhooks [1]."
     assert answer.citations[0].quote == "Webhooks."
+
+
+def test_the_answer_says_no_terminal_control_and_the_quote_stays_verbatim(
+    generator: ExtractiveGenerator,
+) -> None:
+    text = "The printer is on floor 3. \x1b]0;pwned\x07\x1b[31mThe printer PIN is 4321.\x1b[0m"
+    answer = generator.generate("What is the printer PIN?", hits_of(chunk("p.txt", text)))
+    assert answer.text == "The printer PIN is 4321 [1]."
+    assert answer.citations[0].quote in text

@@ -17,7 +17,6 @@ the configured pipeline, and the options several commands share.
 from __future__ import annotations
 
 import json
-import re
 import sys
 from collections.abc import Callable, Mapping
 from functools import wraps
@@ -35,6 +34,7 @@ from .errors import (
     RagloomError,
 )
 from .filters import MAX_DEPTH
+from .terminal import sanitize
 
 __all__ = [
     "PRINCIPAL",
@@ -108,46 +108,6 @@ def escape(text: str) -> str:
     from rich.markup import escape
 
     return escape(sanitize(text))
-
-
-# What a terminal acts on rather than shows: 7-bit escape sequences (CSI
-# ``ESC [``, OSC ``ESC ]`` up to BEL or ST, DCS/SOS/PM/APC up to ST, and the
-# two-character ones), and single control characters, C1 included (an 8-bit
-# CSI or OSC shown as ``\x9b`` starts nothing). A string sequence without its
-# terminator ends at the line's end.
-_SEQUENCE = re.compile(
-    r"\x1b\[[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?"  # CSI: colours, cursor moves, erasing
-    r"|\x1b[\]PX^_][^\x07\x1b\n]*(?:\x07|\x1b\\)?"  # OSC (titles, links), DCS...: up to BEL/ST
-    r"|\x1b[\x20-\x2f]*[\x30-\x7e]?"  # the other ESC sequences, or a lone ESC
-)
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
-def sanitize(text: str) -> str:
-    """``text`` safe to print on a terminal: for file names, document texts,
-    answers and messages, whatever their source.
-
-    Escape sequences are removed whole (``ESC [31m``, an OSC 8 hyperlink's
-    ``ESC ]8;;URL ESC \\`` around its text, which stays; a window title
-    ``ESC ]0;...BEL``; DCS strings), so a document cannot recolour the
-    terminal, move the cursor, erase lines, retitle the window or plant
-    links. Other control characters (C0 but newline and tab; DEL; C1, the
-    8-bit forms of CSI and OSC among them) and the bidi overrides that make
-    text read other than it is stored (U+202A-U+202E, U+2066-U+2069) become
-    visible escapes (``\\x07``, ``\\x9b``, ``\\u202e``), so a file name stays
-    recognisable. ``\\r\\n`` becomes ``\\n``; other Unicode is kept. Output
-    for programs (``--json``) needs none of this: ``json.dumps`` escapes
-    control characters itself.
-    """
-    if text.isascii() and text.isprintable():
-        return text
-    text = _SEQUENCE.sub("", text.replace("\r\n", "\n"))
-    return _CONTROL.sub(_visible, text)
-
-
-def _visible(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def config_path(ctx: click.Context) -> Path:

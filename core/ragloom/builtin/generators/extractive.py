@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from pydantic import Field, field_validator
 
 from ...components import ComponentConfig, Generator, Message
+from ...terminal import sanitize
 from ...types import Answer, Chunk, Citation, Hit
 from ._entities import (
     TYPE_WORDS,
@@ -208,7 +209,8 @@ class ExtractiveGenerator(Generator):
             if unit.reply and yes_no and _replies_to(unit, read, keys, named):
                 quotes[chunk_id].append(unit.reply)
                 said = f"{unit.reply} {said}"
-            parts.append(_with_marker(said, numbers[chunk_id]))
+            # what it says holds no terminal control (the quotes stay verbatim)
+            parts.append(_with_marker(sanitize(said), numbers[chunk_id]))
             quotes[chunk_id].append(unit.text)
         cited = {unit.chunk.id: unit.chunk for unit in chosen}
         citations = tuple(
