@@ -798,3 +798,16 @@ def test_the_answer_says_no_terminal_control_and_the_quote_stays_verbatim(
     answer = generator.generate("What is the printer PIN?", hits_of(chunk("p.txt", text)))
     assert answer.text == "The printer PIN is 4321 [1]."
     assert answer.citations[0].quote in text
+
+
+def test_a_joined_quote_keeps_each_sentence_verbatim(generator: ExtractiveGenerator) -> None:
+    """Two bullets joined because the second leans on the first: the quote
+    holds each as written, not the two glued across the bullet marker."""
+    text = "- The Pro plan has priority support.\n- It answers within 4 hours.\n"
+    answer = generator.generate(
+        "How fast does Pro priority support answer?", hits_of(chunk("s.md", text))
+    )
+    assert "It answers within 4 hours" in answer.text
+    pieces = answer.citations[0].quote.split(" \u2026 ")
+    assert pieces == ["The Pro plan has priority support.", "It answers within 4 hours."]
+    assert all(piece in text for piece in pieces)

@@ -211,7 +211,7 @@ class ExtractiveGenerator(Generator):
                 said = f"{unit.reply} {said}"
             # what it says holds no terminal control (the quotes stay verbatim)
             parts.append(_with_marker(sanitize(said), numbers[chunk_id]))
-            quotes[chunk_id].append(unit.text)
+            quotes[chunk_id].extend(unit.pieces or (unit.text,))
         cited = {unit.chunk.id: unit.chunk for unit in chosen}
         citations = tuple(
             Citation(
@@ -456,6 +456,9 @@ class _Unit:
     lead: bool = False
     """Quoted after its release heading (``3.1.0 (2026-02-02): Added dark mode.``):
     the heading holds what the question asks and the unit does not."""
+    pieces: tuple[str, ...] = ()
+    """The sentences a joined unit is made of, each verbatim in the chunk (its
+    ``text`` joins them with a space, which the chunk may not have)."""
     reply: str = ""
     """A bare "Yes." or "No." just before it: quoted first when the question
     asks yes or no."""
@@ -520,6 +523,7 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
                         weight,
                         heading,
                         release,
+                        pieces=(*(previous.pieces or (previous.text,)), text),
                     )
                 elif not context and opens_with_anaphor(text):
                     # nothing resolves it, not even a heading: never alone
