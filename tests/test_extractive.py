@@ -811,3 +811,59 @@ def test_a_joined_quote_keeps_each_sentence_verbatim(generator: ExtractiveGenera
     pieces = answer.citations[0].quote.split(" \u2026 ")
     assert pieces == ["The Pro plan has priority support.", "It answers within 4 hours."]
     assert all(piece in text for piece in pieces)
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "expected"),
+    [
+        # "## Security" beside "## 0.9.0" is a section of its own, not the release's
+        (
+            "When was the TLS certificate rotated?",
+            "## 0.9.0 (2026-01-10)\n- First beta.\n\n## Security\n"
+            "The TLS certificate was rotated after the audit.\n",
+            NOT_FOUND,
+        ),
+        # the release's date is the removal's, not an addition's
+        (
+            "When was the legacy XML exporter added?",
+            "## [2.0.0] - 2026-05-01\n### Removed\n- The legacy XML exporter.\n",
+            NOT_FOUND,
+        ),
+        (
+            "When was the legacy XML exporter removed?",
+            "## [2.0.0] - 2026-05-01\n### Removed\n- The legacy XML exporter.\n",
+            "[2.0.0] - 2026-05-01, Removed: The legacy XML exporter [1].",
+        ),
+        # a release not out dates nothing
+        (
+            "When was dark mode added?",
+            "## 2.0.0 (unreleased)\n### Added\n- Dark mode.\n",
+            NOT_FOUND,
+        ),
+        ("When was offline mode added?", "## 2999\n### Features\n- Offline mode.\n", NOT_FOUND),
+        # a bold line that is no change type ends the release's items
+        (
+            "When was the migration script added?",
+            "## [1.2.0] - 2026-02-02\n### Added\n- Dark mode.\n\n**Upgrade notes**\n\n"
+            "The migration script converts old themes.\n",
+            NOT_FOUND,
+        ),
+    ],
+)
+def test_a_third_review_s_cases(
+    generator: ExtractiveGenerator, question: str, text: str, expected: str
+) -> None:
+    answer = generator.generate(question, hits_of(chunk("CHANGELOG.md", text)))
+    assert answer.text.startswith(expected)
+
+
+def test_a_label_is_quoted_only_where_it_is_a_line(generator: ExtractiveGenerator) -> None:
+    """ "Added" in a bullet's words is not the change-type heading: the
+    section's heading is said, the quote holds only what the chunk shows."""
+    piece = replace(
+        chunk("CHANGELOG.md", "- Webhooks.\n- Added an audit log for 1.1.0 users.\n"),
+        metadata={"source": "CHANGELOG.md", "section": "Changelog > [1.1.0] - 2026-01-05 > Added"},
+    )
+    answer = generator.generate("When were webhooks added?", hits_of(piece))
+    assert answer.text == "[1.1.0] - 2026-01-05, Added: Webhooks [1]."
+    assert answer.citations[0].quote == "Webhooks."

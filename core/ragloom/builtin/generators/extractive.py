@@ -19,6 +19,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from datetime import date
 
 from pydantic import Field, field_validator
 
@@ -163,7 +164,7 @@ class ExtractiveGenerator(Generator):
             coverage = unit.weight * _covered(unit, weights) / total
             score = coverage + _RANK_BONUS * (1.0 - unit.rank / n_hits)
             fit = fits_kind(kind, unit.text)
-            if _heading_answers(unit, asks):
+            if _heading_answers(unit, asks, read):
                 fit, unit = True, replace(unit, lead=True)
             (candidates if fit else unfit).append((coverage, score, unit))
         if kind == "place" and not any(c >= self.config.min_relevance for c, _, _ in candidates):
@@ -202,9 +203,9 @@ class ExtractiveGenerator(Generator):
             said = unit.text
             if unit.lead:  # a heading from the section metadata is said, not quoted
                 label = [unit.release]
-                if unit.heading.lower().rstrip(":") in _CHANGE_TYPES:
-                    label.append(unit.heading)  # "[1.2.0] - 2026-02-02, Fixed: ..."
-                quotes[chunk_id].extend(p for p in label if p in unit.chunk.text)
+                if _change_type(unit.heading):
+                    label.append(unit.heading.rstrip(": "))  # "[1.2.0] - 2026-02-02, Fixed: ..."
+                quotes[chunk_id].extend(p for p in label if _is_line_of(p, unit.chunk.text))
                 said = f"{', '.join(label)}: {said}"
             if unit.reply and yes_no and _replies_to(unit, read, keys, named):
                 quotes[chunk_id].append(unit.reply)
@@ -298,14 +299,28 @@ def _with_items(chosen: list[_Unit], units: list[_Unit], asked: set[str]) -> lis
     return out
 
 
-def _heading_answers(unit: _Unit, asks: tuple[bool, bool]) -> bool:
+def _heading_answers(unit: _Unit, asks: tuple[bool, bool], question: str) -> bool:
     """Whether the unit sits under a release heading ("## 3.1.0 (2026-02-02)"
     above "- Added dark mode.", in the chunk or its ``section``) that gives what a
     "when" (``asks[0]``) or "which version" (``asks[1]``) question asks and
-    the unit does not say: the unit is then quoted after its heading."""
+    the unit does not say: the unit is then quoted after its heading. Never
+    for what did not happen, a release not out (unreleased, a roadmap, a
+    year to come), nor under a change type the question's verb contradicts
+    ("when was X added?" under "### Removed")."""
     heading = unit.release
     if not heading or heading == unit.text or _NOT_DONE.search(unit.text):
         return False
+    meta = unit.chunk.metadata
+    where = " ".join(
+        str(v) for v in (heading, meta.get("section", ""), meta.get("title", ""), unit.chunk.source)
+    )
+    if _NOT_OUT.search(where) or any(int(y) > date.today().year for y in _YEAR.findall(heading)):
+        return False
+    kind = unit.heading.lower().strip().rstrip(":").strip()
+    if kind in _CHANGE_TYPES:
+        wanted = {t for verb, types in _VERB_TYPES for t in types if verb.search(question)}
+        if wanted and kind not in wanted:
+            return False
     when, version = asks
     if when and not has_date(unit.text):
         return True
@@ -321,6 +336,41 @@ _CHANGE_TYPES = frozenset(
 )  # fmt: skip
 """A changelog's change-type headings (Keep a Changelog's ``### Added``...):
 under a release, they do not end it."""
+
+
+_NOT_OUT = re.compile(r"\b(?:unreleased|roadmap|upcoming|planned|next release)\b", re.I)
+_YEAR = re.compile(r"\b((?:19|20)\d\d)\b")
+_VERB_TYPES = (
+    (
+        re.compile(r"\b(?:add|added|introduc\w*|ship\w*|launch\w*|new)\b", re.I),
+        {"added", "features", "new features", "enhancements", "improvements"},
+    ),
+    (re.compile(r"\b(?:remov\w*|drop\w*)\b", re.I), {"removed", "breaking changes"}),
+    (re.compile(r"\bfix\w*\b", re.I), {"fixed", "bug fixes", "fixes", "security"}),
+    (re.compile(r"\bdeprecat\w*\b", re.I), {"deprecated"}),
+    (re.compile(r"\bchang\w*\b", re.I), {"changed", "breaking changes"}),
+)
+"""What a question's verb says happened, and the change types that say it."""
+_PSEUDO_HEADING = re.compile(
+    r"\s*(?:\*\*[^*]+\*\*|__[^_]+__|<h[1-6][^>]*>.*?</h[1-6]>)\s*:?\s*$", re.I
+)
+"""A line that is only bold or an HTML heading: a heading in all but syntax."""
+
+
+def _change_type(heading: str) -> bool:
+    return heading.lower().strip().rstrip(":").strip() in _CHANGE_TYPES
+
+
+def _level_of(text: str, heading: str) -> int:
+    """The ``#`` count of ``heading``'s Markdown line in ``text`` (0 unknown)."""
+    match = re.search(rf"^(#{{1,6}})[ \t]*{re.escape(heading)}[ \t#]*$", text, re.M)
+    return len(match.group(1)) if match else 0
+
+
+def _is_line_of(label: str, text: str) -> bool:
+    """Whether ``label`` is a line of its own in ``text`` (a heading), not
+    words of a sentence."""
+    return re.search(rf"^[#\s*_]*{re.escape(label)}[*_\s:#]*$", text, re.M) is not None
 
 
 def _release_of(section: str) -> str:
@@ -479,6 +529,7 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
         context = frozenset(content_terms(section)) if isinstance(section, str) else frozenset()
         heading = section.rpartition(" > ")[2].strip() if isinstance(section, str) else ""
         release = _release_of(section) if isinstance(section, str) else ""
+        release_level = 0  # its heading's level, where the chunk's text shows it
         previous: _Unit | None = None  # the sentence before, in this block
         for position, (text, kind) in enumerate(split_sentences(chunk.text, kinds=True)):
             terms = frozenset(content_terms(text))
@@ -492,15 +543,24 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
             weight = _CODE_WEIGHT if kind == "code" else 1.0
             if kind == "heading" or is_question:
                 heading = text.lstrip("#").strip()
+                level = _level_of(chunk.text, heading) if kind == "heading" else 0
                 if is_release_label(heading):
-                    release = heading
-                elif heading.lower().rstrip(":") not in _CHANGE_TYPES:
-                    release = ""  # another section: its items are no release's
+                    release, release_level = heading, level
+                elif not _change_type(heading) or (level and level <= release_level):
+                    # another section (a "## Security" beside "## 0.9.0"
+                    # too): its items are no release's
+                    release = ""
             elif len(text) <= _LABEL_CHARS and is_release_label(bare := _MARKUP.sub("", text)):
                 # a release line that is not a Markdown heading ("**3.3.0
                 # (2026-06-01)**", "<h2>3.4.0</h2>", a setext heading): the
                 # release of what follows, never stale
                 heading = release = bare.strip()
+                release_level = 0
+            elif len(text) <= _LABEL_CHARS and _PSEUDO_HEADING.match(text):
+                # "**Upgrade notes**": a heading but for its syntax
+                heading = _MARKUP.sub("", text).strip()
+                if not _change_type(heading):
+                    release = ""
             unit = _Unit(
                 text, chunk, rank, position, answer, terms, context, weight, heading, release
             )
