@@ -694,19 +694,6 @@ def test_a_bare_yes_or_no_leads_the_reply_to_a_yes_no_question(
             "## Windows 11\nThe agent runs as a service.\n",
             NOT_FOUND,
         ),
-    ],
-)
-def test_the_new_rules_leave_ordinary_sentences_alone(
-    generator: ExtractiveGenerator, question: str, text: str, expected: str
-) -> None:
-    """Cases a review found: each rule of 828de55..6e622bb stays inside its case."""
-    answer = generator.generate(question, hits_of(chunk("docs/x.md", text)))
-    assert answer.text.startswith(expected)
-
-
-@pytest.mark.parametrize(
-    ("question", "text", "expected"),
-    [
         # the FAQ's "No." answers "without", not "with"
         (
             "Is SSO available with the Enterprise plan?",
@@ -741,81 +728,6 @@ def test_the_new_rules_leave_ordinary_sentences_alone(
             "Express shipping costs $20. In North America it takes 2 days.",
             "Express shipping costs $20. In North America it takes 2 days [1].",
         ),
-    ],
-)
-def test_a_second_review_s_cases(
-    generator: ExtractiveGenerator, question: str, text: str, expected: str
-) -> None:
-    answer = generator.generate(question, hits_of(chunk("docs/x.md", text)))
-    assert answer.text.startswith(expected)
-
-
-KEEP_A_CHANGELOG = chunk(
-    "CHANGELOG.md",
-    "## [1.2.0] - 2026-02-02\n### Added\n- Dark mode.\n### Fixed\n- A crash on CSV import.\n\n"
-    "## [1.1.0] - 2026-01-05\n### Added\n- Webhooks.\n\n"
-    "## Contributors\n- Alice added the docs.\n",
-)
-
-
-@pytest.mark.parametrize(
-    ("question", "expected"),
-    [
-        ("When was dark mode added?", "[1.2.0] - 2026-02-02, Added: Dark mode [1]."),
-        ("When was the CSV import crash fixed?", "[1.2.0] - 2026-02-02, Fixed: A crash on CSV"),
-        ("Which version added webhooks?", "[1.1.0] - 2026-01-05, Added: Webhooks [1]."),
-        # a section after the releases is no release's
-        ("When was Alice added?", NOT_FOUND),
-    ],
-)
-def test_keep_a_changelog_items_are_dated_by_their_release(
-    generator: ExtractiveGenerator, question: str, expected: str
-) -> None:
-    """Keep a Changelog puts change-type headings (### Added) between a
-    release and its items: the release still dates them."""
-    answer = generator.generate(question, hits_of(KEEP_A_CHANGELOG))
-    assert answer.text.startswith(expected)
-
-
-def test_a_release_from_the_section_path_is_said_not_quoted(
-    generator: ExtractiveGenerator,
-) -> None:
-    """A later piece of a long release section: the release is only in the
-    chunk's ``section``, so the answer says it and the quote holds the item alone."""
-    piece = replace(
-        chunk("CHANGELOG.md", "- Webhooks.\n- Audit log.\n"),
-        metadata={"source": "CHANGELOG.md", "section": "Changelog > [1.1.0] - 2026-01-05 > Added"},
-    )
-    answer = generator.generate("When were webhooks added?", hits_of(piece))
-    assert answer.text == "[1.1.0] - 2026-01-05, Added: Webhooks [1]."
-    assert answer.citations[0].quote == "Webhooks."
-
-
-def test_the_answer_says_no_terminal_control_and_the_quote_stays_verbatim(
-    generator: ExtractiveGenerator,
-) -> None:
-    text = "The printer is on floor 3. \x1b]0;pwned\x07\x1b[31mThe printer PIN is 4321.\x1b[0m"
-    answer = generator.generate("What is the printer PIN?", hits_of(chunk("p.txt", text)))
-    assert answer.text == "The printer PIN is 4321 [1]."
-    assert answer.citations[0].quote in text
-
-
-def test_a_joined_quote_keeps_each_sentence_verbatim(generator: ExtractiveGenerator) -> None:
-    """Two bullets joined because the second leans on the first: the quote
-    holds each as written, not the two glued across the bullet marker."""
-    text = "- The Pro plan has priority support.\n- It answers within 4 hours.\n"
-    answer = generator.generate(
-        "How fast does Pro priority support answer?", hits_of(chunk("s.md", text))
-    )
-    assert "It answers within 4 hours" in answer.text
-    pieces = answer.citations[0].quote.split(" \u2026 ")
-    assert pieces == ["The Pro plan has priority support.", "It answers within 4 hours."]
-    assert all(piece in text for piece in pieces)
-
-
-@pytest.mark.parametrize(
-    ("question", "text", "expected"),
-    [
         # "## Security" beside "## 0.9.0" is a section of its own, not the release's
         (
             "When was the TLS certificate rotated?",
@@ -850,18 +762,79 @@ def test_a_joined_quote_keeps_each_sentence_verbatim(generator: ExtractiveGenera
         ),
     ],
 )
-def test_a_third_review_s_cases(
+def test_the_new_rules_leave_ordinary_sentences_alone(
     generator: ExtractiveGenerator, question: str, text: str, expected: str
 ) -> None:
-    answer = generator.generate(question, hits_of(chunk("CHANGELOG.md", text)))
+    """Cases three reviews found: each new rule stays inside its case."""
+    answer = generator.generate(question, hits_of(chunk("docs/x.md", text)))
     assert answer.text.startswith(expected)
 
 
-def test_a_label_is_quoted_only_where_it_is_a_line(generator: ExtractiveGenerator) -> None:
-    """ "Added" in a bullet's words is not the change-type heading: the
-    section's heading is said, the quote holds only what the chunk shows."""
+KEEP_A_CHANGELOG = chunk(
+    "CHANGELOG.md",
+    "## [1.2.0] - 2026-02-02\n### Added\n- Dark mode.\n### Fixed\n- A crash on CSV import.\n\n"
+    "## [1.1.0] - 2026-01-05\n### Added\n- Webhooks.\n\n"
+    "## Contributors\n- Alice added the docs.\n",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("When was dark mode added?", "[1.2.0] - 2026-02-02, Added: Dark mode [1]."),
+        ("When was the CSV import crash fixed?", "[1.2.0] - 2026-02-02, Fixed: A crash on CSV"),
+        ("Which version added webhooks?", "[1.1.0] - 2026-01-05, Added: Webhooks [1]."),
+        # a section after the releases is no release's
+        ("When was Alice added?", NOT_FOUND),
+    ],
+)
+def test_keep_a_changelog_items_are_dated_by_their_release(
+    generator: ExtractiveGenerator, question: str, expected: str
+) -> None:
+    """Keep a Changelog puts change-type headings (### Added) between a
+    release and its items: the release still dates them."""
+    answer = generator.generate(question, hits_of(KEEP_A_CHANGELOG))
+    assert answer.text.startswith(expected)
+
+
+def test_the_answer_says_no_terminal_control_and_the_quote_stays_verbatim(
+    generator: ExtractiveGenerator,
+) -> None:
+    text = "The printer is on floor 3. \x1b]0;pwned\x07\x1b[31mThe printer PIN is 4321.\x1b[0m"
+    answer = generator.generate("What is the printer PIN?", hits_of(chunk("p.txt", text)))
+    assert answer.text == "The printer PIN is 4321 [1]."
+    assert answer.citations[0].quote in text
+
+
+def test_a_joined_quote_keeps_each_sentence_verbatim(generator: ExtractiveGenerator) -> None:
+    """Two bullets joined because the second leans on the first: the quote
+    holds each as written, not the two glued across the bullet marker."""
+    text = "- The Pro plan has priority support.\n- It answers within 4 hours.\n"
+    answer = generator.generate(
+        "How fast does Pro priority support answer?", hits_of(chunk("s.md", text))
+    )
+    assert "It answers within 4 hours" in answer.text
+    pieces = answer.citations[0].quote.split(" \u2026 ")
+    assert pieces == ["The Pro plan has priority support.", "It answers within 4 hours."]
+    assert all(piece in text for piece in pieces)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- Webhooks.\n- Audit log.\n",
+        # "Added" in a bullet's words is not the change-type heading
+        "- Webhooks.\n- Added an audit log for 1.1.0 users.\n",
+    ],
+)
+def test_a_release_from_the_section_path_is_said_not_quoted(
+    generator: ExtractiveGenerator, text: str
+) -> None:
+    """A later piece of a long release section: the release and its change
+    type are only in the chunk's ``section``, so the answer says them and the
+    quote holds the item alone (a label is quoted only where it is a line)."""
     piece = replace(
-        chunk("CHANGELOG.md", "- Webhooks.\n- Added an audit log for 1.1.0 users.\n"),
+        chunk("CHANGELOG.md", text),
         metadata={"source": "CHANGELOG.md", "section": "Changelog > [1.1.0] - 2026-01-05 > Added"},
     )
     answer = generator.generate("When were webhooks added?", hits_of(piece))
