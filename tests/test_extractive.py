@@ -840,3 +840,14 @@ def test_a_release_from_the_section_path_is_said_not_quoted(
     answer = generator.generate("When were webhooks added?", hits_of(piece))
     assert answer.text == "[1.1.0] - 2026-01-05, Added: Webhooks [1]."
     assert answer.citations[0].quote == "Webhooks."
+
+
+def test_n_times_is_how_often_not_how_long(generator: ExtractiveGenerator) -> None:
+    text = (
+        "Webhooks are retried up to 5 times with exponential backoff. "
+        "They time out after 10 seconds."
+    )
+    answer = generator.generate("How long until a webhook times out?", hits_of(chunk("w.md", text)))
+    assert answer.text.endswith("They time out after 10 seconds [1].")
+    often = generator.generate("How often are webhooks retried?", hits_of(chunk("w.md", text)))
+    assert often.text.startswith("Webhooks are retried up to 5 times")

@@ -94,6 +94,7 @@ _NO_AMOUNT = {
 ("no charge", not "no hidden costs"), a count or an amount without a bound
 ("there is no fixed cap on sick days"), a time without one ("no time
 limit"); they hold no number."""
+_TIMES = re.compile(r"\b\d+\s*(?:x|times)\b", re.IGNORECASE)
 _AMOUNT_WORDS = frozenset({"proportion", "proportional", "half", "unlimited", "percent", "free"})
 """Words that give an amount of something ("in proportion to the hours worked")."""
 _LIST = re.compile(
@@ -256,8 +257,9 @@ _MONEY_AFTER_MUCH = frozenset(
 
 def answer_kind(question: str) -> str | None:
     """``money`` (how much is/does..., price, cost, fee), ``count`` (how many),
-    ``amount`` (how much of a thing: "how much storage"), ``time`` (how long,
-    how fast, when), ``place`` (where), or None: what an answering
+    ``amount`` (how much of a thing: "how much storage"), ``often`` (how
+    often), ``time`` (how long, how fast, when), ``place`` (where), or None:
+    what an answering
     sentence must hold (``place`` only when some sentence holds one: see
     ``fits_kind``)."""
     q = question.lower()
@@ -274,7 +276,9 @@ def answer_kind(question: str) -> str | None:
         return "time" if after in {"time", "longer", "sooner"} else "amount"
     if re.search(r"\bhow many\b|\b(?:percent|percentage)\b", q):
         return "count"
-    if re.search(r"\bhow (?:long|fast|soon|quickly|often)\b|^when\b|\bwhat time\b", q):
+    if re.search(r"\bhow often\b", q):
+        return "often"
+    if re.search(r"\bhow (?:long|fast|soon|quickly)\b|^when\b|\bwhat time\b", q):
         return "time"
     if re.search(r"^(?:and\s+)?where\b|\bin which (?:city|country|place|region)\b", q):
         return "place"
@@ -365,7 +369,8 @@ def fits_kind(kind: str | None, text: str) -> bool:
         return _PLACE.search(text) is not None
     words = {w.lower().strip(".,;:") for w in _WORD.findall(text)}
     digits = any(ch.isdigit() for ch in text)
-    if not digits and _NO_AMOUNT[kind].search(text):
+    words_for_none = _NO_AMOUNT.get(kind)
+    if not digits and words_for_none is not None and words_for_none.search(text):
         return True
     if kind == "money":
         return digits or "free" in words
@@ -373,7 +378,11 @@ def fits_kind(kind: str | None, text: str) -> bool:
         return digits or bool(words & _NUMBER_WORDS)
     if kind == "amount":
         return digits or bool(words & (_NUMBER_WORDS | _AMOUNT_WORDS))
-    return digits or bool(words & (_NUMBER_WORDS | _TIME_WORDS))
+    if kind == "often":  # "5 times", "daily", "every 6 hours"
+        return digits or bool(words & (_NUMBER_WORDS | _TIME_WORDS))
+    # a time: "N times" is how often, not how long ("retried up to 5 times")
+    counted = _TIMES.sub(" ", text)
+    return any(ch.isdigit() for ch in counted) or bool(words & (_NUMBER_WORDS | _TIME_WORDS))
 
 
 def is_anaphoric(sentence: str) -> bool:
