@@ -307,8 +307,11 @@ def _heading_answers(unit: _Unit, asks: tuple[bool, bool], question: str) -> boo
     for what did not happen, a release not out (unreleased, a roadmap, a
     year to come), nor under a change type the question's verb contradicts
     ("when was X added?" under "### Removed")."""
+    when, version = asks
     heading = unit.release
-    if not heading or heading == unit.text or _NOT_DONE.search(unit.text):
+    if not (when or version) or not heading or heading == unit.text:
+        return False
+    if _NOT_DONE.search(unit.text):
         return False
     meta = unit.chunk.metadata
     where = " ".join(
@@ -316,12 +319,11 @@ def _heading_answers(unit: _Unit, asks: tuple[bool, bool], question: str) -> boo
     )
     if _NOT_OUT.search(where) or any(int(y) > date.today().year for y in _YEAR.findall(heading)):
         return False
-    kind = unit.heading.lower().strip().rstrip(":").strip()
-    if kind in _CHANGE_TYPES:
+    kind = _change_type(unit.heading)
+    if kind:
         wanted = {t for verb, types in _VERB_TYPES for t in types if verb.search(question)}
         if wanted and kind not in wanted:
             return False
-    when, version = asks
     if when and not has_date(unit.text):
         return True
     return version and not has_version(unit.text) and has_version(heading)
@@ -357,8 +359,10 @@ _PSEUDO_HEADING = re.compile(
 """A line that is only bold or an HTML heading: a heading in all but syntax."""
 
 
-def _change_type(heading: str) -> bool:
-    return heading.lower().strip().rstrip(":").strip() in _CHANGE_TYPES
+def _change_type(heading: str) -> str:
+    """The change type a heading names ("### Fixed:" -> "fixed"), or ""."""
+    name = heading.lower().strip().rstrip(":").strip()
+    return name if name in _CHANGE_TYPES else ""
 
 
 def _level_of(text: str, heading: str) -> int:
@@ -381,7 +385,7 @@ def _release_of(section: str) -> str:
         part = part.strip()
         if is_release_label(part):
             return part
-        if part.lower().rstrip(":") not in _CHANGE_TYPES:
+        if not _change_type(part):
             return ""
     return ""
 
@@ -550,17 +554,19 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
                     # another section (a "## Security" beside "## 0.9.0"
                     # too): its items are no release's
                     release = ""
-            elif len(text) <= _LABEL_CHARS and is_release_label(bare := _MARKUP.sub("", text)):
-                # a release line that is not a Markdown heading ("**3.3.0
-                # (2026-06-01)**", "<h2>3.4.0</h2>", a setext heading): the
-                # release of what follows, never stale
-                heading = release = bare.strip()
-                release_level = 0
-            elif len(text) <= _LABEL_CHARS and _PSEUDO_HEADING.match(text):
-                # "**Upgrade notes**": a heading but for its syntax
-                heading = _MARKUP.sub("", text).strip()
-                if not _change_type(heading):
-                    release = ""
+            elif len(text) <= _LABEL_CHARS:
+                bare = _MARKUP.sub("", text).strip()
+                if is_release_label(bare):
+                    # a release line that is not a Markdown heading ("**3.3.0
+                    # (2026-06-01)**", "<h2>3.4.0</h2>", a setext heading): the
+                    # release of what follows, never stale
+                    heading = release = bare
+                    release_level = 0
+                elif _PSEUDO_HEADING.match(text):
+                    # "**Upgrade notes**": a heading but for its syntax
+                    heading = bare
+                    if not _change_type(heading):
+                        release = ""
             unit = _Unit(
                 text, chunk, rank, position, answer, terms, context, weight, heading, release
             )
@@ -572,24 +578,16 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
                 unit = replace(unit, reply=previous.text)
             elif anaphoric:
                 if previous is not None and previous.text.count(". ") < _MAX_JOINED - 1:
-                    unit = _Unit(
-                        f"{previous.text} {text}",
-                        chunk,
-                        rank,
-                        previous.position,
-                        answer,
-                        terms | previous.terms,
-                        context,
-                        weight,
-                        heading,
-                        release,
+                    unit = replace(
+                        unit,
+                        text=f"{previous.text} {text}",
+                        position=previous.position,
+                        terms=terms | previous.terms,
                         pieces=(*(previous.pieces or (previous.text,)), text),
                     )
                 elif not context and opens_with_anaphor(text):
                     # nothing resolves it, not even a heading: never alone
-                    unit = _Unit(
-                        text, chunk, rank, position, False, terms, context, weight, heading, release
-                    )
+                    unit = replace(unit, answer=False)
             units.append(unit)
             if kind in {"heading", "header"} or is_question:
                 context = terms
