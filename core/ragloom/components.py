@@ -307,6 +307,19 @@ class Store(Component):
         .. versionadded:: 0.1"""
         return False
 
+    @property
+    def remote_queries(self) -> bool:
+        """Whether ``query`` mostly waits on another process (a server over
+        the network or a socket) rather than computing here. The pipeline asks
+        such stores on its store pool's threads, at once with the query's
+        other stores, so that a hybrid query takes about as long as its
+        slowest store; stores that compute in this process (False, the
+        default) are asked one after another on the caller's thread. Override
+        it as a property when it depends on the config.
+
+        .. versionadded:: 0.1"""
+        return False
+
     @abstractmethod
     def upsert(self, chunks: Sequence[Chunk], vectors: np.ndarray | None = None) -> None:
         """Insert or replace chunks by id (idempotent). ``vectors`` is given to dense stores."""

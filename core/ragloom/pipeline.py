@@ -203,6 +203,7 @@ class Pipeline:
             if self._executor is not None:
                 self._executor.shutdown(wait=True)
                 self._executor = None
+            self.retriever.close()
             for cache in (self._embedding_cache, self._answer_cache):
                 if cache is not None:
                     cache.close()

@@ -8,14 +8,27 @@ are queried with the store lock held for reading, and a hit whose chunk is
 not the committed version of its document is dropped (the store is asked
 again for more when that left fewer than it could give), so every hit comes
 from the pinned version.
+
+Stores whose queries wait on a server (``Store.remote_queries``) are asked on
+the retriever's own small thread pool, at once with the query's other stores:
+a hybrid query with a remote store then takes about as long as its slowest
+store, not the sum of them. Stores that compute in this process are asked
+one after another on the calling thread (side by side they would compete for
+the same cores). The pool's tasks never wait on the pool, so a full pool
+delays a query but cannot deadlock it.
 """
 
 from __future__ import annotations
 
+import contextvars
+import os
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 from .access import caller_filter, restrict
 from .errors import IndexStateError
@@ -55,6 +68,31 @@ class Retriever:
         self.state = state
         self._lock = threading.Lock()
         self._embedder_fingerprint: Any = None
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_pid = 0
+
+    STORE_WORKERS = 8
+    """Threads the stores are asked on besides the caller's (shared by every
+    query of the pipeline; a query waits when all are busy)."""
+
+    def close(self) -> None:
+        """Stop the stores' thread pool (``Pipeline.close`` calls it)."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None and self._pool_pid == os.getpid():
+            pool.shutdown(wait=True)
+
+    def _store_pool(self) -> ThreadPoolExecutor:
+        with self._lock:
+            # a forked child inherits the pool but not its threads: a new one
+            if self._pool is None or self._pool_pid != os.getpid():
+                from concurrent.futures import ThreadPoolExecutor
+
+                self._pool = ThreadPoolExecutor(
+                    max_workers=self.STORE_WORKERS, thread_name_prefix="ragloom-store"
+                )
+                self._pool_pid = os.getpid()
+            return self._pool
 
     def sync(self) -> View:
         """The view to answer from: the stores open, and refreshed when another
@@ -142,16 +180,15 @@ class Retriever:
 
         view = self.sync()
         self.check_embedder(view)
-        lists: list[list[Hit]] = []
         asked: list[_Asked] = []  # what each list answered
         with self.state.lock.read():
             view = self.state.view  # switched only under the write lock
-            for number, (q, vector) in enumerate(zip(queries, vectors)):
+            for number in range(len(queries)):
                 for spec, (name, store) in zip(self.config.stores, self.stores):
-                    ask = spec.k or candidates
                     own = restrict(where, spec.filter)  # the store's filter comes first
-                    lists.append(self._query_store(run, view, name, store, q, vector, own, ask))
+                    ask = spec.k or candidates
                     asked.append(_Asked(number, name, store, own, ask, spec.weight))
+            lists = self._query_stores(run, view, queries, vectors, asked)
             weights = [a.weight for a in asked]
             fusion = partial(
                 fuse,
@@ -241,12 +278,10 @@ class Retriever:
             )
             for vector in vectors
         ]
-        for i in dense:
-            a = asked[i]
-            if moved[a.query] is not None:
-                lists[i] = self._query_store(
-                    run, view, a.name, a.store, queries[a.query], moved[a.query], a.where, a.k
-                )
+        again = [i for i in dense if moved[asked[i].query] is not None]
+        found = self._query_stores(run, view, queries, moved, [asked[i] for i in again])
+        for i, hits in zip(again, found):
+            lists[i] = hits
 
     def _embed_documents(self, run: Run) -> Any:
         """``texts -> vectors`` with the embedder, as an ``embed`` stage (for
@@ -258,6 +293,71 @@ class Retriever:
         return lambda texts: run.stage(
             "embed", embed_type, embedder, embedder.embed_documents, texts
         )
+
+    def _query_stores(
+        self,
+        run: Run,
+        view: View,
+        queries: Sequence[str],
+        vectors: Sequence[Any],
+        asked: Sequence[_Asked],
+    ) -> list[list[Hit]]:
+        """Each of ``asked`` answered (its hits, in order). The lists of
+        stores whose queries wait on a server (``Store.remote_queries``) are
+        asked on the stores' pool, at once with the rest, which this thread
+        asks one after another (a last remote one too, when nothing else is
+        left to it). Stores that compute in this process are asked here only:
+        side by side they would compete for the same cores. Every list is
+        waited for before the first error is raised, so that no query still
+        runs once the caller lets go of the store lock."""
+
+        def call(a: _Asked, on: Run) -> Callable[[], list[Hit]]:
+            return partial(
+                self._query_store,
+                on,
+                view,
+                a.name,
+                a.store,
+                queries[a.query],
+                vectors[a.query],
+                a.where,
+                a.k,
+            )
+
+        away = [i for i, a in enumerate(asked) if a.store.remote_queries]
+        if len(away) == len(asked):
+            away.pop()
+        if not away:
+            return [call(a, run)() for a in asked]
+        runs = [run.branch() for _ in asked]
+        pool = self._store_pool()
+        # each in a copy of this thread's context: the current run, tracing spans
+        futures = {
+            i: pool.submit(contextvars.copy_context().run, call(asked[i], runs[i])) for i in away
+        }
+        lists: list[Any] = [None] * len(asked)
+        error: BaseException | None = None
+        for i, a in enumerate(asked):
+            if i not in futures and error is None:
+                try:
+                    lists[i] = call(a, runs[i])()
+                except BaseException as exc:
+                    error = exc
+                    for future in futures.values():
+                        future.cancel()
+        for i, future in futures.items():
+            if future.cancelled():
+                continue
+            exc = future.exception()  # waits
+            if exc is None:
+                lists[i] = future.result()
+            elif error is None:
+                error = exc
+        for branch in runs:  # the trace in the stores' order, whichever finished first
+            run.timings.extend(branch.timings)
+        if error is not None:
+            raise error
+        return lists
 
     @staticmethod
     def _query_store(

@@ -16,6 +16,7 @@ plugin manager (wrappers are left as they are).
 from __future__ import annotations
 
 import contextvars
+import copy
 import logging
 import os
 import time
@@ -63,6 +64,15 @@ class Run:
         self._started = time.perf_counter()
         self._finished = False
         self.emit(RunStarted(self.id, operation=operation))
+
+    def branch(self) -> Run:
+        """This run for stages done on another thread at the same time: the
+        same id, observers and problems, its own ``timings``, which the caller
+        adds to this run's in the order it chooses (the trace stays in one
+        order, whichever thread finished first)."""
+        branch = copy.copy(self)
+        branch.timings = []
+        return branch
 
     @property
     def seconds(self) -> float:

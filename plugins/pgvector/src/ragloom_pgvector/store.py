@@ -79,6 +79,12 @@ class PgvectorStore(Store):
         the index folder of one machine, so workers elsewhere could not reach it."""
         return self.config.dsn is not None
 
+    @property
+    def remote_queries(self) -> bool:
+        """Every query is a round trip to a PostgreSQL server (the embedded one
+        too runs as its own process): asked at once with the other stores."""
+        return True
+
     # -- lifecycle -------------------------------------------------------------------
     def open(self, context: Context | None = None) -> None:
         super().open(context)

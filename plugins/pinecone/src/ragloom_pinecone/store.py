@@ -80,6 +80,11 @@ class PineconeStore(Store):
         """A Pinecone index takes upserts from many clients at once."""
         return True
 
+    @property
+    def remote_queries(self) -> bool:
+        """Every query is an HTTP request: asked at once with the other stores."""
+        return True
+
     class Config(RemoteOptions):
         index: str | None = Field(None, description="Index name (or give `host`).")
         host: str | None = Field(None, description="Index host, e.g. https://docs-abc.svc...")

@@ -91,6 +91,12 @@ class QdrantStore(Store):
         embedded collection (``path``) belongs to the process that opened it."""
         return self.config.url is not None
 
+    @property
+    def remote_queries(self) -> bool:
+        """A Qdrant server's queries are requests, asked at once with the other
+        stores; an embedded collection computes in this process."""
+        return self.config.url is not None
+
     # -- lifecycle ---------------------------------------------------------------------
     def open(self, context: Context | None = None) -> None:
         super().open(context)

@@ -1,0 +1,182 @@
+"""A query asks its remote stores (``remote_queries``) at once with its other
+stores: stores that each wait for the others inside ``query`` answer only if
+they run together; a store's error reaches the caller only once every store
+has returned; the stores run in the caller's context (its run, its tracing
+spans). Stores that compute in the process are asked on the caller's thread."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pluggy
+import pytest
+import ragloom
+from ragloom import Store, hookimpl
+from ragloom.errors import StoreError
+from ragloom.runs import current_run
+from ragloom.types import Chunk, Hit
+
+from .conftest import basic_config
+
+
+class Meeting(Store):
+    """A text store whose ``query`` waits at ``barrier`` (when set) for the
+    other stores' queries, records the run it ran in, and fails when its
+    name is in ``failing``."""
+
+    capabilities = frozenset({"text"})
+    remote: ClassVar[set[str]] = set()
+    threads: ClassVar[dict[str, int]] = {}
+    barrier: ClassVar[threading.Barrier | None] = None
+    failing: ClassVar[set[str]] = set()
+    slow: ClassVar[dict[str, float]] = {}
+    runs: ClassVar[list[Any]] = []
+    finished: ClassVar[list[str]] = []
+
+    def __init__(self, config: Any = None, **options: Any) -> None:
+        super().__init__(config, **options)
+        self.chunks: dict[str, Chunk] = {}
+
+    def upsert(self, chunks: Sequence[Chunk], vectors: Any = None) -> None:
+        self.chunks.update((c.id, c) for c in chunks)
+
+    @property
+    def remote_queries(self) -> bool:
+        return self.context.name in type(self).remote
+
+    def query(self, *, vector=None, text=None, k=10, where=None) -> list[Hit]:
+        name = self.context.name
+        type(self).threads[name] = threading.get_ident()
+        type(self).runs.append(current_run.get(None))
+        if type(self).barrier is not None:
+            type(self).barrier.wait()  # BrokenBarrierError unless the others come
+        time.sleep(type(self).slow.get(name, 0.0))
+        type(self).finished.append(name)
+        if name in type(self).failing:
+            raise StoreError(f"{name} is down")
+        ranked = sorted(self.chunks.values(), key=lambda c: c.id)[:k]
+        return [Hit(chunk=c, score=1.0 / (1 + i), store=name) for i, c in enumerate(ranked)]
+
+    def delete(self, *, ids=None, where=None) -> int:
+        gone = [i for i in ids or () if i in self.chunks]
+        for chunk_id in gone:
+            del self.chunks[chunk_id]
+        return len(gone)
+
+    def count(self, where=None) -> int:
+        return len(self.chunks)
+
+
+class Plugin:
+    @hookimpl
+    def register_stores(self, register):
+        register("meeting", Meeting)
+
+
+@pytest.fixture
+def project(tmp_path: Path, pm: pluggy.PluginManager) -> Path:
+    pm.register(Plugin(), name="meeting")
+    Meeting.barrier, Meeting.failing, Meeting.slow = None, set(), {}
+    Meeting.runs, Meeting.finished = [], []
+    Meeting.remote, Meeting.threads = {"one", "two", "three"}, {}
+    (tmp_path / "docs").mkdir()
+    for name in ("a", "b", "c"):
+        (tmp_path / "docs" / f"{name}.md").write_text(f"Document {name}.\n")
+    return tmp_path
+
+
+def config(*names: str) -> dict:
+    return basic_config(stores=[{"type": "meeting", "name": n} for n in names])
+
+
+def test_the_stores_of_one_query_are_asked_at_once(project: Path, pm) -> None:
+    with ragloom.load(config("one", "two", "three"), plugin_manager=pm, base_dir=project) as p:
+        p.index()
+        # each query waits for the other two: asked one after another, the first would time out
+        Meeting.barrier = threading.Barrier(3, timeout=10)
+        hits = p.retrieve("document")
+        assert len(hits) == 3
+        assert sorted(Meeting.finished) == ["one", "three", "two"]
+        # and again, from several threads at once (the pool is shared)
+        Meeting.barrier = None
+        with_threads: list[int] = []
+        threads = [
+            threading.Thread(target=lambda: with_threads.append(len(p.retrieve("document"))))
+            for _ in range(8)
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert with_threads == [3] * 8
+
+
+@pytest.mark.parametrize("remote", [["one"], ["two"], ["one", "two"]])
+def test_a_remote_store_is_asked_at_once_with_a_local_one(
+    project: Path, pm, remote: list[str]
+) -> None:
+    Meeting.remote = set(remote)
+    with ragloom.load(config("one", "two"), plugin_manager=pm, base_dir=project) as p:
+        p.index()
+        Meeting.barrier = threading.Barrier(2, timeout=10)
+        assert len(p.retrieve("document")) == 3
+
+
+def test_stores_that_compute_here_are_asked_on_the_callers_thread(project: Path, pm) -> None:
+    Meeting.remote = set()
+    with ragloom.load(config("one", "two", "three"), plugin_manager=pm, base_dir=project) as p:
+        p.index()
+        Meeting.threads = {}
+        p.retrieve("document")
+        assert Meeting.threads == dict.fromkeys(["one", "two", "three"], threading.get_ident())
+        assert p.retriever._pool is None  # no pool made for them
+
+
+def test_every_store_runs_in_the_callers_run(project: Path, pm) -> None:
+    with ragloom.load(config("one", "two"), plugin_manager=pm, base_dir=project) as p:
+        p.index()
+        Meeting.runs, Meeting.slow = [], {"one": 0.3}  # "two" finishes first
+        hits = p.retrieve("document")
+        assert Meeting.finished == ["two", "one"]
+        assert len(Meeting.runs) == 2 and None not in Meeting.runs
+        assert Meeting.runs[0].id == Meeting.runs[1].id
+        # each store's stage is in the hits' trace, in the config's order,
+        # whichever thread ran it and whichever finished first
+        assert [t.name for t in hits.trace if t.stage == "retrieve"] == ["one", "two"]
+
+
+@pytest.mark.parametrize("failing", ["one", "two"])
+def test_a_failing_store_fails_the_query_after_the_others_returned(
+    project: Path, pm, failing: str
+) -> None:
+    with ragloom.load(config("one", "two"), plugin_manager=pm, base_dir=project) as p:
+        p.index()
+        Meeting.failing = {failing}
+        Meeting.slow = {n: 0.3 for n in ("one", "two") if n != failing}
+        Meeting.finished = []
+        with pytest.raises(StoreError, match=f"{failing} is down"):
+            p.retrieve("document")
+        # the other store had finished before the error reached the caller:
+        # none runs after the store lock is let go
+        assert sorted(Meeting.finished) == ["one", "two"]
+        Meeting.failing, Meeting.slow = set(), {}
+        assert len(p.retrieve("document")) == 3  # the pipeline goes on
+
+
+def test_the_pool_is_closed_with_the_pipeline_and_made_again(project: Path, pm) -> None:
+    p = ragloom.load(config("one", "two"), plugin_manager=pm, base_dir=project)
+    with p:
+        p.index()
+        p.retrieve("document")
+        pool = p.retriever._pool
+        assert pool is not None
+    assert p.retriever._pool is None
+    with pytest.raises(RuntimeError):
+        pool.submit(print)  # shut down
+    with p:
+        assert len(p.retrieve("document")) == 3
+        assert p.retriever._pool is not None and p.retriever._pool is not pool
