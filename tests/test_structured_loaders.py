@@ -30,6 +30,7 @@ from ragloom.builtin.loaders.html import HtmlLoader
 from ragloom.builtin.loaders.markdown import MarkdownLoader
 from ragloom.builtin.loaders.parsers.markdown import normalise_setext
 from ragloom.builtin.loaders.parsers.pdf import PAGE_BREAK, page_of
+from ragloom.builtin.loaders.parsers.rst import normalise_rst_titles
 from ragloom.builtin.loaders.pdf import PdfLoader
 from ragloom.components import Context
 from ragloom.errors import LoaderError
@@ -260,6 +261,59 @@ def test_front_matter_is_bounded(tmp_path, context, reports):
 )
 def test_normalise_setext(text, expected):
     assert normalise_setext(text) == expected
+
+
+# -- reStructuredText ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Title\n=====\nBody\n", "# Title\nBody\n"),
+        # levels in the order styles first appear, an overlined style apart
+        (
+            "=====\n Top\n=====\n\nA\n===\n\nB\n~~~\n\nC\n===\n",
+            "# Top\n\n## A\n\n### B\n\n## C\n",
+        ),
+        ("Short\n===\n", "Short\n===\n"),  # underline shorter than the title
+        ("Para\ngoes on\n-------\n", "Para\ngoes on\n-------\n"),  # two lines: no title
+        ("Para\n\n----\n\nMore\n", "Para\n\n----\n\nMore\n"),  # a transition
+        ("    indented\n    --------\n", "    indented\n    --------\n"),  # a block quote
+        ("+-----+\n| a   |\n+-----+\n", "+-----+\n| a   |\n+-----+\n"),  # a grid table
+        ("=====  =====\na      b\n=====  =====\n", "=====  =====\na      b\n=====  =====\n"),
+        ("----\nTitle\n====\n", "----\nTitle\n====\n"),  # overline and underline differ
+        ("A\n---\n", "# A\n"),
+    ],
+)
+def test_normalise_rst_titles(text, expected):
+    assert normalise_rst_titles(text)[0] == expected
+
+
+def test_rst_changelog_is_cut_by_release_and_answers_when(tmp_path, pm):
+    # a Python project's CHANGES.rst: the release and its change types are
+    # sections, so a chunk's section path names its release, and the offline
+    # answerer dates an item by the release heading above it
+    write(
+        tmp_path,
+        "docs/CHANGES.rst",
+        "=========\nChangelog\n=========\n\n"
+        "1.3.0 (2026-03-01)\n------------------\n\nAdded\n~~~~~\n\n"
+        "- Webhooks for every project event.\n\nFixed\n~~~~~\n\n"
+        "- A crash when a CSV file had no header row.\n\n"
+        "1.2.0 (2026-01-15)\n------------------\n\nAdded\n~~~~~\n\n"
+        "- Dark mode in the web app.\n",
+    )
+    config = basic_config(chunker={"type": "recursive", "size": 60, "overlap": 0})
+    with ragloom.load(config, plugin_manager=pm, base_dir=tmp_path) as pipeline:
+        pipeline.index()
+        hits = pipeline.retrieve("dark mode in the web app", k=10)
+        dark = next(h for h in hits if "Dark mode" in h.chunk.text)
+        assert dark.chunk.metadata["title"] == "Changelog"
+        assert dark.chunk.metadata["section"] == "Changelog > 1.2.0 (2026-01-15) > Added"
+        assert "~~~~" not in dark.chunk.text
+        answer = pipeline.ask("When was dark mode added?")
+    assert "1.2.0 (2026-01-15)" in answer.text and "Dark mode" in answer.text
+    assert "1.3.0" not in answer.text
 
 
 # -- html ----------------------------------------------------------------------
@@ -534,7 +588,8 @@ def test_code_language(name, first_line, language):
         ("a.pdf", b"", "pdf"),
         ("a.go", b"", "code"),
         ("a.txt", b"#!/bin/sh", "text"),
-        ("a.rst", b"", "text"),
+        ("a.rst", b"", "rst"),
+        ("a.REST", b"", "rst"),
         ("script", b"#!/bin/sh\necho hi", "code"),
         ("report", b"%PDF-1.7\n", "pdf"),
         ("index", b"  <!DOCTYPE html><html>", "html"),

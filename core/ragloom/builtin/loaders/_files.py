@@ -25,6 +25,7 @@ __all__ = [
     "HTML_EXTENSIONS",
     "MARKDOWN_EXTENSIONS",
     "RESERVED_METADATA",
+    "RST_EXTENSIONS",
     "SHORT_TEXT",
     "TABLE_EXTENSIONS",
     "TEXT_EXTENSIONS",
@@ -54,7 +55,8 @@ _MIN_GUESS = 16  # fewer bytes than this are too few to guess an encoding from
 
 MARKDOWN_EXTENSIONS = frozenset({".md", ".markdown", ".mdx"})
 HTML_EXTENSIONS = frozenset({".html", ".htm", ".xhtml"})
-TEXT_EXTENSIONS = frozenset({".txt", ".text", ".rst"})
+TEXT_EXTENSIONS = frozenset({".txt", ".text"})
+RST_EXTENSIONS = frozenset({".rst", ".rest"})
 TABLE_EXTENSIONS = frozenset({".csv", ".tsv"})
 """Read as a table when an ``include`` selects them (not in the default one)."""
 

@@ -17,6 +17,7 @@ from ...types import Document, content_hash
 from ._files import (
     HTML_EXTENSIONS,
     MARKDOWN_EXTENSIONS,
+    RST_EXTENSIONS,
     TABLE_EXTENSIONS,
     TEXT_EXTENSIONS,
     Parsed,
@@ -28,6 +29,7 @@ from .parsers.code import code_language, parse_code
 from .parsers.html import parse_html
 from .parsers.markdown import parse_markdown
 from .parsers.pdf import parse_pdf
+from .parsers.rst import parse_rst
 from .parsers.table import parse_table
 
 __all__ = ["file_format", "read_document"]
@@ -35,7 +37,7 @@ __all__ = ["file_format", "read_document"]
 
 def file_format(path: PurePath, head: bytes = b"") -> str:
     """The format a file is read as: ``markdown``, ``html``, ``pdf``, ``code``,
-    ``table`` (``.csv``, ``.tsv``) or ``text``.
+    ``table`` (``.csv``, ``.tsv``), ``rst`` (``.rst``, ``.rest``) or ``text``.
 
     By extension first (see the ``directory`` loader's docs for the table); a
     file with no or an unknown extension is sniffed from ``head``, its first
@@ -49,6 +51,8 @@ def file_format(path: PurePath, head: bytes = b"") -> str:
         return "html"
     if extension == ".pdf":
         return "pdf"
+    if extension in RST_EXTENSIONS:
+        return "rst"
     if extension in TEXT_EXTENSIONS:
         return "text"
     if extension in TABLE_EXTENSIONS:
@@ -192,6 +196,7 @@ def _parse_text(text: str, **_: Any) -> Parsed:
 
 _PARSERS: dict[str, Callable[..., Parsed | None]] = {
     "markdown": parse_markdown,
+    "rst": parse_rst,
     "html": parse_html,
     "code": parse_code,
     "table": parse_table,

@@ -35,6 +35,7 @@ from .._languages import LANGUAGES
 from ._files import (
     HTML_EXTENSIONS,
     MARKDOWN_EXTENSIONS,
+    RST_EXTENSIONS,
     TEXT_EXTENSIONS,
     TextFileOptions,
     absolute,
@@ -58,12 +59,14 @@ DEFAULT_INCLUDE = tuple(
     for extension in (
         *sorted(MARKDOWN_EXTENSIONS),
         *sorted(TEXT_EXTENSIONS),
+        *sorted(RST_EXTENSIONS),
         *sorted(HTML_EXTENSIONS),
         ".pdf",
         *LANGUAGES,
     )
 )
-"""Every extension a format is known for: Markdown, plain text, HTML, PDF and source code."""
+"""Every extension a format is known for: Markdown, plain text,
+reStructuredText, HTML, PDF and source code."""
 
 DENIED_FILES = (
     # environment files and keys
@@ -182,7 +185,7 @@ def _denied(parts: Sequence[str], *, is_dir: bool) -> str | None:
 
 class DirectoryLoader(Loader):
     """Loads every file under ``path`` that ``include`` selects, one document each,
-    read by its format (Markdown, HTML, PDF, source code or plain text).
+    read by its format (Markdown, HTML, PDF, source code, reStructuredText or plain text).
 
     Options:
 

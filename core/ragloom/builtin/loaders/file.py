@@ -27,7 +27,7 @@ __all__ = ["FileLoader"]
 
 class FileLoader(Loader):
     """Loads one file as one document, read by its format: Markdown, HTML, PDF,
-    source code or plain text, chosen by :func:`file_format`.
+    source code, reStructuredText or plain text, chosen by :func:`file_format`.
 
     The document id (also ``metadata["source"]``) is the path relative to
     ``context.base_dir`` with forward slashes, or the absolute path when the
