@@ -851,3 +851,47 @@ def test_n_times_is_how_often_not_how_long(generator: ExtractiveGenerator) -> No
     assert answer.text.endswith("They time out after 10 seconds [1].")
     often = generator.generate("How often are webhooks retried?", hits_of(chunk("w.md", text)))
     assert often.text.startswith("Webhooks are retried up to 5 times")
+
+
+FLASK_STYLE = chunk(
+    "CHANGES.md",
+    "# Changes\n\n## Version 2.5.0\n\nUnreleased\n\n- Add a --quiet flag.\n\n"
+    "## Version 2.4.0\n\nReleased 2026-05-11\n\n- Add a --watch option to the build command.\n"
+    "- Drop support for Python 3.9.\n\n"
+    "## Version 2.3.0\n\n- Added dark mode.\n",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "Which version added the --watch option?",
+            "Version 2.4.0, Released 2026-05-11: Add a --watch option to the build command [1].",
+        ),
+        (
+            "When was support for Python 3.9 dropped?",
+            "Version 2.4.0, Released 2026-05-11: Drop support for Python 3.9 [1].",
+        ),
+        # no date line: the version alone
+        ("Which version added dark mode?", "Version 2.3.0: Added dark mode [1]."),
+        # "Unreleased" under the heading: nothing is dated by it
+        ("Which version added the --quiet flag?", "Add a --quiet flag [1]."),
+    ],
+)
+def test_a_released_line_under_a_version_heading_dates_its_items(
+    generator: ExtractiveGenerator, question: str, expected: str
+) -> None:
+    """Flask's and Click's changelogs: ``Version 2.4.0`` then a line
+    ``Released 2026-05-11``; the two are one release, and the line itself is
+    no answer. Each label piece is quoted verbatim."""
+    answer = generator.generate(question, hits_of(FLASK_STYLE))
+    assert answer.text == expected
+    assert all(p in FLASK_STYLE.text for p in answer.citations[0].quote.split(" \u2026 "))
+
+
+def test_added_and_add_are_one_word(generator: ExtractiveGenerator) -> None:
+    """The question's "added" is covered by an item's "Add": no second item
+    is quoted for the word (the stem of "added" was "ad")."""
+    answer = generator.generate("When was the --watch option added?", hits_of(FLASK_STYLE))
+    assert answer.text.count("[1]") == 1 and "dark mode" not in answer.text

@@ -131,7 +131,8 @@ def _has_vowel(text: str) -> bool:
 
 
 def _undouble(word: str) -> str:
-    if len(word) >= 3 and word[-1] == word[-2] and word[-1] not in "aeioulsz":
+    # "stopped" -> "stop", but "added" -> "add" (as "add"), not "ad"
+    if len(word) >= 4 and word[-1] == word[-2] and word[-1] not in "aeioulsz":
         return word[:-1]
     return word
 

@@ -202,7 +202,7 @@ class ExtractiveGenerator(Generator):
             # each piece verbatim in the quote; a heading joined by a colon in the answer
             said = unit.text
             if unit.lead:  # a heading from the section metadata is said, not quoted
-                label = [unit.release]
+                label = [unit.release, *([unit.released] if unit.released else [])]
                 if _change_type(unit.heading):
                     label.append(unit.heading.rstrip(": "))  # "[1.2.0] - 2026-02-02, Fixed: ..."
                 quotes[chunk_id].extend(p for p in label if _is_line_of(p, unit.chunk.text))
@@ -308,8 +308,8 @@ def _heading_answers(unit: _Unit, asks: tuple[bool, bool], question: str) -> boo
     year to come), nor under a change type the question's verb contradicts
     ("when was X added?" under "### Removed")."""
     when, version = asks
-    heading = unit.release
-    if not (when or version) or not heading or heading == unit.text:
+    heading = f"{unit.release} {unit.released}".strip()
+    if not (when or version) or not unit.release or unit.release == unit.text:
         return False
     if _NOT_DONE.search(unit.text):
         return False
@@ -375,6 +375,21 @@ def _is_line_of(label: str, text: str) -> bool:
     """Whether ``label`` is a line of its own in ``text`` (a heading), not
     words of a sentence."""
     return re.search(rf"^[#\s*_]*{re.escape(label)}[*_\s:#]*$", text, re.M) is not None
+
+
+def _says_released(line: str, release: str) -> bool:
+    """Whether ``line``, just under the release heading ``release``, says when
+    that release came out (``Released 2026-05-11``, ``2026-05-11``) or that it
+    has not (``Unreleased``), and the heading does not say it already."""
+    if _NOT_OUT.fullmatch(line.strip(" .:-")):
+        return True
+    return (
+        is_release_label(line)
+        and has_date(line)
+        and not has_version(line)
+        and has_version(release)
+        and not has_date(release)
+    )
 
 
 def _release_of(section: str) -> str:
@@ -507,6 +522,10 @@ class _Unit:
     release: str = ""
     """The release heading the unit is an item of (``3.1.0 (2026-02-02)``),
     past the change-type headings of a changelog (``### Added``)."""
+    released: str = ""
+    """The line just under a release heading that says when it came out, or
+    that it has not (``Released 2026-05-11``, ``Unreleased``), as Flask's and
+    Click's changelogs write it under ``Version 2.4.0``."""
     lead: bool = False
     """Quoted after its release heading (``3.1.0 (2026-02-02): Added dark mode.``):
     the heading holds what the question asks and the unit does not."""
@@ -534,6 +553,10 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
         heading = section.rpartition(" > ")[2].strip() if isinstance(section, str) else ""
         release = _release_of(section) if isinstance(section, str) else ""
         release_level = 0  # its heading's level, where the chunk's text shows it
+        released = ""
+        # the next line may say when the release came out: at the chunk's top
+        # (its heading in the section path) or just under its heading
+        under_release = bool(release)
         previous: _Unit | None = None  # the sentence before, in this block
         for position, (text, kind) in enumerate(split_sentences(chunk.text, kinds=True)):
             terms = frozenset(content_terms(text))
@@ -545,30 +568,46 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
                 and not only_links(text)
             )
             weight = _CODE_WEIGHT if kind == "code" else 1.0
+            was_under_release, under_release = under_release, False
             if kind == "heading" or is_question:
                 heading = text.lstrip("#").strip()
                 level = _level_of(chunk.text, heading) if kind == "heading" else 0
                 if is_release_label(heading):
-                    release, release_level = heading, level
+                    release, release_level, released = heading, level, ""
+                    under_release = True
                 elif not _change_type(heading) or (level and level <= release_level):
                     # another section (a "## Security" beside "## 0.9.0"
                     # too): its items are no release's
-                    release = ""
+                    release = released = ""
             elif len(text) <= _LABEL_CHARS:
                 bare = _MARKUP.sub("", text).strip()
-                if is_release_label(bare):
+                if was_under_release and _says_released(bare, release):
+                    # "Version 2.4.0" / "Released 2026-05-11": one release
+                    released = bare
+                    answer = False
+                elif is_release_label(bare):
                     # a release line that is not a Markdown heading ("**3.3.0
                     # (2026-06-01)**", "<h2>3.4.0</h2>", a setext heading): the
                     # release of what follows, never stale
                     heading = release = bare
-                    release_level = 0
+                    release_level, released = 0, ""
                 elif _PSEUDO_HEADING.match(text):
                     # "**Upgrade notes**": a heading but for its syntax
                     heading = bare
                     if not _change_type(heading):
-                        release = ""
+                        release = released = ""
             unit = _Unit(
-                text, chunk, rank, position, answer, terms, context, weight, heading, release
+                text,
+                chunk,
+                rank,
+                position,
+                answer,
+                terms,
+                context,
+                weight,
+                heading,
+                release,
+                released,
             )
             anaphoric = kind in {"sentence", "bullet"} and is_anaphoric(text)
             if kind == "sentence" and previous is not None and _BARE_YES_NO.match(previous.text):
