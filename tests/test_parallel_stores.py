@@ -34,6 +34,8 @@ class Meeting(Store):
     barrier: ClassVar[threading.Barrier | None] = None
     failing: ClassVar[set[str]] = set()
     slow: ClassVar[dict[str, float]] = {}
+    interrupting: ClassVar[set[str]] = set()
+    nested: ClassVar[dict[str, Any]] = {}
     runs: ClassVar[list[Any]] = []
     finished: ClassVar[list[str]] = []
 
@@ -55,7 +57,12 @@ class Meeting(Store):
         if type(self).barrier is not None:
             type(self).barrier.wait()  # BrokenBarrierError unless the others come
         time.sleep(type(self).slow.get(name, 0.0))
+        again = type(self).nested.pop(name, None)
+        if again is not None:
+            again.retrieve("document")  # asks its pipeline again, once
         type(self).finished.append(name)
+        if name in type(self).interrupting:
+            raise KeyboardInterrupt
         if name in type(self).failing:
             raise StoreError(f"{name} is down")
         ranked = sorted(self.chunks.values(), key=lambda c: c.id)[:k]
@@ -83,6 +90,7 @@ def project(tmp_path: Path, pm: pluggy.PluginManager) -> Path:
     Meeting.barrier, Meeting.failing, Meeting.slow = None, set(), {}
     Meeting.runs, Meeting.finished = [], []
     Meeting.remote, Meeting.threads = {"one", "two", "three"}, {}
+    Meeting.interrupting, Meeting.nested = set(), {}
     (tmp_path / "docs").mkdir()
     for name in ("a", "b", "c"):
         (tmp_path / "docs" / f"{name}.md").write_text(f"Document {name}.\n")
@@ -180,3 +188,56 @@ def test_the_pool_is_closed_with_the_pipeline_and_made_again(project: Path, pm) 
     with p:
         assert len(p.retrieve("document")) == 3
         assert p.retriever._pool is not None and p.retriever._pool is not pool
+
+
+def test_an_interrupted_query_waits_for_the_pool_before_it_lets_go(project: Path, pm) -> None:
+    """Ctrl-C in the store the caller asks while a remote store still runs:
+    the interruption is raised only once that store has returned (so no
+    index run writes under it)."""
+    Meeting.remote = {"one"}
+    with ragloom.load(config("one", "two"), plugin_manager=pm, base_dir=project) as p:
+        p.index()
+        Meeting.slow, Meeting.interrupting, Meeting.finished = {"one": 0.3}, {"two"}, []
+        with pytest.raises(KeyboardInterrupt):
+            p.retrieve("document")
+        assert Meeting.finished == ["two", "one"]
+        Meeting.slow, Meeting.interrupting = {}, set()
+        assert len(p.retrieve("document")) == 3
+
+
+def test_the_first_stores_error_is_raised_whichever_failed_first(project: Path, pm) -> None:
+    Meeting.remote = {"one"}  # asked on the pool, after "two" fails on the caller
+    with ragloom.load(config("one", "two"), plugin_manager=pm, base_dir=project) as p:
+        p.index()
+        Meeting.failing, Meeting.slow = {"one", "two"}, {"one": 0.2}
+        with pytest.raises(StoreError, match="one is down"):
+            p.retrieve("document")
+
+
+def test_a_query_during_close_is_asked_on_the_callers_thread(project: Path, pm) -> None:
+    """The pool shut down under a running query (``close()`` from another
+    thread): the stores it can no longer take are asked by the caller."""
+    with ragloom.load(config("one", "two", "three"), plugin_manager=pm, base_dir=project) as p:
+        p.index()
+        p.retrieve("document")
+        pool = p.retriever._pool
+        pool.shutdown()  # as close() would, with the query already past _store_pool()
+        Meeting.threads = {}
+        assert len(p.retrieve("document")) == 3
+        assert set(Meeting.threads.values()) == {threading.get_ident()}
+
+
+def test_a_store_that_asks_the_pipeline_again_does_not_wait_on_the_pool(project: Path, pm) -> None:
+    """Every pool thread busy with a store whose query asks the pipeline
+    again: that inner query runs on the pool thread, not queued behind it."""
+    with ragloom.load(config("one", "two"), plugin_manager=pm, base_dir=project) as p:
+        p.index()
+        p.retriever.STORE_WORKERS = 1
+        p.retriever.close()
+        Meeting.nested = {"one": p}  # "one" runs on the pool's only thread
+        done: list[int] = []
+        worker = threading.Thread(target=lambda: done.append(len(p.retrieve("document"))))
+        worker.start()
+        worker.join(timeout=20)
+        assert not worker.is_alive(), "the inner query waited on the pool it runs on"
+        assert done == [3]

@@ -14,12 +14,14 @@ the retriever's own small thread pool, at once with the query's other stores:
 a hybrid query with a remote store then takes about as long as its slowest
 store, not the sum of them. Stores that compute in this process are asked
 one after another on the calling thread (side by side they would compete for
-the same cores). The pool's tasks never wait on the pool, so a full pool
-delays a query but cannot deadlock it.
+the same cores). The pool's tasks never wait on the pool (a store whose
+query asks the pipeline again gets that query run on its own thread), so a
+full pool delays a query but cannot deadlock it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import os
 import threading
@@ -28,7 +30,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
-    from concurrent.futures import ThreadPoolExecutor
+    from concurrent.futures import Future, ThreadPoolExecutor
 
 from .access import caller_filter, restrict
 from .errors import IndexStateError
@@ -327,36 +329,46 @@ class Retriever:
         away = [i for i, a in enumerate(asked) if a.store.remote_queries]
         if len(away) == len(asked):
             away.pop()
-        if not away:
+        if not away or _on_store_pool.active:
+            # a store's query that asks the pipeline again runs it here: a pool
+            # task never waits on the pool
             return [call(a, run)() for a in asked]
         runs = [run.branch() for _ in asked]
+        futures: dict[int, Future[list[Hit]]] = {}
         pool = self._store_pool()
-        # each in a copy of this thread's context: the current run, tracing spans
-        futures = {
-            i: pool.submit(contextvars.copy_context().run, call(asked[i], runs[i])) for i in away
-        }
+        for i in away:
+            # a pool shut down by a closing pipeline: this thread asks that store
+            with contextlib.suppress(RuntimeError):
+                # in a copy of this thread's context: the current run, tracing spans
+                futures[i] = pool.submit(
+                    contextvars.copy_context().run, _pooled, call(asked[i], runs[i])
+                )
         lists: list[Any] = [None] * len(asked)
-        error: BaseException | None = None
-        for i, a in enumerate(asked):
-            if i not in futures and error is None:
-                try:
-                    lists[i] = call(a, runs[i])()
-                except BaseException as exc:
-                    error = exc
-                    for future in futures.values():
-                        future.cancel()
+        errors: dict[int, BaseException] = {}
+        # every pool query is waited for, whatever stopped this thread, before
+        # the caller lets go of the store lock
+        try:
+            for i, a in enumerate(asked):
+                if i not in futures and not errors:
+                    try:
+                        lists[i] = call(a, runs[i])()
+                    except Exception as exc:
+                        errors[i] = exc
+        except BaseException:  # Ctrl-C, SystemExit: the rest is not asked
+            _wait_all(futures.values(), cancel=True)
+            raise
+        _wait_all(futures.values(), cancel=bool(errors))
         for i, future in futures.items():
-            if future.cancelled():
-                continue
-            exc = future.exception()  # waits
-            if exc is None:
-                lists[i] = future.result()
-            elif error is None:
-                error = exc
+            if not future.cancelled():
+                exc = future.exception()
+                if exc is None:
+                    lists[i] = future.result()
+                else:
+                    errors[i] = exc
         for branch in runs:  # the trace in the stores' order, whichever finished first
             run.timings.extend(branch.timings)
-        if error is not None:
-            raise error
+        if errors:
+            raise errors[min(errors)]  # the first store's, in the config's order
         return lists
 
     @staticmethod
@@ -506,3 +518,40 @@ def _explained(
             )
         )
     return tuple(out)
+
+
+class _PoolFlag(threading.local):
+    active = False
+    """True on the store pool's threads, while they ask a store."""
+
+
+_on_store_pool = _PoolFlag()
+
+
+def _pooled(call: Callable[[], list[Hit]]) -> list[Hit]:
+    """``call()`` on a store pool thread, marked as such."""
+    _on_store_pool.active = True
+    try:
+        return call()
+    finally:
+        _on_store_pool.active = False
+
+
+def _wait_all(futures: Iterable[Future[Any]], *, cancel: bool) -> None:
+    """Wait until every one of ``futures`` is done (cancelling those not yet
+    started when ``cancel``); an interruption while waiting (Ctrl-C) is
+    raised once they all are."""
+    from concurrent.futures import wait
+
+    pending = list(futures)
+    if cancel:
+        for future in pending:
+            future.cancel()
+    interrupted: BaseException | None = None
+    while pending:
+        try:
+            pending = list(wait(pending).not_done)
+        except BaseException as exc:  # re-raised once all are done
+            interrupted = interrupted or exc
+    if interrupted is not None:
+        raise interrupted

@@ -198,3 +198,50 @@ def test_the_global_provider_is_used_once_set(
     assert {s.parent.span_id for s in spans["ragloom.stage.retrieve"]} == {
         run.get_span_context().span_id
     }
+
+
+def test_stages_of_one_run_on_two_threads_keep_their_own_content() -> None:
+    """Two stores of one run asked at once (a remote store on the pipeline's
+    pool) finish in the other order than they started: each stage span still
+    carries its own query, not the other thread's."""
+    import contextlib
+    import threading
+
+    from ragloom.events import RunStarted, StageCall, StageFinished
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    observer = SpanObserver(provider, capture_content=True)
+    observer.on_event(RunStarted("r1", operation="retrieve"))
+    wrapped = threading.Barrier(2, timeout=10)
+    first_done = threading.Event()
+
+    def stage(text: str, finish_first: bool) -> None:
+        call = StageCall("retrieve", "store", None, lambda: [], (), {"text": text}, "r1")
+        wrapper = observer.run_stage(call)
+        next(wrapper)
+        with contextlib.suppress(StopIteration):  # the wrapper returns the result
+            wrapper.send([])
+        wrapped.wait()  # both have kept their content before either event
+        if not finish_first:
+            first_done.wait(10)
+        observer.on_event(
+            StageFinished("r1", stage="retrieve", name="store", seconds=0.01, count=len(text))
+        )
+        if finish_first:
+            first_done.set()
+
+    threads = [
+        threading.Thread(target=stage, args=("alpha question", False)),
+        threading.Thread(target=stage, args=("beta, another question", True)),
+    ]
+    threads[0].start()
+    threads[0].join(0.2)  # "alpha" keeps its content first, "beta" finishes first
+    threads[1].start()
+    for thread in threads:
+        thread.join(10)
+    spans = [s for s in exporter.get_finished_spans() if s.name == "ragloom.stage.retrieve"]
+    assert len(spans) == 2
+    for span in spans:  # the event's count is its own query's length
+        assert len(span.attributes["ragloom.query"]) == span.attributes["ragloom.item_count"]

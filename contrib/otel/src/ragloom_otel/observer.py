@@ -68,7 +68,7 @@ class SpanObserver:
         self._provider = tracer_provider
         self._capture = capture_content
         self._runs: dict[str, Any] = {}
-        self._content: dict[tuple[str, str, str], deque[dict[str, Any]]] = {}
+        self._content: dict[tuple[str, str, str, int], deque[dict[str, Any]]] = {}
         self._lock = threading.Lock()
         self._cached: Any = None
 
@@ -137,11 +137,14 @@ class SpanObserver:
         from opentelemetry import trace
         from opentelemetry.trace import Status, StatusCode
 
+        # the stage's event follows its run_stage call on the same thread:
+        # stages of one run on several threads (stores asked at once) keep apart
+        key = (event.run_id, event.stage, event.name, threading.get_ident())
         with self._lock:
-            queued = self._content.get((event.run_id, event.stage, event.name))
+            queued = self._content.get(key)
             content = queued.popleft() if queued else {}
             if queued is not None and not queued:
-                del self._content[(event.run_id, event.stage, event.name)]
+                del self._content[key]
         attributes: dict[str, Any] = {
             "ragloom.stage": event.stage,
             "ragloom.component": event.name,
@@ -189,7 +192,7 @@ class SpanObserver:
             content = _content_of(call, result)
             if content:
                 with self._lock:
-                    key = (call.run_id, call.stage, call.name)
+                    key = (call.run_id, call.stage, call.name, threading.get_ident())
                     self._content.setdefault(key, deque()).append(content)
         return result
 
