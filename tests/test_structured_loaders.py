@@ -283,10 +283,44 @@ def test_normalise_setext(text, expected):
         ("=====  =====\na      b\n=====  =====\n", "=====  =====\na      b\n=====  =====\n"),
         ("----\nTitle\n====\n", "----\nTitle\n====\n"),  # overline and underline differ
         ("A\n---\n", "# A\n"),
+        ("T\n=\n", "# T\n"),
+        # an underline short of its title, of four or more: kept (docutils warns)
+        ("Version 3.10.0\n-------------\n", "# Version 3.10.0\n"),
+        ("====\nLonger title\n====\n", "# Longer title\n"),
+        ("- item\n------\n", "- item\n------\n"),  # a list item, not a title
+        # inline markup reduced to its text
+        (
+            "Using ``load`` with `Flask <https://flask.example>`_\n" + "=" * 50 + "\n",
+            "# Using load with Flask\n",
+        ),
+        # a transition or a code line a Markdown reader would take for a fence
+        # or a heading is put out of its reach: the next title still counts
+        (
+            "T\n=\n\npara\n\n~~~~~~~~\n\nSub\n---\n",
+            "# T\n\npara\n\n    ~~~~~~~~\n\n## Sub\n",
+        ),
+        (
+            ".. code-block:: bash\n\n   # make a venv\n   ```\n\nSub\n---\n",
+            ".. code-block:: bash\n\n       # make a venv\n       ```\n\n# Sub\n",
+        ),
     ],
 )
 def test_normalise_rst_titles(text, expected):
     assert normalise_rst_titles(text)[0] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        ("=====\nGuide\n=====\n\nInstall\n-------\n", "Guide"),
+        # no title above the others (a changelog of releases): none of them
+        ("1.1\n---\n\nx\n\n1.0\n---\n\ny\n", None),
+    ],
+)
+def test_an_rst_documents_title_is_a_title_of_its_own_style(tmp_path, context, text, title):
+    write(tmp_path, "doc.rst", text)
+    [doc] = load(FileLoader, context, "doc.rst")
+    assert doc.metadata["title"] == (title or "doc")
 
 
 def test_rst_changelog_is_cut_by_release_and_answers_when(tmp_path, pm):
