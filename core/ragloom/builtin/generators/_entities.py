@@ -103,6 +103,9 @@ _LIST = re.compile(
 )
 
 
+_CODE = re.compile(r"([A-Za-z]{1,4})-?\d+[A-Za-z]*")
+"""A model or line code: letters, then digits (``X200``, ``N1``, ``RTX-4090``)."""
+
 _NOT_NAMES = frozenset(
     {
         "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
@@ -200,6 +203,12 @@ def rivals(question: str, names: Iterable[str], texts: Iterable[str]) -> set[str
             stem = " ".join(parts[:-1])
             for match in re.finditer(rf"\b{re.escape(stem)}\s+([A-Z0-9][\w-]*)\b", joined):
                 found.add(f"{stem} {match.group(1)}")
+        # "X200": codes of the same letters with other digits ("X300", "X500")
+        code = _CODE.fullmatch(name)
+        if code:
+            for match in re.finditer(rf"(?<![\w-]){re.escape(code.group(1))}-?\d\w*", joined):
+                if match.group(0) != name:
+                    found.add(match.group(0))
         # "Lite, Startup, and Business"
         for match in _LIST.finditer(joined):
             items = [i.strip() for i in re.split(r",\s*|\s+(?:and|or)\s+", match.group(1))]
@@ -274,7 +283,9 @@ def answer_kind(question: str) -> str | None:
         if after is None or after in _MONEY_AFTER_MUCH:
             return "money"
         return "time" if after in {"time", "longer", "sooner"} else "amount"
-    if re.search(r"\bhow many\b|\b(?:percent|percentage)\b", q):
+    if re.search(r"\b(?:percent|percentage)\b|\bwhat share\b", q):
+        return "percent"
+    if re.search(r"\bhow many\b", q):
         return "count"
     if re.search(r"\bhow often\b", q):
         return "often"
@@ -367,6 +378,8 @@ def fits_kind(kind: str | None, text: str) -> bool:
         return True
     if kind == "place":
         return _PLACE.search(text) is not None
+    # a code's digits (``X200``, ``line N1``, ``Lab 3``) are no figure of it
+    text = _NAMED_NUMBER.sub(" ", text)
     words = {w.lower().strip(".,;:") for w in _WORD.findall(text)}
     digits = any(ch.isdigit() for ch in text)
     words_for_none = _NO_AMOUNT.get(kind)
@@ -378,11 +391,58 @@ def fits_kind(kind: str | None, text: str) -> bool:
         return digits or bool(words & _NUMBER_WORDS)
     if kind == "amount":
         return digits or bool(words & (_NUMBER_WORDS | _AMOUNT_WORDS))
-    if kind == "often":  # "5 times", "daily", "every 6 hours"
-        return digits or bool(words & (_NUMBER_WORDS | _TIME_WORDS))
-    # a time: "N times" is how often, not how long ("retried up to 5 times")
-    counted = _TIMES.sub(" ", text)
-    return any(ch.isdigit() for ch in counted) or bool(words & (_NUMBER_WORDS | _TIME_WORDS))
+    if kind == "percent":  # "30%", "thirty percent", "half"
+        return bool(_PERCENT.search(text))
+    if kind == "often":  # "5 times", "daily", "every 6 hours", not "until 5:00 am"
+        return bool(_OFTEN.search(text))
+    # a time: "N times" is how often, not how long ("retried up to 5 times");
+    # a share or a sum is no time ("Midterm exam | 20%" does not say when)
+    counted = _NOT_TIME.sub(" ", _TIMES.sub(" ", text))
+    return any(ch.isdigit() for ch in counted) or bool(
+        words & (_NUMBER_WORDS | _TIME_WORDS | _CALENDAR_WORDS)
+    )
+
+
+_NAMED_NUMBER = re.compile(
+    r"(?<![\w$€£¥-])(?!(?:Q[1-4]|H[12])\b)[A-Za-z]{1,4}-?\d+[A-Za-z]*\b"
+    rf"|\b(?!(?i:{_MONTHS}|may)\b)(?:[A-Z][a-z]+|[A-Z]{{2,5}})\s+(?:No\.\s*)?\d+[A-Za-z]?\b"
+    r"(?!\s*(?:%|[:.,]\d))"
+)
+"""A name that holds a number: a code (``X200``, ``N1``; not ``Q3``, ``H2``)
+or a capitalised word and its number (``Lab 3``, ``CS 341``, ``Room 204``)."""
+
+_PERCENT = re.compile(
+    r"\d\s*%|\bper\s*cent\b|\bpercent(?:age)?\b|\b(?:half|quarter|third|thirds)\b",
+    re.IGNORECASE,
+)
+_OFTEN = re.compile(
+    r"\bevery\b|\b(?:once|twice|thrice|never|always|continuously)\b|\b\w+\s+times\b"
+    r"|\b(?:hourly|daily|nightly|weekly|fortnightly|biweekly|monthly|quarterly|yearly|annually)\b"
+    r"|\b(?:per|a|an|each)\s+(?:second|minute|hour|day|night|week|month|quarter|year|semester)s?\b",
+    re.IGNORECASE,
+)
+"""A frequency: "every 20 minutes", "twice a week", "5 times", "daily"."""
+_NOT_TIME = re.compile(
+    r"\d[\d,.]*\s*%"
+    r"|\b(?:version|release|v)\s*\d+(?:\.\d+)+|(?<![\w.])\d+\.\d+\.\d+(?![\w.]*\d)"
+    r"|\b[A-Z][A-Za-z]+\s+\d+\.\d+(?:\.\d+)*\b",
+    re.IGNORECASE,
+)
+"""Figures that are no time: a share ("20%"), a version ("2.0.0", "Python
+3.8"). A sum may be one ("When does shipping become free? Orders above
+€150 ...")."""
+_CALENDAR_WORDS = frozenset(
+    {
+        "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+        "mondays", "tuesdays", "wednesdays", "thursdays", "fridays", "saturdays", "sundays",
+        "weekday", "weekdays", "weekend", "weekends", "morning", "mornings", "afternoon",
+        "evening", "evenings", "night", "nights", "midnight", "noon", "today", "tomorrow",
+        "yesterday", "tonight", "january", "february", "april", "june", "july", "august",
+        "september", "october", "november", "december", "spring", "summer", "autumn",
+        "winter", "semester",
+    }
+)  # fmt: skip
+"""Words that say when without a digit ("on Tuesdays", "in the spring")."""
 
 
 def is_anaphoric(sentence: str) -> bool:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 
@@ -156,14 +156,22 @@ class ExtractiveGenerator(Generator):
         yes_no = is_yes_no(read)
         keys = [t for t, w in asked.items() if w >= _KEY_SHARE * top] if yes_no else []
         unfit: list[tuple[float, float, _Unit]] = []
+        versions = _VERSION_ASKED.findall(read)
         for unit in units:
             if not unit.answer or not _about(unit, names, rival):
                 continue
+            if versions and not _names_version(unit, versions):
+                continue  # "version 2.0.0" is a name: another release's line is no answer
             if any(t not in unit.terms and t not in unit.context for t in keys):
                 continue
+            if asked is not weights and not any(
+                t in unit.terms or t in unit.context for t in asked
+            ):
+                continue  # it names the entity, and says nothing of what is asked
             coverage = unit.weight * _covered(unit, weights) / total
             score = coverage + _RANK_BONUS * (1.0 - unit.rank / n_hits)
-            fit = fits_kind(kind, unit.text)
+            # a price is denied only in so many words ("free of charge": fits_kind)
+            fit = fits_kind(kind, unit.text) or (kind != "money" and _denies(unit.text, weights))
             if _heading_answers(unit, asks, read):
                 fit, unit = True, replace(unit, lead=True)
             (candidates if fit else unfit).append((coverage, score, unit))
@@ -202,7 +210,9 @@ class ExtractiveGenerator(Generator):
             # each piece verbatim in the quote; a heading joined by a colon in the answer
             said = unit.text
             if unit.lead:  # a heading from the section metadata is said, not quoted
-                label = [unit.release, *([unit.released] if unit.released else [])]
+                label = [unit.release]
+                if unit.released and unit.released != unit.text:
+                    label.append(unit.released)
                 if _change_type(unit.heading):
                     label.append(unit.heading.rstrip(": "))  # "[1.2.0] - 2026-02-02, Fixed: ..."
                 quotes[chunk_id].extend(p for p in label if _is_line_of(p, unit.chunk.text))
@@ -311,14 +321,19 @@ def _heading_answers(unit: _Unit, asks: tuple[bool, bool], question: str) -> boo
     heading = f"{unit.release} {unit.released}".strip()
     if not (when or version) or not unit.release or unit.release == unit.text:
         return False
-    if _NOT_DONE.search(unit.text):
-        return False
+    deprecating = re.search(r"\bdeprecat", question, re.IGNORECASE) is not None
+    for word in _NOT_DONE.findall(unit.text):
+        # "Deprecated read_noaa()" did happen, when the question asks when it did
+        if not (deprecating and word.lower() == "deprecated"):
+            return False
     meta = unit.chunk.metadata
     where = " ".join(
         str(v) for v in (heading, meta.get("section", ""), meta.get("title", ""), unit.chunk.source)
     )
     if _NOT_OUT.search(where) or any(int(y) > date.today().year for y in _YEAR.findall(heading)):
         return False
+    if unit.text == unit.released:  # "Released 2024-01-19" says whose release it is
+        return True
     kind = _change_type(unit.heading)
     if kind:
         wanted = {t for verb, types in _VERB_TYPES for t in types if verb.search(question)}
@@ -326,7 +341,14 @@ def _heading_answers(unit: _Unit, asks: tuple[bool, bool], question: str) -> boo
             return False
     if when and not has_date(unit.text):
         return True
-    return version and not has_version(unit.text) and has_version(heading)
+    # "Dropped support for Python 3.8": the version is Python's, not the release's
+    own = _OTHERS_VERSION.sub(" ", unit.text)
+    return version and not has_version(own) and has_version(heading)
+
+
+_OTHERS_VERSION = re.compile(r"\b(?!(?:version|release)\b)[A-Z][\w-]*\s+v?\d+(?:\.\d+)+")
+"""A version of something named (``Python 3.8``, ``NumPy 1.22``), not of the
+release a changelog line belongs to."""
 
 
 _CHANGE_TYPES = frozenset(
@@ -428,6 +450,39 @@ def _contrasts(text: str) -> set[str]:
     return {w for w in TOKEN.findall(text.lower()) if w in _CONTRAST}
 
 
+_VERSION_ASKED = re.compile(r"(?<![\w.])v?(\d+\.\d+(?:\.\d+)*)(?![\w.]*\d)")
+
+
+def _names_version(unit: _Unit, versions: Sequence[str]) -> bool:
+    """Whether the unit, its release or its section names one of the
+    versions the question asks about (``2.0.0``, not ``2.0.1``)."""
+    section = unit.chunk.metadata.get("section")
+    where = " ".join(
+        (unit.text, unit.release, unit.heading, section if isinstance(section, str) else "")
+    )
+    return any(re.search(rf"(?<![\w.])v?{re.escape(v)}(?![\w.]*\d)", where) for v in versions)
+
+
+_DENIAL = re.compile(
+    r"\b(?:has|have|had|with|there\s+is|there\s+are)\s+no\s+((?:[\w-]+\s+){0,2}[\w-]+)"
+    r"|\b(?:does|do|did)\s*(?:not|n't)\s+(?:have|include|come with|offer|support)\s+"
+    r"(?:an?\s+|any\s+)?((?:[\w-]+\s+){0,2}[\w-]+)",
+    re.IGNORECASE,
+)
+
+
+def _denies(text: str, asked: Mapping[str, float]) -> bool:
+    """Whether the sentence says that what the question asks about, or the
+    thing it names, is not there ("The X500 Pro has no internal battery" to
+    "How long does the X500 Pro battery last?", "There is no N3 line" to
+    "When does the N3 run?"): an answer whatever figure the question wants."""
+    for match in _DENIAL.finditer(text):
+        said = match.group(1) or match.group(2)
+        if any(term in asked for term in content_terms(said)):
+            return True
+    return False
+
+
 def _covered(unit: _Unit, weights: dict[str, float]) -> float:
     covered = 0.0
     for term, weight in weights.items():
@@ -456,6 +511,8 @@ def _about(unit: _Unit, names: list[str], rival: set[str]) -> bool:
     ).lower()
 
     def known(name: str) -> bool:  # "Ledgerly Pro": Ledgerly and Pro may stand apart
+        if any(ch.isdigit() for ch in name):  # "Lab 5", "X200": as written, or not at all
+            return re.search(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])", where) is not None
         words = [w for w in name.split() if len(w) > 1] or [name]
         return name.lower() in where or all(w.lower() in where for w in words)
 
@@ -582,9 +639,9 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
             elif len(text) <= _LABEL_CHARS:
                 bare = _MARKUP.sub("", text).strip()
                 if was_under_release and _says_released(bare, release):
-                    # "Version 2.4.0" / "Released 2026-05-11": one release
+                    # "Version 2.4.0" / "Released 2026-05-11": one release (the
+                    # line answers "when was 2.4.0 released?", after its heading)
                     released = bare
-                    answer = False
                 elif is_release_label(bare):
                     # a release line that is not a Markdown heading ("**3.3.0
                     # (2026-06-01)**", "<h2>3.4.0</h2>", a setext heading): the
