@@ -330,6 +330,60 @@ def bench_pgvector_upsert_100k() -> dict[str, Any]:
     return _upsert_row(100_000)
 
 
+AT_ONCE_CHUNKS = 20_000
+
+
+def bench_pgvector_stores_at_once() -> dict[str, Any]:
+    """A hybrid ``Pipeline.retrieve`` over two pgvector stores (each its own
+    embedded server) and bm25, 20k chunks: the pgvector stores asked at once
+    (``remote_queries``, as ragloom does it) against the same pipeline asking
+    them one after another, interleaved query by query."""
+    import os
+
+    import ragloom
+    from bench_retrieve import _setup
+    from ragloom_pgvector.store import PgvectorStore
+
+    def asked(remote: bool) -> None:
+        PgvectorStore.remote_queries = property(lambda self: remote)  # type: ignore[method-assign]
+
+    said = PgvectorStore.remote_queries
+    cache = os.environ.get("RAGLOOM_CACHE_DIR")
+    times: dict[bool, list[float]] = {True: [], False: []}
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            config, queries = _setup(root, AT_ONCE_CHUNKS, {"k": 10, "candidates": 30})
+            config["stores"] = [
+                {"type": "pgvector", "name": "passages"},
+                {"type": "pgvector", "name": "sentences"},
+                {"type": "bm25"},
+            ]
+            with ragloom.load(config, base_dir=root) as pipeline:
+                pipeline.index()
+                for q in queries[:10]:
+                    pipeline.retrieve(q)
+                for n, q in enumerate(queries[:100]):
+                    for remote in (n % 2 == 0, n % 2 == 1):  # each side first every other query
+                        asked(remote)
+                        started = time.perf_counter()
+                        pipeline.retrieve(q)
+                        times[remote].append(time.perf_counter() - started)
+    finally:
+        PgvectorStore.remote_queries = said  # type: ignore[method-assign]
+        if cache is None:
+            os.environ.pop("RAGLOOM_CACHE_DIR", None)
+        else:
+            os.environ["RAGLOOM_CACHE_DIR"] = cache
+    return {
+        "name": f"hybrid retrieve, 2 pgvector + bm25, {AT_ONCE_CHUNKS:,} chunks (median)",
+        "baseline": "the same stores asked one after another",
+        "ragloom_s": statistics.median(times[True]),
+        "baseline_s": statistics.median(times[False]),
+        "min_speed": 1.5,  # about as long as the slowest store: near 2x for two alike
+    }
+
+
 BENCHMARKS = [
     bench_pgvector_10k_plain,
     bench_pgvector_10k_filtered,
@@ -337,6 +391,7 @@ BENCHMARKS = [
     bench_pgvector_100k_filtered,
     bench_pgvector_upsert_10k,
     bench_pgvector_upsert_100k,
+    bench_pgvector_stores_at_once,
 ]
 
 
