@@ -1,11 +1,15 @@
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pluggy
 import pytest
+from ragloom import Store
 from ragloom.plugins import build_plugin_manager
 from ragloom.registry import Registry
+from ragloom.types import Chunk
 
 # the contract suites' asserts get pytest's detailed messages (before any test imports them)
 pytest.register_assert_rewrite("ragloom.testing")
@@ -62,3 +66,26 @@ def basic_config(**overrides: object) -> dict:
     }
     config.update(overrides)
     return config
+
+
+class DictStore(Store):
+    """A text store holding its chunks in a dict, for tests whose store
+    differs only in ``query``: ``upsert``, ``delete`` and ``count`` done."""
+
+    capabilities = frozenset({"text"})
+
+    def __init__(self, config: Any = None, **options: Any) -> None:
+        super().__init__(config, **options)
+        self.chunks: dict[str, Chunk] = {}
+
+    def upsert(self, chunks: Sequence[Chunk], vectors: Any = None) -> None:
+        self.chunks.update((c.id, c) for c in chunks)
+
+    def delete(self, *, ids=None, where=None) -> int:
+        gone = [i for i in ids or () if i in self.chunks]
+        for chunk_id in gone:
+            del self.chunks[chunk_id]
+        return len(gone)
+
+    def count(self, where=None) -> int:
+        return len(self.chunks)

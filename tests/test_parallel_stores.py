@@ -8,22 +8,21 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pluggy
 import pytest
 import ragloom
-from ragloom import Store, hookimpl
+from ragloom import hookimpl
 from ragloom.errors import StoreError
 from ragloom.runs import current_run
-from ragloom.types import Chunk, Hit
+from ragloom.types import Hit
 
-from .conftest import basic_config
+from .conftest import DictStore, basic_config
 
 
-class Meeting(Store):
+class Meeting(DictStore):
     """A text store whose ``query`` waits at ``barrier`` (when set) for the
     other stores' queries, records the run it ran in, and fails when its
     name is in ``failing``."""
@@ -38,13 +37,6 @@ class Meeting(Store):
     nested: ClassVar[dict[str, Any]] = {}
     runs: ClassVar[list[Any]] = []
     finished: ClassVar[list[str]] = []
-
-    def __init__(self, config: Any = None, **options: Any) -> None:
-        super().__init__(config, **options)
-        self.chunks: dict[str, Chunk] = {}
-
-    def upsert(self, chunks: Sequence[Chunk], vectors: Any = None) -> None:
-        self.chunks.update((c.id, c) for c in chunks)
 
     @property
     def remote_queries(self) -> bool:
@@ -67,15 +59,6 @@ class Meeting(Store):
             raise StoreError(f"{name} is down")
         ranked = sorted(self.chunks.values(), key=lambda c: c.id)[:k]
         return [Hit(chunk=c, score=1.0 / (1 + i), store=name) for i, c in enumerate(ranked)]
-
-    def delete(self, *, ids=None, where=None) -> int:
-        gone = [i for i in ids or () if i in self.chunks]
-        for chunk_id in gone:
-            del self.chunks[chunk_id]
-        return len(gone)
-
-    def count(self, where=None) -> int:
-        return len(self.chunks)
 
 
 class Plugin:

@@ -6,21 +6,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import pluggy
 import pytest
 import ragloom
-from ragloom import ComponentConfig, Store, hookimpl
+from ragloom import ComponentConfig, hookimpl
 from ragloom.fusion import FUSION_METHODS
-from ragloom.types import Chunk, Hit
+from ragloom.types import Hit
 
-from .conftest import basic_config
+from .conftest import DictStore, basic_config
 
 DOCUMENTS = {"a.md": "Alpha.\n", "b.md": "Bravo.\n", "c.md": "Charlie.\n"}
 
 
-class Ranked(Store):
+class Ranked(DictStore):
     """Holds chunks in memory and ranks them in the order its ``order`` option
     gives their documents, whatever the query; records the ``k`` it was asked for."""
 
@@ -32,13 +31,6 @@ class Ranked(Store):
     config: Config
     asked: dict[str, list[int]] = {}
 
-    def __init__(self, config: Any = None, **options: Any) -> None:
-        super().__init__(config, **options)
-        self.chunks: dict[str, Chunk] = {}
-
-    def upsert(self, chunks: Sequence[Chunk], vectors: Any = None) -> None:
-        self.chunks.update((c.id, c) for c in chunks)
-
     def query(self, *, vector=None, text=None, k=10, where=None) -> list[Hit]:
         type(self).asked.setdefault(self.context.name, []).append(k)
         order = self.config.order
@@ -48,15 +40,6 @@ class Ranked(Store):
             Hit(chunk=c, score=float(len(order) - i), store=name, scores={name: len(order) - i})
             for i, c in enumerate(ranked)
         ]
-
-    def delete(self, *, ids=None, where=None) -> int:
-        gone = [i for i in ids or () if i in self.chunks]
-        for chunk_id in gone:
-            del self.chunks[chunk_id]
-        return len(gone)
-
-    def count(self, where=None) -> int:
-        return len(self.chunks)
 
 
 class Plugin:
