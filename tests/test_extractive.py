@@ -977,3 +977,19 @@ def test_a_version_the_question_names_is_a_name(
 ) -> None:
     answer = generator.generate(question, hits_of(RELEASES))
     assert answer.text == expected
+
+
+def test_a_rival_named_under_the_entitys_own_heading_is_another_thing(
+    generator: ExtractiveGenerator,
+) -> None:
+    """CS 241 is a rival of CS 341 by shape, but under CS 341's own
+    Prerequisites heading it is what CS 341 asks for, not another course."""
+    prerequisites = replace(
+        chunk("cs341.md", "Students must have passed CS 241 with a grade of C.\n"),
+        metadata={"source": "cs341.md", "title": "CS 341", "section": "CS 341 > Prerequisites"},
+    )
+    other = chunk("courses.md", "CS 341 is taught by Dr. Okafor. CS 241 has no prerequisites.\n")
+    answer = generator.generate(
+        "What are the prerequisites for CS 341?", hits_of(prerequisites, other)
+    )
+    assert answer.text == "Students must have passed CS 241 with a grade of C [1]."

@@ -519,7 +519,15 @@ def _about(unit: _Unit, names: list[str], rival: set[str]) -> bool:
     if not any(known(name) for name in names):
         return False
     if any(mentions(unit.text, other) for other in rival):
-        return any(mentions(unit.text, name) for name in names)
+        # under a heading (or in a document) that names the entity and none
+        # of its rivals, a rival named in passing is another thing (CS 341's
+        # "Prerequisites": "Students must have passed CS 241")
+        section = chunk.metadata.get("section")
+        heading = f"{chunk.metadata.get('title', '')} {section if isinstance(section, str) else ''}"
+        own = any(mentions(heading, name) for name in names) and not any(
+            mentions(heading, other) for other in rival
+        )
+        return own or any(mentions(unit.text, name) for name in names)
     return True
 
 
