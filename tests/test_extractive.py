@@ -993,3 +993,20 @@ def test_a_rival_named_under_the_entitys_own_heading_is_another_thing(
         "What are the prerequisites for CS 341?", hits_of(prerequisites, other)
     )
     assert answer.text == "Students must have passed CS 241 with a grade of C [1]."
+
+
+def test_a_figure_in_a_yes_no_question_is_a_condition_not_a_key(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "At 2,500 metres?" is answered by a limit of 2,000: the answer need not
+    repeat the question's figure (it was a key the sentence had to hold)."""
+    text = (
+        "The X300 switches to high-altitude fan mode above 1,500 metres. The X200 has no "
+        "high-altitude mode and is not rated for use above 2,000 metres.\n"
+    )
+    answer = generator.generate(
+        "Can I use the X200 at 2,500 metres altitude?", hits_of(chunk("a.md", text))
+    )
+    assert answer.text == (
+        "The X200 has no high-altitude mode and is not rated for use above 2,000 metres [1]."
+    )

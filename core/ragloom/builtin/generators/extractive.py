@@ -154,7 +154,13 @@ class ExtractiveGenerator(Generator):
         asked = {t: w for t, w in weights.items() if t not in named} or weights
         top = max(asked.values())
         yes_no = is_yes_no(read)
-        keys = [t for t, w in asked.items() if w >= _KEY_SHARE * top] if yes_no else []
+        # (a figure in it is a condition the answer need not repeat: "at 2,500
+        # metres?" is answered by "not rated for use above 2,000 metres")
+        keys = (
+            [t for t, w in asked.items() if w >= _KEY_SHARE * top and not t.isdigit()]
+            if yes_no
+            else []
+        )
         unfit: list[tuple[float, float, _Unit]] = []
         versions = _VERSION_ASKED.findall(read)
         for unit in units:
