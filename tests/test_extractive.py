@@ -1010,3 +1010,32 @@ def test_a_figure_in_a_yes_no_question_is_a_condition_not_a_key(
     assert answer.text == (
         "The X200 has no high-altitude mode and is not rated for use above 2,000 metres [1]."
     )
+
+
+def test_a_sentence_about_every_thing_of_a_kind_answers_for_one_of_them(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "Every phone has a two-year warranty" answers for the P8, which the
+    passages name; "two-year" says a time ("two" and "year")."""
+    support = chunk(
+        "support.md",
+        "Every phone has a two-year warranty. The P8 Max adds one year of damage cover.\n",
+    )
+    models = chunk("models.md", "The line has three phones: the P7, the P8 and the P8 Max.\n")
+    answer = generator.generate("How long is the warranty on the P8?", hits_of(support, models))
+    assert answer.text.startswith("Every phone has a two-year warranty [1].")
+    # a name the passages do not hold is not vouched for by "every"
+    assert generator.generate(
+        "How long is the warranty on the P9?", hits_of(support, models)
+    ).text.startswith(NOT_FOUND)
+
+
+def test_a_hyphenated_word_is_told_apart_from_its_last_part(
+    generator: ExtractiveGenerator,
+) -> None:
+    text = (
+        "Books and DVDs can be renewed up to two times, online or at the desk. "
+        "E-books cannot be renewed; you have to borrow them again.\n"
+    )
+    answer = generator.generate("Can I renew an e-book?", hits_of(chunk("loans.md", text)))
+    assert answer.text == "E-books cannot be renewed; you have to borrow them again [1]."

@@ -380,7 +380,8 @@ def fits_kind(kind: str | None, text: str) -> bool:
         return _PLACE.search(text) is not None
     # a code's digits (``X200``, ``line N1``, ``Lab 3``) are no figure of it
     text = _NAMED_NUMBER.sub(" ", text)
-    words = {w.lower().strip(".,;:") for w in _WORD.findall(text)}
+    # "a two-year warranty": "two" and "year" each
+    words = {w.lower().strip(".,;:") for w in _WORD.findall(text.replace("-", " "))}
     digits = any(ch.isdigit() for ch in text)
     words_for_none = _NO_AMOUNT.get(kind)
     if not digits and words_for_none is not None and words_for_none.search(text):

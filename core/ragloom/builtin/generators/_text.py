@@ -138,14 +138,21 @@ def _undouble(word: str) -> str:
 
 
 def content_terms(text: str) -> list[str]:
-    """The stemmed content words of ``text``, in order, stopwords dropped."""
+    """The stemmed content words of ``text``, in order, stopwords dropped; a
+    hyphenated word also as one (``e-books``: ``book`` and ``ebook``, so that
+    it is told apart from "books")."""
     out = []
-    text = _URL_OR_TAG.sub(" ", _LINK.sub(r"\1", text))
-    for token in TOKEN.findall(text.lower()):
+    text = _URL_OR_TAG.sub(" ", _LINK.sub(r"\1", text)).lower()
+    for token in TOKEN.findall(text):
         if token in _STOPWORDS or (len(token) < 2 and not token.isdigit()):
             continue
         out.append(stem(token))
+    out.extend(stem(word.replace("-", "")) for word in _HYPHENATED.findall(text))
     return out
+
+
+_HYPHENATED = re.compile(r"\b[^\W\d_]+(?:-[^\W\d_]+)+\b")
+"""A word of letters joined by hyphens (``e-book``, ``high-altitude``)."""
 
 
 GENERIC_STEMS = frozenset(stem(word) for word in _GENERIC)

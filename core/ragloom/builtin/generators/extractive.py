@@ -164,7 +164,7 @@ class ExtractiveGenerator(Generator):
         unfit: list[tuple[float, float, _Unit]] = []
         versions = _VERSION_ASKED.findall(read)
         for unit in units:
-            if not unit.answer or not _about(unit, names, rival):
+            if not unit.answer or not _about(unit, names, rival, texts):
                 continue
             if versions and not _names_version(unit, versions):
                 continue  # "version 2.0.0" is a name: another release's line is no answer
@@ -499,7 +499,11 @@ def _covered(unit: _Unit, weights: dict[str, float]) -> float:
     return covered
 
 
-def _about(unit: _Unit, names: list[str], rival: set[str]) -> bool:
+_UNIVERSAL = re.compile(r"(?:every|all|each|any)\s+(?:of\s+(?:the|our)\s+)?[a-z][\w-]*", re.I)
+"""A sentence about every thing of a kind ("Every phone has...", "All plans...")."""
+
+
+def _about(unit: _Unit, names: list[str], rival: set[str], texts: Sequence[str] = ()) -> bool:
     """Whether a unit can be about what the question names: its chunk (or the
     document's title or path) names every entity of the question, and the
     unit does not name a rival of them without naming them."""
@@ -523,7 +527,13 @@ def _about(unit: _Unit, names: list[str], rival: set[str]) -> bool:
         return name.lower() in where or all(w.lower() in where for w in words)
 
     if not any(known(name) for name in names):
-        return False
+        # "Every phone has a two-year warranty" is about the P8 too, when the
+        # passages know a P8 (a name none of them holds is not vouched for)
+        return (
+            _UNIVERSAL.match(unit.text) is not None
+            and any(mentions(t, name) for t in texts for name in names)
+            and not any(mentions(unit.text, other) for other in rival)
+        )
     if any(mentions(unit.text, other) for other in rival):
         # under a heading (or in a document) that names the entity and none
         # of its rivals, a rival named in passing is another thing (CS 341's
