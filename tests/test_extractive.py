@@ -1039,3 +1039,15 @@ def test_a_hyphenated_word_is_told_apart_from_its_last_part(
     )
     answer = generator.generate("Can I renew an e-book?", hits_of(chunk("loans.md", text)))
     assert answer.text == "E-books cannot be renewed; you have to borrow them again [1]."
+
+
+def test_a_number_alone_adds_no_second_sentence(generator: ExtractiveGenerator) -> None:
+    """ "35" of "a 35 kg bag" in "€35" is no part of the question the first
+    sentence left unanswered."""
+    rules = chunk(
+        "bags.md",
+        "Bags heavier than 32 kg are not accepted as checked baggage. "
+        "A larger cabin bag can be added at the airport for €35.\n",
+    )
+    answer = generator.generate("Can I check a 35 kg bag?", hits_of(rules))
+    assert answer.text == "Bags heavier than 32 kg are not accepted as checked baggage [1]."

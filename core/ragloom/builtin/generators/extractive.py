@@ -272,7 +272,8 @@ class ExtractiveGenerator(Generator):
             if key in seen or any(unit.text in c.text or c.text in unit.text for c in chosen):
                 continue
             found = {t for t in weights if t in unit.terms or t in unit.context}
-            gain = sum(weights[t] for t in found - covered)
+            # a bare number is no new part: the "35" of "35 kg" in "€35"
+            gain = sum(weights[t] for t in found - covered if not t.isdigit())
             new_part = gain >= _NEW_PART * total or bool((found & named) - covered)
             if chosen and not new_part and not listing:
                 continue
