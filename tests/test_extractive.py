@@ -1056,3 +1056,18 @@ def test_a_number_alone_adds_no_second_sentence(generator: ExtractiveGenerator) 
     )
     answer = generator.generate("Can I check a 35 kg bag?", hits_of(rules, other))
     assert answer.text == "Bags heavier than 32 kg are not accepted as checked baggage [1]."
+
+
+def test_a_sentence_ending_in_a_colon_is_quoted_with_what_follows(
+    generator: ExtractiveGenerator,
+) -> None:
+    text = (
+        "# Grading\n\nYour final grade is made up as follows:\n\n| Part | Weight |\n|---|---|\n"
+        "| Labs | 40% |\n| Midterm exam | 20% |\n\nThere is no final exam.\n"
+    )
+    answer = generator.generate(
+        "How is the final grade calculated?", hits_of(chunk("grading.md", text))
+    )
+    assert answer.text == (
+        "Your final grade is made up as follows [1]. Labs | 40% [1]. Midterm exam | 20% [1]."
+    )

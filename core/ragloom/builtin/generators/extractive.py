@@ -204,6 +204,7 @@ class ExtractiveGenerator(Generator):
         )
         if is_list_question(read):
             chosen = _with_items(chosen, units, set(asked))
+        chosen = _with_what_follows(chosen, units)
         chosen.sort(key=lambda unit: (unit.rank, unit.position))
         numbers: dict[str, int] = {}
         quotes: dict[str, list[str]] = {}
@@ -313,6 +314,32 @@ def _with_items(chosen: list[_Unit], units: list[_Unit], asked: set[str]) -> lis
         for item in found.values():
             if not any(item.text in c.text or c.text in item.text for c in out):
                 out.append(item)
+    return out
+
+
+_FOLLOWING = 12
+"""The most list items or table rows quoted after a sentence that announces them."""
+
+
+def _with_what_follows(chosen: list[_Unit], units: list[_Unit]) -> list[_Unit]:
+    """A chosen sentence that ends with a colon ("Your final grade is made up
+    as follows:") is quoted with the list items or table rows right after it
+    (up to ``_FOLLOWING``): alone it says nothing."""
+    out = list(chosen)
+    for unit in chosen:
+        if not unit.text.rstrip().endswith(":"):
+            continue
+        added = 0
+        for other in units:
+            if other.chunk.id != unit.chunk.id or other.position <= unit.position:
+                continue
+            if other.kind == "header":  # a table's first row: its column names
+                continue
+            if other.kind not in {"bullet", "row"} or added >= _FOLLOWING:
+                break
+            if not any(other.text in c.text or c.text in other.text for c in out):
+                out.append(other)
+                added += 1
     return out
 
 
@@ -617,6 +644,8 @@ class _Unit:
     reply: str = ""
     """A bare "Yes." or "No." just before it: quoted first when the question
     asks yes or no."""
+    kind: str = ""
+    """``sentence``, ``bullet``, ``row``, ``header``, ``heading`` or ``code``."""
 
 
 def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
@@ -690,6 +719,7 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
                 heading,
                 release,
                 released,
+                kind=kind,
             )
             anaphoric = kind in {"sentence", "bullet"} and is_anaphoric(text)
             if kind == "sentence" and previous is not None and _BARE_YES_NO.match(previous.text):
