@@ -1071,3 +1071,13 @@ def test_a_sentence_ending_in_a_colon_is_quoted_with_what_follows(
     assert answer.text == (
         "Your final grade is made up as follows [1]. Labs | 40% [1]. Midterm exam | 20% [1]."
     )
+
+
+def test_which_days_wants_a_day(generator: ExtractiveGenerator) -> None:
+    """ "Which days" is answered by weekdays or dates, not by a count of days."""
+    text = (
+        "Each student has five late days for the whole semester. "
+        "Lectures are on Tuesdays and Thursdays in room 204.\n"
+    )
+    answer = generator.generate("Which days are lectures?", hits_of(chunk("c.md", text)))
+    assert answer.text == "Lectures are on Tuesdays and Thursdays in room 204 [1]."

@@ -267,7 +267,8 @@ _MONEY_AFTER_MUCH = frozenset(
 def answer_kind(question: str) -> str | None:
     """``money`` (how much is/does..., price, cost, fee), ``count`` (how many),
     ``amount`` (how much of a thing: "how much storage"), ``often`` (how
-    often), ``time`` (how long, how fast, when), ``place`` (where), or None:
+    often), ``day`` (which days), ``time`` (how long, how fast, when),
+    ``place`` (where), or None:
     what an answering
     sentence must hold (``place`` only when some sentence holds one: see
     ``fits_kind``)."""
@@ -289,6 +290,8 @@ def answer_kind(question: str) -> str | None:
         return "count"
     if re.search(r"\bhow often\b", q):
         return "often"
+    if re.search(r"\b(?:which|what) days?\b|\bon which\b.*\bdays?\b", q):
+        return "day"
     if re.search(r"\bhow (?:long|fast|soon|quickly)\b|^when\b|\bwhat time\b", q):
         return "time"
     if re.search(r"^(?:and\s+)?where\b|\bin which (?:city|country|place|region)\b", q):
@@ -392,6 +395,8 @@ def fits_kind(kind: str | None, text: str) -> bool:
         return digits or bool(words & _NUMBER_WORDS)
     if kind == "amount":
         return digits or bool(words & (_NUMBER_WORDS | _AMOUNT_WORDS))
+    if kind == "day":  # "on Tuesdays", "on weekdays", "on 14 March", "daily"
+        return bool(words & _DAY_WORDS) or bool(_DATE_LIKE.search(text))
     if kind == "percent":  # "30%", "thirty percent", "half"
         return bool(_PERCENT.search(text))
     if kind == "often":  # "5 times", "daily", "every 6 hours", not "until 5:00 am"
@@ -444,6 +449,19 @@ _CALENDAR_WORDS = frozenset(
     }
 )  # fmt: skip
 """Words that say when without a digit ("on Tuesdays", "in the spring")."""
+_DAY_WORDS = frozenset(
+    {
+        "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+        "mondays", "tuesdays", "wednesdays", "thursdays", "fridays", "saturdays", "sundays",
+        "weekday", "weekdays", "weekend", "weekends", "daily", "everyday", "holidays",
+        "today", "tomorrow",
+    }
+)  # fmt: skip
+_DATE_LIKE = re.compile(
+    rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?i:{_MONTHS}|may)\b|\b(?i:{_MONTHS}|may)\s+\d{{1,2}}\b"
+    r"|\b\d{4}-\d\d-\d\d\b|\bevery day\b",
+)
+"""A day written as a date ("14 March", "March 13", "2026-03-13")."""
 
 
 def is_anaphoric(sentence: str) -> bool:
