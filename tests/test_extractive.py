@@ -1081,3 +1081,12 @@ def test_which_days_wants_a_day(generator: ExtractiveGenerator) -> None:
     )
     answer = generator.generate("Which days are lectures?", hits_of(chunk("c.md", text)))
     assert answer.text == "Lectures are on Tuesdays and Thursdays in room 204 [1]."
+
+
+def test_a_capitalised_word_and_a_number_is_a_name_only_when_the_question_uses_it(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "Add 2 cups" is a quantity; "Lab 2" in "When is Lab 2 due?" is a name."""
+    recipe = chunk("recipe.md", "Add 2 cups of flour to the bowl. Stir well.\n")
+    answer = generator.generate("How many cups of flour do I add?", hits_of(recipe))
+    assert answer.text == "Add 2 cups of flour to the bowl [1]."

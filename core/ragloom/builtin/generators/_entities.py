@@ -373,7 +373,7 @@ Leipzig", "at 12 Baker Street", "from the Billing page"), or a word that
 says where ("folder", "stored")."""
 
 
-def fits_kind(kind: str | None, text: str) -> bool:
+def fits_kind(kind: str | None, text: str, names: Iterable[str] = ()) -> bool:
     """Whether a sentence can answer a question of that kind: a sum of money
     is written in digits (or is ``free``); a count, an amount or a time may
     be a word; each may be said as none or as no bound (``_NO_AMOUNT``)."""
@@ -381,8 +381,12 @@ def fits_kind(kind: str | None, text: str) -> bool:
         return True
     if kind == "place":
         return _PLACE.search(text) is not None
-    # a code's digits (``X200``, ``line N1``, ``Lab 3``) are no figure of it
-    text = _NAMED_NUMBER.sub(" ", text)
+    # a code's digits (``X200``, ``line N1``) are no figure of it, nor are
+    # those of a name the question uses or rivals (``Lab 3``, ``CS 341``)
+    text = _CODE_WORD.sub(" ", text)
+    for name in names:
+        if any(ch.isdigit() for ch in name):
+            text = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", " ", text)
     # "a two-year warranty": "two" and "year" each
     words = {w.lower().strip(".,;:") for w in _WORD.findall(text.replace("-", " "))}
     digits = any(ch.isdigit() for ch in text)
@@ -402,20 +406,17 @@ def fits_kind(kind: str | None, text: str) -> bool:
     if kind == "often":  # "5 times", "daily", "every 6 hours", not "until 5:00 am"
         return bool(_OFTEN.search(text))
     # a time: "N times" is how often, not how long ("retried up to 5 times");
-    # a share or a sum is no time ("Midterm exam | 20%" does not say when)
+    # a share or a version is no time ("Midterm exam | 20%" does not say when)
     counted = _NOT_TIME.sub(" ", _TIMES.sub(" ", text))
     return any(ch.isdigit() for ch in counted) or bool(
         words & (_NUMBER_WORDS | _TIME_WORDS | _CALENDAR_WORDS)
     )
 
 
-_NAMED_NUMBER = re.compile(
-    r"(?<![\w$€£¥-])(?!(?:Q[1-4]|H[12])\b)[A-Za-z]{1,4}-?\d+[A-Za-z]*\b"
-    rf"|\b(?!(?i:{_MONTHS}|may)\b)(?:[A-Z][a-z]+|[A-Z]{{2,5}})\s+(?:No\.\s*)?\d+[A-Za-z]?\b"
-    r"(?!\s*(?:%|[:.,]\d))"
-)
-"""A name that holds a number: a code (``X200``, ``N1``; not ``Q3``, ``H2``)
-or a capitalised word and its number (``Lab 3``, ``CS 341``, ``Room 204``)."""
+_CODE_WORD = re.compile(r"(?<![\w$€£¥-])(?!(?:Q[1-4]|H[12])\b)[A-Za-z]{1,4}-?\d+[A-Za-z]*\b")
+"""A code: letters, then digits, in one word (``X200``, ``N1``; not ``Q3``,
+``H2``, which say when). A capitalised word and a number (``Lab 3``) may be
+a quantity ("Add 2 cups"): it is a name only when the question uses it."""
 
 _PERCENT = re.compile(
     r"\d\s*%|\bper\s*cent\b|\bpercent(?:age)?\b|\b(?:half|quarter|third|thirds)\b",
@@ -431,17 +432,23 @@ _OFTEN = re.compile(
 _NOT_TIME = re.compile(
     r"\d[\d,.]*\s*%"
     r"|\b(?:version|release|v)\s*\d+(?:\.\d+)+|(?<![\w.])\d+\.\d+\.\d+(?![\w.]*\d)"
-    r"|\b[A-Z][A-Za-z]+\s+\d+\.\d+(?:\.\d+)*\b",
+    r"|(?-i:\b[A-Z][A-Za-z]+)\s+\d+\.\d+(?:\.\d+)*\b"
+    r"|\b\d+\.\d+(?:\.\d+)*\s+or\s+(?:newer|later|higher|above|greater)\b",
     re.IGNORECASE,
 )
 """Figures that are no time: a share ("20%"), a version ("2.0.0", "Python
-3.8"). A sum may be one ("When does shipping become free? Orders above
+3.8", "pandas 1.5 or newer"). A sum may be one ("When does shipping become free? Orders above
 €150 ...")."""
-_CALENDAR_WORDS = frozenset(
+_WEEKDAYS = frozenset(
     {
         "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
         "mondays", "tuesdays", "wednesdays", "thursdays", "fridays", "saturdays", "sundays",
-        "weekday", "weekdays", "weekend", "weekends", "morning", "mornings", "afternoon",
+        "weekday", "weekdays", "weekend", "weekends",
+    }
+)  # fmt: skip
+_CALENDAR_WORDS = _WEEKDAYS | frozenset(
+    {
+        "morning", "mornings", "afternoon",
         "evening", "evenings", "night", "nights", "midnight", "noon", "today", "tomorrow",
         "yesterday", "tonight", "january", "february", "april", "june", "july", "august",
         "september", "october", "november", "december", "spring", "summer", "autumn",
@@ -449,14 +456,7 @@ _CALENDAR_WORDS = frozenset(
     }
 )  # fmt: skip
 """Words that say when without a digit ("on Tuesdays", "in the spring")."""
-_DAY_WORDS = frozenset(
-    {
-        "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
-        "mondays", "tuesdays", "wednesdays", "thursdays", "fridays", "saturdays", "sundays",
-        "weekday", "weekdays", "weekend", "weekends", "daily", "everyday", "holidays",
-        "today", "tomorrow",
-    }
-)  # fmt: skip
+_DAY_WORDS = _WEEKDAYS | {"daily", "everyday", "holidays", "today", "tomorrow"}
 _DATE_LIKE = re.compile(
     rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?i:{_MONTHS}|may)\b|\b(?i:{_MONTHS}|may)\s+\d{{1,2}}\b"
     r"|\b\d{4}-\d\d-\d\d\b|\bevery day\b",

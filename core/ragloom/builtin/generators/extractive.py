@@ -177,7 +177,9 @@ class ExtractiveGenerator(Generator):
             coverage = unit.weight * _covered(unit, weights) / total
             score = coverage + _RANK_BONUS * (1.0 - unit.rank / n_hits)
             # a price is denied only in so many words ("free of charge": fits_kind)
-            fit = fits_kind(kind, unit.text) or (kind != "money" and _denies(unit.text, weights))
+            fit = fits_kind(kind, unit.text, [*names, *rival]) or (
+                kind != "money" and _denies(unit.text, weights)
+            )
             if _heading_answers(unit, asks, read):
                 fit, unit = True, replace(unit, lead=True)
             (candidates if fit else unfit).append((coverage, score, unit))
