@@ -118,6 +118,52 @@ def test_hits_without_vectors_are_embedded_for_feedback(
     assert results["vectorless"] == results["memory"]
 
 
+def test_feedback_embeds_without_holding_back_an_index_runs_writes(
+    project: Path, pm: pluggy.PluginManager
+) -> None:
+    """The hits a store returned without vectors are embedded outside the
+    store lock: a writer waiting for it gets it meanwhile. When the writer
+    switched versions, the first lists (all of the pinned version) stand."""
+    import threading
+
+    pm.register(Plugin(), name="vectorless")
+    cfg = config({"docs": 2, "weight": 0.7}, store="vectorless")
+    with ragloom.load(cfg, plugin_manager=pm, base_dir=project) as pipeline:
+        pipeline.index()
+        embedder = pipeline.embedder
+        plain = embedder.embed_documents
+        wrote: list[bool] = []
+        switch = False
+
+        def embed_documents(texts: list[str]) -> Any:
+            def write() -> None:
+                with pipeline.state.lock.write():
+                    wrote.append(True)
+                    if switch:  # as an index run would: another version
+                        view = pipeline.state.view
+                        pipeline.state.set_view(replace(view, version=view.version + 1))
+
+            writer = threading.Thread(target=write)
+            writer.start()
+            writer.join(timeout=10)
+            return plain(texts)
+
+        embedder.embed_documents = embed_documents  # type: ignore[method-assign]
+        hits = pipeline.retrieve("aurora borealis")
+        assert wrote == [True]  # the writer got the lock while feedback embedded
+        asked = [t.name for t in hits.trace if t.stage == "retrieve"]
+        assert asked == ["vectorless", "vectorless"]  # and the store was asked again
+        assert names(hits)[0] == "aurora"
+
+        switch, wrote[:] = True, []
+        before = pipeline.state.view.version
+        hits = pipeline.retrieve("aurora borealis")
+        assert wrote == [True]
+        # the version moved under the query: no second round, the first one's version
+        assert [t.name for t in hits.trace if t.stage == "retrieve"] == ["vectorless"]
+        assert hits.corpus_version == before
+
+
 def chunk(doc: str, index: int, text: str = "text") -> Chunk:
     return Chunk(
         id=f"{doc}::{index}@s",

@@ -7,7 +7,9 @@ it refreshes the stores and moves to the new version (``sync``). The stores
 are queried with the store lock held for reading, and a hit whose chunk is
 not the committed version of its document is dropped (the store is asked
 again for more when that left fewer than it could give), so every hit comes
-from the pinned version.
+from the pinned version. ``retrieval.feedback`` embeds what it needs between
+its two rounds without the lock, and asks again only if the version is
+still the pinned one.
 
 Stores whose queries wait on a server (``Store.remote_queries``) are asked on
 the retriever's own small thread pool, at once with the query's other stores:
@@ -202,7 +204,15 @@ class Retriever:
             fed: list[Hit] = []
             if settings.feedback is not None and any(v is not None for v in vectors):
                 fed = fusion(lists, limit=settings.feedback.docs)
-                self._feed_back(run, view, queries, vectors, lists, asked, fed)
+        if fed:
+            # the moved vectors may embed hits a store returned without theirs:
+            # a model call, made without holding back an index run's writes
+            moved = self._moved_vectors(run, vectors, lists, asked, fed)
+            with self.state.lock.read():
+                if self.state.view.key == view.key:
+                    self._ask_again(run, view, queries, moved, lists, asked)
+                # else an index run switched versions meanwhile: the first
+                # lists, all of the version this query pinned, stand
 
         fused = run.stage("fuse", settings.fusion, None, fusion, lists, limit=k)
         ranked = fused
@@ -251,36 +261,50 @@ class Retriever:
             trace=tuple(run.timings),
         )
 
-    def _feed_back(
+    def _moved_vectors(
         self,
         run: Run,
-        view: View,
-        queries: Sequence[str],
         vectors: Sequence[Any],
-        lists: list[list[Hit]],
+        lists: Sequence[Sequence[Hit]],
         asked: Sequence[_Asked],
         fed: Sequence[Hit],
-    ) -> None:
-        """``retrieval.feedback``: each vector store asked again, in ``lists``'
-        place, with its question's vector moved towards the first fused hits ``fed``."""
+    ) -> list[Any]:
+        """``retrieval.feedback``: each question's vector moved towards the
+        first fused hits ``fed`` (None for a question without a vector)."""
         settings = self.config.retrieval
         assert settings.feedback is not None
-        dense = [i for i, a in enumerate(asked) if "dense" in a.store.capabilities]
+        dense = [lists[i] for i, a in enumerate(asked) if "dense" in a.store.capabilities]
         embed = self._embed_documents(run)
-        moved = [
+        return [
             None
             if vector is None
             else feedback_vector(
                 vector,
                 fed,
-                [lists[i] for i in dense],
+                dense,
                 by=settings.fuse_by,
                 weight=settings.feedback.weight,
                 embed=embed,
             )
             for vector in vectors
         ]
-        again = [i for i in dense if moved[asked[i].query] is not None]
+
+    def _ask_again(
+        self,
+        run: Run,
+        view: View,
+        queries: Sequence[str],
+        moved: Sequence[Any],
+        lists: list[list[Hit]],
+        asked: Sequence[_Asked],
+    ) -> None:
+        """Each vector store asked again with its question's ``moved`` vector,
+        its new list in the first one's place (under the store lock)."""
+        again = [
+            i
+            for i, a in enumerate(asked)
+            if "dense" in a.store.capabilities and moved[a.query] is not None
+        ]
         found = self._query_stores(run, view, queries, moved, [asked[i] for i in again])
         for i, hits in zip(again, found):
             lists[i] = hits
