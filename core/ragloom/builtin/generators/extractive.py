@@ -535,8 +535,11 @@ _UNIVERSAL = re.compile(r"(?:every|all|each|any)\s+(?:of\s+(?:the|our)\s+)?[a-z]
 
 def _about(unit: _Unit, names: list[str], rival: set[str], texts: Sequence[str] = ()) -> bool:
     """Whether a unit can be about what the question names: its chunk (or the
-    document's title or path) names every entity of the question, and the
-    unit does not name a rival of them without naming them."""
+    document's title or path) names one of the question's entities (a
+    question may name two, each in a passage of its own: "the Enterprise plan
+    and the Pro plan"), or the unit speaks of every thing of a kind; and the
+    unit does not name a rival of them without naming them, unless its
+    heading names the entity and no rival."""
     if not names:
         return True
     chunk = unit.chunk
