@@ -6,7 +6,7 @@ from typing import Any
 
 import pluggy
 import pytest
-from ragloom import Store
+from ragloom import Store, hookimpl
 from ragloom.plugins import build_plugin_manager
 from ragloom.registry import Registry
 from ragloom.types import Chunk
@@ -89,3 +89,15 @@ class DictStore(Store):
 
     def count(self, where=None) -> int:
         return len(self.chunks)
+
+
+def register_store(pm: pluggy.PluginManager, type_name: str, cls: type[Store]) -> None:
+    """Register ``cls`` with ``pm`` as the store type ``type_name``, as a
+    plugin's ``register_stores`` hook would."""
+
+    class Plugin:
+        @hookimpl
+        def register_stores(self, register: Any) -> None:
+            register(type_name, cls)
+
+    pm.register(Plugin(), name=type_name)

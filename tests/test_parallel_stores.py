@@ -14,12 +14,11 @@ from typing import Any, ClassVar
 import pluggy
 import pytest
 import ragloom
-from ragloom import hookimpl
 from ragloom.errors import StoreError
 from ragloom.runs import current_run
 from ragloom.types import Hit
 
-from .conftest import DictStore, basic_config
+from .conftest import DictStore, basic_config, register_store
 
 
 class Meeting(DictStore):
@@ -61,15 +60,9 @@ class Meeting(DictStore):
         return [Hit(chunk=c, score=1.0 / (1 + i), store=name) for i, c in enumerate(ranked)]
 
 
-class Plugin:
-    @hookimpl
-    def register_stores(self, register):
-        register("meeting", Meeting)
-
-
 @pytest.fixture
 def project(tmp_path: Path, pm: pluggy.PluginManager) -> Path:
-    pm.register(Plugin(), name="meeting")
+    register_store(pm, "meeting", Meeting)
     Meeting.barrier, Meeting.failing, Meeting.slow = None, set(), {}
     Meeting.runs, Meeting.finished = [], []
     Meeting.remote, Meeting.threads = {"one", "two", "three"}, {}

@@ -10,11 +10,11 @@ from pathlib import Path
 import pluggy
 import pytest
 import ragloom
-from ragloom import ComponentConfig, hookimpl
+from ragloom import ComponentConfig
 from ragloom.fusion import FUSION_METHODS
 from ragloom.types import Hit
 
-from .conftest import DictStore, basic_config
+from .conftest import DictStore, basic_config, register_store
 
 DOCUMENTS = {"a.md": "Alpha.\n", "b.md": "Bravo.\n", "c.md": "Charlie.\n"}
 
@@ -42,15 +42,9 @@ class Ranked(DictStore):
         ]
 
 
-class Plugin:
-    @hookimpl
-    def register_stores(self, register):
-        register("ranked", Ranked)
-
-
 @pytest.fixture
 def project(tmp_path: Path, pm: pluggy.PluginManager) -> Path:
-    pm.register(Plugin(), name="ranked")
+    register_store(pm, "ranked", Ranked)
     Ranked.asked = {}
     (tmp_path / "docs").mkdir()
     for name, text in DOCUMENTS.items():

@@ -218,9 +218,14 @@ def rivals(question: str, names: Iterable[str], texts: Iterable[str]) -> set[str
     return {r for r in found if r not in names and not any(r in n for n in names)}
 
 
+def _as_word(name: str) -> str:
+    """A pattern for ``name`` as a whole word (not inside ``X200-B`` or ``AX200``)."""
+    return rf"(?<![\w-]){re.escape(name)}(?![\w-])"
+
+
 def mentions(text: str, name: str) -> bool:
     """Whether ``text`` names ``name`` as a whole word (case-sensitive)."""
-    return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) is not None
+    return re.search(_as_word(name), text) is not None
 
 
 TYPE_WORDS = re.compile(r"\bhow (?:long|fast|soon|quickly|often|much|many|far)\b", re.IGNORECASE)
@@ -343,6 +348,16 @@ def has_version(text: str) -> bool:
     return _VERSION.search(text) is not None
 
 
+def versions_in(text: str) -> set[str]:
+    """The version numbers a text holds, without a ``v`` (``{"2.0.0"}``)."""
+    return {v.removeprefix("v") for v in _VERSION.findall(text)}
+
+
+NAMED_VERSION = re.compile(r"\b(?!(?:version|release)\b)[A-Z][\w-]*\s+v?\d+(?:\.\d+)+")
+"""A version of something named (``Python 3.8``, ``NumPy 1.22``), not of the
+release a changelog line belongs to."""
+
+
 _LABEL_WORDS = re.compile(
     rf"\b(?:v|version|release|released|on|of|the|unreleased|\d+(?:st|nd|rd|th)?|may|mar|"
     rf"{_MONTHS})\b",
@@ -386,7 +401,7 @@ def fits_kind(kind: str | None, text: str, names: Iterable[str] = ()) -> bool:
     text = _CODE_WORD.sub(" ", text)
     for name in names:
         if any(ch.isdigit() for ch in name):
-            text = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", " ", text)
+            text = re.sub(_as_word(name), " ", text)
     # "a two-year warranty": "two" and "year" each
     words = {w.lower().strip(".,;:") for w in _WORD.findall(text.replace("-", " "))}
     digits = any(ch.isdigit() for ch in text)
@@ -407,7 +422,7 @@ def fits_kind(kind: str | None, text: str, names: Iterable[str] = ()) -> bool:
         return bool(_OFTEN.search(text))
     # a time: "N times" is how often, not how long ("retried up to 5 times");
     # a share or a version is no time ("Midterm exam | 20%" does not say when)
-    counted = _NOT_TIME.sub(" ", _TIMES.sub(" ", text))
+    counted = _NOT_TIME.sub(" ", NAMED_VERSION.sub(" ", _TIMES.sub(" ", text)))
     return any(ch.isdigit() for ch in counted) or bool(
         words & (_NUMBER_WORDS | _TIME_WORDS | _CALENDAR_WORDS)
     )
@@ -432,13 +447,12 @@ _OFTEN = re.compile(
 _NOT_TIME = re.compile(
     r"\d[\d,.]*\s*%"
     r"|\b(?:version|release|v)\s*\d+(?:\.\d+)+|(?<![\w.])\d+\.\d+\.\d+(?![\w.]*\d)"
-    r"|(?-i:\b[A-Z][A-Za-z]+)\s+\d+\.\d+(?:\.\d+)*\b"
     r"|\b\d+\.\d+(?:\.\d+)*\s+or\s+(?:newer|later|higher|above|greater)\b",
     re.IGNORECASE,
 )
-"""Figures that are no time: a share ("20%"), a version ("2.0.0", "Python
-3.8", "pandas 1.5 or newer"). A sum may be one ("When does shipping become free? Orders above
-€150 ...")."""
+"""Figures that are no time: a share ("20%"), a version ("2.0.0", "pandas
+1.5 or newer"; "Python 3.8" is ``NAMED_VERSION``). A sum may be one ("When
+does shipping become free? Orders above €150 ...")."""
 _WEEKDAYS = frozenset(
     {
         "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",

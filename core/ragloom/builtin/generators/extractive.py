@@ -27,6 +27,7 @@ from ...components import ComponentConfig, Generator, Message
 from ...terminal import sanitize
 from ...types import Answer, Chunk, Citation, Hit
 from ._entities import (
+    NAMED_VERSION,
     TYPE_WORDS,
     answer_kind,
     asks_version,
@@ -43,6 +44,7 @@ from ._entities import (
     mentions,
     opens_with_anaphor,
     rivals,
+    versions_in,
 )
 from ._text import (
     END_PUNCT,
@@ -162,7 +164,7 @@ class ExtractiveGenerator(Generator):
             else []
         )
         unfit: list[tuple[float, float, _Unit]] = []
-        versions = _VERSION_ASKED.findall(read)
+        versions = versions_in(read)
         for unit in units:
             if not unit.answer or not _about(unit, names, rival, texts):
                 continue
@@ -378,13 +380,8 @@ def _heading_answers(unit: _Unit, asks: tuple[bool, bool], question: str) -> boo
     if when and not has_date(unit.text):
         return True
     # "Dropped support for Python 3.8": the version is Python's, not the release's
-    own = _OTHERS_VERSION.sub(" ", unit.text)
+    own = NAMED_VERSION.sub(" ", unit.text)
     return version and not has_version(own) and has_version(heading)
-
-
-_OTHERS_VERSION = re.compile(r"\b(?!(?:version|release)\b)[A-Z][\w-]*\s+v?\d+(?:\.\d+)+")
-"""A version of something named (``Python 3.8``, ``NumPy 1.22``), not of the
-release a changelog line belongs to."""
 
 
 _CHANGE_TYPES = frozenset(
@@ -486,17 +483,14 @@ def _contrasts(text: str) -> set[str]:
     return {w for w in TOKEN.findall(text.lower()) if w in _CONTRAST}
 
 
-_VERSION_ASKED = re.compile(r"(?<![\w.])v?(\d+\.\d+(?:\.\d+)*)(?![\w.]*\d)")
-
-
-def _names_version(unit: _Unit, versions: Sequence[str]) -> bool:
+def _names_version(unit: _Unit, versions: set[str]) -> bool:
     """Whether the unit, its release or its section names one of the
     versions the question asks about (``2.0.0``, not ``2.0.1``)."""
     section = unit.chunk.metadata.get("section")
     where = " ".join(
         (unit.text, unit.release, unit.heading, section if isinstance(section, str) else "")
     )
-    return any(re.search(rf"(?<![\w.])v?{re.escape(v)}(?![\w.]*\d)", where) for v in versions)
+    return not versions.isdisjoint(versions_in(where))
 
 
 _DENIAL = re.compile(
@@ -555,7 +549,7 @@ def _about(unit: _Unit, names: list[str], rival: set[str], texts: Sequence[str] 
 
     def known(name: str) -> bool:  # "Ledgerly Pro": Ledgerly and Pro may stand apart
         if any(ch.isdigit() for ch in name):  # "Lab 5", "X200": as written, or not at all
-            return re.search(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])", where) is not None
+            return mentions(where, name.lower())
         words = [w for w in name.split() if len(w) > 1] or [name]
         return name.lower() in where or all(w.lower() in where for w in words)
 
