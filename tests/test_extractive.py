@@ -1050,6 +1050,13 @@ def test_a_number_alone_adds_no_second_sentence(generator: ExtractiveGenerator) 
             "Can I use the X200 at 2,500 metres altitude?",
             "The X200 has no high-altitude mode and is not rated for use above 2,000 metres [1].",
         ),
+        # "Version 3.2" in an item is the release's own version: no lead is added
+        # (the version of a named thing, "Python 3.8", is not: see above)
+        (
+            "# Changes\n\n## 3.2.0 (2026-05-14)\n\n- Version 3.2 adds SAML single sign-on.\n",
+            "Which version added SAML single sign-on?",
+            "Version 3.2 adds SAML single sign-on [1].",
+        ),
         # a hyphenated word is told apart from its last part
         (
             "Books and DVDs can be renewed up to two times, online or at the desk. "

@@ -353,7 +353,7 @@ def versions_in(text: str) -> set[str]:
     return {v.removeprefix("v") for v in _VERSION.findall(text)}
 
 
-NAMED_VERSION = re.compile(r"\b(?!(?:version|release)\b)[A-Z][\w-]*\s+v?\d+(?:\.\d+)+")
+NAMED_VERSION = re.compile(r"\b(?!(?i:version|release)\b)[A-Z][\w-]*\s+v?\d+(?:\.\d+)+")
 """A version of something named (``Python 3.8``, ``NumPy 1.22``), not of the
 release a changelog line belongs to."""
 
