@@ -39,6 +39,8 @@ MISSING_USEARCH = (
 )
 # rows added to the graph per call, so a large build reports progress in steps
 _ADD_BATCH = 65_536
+_PARALLEL_ADD = 16_384
+"""Batches of fewer rows are added to the graph on one thread."""
 
 
 def import_usearch() -> Any:
@@ -130,7 +132,11 @@ class AnnIndex:
     def _add(self, keys: np.ndarray, vectors: np.ndarray) -> None:
         for start in range(0, len(keys), _ADD_BATCH):
             stop = start + _ADD_BATCH
-            self._graph.add(keys[start:stop], vectors[start:stop])
+            # a small batch (an index run's upserts, a small corpus) is added
+            # on one thread: the same graph every time, and as fast; inserted
+            # by threads racing on a busy machine, its recall varied
+            threads = 1 if len(keys[start:stop]) < _PARALLEL_ADD else 0
+            self._graph.add(keys[start:stop], vectors[start:stop], threads=threads)
 
     # -- reads -------------------------------------------------------------
     def search(self, query: np.ndarray, count: int) -> np.ndarray:
