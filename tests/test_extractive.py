@@ -1092,3 +1092,41 @@ def test_one_passage_answers(
 ) -> None:
     answer = generator.generate(question, hits_of(chunk("doc.md", text)))
     assert answer.text == expected
+
+
+def test_a_denial_answers_a_yes_no_question_without_its_verb(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "It has no DVD collection", under the Hillcrest Branch, answers "Can I
+    borrow DVDs at Hillcrest?" though it lacks "borrow": the general loan rule
+    alone would say yes."""
+    loans = chunk(
+        "loans.md", "Books can be borrowed for three weeks. DVDs can be borrowed for 7 days.\n"
+    )
+    hours = chunk(
+        "hours.md",
+        "## Hillcrest Branch\n\nThe Hillcrest Branch opens on Monday and Friday from 13:00 "
+        "to 19:00. It has no DVD collection.\n",
+    )
+    answer = generator.generate("Can I borrow DVDs at Hillcrest?", hits_of(loans, hours))
+    assert "It has no DVD collection [2]." in answer.text
+    # where no branch says so, the loan rule answers alone
+    answer = generator.generate("Can I borrow DVDs?", hits_of(loans, hours))
+    assert answer.text == "DVDs can be borrowed for 7 days [1]."
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "There is no senior day pass; seniors buy the monthly senior card instead.\n",
+        "There is no fee for a monthly pass bought online.\n",
+    ],
+)
+def test_a_denial_of_another_thing_of_the_kind_is_no_answer(
+    generator: ExtractiveGenerator, text: str
+) -> None:
+    """ "No senior day pass" says nothing of giving a monthly pass away."""
+    answer = generator.generate(
+        "Can I give my monthly pass to a friend?", hits_of(chunk("p.md", text))
+    )
+    assert answer.text.startswith(NOT_FOUND)

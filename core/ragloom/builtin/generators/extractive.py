@@ -170,10 +170,14 @@ class ExtractiveGenerator(Generator):
                 continue
             if versions and not _names_version(unit, versions):
                 continue  # "version 2.0.0" is a name: another release's line is no answer
-            if any(t not in unit.terms and t not in unit.context for t in keys):
+            # "It has no DVD collection" answers "Can I borrow DVDs at Hillcrest?"
+            denial = _denies(unit.text, weights, strict=True)
+            if any(t not in unit.terms and t not in unit.context for t in keys) and not denial:
                 continue
-            if asked is not weights and not any(
-                t in unit.terms or t in unit.context for t in asked
+            if (
+                asked is not weights
+                and not denial
+                and not any(t in unit.terms or t in unit.context for t in asked)
             ):
                 continue  # it names the entity, and says nothing of what is asked
             coverage = unit.weight * _covered(unit, weights) / total
@@ -501,14 +505,19 @@ _DENIAL = re.compile(
 )
 
 
-def _denies(text: str, asked: Mapping[str, float]) -> bool:
+def _denies(text: str, asked: Mapping[str, float], *, strict: bool = False) -> bool:
     """Whether the sentence says that what the question asks about, or the
     thing it names, is not there ("The X500 Pro has no internal battery" to
     "How long does the X500 Pro battery last?", "There is no N3 line" to
-    "When does the N3 run?"): an answer whatever figure the question wants."""
+    "When does the N3 run?"): an answer whatever figure the question wants.
+    ``strict``: the denied thing is not another of its kind, since every word
+    before the asked one is asked too ("no DVD collection" denies DVDs; "no
+    senior day pass" is no answer about a monthly pass, nor "no fee for DVDs"
+    about DVDs)."""
     for match in _DENIAL.finditer(text):
-        said = match.group(1) or match.group(2)
-        if any(term in asked for term in content_terms(said)):
+        said = content_terms(match.group(1) or match.group(2))
+        first = next((i for i, term in enumerate(said) if term in asked), None)
+        if first is not None and not (strict and any(t not in asked for t in said[:first])):
             return True
     return False
 
