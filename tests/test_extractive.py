@@ -274,7 +274,9 @@ def test_table_header_gives_context(generator: ExtractiveGenerator) -> None:
     text = "| Plan | Monthly price |\n|---|---|\n| Starter | $0 |\n| Pro | $29 |\n"
     answer = generator.generate("What is the price of the Pro plan?", hits_of(chunk("t.md", text)))
     assert answer.grounded
-    assert answer.text.startswith("Pro | $29 [1].")
+    # each cell after its column's name: "$29" is said to be the monthly price
+    assert answer.text.startswith("Plan: Pro; Monthly price: $29 [1].")
+    assert answer.citations[0].quote == "Pro | $29"  # the quote stays verbatim
 
 
 def test_higher_ranked_hit_wins_a_tie(generator: ExtractiveGenerator) -> None:
@@ -487,7 +489,7 @@ def test_a_table_row_answers_with_the_header_as_context(generator: ExtractiveGen
         "| Swift | carbon | 22 |\n| Trail | aluminium | 12 |\n| City | steel | 8 |\n",
     )
     answer = generator.generate("How many gears does the City have?", hits_of(table))
-    assert answer.text == "City | steel | 8 [1]."
+    assert answer.text == "model: City; frame: steel; gears: 8 [1]."
 
 
 def test_a_lifetime_answers_how_long(generator: ExtractiveGenerator) -> None:
@@ -944,7 +946,7 @@ MANUALS = (PROJECTORS, COURSE)
         (
             MANUALS,
             "What percentage of the grade is the final project?",
-            "Final project | 30% [1].",
+            "Part: Final project; Weight: 30% [1].",
         ),
         # what the question asks about, said not to be there, answers it
         (
@@ -1069,7 +1071,8 @@ def test_a_number_alone_adds_no_second_sentence(generator: ExtractiveGenerator) 
             "# Grading\n\nYour final grade is made up as follows:\n\n| Part | Weight |\n"
             "|---|---|\n| Labs | 40% |\n| Midterm exam | 20% |\n\nThere is no final exam.\n",
             "How is the final grade calculated?",
-            "Your final grade is made up as follows [1]. Labs | 40% [1]. Midterm exam | 20% [1].",
+            "Your final grade is made up as follows [1]. Part: Labs; Weight: 40% [1]. "
+            "Part: Midterm exam; Weight: 20% [1].",
         ),
         # "which days" is answered by weekdays or dates, not by a count of days
         (
@@ -1130,3 +1133,16 @@ def test_a_denial_of_another_thing_of_the_kind_is_no_answer(
         "Can I give my monthly pass to a friend?", hits_of(chunk("p.md", text))
     )
     assert answer.text.startswith(NOT_FOUND)
+
+
+def test_a_sentence_about_the_opposite_condition_is_no_answer(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "Free for anyone who lives in the city" does not answer for someone
+    who lives outside it."""
+    text = "Membership is free for anyone who lives in the city. Others pay €25 a year.\n"
+    hits = hits_of(chunk("membership.md", text))
+    outside = generator.generate("How much does membership cost if I live outside the city?", hits)
+    assert "free for anyone" not in outside.text
+    inside = generator.generate("How much does membership cost if I live in the city?", hits)
+    assert inside.text.startswith("Membership is free for anyone who lives in the city [1].")

@@ -168,6 +168,8 @@ class ExtractiveGenerator(Generator):
         for unit in units:
             if not unit.answer or not _about(unit, names, rival, texts):
                 continue
+            if _opposes(read, unit.text):
+                continue  # "in the city" is no answer for "outside the city"
             if versions and not _names_version(unit, versions):
                 continue  # "version 2.0.0" is a name: another release's line is no answer
             # "It has no DVD collection" answers "Can I borrow DVDs at Hillcrest?"
@@ -232,6 +234,8 @@ class ExtractiveGenerator(Generator):
                     label.append(unit.heading.rstrip(": "))  # "[1.2.0] - 2026-02-02, Fixed: ..."
                 quotes[chunk_id].extend(p for p in label if _is_line_of(p, unit.chunk.text))
                 said = f"{', '.join(label)}: {said}"
+            elif unit.columns:  # "Plan: Basic; Joining fee: £20", not "Basic | £24.99 | £20"
+                said = _with_columns(unit.text, unit.columns)
             if unit.reply and yes_no and _replies_to(unit, read, keys, named):
                 quotes[chunk_id].append(unit.reply)
                 said = f"{unit.reply} {said}"
@@ -349,6 +353,19 @@ def _with_what_follows(chosen: list[_Unit], units: list[_Unit]) -> list[_Unit]:
                 out.append(other)
                 added += 1
     return out
+
+
+def _with_columns(row: str, header: str) -> str:
+    """A table row said cell by cell after its column's name ("Room type:
+    Harbour Suite; Rate (high season): €295"): a row's bare figures do not
+    say which is which. As it is when the cells do not line up with the
+    names (a row with an empty cell)."""
+    cells, names = row.split(" | "), header.split(" | ")
+    if len(cells) != len(names) or len(cells) < 2:
+        return row
+    return "; ".join(
+        f"{name}: {cell}" if name != cell else cell for name, cell in zip(names, cells)
+    )
 
 
 def _heading_answers(unit: _Unit, asks: tuple[bool, bool], question: str) -> bool:
@@ -505,6 +522,43 @@ _DENIAL = re.compile(
 )
 
 
+_SIDES = {
+    "outside": "in inside within",
+    "in": "outside",
+    "inside": "outside",
+    "within": "outside",
+    "with": "without",
+    "without": "with",
+    "before": "after",
+    "after": "before",
+    "under": "over above",
+    "below": "over above",
+    "over": "under below",
+    "above": "under below",
+}
+"""A condition's word and the words that state the opposite one."""
+_CONDITION = re.compile(
+    r"\b(" + "|".join(_SIDES) + r")\s+(?:(?:the|a|an|my|your|our|their|this|that)\s+)?"
+    r"([^\W\d_]{3,})",
+    re.IGNORECASE,
+)
+
+
+def _opposes(question: str, text: str) -> bool:
+    """Whether the sentence speaks of the opposite of a condition the question
+    sets ("free for anyone who lives in the city" to "How much does it cost
+    if I live outside the city?"): an answer for someone else."""
+    asked = {(m.group(1).lower(), stem(m.group(2).lower())) for m in _CONDITION.finditer(question)}
+    if not asked:
+        return False
+    said = {(m.group(1).lower(), stem(m.group(2).lower())) for m in _CONDITION.finditer(text)}
+    return any(
+        (other, noun) in said and (word, noun) not in said
+        for word, noun in asked
+        for other in _SIDES[word].split()
+    )
+
+
 def _denies(text: str, asked: Mapping[str, float], *, strict: bool = False) -> bool:
     """Whether the sentence says that what the question asks about, or the
     thing it names, is not there ("The X500 Pro has no internal battery" to
@@ -654,6 +708,8 @@ class _Unit:
     asks yes or no."""
     kind: str = ""
     """``sentence``, ``bullet``, ``row``, ``header``, ``heading`` or ``code``."""
+    columns: str = ""
+    """A table row's header row (its column names), when it has one."""
 
 
 def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
@@ -677,6 +733,7 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
         # (its heading in the section path) or just under its heading
         under_release = bool(release)
         previous: _Unit | None = None  # the sentence before, in this block
+        columns = ""  # the header row of the table a row is in
         for position, (text, kind) in enumerate(split_sentences(chunk.text, kinds=True)):
             terms = frozenset(content_terms(text))
             is_question = kind in {"sentence", "bullet"} and text.rstrip("\"')]*_ ").endswith("?")
@@ -728,6 +785,7 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
                 release,
                 released,
                 kind=kind,
+                columns=columns if kind == "row" else "",
             )
             anaphoric = kind in {"sentence", "bullet"} and is_anaphoric(text)
             if kind == "sentence" and previous is not None and _BARE_YES_NO.match(previous.text):
@@ -748,6 +806,10 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
                     # nothing resolves it, not even a heading: never alone
                     unit = replace(unit, answer=False)
             units.append(unit)
+            if kind == "header":
+                columns = text
+            elif kind != "row":
+                columns = ""
             if kind in {"heading", "header"} or is_question:
                 context = terms
                 previous = None
