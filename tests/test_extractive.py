@@ -1146,3 +1146,52 @@ def test_a_sentence_about_the_opposite_condition_is_no_answer(
     assert "free for anyone" not in outside.text
     inside = generator.generate("How much does membership cost if I live in the city?", hits)
     assert inside.text.startswith("Membership is free for anyone who lives in the city [1].")
+
+
+@pytest.mark.parametrize(
+    ("text", "question", "expected"),
+    [
+        # a price is a sum: a date ("1 June") is none, so the season's dates
+        # do not answer what the suite costs in it
+        (
+            "| Room | Rate (high season) |\n|---|---|\n| Harbour Suite | €295 |\n\n"
+            "High season runs from 1 June to 15 September.\n",
+            "How much does the Harbour Suite cost in high season?",
+            "Room: Harbour Suite; Rate (high season): €295 [1].",
+        ),
+        # a sum may be a share of another ("one third of the daily rate"),
+        # after the sentence "After that" points back to
+        (
+            "There is a grace period of 29 minutes. After that, each late hour is charged "
+            "at one third of the daily rate. Cars are cleaned after every rental.\n",
+            "What am I charged for a late hour?",
+            "There is a grace period of 29 minutes. After that, each late hour is charged "
+            "at one third of the daily rate [1].",
+        ),
+        # "how much does it weigh" wants a figure, not a sum
+        (
+            "The X300 weighs 1.5 kg. It comes in grey.\n",
+            "How much does the X300 weigh?",
+            "The X300 weighs 1.5 kg [1].",
+        ),
+        # "charge" the verb asks no price; of two sentences that cover the
+        # question alike, the one that says what charging takes
+        (
+            "The X200 runs for two and a half hours on a full charge. "
+            "Charging from empty takes 90 minutes on the X200.\n",
+            "How long does it take to charge the X200?",
+            "Charging from empty takes 90 minutes on the X200 [1].",
+        ),
+        (
+            "The X200 runs for two and a half hours on a full charge. "
+            "Charging from empty takes 90 minutes on the X200 and two hours on the X300.\n",
+            "Can I charge the X200 in under two hours?",
+            "Charging from empty takes 90 minutes on the X200 and two hours on the X300 [1].",
+        ),
+    ],
+)
+def test_what_a_sum_is_and_what_takes_time(
+    generator: ExtractiveGenerator, text: str, question: str, expected: str
+) -> None:
+    answer = generator.generate(question, hits_of(chunk("doc.md", text)))
+    assert answer.text == expected

@@ -54,12 +54,22 @@ _EXPLETIVE_IT = re.compile(
     r"likely|unlikely|essential|worth|helpful|a good idea)\b)"
 )
 """A dummy "it" whose real subject comes later ("it is recommended to back up")."""
+_LEANING_OPENER = re.compile(
+    r"\s*(?:(?:" + "|".join(sorted(_OPENING_PREPOSITIONS)) + r"|apart from|except for|besides)"
+    r"\s+(?:that|this|these|those|it|them|which)\b|(?:otherwise|if so|if not|in that case)\b)",
+    re.IGNORECASE,
+)
+"""An opening phrase that points back ("After that, ...", "Otherwise, ...")."""
 _EXPLETIVE_THERE = frozenset(
     {
         "is", "are", "was", "were", "will", "would", "may", "might", "can", "could",
         "has", "have", "had", "seems", "seem",
     }
 )  # fmt: skip
+_FRACTIONS = frozenset(
+    {"half", "third", "thirds", "quarter", "quarters", "double", "twice", "triple"}
+)
+"""Words that say a sum as a share of another ("one third of the daily rate")."""
 _NUMBER_WORDS = frozenset(
     {
         "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
@@ -82,6 +92,7 @@ _NO_BOUND = (
 _NO_CHARGE = r"\b(?:no|without(?: a| any)?)\s+(?:fee|fees|charge|charges|cost)\b|\bfree of charge\b"
 _NO_AMOUNT = {
     "money": re.compile(_NO_CHARGE, re.IGNORECASE),
+    "much": re.compile(_NO_CHARGE, re.IGNORECASE),
     "count": re.compile(_NO_BOUND, re.IGNORECASE),
     "amount": re.compile(f"{_NO_BOUND}|{_NO_CHARGE}", re.IGNORECASE),
     "time": re.compile(
@@ -269,8 +280,18 @@ _MONEY_AFTER_MUCH = frozenset(
 """Words after "how much" that leave it asking for a sum of money."""
 
 
+_MONEY_WORD = re.compile(
+    r"\b(?:price|prices|cost|costs|fee|fees|charges|charged)\b"
+    r"|\b(?:a|an|the|any|no|extra|additional|this|that|what|which)\s+charge\b",
+    re.IGNORECASE,
+)
+"""A question about a sum; "charge" as a noun only ("Can I charge the X200
+in under two hours?" asks no price)."""
+
+
 def answer_kind(question: str) -> str | None:
-    """``money`` (how much is/does..., price, cost, fee), ``count`` (how many),
+    """``money`` (price, cost, fee, charge: a sum), ``much`` (how much
+    is/does...: a sum or another figure), ``count`` (how many),
     ``amount`` (how much of a thing: "how much storage"), ``often`` (how
     often), ``day`` (which days), ``time`` (how long, how fast, when),
     ``place`` (where), or None:
@@ -278,17 +299,8 @@ def answer_kind(question: str) -> str | None:
     sentence must hold (``place`` only when some sentence holds one: see
     ``fits_kind``)."""
     q = question.lower()
-    if re.search(r"\b(?:price|prices|cost|costs|fee|fees|charge|charges)\b", q):
-        return "money"
-    much = re.search(r"\bhow much\b(?:\s+(\w+))?", q)
-    if much:
-        # "how much does it cost", "how much is", "how much the Pro plan":
-        # money; "how much time", "how much longer": a time; "how much annual
-        # leave", "how much storage": an amount, which may be in words
-        after = much.group(1)
-        if after is None or after in _MONEY_AFTER_MUCH:
-            return "money"
-        return "time" if after in {"time", "longer", "sooner"} else "amount"
+    # the question's own "how ..." first: "How long does it take to charge
+    # the X200?" asks a time, "How often am I charged?" a frequency
     if re.search(r"\b(?:percent|percentage)\b|\bwhat share\b", q):
         return "percent"
     if re.search(r"\bhow many\b", q):
@@ -299,6 +311,18 @@ def answer_kind(question: str) -> str | None:
         return "day"
     if re.search(r"\bhow (?:long|fast|soon|quickly)\b|^when\b|\bwhat time\b", q):
         return "time"
+    if _MONEY_WORD.search(q):
+        return "money"
+    much = re.search(r"\bhow much\b(?:\s+(\w+))?", q)
+    if much:
+        # "how much does it cost", "how much is", "how much the Pro plan":
+        # money; "how much time", "how much longer": a time; "how much annual
+        # leave", "how much storage": an amount, which may be in words
+        after = much.group(1)
+        if after is None or after in _MONEY_AFTER_MUCH:
+            # "how much does the X300 weigh?": a sum, or a figure of another unit
+            return "much"
+        return "time" if after in {"time", "longer", "sooner"} else "amount"
     if re.search(r"^(?:and\s+)?where\b|\bin which (?:city|country|place|region)\b", q):
         return "place"
     return None
@@ -408,7 +432,12 @@ def fits_kind(kind: str | None, text: str, names: Iterable[str] = ()) -> bool:
     words_for_none = _NO_AMOUNT.get(kind)
     if not digits and words_for_none is not None and words_for_none.search(text):
         return True
-    if kind == "money":
+    if kind == "money":  # a figure that is a sum: "€35", "10 cents", "costs 25 a month",
+        # "charged at one third of the daily rate"
+        return "free" in words or (
+            (digits or bool(words & _FRACTIONS)) and _MONEY.search(text) is not None
+        )
+    if kind == "much":  # "how much is/does ...": any figure ("weighs 1.5 kg") or "free"
         return digits or "free" in words
     if kind == "count":
         return digits or bool(words & _NUMBER_WORDS)
@@ -427,6 +456,20 @@ def fits_kind(kind: str | None, text: str, names: Iterable[str] = ()) -> bool:
         words & (_NUMBER_WORDS | _TIME_WORDS | _CALENDAR_WORDS)
     )
 
+
+_MONEY = re.compile(
+    r"[$€£¥₹₩₽¢]|\b(?-i:[A-Z]{3})\s?\d|\d\s?(?-i:[A-Z]{3})\b|\d\s?p\b"
+    r"|\b(?:dollars?|euros?|pounds?|cents?|pence|p|yen|francs?|kronor|kroner|krona|krone|kr"
+    r"|rupees?|pesos?|reais|real|yuan|rmb|won|zloty|z\u0142|rand|lira|lei|forint|"
+    r"shillings?|dirhams?|riyals?|baht|ringgit|rubles?|roubles?)\b"
+    r"|\d\s*%|\b(?:costs?|costing|priced?|prices|pricing|fees?|charged?|charges|pay|pays|paid|paying|payable"
+    r"|saves?|saving|savings|discount(?:s|ed)?|cheaper|dearer|expensive"
+    r"|rates?|fares?|tariffs?|surcharges?|deposits?|refund(?:ed|s)?|billed|worth)\b",
+    re.IGNORECASE,
+)
+"""What makes a figure a sum: a currency's sign, code or name, or a word
+that prices what it stands by ("costs 25 a month"); a date ("1 June") or
+a weight ("23 kg") alone is none."""
 
 _CODE_WORD = re.compile(r"(?<![\w$€£¥-])(?!(?:Q[1-4]|H[12])\b)[A-Za-z]{1,4}-?\d+[A-Za-z]*\b")
 """A code: letters, then digits, in one word (``X200``, ``N1``; not ``Q3``,
@@ -486,6 +529,8 @@ def is_anaphoric(sentence: str) -> bool:
     words = [w.lower() for w in _WORD.findall(sentence)]
     if not words:
         return False
+    if _LEANING_OPENER.match(sentence):  # "After that, each late hour is charged ..."
+        return True
     if words[0] in _ANAPHORS and not (
         words[0] == "there" and len(words) > 1 and words[1] in _EXPLETIVE_THERE
     ):

@@ -100,6 +100,18 @@ _ANNOUNCED = re.compile(
 """A sentence that ends by announcing how many of something there are
 ("Ledgerly comes in two editions."), naming none of them."""
 MAX_UNIT_CHARS = 1000
+_TAKES_TIME = re.compile(
+    r"\bhow long\b.*\b(?:take|takes|took)\b"
+    r"|\b(?:in under|in less than|in fewer than|within)\s+[\w.,]+\s+"
+    r"(?:seconds?|minutes?|hours?|days?|weeks?)\b",
+    re.IGNORECASE,
+)
+_TAKE_WORD = re.compile(r"\b(?:take|takes|taking|took|taken)\b", re.IGNORECASE)
+""""Take" is a filler word ("take a look"), but of two sentences that cover
+"How long does it take to charge the X200?" (or "Can I charge it in under
+two hours?") alike, the one that says what charging takes comes first
+("runs for two and a half hours on a full charge" is how long the battery
+lasts)."""
 
 
 class ExtractiveGenerator(Generator):
@@ -165,6 +177,7 @@ class ExtractiveGenerator(Generator):
         )
         unfit: list[tuple[float, float, _Unit]] = []
         versions = versions_in(read)
+        takes = _TAKES_TIME.search(read) is not None
         for unit in units:
             if not unit.answer or not _about(unit, names, rival, texts):
                 continue
@@ -184,9 +197,11 @@ class ExtractiveGenerator(Generator):
                 continue  # it names the entity, and says nothing of what is asked
             coverage = unit.weight * _covered(unit, weights) / total
             score = coverage + _RANK_BONUS * (1.0 - unit.rank / n_hits)
+            if takes and _TAKE_WORD.search(unit.text):
+                score += _RANK_BONUS
             # a price is denied only in so many words ("free of charge": fits_kind)
             fit = fits_kind(kind, unit.text, [*names, *rival]) or (
-                kind != "money" and _denies(unit.text, weights)
+                kind not in {"money", "much"} and _denies(unit.text, weights)
             )
             if _heading_answers(unit, asks, read):
                 fit, unit = True, replace(unit, lead=True)
