@@ -1195,3 +1195,36 @@ def test_what_a_sum_is_and_what_takes_time(
 ) -> None:
     answer = generator.generate(question, hits_of(chunk("doc.md", text)))
     assert answer.text == expected
+
+
+def test_the_price_of_another_thing_is_no_answer(generator: ExtractiveGenerator) -> None:
+    """What a sentence prices is the subject of its "costs": an extra bed
+    named beside the Harbour Suite is not the suite's price, nor a
+    replacement card under "Membership" the membership's."""
+    rooms = chunk(
+        "rooms.md",
+        "# Rooms\n\nAn extra bed costs €35 per night and is only available in the Harbour "
+        "Suite.\n\nThe Harbour Suite costs €295 per night.\n",
+    )
+    answer = generator.generate("How much does the Harbour Suite cost per night?", hits_of(rooms))
+    assert answer.text == "The Harbour Suite costs €295 per night [1]."
+    membership = chunk(
+        "membership.md",
+        "# Membership\n\nMembership is free for anyone who lives in the city.\n\n"
+        "A replacement card costs €3.\n",
+    )
+    answer = generator.generate("How much does membership cost?", hits_of(membership))
+    assert answer.text == "Membership is free for anyone who lives in the city [1]."
+    # a pronoun's sentence is quoted with the one it leans on
+    menu = chunk("menu.md", "The Lamb Shank is slow-braised for seven hours. It costs €28.\n")
+    answer = generator.generate("How much is the Lamb Shank?", hits_of(menu))
+    assert answer.text.endswith("It costs €28 [1].")
+    # "If you find it ..." leans on the lost item's sentence, which prices another thing
+    fines = chunk(
+        "fines.md",
+        "# Late returns\n\nOverdue books are charged 20 cents per day. A lost item is charged "
+        "at its replacement cost plus an administration fee of €5. If you find it within 60 "
+        "days, the replacement cost is refunded, but the administration fee is not.\n",
+    )
+    answer = generator.generate("How much is the late fee for books?", hits_of(fines))
+    assert answer.text == "Overdue books are charged 20 cents per day [1]."

@@ -56,10 +56,12 @@ _EXPLETIVE_IT = re.compile(
 """A dummy "it" whose real subject comes later ("it is recommended to back up")."""
 _LEANING_OPENER = re.compile(
     r"\s*(?:(?:" + "|".join(sorted(_OPENING_PREPOSITIONS)) + r"|apart from|except for|besides)"
-    r"\s+(?:that|this|these|those|it|them|which)\b|(?:otherwise|if so|if not|in that case)\b)",
+    r"\s+(?:that|this|these|those|it|them|which)\b|(?:otherwise|if so|if not|in that case)\b"
+    r"|(?:if|when|once|unless)\s+(?:\w+\s+){0,2}?(?:it|they|them|these|those)\b)",
     re.IGNORECASE,
 )
-"""An opening phrase that points back ("After that, ...", "Otherwise, ...")."""
+"""An opening phrase that points back ("After that, ...", "Otherwise, ...",
+"If you find it within 60 days, ...")."""
 _EXPLETIVE_THERE = frozenset(
     {
         "is", "are", "was", "were", "will", "would", "may", "might", "can", "could",

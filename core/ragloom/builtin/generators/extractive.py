@@ -200,9 +200,10 @@ class ExtractiveGenerator(Generator):
             if takes and _TAKE_WORD.search(unit.text):
                 score += _RANK_BONUS
             # a price is denied only in so many words ("free of charge": fits_kind)
-            fit = fits_kind(kind, unit.text, [*names, *rival]) or (
-                kind not in {"money", "much"} and _denies(unit.text, weights)
-            )
+            fit = (
+                fits_kind(kind, unit.text, [*names, *rival])
+                and not (kind in {"money", "much"} and _prices_another(unit.text, weights))
+            ) or (kind not in {"money", "much"} and _denies(unit.text, weights))
             if _heading_answers(unit, asks, read):
                 fit, unit = True, replace(unit, lead=True)
             (candidates if fit else unfit).append((coverage, score, unit))
@@ -572,6 +573,38 @@ def _opposes(question: str, text: str) -> bool:
         for word, noun in asked
         for other in _SIDES[word].split()
     )
+
+
+_PRICES = re.compile(
+    r"\b(?:costs|costing|is priced|are priced|is charged|are charged|sells? for|retails? for)\b"
+    # "Tickets cost €5", not the noun of "at no extra cost", "the cost of"
+    r"|(?<!\bno )(?<!\bextra )(?<!\bthe )(?<!\ba )(?<!\bits )(?<!\btheir )(?<!\bany )"
+    r"(?<!\btotal )(?<!\bfull )(?<!\breplacement )(?<!\badditional )\bcost\b(?!\s+of\b)",
+    re.IGNORECASE,
+)
+"""The verb that prices a sentence's subject."""
+_CLAUSE_START = re.compile(r".*(?:[,;:(]|[.!?](?=\s))\s*", re.S)
+
+
+def _prices_another(text: str, asked: Mapping[str, float]) -> bool:
+    """Whether what the sentence prices is another thing than the question
+    asks about: the subject of its "costs" shares no word with the question
+    ("An extra bed costs €35 per night and is only available in the Harbour
+    Suite" does not say what the Harbour Suite costs; "A replacement card
+    costs €3" is not what membership costs). A pronoun subject ("It costs
+    $199") is the sentence before's, which is quoted with it."""
+    match = _PRICES.search(text)
+    if match is None:
+        return False
+    before = _CLAUSE_START.sub("", text[: match.start()])
+    words = TOKEN.findall(before)[-6:]
+    if not words or any(word.lower() in _POINTING for word in words):
+        return False
+    subject = content_terms(" ".join(words))
+    return bool(subject) and not any(term in asked for term in subject)
+
+
+_POINTING = frozenset({"it", "this", "that", "these", "those", "they", "which", "both"})
 
 
 def _denies(text: str, asked: Mapping[str, float], *, strict: bool = False) -> bool:
