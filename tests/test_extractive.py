@@ -1228,3 +1228,21 @@ def test_the_price_of_another_thing_is_no_answer(generator: ExtractiveGenerator)
     )
     answer = generator.generate("How much is the late fee for books?", hits_of(fines))
     assert answer.text == "Overdue books are charged 20 cents per day [1]."
+
+
+def test_a_rule_answers_a_yes_no_question_in_its_own_verb(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "Cats and other animals are not accepted" answers "Can I bring my
+    cat?" though it lacks "bring"; a sentence without a rule's words does
+    not, nor one that lacks the thing asked about."""
+    pets = chunk(
+        "pets.md",
+        "# Pets\n\nDogs are welcome in the Classic Double rooms. Cats and other animals "
+        "are not accepted.\n",
+    )
+    answer = generator.generate("Can I bring my cat?", hits_of(pets))
+    assert answer.text == "Cats and other animals are not accepted [1]."
+    assert generator.generate("Can I bring my parrot?", hits_of(pets)).text.startswith(NOT_FOUND)
+    plain = chunk("cats.md", "Cats sleep most of the day.\n")
+    assert generator.generate("Can I bring my cat?", hits_of(plain)).text.startswith(NOT_FOUND)

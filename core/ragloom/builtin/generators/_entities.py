@@ -14,7 +14,9 @@ something else, however many of the question's words it shares.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+
+from ._text import content_terms
 
 __all__ = [
     "TYPE_WORDS",
@@ -255,6 +257,36 @@ def is_yes_no(question: str) -> bool:
     """Whether the question asks yes or no ("Does Chanl offer phone support?")."""
     words = _WORD.findall(question)
     return bool(words) and words[0].lower() in _YES_NO
+
+
+_SUBJECT_PRONOUNS = frozenset({"i", "we", "you", "they", "he", "she", "it", "one"})
+_VERB_AUXILIARIES = frozenset(
+    {"can", "could", "may", "might", "do", "does", "did", "will", "would", "should", "must"}
+)
+
+
+def question_verb(question: str, names: Sequence[str] = ()) -> str | None:
+    """The verb a yes/no question asks about, when its subject is a pronoun
+    or a name ("Can I *bring* my cat?", "Does Super Cover *include* ..."),
+    as ``content_terms`` gives it; None when it cannot be told."""
+    words = _WORD.findall(question)
+    if len(words) < 3 or words[0].lower() not in _VERB_AUXILIARIES:
+        return None  # "Is it free?": no verb
+    rest = words[1:]
+    if rest[0].lower() in _SUBJECT_PRONOUNS:
+        rest = rest[1:]
+    else:
+        for name in names:
+            parts = _WORD.findall(name)
+            if [w.lower() for w in rest[: len(parts)]] == [p.lower() for p in parts]:
+                rest = rest[len(parts) :]
+                break
+        else:
+            return None
+    if rest and rest[0].lower() in {"be", "not", "still", "also", "ever", "really"}:
+        return None  # "Can I be ...", "Do I not ...": no verb of its own to swap
+    terms = content_terms(rest[0]) if rest else []
+    return terms[0] if terms else None
 
 
 def is_list_question(question: str) -> bool:

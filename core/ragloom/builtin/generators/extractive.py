@@ -43,6 +43,7 @@ from ._entities import (
     is_yes_no,
     mentions,
     opens_with_anaphor,
+    question_verb,
     rivals,
     versions_in,
 )
@@ -100,6 +101,12 @@ _ANNOUNCED = re.compile(
 """A sentence that ends by announcing how many of something there are
 ("Ledgerly comes in two editions."), naming none of them."""
 MAX_UNIT_CHARS = 1000
+_RULE = re.compile(
+    r"\b(?:not|no|never|cannot|can't|only|allowed|permitted|accepted|welcome|prohibited"
+    r"|forbidden|banned|must|may)\b",
+    re.IGNORECASE,
+)
+"""Words of a rule: what may, must or may not be done."""
 _TAKES_TIME = re.compile(
     r"\bhow long\b.*\b(?:take|takes|took)\b"
     r"|\b(?:in under|in less than|in fewer than|within)\s+[\w.,]+\s+"
@@ -178,6 +185,7 @@ class ExtractiveGenerator(Generator):
         unfit: list[tuple[float, float, _Unit]] = []
         versions = versions_in(read)
         takes = _TAKES_TIME.search(read) is not None
+        verb = question_verb(read, names) if yes_no else None
         for unit in units:
             if not unit.answer or not _about(unit, names, rival, texts):
                 continue
@@ -187,7 +195,12 @@ class ExtractiveGenerator(Generator):
                 continue  # "version 2.0.0" is a name: another release's line is no answer
             # "It has no DVD collection" answers "Can I borrow DVDs at Hillcrest?"
             denial = _denies(unit.text, weights, strict=True)
-            if any(t not in unit.terms and t not in unit.context for t in keys) and not denial:
+            missing = [t for t in keys if t not in unit.terms and t not in unit.context]
+            if missing and not denial and not (
+                # "Cats and other animals are not accepted" answers "Can I bring
+                # my cat?": a rule says the question's verb in its own words
+                missing == [verb] and _RULE.search(unit.text) is not None
+            ):
                 continue
             if (
                 asked is not weights
