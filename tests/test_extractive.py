@@ -1246,3 +1246,20 @@ def test_a_rule_answers_a_yes_no_question_in_its_own_verb(
     assert generator.generate("Can I bring my parrot?", hits_of(pets)).text.startswith(NOT_FOUND)
     plain = chunk("cats.md", "Cats sleep most of the day.\n")
     assert generator.generate("Can I bring my cat?", hits_of(plain)).text.startswith(NOT_FOUND)
+
+
+def test_a_figure_is_a_price_only_beside_a_word_that_prices(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "How much is ..." asks a price: "a minimum term of 12 months, except
+    the Plus tier paid annually" holds a figure and "paid", far apart, and is
+    no price; the table row is. "Free on all tiers" frees a medical freeze,
+    not the Plus tier."""
+    tiers = chunk(
+        "tiers.md",
+        "| Tier | Monthly fee |\n|---|---|\n| Basic | £24.99 |\n| Plus | £39.99 |\n\n"
+        "Every membership has a minimum term of 12 months, except the Plus tier paid "
+        "annually. A medical freeze is free on all tiers for up to 6 months.\n",
+    )
+    answer = generator.generate("How much is the Plus membership per month?", hits_of(tiers))
+    assert answer.text == "Tier: Plus; Monthly fee: £39.99 [1]."

@@ -70,10 +70,6 @@ _EXPLETIVE_THERE = frozenset(
         "has", "have", "had", "seems", "seem",
     }
 )  # fmt: skip
-_FRACTIONS = frozenset(
-    {"half", "third", "thirds", "quarter", "quarters", "double", "twice", "triple"}
-)
-"""Words that say a sum as a share of another ("one third of the daily rate")."""
 _NUMBER_WORDS = frozenset(
     {
         "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
@@ -353,6 +349,8 @@ def answer_kind(question: str) -> str | None:
         # money; "how much time", "how much longer": a time; "how much annual
         # leave", "how much storage": an amount, which may be in words
         after = much.group(1)
+        if after in {"is", "are", "was", "were", "will"}:
+            return "money"  # "how much is the Plus membership per month?"
         if after is None or after in _MONEY_AFTER_MUCH:
             # "how much does the X300 weigh?": a sum, or a figure of another unit
             return "much"
@@ -468,8 +466,11 @@ def fits_kind(kind: str | None, text: str, names: Iterable[str] = ()) -> bool:
         return True
     if kind == "money":  # a figure that is a sum: "€35", "10 cents", "costs 25 a month",
         # "charged at one third of the daily rate"
-        return "free" in words or (
-            (digits or bool(words & _FRACTIONS)) and _MONEY.search(text) is not None
+        return (
+            "free" in words
+            or (digits and _CURRENCY.search(text) is not None)
+            or _PRICED.search(text) is not None
+            or _PRICE_IN_WORDS.search(text) is not None
         )
     if kind == "much":  # "how much is/does ...": any figure ("weighs 1.5 kg") or "free"
         return digits or "free" in words
@@ -491,19 +492,30 @@ def fits_kind(kind: str | None, text: str, names: Iterable[str] = ()) -> bool:
     )
 
 
-_MONEY = re.compile(
-    r"[$€£¥₹₩₽¢]|\b(?-i:[A-Z]{3})\s?\d|\d\s?(?-i:[A-Z]{3})\b|\d\s?p\b"
+_CURRENCY = re.compile(
+    r"[$€£¥₹₩₽¢]|\b(?-i:[A-Z]{3})\s?\d|\d\s?(?-i:[A-Z]{3})\b|\d\s?p\b|\d\s*%"
     r"|\b(?:dollars?|euros?|pounds?|cents?|pence|p|yen|francs?|kronor|kroner|krona|krone|kr"
     r"|rupees?|pesos?|reais|real|yuan|rmb|won|zloty|z\u0142|rand|lira|lei|forint|"
-    r"shillings?|dirhams?|riyals?|baht|ringgit|rubles?|roubles?)\b"
-    r"|\d\s*%|\b(?:costs?|costing|priced?|prices|pricing|fees?|charged?|charges|pay|pays|paid|paying|payable"
-    r"|saves?|saving|savings|discount(?:s|ed)?|cheaper|dearer|expensive"
-    r"|rates?|fares?|tariffs?|surcharges?|deposits?|refund(?:ed|s)?|billed|worth)\b",
+    r"shillings?|dirhams?|riyals?|baht|ringgit|rubles?|roubles?)\b",
     re.IGNORECASE,
 )
-"""What makes a figure a sum: a currency's sign, code or name, or a word
-that prices what it stands by ("costs 25 a month"); a date ("1 June") or
-a weight ("23 kg") alone is none."""
+"""A currency's sign, code or name (or a share: "saves 20%")."""
+_PRICED = re.compile(
+    r"\b(?:costs?|costing|priced?|prices|pricing|fees?|charged?|charges|pay|pays|paid|paying"
+    r"|payable|saves?|saving|savings|discount(?:s|ed)?|rates?|fares?|tariffs?|surcharges?"
+    r"|deposits?|refund(?:ed|s)?|billed|worth)\b"
+    r"\W+(?:[\w'’-]+\W+){0,3}?(?:\d|(?:half|third|thirds|quarter|quarters|double|twice|triple)\b)",
+    re.IGNORECASE,
+)
+"""A figure a few words after a word that prices: "costs 25 a month",
+"charged at one third of the daily rate" (not the "12 months" of "a
+minimum term of 12 months, except the Plus tier paid annually")."""
+_PRICE_IN_WORDS = re.compile(
+    r"\b(?:pric(?:e|es|ing)|fees?|costs?)\s+(?:is|are)\s+(?:custom|negotiable|quoted|on request)\b"
+    r"|\b(?:custom|individual|negotiated) pricing\b|\bprice on request\b",
+    re.IGNORECASE,
+)
+"""A price said in words: "Enterprise pricing is custom"."""
 
 _CODE_WORD = re.compile(r"(?<![\w$€£¥-])(?!(?:Q[1-4]|H[12])\b)[A-Za-z]{1,4}-?\d+[A-Za-z]*\b")
 """A code: letters, then digits, in one word (``X200``, ``N1``; not ``Q3``,

@@ -196,10 +196,14 @@ class ExtractiveGenerator(Generator):
             # "It has no DVD collection" answers "Can I borrow DVDs at Hillcrest?"
             denial = _denies(unit.text, weights, strict=True)
             missing = [t for t in keys if t not in unit.terms and t not in unit.context]
-            if missing and not denial and not (
-                # "Cats and other animals are not accepted" answers "Can I bring
-                # my cat?": a rule says the question's verb in its own words
-                missing == [verb] and _RULE.search(unit.text) is not None
+            if (
+                missing
+                and not denial
+                and not (
+                    # "Cats and other animals are not accepted" answers "Can I bring
+                    # my cat?": a rule says the question's verb in its own words
+                    missing == [verb] and _RULE.search(unit.text) is not None
+                )
             ):
                 continue
             if (
@@ -589,7 +593,8 @@ def _opposes(question: str, text: str) -> bool:
 
 
 _PRICES = re.compile(
-    r"\b(?:costs|costing|is priced|are priced|is charged|are charged|sells? for|retails? for)\b"
+    r"\b(?:costs|costing|is priced|are priced|is charged|are charged|is free|are free|sells? for"
+    r"|retails? for)\b"
     # "Tickets cost €5", not the noun of "at no extra cost", "the cost of"
     r"|(?<!\bno )(?<!\bextra )(?<!\bthe )(?<!\ba )(?<!\bits )(?<!\btheir )(?<!\bany )"
     r"(?<!\btotal )(?<!\bfull )(?<!\breplacement )(?<!\badditional )\bcost\b(?!\s+of\b)",
