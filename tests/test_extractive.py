@@ -1263,3 +1263,39 @@ def test_a_figure_is_a_price_only_beside_a_word_that_prices(
     )
     answer = generator.generate("How much is the Plus membership per month?", hits_of(tiers))
     assert answer.text == "Tier: Plus; Monthly fee: £39.99 [1]."
+
+
+@pytest.mark.parametrize(
+    ("text", "question", "expected"),
+    [
+        # "how heavy" wants a weight: "4G" is none, "twenty-three kilograms" is one
+        (
+            "The X200 operates between 5 °C and 35 °C. The X200 weighs 1.2 kg.\n",
+            "How heavy is the X200?",
+            "The X200 weighs 1.2 kg [1].",
+        ),
+        (
+            "The P7 is 4G only. It comes in black and white.\n",
+            "How heavy is the P7?",
+            NOT_FOUND,
+        ),
+        (
+            "Light fares include a cabin bag. Standard fares include one checked bag of up "
+            "to twenty-three kilograms.\n",
+            "How heavy can a Standard checked bag be?",
+            "Standard fares include one checked bag of up to twenty-three kilograms [1].",
+        ),
+        # "what time" says what kind of answer, as "how long" does: no word to match
+        (
+            "Put your bins out by 6:30 am on collection day. Bins with open lids are not "
+            "emptied.\n",
+            "By what time do bins need to be out?",
+            "Put your bins out by 6:30 am on collection day [1].",
+        ),
+    ],
+)
+def test_how_heavy_and_what_time(
+    generator: ExtractiveGenerator, text: str, question: str, expected: str
+) -> None:
+    answer = generator.generate(question, hits_of(chunk("doc.md", text)))
+    assert answer.text.startswith(expected)

@@ -239,8 +239,12 @@ def mentions(text: str, name: str) -> bool:
     return re.search(_as_word(name), text) is not None
 
 
-TYPE_WORDS = re.compile(r"\bhow (?:long|fast|soon|quickly|often|much|many|far)\b", re.IGNORECASE)
-"""The modifier of "how long", "how much"...: what kind of answer, not what about."""
+TYPE_WORDS = re.compile(
+    r"\bhow (?:long|fast|soon|quickly|often|much|many|far|heavy)\b|\b(?:what|which) time\b",
+    re.IGNORECASE,
+)
+"""The modifier of "how long", "how much", "how heavy", or "what time":
+what kind of answer, not what about."""
 _YES_NO = frozenset(
     {
         "do", "does", "did", "is", "are", "was", "were", "can", "could", "will", "would",
@@ -324,7 +328,7 @@ def answer_kind(question: str) -> str | None:
     is/does...: a sum or another figure), ``count`` (how many),
     ``amount`` (how much of a thing: "how much storage"), ``often`` (how
     often), ``day`` (which days), ``time`` (how long, how fast, when),
-    ``place`` (where), or None:
+    ``place`` (where), ``weight`` (how heavy, how much does it weigh), or None:
     what an answering
     sentence must hold (``place`` only when some sentence holds one: see
     ``fits_kind``)."""
@@ -333,6 +337,8 @@ def answer_kind(question: str) -> str | None:
     # the X200?" asks a time, "How often am I charged?" a frequency
     if re.search(r"\b(?:percent|percentage)\b|\bwhat share\b", q):
         return "percent"
+    if re.search(r"\bhow heavy\b|\bhow much (?:\w+\s+){1,4}?weighs?\b|\bweight of\b", q):
+        return "weight"
     if re.search(r"\bhow many\b", q):
         return "count"
     if re.search(r"\bhow often\b", q):
@@ -474,6 +480,8 @@ def fits_kind(kind: str | None, text: str, names: Iterable[str] = ()) -> bool:
         )
     if kind == "much":  # "how much is/does ...": any figure ("weighs 1.5 kg") or "free"
         return digits or "free" in words
+    if kind == "weight":  # "weighs 1.2 kg", "1.2 kg", "a 4 lb bag"
+        return _WEIGHT.search(text) is not None
     if kind == "count":
         return digits or bool(words & _NUMBER_WORDS)
     if kind == "amount":
@@ -516,6 +524,14 @@ _PRICE_IN_WORDS = re.compile(
     re.IGNORECASE,
 )
 """A price said in words: "Enterprise pricing is custom"."""
+
+_WEIGHT = re.compile(
+    r"(?:\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty"
+    r"|thirty|forty|fifty|hundred)(?:-\w+)?)\s*"
+    r"(?:(?i:kg|lbs?|oz)|(?-i:g|mg|t)|(?i:kilo(?:gram)?s?|grams?|pounds|ounces?|tonnes?|tons?))\b"
+    r"|\b(?i:weigh(?:s|ed|ing)?)\b"
+)
+"""A weight: a figure in a unit of mass, or a sentence that says what weighs what."""
 
 _CODE_WORD = re.compile(r"(?<![\w$€£¥-])(?!(?:Q[1-4]|H[12])\b)[A-Za-z]{1,4}-?\d+[A-Za-z]*\b")
 """A code: letters, then digits, in one word (``X200``, ``N1``; not ``Q3``,
