@@ -1299,3 +1299,45 @@ def test_how_heavy_and_what_time(
 ) -> None:
     answer = generator.generate(question, hits_of(chunk("doc.md", text)))
     assert answer.text.startswith(expected)
+
+
+def test_a_rule_limited_to_another_named_thing_answers_no(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "... only available in the Harbour Suite" answers whether the Classic
+    Double gets an extra bed; "Dogs are welcome in the Classic Double rooms
+    only" whether a dog may come to the Harbour Suite (its verb in the rule's
+    own words). A rule without "only" says nothing of another room."""
+    rooms = chunk(
+        "rooms.md",
+        "# Rooms\n\nThe Classic Double faces the courtyard. The Harbour Suite faces the sea.\n",
+    )
+    beds = chunk(
+        "beds.md",
+        "An extra bed costs €35 per night and is only available in the Harbour Suite.\n",
+    )
+    pets = chunk("pets.md", "Dogs are welcome in the Classic Double rooms only.\n")
+    hits = hits_of(rooms, beds, pets)
+    answer = generator.generate("Can I get an extra bed in the Classic Double?", hits)
+    assert answer.text == (
+        "An extra bed costs €35 per night and is only available in the Harbour Suite [1]."
+    )
+    answer = generator.generate("Can I bring my dog if I book the Harbour Suite?", hits)
+    assert answer.text == "Dogs are welcome in the Classic Double rooms only [1]."
+    open_rule = chunk("open.md", "Dogs are welcome in the Classic Double rooms.\n")
+    answer = generator.generate(
+        "Can I bring my dog if I book the Harbour Suite?", hits_of(rooms, open_rule)
+    )
+    assert answer.text.startswith(NOT_FOUND)
+
+
+def test_a_figure_in_a_yes_no_question_is_matched_by_no_price(
+    generator: ExtractiveGenerator,
+) -> None:
+    """The "35" of "a 35 kg bag" is a condition: "€35" does not answer it."""
+    text = (
+        "Bags heavier than 32 kg are not accepted as checked baggage.\n\n"
+        "A larger cabin bag is not included; it can be added at the airport for €35.\n"
+    )
+    answer = generator.generate("Can I check a 35 kg bag?", hits_of(chunk("bags.md", text)))
+    assert answer.text == "Bags heavier than 32 kg are not accepted as checked baggage [1]."

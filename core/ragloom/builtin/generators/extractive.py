@@ -101,6 +101,7 @@ _ANNOUNCED = re.compile(
 """A sentence that ends by announcing how many of something there are
 ("Ledgerly comes in two editions."), naming none of them."""
 MAX_UNIT_CHARS = 1000
+_CONDITION_CLAUSE = re.compile(r"\b(?:if|unless|in case)\s+(.+)", re.IGNORECASE)
 _RULE = re.compile(
     r"\b(?:not|no|never|cannot|can't|only|allowed|permitted|accepted|welcome|prohibited"
     r"|forbidden|banned|must|may)\b",
@@ -165,6 +166,10 @@ class ExtractiveGenerator(Generator):
         rival = rivals(read, names, texts)
         kind = answer_kind(read)
         asks = (asks_when(read), asks_version(read))
+        if is_yes_no(read) and any(not t.isdigit() for t in terms):
+            # a figure in a yes/no question is a condition ("a 35 kg bag"), which
+            # the answer need not repeat, nor match by chance ("€35")
+            terms = [t for t in terms if not t.isdigit()]
         weights = _term_weights(terms, units)
         for term in [t for t in weights if t in named]:  # what the question is about weighs less
             weights[term] *= _ENTITY_WEIGHT  # than what it asks about it
@@ -177,8 +182,15 @@ class ExtractiveGenerator(Generator):
         yes_no = is_yes_no(read)
         # (a figure in it is a condition the answer need not repeat: "at 2,500
         # metres?" is answered by "not rated for use above 2,000 metres")
+        # nor are the words of its "if ..." clause ("if I book the Harbour Suite")
+        condition = _CONDITION_CLAUSE.search(read)
+        conditional = set(content_terms(condition.group(1))) if condition else set()
         keys = (
-            [t for t, w in asked.items() if w >= _KEY_SHARE * top and not t.isdigit()]
+            [
+                t
+                for t, w in asked.items()
+                if w >= _KEY_SHARE * top and not t.isdigit() and t not in conditional
+            ]
             if yes_no
             else []
         )
@@ -187,7 +199,12 @@ class ExtractiveGenerator(Generator):
         takes = _TAKES_TIME.search(read) is not None
         verb = question_verb(read, names) if yes_no else None
         for unit in units:
-            if not unit.answer or not _about(unit, names, rival, texts):
+            if not unit.answer:
+                continue
+            # "Dogs are welcome in the Classic Double rooms only" answers "Can I
+            # bring my dog if I book the Harbour Suite?": no
+            only_another = yes_no and _only_another(unit.text, names)
+            if not only_another and not _about(unit, names, rival, texts):
                 continue
             if _opposes(read, unit.text):
                 continue  # "in the city" is no answer for "outside the city"
@@ -195,16 +212,18 @@ class ExtractiveGenerator(Generator):
                 continue  # "version 2.0.0" is a name: another release's line is no answer
             # "It has no DVD collection" answers "Can I borrow DVDs at Hillcrest?"
             denial = _denies(unit.text, weights, strict=True)
+            # "Cats and other animals are not accepted" answers "Can I bring my
+            # cat?": a rule says the question's verb in its own words
+            ruled = (
+                verb is not None
+                and verb not in unit.terms
+                and verb in weights
+                and _RULE.search(unit.text) is not None
+                # of what the question names, the rule names it or limits another
+                and (only_another or all(mentions(unit.text, name) for name in names))
+            )
             missing = [t for t in keys if t not in unit.terms and t not in unit.context]
-            if (
-                missing
-                and not denial
-                and not (
-                    # "Cats and other animals are not accepted" answers "Can I bring
-                    # my cat?": a rule says the question's verb in its own words
-                    missing == [verb] and _RULE.search(unit.text) is not None
-                )
-            ):
+            if missing and not denial and not (ruled and missing == [verb]):
                 continue
             if (
                 asked is not weights
@@ -212,7 +231,10 @@ class ExtractiveGenerator(Generator):
                 and not any(t in unit.terms or t in unit.context for t in asked)
             ):
                 continue  # it names the entity, and says nothing of what is asked
-            coverage = unit.weight * _covered(unit, weights) / total
+            said = _covered(unit, weights)
+            if ruled and verb is not None:
+                said += weights[verb]
+            coverage = unit.weight * said / total
             score = coverage + _RANK_BONUS * (1.0 - unit.rank / n_hits)
             if takes and _TAKE_WORD.search(unit.text):
                 score += _RANK_BONUS
@@ -623,6 +645,24 @@ def _prices_another(text: str, asked: Mapping[str, float]) -> bool:
 
 
 _POINTING = frozenset({"it", "this", "that", "these", "those", "they", "which", "both"})
+
+
+_ONLY = re.compile(r"\bonly\b", re.IGNORECASE)
+_NAME = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b")
+
+
+def _only_another(text: str, names: Sequence[str]) -> bool:
+    """Whether the sentence limits something to another named thing than the
+    question's ("only available in the Harbour Suite" to a question about the
+    Classic Double): a rule that answers no."""
+    if not names or _ONLY.search(text) is None:
+        return False
+    lowered = [name.lower() for name in names]
+    others = [m.group(0) for m in _NAME.finditer(text)]
+    return any(
+        not any(name in other.lower() or other.lower() in name for name in lowered)
+        for other in others
+    ) and not any(mentions(text, name) for name in names)
 
 
 def _denies(text: str, asked: Mapping[str, float], *, strict: bool = False) -> bool:
