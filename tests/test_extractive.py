@@ -1341,3 +1341,28 @@ def test_a_figure_in_a_yes_no_question_is_matched_by_no_price(
     )
     answer = generator.generate("Can I check a 35 kg bag?", hits_of(chunk("bags.md", text)))
     assert answer.text == "Bags heavier than 32 kg are not accepted as checked baggage [1]."
+
+
+@pytest.mark.parametrize(
+    ("text", "question", "expected"),
+    [
+        (
+            "Breakfast is served from 07:00 to 10:30 on weekdays and from 07:30 to 11:00 at "
+            "weekends. Room service runs from 18:00 to 22:30.\n",
+            "When is breakfast on Saturday?",
+            "Breakfast is served from 07:00 to 10:30 on weekdays and from 07:30 to 11:00 at "
+            "weekends [1].",
+        ),
+        (
+            "| Day | Hours |\n|---|---|\n| Monday–Friday | 05:30–23:00 |\n"
+            "| Saturday | 07:00–21:00 |\n",
+            "What are the opening hours on Wednesday?",
+            "Day: Monday–Friday; Hours: 05:30–23:00 [1].",
+        ),
+    ],
+)
+def test_a_weekday_the_passages_never_write_is_read_as_they_write_it(
+    generator: ExtractiveGenerator, text: str, question: str, expected: str
+) -> None:
+    answer = generator.generate(question, hits_of(chunk("doc.md", text)))
+    assert answer.text == expected

@@ -173,7 +173,8 @@ def in_passage_words(question: str, names: Iterable[str], texts: Iterable[str]) 
     ("the Office *subscription*"), when they never write the question's:
     a user's word for a thing should not hide the sentences about it. Only
     kind nouns (plan, tier, subscription, edition...) are swapped, for one
-    another, so a verb or a name is never replaced."""
+    another, so a verb or a name is never replaced; and a weekday they never
+    write, for the range or "weekend" that holds it."""
     joined = "\n".join(texts)
     for name in names:
         after = re.search(rf"\b{re.escape(name)}\s+([a-z]+)\b", question)
@@ -187,7 +188,42 @@ def in_passage_words(question: str, names: Iterable[str], texts: Iterable[str]) 
             continue
         ours = max(kinds, key=kinds.count)  # the most written; ties: the first
         question = question[: after.start(1)] + ours + question[after.end(1) :]
-    return question
+    return _days_as_written(question, joined)
+
+
+_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_DAY = re.compile(r"\b(" + "|".join(_DAYS) + r")s?\b", re.IGNORECASE)
+_DAY_RANGE = re.compile(
+    r"\b("
+    + "|".join(_DAYS)
+    + r")s?\s*(?:-|–|—|to|through|until|till)\s*("
+    + "|".join(_DAYS)
+    + r")s?\b",
+    re.IGNORECASE,
+)
+
+
+def _days_as_written(question: str, joined: str) -> str:
+    """A weekday the passages never write, read as they write it: "Saturday"
+    as "weekend" ("from 07:30 to 11:00 at weekends"), "Wednesday" as
+    "weekday", or else as the range that holds it ("Monday–Friday")."""
+    lowered = joined.lower()
+
+    def as_written(match: re.Match[str]) -> str:
+        day = match.group(1).lower()
+        if re.search(rf"\b{day}s?\b", lowered):
+            return match.group(0)
+        index = _DAYS.index(day)
+        kind = "weekend" if index >= 5 else "weekday"
+        if re.search(rf"\b{kind}s?\b", lowered):
+            return kind
+        for first, last in _DAY_RANGE.findall(joined):
+            start, end = _DAYS.index(first.lower()), _DAYS.index(last.lower())
+            if start <= index <= end:
+                return f"{first} {last}"
+        return match.group(0)
+
+    return _DAY.sub(as_written, question)
 
 
 def _singular(word: str) -> str:
