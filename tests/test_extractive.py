@@ -1366,3 +1366,19 @@ def test_a_weekday_the_passages_never_write_is_read_as_they_write_it(
 ) -> None:
     answer = generator.generate(question, hits_of(chunk("doc.md", text)))
     assert answer.text == expected
+
+
+def test_a_row_whose_label_the_question_names_is_read_with_its_columns(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "How much is an adult day pass?": the "Day" row under "Pass | Adult |
+    Child", not the sentence that prices the season pass for adults, nor the
+    "Half day" row."""
+    text = (
+        "| Pass | Adult | Child |\n|---|---|---|\n| Half day | €42 | €30 |\n"
+        "| Day | €58 | €41 |\n| Season | €780 | €450 |\n\n"
+        "The season pass is valid every day of the season. It is sold at the early-bird "
+        "price of €690 (adult) until 30 November.\n"
+    )
+    answer = generator.generate("How much is an adult day pass?", hits_of(chunk("p.md", text)))
+    assert answer.text == "Pass: Day; Adult: €58; Child: €41 [1]."

@@ -683,12 +683,22 @@ def _denies(text: str, asked: Mapping[str, float], *, strict: bool = False) -> b
 
 
 def _covered(unit: _Unit, weights: dict[str, float]) -> float:
+    """The weight of the question's words the unit holds; those of its
+    heading (or table header) count ``_CONTEXT_WEIGHT``, but a table row
+    whose label the question names is read whole with its column names
+    ("Day | €58 | €41" under "Pass | Adult | Child" answers "How much is an
+    adult day pass?" as "The Adult day pass is €58" would)."""
+    context_weight = _CONTEXT_WEIGHT
+    if unit.columns:
+        label = content_terms(unit.text.split(" | ", 1)[0])
+        if label and all(term in weights for term in label):
+            context_weight = 1.0
     covered = 0.0
     for term, weight in weights.items():
         if term in unit.terms:
             covered += weight
         elif term in unit.context:
-            covered += _CONTEXT_WEIGHT * weight
+            covered += context_weight * weight
     return covered
 
 
