@@ -1382,3 +1382,21 @@ def test_a_row_whose_label_the_question_names_is_read_with_its_columns(
     )
     answer = generator.generate("How much is an adult day pass?", hits_of(chunk("p.md", text)))
     assert answer.text == "Pass: Day; Adult: €58; Child: €41 [1]."
+
+
+def test_a_sentence_that_limits_the_chosen_one_is_quoted_with_it(
+    generator: ExtractiveGenerator,
+) -> None:
+    """Alone, "a replacement is issued for €10" says a lost day pass is
+    replaced; the next sentence says it is not."""
+    text = (
+        "If you lose a 6-day or season pass, a replacement is issued for €10. This does "
+        "not apply to day passes, which cannot be replaced. Lockers cost €5.\n"
+    )
+    answer = generator.generate(
+        "I lost my day pass, can I get a replacement?", hits_of(chunk("p.md", text))
+    )
+    assert answer.text == (
+        "If you lose a 6-day or season pass, a replacement is issued for €10. This does not "
+        "apply to day passes, which cannot be replaced [1]."
+    )

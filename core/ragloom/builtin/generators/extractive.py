@@ -270,6 +270,7 @@ class ExtractiveGenerator(Generator):
         if is_list_question(read):
             chosen = _with_items(chosen, units, set(asked))
         chosen = _with_what_follows(chosen, units)
+        chosen = [_with_qualifier(unit, units) for unit in chosen]
         chosen.sort(key=lambda unit: (unit.rank, unit.position))
         numbers: dict[str, int] = {}
         quotes: dict[str, list[str]] = {}
@@ -421,6 +422,26 @@ def _with_columns(row: str, header: str) -> str:
     return "; ".join(
         f"{name}: {cell}" if name != cell else cell for name, cell in zip(names, cells)
     )
+
+
+_QUALIFIES = re.compile(
+    r"\b(?:not|no|never|except|unless|however|only|excluding|excludes?)\b", re.IGNORECASE
+)
+
+
+def _with_qualifier(unit: _Unit, units: list[_Unit]) -> _Unit:
+    """The unit quoted with the sentence right after it when that one leans on
+    it to limit it ("If you lose a 6-day or season pass, a replacement is
+    issued for €10. This does not apply to day passes, which cannot be
+    replaced."): alone, the first says more than it means."""
+    for other in units:
+        if (
+            other.chunk.id == unit.chunk.id
+            and other.pieces[:-1] == (unit.pieces or (unit.text,))
+            and _QUALIFIES.search(other.pieces[-1]) is not None
+        ):
+            return replace(other, lead=unit.lead)  # after its release heading too
+    return unit
 
 
 def _heading_answers(unit: _Unit, asks: tuple[bool, bool], question: str) -> bool:
