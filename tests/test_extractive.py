@@ -1133,6 +1133,24 @@ def test_a_number_alone_adds_no_second_sentence(generator: ExtractiveGenerator) 
             NOT_FOUND,
         ),
         ("Cats sleep most of the day.\n", "Can I bring my cat?", NOT_FOUND),
+        # "how far" wants a distance, "how old" an age, "how much do you charge"
+        # a sum: a price, a fleet's size and "24/7" are none of them
+        (
+            "E-bikes cost an extra 15p per minute. Their top speed is 15.5 mph.\n",
+            "How far can an e-bike go on one charge?",
+            NOT_FOUND,
+        ),
+        (
+            "Kestrel has 1,200 bikes (300 of them electric). Riders of e-bikes must be at least "
+            "18 years old.\n",
+            "How old do you need to be to ride an e-bike?",
+            "Riders of e-bikes must be at least 18 years old [1].",
+        ),
+        (
+            "Members with 24/7 access use their key fob outside those hours.\n",
+            "How much do you charge if I lose my key fob?",
+            NOT_FOUND,
+        ),
         # "how much is" asks a price: "12 months" and "paid", far apart, are
         # none; "free on all tiers" frees a medical freeze, not the Plus tier
         (

@@ -276,7 +276,7 @@ def mentions(text: str, name: str) -> bool:
 
 
 TYPE_WORDS = re.compile(
-    r"\bhow (?:long|fast|soon|quickly|often|much|many|far|heavy)\b|\b(?:what|which) time\b",
+    r"\bhow (?:long|fast|soon|quickly|often|much|many|far|heavy|old)\b|\b(?:what|which) time\b",
     re.IGNORECASE,
 )
 """The modifier of "how long", "how much", "how heavy", or "what time":
@@ -352,11 +352,12 @@ _MONEY_AFTER_MUCH = frozenset(
 
 _MONEY_WORD = re.compile(
     r"\b(?:price|prices|cost|costs|fee|fees|charges|charged)\b"
-    r"|\b(?:a|an|the|any|no|extra|additional|this|that|what|which)\s+charge\b",
+    r"|\b(?:a|an|the|any|no|extra|additional|this|that|what|which)\s+charge\b"
+    r"|\bhow much (?:do|does|will|would) (?:you|they|we|it) charge\b",
     re.IGNORECASE,
 )
-"""A question about a sum; "charge" as a noun only ("Can I charge the X200
-in under two hours?" asks no price)."""
+"""A question about a sum; "charge" as a noun, or what "you charge" ("Can I
+charge the X200 in under two hours?" asks no price)."""
 
 
 def answer_kind(question: str) -> str | None:
@@ -364,7 +365,8 @@ def answer_kind(question: str) -> str | None:
     is/does...: a sum or another figure), ``count`` (how many),
     ``amount`` (how much of a thing: "how much storage"), ``often`` (how
     often), ``day`` (which days), ``time`` (how long, how fast, when),
-    ``place`` (where), ``weight`` (how heavy, how much does it weigh), or None:
+    ``place`` (where), ``weight`` (how heavy, how much does it weigh),
+    ``distance`` (how far), ``age`` (how old, what age), or None:
     what an answering
     sentence must hold (``place`` only when some sentence holds one: see
     ``fits_kind``)."""
@@ -375,6 +377,10 @@ def answer_kind(question: str) -> str | None:
         return "percent"
     if re.search(r"\bhow heavy\b|\bhow much (?:\w+\s+){1,4}?weighs?\b|\bweight of\b", q):
         return "weight"
+    if re.search(r"\bhow far\b", q):
+        return "distance"
+    if re.search(r"\bhow old\b|\bwhat age\b|\bage limit\b|\bminimum age\b", q):
+        return "age"
     if re.search(r"\bhow many\b", q):
         return "count"
     if re.search(r"\bhow often\b", q):
@@ -518,6 +524,10 @@ def fits_kind(kind: str | None, text: str, names: Iterable[str] = ()) -> bool:
         return digits or "free" in words
     if kind == "weight":  # "weighs 1.2 kg", "1.2 kg", "a 4 lb bag"
         return _WEIGHT.search(text) is not None
+    if kind == "distance":  # "up to 60 km", "two miles", "500 metres away"
+        return _DISTANCE.search(text) is not None
+    if kind == "age":  # "aged 14 and 15", "at least 18", "under 6", "16 or older"
+        return _AGE.search(text) is not None
     if kind == "count":
         return digits or bool(words & _NUMBER_WORDS)
     if kind == "amount":
@@ -568,6 +578,20 @@ _WEIGHT = re.compile(
     r"|\b(?i:weigh(?:s|ed|ing)?)\b"
 )
 """A weight: a figure in a unit of mass, or a sentence that says what weighs what."""
+
+_DISTANCE = re.compile(
+    r"(?:\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred))"
+    r"[\d,.]*\s*(?:km|kilomet(?:er|re)s?|mi|miles?|m|met(?:er|re)s?|yards?|feet|ft)\b"
+    r"|\b(?:range|distance)\b.*\d",
+    re.IGNORECASE,
+)
+"""A distance: a figure in a unit of length, or a range given in figures."""
+_AGE = re.compile(
+    r"\bage[ds]?\b|\byears? old\b|\b(?:at least|under|over|from|below|above) \d+\b"
+    r"|\b\d+ (?:or|and) (?:over|older|under|younger|above)\b|\b\d+\+",
+    re.IGNORECASE,
+)
+"""An age: "aged 14", "18 years old", "at least 18", "under 6", "65 or over"."""
 
 _CODE_WORD = re.compile(r"(?<![\w$€£¥-])(?!(?:Q[1-4]|H[12])\b)[A-Za-z]{1,4}-?\d+[A-Za-z]*\b")
 """A code: letters, then digits, in one word (``X200``, ``N1``; not ``Q3``,
