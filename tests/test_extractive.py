@@ -1348,3 +1348,31 @@ def test_a_rule_limited_to_another_named_thing_answers_no(
         "Can I bring my dog if I book the Harbour Suite?", hits_of(rooms, open_rule)
     )
     assert answer.text.startswith(NOT_FOUND)
+
+
+@pytest.mark.parametrize(
+    ("question", "text"),
+    [
+        ("How much does the deposit cost?", "The deposit costs " + "-" * 3000 + " see below.\n"),
+        ("How far can it go?", "1" * 30000 + " " + "range " * 8000 + "\n"),
+        ("How long pool " * 3000 + "?", "The pool is open daily.\n"),
+        ("How much is the day pass?", "The day pass " + "x " * 20000 + "costs €5 per day.\n"),
+    ],
+)
+def test_long_runs_in_a_passage_or_question_are_read_in_one_pass(
+    generator: ExtractiveGenerator, question: str, text: str
+) -> None:
+    """Runs that made the price, distance, clause and "how long ... take"
+    patterns backtrack (seconds for a few kilobytes, minutes for more): the
+    answer comes back, whatever it is."""
+    answer = generator.generate(question, hits_of(chunk("doc.md", text)))
+    assert answer.question == question
+
+
+def test_a_qualified_faq_reply_keeps_its_no(generator: ExtractiveGenerator) -> None:
+    text = (
+        "### Can I bring my dog?\n\nNo. Dogs are not allowed in the hotel. This does not "
+        "apply to guide dogs.\n"
+    )
+    answer = generator.generate("Can I bring my dog?", hits_of(chunk("faq.md", text)))
+    assert answer.text.startswith("No. Dogs are not allowed in the hotel.")

@@ -558,7 +558,9 @@ _PRICED = re.compile(
     r"\b(?:costs?|costing|priced?|prices|pricing|fees?|charged?|charges|pay|pays|paid|paying"
     r"|payable|saves?|saving|savings|discount(?:s|ed)?|rates?|fares?|tariffs?|surcharges?"
     r"|deposits?|refund(?:ed|s)?|billed|worth)\b"
-    r"\W+(?:[\w'’-]+\W+){0,3}?(?:\d|(?:half|third|thirds|quarter|quarters|double|twice|triple)\b)",
+    # words and the gaps between them never overlap: linear on "costs ------"
+    r"[^\w'’-]+(?:[\w'’-]+[^\w'’-]+){0,3}?"
+    r"(?:\d|(?:half|third|thirds|quarter|quarters|double|twice|triple)\b)",
     re.IGNORECASE,
 )
 """A figure a few words after a word that prices: "costs 25 a month",
@@ -580,9 +582,9 @@ _WEIGHT = re.compile(
 """A weight: a figure in a unit of mass, or a sentence that says what weighs what."""
 
 _DISTANCE = re.compile(
-    r"(?:\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred))"
-    r"[\d,.]*\s*(?:km|kilomet(?:er|re)s?|mi|miles?|m|met(?:er|re)s?|yards?|feet|ft)\b"
-    r"|\b(?:range|distance)\b.*\d",
+    r"(?:(?<![\d,.])\d[\d,.]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty"
+    r"|fifty|hundred))\s*(?:km|kilomet(?:er|re)s?|mi|miles?|m|met(?:er|re)s?|yards?|feet|ft)\b"
+    r"|\b(?:range|distance)\b[^\d.]{0,40}\d",
     re.IGNORECASE,
 )
 """A distance: a figure in a unit of length, or a range given in figures."""

@@ -109,7 +109,7 @@ _RULE = re.compile(
 )
 """Words of a rule: what may, must or may not be done."""
 _TAKES_TIME = re.compile(
-    r"\bhow long\b.*\b(?:take|takes|took)\b"
+    r"\bhow long\b[^.?!]{0,200}?\b(?:take|takes|took)\b"
     r"|\b(?:in under|in less than|in fewer than|within)\s+[\w.,]+\s+"
     r"(?:seconds?|minutes?|hours?|days?|weeks?)\b",
     re.IGNORECASE,
@@ -440,7 +440,8 @@ def _with_qualifier(unit: _Unit, units: list[_Unit]) -> _Unit:
             and other.pieces[:-1] == (unit.pieces or (unit.text,))
             and _QUALIFIES.search(other.pieces[-1]) is not None
         ):
-            return replace(other, lead=unit.lead)  # after its release heading too
+            # after its release heading, and its FAQ's "No.", too
+            return replace(other, lead=unit.lead, reply=unit.reply)
     return unit
 
 
@@ -644,7 +645,7 @@ _PRICES = re.compile(
     re.IGNORECASE,
 )
 """The verb that prices a sentence's subject."""
-_CLAUSE_START = re.compile(r".*(?:[,;:(]|[.!?](?=\s))\s*", re.S)
+_CLAUSE_BREAK = re.compile(r"[,;:(]|[.!?](?=\s)")
 
 
 def _prices_another(text: str, asked: Mapping[str, float]) -> bool:
@@ -657,7 +658,7 @@ def _prices_another(text: str, asked: Mapping[str, float]) -> bool:
     match = _PRICES.search(text)
     if match is None:
         return False
-    before = _CLAUSE_START.sub("", text[: match.start()])
+    before = _CLAUSE_BREAK.split(text[: match.start()])[-1]
     words = TOKEN.findall(before)[-6:]
     if not words or any(word.lower() in _POINTING for word in words):
         return False
