@@ -360,6 +360,23 @@ _MONEY_WORD = re.compile(
 charge the X200 in under two hours?" asks no price)."""
 
 
+_OWN_KINDS = tuple(
+    (re.compile(pattern), kind)
+    for pattern, kind in (
+        (r"\b(?:percent|percentage)\b|\bwhat share\b", "percent"),
+        (r"\bhow heavy\b|\bhow much (?:\w+\s+){1,4}?weighs?\b|\bweight of\b", "weight"),
+        (r"\bhow far\b", "distance"),
+        (r"\bhow old\b|\bwhat age\b|\bage limit\b|\bminimum age\b", "age"),
+        (r"\bhow many\b", "count"),
+        (r"\bhow often\b", "often"),
+        (r"\b(?:which|what) days?\b|\bon which\b.*\bdays?\b", "day"),
+        (r"\bhow (?:long|fast|soon|quickly)\b|^when\b|\bwhat time\b", "time"),
+    )
+)
+"""The kinds a question's own words ask for, in the order they are tried
+(before a money word: "How long does it take to charge the X200?")."""
+
+
 def answer_kind(question: str) -> str | None:
     """``money`` (price, cost, fee, charge: a sum), ``much`` (how much
     is/does...: a sum or another figure), ``count`` (how many),
@@ -373,22 +390,9 @@ def answer_kind(question: str) -> str | None:
     q = question.lower()
     # the question's own "how ..." first: "How long does it take to charge
     # the X200?" asks a time, "How often am I charged?" a frequency
-    if re.search(r"\b(?:percent|percentage)\b|\bwhat share\b", q):
-        return "percent"
-    if re.search(r"\bhow heavy\b|\bhow much (?:\w+\s+){1,4}?weighs?\b|\bweight of\b", q):
-        return "weight"
-    if re.search(r"\bhow far\b", q):
-        return "distance"
-    if re.search(r"\bhow old\b|\bwhat age\b|\bage limit\b|\bminimum age\b", q):
-        return "age"
-    if re.search(r"\bhow many\b", q):
-        return "count"
-    if re.search(r"\bhow often\b", q):
-        return "often"
-    if re.search(r"\b(?:which|what) days?\b|\bon which\b.*\bdays?\b", q):
-        return "day"
-    if re.search(r"\bhow (?:long|fast|soon|quickly)\b|^when\b|\bwhat time\b", q):
-        return "time"
+    for pattern, kind in _OWN_KINDS:
+        if pattern.search(q):
+            return kind
     if _MONEY_WORD.search(q):
         return "money"
     much = re.search(r"\bhow much\b(?:\s+(\w+))?", q)
