@@ -166,7 +166,8 @@ class ExtractiveGenerator(Generator):
         rival = rivals(read, names, texts)
         kind = answer_kind(read)
         asks = (asks_when(read), asks_version(read))
-        if is_yes_no(read) and any(not t.isdigit() for t in terms):
+        yes_no = is_yes_no(read)
+        if yes_no and any(not t.isdigit() for t in terms):
             # a figure in a yes/no question is a condition ("a 35 kg bag"), which
             # the answer need not repeat, nor match by chance ("€35")
             terms = [t for t in terms if not t.isdigit()]
@@ -179,7 +180,6 @@ class ExtractiveGenerator(Generator):
         # a yes/no question is answered only by what names its most specific words
         asked = {t: w for t, w in weights.items() if t not in named} or weights
         top = max(asked.values())
-        yes_no = is_yes_no(read)
         # (a figure in it is a condition the answer need not repeat: "at 2,500
         # metres?" is answered by "not rated for use above 2,000 metres")
         # nor are the words of its "if ..." clause ("if I book the Harbour Suite")
