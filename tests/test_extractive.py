@@ -1267,6 +1267,98 @@ def test_a_number_alone_adds_no_second_sentence(generator: ExtractiveGenerator) 
             "What are the opening hours on Wednesday?",
             "Day: Monday–Friday; Hours: 05:30–23:00 [1].",
         ),
+        # a range may wrap the week's end
+        (
+            "The market is open Friday to Monday from 9:00 to 14:00.\n",
+            "Is the market open on Saturday?",
+            "The market is open Friday to Monday from 9:00 to 14:00 [1].",
+        ),
+        # a rule answers a yes/no question without its verb only when it rules
+        # on what the question asks to do: not "Pets" for swimming in a room
+        (
+            "Pets are not allowed in the rooms. Breakfast is served from 7:00.\n",
+            "Can I swim in my room?",
+            NOT_FOUND,
+        ),
+        (
+            "We accept debit and credit cards; we do not accept cheques.\n",
+            "Can I pay with a cheque?",
+            "We accept debit and credit cards; we do not accept cheques [1].",
+        ),
+        (
+            "Collections are weekly. We will not return if the bin was put out late.\n",
+            "Will you come back if my bin was missed because I put it out late?",
+            "We will not return if the bin was put out late [1].",
+        ),
+        # whom a price is for is what it prices ("for adults"); a long subject
+        # keeps its name
+        (
+            "Children under 5 enter free. Entry costs €5 for adults and €2 for children.\n",
+            "How much is an adult ticket?",
+            "Entry costs €5 for adults and €2 for children [1].",
+        ),
+        (
+            "A single ticket on the Harbour Line between the north and south islands of the "
+            "bay costs €12. Bikes travel free.\n",
+            "How much is a ticket on the Harbour Line?",
+            "A single ticket on the Harbour Line between the north and south islands of the bay "
+            "costs €12 [1].",
+        ),
+        # an empty cell keeps the other cells under their own column names, and
+        # an escaped pipe is a cell's character
+        (
+            "| Pass | Adult | Child |\n|---|---|---|\n| Day |  | €41 |\n| Week | €200 | €150 |\n",
+            "How much is a child day pass?",
+            "Pass: Day; Child: €41 [1].",
+        ),
+        (
+            "| Operator | Meaning | Since |\n|---|---|---|\n"
+            "| `a \\| b` | pipes output into the next command | 2.0 |\n"
+            "| `a > b` | writes output to a file | 1.0 |\n",
+            "Which version added the operator that pipes output into the next command?",
+            "Operator: `a | b`; Meaning: pipes output into the next command; Since: 2.0 [1].",
+        ),
+        # "how far in advance" asks a time; "how much is the allowance" an
+        # amount; "how old is the castle" a date it was built will do
+        (
+            "Bookings must be made at least 48 hours in advance. Cancellations are free.\n",
+            "How far in advance must I book?",
+            "Bookings must be made at least 48 hours in advance [1].",
+        ),
+        (
+            "The checked baggage allowance is 23 kg per passenger. Extra bags cost €40.\n",
+            "How much is the checked baggage allowance?",
+            "The checked baggage allowance is 23 kg per passenger [1].",
+        ),
+        (
+            "The castle was built in 1280. It is open daily.\n",
+            "How old is the castle?",
+            "The castle was built in 1280 [1].",
+        ),
+        # no age: opening hours, a weight; no distance: downloads; a date is no sum
+        (
+            "The pool is open from 9 to 18. Lessons are on Mondays.\n",
+            "How old do you have to be to swim alone?",
+            NOT_FOUND,
+        ),
+        (
+            "Children under 20 kg ride free. Adults pay €3.\n",
+            "How old must a child be to ride free?",
+            NOT_FOUND,
+        ),
+        ("The app has 5M downloads. It is free.\n", "How far can it go?", NOT_FOUND),
+        ("Fees are due on 1 June.\n", "How much is the fee?", NOT_FOUND),
+        (
+            "The parcel weighs Twenty kilograms. Shipping is free.\n",
+            "How heavy is the parcel?",
+            "The parcel weighs Twenty kilograms [1].",
+        ),
+        # the "it" of the weather points at nothing: the sentence stands alone
+        (
+            "If it rains, tours move to the indoor gallery.\n",
+            "What happens to tours if it rains?",
+            "If it rains, tours move to the indoor gallery [1].",
+        ),
     ],
 )
 def test_one_passage_answers(

@@ -56,10 +56,16 @@ _EXPLETIVE_IT = re.compile(
     r"likely|unlikely|essential|worth|helpful|a good idea)\b)"
 )
 """A dummy "it" whose real subject comes later ("it is recommended to back up")."""
+_WEATHER = (
+    r"\s+(?:rains?|snows?|freezes|storms?|pours|is\s+(?:raining|snowing|windy|cold|hot|sunny|dark"
+    r"|icy|foggy|stormy|wet)|gets\s+(?:dark|cold|hot|late))\b"
+)
+"""The "it" of the weather ("If it rains, ..."), which points at nothing."""
 _LEANING_OPENER = re.compile(
     r"\s*(?:(?:" + "|".join(sorted(_OPENING_PREPOSITIONS)) + r"|apart from|except for|besides)"
     r"\s+(?:that|this|these|those|it|them|which)\b|(?:otherwise|if so|if not|in that case)\b"
-    r"|(?:if|when|once|unless)\s+(?:\w+\s+){0,2}?(?:it|they|them|these|those)\b)",
+    r"|(?:if|when|once|unless)\s+(?:\w+\s+){0,2}?"
+    r"(?:it(?!" + _WEATHER + r")|they|them|these|those)\b)",
     re.IGNORECASE,
 )
 """An opening phrase that points back ("After that, ...", "Otherwise, ...",
@@ -219,7 +225,8 @@ def _days_as_written(question: str, joined: str) -> str:
             return kind
         for first, last in _DAY_RANGE.findall(joined):
             start, end = _DAYS.index(first.lower()), _DAYS.index(last.lower())
-            if start <= index <= end:
+            # "Friday to Monday" holds Saturday: a range may wrap the week's end
+            if start <= index <= end or (start > end and (index >= start or index <= end)):
                 return f"{first} {last}"
         return match.group(0)
 
@@ -301,10 +308,15 @@ _VERB_AUXILIARIES = frozenset(
 )
 
 
-def question_verb(question: str, names: Sequence[str] = ()) -> str | None:
+def question_verb(
+    question: str, names: Sequence[str] = ()
+) -> tuple[str, set[str], str | None] | None:
     """The verb a yes/no question asks about, when its subject is a pronoun
     or a name ("Can I *bring* my cat?", "Does Super Cover *include* ..."),
-    as ``content_terms`` gives it; None when it cannot be told."""
+    as ``content_terms`` gives it, with the terms of its object (the words
+    after it up to a preposition: "my cat"; none in "Can I swim in my
+    room?") and its particle's term ("come *back*"), if any; None when it
+    cannot be told."""
     words = _WORD.findall(question)
     if len(words) < 3 or words[0].lower() not in _VERB_AUXILIARIES:
         return None  # "Is it free?": no verb
@@ -322,7 +334,30 @@ def question_verb(question: str, names: Sequence[str] = ()) -> str | None:
     if rest and rest[0].lower() in {"be", "not", "still", "also", "ever", "really"}:
         return None  # "Can I be ...", "Do I not ...": no verb of its own to swap
     terms = content_terms(rest[0]) if rest else []
-    return terms[0] if terms else None
+    if not terms:
+        return None
+    obj: list[str] = []
+    for word in rest[1:]:
+        if word.lower() in _PREPOSITIONS:
+            break
+        obj.append(word)
+    following = rest[1].lower() if len(rest) > 1 else ""
+    particle = content_terms(following) if following in _PARTICLES else []
+    return terms[0], set(content_terms(" ".join(obj))), particle[0] if particle else None
+
+
+_PREPOSITIONS = frozenset(
+    {
+        "in", "at", "on", "over", "by", "with", "without", "for", "to", "from", "during",
+        "into", "onto", "if", "when", "after", "before", "while", "until", "unless", "via",
+        "through", "inside", "outside", "near", "under", "above", "below", "between", "per",
+        "as", "of", "about", "around", "within", "than", "or", "and",
+    }
+)  # fmt: skip
+_PARTICLES = frozenset({"back", "up", "out", "off", "away", "down", "along", "together"})
+"""The particle of a phrasal verb ("come *back*"): part of the verb, no object."""
+_PREPOSITIONS |= _PARTICLES
+"""Words that end a verb's object."""
 
 
 def is_list_question(question: str) -> bool:
@@ -350,6 +385,14 @@ _MONEY_AFTER_MUCH = frozenset(
 """Words after "how much" that leave it asking for a sum of money."""
 
 
+_AMOUNT_NOUN = re.compile(
+    r"\s+(?:\w+\s+){0,4}?(?:allowances?|limits?|capacity|quota|storage|space|bandwidth"
+    r"|data|memory|volume|dose|dosage|intake|notice)\b",
+    re.IGNORECASE,
+)
+"""What "how much is ..." may ask that is no sum ("the checked baggage allowance")."""
+
+
 _MONEY_WORD = re.compile(
     r"\b(?:price|prices|cost|costs|fee|fees|charges|charged)\b"
     r"|\b(?:a|an|the|any|no|extra|additional|this|that|what|which)\s+charge\b"
@@ -365,12 +408,16 @@ _OWN_KINDS = tuple(
     for pattern, kind in (
         (r"\b(?:percent|percentage)\b|\bwhat share\b", "percent"),
         (r"\bhow heavy\b|\bhow much (?:\w+\s+){1,4}?weighs?\b|\bweight of\b", "weight"),
-        (r"\bhow far\b", "distance"),
+        (r"\bhow far\b(?!\s+(?:in\s+)?(?:advance|ahead)\b)", "distance"),
         (r"\bhow old\b|\bwhat age\b|\bage limit\b|\bminimum age\b", "age"),
         (r"\bhow many\b", "count"),
         (r"\bhow often\b", "often"),
         (r"\b(?:which|what) days?\b|\bon which\b.*\bdays?\b", "day"),
-        (r"\bhow (?:long|fast|soon|quickly)\b|^when\b|\bwhat time\b", "time"),
+        (
+            r"\bhow (?:long|fast|soon|quickly)\b|^when\b|\bwhat time\b"
+            r"|\bhow far\s+(?:in\s+)?(?:advance|ahead)\b",
+            "time",
+        ),
     )
 )
 """The kinds a question's own words ask for, in the order they are tried
@@ -402,7 +449,9 @@ def answer_kind(question: str) -> str | None:
         # leave", "how much storage": an amount, which may be in words
         after = much.group(1)
         if after in {"is", "are", "was", "were", "will"}:
-            return "money"  # "how much is the Plus membership per month?"
+            # "how much is the Plus membership per month?"; but "how much is
+            # the baggage allowance?" asks an amount ("23 kg")
+            return "amount" if _AMOUNT_NOUN.match(q, much.end()) else "money"
         if after is None or after in _MONEY_AFTER_MUCH:
             # "how much does the X300 weigh?": a sum, or a figure of another unit
             return "much"
@@ -521,7 +570,7 @@ def fits_kind(kind: str | None, text: str, names: Iterable[str] = ()) -> bool:
         return (
             "free" in words
             or (digits and _CURRENCY.search(text) is not None)
-            or _PRICED.search(text) is not None
+            or _priced(text)
             or _PRICE_IN_WORDS.search(text) is not None
         )
     if kind == "much":  # "how much is/does ...": any figure ("weighs 1.5 kg") or "free"
@@ -570,6 +619,24 @@ _PRICED = re.compile(
 """A figure a few words after a word that prices: "costs 25 a month",
 "charged at one third of the daily rate" (not the "12 months" of "a
 minimum term of 12 months, except the Plus tier paid annually")."""
+_DATE_FIGURE = re.compile(
+    rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?i:{_MONTHS}|may)\b|\d{{1,2}}[:.]\d\d\b|\d+\s*(?i:am|pm)\b"
+    rf"|\d{{4}}-\d\d",
+)
+_BEFORE_DATE = re.compile(rf"(?i:{_MONTHS}|may)\s+$")
+
+
+def _priced(text: str) -> bool:
+    """Whether a figure follows a word that prices, and is no date or clock
+    time ("Fees are due on 1 June" says when, not how much)."""
+    for match in _PRICED.finditer(text):
+        figure = match.end() - 1
+        before = text[max(0, figure - 12) : figure]
+        if _DATE_FIGURE.match(text, figure) is None and _BEFORE_DATE.search(before) is None:
+            return True
+    return False
+
+
 _PRICE_IN_WORDS = re.compile(
     r"\b(?:pric(?:e|es|ing)|fees?|costs?)\s+(?:is|are)\s+(?:custom|negotiable|quoted|on request)\b"
     r"|\b(?:custom|individual|negotiated) pricing\b|\bprice on request\b",
@@ -578,7 +645,7 @@ _PRICE_IN_WORDS = re.compile(
 """A price said in words: "Enterprise pricing is custom"."""
 
 _WEIGHT = re.compile(
-    r"(?:\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty"
+    r"(?:\d|\b(?i:one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty"
     r"|thirty|forty|fifty|hundred)(?:-\w+)?)\s*"
     r"(?:(?i:kg|lbs?|oz)|(?-i:g|mg|t)|(?i:kilo(?:gram)?s?|grams?|pounds|ounces?|tonnes?|tons?))\b"
     r"|\b(?i:weigh(?:s|ed|ing)?)\b"
@@ -587,14 +654,23 @@ _WEIGHT = re.compile(
 
 _DISTANCE = re.compile(
     r"(?:(?<![\d,.])\d[\d,.]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty"
-    r"|fifty|hundred))\s*(?:km|kilomet(?:er|re)s?|mi|miles?|m|met(?:er|re)s?|yards?|feet|ft)\b"
-    r"|\b(?:range|distance)\b[^\d.]{0,40}\d",
+    r"|fifty|hundred))\s*(?:km|kilomet(?:er|re)s?|mi|miles?|(?-i:m)|met(?:er|re)s?|yards?|feet"
+    r"|ft)\b(?!\s+(?:downloads?|users?|views?|members?|customers?|people)\b)",
     re.IGNORECASE,
 )
-"""A distance: a figure in a unit of length, or a range given in figures."""
+"""A distance: a figure in a unit of length (not the "5M" of "5M downloads")."""
+_NO_AGE = (
+    r"[.,:]\d|\s*(?:%|[$€£]|km|kg|m|mi|miles?|met(?:er|re)s?|kilo\w*|grams?|g|lbs?|percent|per"
+    r"|minutes?|mins?|hours?|hrs?|h|days?|weeks?|months?|seconds?|people|persons?|guests?|members?"
+    r"|items?|pages?|GB|MB|TB|euros?|dollars?|pounds?|cents?|times?|mph|kph)\b"
+)
+"""What follows a figure that is no age ("under 20 kg", "over 50%")."""
 _AGE = re.compile(
-    r"\bage[ds]?\b|\byears? old\b|\b(?:at least|under|over|from|below|above) \d+\b"
-    r"|\b\d+ (?:or|and) (?:over|older|under|younger|above)\b|\b\d+\+",
+    r"\bage[ds]?\b|\byears? old\b|\b(?:at least|under|over|below|above) \d+\b(?!" + _NO_AGE + r")"
+    r"|\b\d+ (?:or|and) (?:over|older|under|younger|above)\b|\b\d+\+"
+    # how old a thing is: "built in 1280", "founded in 1998", "since the 12th century"
+    r"|\b(?:built|founded|established|opened|dates?\s+(?:back\s+)?(?:to|from))\s+(?:in\s+)?"
+    r"(?:the\s+)?(?:\d{4}|\d{1,2}(?:st|nd|rd|th)\s+century)\b",
     re.IGNORECASE,
 )
 """An age: "aged 14", "18 years old", "at least 18", "under 6", "65 or over"."""

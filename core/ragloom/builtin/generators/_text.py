@@ -69,6 +69,8 @@ _SETEXT = re.compile(r"^\s{0,3}(=+|-+)\s*$")
 _BULLET = re.compile(r"^\s*(?:[-*+\u2022\u2023\u25e6\u2043]|\d{1,3}[.)]|[a-z][.)]|[A-Z]\))\s+(.*)$")
 _CELL_BORDER = re.compile(r"(?<!\\)\|")
 """A table row's cell border: a ``|`` not escaped as ``\\|``."""
+_OUTER_BORDERS = re.compile(r"^\||(?<!\\)\|$")
+"""A table row's first and last border (not an escaped ``\\|`` ending its last cell)."""
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _HRULE = re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$")
@@ -158,7 +160,7 @@ _HYPHENATED = re.compile(r"\b[^\W\d_]+(?:-[^\W\d_]+)+\b")
 GENERIC_STEMS = frozenset(stem(word) for word in _GENERIC)
 
 
-def split_sentences(text: str, *, kinds: bool = False) -> list[Any]:
+def split_sentences(text: str, *, kinds: bool = False, cells: bool = False) -> list[Any]:
     """Split ``text`` into sentences.
 
     Markdown headings, bullet items, table rows and code lines are units of
@@ -167,9 +169,13 @@ def split_sentences(text: str, *, kinds: bool = False) -> list[Any]:
     case, except after abbreviations (``e.g.``, ``Dr.``), initials and
     numbers (``1.5`` never splits). With ``kinds=True`` each item is
     ``(sentence, kind)``, kind one of ``heading``, ``sentence``, ``bullet``,
-    ``header`` (a table's first row), ``row``, ``code``.
+    ``header`` (a table's first row), ``row``, ``code``. With ``cells=True``
+    too, each item is ``(sentence, kind, cells)``: a table row's cells in
+    their places, empty ones included (a row's sentence leaves them out),
+    else ``()``.
     """
     out: list[tuple[str, str]] = []
+    row_cells: dict[int, tuple[str, ...]] = {}  # by index in ``out``
     paragraph: list[str] = []
     in_code = False
 
@@ -210,11 +216,13 @@ def split_sentences(text: str, *, kinds: bool = False) -> list[Any]:
             continue
         if stripped.startswith("|") and stripped.count("|") >= 2:
             flush()
-            cells = [
-                cell.strip().replace("\\|", "|") for cell in _CELL_BORDER.split(stripped.strip("|"))
+            row = [
+                cell.strip().replace("\\|", "|")
+                for cell in _CELL_BORDER.split(_OUTER_BORDERS.sub("", stripped))
             ]
             kind = "header" if _TABLE_RULE.match(following) else "row"
-            out.append((" | ".join(cell for cell in cells if cell), kind))
+            row_cells[len(out)] = tuple(row)
+            out.append((" | ".join(cell for cell in row if cell), kind))
             continue
         bullet = _BULLET.match(line)
         if bullet:
@@ -232,9 +240,9 @@ def split_sentences(text: str, *, kinds: bool = False) -> list[Any]:
 
     # A bullet's text (and its continuation lines) was split like a paragraph;
     # mark the pieces that followed a bullet marker as bullets.
-    result: list[tuple[str, str]] = []
+    result: list[tuple[str, str, tuple[str, ...]]] = []
     bullet_next = False
-    for sentence, kind in out:
+    for index, (sentence, kind) in enumerate(out):
         if kind == "marker":
             bullet_next = True
             continue
@@ -245,8 +253,11 @@ def split_sentences(text: str, *, kinds: bool = False) -> list[Any]:
             pieces = [p.strip() for p in re.split(r"(?<=[;:])\s+", sentence) if p.strip()]
         else:
             pieces = [sentence]
-        result.extend((piece, kind) for piece in pieces)
-    return result if kinds else [sentence for sentence, _ in result]
+        row = row_cells.get(index, ()) if len(pieces) == 1 else ()
+        result.extend((piece, kind, row) for piece in pieces)
+    if cells:
+        return result
+    return [(s, k) for s, k, _ in result] if kinds else [s for s, _, _ in result]
 
 
 def _split_paragraph(paragraph: str) -> list[str]:

@@ -197,7 +197,10 @@ class ExtractiveGenerator(Generator):
         unfit: list[tuple[float, float, _Unit]] = []
         versions = versions_in(read)
         takes = _TAKES_TIME.search(read) is not None
-        verb = question_verb(read, names) if yes_no else None
+        said_verb = question_verb(read, names) if yes_no else None
+        verb, thing, particle = said_verb if said_verb else (None, set(), None)
+        # "come back": a rule may say neither word ("We will not return ...")
+        phrase = {t for t in (verb, particle) if t is not None and t in weights}
         for unit in units:
             if not unit.answer:
                 continue
@@ -221,9 +224,12 @@ class ExtractiveGenerator(Generator):
                 and _RULE.search(unit.text) is not None
                 # of what the question names, the rule names it or limits another
                 and (only_another or all(mentions(unit.text, name) for name in names))
+                # and it is about what is done: "Pets are not allowed in the
+                # rooms" says nothing of swimming in one
+                and _rules_on(unit, verb, thing, terms, named)
             )
             missing = [t for t in keys if t not in unit.terms and t not in unit.context]
-            if missing and not denial and not (ruled and missing == [verb]):
+            if missing and not denial and not (ruled and set(missing) <= phrase):
                 continue
             if (
                 asked is not weights
@@ -232,8 +238,8 @@ class ExtractiveGenerator(Generator):
             ):
                 continue  # it names the entity, and says nothing of what is asked
             said = _covered(unit, weights)
-            if ruled and verb is not None:
-                said += weights[verb]
+            if ruled:
+                said += sum(weights[t] for t in phrase if t not in unit.terms)
             coverage = unit.weight * said / total
             score = coverage + _RANK_BONUS * (1.0 - unit.rank / n_hits)
             if takes and _TAKE_WORD.search(unit.text):
@@ -291,7 +297,7 @@ class ExtractiveGenerator(Generator):
                 quotes[chunk_id].extend(p for p in label if _is_line_of(p, unit.chunk.text))
                 said = f"{', '.join(label)}: {said}"
             elif unit.columns:  # "Plan: Basic; Joining fee: £20", not "Basic | £24.99 | £20"
-                said = _with_columns(unit.text, unit.columns)
+                said = _with_columns(unit)
             if unit.reply and yes_no and _replies_to(unit, read, keys, named):
                 quotes[chunk_id].append(unit.reply)
                 said = f"{unit.reply} {said}"
@@ -411,16 +417,18 @@ def _with_what_follows(chosen: list[_Unit], units: list[_Unit]) -> list[_Unit]:
     return out
 
 
-def _with_columns(row: str, header: str) -> str:
+def _with_columns(unit: _Unit) -> str:
     """A table row said cell by cell after its column's name ("Room type:
     Harbour Suite; Rate (high season): €295"): a row's bare figures do not
-    say which is which. As it is when the cells do not line up with the
-    names (a row with an empty cell)."""
-    cells, names = row.split(" | "), header.split(" | ")
+    say which is which. An empty cell is left out, its column with it; the
+    row is said as it is when its cells do not line up with the names."""
+    cells, names = unit.cells, unit.columns
     if len(cells) != len(names) or len(cells) < 2:
-        return row
+        return unit.text
     return "; ".join(
-        f"{name}: {cell}" if name != cell else cell for name, cell in zip(names, cells)
+        f"{name}: {cell}" if name and name != cell else cell
+        for name, cell in zip(names, cells)
+        if cell
     )
 
 
@@ -659,14 +667,52 @@ def _prices_another(text: str, asked: Mapping[str, float]) -> bool:
     if match is None:
         return False
     before = _CLAUSE_BREAK.split(text[: match.start()])[-1]
-    words = TOKEN.findall(before)[-6:]
+    words = TOKEN.findall(before)[-_SUBJECT_WORDS:]
     if not words or any(word.lower() in _POINTING for word in words):
         return False
     subject = content_terms(" ".join(words))
+    # "Entry costs €5 for adults": whom the price is for is what it prices too
+    beneficiary = _PRICE_FOR.match(text, match.end())
+    if beneficiary is not None:
+        subject += content_terms(beneficiary.group(1))
     return bool(subject) and not any(term in asked for term in subject)
 
 
+_SUBJECT_WORDS = 12
+"""The most words read back from "costs" for its subject, within its clause."""
+_PRICE_FOR = re.compile(
+    r"\s*[^\s\d]*\d\S*(?:\s+(?:a|an|per|each)\s+\w+)?\s+for\s+"
+    r"((?:the\s+|an?\s+|each\s+|every\s+)?[\w-]+(?:\s+[\w-]+)?)",
+    re.IGNORECASE,
+)
+"""The price after "costs" and whom or what it is for ("€5 for adults",
+"£3 a day for members")."""
+
+
 _POINTING = frozenset({"it", "this", "that", "these", "those", "they", "which", "both"})
+
+
+def _rules_on(
+    unit: _Unit, verb: str, thing: set[str], question: Sequence[str], named: set[str]
+) -> bool:
+    """Whether a rule is about what a yes/no question asks to do. What it
+    rules on (the words before its first rule word, in that clause) is a
+    pronoun ("we do not accept cheques"), or something the question says
+    ("Cats ... are not accepted" to "Can I bring my cat?"), or a word made
+    from its verb ("Cancellations cannot be made by phone" to "Can I cancel
+    over the phone?"): "Pets are not allowed in the rooms" says nothing of
+    swimming in one. And the thing the question's verb acts on, if any, is
+    in it."""
+    if (thing - named) and not (thing - named) & unit.terms:
+        return False
+    rule = _RULE.search(unit.text)
+    if rule is None:
+        return False
+    subject = content_terms(_CLAUSE_BREAK.split(unit.text[: rule.start()])[-1])
+    asked = set(question)
+    return not subject or any(
+        term in asked or (len(verb) >= 3 and term.startswith(verb)) for term in subject
+    )
 
 
 _ONLY = re.compile(r"\bonly\b", re.IGNORECASE)
@@ -711,8 +757,8 @@ def _covered(unit: _Unit, weights: dict[str, float]) -> float:
     ("Day | €58 | €41" under "Pass | Adult | Child" answers "How much is an
     adult day pass?" as "The Adult day pass is €58" would)."""
     context_weight = _CONTEXT_WEIGHT
-    if unit.columns:
-        label = content_terms(unit.text.split(" | ", 1)[0])
+    if unit.columns and unit.cells:
+        label = content_terms(unit.cells[0])
         if label and all(term in weights for term in label):
             context_weight = 1.0
     covered = 0.0
@@ -846,8 +892,10 @@ class _Unit:
     asks yes or no."""
     kind: str = ""
     """``sentence``, ``bullet``, ``row``, ``header``, ``heading`` or ``code``."""
-    columns: str = ""
-    """A table row's header row (its column names), when it has one."""
+    columns: tuple[str, ...] = ()
+    """A table row's header row (its column names, in their places), when it has one."""
+    cells: tuple[str, ...] = ()
+    """A table row's cells in their places, empty ones included."""
 
 
 def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
@@ -871,8 +919,8 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
         # (its heading in the section path) or just under its heading
         under_release = bool(release)
         previous: _Unit | None = None  # the sentence before, in this block
-        columns = ""  # the header row of the table a row is in
-        for position, (text, kind) in enumerate(split_sentences(chunk.text, kinds=True)):
+        columns: tuple[str, ...] = ()  # the header row of the table a row is in
+        for position, (text, kind, cells) in enumerate(split_sentences(chunk.text, cells=True)):
             terms = frozenset(content_terms(text))
             is_question = kind in {"sentence", "bullet"} and text.rstrip("\"')]*_ ").endswith("?")
             answer = (
@@ -923,7 +971,8 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
                 release,
                 released,
                 kind=kind,
-                columns=columns if kind == "row" else "",
+                columns=columns if kind == "row" else (),
+                cells=cells,
             )
             anaphoric = kind in {"sentence", "bullet"} and is_anaphoric(text)
             if kind == "sentence" and previous is not None and _BARE_YES_NO.match(previous.text):
@@ -945,9 +994,9 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
                     unit = replace(unit, answer=False)
             units.append(unit)
             if kind == "header":
-                columns = text
+                columns = cells
             elif kind != "row":
-                columns = ""
+                columns = ()
             if kind in {"heading", "header"} or is_question:
                 context = terms
                 previous = None
