@@ -113,6 +113,38 @@ def test_stemming_matches_word_forms(generator: ExtractiveGenerator) -> None:
     assert stem("uses") == stem("using") == stem("used") == stem("use")
 
 
+@pytest.mark.parametrize(
+    ("noun", "verb"),
+    [
+        ("attachment", "attach"),
+        ("deletion", "deleted"),
+        ("cancellations", "cancel"),
+        ("payment", "pay"),
+        ("departure", "depart"),
+        ("reservation", "reserve"),
+        ("insurance", "insured"),
+        ("rental", "rent"),
+    ],
+)
+def test_a_noun_made_from_a_verb_meets_the_verb(noun: str, verb: str) -> None:
+    """ "Can I attach ..." and "An attachment can be ..." speak of one thing."""
+    assert stem(noun) == stem(verb)
+
+
+@pytest.mark.parametrize(
+    ("noun", "other"),
+    [
+        ("department", "departure"),
+        ("allowance", "allowed"),
+        ("station", "state"),
+        ("sentence", "sent"),
+        ("comment", "come"),
+    ],
+)
+def test_a_noun_that_only_looks_derived_stays_apart(noun: str, other: str) -> None:
+    assert stem(noun) != stem(other)
+
+
 def test_single_short_document(generator: ExtractiveGenerator) -> None:
     only = chunk("notes.txt", "The Pro plan costs $29 per user per month.")
     answer = generator.generate("How much does the Pro plan cost?", hits_of(only))
@@ -1352,6 +1384,27 @@ def test_a_number_alone_adds_no_second_sentence(generator: ExtractiveGenerator) 
             "The parcel weighs Twenty kilograms. Shipping is free.\n",
             "How heavy is the parcel?",
             "The parcel weighs Twenty kilograms [1].",
+        ),
+        # a noun made from the question's verb is its word ("attach": "attachment")
+        (
+            "Receipts can be JPG or PNG images. A single attachment can be up to 25 MB on the "
+            "Starter plan. Files count towards storage.\n",
+            "How big a file can I attach on Starter?",
+            "A single attachment can be up to 25 MB on the Starter plan [1].",
+        ),
+        # what a price is for is the head of its subject ("A lost *item*"), or
+        # whom it is for ("costs members half")
+        (
+            "A lost item is charged at its replacement cost plus a fee of €5. A replacement "
+            "card costs €3.\n",
+            "How much does it cost to replace a lost library card?",
+            "A replacement card costs €3 [1].",
+        ),
+        (
+            "The Type Room costs £35 an hour. Extra time costs members half the hourly rate.\n",
+            "As a member, what would an extra hour in the Type Room cost me?",
+            "The Type Room costs £35 an hour [1]. Extra time costs members half the hourly "
+            "rate [1].",
         ),
         # the "it" of the weather points at nothing: the sentence stands alone
         (

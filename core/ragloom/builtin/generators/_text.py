@@ -113,7 +113,52 @@ def stem(word: str) -> str:
         word = word[:-1]
     if word.endswith("ll") and len(word) >= 4:
         word = word[:-1]  # "cancelled"/"cancel", "installed"/"install" meet at one "l"
-    return word
+    return _DERIVED.get(word) or _base_of(word) or word
+
+
+def _base_of(word: str) -> str:
+    """The verb a noun is made from, stemmed ("attachment" -> "attach",
+    "deletion" -> "delet", "cancellation" -> "cancel", "allowance" ->
+    "allow"), or "": a question's "Can I attach ..." and a document's "An
+    attachment can be ..." speak of one thing. Only suffixes that make nouns
+    of verbs, with a base of four letters or more, and not the words they
+    would join to another ("department" is no "departure")."""
+    if word in _NOT_DERIVED:
+        return ""
+    for suffix in _NOUN_SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return stem(word[: -len(suffix)])
+    return ""
+
+
+_NOUN_SUFFIXES = ("ation", "ition", "ion", "ment", "anc", "enc")
+"""Suffixes that make a noun of a verb, longest first, as stemmed ("allowances":
+"allowanc")."""
+_NOT_DERIVED = frozenset(
+    {
+        "department", "apartment", "document", "comment", "statement", "supplement",
+        "question", "station", "mention", "version", "session", "mission", "million",
+        "billion", "opinion", "portion", "fashion", "champion", "cushion", "pension",
+        "mansion", "region", "religion", "sentence", "distance", "instance", "entrance",
+        "ambulance", "science", "audience", "evidence", "experience", "conference",
+        "addition", "condition", "position", "tradition", "edition", "nutrition",
+        "competition", "intention", "attention", "direction", "vision", "division",
+        "collision", "emotion", "motion", "lotion", "potion", "ocean", "union", "onion",
+        "allowance", "balance", "finance", "performance", "substance", "appearance",
+    }
+)  # fmt: skip
+"""Nouns that are not what their verb-like start says."""
+_NOT_DERIVED = frozenset(word.removesuffix("e") for word in _NOT_DERIVED)
+_DERIVED = {
+    "payment": "pay", "repayment": "repay", "rental": "rent", "renewal": "renew",
+    "arrival": "arriv", "removal": "remov", "approval": "approv", "refusal": "refus",
+    "withdrawal": "withdraw", "dismissal": "dismiss", "disposal": "dispos",
+    "departur": "depart", "closur": "clos", "failur": "fail", "disclosur": "disclos",
+    "exposur": "expos",
+}  # fmt: skip
+"""Verbs' nouns (as stemmed: "departur") the suffix rules miss, with their verb's stem ("payment":
+"pay" is too short a base; "-al" and "-ure" make adjectives and other
+nouns too)."""
 
 
 # "founded" must not meet "found" (of "find"); it meets "founder" instead.

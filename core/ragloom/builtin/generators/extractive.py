@@ -670,12 +670,35 @@ def _prices_another(text: str, asked: Mapping[str, float]) -> bool:
     words = TOKEN.findall(before)[-_SUBJECT_WORDS:]
     if not words or any(word.lower() in _POINTING for word in words):
         return False
+    # the subject's head: its last word before a preposition ("A single
+    # *ticket* on the Harbour Line ...", "A lost *item*", "An extra *bed*")
+    core = _SUBJECT_CORE.split(" ".join(words), 1)[0]
     subject = content_terms(" ".join(words))
-    # "Entry costs €5 for adults": whom the price is for is what it prices too
-    beneficiary = _PRICE_FOR.match(text, match.end())
+    head = content_terms(" ".join(w for w in core.split() if not _ADVERB.fullmatch(w)))[-1:]
+    head = head or subject[-1:]
+    # "Entry costs €5 for adults", "Extra time costs members half the rate":
+    # whom the price is for is what it prices too
+    beneficiary = _PRICE_FOR.match(text, match.end()) or _PRICE_TO.match(text, match.end())
     if beneficiary is not None:
-        subject += content_terms(beneficiary.group(1))
-    return bool(subject) and not any(term in asked for term in subject)
+        head += content_terms(beneficiary.group(1))
+    return bool(subject) and not any(term in asked for term in head)
+
+
+_SUBJECT_CORE = re.compile(
+    r"\s(?:on|in|at|of|for|between|from|to|with|without|that|which|who|during|per|beyond|over"
+    r"|above|under|below|after|before|within|into|by|like|including|except|up)\s",
+    re.IGNORECASE,
+)
+_ADVERB = re.compile(
+    r"\w+ly|always|usually|often|sometimes|also|still|now|just|then|each|both|all|only|even",
+    re.IGNORECASE,
+)
+_PRICE_TO = re.compile(
+    r"\s+((?:[a-z]+\s+){0,2}?(?:members?|you|guests?|users?|customers?|students?"
+    r"|children|adults?|seniors?|visitors?|residents?|non-members?))\b",
+    re.IGNORECASE,
+)
+"""Whom "costs" prices for, right after it ("costs members half the rate")."""
 
 
 _SUBJECT_WORDS = 12
