@@ -1406,6 +1406,36 @@ def test_a_number_alone_adds_no_second_sentence(generator: ExtractiveGenerator) 
             "The Type Room costs £35 an hour [1]. Extra time costs members half the hourly "
             "rate [1].",
         ),
+        # a kind of a thing the passages never name, where they name others:
+        # what they say of the others answers another question
+        (
+            "Family membership costs £88 a year. Joint membership costs £70 a year. Members "
+            "get in free.\n",
+            "How much does a corporate membership cost?",
+            NOT_FOUND,
+        ),
+        (
+            "Family membership costs £88 a year. Joint membership costs £70 a year.\n",
+            "How much does a joint membership cost?",
+            "Joint membership costs £70 a year [1].",
+        ),
+        # "contact us for details" is what the documents say of a price, with
+        # the sentence it leans on
+        (
+            "Family membership costs £88 a year. We also offer corporate memberships for local "
+            "businesses. Please contact our development team for details.\n",
+            "How much does a corporate membership cost?",
+            "We also offer corporate memberships for local businesses. Please contact our "
+            "development team for details [1].",
+        ),
+        # a generic word ("work") is never one a yes/no answer must hold
+        (
+            "The 10% discount is given on production of a valid membership card. It does not "
+            "apply to sale items or event tickets.\n",
+            "Does the 10% membership discount work on event tickets?",
+            "The 10% discount is given on production of a valid membership card. It does not "
+            "apply to sale items or event tickets [1].",
+        ),
         # the "it" of the weather points at nothing: the sentence stands alone
         (
             "If it rains, tours move to the indoor gallery.\n",

@@ -639,10 +639,23 @@ def _priced(text: str) -> bool:
 
 _PRICE_IN_WORDS = re.compile(
     r"\b(?:pric(?:e|es|ing)|fees?|costs?)\s+(?:is|are)\s+(?:custom|negotiable|quoted|on request)\b"
-    r"|\b(?:custom|individual|negotiated) pricing\b|\bprice on request\b",
+    r"|\b(?:custom|individual|negotiated) pricing\b|\bprice on request\b"
+    r"|(?:^|\.\s+)(?:please\s+)?(?:contact|ask|call|email|e-mail)\b[^.]{0,80}?\bfor\s+"
+    r"(?:details|pricing|prices|a\s+quote|a\s+price|more\s+information)\b"
+    r"|(?:^|\.\s+)details\s+will\s+be\s+(?:published|announced|available|sent)\b",
     re.IGNORECASE,
 )
-"""A price said in words: "Enterprise pricing is custom"."""
+"""A price said in words: "Enterprise pricing is custom", "Please contact
+our development team for details", "Details will be published here when
+it launches" (no sum, and the documents say so)."""
+_ASK_FOR_DETAILS = re.compile(
+    r"\s*(?:please\s+)?(?:contact|ask|call|email|e-mail)\b[^.]{0,80}?\bfor\s+"
+    r"(?:details|pricing|prices|a\s+quote|a\s+price|more\s+information)\b"
+    r"|\s*details\s+will\s+be\s+(?:published|announced|available|sent)\b",
+    re.IGNORECASE,
+)
+"""A sentence that sends the reader elsewhere for the details of what the
+one before says ("Please contact our development team for details.")."""
 
 _WEIGHT = re.compile(
     r"(?:\d|\b(?i:one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty"
@@ -735,6 +748,8 @@ def is_anaphoric(sentence: str) -> bool:
         return False
     if _LEANING_OPENER.match(sentence):  # "After that, each late hour is charged ..."
         return True
+    if _ASK_FOR_DETAILS.match(sentence):  # "Please contact our team for details."
+        return True
     if words[0] in _ANAPHORS and not (
         words[0] == "there" and len(words) > 1 and words[1] in _EXPLETIVE_THERE
     ):
@@ -762,4 +777,136 @@ def pronoun_after_opening(sentence: str) -> bool:
         if word in _SUBJECT_ANAPHORS and words[i - 1] not in _OPENING_PREPOSITIONS:
             after = " ".join(words[i : i + 8])
             return word != "it" or _EXPLETIVE_IT.match(after) is None
+    return False
+
+
+_DETERMINERS = frozenset(
+    {"a", "an", "the", "my", "your", "our", "their", "his", "her", "its", "this", "that",
+     "these", "those", "any", "each", "every", "some"}
+)  # fmt: skip
+_PLAIN_ADJECTIVES = frozenset(
+    {
+        "big", "bigger", "small", "smaller", "large", "larger", "cheap", "cheaper", "expensive",
+        "new", "old", "full", "whole", "extra", "maximum", "minimum", "max", "min", "total",
+        "usual", "normal", "first", "last", "next", "other", "same", "different", "best",
+        "good", "great", "right", "wrong", "main", "own", "free", "exact", "current",
+        "typical", "average", "general", "overall", "entire", "short", "long", "quick",
+        "fast", "slow", "early", "late", "nearby", "local", "little", "few", "many",
+        "several", "certain", "particular", "specific", "actual", "real", "proper", "simple",
+        "regular", "additional", "further", "more", "less", "much", "only",
+        "latest", "earliest", "nearest", "closest", "cheapest", "biggest", "quickest",
+        "wider", "longer", "shorter", "higher", "lower", "older", "younger", "newer", "faster",
+        "slower", "earlier", "later", "better", "worse", "greater", "fewer", "heavier",
+        "lighter", "easier", "harder", "either", "neither", "whether", "ever",
+        "never", "over", "under", "after", "per", "daily", "weekly",
+        "monthly", "yearly", "nightly", "hourly", "likely", "really", "nearly", "fully",
+        "usually", "currently", "quickly",
+    }
+)  # fmt: skip
+"""Adjectives that say nothing of what kind of thing is asked about."""
+_ALPHA = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*|\S")
+
+
+def unknown_kind(question: str, texts: Iterable[str]) -> str | None:
+    """A kind of thing the question asks about that the passages never
+    name, while they name other kinds of it: "a *corporate* membership"
+    where they speak of family and joint membership, "a school *outreach*
+    visit" where of self-guided and school visits. What they say of the
+    other kinds answers another question. The kind is a word right before
+    a noun, in a noun phrase after a determiner, that no passage holds; the
+    noun is one the passages use as a noun ("the membership"), with other
+    words before it that the question does not hold outside the phrase ("a
+    replacement card" is the card of "replace a lost library card"). Plain adjectives ("the
+    biggest file"), participles ("a registered charity") and figures are
+    no kind."""
+    joined = "\n".join(texts)
+    known = set(content_terms(joined))
+    asked = set(content_terms(question))
+    words = _ALPHA.findall(question)
+    passage_words = _ALPHA.findall(joined)
+    for i in range(1, len(words) - 1):
+        kind, noun = words[i], words[i + 1]
+        before = words[i - 1].lower()
+        if not (kind.isalpha() and noun.isalpha()):
+            continue
+        in_phrase = before in _DETERMINERS or (
+            i >= 2 and words[i - 2].lower() in _DETERMINERS and _is_kind_word(words[i - 1])
+        )
+        if not in_phrase or not _is_kind_word(kind) or not _is_kind_word(noun):
+            continue
+        kind_term, noun_term = content_terms(kind)[0], content_terms(noun)[0]
+        if kind_term in known or noun_term not in known:
+            continue
+        # the passages' own kinds of it, and whether they use it as a noun
+        kinds: set[str] = set()
+        noun_used = False
+        for j in range(1, len(passage_words)):
+            terms = content_terms(passage_words[j]) if passage_words[j].isalpha() else []
+            if terms != [noun_term]:
+                continue
+            previous = passage_words[j - 1]
+            if (
+                previous.lower() in _DETERMINERS
+                or (j >= 2 and passage_words[j - 2].lower() in _DETERMINERS)
+                or (previous[0].isupper() and _is_kind_word(previous))  # "Family membership"
+            ):
+                noun_used = True
+            if _is_kind_word(previous) and previous.lower() not in _DETERMINERS:
+                kinds.update(content_terms(previous))
+        # a kind the question names outside the phrase is the one it means
+        # ("replace a lost library card": the replacement card)
+        outside = asked - set(content_terms(" ".join(words[max(0, i - 2) : i + 2])))
+        if noun_used and kinds and not kinds & outside:
+            return kind
+    return None
+
+
+def _is_kind_word(word: str) -> bool:
+    """Whether a word may name a kind of thing: a content word, not a plain
+    adjective, a comparative, a superlative, a participle, or a figure."""
+    lowered = word.lower()
+    return (
+        word.replace("-", "").isalpha()
+        and bool(content_terms(word))
+        and lowered not in _PLAIN_ADJECTIVES
+        and lowered not in _DETERMINERS
+        and not lowered.endswith(("est", "ed", "ing"))
+    )
+
+
+def asked_kinds(question: str) -> set[tuple[str, str]]:
+    """The kinds of things the question names, as (kind, noun) terms: "a
+    *corporate membership*", "the *complete plan*" (a determiner, a word
+    that may name a kind, a noun)."""
+    words = _ALPHA.findall(question)
+    found: set[tuple[str, str]] = set()
+    for i in range(1, len(words) - 1):
+        kind, noun = words[i], words[i + 1]
+        if (
+            words[i - 1].lower() in _DETERMINERS
+            and kind.isalpha()
+            and noun.isalpha()
+            and _is_kind_word(kind)
+            and _is_kind_word(noun)
+        ):
+            found.add((content_terms(kind)[0], content_terms(noun)[0]))
+    return found
+
+
+def names_other_kind(text: str, kinds: set[tuple[str, str]]) -> bool:
+    """Whether the text names another kind of a thing the question names
+    with its kind ("Family membership costs £88" to "How much does a
+    corporate membership cost?"), and not the question's."""
+    if not kinds:
+        return False
+    terms = set(content_terms(text))
+    words = _ALPHA.findall(text)
+    for j in range(1, len(words)):
+        if not (words[j].isalpha() and _is_kind_word(words[j - 1])):
+            continue
+        term = content_terms(words[j])
+        before = content_terms(words[j - 1])
+        for kind, noun in kinds:
+            if term == [noun] and kind not in terms and before and before[0] != kind:
+                return True
     return False

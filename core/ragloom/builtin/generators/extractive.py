@@ -30,6 +30,7 @@ from ._entities import (
     NAMED_VERSION,
     TYPE_WORDS,
     answer_kind,
+    asked_kinds,
     asks_version,
     asks_when,
     entities,
@@ -42,9 +43,11 @@ from ._entities import (
     is_release_label,
     is_yes_no,
     mentions,
+    names_other_kind,
     opens_with_anaphor,
     question_verb,
     rivals,
+    unknown_kind,
     versions_in,
 )
 from ._text import (
@@ -162,6 +165,11 @@ class ExtractiveGenerator(Generator):
         units = _units_of(hits)
         if not units:
             return _not_found(question, hits)
+        # "a corporate membership" where the passages know membership but
+        # never "corporate": what they say of membership answers another question
+        where = [*texts, *(str(h.chunk.metadata.get("section", "")) for h in hits)]
+        if unknown_kind(read, [*where, *(str(h.chunk.metadata.get("title", "")) for h in hits)]):
+            return _not_found(question, hits)
         named = {t for name in names for t in content_terms(name)}
         rival = rivals(read, names, texts)
         kind = answer_kind(read)
@@ -189,7 +197,11 @@ class ExtractiveGenerator(Generator):
             [
                 t
                 for t, w in asked.items()
-                if w >= _KEY_SHARE * top and not t.isdigit() and t not in conditional
+                # a generic word ("work", "use") is never the specific one
+                if w >= _KEY_SHARE * top
+                and not t.isdigit()
+                and t not in conditional
+                and t not in GENERIC_STEMS
             ]
             if yes_no
             else []
@@ -201,8 +213,18 @@ class ExtractiveGenerator(Generator):
         verb, thing, particle = said_verb if said_verb else (None, set(), None)
         # "come back": a rule may say neither word ("We will not return ...")
         phrase = {t for t in (verb, particle) if t is not None and t in weights}
+        # "a corporate membership": where the passages speak of it, a
+        # sentence about another kind ("Family membership costs £88") is none
+        kinds = asked_kinds(read)
+        kinds = {
+            (kind, noun)
+            for kind, noun in kinds
+            if any(kind in u.terms and noun in u.terms for u in units if u.answer)
+        }
         for unit in units:
             if not unit.answer:
+                continue
+            if names_other_kind(unit.text, kinds):
                 continue
             # "Dogs are welcome in the Classic Double rooms only" answers "Can I
             # bring my dog if I book the Harbour Suite?": no
