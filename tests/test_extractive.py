@@ -1436,6 +1436,13 @@ def test_a_number_alone_adds_no_second_sentence(generator: ExtractiveGenerator) 
             "The 10% discount is given on production of a valid membership card. It does not "
             "apply to sale items or event tickets [1].",
         ),
+        # "how long" wants a time, and a price is none
+        (
+            "| Service | Price |\n|---|---|\n| Rabies vaccination (for travel) | £68.00 |\n\n"
+            "The rabies vaccination must be given at least 21 days before you travel.\n",
+            "how long before we travel does the rabies jab have to be done?",
+            "The rabies vaccination must be given at least 21 days before you travel [1].",
+        ),
         # the "it" of the weather points at nothing: the sentence stands alone
         (
             "If it rains, tours move to the indoor gallery.\n",

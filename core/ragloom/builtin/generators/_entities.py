@@ -413,11 +413,8 @@ _OWN_KINDS = tuple(
         (r"\bhow many\b", "count"),
         (r"\bhow often\b", "often"),
         (r"\b(?:which|what) days?\b|\bon which\b.*\bdays?\b", "day"),
-        (
-            r"\bhow (?:long|fast|soon|quickly)\b|^when\b|\bwhat time\b"
-            r"|\bhow far\s+(?:in\s+)?(?:advance|ahead)\b",
-            "time",
-        ),
+        (r"\bhow (?:long|soon)\b|\bhow far\s+(?:in\s+)?(?:advance|ahead)\b", "duration"),
+        (r"\bhow (?:fast|quickly)\b|^when\b|\bwhat time\b", "time"),
     )
 )
 """The kinds a question's own words ask for, in the order they are tried
@@ -428,7 +425,8 @@ def answer_kind(question: str) -> str | None:
     """``money`` (price, cost, fee, charge: a sum), ``much`` (how much
     is/does...: a sum or another figure), ``count`` (how many),
     ``amount`` (how much of a thing: "how much storage"), ``often`` (how
-    often), ``day`` (which days), ``time`` (how long, how fast, when),
+    often), ``day`` (which days), ``duration`` (how long, how soon, how far in advance: a time,
+    not a sum), ``time`` (how fast, when, what time),
     ``place`` (where), ``weight`` (how heavy, how much does it weigh),
     ``distance`` (how far), ``age`` (how old, what age), or None:
     what an answering
@@ -551,6 +549,8 @@ def fits_kind(kind: str | None, text: str, names: Iterable[str] = ()) -> bool:
     be a word; each may be said as none or as no bound (``_NO_AMOUNT``)."""
     if kind is None:
         return True
+    if kind == "duration":  # how long: a time, and "£68.00" is none
+        text, kind = _MONEY_FIGURE.sub(" ", text), "time"
     if kind == "place":
         return _PLACE.search(text) is not None
     # a code's digits (``X200``, ``line N1``) are no figure of it, nor are
@@ -599,6 +599,10 @@ def fits_kind(kind: str | None, text: str, names: Iterable[str] = ()) -> bool:
     )
 
 
+_MONEY_FIGURE = re.compile(
+    r"[$€£¥₹]\s?\d[\d,.]*|(?<![\w.,])\d[\d,.]*\s?(?:USD|EUR|GBP|euros?|dollars?|pounds?|pence)\b",
+)
+"""A sum in figures ("£68.00", "25 euros")."""
 _CURRENCY = re.compile(
     r"[$€£¥₹₩₽¢]|\b(?-i:[A-Z]{3})\s?\d|\d\s?(?-i:[A-Z]{3})\b|\d\s?p\b|\d\s*%"
     r"|\b(?:dollars?|euros?|pounds?|cents?|pence|p|yen|francs?|kronor|kroner|krona|krone|kr"
