@@ -1443,6 +1443,19 @@ def test_a_number_alone_adds_no_second_sentence(generator: ExtractiveGenerator) 
             "how long before we travel does the rabies jab have to be done?",
             "The rabies vaccination must be given at least 21 days before you travel [1].",
         ),
+        # of two alternatives ("monthly" or "annually"), a sentence about
+        # only the other is about someone else's case
+        (
+            "If you pay annually, you get two months free. The Team plan costs $16 per user "
+            "a month, billed monthly.\n",
+            "How much is the Team plan if I pay monthly?",
+            "The Team plan costs $16 per user a month, billed monthly [1].",
+        ),
+        (
+            "If you pay annually, you get two months free.\n",
+            "What discount do I get if I pay monthly?",
+            NOT_FOUND,
+        ),
         # the "it" of the weather points at nothing: the sentence stands alone
         (
             "If it rains, tours move to the indoor gallery.\n",

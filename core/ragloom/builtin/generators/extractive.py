@@ -651,10 +651,32 @@ _CONDITION = re.compile(
 )
 
 
+_ALTERNATIVES = (
+    (frozenset({"monthly"}), frozenset({"annual", "annually", "yearly"})),
+    (frozenset({"weekday", "weekdays"}), frozenset({"weekend", "weekends"})),
+    (frozenset({"summer"}), frozenset({"winter"})),
+)
+"""Alternatives a question picks one of ("if I pay monthly"): a sentence
+about only the other is about someone else's case."""
+
+
 def _opposes(question: str, text: str) -> bool:
     """Whether the sentence speaks of the opposite of a condition the question
     sets ("free for anyone who lives in the city" to "How much does it cost
-    if I live outside the city?"): an answer for someone else."""
+    if I live outside the city?"), or only of the other of two alternatives
+    (annual billing to "if I pay monthly", winter to summer): an answer for
+    someone else."""
+    asked_words = set(TOKEN.findall(question.lower()))
+    said_words = set(TOKEN.findall(text.lower()))
+    for one, other in _ALTERNATIVES:
+        for mine, theirs in ((one, other), (other, one)):
+            if (
+                asked_words & mine
+                and not asked_words & theirs
+                and said_words & theirs
+                and not said_words & mine
+            ):
+                return True  # "If you pay annually, ..." to "... if I pay monthly?"
     asked = {(m.group(1).lower(), stem(m.group(2).lower())) for m in _CONDITION.finditer(question)}
     if not asked:
         return False
