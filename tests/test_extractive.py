@@ -371,9 +371,12 @@ def test_navigation_and_link_definitions_are_not_answers(
     )
     answer = generator.generate("How do I install on Linux?", hits_of(chunk("guide.md", text)))
     assert answer.grounded
+    # said after its heading, which names what the question names and it does not
     assert answer.text == (
-        "Run the installer script from the [download page](https://example.com/dl) [1]."
+        "Install on Linux: Run the installer script from the [download page]"
+        "(https://example.com/dl) [1]."
     )
+    assert "Install on Linux" in answer.citations[0].quote
 
 
 def test_plain_text_title_lines_are_headings() -> None:
@@ -1454,6 +1457,22 @@ def test_a_number_alone_adds_no_second_sentence(generator: ExtractiveGenerator) 
         (
             "If you pay annually, you get two months free.\n",
             "What discount do I get if I pay monthly?",
+            NOT_FOUND,
+        ),
+        # a sentence that says the same under two headings that name what the
+        # question names: both, each after its heading
+        (
+            "## Portwen – Hollin Island\n\nCrossing time: 55 minutes. Cars are carried.\n\n"
+            "## Hollin Island – Tarrow\n\nCrossing time: 40 minutes. No cars.\n\n"
+            "## Portwen – Tarrow\n\nCrossing time: 25 minutes.\n",
+            "How long does the crossing to Hollin Island take?",
+            "Portwen – Hollin Island: Crossing time: 55 minutes [1]. Hollin Island – Tarrow: "
+            "Crossing time: 40 minutes [1].",
+        ),
+        # a row's label is what it prices: an add-on is no price of a plan
+        (
+            "| Add-on | Price |\n|---|---|\n| Payroll export | $3 per user per month |\n",
+            "How much is the Team plan per user per month?",
             NOT_FOUND,
         ),
         # the "it" of the weather points at nothing: the sentence stands alone

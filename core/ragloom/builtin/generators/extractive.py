@@ -269,7 +269,10 @@ class ExtractiveGenerator(Generator):
             # a price is denied only in so many words ("free of charge": fits_kind)
             fit = (
                 fits_kind(kind, unit.text, [*names, *rival])
-                and not (kind in {"money", "much"} and _prices_another(unit.text, weights))
+                and not (
+                    kind in {"money", "much"}
+                    and (_prices_another(unit.text, weights) or _row_of_another(unit, weights))
+                )
             ) or (kind not in {"money", "much"} and _denies(unit.text, weights))
             if _heading_answers(unit, asks, read):
                 fit, unit = True, replace(unit, lead=True)
@@ -289,11 +292,12 @@ class ExtractiveGenerator(Generator):
         ]
         eligible.sort(key=lambda item: (-item[0], item[1].rank, item[1].position))
         chosen = self._choose(
-            [unit for _, unit in eligible],
+            eligible,
             weights,
             total,
             named=named,
             listing=is_list_question(read),
+            names=names,
         )
         if is_list_question(read):
             chosen = _with_items(chosen, units, set(asked))
@@ -320,6 +324,12 @@ class ExtractiveGenerator(Generator):
                 said = f"{', '.join(label)}: {said}"
             elif unit.columns:  # "Plan: Basic; Joining fee: £20", not "Basic | £24.99 | £20"
                 said = _with_columns(unit)
+            elif _heading_names(unit, names):
+                # "Hollin Island – Tarrow: Crossing time: 40 minutes.": the
+                # heading says which of the things the question names it is of
+                if _is_line_of(unit.heading, unit.chunk.text):
+                    quotes[chunk_id].append(unit.heading)
+                said = f"{unit.heading.rstrip(': ')}: {said}"
             if unit.reply and yes_no and _replies_to(unit, read, keys, named):
                 quotes[chunk_id].append(unit.reply)
                 said = f"{unit.reply} {said}"
@@ -348,23 +358,30 @@ class ExtractiveGenerator(Generator):
 
     def _choose(
         self,
-        ranked: list[_Unit],
+        ranked: list[tuple[float, _Unit]],
         weights: dict[str, float],
         total: float,
         *,
         named: set[str],
         listing: bool,
+        names: Sequence[str] = (),
     ) -> list[_Unit]:
         """The best unit, then each next one only if it answers a part of the
         question the chosen ones do not: it names one of the question's
         entities they do not, or covers question words worth at least
         ``_NEW_PART`` of the question that they leave uncovered; or, for a
         question asking for a list ("Which widgets support CSV?"), if it is
-        another item of the list."""
+        another item of the list. A unit that says what the best one says, as
+        well, under another heading that names what the question names
+        ("Crossing time: 55 minutes." under each of two routes to Hollin
+        Island) is quoted too: which of them the question means, the
+        sentences do not tell.
+        """
         chosen: list[_Unit] = []
         seen: set[str] = set()
         covered: set[str] = set()
-        for unit in ranked:
+        first: tuple[float, set[str]] | None = None
+        for score, unit in ranked:
             key = " ".join(TOKEN.findall(unit.text.lower()))
             if key in seen or any(unit.text in c.text or c.text in unit.text for c in chosen):
                 continue
@@ -372,14 +389,41 @@ class ExtractiveGenerator(Generator):
             # a bare number is no new part: the "35" of "35 kg" in "€35"
             gain = sum(weights[t] for t in found - covered if not t.isdigit())
             new_part = gain >= _NEW_PART * total or bool((found & named) - covered)
-            if chosen and not new_part and not listing:
+            parallel = (
+                first is not None
+                and score >= _PARALLEL * first[0]
+                and found == first[1]
+                and _heading_names(unit, names)
+                and all(unit.heading != c.heading for c in chosen)
+            )
+            if chosen and not new_part and not listing and not parallel:
                 continue
+            if first is None:
+                first = (score, found)
             seen.add(key)
             chosen.append(unit)
             covered |= found
             if len(chosen) >= self.config.max_sentences:
                 break
         return chosen
+
+
+_PARALLEL = 0.95
+"""A unit scoring this share of the best one's, saying the same under another heading."""
+
+
+def _heading_names(unit: _Unit, names: Sequence[str]) -> bool:
+    """Whether the unit's heading (not a question, not a release) names a
+    thing the question names and the unit's text does not."""
+    heading = unit.heading
+    if (
+        not heading
+        or heading.endswith("?")
+        or unit.release
+        or unit.kind not in {"sentence", "bullet"}
+    ):
+        return False
+    return any(mentions(heading, n) and not mentions(unit.text, n) for n in names)
 
 
 def _with_items(chosen: list[_Unit], units: list[_Unit], asked: set[str]) -> list[_Unit]:
@@ -754,6 +798,16 @@ _PRICE_FOR = re.compile(
 )
 """The price after "costs" and whom or what it is for ("€5 for adults",
 "£3 a day for members")."""
+
+
+def _row_of_another(unit: _Unit, asked: Mapping[str, float]) -> bool:
+    """Whether a table row's label (its first cell) names another thing than
+    the question asks the price of: "Payroll export | $3 per user per month"
+    is no price of the Team plan."""
+    if unit.kind != "row" or not unit.cells or not unit.columns:
+        return False
+    label = content_terms(unit.cells[0])
+    return bool(label) and not any(term in asked for term in label)
 
 
 _POINTING = frozenset({"it", "this", "that", "these", "those", "they", "which", "both"})
