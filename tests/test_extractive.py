@@ -1471,7 +1471,8 @@ def test_a_number_alone_adds_no_second_sentence(generator: ExtractiveGenerator) 
         ),
         # a row's label is what it prices: an add-on is no price of a plan
         (
-            "| Add-on | Price |\n|---|---|\n| Payroll export | $3 per user per month |\n",
+            "| Add-on | Price | Available on |\n|---|---|---|\n"
+            "| Payroll export | $3 per user per month | Team, Business |\n",
             "How much is the Team plan per user per month?",
             NOT_FOUND,
         ),
