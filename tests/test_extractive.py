@@ -8,6 +8,7 @@ from dataclasses import replace
 
 import pytest
 from pydantic import ValidationError
+from ragloom.builtin.generators._entities import main_question
 from ragloom.builtin.generators.extractive import (
     NOT_FOUND,
     ExtractiveGenerator,
@@ -129,6 +130,20 @@ def test_stemming_matches_word_forms(generator: ExtractiveGenerator) -> None:
 def test_a_noun_made_from_a_verb_meets_the_verb(noun: str, verb: str) -> None:
     """ "Can I attach ..." and "An attachment can be ..." speak of one thing."""
     assert stem(noun) == stem(verb)
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("My dog's booster is late. Can he have one injection?", "Can he have one injection?"),
+        ("If I cancel after 5 months, do I owe anything?", "do I owe anything?"),
+        ("I'm 22, can I rent the Toyota RAV4?", "can I rent the Toyota RAV4?"),
+        ("Is Dr. Brenner available in March?", "Is Dr. Brenner available in March?"),
+        ("Yes, but how much is it?", "Yes, but how much is it?"),
+    ],
+)
+def test_the_question_asked_is_the_last_past_its_opening(question: str, asked: str) -> None:
+    assert main_question(question) == asked
 
 
 @pytest.mark.parametrize(
@@ -1474,6 +1489,69 @@ def test_a_number_alone_adds_no_second_sentence(generator: ExtractiveGenerator) 
             "| Add-on | Price | Available on |\n|---|---|---|\n"
             "| Payroll export | $3 per user per month | Team, Business |\n",
             "How much is the Team plan per user per month?",
+            NOT_FOUND,
+        ),
+        # a yes/no question after a sentence of context, or an opening "if"
+        # clause, is one: its key words must be said (not "owe" here)
+        (
+            "Our Pet Health Plans spread the cost of routine care into monthly Direct Debit "
+            "payments. Plans renew every year.\n",
+            "If I cancel my pet health plan after 5 months, do I owe anything?",
+            NOT_FOUND,
+        ),
+        (
+            "Puppies have their first injection from 8 weeks old and a second one 4 weeks "
+            "later. After that, a yearly booster keeps protection up.\n",
+            "My dog's booster is 4 months late. Can he just have the one injection?",
+            NOT_FOUND,
+        ),
+        # "before then" leans on the sentence that says when
+        (
+            "The minimum term is 12 months. If you cancel a pet health plan before then, you "
+            "owe the difference between the full price of the services used and the payments "
+            "made.\n",
+            "If I cancel my pet health plan after 5 months, do I owe anything?",
+            "The minimum term is 12 months. If you cancel a pet health plan before then, you "
+            "owe the difference between the full price of the services used and the payments "
+            "made [1].",
+        ),
+        # a clock time in a yes/no question names a departure: another's row
+        # is no answer
+        (
+            "| Departs Portwen | Runs |\n|---|---|\n| 07:00 | Monday – Saturday |\n",
+            "Does the 18:30 from Portwen run on Mondays?",
+            NOT_FOUND,
+        ),
+        (
+            "| Departs Portwen | Runs |\n|---|---|\n| 07:00 | Monday – Saturday |\n"
+            "| 18:30 | Friday and Sunday |\n",
+            "Does the 18:30 from Portwen run on Sundays?",
+            "Departs Portwen: 18:30; Runs: Friday and Sunday [1].",
+        ),
+        # "do I have to pay": a price says it
+        (
+            "Late check-out until 14:00 costs €30; Harbour Suite guests get late check-out "
+            "free of charge. Breakfast is served until 10:30.\n",
+            "If I'm staying in the Harbour Suite, do I have to pay for a late check-out?",
+            "Late check-out until 14:00 costs €30; Harbour Suite guests get late check-out "
+            "free of charge [1].",
+        ),
+        # an age the question gives is said by the band that holds it
+        (
+            "| Ticket | Adult (16+) | Child (5–15) | Senior (65+) |\n|---|---|---|---|\n"
+            "| Single | £9.50 | £4.75 | £7.00 |\n| Day return | £14.00 | £7.00 | £10.50 |\n",
+            "I'm 70 — what does a single cost me?",
+            "Ticket: Single; Adult (16+): £9.50; Child (5–15): £4.75; Senior (65+): £7.00 [1].",
+        ),
+        (
+            "| Ticket | Price |\n|---|---|\n| Adult | £14.00 |\n| Young person (12–17) | £7.00 |\n"
+            "| Child (4–11) | £5.00 |\n",
+            "How much for a 15-year-old?",
+            "Ticket: Young person (12–17); Price: £7.00 [1].",
+        ),
+        (
+            "The museum opens 10:00 – 16:30. Entry for adults costs £14.\n",
+            "How much for a 15-year-old?",
             NOT_FOUND,
         ),
         # the "it" of the weather points at nothing: the sentence stands alone

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from ._text import content_terms
+from ._text import content_terms, split_sentences
 
 __all__ = [
     "TYPE_WORDS",
@@ -65,11 +65,13 @@ _LEANING_OPENER = re.compile(
     r"\s*(?:(?:" + "|".join(sorted(_OPENING_PREPOSITIONS)) + r"|apart from|except for|besides)"
     r"\s+(?:that|this|these|those|it|them|which)\b|(?:otherwise|if so|if not|in that case)\b"
     r"|(?:if|when|once|unless)\s+(?:\w+\s+){0,2}?"
-    r"(?:it(?!" + _WEATHER + r")|they|them|these|those)\b)",
+    r"(?:it(?!" + _WEATHER + r")|they|them|these|those)\b"
+    # "If you cancel a plan before then, ...": a time the sentence before says
+    r"|[^.!?]{0,80}?\b(?:before|after|by|until|till|since|from)\s+then\b)",
     re.IGNORECASE,
 )
 """An opening phrase that points back ("After that, ...", "Otherwise, ...",
-"If you find it within 60 days, ...")."""
+"If you find it within 60 days, ...", "If you cancel before then, ...")."""
 _EXPLETIVE_THERE = frozenset(
     {
         "is", "are", "was", "were", "will", "would", "may", "might", "can", "could",
@@ -297,9 +299,36 @@ _YES_NO = frozenset(
 
 
 def is_yes_no(question: str) -> bool:
-    """Whether the question asks yes or no ("Does Chanl offer phone support?")."""
-    words = _WORD.findall(question)
+    """Whether the question asks yes or no ("Does Chanl offer phone support?"),
+    in its last sentence, past an opening "if ..." clause ("My dog's booster
+    is 4 months late. Can he just have the one injection?", "If I cancel
+    after 5 months, do I owe anything?")."""
+    words = _WORD.findall(main_question(question))
     return bool(words) and words[0].lower() in _YES_NO
+
+
+_OPENING_CLAUSE = re.compile(
+    r"^\s*(?:if|when|once|after|before|since|as|because|while)\b[^,?]{1,200},\s*", re.IGNORECASE
+)
+
+
+def main_question(question: str) -> str:
+    """What a question asks, without the sentences before it and an opening
+    "if ..." clause or the like: "My dog's booster is late. Can he have one
+    injection?" asks "Can he have one injection?", "I'm 22, can I rent the
+    RAV4?" asks "can I rent the RAV4?"."""
+    sentences = split_sentences(question.strip())
+    last = _OPENING_CLAUSE.sub("", sentences[-1] if sentences else question, count=1)
+    # "I'm 22, can I rent the RAV4?": the part after a comma that asks yes or no
+    head, comma, rest = last.rpartition(",")
+    words = _WORD.findall(rest)
+    if comma and words and words[0].lower() in _YES_NO and len(head) <= _OPENING_CHARS:
+        return rest.strip()
+    return last
+
+
+_OPENING_CHARS = 120
+"""The longest opening before a comma that a yes/no question may follow."""
 
 
 _SUBJECT_PRONOUNS = frozenset({"i", "we", "you", "they", "he", "she", "it", "one"})
@@ -317,7 +346,7 @@ def question_verb(
     after it up to a preposition: "my cat"; none in "Can I swim in my
     room?") and its particle's term ("come *back*"), if any; None when it
     cannot be told."""
-    words = _WORD.findall(question)
+    words = _WORD.findall(main_question(question))
     if len(words) < 3 or words[0].lower() not in _VERB_AUXILIARIES:
         return None  # "Is it free?": no verb
     rest = words[1:]
@@ -860,7 +889,7 @@ def unknown_kind(question: str, texts: Iterable[str]) -> str | None:
         # a kind the question names outside the phrase is the one it means
         # ("replace a lost library card": the replacement card)
         outside = asked - set(content_terms(" ".join(words[max(0, i - 2) : i + 2])))
-        if noun_used and kinds and not kinds & outside:
+        if noun_used and kinds and kind_term not in kinds and not kinds & outside:
             return kind
     return None
 
@@ -913,4 +942,42 @@ def names_other_kind(text: str, kinds: set[tuple[str, str]]) -> bool:
         for kind, noun in kinds:
             if term == [noun] and kind not in terms and before and before[0] != kind:
                 return True
+    return False
+
+
+_ASKED_AGE = re.compile(
+    r"\b(\d{1,3})[- ]years?[- ]old\b|\baged?\s+(\d{1,3})\b"
+    r"|\bI'?m\s+(\d{1,3})\b|\bI am\s+(\d{1,3})\b",
+    re.IGNORECASE,
+)
+_AGE_RANGE = re.compile(
+    r"(?<![\d:.,])(\d{1,3})\s*(?:–|—|-|to)\s*(\d{1,3})(?![\d:.,%]|\s*(?:kg|km|cm|mm|m|am|pm|h"
+    r"|hours?|minutes?|mins?|days?|weeks?|months?|seats?|people|pupils|children|guests)\b)"
+    r"|(?<![\d:.,])(\d{1,3})\s*\+"
+    r"|\b(?:under|below|younger than)\s+(\d{1,3})\b(?!\s*(?:kg|km|cm|m|%))"
+    r"|(?<![\d:.,])(\d{1,3})\s+(?:and|or)\s+(?:over|older|above)\b",
+    re.IGNORECASE,
+)
+
+
+def asked_age(question: str) -> tuple[int, set[str]] | None:
+    """The age a question gives ("a 15-year-old", "I'm 70", "aged 9"), with
+    the terms that say it, or None."""
+    match = _ASKED_AGE.search(question)
+    if match is None:
+        return None
+    return int(next(g for g in match.groups() if g)), set(content_terms(match.group(0)))
+
+
+def holds_age(text: str, age: int) -> bool:
+    """Whether the text gives an age band that holds ``age`` ("Young person
+    (12–17)", "Senior (65+)", "under 4", "16 or over")."""
+    for match in _AGE_RANGE.finditer(text):
+        low, high, plus, under, over = match.groups()
+        if low and high and int(low) < int(high) and int(low) <= age <= int(high):
+            return True
+        if (plus and age >= int(plus)) or (over and age >= int(over)):
+            return True
+        if under and age < int(under):
+            return True
     return False

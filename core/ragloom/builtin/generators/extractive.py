@@ -30,6 +30,7 @@ from ._entities import (
     NAMED_VERSION,
     TYPE_WORDS,
     answer_kind,
+    asked_age,
     asked_kinds,
     asks_version,
     asks_when,
@@ -37,11 +38,13 @@ from ._entities import (
     fits_kind,
     has_date,
     has_version,
+    holds_age,
     in_passage_words,
     is_anaphoric,
     is_list_question,
     is_release_label,
     is_yes_no,
+    main_question,
     mentions,
     names_other_kind,
     opens_with_anaphor,
@@ -104,7 +107,10 @@ _ANNOUNCED = re.compile(
 """A sentence that ends by announcing how many of something there are
 ("Ledgerly comes in two editions."), naming none of them."""
 MAX_UNIT_CHARS = 1000
-_CONDITION_CLAUSE = re.compile(r"\b(?:if|unless|in case)\s+(.+)", re.IGNORECASE)
+_PAYING = frozenset({"pay", "paid", "cost", "charg", "fe", "fre"})
+"""A yes/no question's words for paying: a sentence with a price says them."""
+_CLOCK = re.compile(r"\b(\d{1,2})[:.](\d\d)\b")
+_CONDITION_CLAUSE = re.compile(r"\b(?:if|unless|in case)\s+([^,]+)", re.IGNORECASE)
 _RULE = re.compile(
     r"\b(?:not|no|never|cannot|can't|only|allowed|permitted|accepted|welcome|prohibited"
     r"|forbidden|banned|must|may)\b",
@@ -175,10 +181,18 @@ class ExtractiveGenerator(Generator):
         kind = answer_kind(read)
         asks = (asks_when(read), asks_version(read))
         yes_no = is_yes_no(read)
+        # a figure in a yes/no question is a condition ("a 35 kg bag"), which
+        # the answer need not repeat, nor match by chance ("€35"); but for a
+        # clock time, which names a departure ("Does the 18:30 from Portwen run ...?")
+        clock = {d for pair in _CLOCK.findall(read) for d in pair} if yes_no else set()
         if yes_no and any(not t.isdigit() for t in terms):
-            # a figure in a yes/no question is a condition ("a 35 kg bag"), which
-            # the answer need not repeat, nor match by chance ("€35")
-            terms = [t for t in terms if not t.isdigit()]
+            terms = [t for t in terms if not t.isdigit() or t in clock]
+        # "I'm 70", "a 15-year-old": the age is one word to match, by the band
+        # that holds it ("Senior (65+)"); "year" and "old" say only that it is one
+        said_age = asked_age(read)
+        age, age_terms = said_age if said_age else (0, set())
+        if str(age) in terms:
+            terms = [t for t in terms if t == str(age) or t not in age_terms]
         weights = _term_weights(terms, units)
         for term in [t for t in weights if t in named]:  # what the question is about weighs less
             weights[term] *= _ENTITY_WEIGHT  # than what it asks about it
@@ -193,13 +207,18 @@ class ExtractiveGenerator(Generator):
         # nor are the words of its "if ..." clause ("if I book the Harbour Suite")
         condition = _CONDITION_CLAUSE.search(read)
         conditional = set(content_terms(condition.group(1))) if condition else set()
+        # and the sentence before it and its opening clause ("I'm 22, can I
+        # rent ...?", "We're a registered charity. Can we get a discount?")
+        main = main_question(read)
+        if main != read.strip():
+            conditional |= set(content_terms(read.replace(main, " "))) - set(content_terms(main))
         keys = (
             [
                 t
                 for t, w in asked.items()
                 # a generic word ("work", "use") is never the specific one
                 if w >= _KEY_SHARE * top
-                and not t.isdigit()
+                and (not t.isdigit() or t in clock)
                 and t not in conditional
                 and t not in GENERIC_STEMS
             ]
@@ -226,6 +245,8 @@ class ExtractiveGenerator(Generator):
                 continue
             if names_other_kind(unit.text, kinds):
                 continue
+            if str(age) in weights and holds_age(" | ".join((unit.text, *unit.columns)), age):
+                unit = replace(unit, terms=unit.terms | {str(age)})
             # "Dogs are welcome in the Classic Double rooms only" answers "Can I
             # bring my dog if I book the Harbour Suite?": no
             only_another = yes_no and _only_another(unit.text, names)
@@ -250,7 +271,14 @@ class ExtractiveGenerator(Generator):
                 # rooms" says nothing of swimming in one
                 and _rules_on(unit, verb, thing, terms, named)
             )
-            missing = [t for t in keys if t not in unit.terms and t not in unit.context]
+            missing = [
+                t
+                for t in keys
+                if t not in unit.terms
+                and t not in unit.context
+                # "do I have to pay for ...?": a price says it ("costs €30")
+                and not (t in _PAYING and fits_kind("money", unit.text))
+            ]
             if missing and not denial and not (ruled and set(missing) <= phrase):
                 continue
             if (
@@ -271,7 +299,10 @@ class ExtractiveGenerator(Generator):
                 fits_kind(kind, unit.text, [*names, *rival])
                 and not (
                     kind in {"money", "much"}
-                    and (_prices_another(unit.text, weights) or _row_of_another(unit, weights))
+                    and (
+                        _prices_another(unit.text, weights)
+                        or _row_of_another(unit, weights, said_age)
+                    )
                 )
             ) or (kind not in {"money", "much"} and _denies(unit.text, weights))
             if _heading_answers(unit, asks, read):
@@ -800,13 +831,18 @@ _PRICE_FOR = re.compile(
 "£3 a day for members")."""
 
 
-def _row_of_another(unit: _Unit, asked: Mapping[str, float]) -> bool:
+def _row_of_another(
+    unit: _Unit, asked: Mapping[str, float], age: tuple[int, set[str]] | None = None
+) -> bool:
     """Whether a table row's label (its first cell) names another thing than
     the question asks the price of: "Payroll export | $3 per user per month"
-    is no price of the Team plan."""
+    is no price of the Team plan (but "Young person (12–17)" is the price
+    for the question's 15-year-old)."""
     if unit.kind != "row" or not unit.cells or not unit.columns:
         return False
     label = content_terms(unit.cells[0])
+    if age is not None and holds_age(unit.cells[0], age[0]):
+        return False
     return bool(label) and not any(term in asked for term in label)
 
 
