@@ -1657,6 +1657,9 @@ def test_a_rule_limited_to_another_named_thing_answers_no(
         ("How far can it go?", "1" * 30000 + " " + "range " * 8000 + "\n"),
         ("How long pool " * 3000 + "?", "The pool is open daily.\n"),
         ("How much is the day pass?", "The day pass " + "x " * 20000 + "costs €5 per day.\n"),
+        # capitalised words, with or without commas: the list of names (38 s before)
+        ("How much does the Pro plan cost?", "If " * 33000 + "\n"),
+        ("How much does the Pro plan cost?", "A, " * 33000 + "\n"),
     ],
 )
 def test_long_runs_in_a_passage_or_question_are_read_in_one_pass(

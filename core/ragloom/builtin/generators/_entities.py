@@ -117,9 +117,12 @@ _TIMES = re.compile(r"\b\d+\s*(?:x|times)\b", re.IGNORECASE)
 _AMOUNT_WORDS = frozenset({"proportion", "proportional", "half", "unlimited", "percent", "free"})
 """Words that give an amount of something ("in proportion to the hours worked")."""
 _LIST = re.compile(
-    r"((?:[A-Z][\w-]*(?: [A-Z0-9][\w-]*)*,\s+)+[A-Z][\w-]*(?: [A-Z0-9][\w-]*)*,?\s+(?:and|or)\s+"
-    r"[A-Z][\w-]*(?: [A-Z0-9][\w-]*)*)"
+    r"((?:[A-Z][\w-]*(?: [A-Z0-9][\w-]*){0,4},\s+){1,12}[A-Z][\w-]*(?: [A-Z0-9][\w-]*){0,4},?\s+"
+    r"(?:and|or)\s+[A-Z][\w-]*(?: [A-Z0-9][\w-]*){0,4})"
 )
+"""A list of names ("Lite, Startup, and Business"): at most 12 items of at
+most five words, so that a run of capitalised words ("If If If ...", 100 kB)
+is read in linear time."""
 
 
 _CODE = re.compile(r"([A-Za-z]{1,4})-?\d+[A-Za-z]*")
