@@ -1554,6 +1554,59 @@ def test_a_number_alone_adds_no_second_sentence(generator: ExtractiveGenerator) 
             "How much for a 15-year-old?",
             NOT_FOUND,
         ),
+        # from review: what the price's subject is of and the names in it; a
+        # monthly price is no billing condition; a kind the passages speak of
+        # with no kind at all; a time that is a condition; a decimal price;
+        # words that only look derived; a kind's own heading; "Under 16s";
+        # a heading said as words
+        (
+            "Admission to the castle costs £12 for adults.\n",
+            "How much does it cost to visit the castle?",
+            "Admission to the castle costs £12 for adults [1].",
+        ),
+        (
+            "The Pro plan costs $29 per user per month.\n",
+            "How much is Pro?",
+            "The Pro plan costs $29 per user per month [1].",
+        ),
+        (
+            "The Pro plan costs $20 per month, or $200 billed annually.\n",
+            "What's the monthly price of the Pro plan?",
+            "The Pro plan costs $20 per month, or $200 billed annually [1].",
+        ),
+        (
+            "You can cancel membership at any time from the Account page.\n",
+            "How do I cancel my gym membership?",
+            "You can cancel membership at any time from the Account page [1].",
+        ),
+        ("Check-in is from 15:00.\n", "Can I check in at 10:00?", "Check-in is from 15:00 [1]."),
+        (
+            "Parking costs 4.50 per hour.\n",
+            "How much is parking?",
+            "Parking costs 4.50 per hour [1].",
+        ),
+        (
+            "Parking is based on availability and costs €12 a day.\n",
+            "Is there parking in the basement?",
+            NOT_FOUND,
+        ),
+        (
+            "## Corporate membership\n\nThe annual fee is £500, which covers 10 individual "
+            "membership cards.\n",
+            "How much is a corporate membership?",
+            "The annual fee is £500, which covers 10 individual membership cards [1].",
+        ),
+        (
+            "| Ticket | Price |\n|---|---|\n| Adult | €10 |\n| Under 16s | €5 |\n"
+            "| Group (10+ people) | €6 per person |\n",
+            "I'm 15, how much is a ticket?",
+            "Ticket: Under 16s; Price: €5 [1].",
+        ),
+        (
+            "## **Pro plan** ([details](#pro))\n\nSSO is included.\n",
+            "Does the Pro plan include SSO?",
+            "Pro plan (details): SSO is included [1].",
+        ),
         # the "it" of the weather points at nothing: the sentence stands alone
         (
             "If it rains, tours move to the indoor gallery.\n",
@@ -1660,6 +1713,7 @@ def test_a_rule_limited_to_another_named_thing_answers_no(
         # capitalised words, with or without commas: the list of names (38 s before)
         ("How much does the Pro plan cost?", "If " * 33000 + "\n"),
         ("How much does the Pro plan cost?", "A, " * 33000 + "\n"),
+        ("How much does the Pro plan cost?", "ment" * 1000 + " " + "ation" * 1000 + "\n"),
     ],
 )
 def test_long_runs_in_a_passage_or_question_are_read_in_one_pass(

@@ -656,7 +656,8 @@ _PRICED = re.compile(
 "charged at one third of the daily rate" (not the "12 months" of "a
 minimum term of 12 months, except the Plus tier paid annually")."""
 _DATE_FIGURE = re.compile(
-    rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?i:{_MONTHS}|may)\b|\d{{1,2}}[:.]\d\d\b|\d+\s*(?i:am|pm)\b"
+    rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?i:{_MONTHS}|may)\b|\d{{1,2}}:\d\d\b"
+    rf"|\d{{1,2}}\.\d\d\s*(?i:am|pm|h)\b|\d+\s*(?i:am|pm)\b"
     rf"|\d{{4}}-\d\d",
 )
 _BEFORE_DATE = re.compile(rf"(?i:{_MONTHS}|may)\s+$")
@@ -709,7 +710,7 @@ _DISTANCE = re.compile(
 )
 """A distance: a figure in a unit of length (not the "5M" of "5M downloads")."""
 _NO_AGE = (
-    r"[.,:]\d|\s*(?:%|[$€£]|km|kg|m|mi|miles?|met(?:er|re)s?|kilo\w*|grams?|g|lbs?|percent|per"
+    r"[.,:]\d|\s*[%$€£]|\s*(?:km|kg|m|mi|miles?|met(?:er|re)s?|kilo\w*|grams?|g|lbs?|percent|per"
     r"|minutes?|mins?|hours?|hrs?|h|days?|weeks?|months?|seconds?|people|persons?|guests?|members?"
     r"|items?|pages?|GB|MB|TB|euros?|dollars?|pounds?|cents?|times?|mph|kph)\b"
 )
@@ -859,7 +860,8 @@ def unknown_kind(question: str, texts: Iterable[str]) -> str | None:
     known = set(content_terms(joined))
     asked = set(content_terms(question))
     words = _ALPHA.findall(question)
-    passage_words = _ALPHA.findall(joined)
+    passage_words: list[str] = []
+    passage_terms: list[list[str]] = []
     for i in range(1, len(words) - 1):
         kind, noun = words[i], words[i + 1]
         before = words[i - 1].lower()
@@ -873,22 +875,30 @@ def unknown_kind(question: str, texts: Iterable[str]) -> str | None:
         kind_term, noun_term = content_terms(kind)[0], content_terms(noun)[0]
         if kind_term in known or noun_term not in known:
             continue
-        # the passages' own kinds of it, and whether they use it as a noun
+        if not passage_words:  # read once, for every pair the question holds
+            passage_words = _ALPHA.findall(joined)
+            passage_terms = [content_terms(w) if w.isalpha() else [] for w in passage_words]
+        # the passages' own kinds of it (named: "Family membership"), whether
+        # they use it as a noun, and whether they speak of it with no kind
+        # ("cancel your membership": then any membership is theirs)
         kinds: set[str] = set()
-        noun_used = False
+        noun_used = bare = False
         for j in range(1, len(passage_words)):
-            terms = content_terms(passage_words[j]) if passage_words[j].isalpha() else []
-            if terms != [noun_term]:
+            if passage_terms[j] != [noun_term]:
                 continue
             previous = passage_words[j - 1]
+            if previous.lower() in _DETERMINERS:
+                bare = True
             if (
                 previous.lower() in _DETERMINERS
                 or (j >= 2 and passage_words[j - 2].lower() in _DETERMINERS)
                 or (previous[0].isupper() and _is_kind_word(previous))  # "Family membership"
             ):
                 noun_used = True
-            if _is_kind_word(previous) and previous.lower() not in _DETERMINERS:
-                kinds.update(content_terms(previous))
+            if previous[0].isupper() and _is_kind_word(previous):
+                kinds.update(passage_terms[j - 1])
+        if bare:
+            continue
         # a kind the question names outside the phrase is the one it means
         # ("replace a lost library card": the replacement card)
         outside = asked - set(content_terms(" ".join(words[max(0, i - 2) : i + 2])))
@@ -954,11 +964,12 @@ _ASKED_AGE = re.compile(
     re.IGNORECASE,
 )
 _AGE_RANGE = re.compile(
-    r"(?<![\d:.,])(\d{1,3})\s*(?:–|—|-|to)\s*(\d{1,3})(?![\d:.,%]|\s*(?:kg|km|cm|mm|m|am|pm|h"
+    r"(?<![\d:.,$€£])(\d{1,3})\s*(?:–|—|-|to)\s*(\d{1,3})(?![\d:.,%]|\s*(?:kg|km|cm|mm|m|am|pm|h"
     r"|hours?|minutes?|mins?|days?|weeks?|months?|seats?|people|pupils|children|guests)\b)"
-    r"|(?<![\d:.,])(\d{1,3})\s*\+"
-    r"|\b(?:under|below|younger than)\s+(\d{1,3})\b(?!\s*(?:kg|km|cm|m|%))"
-    r"|(?<![\d:.,])(\d{1,3})\s+(?:and|or)\s+(?:over|older|above)\b",
+    r"|(?<![\d:.,$€£])(\d{1,3})\s*\+(?!\s*(?:people|persons|guests|adults|children|pupils|members))"
+    r"|\b(?:under|below|younger than)[\s-]+(\d{1,3})s?\b(?!\s*(?:kg|km|cm|m|%|[$€£]))"
+    r"|(?<![\d:.,$€£])(\d{1,3})s?\s+(?:and|or)\s+(?:over|older|above)\b"
+    r"|\b(?:over|aged)[\s-]+(\d{1,3})s?\b(?!\s*(?:kg|km|cm|m|%|[$€£]))",
     re.IGNORECASE,
 )
 
@@ -976,7 +987,8 @@ def holds_age(text: str, age: int) -> bool:
     """Whether the text gives an age band that holds ``age`` ("Young person
     (12–17)", "Senior (65+)", "under 4", "16 or over")."""
     for match in _AGE_RANGE.finditer(text):
-        low, high, plus, under, over = match.groups()
+        low, high, plus, under, over, above = match.groups()
+        over = over or above
         if low and high and int(low) < int(high) and int(low) <= age <= int(high):
             return True
         if (plus and age >= int(plus)) or (over and age >= int(over)):

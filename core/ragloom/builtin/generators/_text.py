@@ -85,7 +85,7 @@ END_PUNCT = re.compile(r"([.!?\u2026\u3002\uff01\uff1f]+[\"'\u201d\u2019)\]*_]*)
 MAX_UNIT_CHARS = 1000
 
 
-def stem(word: str) -> str:
+def stem(word: str, *, derive: bool = True) -> str:
     """A light English suffix stripper: ``prices``, ``pricing``, ``priced`` -> ``pric``.
 
     Not a linguistic stemmer: it only has to map the forms of one word to
@@ -113,6 +113,8 @@ def stem(word: str) -> str:
         word = word[:-1]
     if word.endswith("ll") and len(word) >= 4:
         word = word[:-1]  # "cancelled"/"cancel", "installed"/"install" meet at one "l"
+    if not derive:
+        return word
     return _DERIVED.get(word) or _base_of(word) or word
 
 
@@ -127,7 +129,7 @@ def _base_of(word: str) -> str:
         return ""
     for suffix in _NOUN_SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return stem(word[: -len(suffix)])
+            return stem(word[: -len(suffix)], derive=False)
     return ""
 
 
@@ -145,6 +147,10 @@ _NOT_DERIVED = frozenset(
         "competition", "intention", "attention", "direction", "vision", "division",
         "collision", "emotion", "motion", "lotion", "potion", "ocean", "union", "onion",
         "allowance", "balance", "finance", "performance", "substance", "appearance",
+        "basement", "production", "conversation", "conversion", "projection", "objection",
+        "foundation", "presence", "passion", "partition", "importance", "clearance",
+        "expression", "impression", "presentation", "correction", "placement", "fraction",
+        "relation", "generation", "operation", "ration", "nation",
     }
 )  # fmt: skip
 """Nouns that are not what their verb-like start says."""

@@ -110,6 +110,8 @@ MAX_UNIT_CHARS = 1000
 _PAYING = frozenset({"pay", "paid", "cost", "charg", "fe", "fre"})
 """A yes/no question's words for paying: a sentence with a price says them."""
 _CLOCK = re.compile(r"\b(\d{1,2})[:.](\d\d)\b")
+
+
 _CONDITION_CLAUSE = re.compile(r"\b(?:if|unless|in case)\s+([^,]+)", re.IGNORECASE)
 _RULE = re.compile(
     r"\b(?:not|no|never|cannot|can't|only|allowed|permitted|accepted|welcome|prohibited"
@@ -184,7 +186,12 @@ class ExtractiveGenerator(Generator):
         # a figure in a yes/no question is a condition ("a 35 kg bag"), which
         # the answer need not repeat, nor match by chance ("€35"); but for a
         # clock time, which names a departure ("Does the 18:30 from Portwen run ...?")
-        clock = {d for pair in _CLOCK.findall(read) for d in pair} if yes_no else set()
+        # (where table rows are labelled with times, a timetable's: "Can I check
+        # in at 10:00?" sets a condition, which "Check-in is from 15:00" answers)
+        timetable = any(u.cells and _CLOCK.fullmatch(u.cells[0].strip()) for u in units)
+        clock = (
+            {d for pair in _CLOCK.findall(read) for d in pair} if yes_no and timetable else set()
+        )
         if yes_no and any(not t.isdigit() for t in terms):
             terms = [t for t in terms if not t.isdigit() or t in clock]
         # "I'm 70", "a 15-year-old": the age is one word to match, by the band
@@ -243,8 +250,10 @@ class ExtractiveGenerator(Generator):
         for unit in units:
             if not unit.answer:
                 continue
-            if names_other_kind(unit.text, kinds):
-                continue
+            if names_other_kind(unit.text, kinds) and not any(
+                kind in unit.context for kind, _ in kinds
+            ):
+                continue  # (under "## Corporate membership", it is that kind's)
             if str(age) in weights and holds_age(" | ".join((unit.text, *unit.columns)), age):
                 unit = replace(unit, terms=unit.terms | {str(age)})
             # "Dogs are welcome in the Classic Double rooms only" answers "Can I
@@ -275,6 +284,8 @@ class ExtractiveGenerator(Generator):
                 t
                 for t in keys
                 if t not in unit.terms
+                # "9:00" is "09:00"
+                and not (t in clock and t.lstrip("0") in {u.lstrip("0") for u in unit.terms})
                 and t not in unit.context
                 # "do I have to pay for ...?": a price says it ("costs €30")
                 and not (t in _PAYING and fits_kind("money", unit.text))
@@ -360,7 +371,7 @@ class ExtractiveGenerator(Generator):
                 # heading says which of the things the question names it is of
                 if _is_line_of(unit.heading, unit.chunk.text):
                     quotes[chunk_id].append(unit.heading)
-                said = f"{unit.heading.rstrip(': ')}: {said}"
+                said = f"{_plain_heading(unit.heading)}: {said}"
             if unit.reply and yes_no and _replies_to(unit, read, keys, named):
                 quotes[chunk_id].append(unit.reply)
                 said = f"{unit.reply} {said}"
@@ -443,12 +454,22 @@ _PARALLEL = 0.95
 """A unit scoring this share of the best one's, saying the same under another heading."""
 
 
+def _plain_heading(heading: str) -> str:
+    """A heading as words: no link targets, emphasis or section numbers
+    ("**Pro plan** ([details](#pro))" -> "Pro plan (details)", "2.1 Pro plan" -> "Pro plan")."""
+    text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", heading)
+    text = re.sub(r"[*_`]+", "", text)
+    text = re.sub(r"^\s*\d+(?:\.\d+)*\.?\s+", "", text)
+    return text.strip().rstrip(":").strip()
+
+
 def _heading_names(unit: _Unit, names: Sequence[str]) -> bool:
-    """Whether the unit's heading (not a question, not a release) names a
-    thing the question names and the unit's text does not."""
+    """Whether the unit's heading (not a question, not a release, not long)
+    names a thing the question names and the unit's text does not."""
     heading = unit.heading
     if (
-        not heading
+        len(heading) > _LABEL_CHARS
+        or not heading
         or heading.endswith("?")
         or unit.release
         or unit.kind not in {"sentence", "bullet"}
@@ -735,14 +756,31 @@ _ALTERNATIVES = (
 about only the other is about someone else's case."""
 
 
+_BILLED = frozenset({"monthly", "annual", "annually", "yearly"})
+_BILLING = re.compile(
+    r"\b(?:pay|paid|paying|billed|billing|bill)\s+(?:monthly|annually|yearly)\b"
+    r"|\b(?:monthly|annual|yearly)\s+(?:billing|payments?|plan)\b|\bper\s+(?:month|year)\b",
+    re.IGNORECASE,
+)
+"""A question that picks how it is billed ("if I pay monthly"), not one that
+asks the monthly price of a thing."""
+_PER_PERIOD = re.compile(r"\b(?:per|a|an|each|every)\s+(month|year)\b")
+
+
+def _as_adverb(match: re.Match[str]) -> str:
+    return "monthly" if match.group(1) == "month" else "yearly"
+
+
 def _opposes(question: str, text: str) -> bool:
     """Whether the sentence speaks of the opposite of a condition the question
     sets ("free for anyone who lives in the city" to "How much does it cost
     if I live outside the city?"), or only of the other of two alternatives
     (annual billing to "if I pay monthly", winter to summer): an answer for
     someone else."""
-    asked_words = set(TOKEN.findall(question.lower()))
-    said_words = set(TOKEN.findall(text.lower()))
+    asked_words = set(TOKEN.findall(_PER_PERIOD.sub(_as_adverb, question.lower())))
+    said_words = set(TOKEN.findall(_PER_PERIOD.sub(_as_adverb, text.lower())))
+    if not _BILLING.search(question):  # "the monthly price" is no condition
+        asked_words -= _BILLED
     for one, other in _ALTERNATIVES:
         for mine, theirs in ((one, other), (other, one)):
             if (
@@ -791,10 +829,14 @@ def _prices_another(text: str, asked: Mapping[str, float]) -> bool:
         return False
     # the subject's head: its last word before a preposition ("A single
     # *ticket* on the Harbour Line ...", "A lost *item*", "An extra *bed*")
-    core = _SUBJECT_CORE.split(" ".join(words), 1)[0]
+    core, *complement = _SUBJECT_CORE.split(" ".join(words), 1)
     subject = content_terms(" ".join(words))
     head = content_terms(" ".join(w for w in core.split() if not _ADVERB.fullmatch(w)))[-1:]
     head = head or subject[-1:]
+    # and what the head is of ("Admission *to the castle*"), and the names
+    # in the subject ("The *Pro* plan")
+    head += content_terms(" ".join(complement))
+    head += content_terms(" ".join(w for w in core.split()[1:] if w[:1].isupper()))
     # "Entry costs €5 for adults", "Extra time costs members half the rate":
     # whom the price is for is what it prices too
     beneficiary = _PRICE_FOR.match(text, match.end()) or _PRICE_TO.match(text, match.end())
