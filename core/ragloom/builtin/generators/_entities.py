@@ -14,7 +14,7 @@ something else, however many of the question's words it shares.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from ._text import content_terms, split_sentences
 
@@ -862,16 +862,7 @@ def unknown_kind(question: str, texts: Iterable[str]) -> str | None:
     words = _ALPHA.findall(question)
     passage_words: list[str] = []
     passage_terms: list[list[str]] = []
-    for i in range(1, len(words) - 1):
-        kind, noun = words[i], words[i + 1]
-        before = words[i - 1].lower()
-        if not (kind.isalpha() and noun.isalpha()):
-            continue
-        in_phrase = before in _DETERMINERS or (
-            i >= 2 and words[i - 2].lower() in _DETERMINERS and _is_kind_word(words[i - 1])
-        )
-        if not in_phrase or not _is_kind_word(kind) or not _is_kind_word(noun):
-            continue
+    for i, kind, noun in _kind_pairs(words, after_a_word=True):
         kind_term, noun_term = content_terms(kind)[0], content_terms(noun)[0]
         if kind_term in known or noun_term not in known:
             continue
@@ -924,19 +915,29 @@ def asked_kinds(question: str) -> set[tuple[str, str]]:
     """The kinds of things the question names, as (kind, noun) terms: "a
     *corporate membership*", "the *complete plan*" (a determiner, a word
     that may name a kind, a noun)."""
-    words = _ALPHA.findall(question)
-    found: set[tuple[str, str]] = set()
+    return {
+        (content_terms(kind)[0], content_terms(noun)[0])
+        for _, kind, noun in _kind_pairs(_ALPHA.findall(question), after_a_word=False)
+    }
+
+
+def _kind_pairs(words: Sequence[str], *, after_a_word: bool) -> Iterator[tuple[int, str, str]]:
+    """(index, kind, noun) for each word that may name a kind right before a
+    noun, after a determiner ("a *corporate membership*") or, with
+    ``after_a_word``, a determiner and another such word ("a school
+    *outreach visit*")."""
     for i in range(1, len(words) - 1):
         kind, noun = words[i], words[i + 1]
-        if (
-            words[i - 1].lower() in _DETERMINERS
-            and kind.isalpha()
-            and noun.isalpha()
-            and _is_kind_word(kind)
-            and _is_kind_word(noun)
-        ):
-            found.add((content_terms(kind)[0], content_terms(noun)[0]))
-    return found
+        if not (kind.isalpha() and noun.isalpha()):
+            continue
+        in_phrase = words[i - 1].lower() in _DETERMINERS or (
+            after_a_word
+            and i >= 2
+            and words[i - 2].lower() in _DETERMINERS
+            and _is_kind_word(words[i - 1])
+        )
+        if in_phrase and _is_kind_word(kind) and _is_kind_word(noun):
+            yield i, kind, noun
 
 
 def names_other_kind(text: str, kinds: set[tuple[str, str]]) -> bool:

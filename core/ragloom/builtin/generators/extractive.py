@@ -175,8 +175,8 @@ class ExtractiveGenerator(Generator):
             return _not_found(question, hits)
         # "a corporate membership" where the passages know membership but
         # never "corporate": what they say of membership answers another question
-        where = [*texts, *(str(h.chunk.metadata.get("section", "")) for h in hits)]
-        if unknown_kind(read, [*where, *(str(h.chunk.metadata.get("title", "")) for h in hits)]):
+        headings = [str(h.chunk.metadata.get(f, "")) for h in hits for f in ("section", "title")]
+        if unknown_kind(read, [*texts, *headings]):
             return _not_found(question, hits)
         named = {t for name in names for t in content_terms(name)}
         rival = rivals(read, names, texts)
