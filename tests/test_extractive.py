@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 from pydantic import ValidationError
-from ragloom.builtin.generators._entities import main_question
+from ragloom.builtin.generators._entities import asker, entities, holds_age, main_question
 from ragloom.builtin.generators.extractive import (
     NOT_FOUND,
     ExtractiveGenerator,
@@ -35,6 +35,10 @@ def hits_of(*chunks: Chunk) -> list[Hit]:
     return [Hit(c, score=1.0 - i / 10) for i, c in enumerate(chunks)]
 
 
+DISCOUNTS = (
+    "## Discounts\n\nSeniors (65 and over) get a 10% discount on all passes. Children "
+    "under 5 travel free.\n\n## Passes\n\nA day pass costs £10.\n\n"
+)
 PRICING = chunk(
     "docs/pricing.md",
     "# Pricing\n\n"
@@ -1613,6 +1617,42 @@ def test_a_number_alone_adds_no_second_sentence(generator: ExtractiveGenerator) 
             "What happens to tours if it rains?",
             "If it rains, tours move to the indoor gallery [1].",
         ),
+        # who asks is who qualifies: another group's discount is no answer ...
+        (
+            DISCOUNTS,
+            "I'm a student, can I get a discount?",
+            NOT_FOUND,
+        ),
+        (
+            DISCOUNTS,
+            "I'm a senior citizen, can I get a discount?",
+            "Seniors (65 and over) get a 10% discount on all passes [1].",
+        ),
+        # ... and the asker's own group's is, said as "20% off"; "Can" opens
+        # the question's second sentence and is no name
+        (
+            DISCOUNTS + "Registered charities get 20% off meeting rooms.\n",
+            "We are a registered charity. Can we get a discount?",
+            "Registered charities get 20% off meeting rooms [1].",
+        ),
+        # a sentence for no group still answers ("the discount is not available ...")
+        (
+            "Registered non-profits get 30% off the Starter plan. The discount is not "
+            "available on the Business plan.\n",
+            "We're a registered charity. Can we get a discount on the Business plan?",
+            "The discount is not available on the Business plan [1].",
+        ),
+        # figures that count zones are no ages
+        (
+            "| Zones | Fare |\n|---|---|\n| Zones 1-3 | £4 |\n| Zones 20-30 | £6 |\n",
+            "How much is it for a 25-year-old?",
+            NOT_FOUND,
+        ),
+        (
+            "| Age | Fare |\n|---|---|\n| Under 30 | £4 |\n| 30 and over | £6 |\n",
+            "How much is it for a 25-year-old?",
+            "Age: Under 30; Fare: £4 [1].",
+        ),
     ],
 )
 def test_one_passage_answers(
@@ -1724,3 +1764,49 @@ def test_long_runs_in_a_passage_or_question_are_read_in_one_pass(
     answer comes back, whatever it is."""
     answer = generator.generate(question, hits_of(chunk("doc.md", text)))
     assert answer.question == question
+
+
+@pytest.mark.parametrize(
+    ("text", "age", "held"),
+    [
+        ("Young person (12–17): £7", 15, True),
+        ("Under 16s travel free", 9, True),
+        ("Age | Under 30", 25, True),
+        ("Orders under 30 ship free", 22, False),
+        ("Zones 1-3 cost £4; children pay half", 2, False),
+        ("Years 7-11 visit on Tuesdays with their teachers and children", 9, False),
+    ],
+)
+def test_an_age_band_is_one_of_people(text: str, age: int, held: bool) -> None:
+    assert holds_age(text, age) is held
+
+
+def test_a_band_in_a_row_label_reads_its_columns_for_ages() -> None:
+    assert holds_age("Under 30", 25, context="Age | Fare")
+    assert not holds_age("Under 30", 25, context="Order value | Shipping")
+
+
+@pytest.mark.parametrize(
+    ("question", "names"),
+    [
+        ("We are a charity. Can we get a discount?", []),
+        ("My dog is old. Does he need a booster at Eastgate?", ["Eastgate"]),
+        ("Hi. Does Mr. Smith work at Acme?", ["Mr Smith", "Acme"]),
+    ],
+)
+def test_a_later_sentences_first_word_is_no_name(question: str, names: list[str]) -> None:
+    assert entities(question, ["a text"]) == names
+
+
+@pytest.mark.parametrize(
+    ("question", "who"),
+    [
+        ("I'm a student, can I get a discount?", ({"student"}, "student")),
+        ("We're a registered charity. Can we ...?", ({"register", "charity"}, "charity")),
+        ("I'm a student living in Leeds, can I ...?", ({"student"}, "student")),
+        ("I'm a customer, can I get a refund?", (set(), None)),
+        ("Can I get a refund?", (set(), None)),
+    ],
+)
+def test_who_asks(question: str, who: tuple[set[str], str | None]) -> None:
+    assert asker(question) == who

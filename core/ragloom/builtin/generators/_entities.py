@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Sequence
 
-from ._text import content_terms, split_sentences
+from ._text import content_terms, split_sentences, stem
 
 __all__ = [
     "TYPE_WORDS",
@@ -140,21 +140,24 @@ _NOT_NAMES = frozenset(
 
 def entities(question: str, texts: Iterable[str] = ()) -> list[str]:
     """The capitalised names the question uses, as phrases (``Zone B``,
-    ``European Union``), possessives dropped; not ``I``, days and months. The
-    first word counts only when ``texts`` (the passages) write it capitalised
-    after a lower-case word too, as a name ("the Enterprise plan")."""
-    words = [
-        w.rstrip(".,;:?!").removesuffix("'s").removesuffix("’s") for w in _WORD.findall(question)
-    ]
+    ``European Union``), possessives dropped; not ``I``, days and months. A
+    sentence's first word counts only when ``texts`` (the passages) write it
+    capitalised after a lower-case word too, as a name ("the Enterprise plan")."""
+    raw = _WORD.findall(question)
+    words = [w.rstrip(".,;:?!").removesuffix("'s").removesuffix("’s") for w in raw]
     joined = "\n".join(texts)
-    first_is_name = bool(words) and bool(
-        re.search(rf"\b[a-z][\w-]*,?\s+{re.escape(words[0])}\b", joined)
-    )
+
+    def written_as_name(word: str) -> bool:
+        return bool(re.search(rf"\b[a-z][\w-]*,?\s+{re.escape(word)}\b", joined))
+
     found: list[str] = []
     current: list[str] = []
     for i, word in enumerate(words):
         capital = bool(word) and (word[0].isupper() or (current and word.isdigit()))
-        named = i > 0 or first_is_name
+        # a sentence's first word ("We are a charity. Can we ...?") is a
+        # name only as the passages write it
+        opens = i == 0 or _ends_sentence(raw[i - 1])
+        named = not opens or (capital and written_as_name(word))
         if capital and named and word.lower().rstrip("s") not in _NOT_NAMES:
             current.append(word)
             continue
@@ -164,6 +167,21 @@ def entities(question: str, texts: Iterable[str] = ()) -> list[str]:
     if current:
         found.append(" ".join(current))
     return list(dict.fromkeys(found))
+
+
+def _ends_sentence(word: str) -> bool:
+    """Whether a sentence ends with ``word`` ("charity.", "late?"; not "Mr."
+    or "e.g.", nor "St." of "St. Ives")."""
+    if word.endswith(("?", "!")):
+        return True
+    bare = word.rstrip(".")
+    return word.endswith(".") and "." not in bare and bare.lower() not in _ABBREVIATIONS
+
+
+_ABBREVIATIONS = frozenset(
+    {"mr", "mrs", "ms", "dr", "st", "no", "nos", "vs", "etc", "prof", "sr", "jr", "mt", "ft"}
+)
+"""Words a full stop shortens inside a sentence ("Mr. Smith")."""
 
 
 _KIND_NOUNS = frozenset(
@@ -332,6 +350,40 @@ def main_question(question: str) -> str:
 
 _OPENING_CHARS = 120
 """The longest opening before a comma that a yes/no question may follow."""
+
+_ASKER = re.compile(
+    r"\b(?:I'?m|I am|we'?re|we are|as)\s+(?:a|an)\s+([A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,2})",
+    re.IGNORECASE,
+)
+_ANYONE = frozenset(
+    stem(word)
+    for word in (
+        "customer", "client", "user", "person", "individual", "buyer", "consumer",
+        "guy", "woman", "man", "beginner", "newbie", "fan", "human",
+    )
+)
+"""Who anyone is: saying so names no group a rule could be for."""
+
+
+def asker(question: str) -> tuple[set[str], str | None]:
+    """Whom a question says is asking, as terms, and the head noun's:
+    "I'm a student", "We're a registered charity", "as a member" give
+    ``student``, ``register`` and ``charity`` (the head), ``member``. Who
+    qualifies decides an answer: the seniors' discount is none for a
+    student. Nothing for anyone ("I'm a customer")."""
+    match = _ASKER.search(question)
+    if match is None:
+        return set(), None
+    words: list[str] = []
+    for word in match.group(1).split():
+        # the phrase ends at a small word or a verb after it: "student living in ..."
+        if not content_terms(word) or (words and word.lower().endswith("ing")):
+            break
+        words.append(word)
+    terms = [t for word in words for t in content_terms(word)]
+    if not terms or set(terms) <= _ANYONE:
+        return set(), None
+    return set(terms), terms[-1]
 
 
 _SUBJECT_PRONOUNS = frozenset({"i", "we", "you", "they", "he", "she", "it", "one"})
@@ -984,10 +1036,32 @@ def asked_age(question: str) -> tuple[int, set[str]] | None:
     return int(next(g for g in match.groups() if g)), set(content_terms(match.group(0)))
 
 
-def holds_age(text: str, age: int) -> bool:
+_OF_PEOPLE = re.compile(
+    r"\b(?:ages?d?|years?[- ]olds?|yrs|olds?|adults?|child(?:ren)?|kids?|infants?|bab(?:y|ies)"
+    r"|toddlers?|teens?|teenagers?|juniors?|seniors?|youths?|young|students?|pensioners?|drivers?"
+    r"|minors?|birthdays?|(?:under|over)-?\d+s)\b|\b\d+s\b",
+    re.IGNORECASE,
+)
+"""Words that make a band of figures one of ages: "Child (5–15)", "Under 16s", "Age"."""
+_NOT_AGE_LABEL = re.compile(
+    r"\b(?:zones?|levels?|grades?|bands?|floors?|rooms?|platforms?|gates?|steps?|tiers?|pages?"
+    r"|items?|sizes?|stages?|weeks?|days?|months?|nights?|hours?|years?|nos?|numbers?|lines?"
+    r"|routes?|seats?|rows?|units?|orders?|bags?|pieces?|chapters?|sections?)\W*$",
+    re.IGNORECASE,
+)
+"""A label a band of figures counts ("Zones 1-3", "Years 7-11", "Orders over 30")."""
+
+
+def holds_age(text: str, age: int, context: str = "") -> bool:
     """Whether the text gives an age band that holds ``age`` ("Young person
-    (12–17)", "Senior (65+)", "under 4", "16 or over")."""
+    (12–17)", "Senior (65+)", "under 4", "16 or over"): a band of figures
+    where the text (or ``context``, a table's column names) speaks of people's
+    ages, and the figures count no other thing ("Zones 1-3", "Orders under 30")."""
+    if _OF_PEOPLE.search(text) is None and _OF_PEOPLE.search(context) is None:
+        return False
     for match in _AGE_RANGE.finditer(text):
+        if _NOT_AGE_LABEL.search(text, max(0, match.start() - 20), match.start()):
+            continue
         low, high, plus, under, over, above = match.groups()
         over = over or above
         if low and high and int(low) < int(high) and int(low) <= age <= int(high):

@@ -32,6 +32,7 @@ from ._entities import (
     answer_kind,
     asked_age,
     asked_kinds,
+    asker,
     asks_version,
     asks_when,
     entities,
@@ -109,6 +110,12 @@ _ANNOUNCED = re.compile(
 MAX_UNIT_CHARS = 1000
 _PAYING = frozenset({"pay", "paid", "cost", "charg", "fe", "fre"})
 """A yes/no question's words for paying: a sentence with a price says them."""
+_PRICE_OFF = re.compile(
+    r"\b\d+(?:\.\d+)?\s*%\s+(?:off|reduction|less)\b|\bhalf[- ]price\b|\b(?:[$€£]\s?\d[\d.,]*|\d+)"
+    r"\s+off\b",
+    re.IGNORECASE,
+)
+"""A discount said without the word: "20% off", "half price", "£5 off"."""
 _CLOCK = re.compile(r"\b(\d{1,2})[:.](\d\d)\b")
 
 
@@ -219,6 +226,14 @@ class ExtractiveGenerator(Generator):
         main = main_question(read)
         if main != read.strip():
             conditional |= set(content_terms(read.replace(main, " "))) - set(content_terms(main))
+        # who asks a yes/no question ("I'm a student, can I get a discount?"):
+        # a sentence for another group (the seniors' discount) is no answer
+        # where the passages speak of the asker's, or where the question asks
+        # what the asker qualifies for
+        who, head = asker(read) if yes_no else (set(), None)
+        spoken_of = any(head in u.terms for u in units if u.answer)
+        if not spoken_of and not any(t in _QUALIFYING for t in terms):
+            who = set()
         keys = (
             [
                 t
@@ -254,6 +269,14 @@ class ExtractiveGenerator(Generator):
                 kind in unit.context for kind, _ in kinds
             ):
                 continue  # (under "## Corporate membership", it is that kind's)
+            if who and (
+                # where the passages speak of the asker's group ("charity"), of it;
+                # else a sentence for another group ("Seniors get ...") is none
+                (head not in unit.terms | unit.context)
+                if spoken_of
+                else (not who & unit.terms and _GROUP.search(unit.text) is not None)
+            ):
+                continue
             if str(age) in weights and holds_age(" | ".join((unit.text, *unit.columns)), age):
                 unit = replace(unit, terms=unit.terms | {str(age)})
             # "Dogs are welcome in the Classic Double rooms only" answers "Can I
@@ -289,6 +312,8 @@ class ExtractiveGenerator(Generator):
                 and t not in unit.context
                 # "do I have to pay for ...?": a price says it ("costs €30")
                 and not (t in _PAYING and fits_kind("money", unit.text))
+                # "a discount": "20% off", "half price" say it
+                and not (t == "discount" and _PRICE_OFF.search(unit.text) is not None)
             ]
             if missing and not denial and not (ruled and set(missing) <= phrase):
                 continue
@@ -883,10 +908,27 @@ def _row_of_another(
     if unit.kind != "row" or not unit.cells or not unit.columns:
         return False
     label = content_terms(unit.cells[0])
-    if age is not None and holds_age(unit.cells[0], age[0]):
+    if age is not None and holds_age(unit.cells[0], age[0], " | ".join(unit.columns)):
         return False
     return bool(label) and not any(term in asked for term in label)
 
+
+_QUALIFYING = frozenset(
+    stem(word)
+    for word in (
+        "discount", "discounted", "concession", "concessionary", "reduced", "reduction",
+        "cheaper", "free", "eligible", "qualify", "entitled", "waived", "rate", "offer",
+    )
+)
+"""What a yes/no question may ask that depends on who asks ("can I get a discount?")."""
+
+_GROUP = re.compile(
+    r"\b(?:seniors?|students?|child(?:ren)?|kids|juniors?|adults?|members?|non-members?|veterans?"
+    r"|pensioners?|charit(?:y|ies)|non-?profits?|famil(?:y|ies)|teachers?|nurses?|staff"
+    r"|employees?|residents?|schools?|startups?|start-ups?|under-?\d+s|over-?\d+s|\d+s)\b",
+    re.IGNORECASE,
+)
+"""People a rule or a price may be for: "Seniors get 10% off", "free for under-5s"."""
 
 _POINTING = frozenset({"it", "this", "that", "these", "those", "they", "which", "both"})
 
