@@ -8,7 +8,13 @@ from dataclasses import replace
 
 import pytest
 from pydantic import ValidationError
-from ragloom.builtin.generators._entities import asker, entities, holds_age, main_question
+from ragloom.builtin.generators._entities import (
+    asker,
+    counted_thing,
+    entities,
+    holds_age,
+    main_question,
+)
 from ragloom.builtin.generators.extractive import (
     NOT_FOUND,
     ExtractiveGenerator,
@@ -1810,3 +1816,71 @@ def test_a_later_sentences_first_word_is_no_name(question: str, names: list[str]
 )
 def test_who_asks(question: str, who: tuple[set[str], str | None]) -> None:
     assert asker(question) == who
+
+
+@pytest.mark.parametrize(
+    ("text", "question", "expected"),
+    [
+        # what "how many ..." counts is said by the answer: dates count no days
+        (
+            "## Annual leave\n\nThe annual leave year runs from 1 April to 31 March. Unused "
+            "leave can be carried over.\n",
+            "How many days annual leave do I get?",
+            NOT_FOUND,
+        ),
+        (
+            "Full-time staff get 25 days of annual leave. The leave year runs from 1 April.\n",
+            "How many days annual leave do I get?",
+            "Full-time staff get 25 days of annual leave [1].",
+        ),
+        # a figure beside the word ("180 litres ... bagged") counts no bags
+        (
+            "## Recycling centres\n\nWe have two recycling centres. They take rubble from "
+            "residents only.\n\n## Bins\n\nGrey bin: 180 litres, emptied every 2 weeks; it "
+            "takes bagged pet waste.\n",
+            "How many bags of rubble can I take to the recycling centre?",
+            NOT_FOUND,
+        ),
+        (
+            "You can bring up to 4 bags of rubble per visit.\n",
+            "How many bags of rubble can I take to the tip?",
+            "You can bring up to 4 bags of rubble per visit [1].",
+        ),
+        # "how much holiday": a notice period of weeks is none; leave says it
+        (
+            "Notice is one week per complete year of service, up to 12 weeks.\n",
+            "How much holiday does a G6 with 12 years' service get?",
+            NOT_FOUND,
+        ),
+        # the label before a colon says what its figures count
+        (
+            "Free guest Day Passes: Fixed Desk – 1 per month; Private Office – 5 per month.\n",
+            "How many free guest day passes come with a Private Office?",
+            "Free guest Day Passes: Fixed Desk – 1 per month; Private Office – 5 per month [1].",
+        ),
+    ],
+)
+def test_how_many_is_answered_by_a_count_of_the_thing(
+    generator: ExtractiveGenerator, text: str, question: str, expected: str
+) -> None:
+    assert generator.generate(question, hits_of(chunk("doc.md", text))).text == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "counted"),
+    [
+        ("How many days annual leave do I get?", "day"),
+        ("How much annual leave do part-time staff get?", "leav"),
+        ("How many meeting room hours come with a desk?", "hour"),
+        ("how many free guest day passes come with it?", "pass"),
+        ("how many bags of rubble can I take?", "bag"),
+        ("How many kids does it cover?", "child"),
+    ],
+)
+def test_what_how_many_counts(question: str, counted: str) -> None:
+    assert counted in counted_thing(question)
+
+
+def test_how_much_of_nothing_named_counts_nothing() -> None:
+    assert counted_thing("How much is the Pro plan?") == set()
+    assert counted_thing("How much does it cost?") == set()

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Sequence
 
-from ._text import content_terms, split_sentences, stem
+from ._text import GENERIC_STEMS, content_terms, split_sentences, stem
 
 __all__ = [
     "TYPE_WORDS",
@@ -541,6 +541,66 @@ def answer_kind(question: str) -> str | None:
     if re.search(r"^(?:and\s+)?where\b|\bin which (?:city|country|place|region)\b", q):
         return "place"
     return None
+
+
+_COUNTED = re.compile(
+    r"\bhow (?:many|much)\s+((?:[a-z][\w'’-]*\s+){0,3}[a-z][\w'’-]*)", re.IGNORECASE
+)
+_SAID_AS = {
+    stem(word): group
+    for words in (
+        ("holiday", "leave", "vacation"),
+        ("day", "days", "week", "weeks", "night", "nights", "weekday"),
+        ("hour", "hours", "minute", "minutes"),
+        ("month", "months", "year", "years"),
+        ("people", "person", "seat", "guest", "capacity", "attendee", "visitor"),
+        ("child", "children", "kid", "kids"),
+    )
+    for group in [frozenset(stem(w) for w in words)]
+    for word in words
+}
+"""What else says the thing counted: "leave" is holiday, "a week" a number
+of days, "seats" count people."""
+_TIME_UNITS = frozenset(
+    stem(w) for w in ("day", "week", "night", "weekday", "hour", "minute", "month", "year")
+)
+_PHRASE_ENDS = frozenset(
+    {"do", "does", "did", "can", "could", "will", "would", "should", "shall", "may", "might",
+     "must", "is", "are", "was", "were", "have", "has", "i", "we", "you", "they", "he", "she",
+     "it", "of", "in", "on", "for", "at", "to", "with", "per", "a", "an", "the", "my", "our",
+     "your", "their", "more", "extra", "additional", "free", "other", "come", "comes", "fit",
+     "fits", "get", "gets", "go", "goes", "need", "needs", "use", "uses", "take", "takes",
+     "cover", "covers", "include", "includes", "hold", "holds", "allowed", "left", "remain",
+     "there", "be", "been", "that", "which", "if", "when", "before", "after", "and", "or"}
+)  # fmt: skip
+
+
+def counted_thing(question: str) -> set[str]:
+    """What a "how many ..." or "how much ..." question counts, as terms
+    ("how many sick days", "how much annual leave": ``day``, ``leave``, with
+    the words that say it too: "week" for days, "holiday" for leave); a
+    unit of time first counts ("how many days annual leave": days).
+    Empty when it counts no thing it names ("how much is ...")."""
+    match = _COUNTED.search(question)
+    if match is None:
+        return set()
+    words = match.group(1).lower().split()
+    while words and words[0] in {"more", "extra", "additional", "free", "other"}:
+        words = words[1:]
+    phrase: list[str] = []
+    for word in words:
+        if word in _PHRASE_ENDS:
+            break
+        phrase.append(word)
+    terms = [t for w in phrase for t in content_terms(w)]
+    if not terms:
+        return set()
+    # the phrase's last word ("annual leave", "guest day passes"), but a
+    # unit of time first ("how many days annual leave")
+    head = terms[0] if terms[0] in _TIME_UNITS else terms[-1]
+    if head in GENERIC_STEMS:
+        return set()
+    return set(_SAID_AS.get(head, {head}))
 
 
 _ASKS_VERSION = re.compile(

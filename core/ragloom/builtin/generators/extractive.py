@@ -35,6 +35,7 @@ from ._entities import (
     asker,
     asks_version,
     asks_when,
+    counted_thing,
     entities,
     fits_kind,
     has_date,
@@ -248,6 +249,7 @@ class ExtractiveGenerator(Generator):
             else []
         )
         unfit: list[tuple[float, float, _Unit]] = []
+        counted = counted_thing(read) if kind in {"count", "amount"} else set()
         versions = versions_in(read)
         takes = _TAKES_TIME.search(read) is not None
         said_verb = question_verb(read, names) if yes_no else None
@@ -341,6 +343,10 @@ class ExtractiveGenerator(Generator):
                     )
                 )
             ) or (kind not in {"money", "much"} and _denies(unit.text, weights))
+            if fit and counted and not _says_of(unit, counted, counts=kind == "count"):
+                # "how many days ...": a figure of no days is none; but "how
+                # much coffee" may be said in its measure ("5 kg a month")
+                fit = kind == "amount" and _MEASURED.search(unit.text) is not None
             if _heading_answers(unit, asks, read):
                 fit, unit = True, replace(unit, lead=True)
             (candidates if fit else unfit).append((coverage, score, unit))
@@ -911,6 +917,45 @@ def _row_of_another(
     if age is not None and holds_age(unit.cells[0], age[0], " | ".join(unit.columns)):
         return False
     return bool(label) and not any(term in asked for term in label)
+
+
+_MEASURED = re.compile(
+    r"\d\s*(?:kg|g|lbs?|oz|t|tonnes?|GB|MB|TB|KB|l|litres?|liters?|ml|cl|km|m|cm|mm|miles?"
+    r"|kWh|kW|W|bags?|sacks?|cups?|bottles?|boxes?|packs?)\b",
+    re.IGNORECASE,
+)
+"""A figure in a measure: what "how much coffee" or "how much storage" is said in."""
+
+
+def _says_of(unit: _Unit, thing: set[str], *, counts: bool = False) -> bool:
+    """Whether the unit, its heading or its columns say ``thing`` (one of
+    its terms). With ``counts``, a sentence with figures counts it: a figure
+    comes just before it ("up to 4 sacks", "two bags"), not somewhere beside
+    it ("180 litres ... bagged pet waste"); a row's column, the heading or
+    a label before a colon may say what its figures count."""
+    columns = {t for c in unit.columns for t in content_terms(c)}
+    if not thing & (unit.terms | unit.context | columns):
+        return False
+    label, colon, _ = unit.text.partition(":")
+    if not counts or thing & (unit.context | columns):
+        return True
+    if colon and thing & set(content_terms(label)):
+        return True  # "Free guest Day Passes: Fixed Desk – 1 per month; ..."
+    words = _FIGURE_WORD.findall(unit.text.replace("-", " "))
+    figures = [i for i, w in enumerate(words) if w[0].isdigit() or w.lower() in _COUNT_WORDS]
+    if not figures:
+        return True  # "There is no fixed cap on sick days": no figure to check
+    return any(
+        thing & set(content_terms(" ".join(words[i + 1 : i + 4]))) for i in figures
+    )
+
+
+_FIGURE_WORD = re.compile(r"\d[\d,.]*|[A-Za-z]+")
+_COUNT_WORDS = frozenset(
+    {"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+     "twelve", "fifteen", "twenty", "thirty", "forty", "fifty", "hundred", "a", "an",
+     "unlimited", "dozen", "several", "many"}
+)  # fmt: skip
 
 
 _QUALIFYING = frozenset(
