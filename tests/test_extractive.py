@@ -9,6 +9,7 @@ from dataclasses import replace
 import pytest
 from pydantic import ValidationError
 from ragloom.builtin.generators._entities import (
+    answer_kind,
     asker,
     counted_thing,
     entities,
@@ -1884,3 +1885,31 @@ def test_what_how_many_counts(question: str, counted: str) -> None:
 def test_how_much_of_nothing_named_counts_nothing() -> None:
     assert counted_thing("How much is the Pro plan?") == set()
     assert counted_thing("How much does it cost?") == set()
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("What deposit do you hold on a debit card?", "money"),
+        ("What's the excess on the Corolla?", "money"),
+        ("Is there a young driver surcharge?", "money"),
+        ("What is the excess baggage allowance?", None),
+    ],
+)
+def test_a_deposit_a_surcharge_and_an_excess_are_sums(question: str, kind: str | None) -> None:
+    assert answer_kind(question) == kind
+
+
+def test_a_rule_without_the_sum_does_not_answer_what_deposit(
+    generator: ExtractiveGenerator,
+) -> None:
+    text = (
+        "## Deposits\n\nWe hold a deposit on your card when you pick up the car. Debit cards "
+        "are accepted only for Groups A–E.\n\n| Card type | Groups A–E | Groups F and G |\n"
+        "|---|---|---|\n| Debit card | £600 | Not accepted |\n| Credit card | £400 | £500 |\n"
+    )
+    answer = generator.generate(
+        "What deposit do you hold on a debit card?",
+        hits_of(chunk("doc.md", text)),
+    )
+    assert answer.text.startswith("Card type: Debit card; Groups A–E: £600")

@@ -478,13 +478,15 @@ _AMOUNT_NOUN = re.compile(
 
 
 _MONEY_WORD = re.compile(
-    r"\b(?:price|prices|cost|costs|fee|fees|charges|charged)\b"
+    r"\b(?:price|prices|cost|costs|fee|fees|charges|charged|deposit|surcharges?)\b"
+    r"|\b(?:the|an|what|what's|whats)\s+excess\b(?!\s+(?:baggage|luggage|weight|mileage))"
     r"|\b(?:a|an|the|any|no|extra|additional|this|that|what|which)\s+charge\b"
     r"|\bhow much (?:do|does|will|would) (?:you|they|we|it) charge\b",
     re.IGNORECASE,
 )
 """A question about a sum; "charge" as a noun, or what "you charge" ("Can I
-charge the X200 in under two hours?" asks no price)."""
+charge the X200 in under two hours?" asks no price); a deposit, a
+surcharge, an insurance excess."""
 
 
 _OWN_KINDS = tuple(
