@@ -1913,3 +1913,29 @@ def test_a_rule_without_the_sum_does_not_answer_what_deposit(
         hits_of(chunk("doc.md", text)),
     )
     assert answer.text.startswith("Card type: Debit card; Groups A–E: £600")
+
+
+def test_a_label_in_lower_case_is_a_name_as_the_passages_write_it(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "zone 1" is Zone 1, one of the zones, where the passages write "Zone 3":
+    what they say of Zone 3 is no answer; a row under a "Zone" column names its zone."""
+    trial = (
+        "## What goes in each bin\n\n**Soft plastics** (carrier bags, film): coming soon — a "
+        "collection trial will start in Zone 3 later this year.\n"
+    )
+    days = (
+        "## Collection days\n\n| Zone | Areas | Collection day |\n|---|---|---|\n"
+        "| 1 | Northgate | Monday |\n| 2 | Eastfield | Tuesday |\n\n"
+        "Zone 3 is collected on Wednesdays.\n"
+    )
+    assert entities("when will soft plastics be collected in zone 1?", [trial]) == ["Zone 1"]
+    assert entities("can i plan a trip?", ["Week A bins"]) == []
+    assert (
+        generator.generate(
+            "when will soft plastics be collected in zone 1?", hits_of(chunk("bins.md", trial))
+        ).text
+        == NOT_FOUND
+    )
+    answer = generator.generate("what day are bins collected in zone 2?", hits_of(chunk("d", days)))
+    assert answer.text == "Zone: 2; Areas: Eastfield; Collection day: Tuesday [1]."

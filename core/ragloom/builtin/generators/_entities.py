@@ -166,7 +166,30 @@ def entities(question: str, texts: Iterable[str] = ()) -> list[str]:
             current = []
     if current:
         found.append(" ".join(current))
-    return list(dict.fromkeys(found))
+    return list(dict.fromkeys([*found, *_labels_in_lower_case(question, joined, found)]))
+
+
+_LOWER_LABEL = re.compile(r"\b([a-z]{3,})\s+(\d{1,3}|[a-z])\b(?![\w-])")
+
+
+def _labels_in_lower_case(question: str, joined: str, found: Sequence[str]) -> list[str]:
+    """Labels the question writes in lower case ("zone 1", "group b") where
+    the passages write such labels as names ("Zone 3", "Group B"): each is
+    one thing among others like it, as "Zone 1" would be."""
+    labels: list[str] = []
+    for match in _LOWER_LABEL.finditer(question):
+        word, mark = match.groups()
+        if any(match.group(0).lower() in name.lower() for name in found):
+            continue
+        # "plan a trip", "can i": "a" and "i" only as the passages' own label
+        pattern = (
+            re.escape(mark.upper())
+            if mark in {"a", "i"}
+            else (r"\d{1,3}" if mark.isdigit() else r"[A-Z]")
+        )
+        if re.search(rf"\b{word[0].upper()}{re.escape(word[1:])}\s+{pattern}\b", joined):
+            labels.append(f"{word[0].upper()}{word[1:]} {mark.upper()}")
+    return labels
 
 
 def _ends_sentence(word: str) -> bool:

@@ -1077,6 +1077,8 @@ def _about(unit: _Unit, names: list[str], rival: set[str], texts: Sequence[str] 
             chunk.metadata.get("title", ""),
             chunk.metadata.get("section", ""),
             chunk.source,
+            # a row's cells under their columns: "Zone | 2" names Zone 2
+            *(f"{column} {cell}" for column, cell in zip(unit.columns, unit.cells)),
         )
     ).lower()
 
