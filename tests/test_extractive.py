@@ -1939,3 +1939,18 @@ def test_a_label_in_lower_case_is_a_name_as_the_passages_write_it(
     )
     answer = generator.generate("what day are bins collected in zone 2?", hits_of(chunk("d", days)))
     assert answer.text == "Zone: 2; Areas: Eastfield; Collection day: Tuesday [1]."
+
+
+def test_a_row_of_the_same_words_and_another_noun_prices_another_thing(
+    generator: ExtractiveGenerator,
+) -> None:
+    sacks = (
+        "## Garden waste subscription prices\n\n| Item | Standard price | Early bird (sign up "
+        "by 31 January) |\n|---|---|---|\n| Pack of 10 garden waste sacks | £22 | — |\n"
+    )
+    question = "how much is the garden waste bin if I sign up on 20 January?"
+    assert generator.generate(question, hits_of(chunk("d.md", sacks))).text == NOT_FOUND
+    both = sacks + "| Garden waste bin (first) | £52 | £47 |\n"
+    assert generator.generate(question, hits_of(chunk("d.md", both))).text.startswith(
+        "Item: Garden waste bin (first); Standard price: £52; Early bird"
+    )

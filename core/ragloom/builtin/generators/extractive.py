@@ -339,7 +339,7 @@ class ExtractiveGenerator(Generator):
                     kind in {"money", "much"}
                     and (
                         _prices_another(unit.text, weights)
-                        or _row_of_another(unit, weights, said_age)
+                        or _row_of_another(unit, weights, said_age, read)
                     )
                 )
             ) or (kind not in {"money", "much"} and _denies(unit.text, weights))
@@ -905,7 +905,10 @@ _PRICE_FOR = re.compile(
 
 
 def _row_of_another(
-    unit: _Unit, asked: Mapping[str, float], age: tuple[int, set[str]] | None = None
+    unit: _Unit,
+    asked: Mapping[str, float],
+    age: tuple[int, set[str]] | None = None,
+    question: str = "",
 ) -> bool:
     """Whether a table row's label (its first cell) names another thing than
     the question asks the price of: "Payroll export | $3 per user per month"
@@ -916,7 +919,31 @@ def _row_of_another(
     label = content_terms(unit.cells[0])
     if age is not None and holds_age(unit.cells[0], age[0], " | ".join(unit.columns)):
         return False
-    return bool(label) and not any(term in asked for term in label)
+    return bool(label) and (
+        not any(term in asked for term in label) or _other_head(unit.cells[0], question)
+    )
+
+
+def _other_head(label: str, question: str) -> bool:
+    """Whether a label names another thing in the question's words: "Pack of
+    10 garden waste sacks" to "the garden waste bin" (words they share, then
+    another noun in each, which the other never says)."""
+
+    def words(text: str) -> list[str]:
+        found = map(content_terms, re.findall(r"[a-z]+", text.lower()))
+        return [t[0] if t else "" for t in found]
+
+    said, named = words(question), words(label)
+    for i, j in ((i, j) for i in range(len(said)) for j in range(len(named))):
+        if not said[i] or said[i] != named[j] or (i and j and said[i - 1] == named[j - 1] != ""):
+            continue  # not the start of a run of shared words
+        k = 0
+        while i + k < len(said) and j + k < len(named) and said[i + k] == named[j + k] != "":
+            k += 1
+        ours, theirs = said[i + k : i + k + 1], named[j + k : j + k + 1]
+        if ours and theirs and ours[0] and theirs[0]:
+            return ours[0] not in named and theirs[0] not in said
+    return False
 
 
 _MEASURED = re.compile(
