@@ -1954,3 +1954,20 @@ def test_a_row_of_the_same_words_and_another_noun_prices_another_thing(
     assert generator.generate(question, hits_of(chunk("d.md", both))).text.startswith(
         "Item: Garden waste bin (first); Standard price: £52; Early bird"
     )
+
+
+def test_the_row_labelled_with_what_is_asked_comes_before_a_mention_in_passing(
+    generator: ExtractiveGenerator,
+) -> None:
+    pausing = chunk(
+        "pause.md",
+        "## Pausing your membership\n\nA paused Hot Desk costs nothing; a paused Fixed Desk "
+        "costs £60 per month to keep your desk.\n",
+    )
+    plans = chunk(
+        "plans.md",
+        "## Plans\n\n| Plan | Price | Access |\n|---|---|---|\n"
+        "| Hot Desk | £240 per month | Staffed hours |\n| Fixed Desk | £290 per month | 24/7 |\n",
+    )
+    answer = generator.generate("how much is a hot desk per month?", hits_of(pausing, plans))
+    assert answer.text == "Plan: Hot Desk; Price: £240 per month; Access: Staffed hours [1]."

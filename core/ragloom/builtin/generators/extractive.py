@@ -332,6 +332,12 @@ class ExtractiveGenerator(Generator):
             score = coverage + _RANK_BONUS * (1.0 - unit.rank / n_hits)
             if takes and _TAKE_WORD.search(unit.text):
                 score += _RANK_BONUS
+            labelled = unit.kind == "row" and unit.cells
+            label = set(content_terms(unit.cells[0])) if labelled else set()
+            if label and label <= set(terms):
+                # the row labelled with what the question names ("Hot Desk |
+                # £240 per month") before a sentence that mentions it in passing
+                score += _RANK_BONUS
             # a price is denied only in so many words ("free of charge": fits_kind)
             fit = (
                 fits_kind(kind, unit.text, [*names, *rival])
