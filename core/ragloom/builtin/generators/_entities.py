@@ -81,10 +81,13 @@ _EXPLETIVE_THERE = frozenset(
 _NUMBER_WORDS = frozenset(
     {
         "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-        "eleven", "twelve", "twenty", "thirty", "forty", "fifty", "hundred", "thousand",
-        "million", "billion", "unlimited", "dozen", "half", "once", "twice",
+        "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
+        "eighteen", "nineteen", "twenty", "thirty", "forty", "fifty", "sixty", "seventy",
+        "eighty", "ninety", "hundred", "thousand", "million", "billion", "unlimited", "dozen",
+        "half", "once", "twice",
     }
 )  # fmt: skip
+NUMBER_WORDS = _NUMBER_WORDS
 _TIME_WORDS = frozenset(
     {
         "second", "seconds", "minute", "minutes", "hour", "hours", "day", "days", "week",
@@ -147,8 +150,13 @@ def entities(question: str, texts: Iterable[str] = ()) -> list[str]:
     words = [w.rstrip(".,;:?!").removesuffix("'s").removesuffix("’s") for w in raw]
     joined = "\n".join(texts)
 
+    written: set[str] | None = None
+
     def written_as_name(word: str) -> bool:
-        return bool(re.search(rf"\b[a-z][\w-]*,?\s+{re.escape(word)}\b", joined))
+        nonlocal written
+        if written is None:  # the words the passages write after a lower-case word, once
+            written = set(_AFTER_LOWER.findall(joined))
+        return word in written
 
     found: list[str] = []
     current: list[str] = []
@@ -172,6 +180,14 @@ def entities(question: str, texts: Iterable[str] = ()) -> list[str]:
 _LOWER_LABEL = re.compile(r"\b([a-z]{3,})\s+(\d{1,3}|[a-z])\b(?![\w-])")
 
 
+_NOT_LABELS = frozenset(
+    {"after", "before", "from", "every", "under", "over", "for", "until", "till", "than", "about",
+     "around", "within", "each", "only", "per", "and", "the", "are", "was", "were", "get", "has",
+     "have", "with", "into", "onto", "upto", "past", "since", "between", "below", "above",
+     "least", "most", "all", "any", "top", "last", "next", "first"}
+)  # fmt: skip
+
+
 def _labels_in_lower_case(question: str, joined: str, found: Sequence[str]) -> list[str]:
     """Labels the question writes in lower case ("zone 1", "group b") where
     the passages write such labels as names ("Zone 3", "Group B"): each is
@@ -179,6 +195,8 @@ def _labels_in_lower_case(question: str, joined: str, found: Sequence[str]) -> l
     labels: list[str] = []
     for match in _LOWER_LABEL.finditer(question):
         word, mark = match.groups()
+        if word in _NOT_LABELS:
+            continue  # "after 8", "every 15 minutes": no label
         if any(match.group(0).lower() in name.lower() for name in found):
             continue
         # "plan a trip", "can i": "a" and "i" only as the passages' own label
@@ -192,6 +210,9 @@ def _labels_in_lower_case(question: str, joined: str, found: Sequence[str]) -> l
     return labels
 
 
+_AFTER_LOWER = re.compile(r"\b[a-z][\w-]*,?\s+([A-Z][\w-]*)")
+
+
 def _ends_sentence(word: str) -> bool:
     """Whether a sentence ends with ``word`` ("charity.", "late?"; not "Mr."
     or "e.g.", nor "St." of "St. Ives")."""
@@ -202,7 +223,7 @@ def _ends_sentence(word: str) -> bool:
 
 
 _ABBREVIATIONS = frozenset(
-    {"mr", "mrs", "ms", "dr", "st", "no", "nos", "vs", "etc", "prof", "sr", "jr", "mt", "ft"}
+    {"mr", "mrs", "ms", "dr", "st", "nos", "vs", "prof", "sr", "jr", "mt", "ft"}
 )
 """Words a full stop shortens inside a sentence ("Mr. Smith")."""
 
@@ -375,9 +396,24 @@ _OPENING_CHARS = 120
 """The longest opening before a comma that a yes/no question may follow."""
 
 _ASKER = re.compile(
-    r"\b(?:I'?m|I am|we'?re|we are|as)\s+(?:a|an)\s+([A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,2})",
+    r"\b(?:I['’]?m|I am|we['’]?re|we are|as)\s+(?:a|an)\s+"
+    r"([A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,2})",
     re.IGNORECASE,
 )
+GROUP_WORDS = (
+    r"seniors?|students?|child(?:ren)?|kids?|juniors?|adults?|members?|non-members?|veterans?"
+    r"|pensioners?|charit(?:y|ies)|non-?profits?|famil(?:y|ies)|teachers?|nurses?|staff"
+    r"|employees?|residents?|schools?|startups?|start-ups?|citizens?|carers?|parents?"
+    r"|visitors?|guests?|tourists?|locals?|apprentices?|trainees?|graduates?|volunteers?"
+    r"|couples?|organisations?|organizations?|businesses|companies"
+)
+"""Groups of people a price or a rule may be for ("Seniors get 10% off")."""
+_PEOPLE = re.compile(
+    rf"(?:{GROUP_WORDS}|business|company|customers?|clients?|users?|persons?|individuals?"
+    r"|buyers?|consumers?|beginners?|fans?)",
+    re.IGNORECASE,
+)
+"""Nouns for people: a group, or anyone (``_ANYONE``)."""
 _ANYONE = frozenset(
     stem(word)
     for word in (
@@ -388,25 +424,30 @@ _ANYONE = frozenset(
 """Who anyone is: saying so names no group a rule could be for."""
 
 
-def asker(question: str) -> tuple[set[str], str | None]:
-    """Whom a question says is asking, as terms, and the head noun's:
+def asker(question: str) -> tuple[str, set[str]] | None:
+    """Who a question says is asking, as the term of a group of people:
     "I'm a student", "We're a registered charity", "as a member" give
-    ``student``, ``register`` and ``charity`` (the head), ``member``. Who
-    qualifies decides an answer: the seniors' discount is none for a
-    student. Nothing for anyone ("I'm a customer")."""
+    ``student``, ``charity``, ``member``, with the terms of the words before
+    it ("registered"). Who qualifies decides an answer:
+    the seniors' discount is none for a student. None for anyone ("I'm a
+    customer") and for what is no group ("As a reminder", "I'm a little late")."""
     match = _ASKER.search(question)
     if match is None:
-        return set(), None
+        return None
     words: list[str] = []
     for word in match.group(1).split():
         # the phrase ends at a small word or a verb after it: "student living in ..."
         if not content_terms(word) or (words and word.lower().endswith("ing")):
             break
         words.append(word)
-    terms = [t for word in words for t in content_terms(word)]
-    if not terms or set(terms) <= _ANYONE:
-        return set(), None
-    return set(terms), terms[-1]
+    if not words or _PEOPLE.fullmatch(words[-1]) is None:
+        return None
+    if len(words) > 1 and words[-1].lower().rstrip("s") in {"citizen", "person", "individual"}:
+        words = words[:-1]  # a "senior citizen" is a senior
+    terms = content_terms(words[-1])
+    if not terms or terms[-1] in _ANYONE:
+        return None
+    return terms[-1], {t for word in words[:-1] for t in content_terms(word)}
 
 
 _SUBJECT_PRONOUNS = frozenset({"i", "we", "you", "they", "he", "she", "it", "one"})
@@ -501,8 +542,12 @@ _AMOUNT_NOUN = re.compile(
 
 
 _MONEY_WORD = re.compile(
-    r"\b(?:price|prices|cost|costs|fee|fees|charges|charged|deposit|surcharges?)\b"
-    r"|\b(?:the|an|what|what's|whats)\s+excess\b(?!\s+(?:baggage|luggage|weight|mileage))"
+    r"\b(?:price|prices|cost|costs|fee|fees|charges|charged|surcharges?)\b"
+    # a deposit as a thing held, not "deposit a cheque"; an insurance's excess
+    r"|\b(?:a|the|any|no|what|which|your|my|security|damage|refundable)\s+deposits?\b"
+    r"(?!\s+(?:cash|cheques?|checks?|money|funds|box))"
+    r"|\b(?:the|an|what|what's|whats|which)\s+excess\b"
+    r"(?=\s*(?:\?|$|on|for|if|with|when|is|are|do|does|will|would|i|we)\b)"
     r"|\b(?:a|an|the|any|no|extra|additional|this|that|what|which)\s+charge\b"
     r"|\bhow much (?:do|does|will|would) (?:you|they|we|it) charge\b",
     re.IGNORECASE,
@@ -1124,30 +1169,37 @@ def asked_age(question: str) -> tuple[int, set[str]] | None:
 _OF_PEOPLE = re.compile(
     r"\b(?:ages?d?|years?[- ]olds?|yrs|olds?|adults?|child(?:ren)?|kids?|infants?|bab(?:y|ies)"
     r"|toddlers?|teens?|teenagers?|juniors?|seniors?|youths?|young|students?|pensioners?|drivers?"
-    r"|minors?|birthdays?|(?:under|over)-?\d+s)\b|\b\d+s\b",
+    r"|minors?|birthdays?|persons?|people|passengers?|visitors?|guests?|riders?|travell?ers?"
+    r"|pupils?|anyone|those|(?:under|over)-?\d+s)\b|\b\d+s\b",
     re.IGNORECASE,
 )
 """Words that make a band of figures one of ages: "Child (5–15)", "Under 16s", "Age"."""
-_NOT_AGE_LABEL = re.compile(
+_COUNTS = (
     r"\b(?:zones?|levels?|grades?|bands?|floors?|rooms?|platforms?|gates?|steps?|tiers?|pages?"
     r"|items?|sizes?|stages?|weeks?|days?|months?|nights?|hours?|years?|nos?|numbers?|lines?"
-    r"|routes?|seats?|rows?|units?|orders?|bags?|pieces?|chapters?|sections?)\W*$",
-    re.IGNORECASE,
+    r"|routes?|seats?|rows?|units?|orders?|bags?|pieces?|chapters?|sections?|values?|weights?"
+    r"|spend|totals?|baskets?)"
 )
+_NOT_AGE_LABEL = re.compile(_COUNTS + r"[\s:(]*$", re.IGNORECASE)
+_COUNTING = re.compile(_COUNTS + r"\b", re.IGNORECASE)
 """A label a band of figures counts ("Zones 1-3", "Years 7-11", "Orders over 30")."""
 
 
 def holds_age(text: str, age: int, context: str = "") -> bool:
     """Whether the text gives an age band that holds ``age`` ("Young person
     (12–17)", "Senior (65+)", "under 4", "16 or over"): a band of figures
-    where the text (or ``context``, a table's column names) speaks of people's
-    ages, and the figures count no other thing ("Zones 1-3", "Orders under 30")."""
-    if _OF_PEOPLE.search(text) is None and _OF_PEOPLE.search(context) is None:
-        return False
+    that counts no other thing ("Zones 1-3", "Orders under 30"); a bare range
+    ("5–15") only where the text (or ``context``, a table's column names)
+    speaks of people ("Child", "Age", "passengers")."""
+    of_people = _OF_PEOPLE.search(text) is not None or _OF_PEOPLE.search(context) is not None
+    if not of_people and _COUNTING.search(context):
+        return False  # "Under 30" under "Order value": a value, no age
     for match in _AGE_RANGE.finditer(text):
         if _NOT_AGE_LABEL.search(text, max(0, match.start() - 20), match.start()):
             continue
         low, high, plus, under, over, above = match.groups()
+        if low and not of_people:
+            continue  # a bare range ("1-3") is of ages only beside people
         over = over or above
         if low and high and int(low) < int(high) and int(low) <= age <= int(high):
             return True

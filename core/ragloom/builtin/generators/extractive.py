@@ -27,7 +27,9 @@ from ...components import ComponentConfig, Generator, Message
 from ...terminal import sanitize
 from ...types import Answer, Chunk, Citation, Hit
 from ._entities import (
+    GROUP_WORDS,
     NAMED_VERSION,
+    NUMBER_WORDS,
     TYPE_WORDS,
     answer_kind,
     asked_age,
@@ -112,8 +114,8 @@ MAX_UNIT_CHARS = 1000
 _PAYING = frozenset({"pay", "paid", "cost", "charg", "fe", "fre"})
 """A yes/no question's words for paying: a sentence with a price says them."""
 _PRICE_OFF = re.compile(
-    r"\b\d+(?:\.\d+)?\s*%\s+(?:off|reduction|less)\b|\bhalf[- ]price\b|\b(?:[$€£]\s?\d[\d.,]*|\d+)"
-    r"\s+off\b",
+    r"\b\d+(?:\.\d+)?\s*%\s+(?:off|reduction|less)\b(?![-\s]*peak)|\bhalf[- ]price\b"
+    r"|\b(?:[$€£]\s?\d[\d.,]*|\d+)\s+off\b(?![-\s]*peak)",
     re.IGNORECASE,
 )
 """A discount said without the word: "20% off", "half price", "£5 off"."""
@@ -227,14 +229,10 @@ class ExtractiveGenerator(Generator):
         main = main_question(read)
         if main != read.strip():
             conditional |= set(content_terms(read.replace(main, " "))) - set(content_terms(main))
-        # who asks a yes/no question ("I'm a student, can I get a discount?"):
-        # a sentence for another group (the seniors' discount) is no answer
-        # where the passages speak of the asker's, or where the question asks
-        # what the asker qualifies for
-        who, head = asker(read) if yes_no else (set(), None)
-        spoken_of = any(head in u.terms for u in units if u.answer)
-        if not spoken_of and not any(t in _QUALIFYING for t in terms):
-            who = set()
+        # who asks a yes/no question about what one qualifies for ("I'm a
+        # student, can I get a discount?"): a sentence for another group (the
+        # seniors' discount) is no answer
+        who = asker(read) if yes_no and any(t in _QUALIFYING for t in terms) else None
         keys = (
             [
                 t
@@ -271,14 +269,8 @@ class ExtractiveGenerator(Generator):
                 kind in unit.context for kind, _ in kinds
             ):
                 continue  # (under "## Corporate membership", it is that kind's)
-            if who and (
-                # where the passages speak of the asker's group ("charity"), of it;
-                # else a sentence for another group ("Seniors get ...") is none
-                (head not in unit.terms | unit.context)
-                if spoken_of
-                else (not who & unit.terms and _GROUP.search(unit.text) is not None)
-            ):
-                continue
+            if who is not None and _for_another_group(unit, who, terms):
+                continue  # "Seniors get 10% off" is no discount for a student
             if str(age) in weights and holds_age(" | ".join((unit.text, *unit.columns)), age):
                 unit = replace(unit, terms=unit.terms | {str(age)})
             # "Dogs are welcome in the Classic Double rooms only" answers "Can I
@@ -930,6 +922,10 @@ def _row_of_another(
     )
 
 
+_HEAD_WORDS = 60
+"""The words of a question and of a label read for ``_other_head`` (a name is near the start)."""
+
+
 def _other_head(label: str, question: str) -> bool:
     """Whether a label names another thing in the question's words: "Pack of
     10 garden waste sacks" to "the garden waste bin" (words they share, then
@@ -939,7 +935,7 @@ def _other_head(label: str, question: str) -> bool:
         found = map(content_terms, re.findall(r"[a-z]+", text.lower()))
         return [t[0] if t else "" for t in found]
 
-    said, named = words(question), words(label)
+    said, named = words(question)[:_HEAD_WORDS], words(label)[:_HEAD_WORDS]
     for i, j in ((i, j) for i in range(len(said)) for j in range(len(named))):
         if not said[i] or said[i] != named[j] or (i and j and said[i - 1] == named[j - 1] != ""):
             continue  # not the start of a run of shared words
@@ -948,8 +944,23 @@ def _other_head(label: str, question: str) -> bool:
             k += 1
         ours, theirs = said[i + k : i + k + 1], named[j + k : j + k + 1]
         if ours and theirs and ours[0] and theirs[0]:
+            if ours[0] in _NO_HEAD or theirs[0] in _NO_HEAD:
+                return False  # "hot desk cost" and "Hot desk monthly": one thing
             return ours[0] not in named and theirs[0] not in said
     return False
+
+
+_NO_HEAD = frozenset(
+    stem(word)
+    for word in (
+        "cost", "costs", "price", "prices", "fee", "fees", "charge", "rate", "rates", "fare",
+        "today", "tomorrow", "tonight", "now", "online", "offline", "monthly", "annual",
+        "annually", "yearly", "weekly", "daily", "month", "year", "week", "day", "night", "hour",
+        "rental", "hire", "subscription", "plan", "tier", "package", "membership", "option",
+        "standard", "basic", "per", "only", "included", "include", "includes", "each",
+    )
+)  # fmt: skip
+"""Words after a thing's name that say no other thing: its price, when, how it is sold."""
 
 
 _MEASURED = re.compile(
@@ -984,11 +995,20 @@ def _says_of(unit: _Unit, thing: set[str], *, counts: bool = False) -> bool:
 
 
 _FIGURE_WORD = re.compile(r"\d[\d,.]*|[A-Za-z]+")
-_COUNT_WORDS = frozenset(
-    {"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-     "twelve", "fifteen", "twenty", "thirty", "forty", "fifty", "hundred", "a", "an",
-     "unlimited", "dozen", "several", "many"}
-)  # fmt: skip
+_COUNT_WORDS = NUMBER_WORDS | {"several", "many"}
+
+
+def _for_another_group(unit: _Unit, who: tuple[str, set[str]], question: Sequence[str]) -> bool:
+    """Whether a sentence grants something to a group of people that is not
+    the asker's (``who``: "student", and the words before it, "senior",
+    which name no group of their own) nor one the question names ("I'm an
+    adult, do children travel free?"); one that limits it to such a group
+    ("only available to seniors") answers no, and stays."""
+    head, before = who
+    if head in unit.terms or _ONLY.search(unit.text) is not None:
+        return False
+    groups = {t for g in _GROUP.findall(unit.text) for t in content_terms(g)}
+    return bool(groups) and not groups & (set(question) - before)
 
 
 _QUALIFYING = frozenset(
@@ -1000,12 +1020,7 @@ _QUALIFYING = frozenset(
 )
 """What a yes/no question may ask that depends on who asks ("can I get a discount?")."""
 
-_GROUP = re.compile(
-    r"\b(?:seniors?|students?|child(?:ren)?|kids|juniors?|adults?|members?|non-members?|veterans?"
-    r"|pensioners?|charit(?:y|ies)|non-?profits?|famil(?:y|ies)|teachers?|nurses?|staff"
-    r"|employees?|residents?|schools?|startups?|start-ups?|under-?\d+s|over-?\d+s|\d+s)\b",
-    re.IGNORECASE,
-)
+_GROUP = re.compile(rf"\b(?:{GROUP_WORDS}|under-?\d+s|over-?\d+s|\d+s)\b", re.IGNORECASE)
 """People a rule or a price may be for: "Seniors get 10% off", "free for under-5s"."""
 
 _POINTING = frozenset({"it", "this", "that", "these", "those", "they", "which", "both"})
