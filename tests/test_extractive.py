@@ -13,6 +13,7 @@ from ragloom.builtin.generators._entities import (
     asker,
     counted_thing,
     entities,
+    fits_kind,
     holds_age,
     main_question,
 )
@@ -2067,3 +2068,18 @@ def test_the_row_labelled_with_what_is_asked_comes_before_a_mention_in_passing(
     )
     answer = generator.generate("how much is a hot desk per month?", hits_of(pausing, plans))
     assert answer.text == "Plan: Hot Desk; Price: £240 per month; Access: Staffed hours [1]."
+
+
+@pytest.mark.parametrize(
+    ("text", "fits"),
+    [
+        ("Deposits are returned within 30 days of leaving.", False),
+        ("Studio | one month's fee", True),
+        ("The deposit is 2 months' rent.", True),
+        ("Refunds of £20 are paid within 5 days.", True),
+    ],
+)
+def test_a_time_after_a_price_word_is_no_sum_and_a_months_fee_is_one(
+    text: str, fits: bool
+) -> None:
+    assert fits_kind("money", text) is fits

@@ -620,17 +620,28 @@ _SAID_AS = {
     stem(word): group
     for words in (
         ("holiday", "leave", "vacation"),
-        ("day", "days", "week", "weeks", "night", "nights", "weekday"),
-        ("hour", "hours", "minute", "minutes"),
-        ("month", "months", "year", "years"),
         ("people", "person", "seat", "guest", "capacity", "attendee", "visitor"),
         ("child", "children", "kid", "kids"),
     )
     for group in [frozenset(stem(w) for w in words)]
     for word in words
+} | {
+    # a number of days may be said in weeks or months, not in years ("The
+    # leave year runs from 1 April" counts no days)
+    stem(unit): frozenset(stem(w) for w in said)
+    for unit, said in (
+        ("day", ("day", "week", "month", "night", "weekday")),
+        ("night", ("night", "day", "week")),
+        ("weekday", ("weekday", "day", "week")),
+        ("week", ("week", "day", "month")),
+        ("month", ("month", "week", "year")),
+        ("year", ("year", "month")),
+        ("hour", ("hour", "minute")),
+        ("minute", ("minute", "hour", "second")),
+    )
 }
-"""What else says the thing counted: "leave" is holiday, "a week" a number
-of days, "seats" count people."""
+"""What else says the thing counted: "leave" is holiday, "two months" a
+number of days, "seats" count people."""
 _TIME_UNITS = frozenset(
     stem(w) for w in ("day", "week", "night", "weekday", "hour", "minute", "month", "year")
 )
@@ -840,7 +851,9 @@ minimum term of 12 months, except the Plus tier paid annually")."""
 _DATE_FIGURE = re.compile(
     rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?i:{_MONTHS}|may)\b|\d{{1,2}}:\d\d\b"
     rf"|\d{{1,2}}\.\d\d\s*(?i:am|pm|h)\b|\d+\s*(?i:am|pm)\b"
-    rf"|\d{{4}}-\d\d",
+    rf"|\d{{4}}-\d\d"
+    # a time, not a sum: "Deposits are returned within 30 days"
+    r"|\d+\s*(?i:days?|weeks?|months?|years?|hours?|minutes?|working days?)\b",
 )
 _BEFORE_DATE = re.compile(rf"(?i:{_MONTHS}|may)\s+$")
 
@@ -861,7 +874,9 @@ _PRICE_IN_WORDS = re.compile(
     r"|\b(?:custom|individual|negotiated) pricing\b|\bprice on request\b"
     r"|(?:^|\.\s+)(?:please\s+)?(?:contact|ask|call|email|e-mail)\b[^.]{0,80}?\bfor\s+"
     r"(?:details|pricing|prices|a\s+quote|a\s+price|more\s+information)\b"
-    r"|(?:^|\.\s+)details\s+will\s+be\s+(?:published|announced|available|sent)\b",
+    r"|(?:^|\.\s+)details\s+will\s+be\s+(?:published|announced|available|sent)\b"
+    r"|\b(?:one|a|two|three|four|six|\d+)\s+(?:day|week|month|year)s?['’]s?\s+"
+    r"(?:fee|fees|rent|price|payment|membership|charge)\b",
     re.IGNORECASE,
 )
 """A price said in words: "Enterprise pricing is custom", "Please contact

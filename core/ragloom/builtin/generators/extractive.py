@@ -1008,7 +1008,13 @@ def _for_another_group(unit: _Unit, who: tuple[str, set[str]], question: Sequenc
     if head in unit.terms or _ONLY.search(unit.text) is not None:
         return False
     groups = {t for g in _GROUP.findall(unit.text) for t in content_terms(g)}
-    return bool(groups) and not groups & (set(question) - before)
+    if not groups:
+        # a sentence for no group answers only what else the question asks
+        # ("... on the Business plan?"), not the asker's own question
+        # ("Discounts cannot be combined" to "can I get a discount?")
+        rest = set(question) - _QUALIFYING - GENERIC_STEMS - before - {head}
+        return not rest & (unit.terms | unit.context)
+    return not groups & (set(question) - before)
 
 
 _QUALIFYING = frozenset(
