@@ -78,7 +78,7 @@ _EXPLETIVE_THERE = frozenset(
         "has", "have", "had", "seems", "seem",
     }
 )  # fmt: skip
-_NUMBER_WORDS = frozenset(
+NUMBER_WORDS = frozenset(
     {
         "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
         "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
@@ -87,7 +87,6 @@ _NUMBER_WORDS = frozenset(
         "half", "once", "twice",
     }
 )  # fmt: skip
-NUMBER_WORDS = _NUMBER_WORDS
 _TIME_WORDS = frozenset(
     {
         "second", "seconds", "minute", "minutes", "hour", "hours", "day", "days", "week",
@@ -408,20 +407,16 @@ GROUP_WORDS = (
     r"|couples?|organisations?|organizations?|businesses|companies"
 )
 """Groups of people a price or a rule may be for ("Seniors get 10% off")."""
+_ANYONE_WORDS = (
+    "customer", "client", "user", "person", "individual", "buyer", "consumer",
+    "guy", "woman", "man", "beginner", "newbie", "fan", "human",
+)  # fmt: skip
+_ANYONE = frozenset(stem(word) for word in _ANYONE_WORDS)
+"""Who anyone is: saying so names no group a rule could be for."""
 _PEOPLE = re.compile(
-    rf"(?:{GROUP_WORDS}|business|company|customers?|clients?|users?|persons?|individuals?"
-    r"|buyers?|consumers?|beginners?|fans?)",
-    re.IGNORECASE,
+    rf"(?:{GROUP_WORDS}|business|company|(?:{'|'.join(_ANYONE_WORDS)})s?)", re.IGNORECASE
 )
 """Nouns for people: a group, or anyone (``_ANYONE``)."""
-_ANYONE = frozenset(
-    stem(word)
-    for word in (
-        "customer", "client", "user", "person", "individual", "buyer", "consumer",
-        "guy", "woman", "man", "beginner", "newbie", "fan", "human",
-    )
-)
-"""Who anyone is: saying so names no group a rule could be for."""
 
 
 def asker(question: str) -> tuple[str, set[str]] | None:
@@ -807,9 +802,9 @@ def fits_kind(kind: str | None, text: str, names: Iterable[str] = ()) -> bool:
     if kind == "age":  # "aged 14 and 15", "at least 18", "under 6", "16 or older"
         return _AGE.search(text) is not None
     if kind == "count":
-        return digits or bool(words & _NUMBER_WORDS)
+        return digits or bool(words & NUMBER_WORDS)
     if kind == "amount":
-        return digits or bool(words & (_NUMBER_WORDS | _AMOUNT_WORDS))
+        return digits or bool(words & (NUMBER_WORDS | _AMOUNT_WORDS))
     if kind == "day":  # "on Tuesdays", "on weekdays", "on 14 March", "daily"
         return bool(words & _DAY_WORDS) or bool(_DATE_LIKE.search(text))
     if kind == "percent":  # "30%", "thirty percent", "half"
@@ -820,7 +815,7 @@ def fits_kind(kind: str | None, text: str, names: Iterable[str] = ()) -> bool:
     # a share or a version is no time ("Midterm exam | 20%" does not say when)
     counted = _NOT_TIME.sub(" ", NAMED_VERSION.sub(" ", _TIMES.sub(" ", text)))
     return any(ch.isdigit() for ch in counted) or bool(
-        words & (_NUMBER_WORDS | _TIME_WORDS | _CALENDAR_WORDS)
+        words & (NUMBER_WORDS | _TIME_WORDS | _CALENDAR_WORDS)
     )
 
 
@@ -869,12 +864,16 @@ def _priced(text: str) -> bool:
     return False
 
 
+_DETAILS_ELSEWHERE = (
+    r"(?:please\s+)?(?:contact|ask|call|email|e-mail)\b[^.]{0,80}?\bfor\s+"
+    r"(?:details|pricing|prices|a\s+quote|a\s+price|more\s+information)\b"
+    r"|details\s+will\s+be\s+(?:published|announced|available|sent)\b"
+)
+"""A sentence's opening that sends the reader elsewhere for the details."""
 _PRICE_IN_WORDS = re.compile(
     r"\b(?:pric(?:e|es|ing)|fees?|costs?)\s+(?:is|are)\s+(?:custom|negotiable|quoted|on request)\b"
     r"|\b(?:custom|individual|negotiated) pricing\b|\bprice on request\b"
-    r"|(?:^|\.\s+)(?:please\s+)?(?:contact|ask|call|email|e-mail)\b[^.]{0,80}?\bfor\s+"
-    r"(?:details|pricing|prices|a\s+quote|a\s+price|more\s+information)\b"
-    r"|(?:^|\.\s+)details\s+will\s+be\s+(?:published|announced|available|sent)\b"
+    rf"|(?:^|\.\s+)(?:{_DETAILS_ELSEWHERE})"
     r"|\b(?:one|a|two|three|four|six|\d+)\s+(?:day|week|month|year)s?['’]s?\s+"
     r"(?:fee|fees|rent|price|payment|membership|charge)\b",
     re.IGNORECASE,
@@ -882,12 +881,7 @@ _PRICE_IN_WORDS = re.compile(
 """A price said in words: "Enterprise pricing is custom", "Please contact
 our development team for details", "Details will be published here when
 it launches" (no sum, and the documents say so)."""
-_ASK_FOR_DETAILS = re.compile(
-    r"\s*(?:please\s+)?(?:contact|ask|call|email|e-mail)\b[^.]{0,80}?\bfor\s+"
-    r"(?:details|pricing|prices|a\s+quote|a\s+price|more\s+information)\b"
-    r"|\s*details\s+will\s+be\s+(?:published|announced|available|sent)\b",
-    re.IGNORECASE,
-)
+_ASK_FOR_DETAILS = re.compile(rf"\s*(?:{_DETAILS_ELSEWHERE})", re.IGNORECASE)
 """A sentence that sends the reader elsewhere for the details of what the
 one before says ("Please contact our development team for details.")."""
 

@@ -248,6 +248,7 @@ class ExtractiveGenerator(Generator):
         )
         unfit: list[tuple[float, float, _Unit]] = []
         counted = counted_thing(read) if kind in {"count", "amount"} else set()
+        question_terms = set(terms)
         versions = versions_in(read)
         takes = _TAKES_TIME.search(read) is not None
         said_verb = question_verb(read, names) if yes_no else None
@@ -269,7 +270,7 @@ class ExtractiveGenerator(Generator):
                 kind in unit.context for kind, _ in kinds
             ):
                 continue  # (under "## Corporate membership", it is that kind's)
-            if who is not None and _for_another_group(unit, who, terms):
+            if who is not None and _for_another_group(unit, who, question_terms):
                 continue  # "Seniors get 10% off" is no discount for a student
             if str(age) in weights and holds_age(" | ".join((unit.text, *unit.columns)), age):
                 unit = replace(unit, terms=unit.terms | {str(age)})
@@ -326,7 +327,7 @@ class ExtractiveGenerator(Generator):
                 score += _RANK_BONUS
             labelled = unit.kind == "row" and unit.cells
             label = set(content_terms(unit.cells[0])) if labelled else set()
-            if label and label <= set(terms):
+            if label and label <= question_terms:
                 # the row labelled with what the question names ("Hot Desk |
                 # £240 per month") before a sentence that mentions it in passing
                 score += _RANK_BONUS
@@ -980,9 +981,9 @@ def _says_of(unit: _Unit, thing: set[str], *, counts: bool = False) -> bool:
     columns = {t for c in unit.columns for t in content_terms(c)}
     if not thing & (unit.terms | unit.context | columns):
         return False
-    label, colon, _ = unit.text.partition(":")
     if not counts or thing & (unit.context | columns):
         return True
+    label, colon, _ = unit.text.partition(":")
     if colon and thing & set(content_terms(label)):
         return True  # "Free guest Day Passes: Fixed Desk – 1 per month; ..."
     words = _FIGURE_WORD.findall(unit.text.replace("-", " "))
@@ -998,7 +999,7 @@ _FIGURE_WORD = re.compile(r"\d[\d,.]*|[A-Za-z]+")
 _COUNT_WORDS = NUMBER_WORDS | {"several", "many"}
 
 
-def _for_another_group(unit: _Unit, who: tuple[str, set[str]], question: Sequence[str]) -> bool:
+def _for_another_group(unit: _Unit, who: tuple[str, set[str]], question: set[str]) -> bool:
     """Whether a sentence grants something to a group of people that is not
     the asker's (``who``: "student", and the words before it, "senior",
     which name no group of their own) nor one the question names ("I'm an
@@ -1012,9 +1013,9 @@ def _for_another_group(unit: _Unit, who: tuple[str, set[str]], question: Sequenc
         # a sentence for no group answers only what else the question asks
         # ("... on the Business plan?"), not the asker's own question
         # ("Discounts cannot be combined" to "can I get a discount?")
-        rest = set(question) - _QUALIFYING - GENERIC_STEMS - before - {head}
+        rest = question - _QUALIFYING - GENERIC_STEMS - before - {head}
         return not rest & (unit.terms | unit.context)
-    return not groups & (set(question) - before)
+    return not groups & (question - before)
 
 
 _QUALIFYING = frozenset(
