@@ -63,7 +63,7 @@ def test_quickstart_test_set_passes(indexed: Path, tmp_path: Path) -> None:
 
 
 def test_answer_set_scores_the_extractive_generator(tmp_path: Path) -> None:
-    """examples/answers: 86 questions over product docs whose plans, zones,
+    """examples/answers: 88 questions over product docs whose plans, zones,
     editions and model codes share sentence shapes, with unanswerable ones. The default stack
     answers every one: a generator that quotes the wrong plan, answers what it
     cannot, or announces "two editions" without naming them fails it."""
@@ -74,7 +74,7 @@ def test_answer_set_scores_the_extractive_generator(tmp_path: Path) -> None:
     result = run("--config", config, "eval", str(project / "eval.yaml"), "--json", cwd=tmp_path)
     report = json.loads(result.stdout)
     answers = [case["answer"] for case in report["cases"]]
-    assert len(answers) == 86 and all(answer is not None for answer in answers)
+    assert len(answers) == 88 and all(answer is not None for answer in answers)
     failed = [case["question"] for case in report["cases"] if not case["answer"]["passed"]]
     assert failed == []
     assert result.returncode == 0, result.stderr

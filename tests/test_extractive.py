@@ -1990,7 +1990,7 @@ def test_how_much_of_nothing_named_counts_nothing() -> None:
         ("What deposit do you hold on a debit card?", "money"),
         ("What's the excess on the Corolla?", "money"),
         ("Is there a young driver surcharge?", "money"),
-        ("What is the excess baggage allowance?", None),
+        ("What is the excess baggage allowance?", "amount"),  # an allowance, no sum
     ],
 )
 def test_a_deposit_a_surcharge_and_an_excess_are_sums(question: str, kind: str | None) -> None:
@@ -2079,7 +2079,59 @@ def test_the_row_labelled_with_what_is_asked_comes_before_a_mention_in_passing(
         ("Refunds of £20 are paid within 5 days.", True),
     ],
 )
-def test_a_time_after_a_price_word_is_no_sum_and_a_months_fee_is_one(
-    text: str, fits: bool
-) -> None:
+def test_a_time_after_a_price_word_is_no_sum_and_a_months_fee_is_one(text: str, fits: bool) -> None:
     assert fits_kind("money", text) is fits
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("what's the nightly hotel limit in Edinburgh for a G5?", "amount"),
+        ("what's the wifi speed like?", "amount"),
+        ("What is the maximum group size?", "amount"),
+        ("what is the minimum IELTS score for the MSc?", "amount"),
+        ("What's the capacity of Room A?", "amount"),
+        ("What are the limits?", "amount"),
+        # the measure word inside another thing asked for
+        ("What is the dispute resolution process?", None),
+        ("What's the speed camera policy?", None),
+        ("what is the rate card", None),
+    ],
+)
+def test_what_is_the_limit_asks_a_measure(question: str, kind: str | None) -> None:
+    assert answer_kind(question) == kind
+
+
+def test_a_sentence_about_the_limits_without_one_does_not_answer_what_the_limit_is(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "What's the nightly hotel limit ...?" asks a figure: "Nightly limits
+    include VAT" names the limits and gives none; the row gives it."""
+    text = (
+        "## Hotels\n\nBook through the travel portal. Nightly limits include VAT and exclude "
+        "breakfast.\n\n| City | Grades G1–G4 | Grades G5–G6 |\n|---|---|---|\n"
+        "| London | £160 | £190 |\n| Manchester, Edinburgh, Bristol | £120 | £150 |\n"
+    )
+    answer = generator.generate(
+        "what's the nightly hotel limit in Edinburgh for a G5?", hits_of(chunk("doc.md", text))
+    )
+    assert "include VAT" not in answer.text
+    assert answer.text == NOT_FOUND or "£150" in answer.text  # the row is not read yet
+    said = text + "\nFor grades G5–G6 the nightly limit in Edinburgh is £150.\n"
+    answer = generator.generate(
+        "what's the nightly hotel limit in Edinburgh for a G5?", hits_of(chunk("doc.md", said))
+    )
+    assert answer.text.startswith("For grades G5–G6 the nightly limit in Edinburgh is £150")
+
+
+def test_what_is_the_speed_is_refused_when_no_passage_gives_one(
+    generator: ExtractiveGenerator,
+) -> None:
+    text = "## Plans\n\nAll plans include Wi-Fi, tea and coffee, and use of the kitchen.\n"
+    answer = generator.generate("what's the wifi speed like?", hits_of(chunk("doc.md", text)))
+    assert answer.text == NOT_FOUND
+    fast = generator.generate(
+        "what's the wifi speed like?",
+        hits_of(chunk("doc.md", text + "\nWi-Fi speed is up to 900 Mbps on both floors.\n")),
+    )
+    assert "900 Mbps" in fast.text

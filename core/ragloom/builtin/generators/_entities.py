@@ -605,7 +605,24 @@ def answer_kind(question: str) -> str | None:
         return "time" if after in {"time", "longer", "sooner"} else "amount"
     if re.search(r"^(?:and\s+)?where\b|\bin which (?:city|country|place|region)\b", q):
         return "place"
+    if _MEASURE_ASKED.search(q):
+        return "amount"
     return None
+
+
+_MEASURE_ASKED = re.compile(
+    r"\bwhat(?:'s|’s|s|\s+is|\s+are|\s+was|\s+were|\s+will\s+be)?\s+"
+    r"(?:the|my|your|our|their|its)\s+(?:[a-z][\w'’-]*\s+){0,4}?"
+    r"(?:limits?|speeds?|capacity|capacities|allowances?|maximum|minimum|max|min|caps?"
+    r"|ceiling|quotas?|thresholds?|rates?|sizes?|dimensions|length|height|width|depth"
+    r"|temperature|frequency|bandwidth|storage|scores?)"
+    # the measure is what is asked: the question ends, or says of what or for whom
+    r"(?=\s*(?:[?.!,]|$)|\s+(?:for|in|on|of|at|per|with|to|from|under|over|if|when|like"
+    r"|is|are|was|were|do|does|will|would|can|could|i|we|you|they|he|she|that)\b)"
+)
+""""What's the X limit / speed / rate / size ...?" asks a measure, which an
+answer gives as a figure (or as none: "no limit", "unlimited"): "Nightly
+limits include VAT" gives none. Not "what does the limit cover?"."""
 
 
 _COUNTED = re.compile(

@@ -990,9 +990,7 @@ def _says_of(unit: _Unit, thing: set[str], *, counts: bool = False) -> bool:
     figures = [i for i, w in enumerate(words) if w[0].isdigit() or w.lower() in _COUNT_WORDS]
     if not figures:
         return True  # "There is no fixed cap on sick days": no figure to check
-    return any(
-        thing & set(content_terms(" ".join(words[i + 1 : i + 4]))) for i in figures
-    )
+    return any(thing & set(content_terms(" ".join(words[i + 1 : i + 4]))) for i in figures)
 
 
 _FIGURE_WORD = re.compile(r"\d[\d,.]*|[A-Za-z]+")
@@ -1024,7 +1022,7 @@ _QUALIFYING = frozenset(
         "discount", "discounted", "concession", "concessionary", "reduced", "reduction",
         "cheaper", "free", "eligible", "qualify", "entitled", "waived", "rate", "offer",
     )
-)
+)  # fmt: skip
 """What a yes/no question may ask that depends on who asks ("can I get a discount?")."""
 
 _GROUP = re.compile(rf"\b(?:{GROUP_WORDS}|under-?\d+s|over-?\d+s|\d+s)\b", re.IGNORECASE)
