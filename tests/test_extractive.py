@@ -2135,3 +2135,32 @@ def test_what_is_the_speed_is_refused_when_no_passage_gives_one(
         hits_of(chunk("doc.md", text + "\nWi-Fi speed is up to 900 Mbps on both floors.\n")),
     )
     assert "900 Mbps" in fast.text
+
+
+@pytest.mark.parametrize(
+    ("kind", "text", "fits"),
+    [
+        ("amount", "The leave year runs from 1 April to 31 March.", False),
+        ("amount", "You get 25 days, counted from 1 April.", True),
+        ("count", "Doors open at 09:30 on March 13.", False),
+        ("count", "Two desks are free from 1 May.", True),
+        ("amount", "Storage resets on 2026-01-01.", False),
+        ("amount", "Leave is in proportion to your hours from 1 April.", True),
+    ],
+)
+def test_a_date_or_a_clock_time_is_no_count_or_amount(kind: str, text: str, fits: bool) -> None:
+    assert fits_kind(kind, text) is fits
+
+
+def test_how_much_leave_is_not_answered_by_when_the_leave_year_runs(
+    generator: ExtractiveGenerator,
+) -> None:
+    text = (
+        "## Annual leave\n\nThe leave year runs from 1 April to 31 March. Leave must be "
+        "booked through the HR portal.\n"
+    )
+    question = "How much annual leave do I get?"
+    assert generator.generate(question, hits_of(chunk("doc.md", text))).text == NOT_FOUND
+    said = text + "\nFull-time staff get 25 days of annual leave a year.\n"
+    answer = generator.generate(question, hits_of(chunk("doc.md", said)))
+    assert answer.text.startswith("Full-time staff get 25 days of annual leave a year")

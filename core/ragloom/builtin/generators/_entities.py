@@ -818,9 +818,13 @@ def fits_kind(kind: str | None, text: str, names: Iterable[str] = ()) -> bool:
         return _DISTANCE.search(text) is not None
     if kind == "age":  # "aged 14 and 15", "at least 18", "under 6", "16 or older"
         return _AGE.search(text) is not None
-    if kind == "count":
-        return digits or bool(words & NUMBER_WORDS)
-    if kind == "amount":
+    if kind in ("count", "amount"):  # "from 1 April" counts nothing, nor "at 09:30"
+        undated = _WHEN_FIGURE.sub(" ", text)
+        digits = any(ch.isdigit() for ch in undated)
+        if undated != text:
+            words = {w.lower().strip(".,;:") for w in _WORD.findall(undated.replace("-", " "))}
+        if kind == "count":
+            return digits or bool(words & NUMBER_WORDS)
         return digits or bool(words & (NUMBER_WORDS | _AMOUNT_WORDS))
     if kind == "day":  # "on Tuesdays", "on weekdays", "on 14 March", "daily"
         return bool(words & _DAY_WORDS) or bool(_DATE_LIKE.search(text))
@@ -976,6 +980,12 @@ _CALENDAR_WORDS = _WEEKDAYS | frozenset(
 )  # fmt: skip
 """Words that say when without a digit ("on Tuesdays", "in the spring")."""
 _DAY_WORDS = _WEEKDAYS | {"daily", "everyday", "holidays", "today", "tomorrow"}
+_WHEN_FIGURE = re.compile(
+    rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?i:{_MONTHS}|may)\b"
+    rf"|\b(?i:{_MONTHS})\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\b\d{{4}}-\d\d-\d\d\b|\b\d{{1,2}}:\d\d\b"
+)
+"""A figure that says when: a day of a month ("1 April", "March 13"), a
+date, a clock time; no count or amount of anything."""
 _DATE_LIKE = re.compile(
     rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?i:{_MONTHS}|may)\b|\b(?i:{_MONTHS}|may)\s+\d{{1,2}}\b"
     r"|\b\d{4}-\d\d-\d\d\b|\bevery day\b",
