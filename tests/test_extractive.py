@@ -14,8 +14,10 @@ from ragloom.builtin.generators._entities import (
     counted_thing,
     entities,
     fits_kind,
+    given_figures,
     holds_age,
     main_question,
+    unknown_acronym,
 )
 from ragloom.builtin.generators.extractive import (
     NOT_FOUND,
@@ -2164,3 +2166,85 @@ def test_how_much_leave_is_not_answered_by_when_the_leave_year_runs(
     said = text + "\nFull-time staff get 25 days of annual leave a year.\n"
     answer = generator.generate(question, hits_of(chunk("doc.md", said)))
     assert answer.text.startswith("Full-time staff get 25 days of annual leave a year")
+
+
+def test_a_figure_the_question_gives_is_no_answer_to_it(generator: ExtractiveGenerator) -> None:
+    """ "When is 4.0 coming out?" is not answered by "removed in 4.0", nor
+    "a 90 minute massage" by the 30-minute one's price... unless a figure is left."""
+    assert given_figures("When is 4.0 out, and is a 90 minute slot £80?") == ["4.0", "80", "90"]
+    changelog = "## 3.2.0\n\n**Deprecated:** Intel macOS builds. They will be removed in 4.0.\n"
+    answer = generator.generate("when is 4.0 coming out?", hits_of(chunk("changes.md", changelog)))
+    assert answer.text == NOT_FOUND
+    dated = changelog + "\n## Roadmap\n\nVersion 4.0 is planned for March 2027.\n"
+    answer = generator.generate("when is 4.0 coming out?", hits_of(chunk("changes.md", dated)))
+    assert "March 2027" in answer.text
+    assert fits_kind("time", "They will be removed in 4.0.", ["4.0"]) is False
+    assert fits_kind("time", "They will be removed in 4.0.") is True
+
+
+@pytest.mark.parametrize(
+    ("question", "acronym"),
+    [
+        ("what's the uptime SLA on the Scale plan?", "SLA"),
+        ("I've got a US driving licence, what documents do I need?", "US"),  # not "us"
+        ("what GMAT score do you need for the MBA?", "GMAT"),
+        ("Do you accept PDF files?", None),  # "PDFs"
+        ("Is there a pdf version?", None),
+        ("what IELTS score do I need?", None),
+        ("Can I get a refund ASAP?", None),
+        ("WHAT IS THE PRICE OF THE PRO PLAN?", None),
+        ("Who is based in Berlin and what is the CEO's name?", None),  # one part may be answered
+    ],
+)
+def test_an_acronym_no_passage_writes_is_about_something_else(
+    question: str, acronym: str | None
+) -> None:
+    texts = [
+        "We accept PDFs and Word files. Upload a pdf from the portal. Contact us with your "
+        "licence. IELTS overall: 7.0. Plan: Scale; Price per month: $399. Refunds take 5 days."
+    ]
+    assert unknown_acronym(question, texts) == acronym
+
+
+def test_a_question_about_an_acronym_no_passage_holds_is_refused(
+    generator: ExtractiveGenerator,
+) -> None:
+    text = (
+        "## English requirements\n\nIf English is not your first language, you need one of "
+        "the following scores.\n\n| Programme | IELTS score | TOEFL iBT score |\n|---|---|---|\n"
+        "| MBA | 6.5 | 90 |\n"
+    )
+    hits = hits_of(chunk("apply.md", text))
+    assert generator.generate("what GMAT score do you need for the MBA?", hits).text == NOT_FOUND
+    assert "6.5" in generator.generate("what IELTS score do you need for the MBA?", hits).text
+    # "one of the following scores" gives none
+    assert fits_kind("amount", "You need one of the following scores.") is False
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("what PTE score do I need for the LLM?", "amount"),
+        ("what size is the meeting room?", "amount"),
+        ("what's the cooling off period?", "time"),
+        ("what is the minimum term for a Studio?", "time"),
+        ("what's the deadline for the January intake?", "time"),
+        ("what's the term structure like?", None),
+    ],
+)
+def test_what_period_asks_a_time_and_what_score_a_measure(question: str, kind: str) -> None:
+    assert answer_kind(question) == kind
+
+
+def test_what_is_the_period_is_not_answered_by_a_sentence_without_one(
+    generator: ExtractiveGenerator,
+) -> None:
+    text = (
+        "## Cancelling\n\nIf you cancel within the cooling-off period and have not made a "
+        "claim, we refund your premium in full.\n"
+    )
+    question = "what's the cooling off period?"
+    assert generator.generate(question, hits_of(chunk("policy.md", text))).text == NOT_FOUND
+    said = text + "\nThe cooling-off period is 14 days from the day your documents arrive.\n"
+    answer = generator.generate(question, hits_of(chunk("policy.md", said)))
+    assert "14 days" in answer.text

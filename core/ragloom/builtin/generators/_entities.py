@@ -607,12 +607,14 @@ def answer_kind(question: str) -> str | None:
         return "place"
     if _MEASURE_ASKED.search(q):
         return "amount"
+    if _PERIOD_ASKED.search(q):
+        return "time"
     return None
 
 
 _MEASURE_ASKED = re.compile(
     r"\bwhat(?:'s|’s|s|\s+is|\s+are|\s+was|\s+were|\s+will\s+be)?\s+"
-    r"(?:the|my|your|our|their|its)\s+(?:[a-z][\w'’-]*\s+){0,4}?"
+    r"(?:(?:the|my|your|our|their|its)\s+)?(?:[a-z][\w'’-]*\s+){0,4}?"
     r"(?:limits?|speeds?|capacity|capacities|allowances?|maximum|minimum|max|min|caps?"
     r"|ceiling|quotas?|thresholds?|rates?|sizes?|dimensions|length|height|width|depth"
     r"|temperature|frequency|bandwidth|storage|scores?)"
@@ -620,6 +622,14 @@ _MEASURE_ASKED = re.compile(
     r"(?=\s*(?:[?.!,]|$)|\s+(?:for|in|on|of|at|per|with|to|from|under|over|if|when|like"
     r"|is|are|was|were|do|does|will|would|can|could|i|we|you|they|he|she|that)\b)"
 )
+_PERIOD_ASKED = re.compile(
+    _MEASURE_ASKED.pattern.replace(
+        _MEASURE_ASKED.pattern[_MEASURE_ASKED.pattern.index("(?:limits?") :].split(")", 1)[0] + ")",
+        "(?:period|periods|term|terms|deadline|deadlines|duration|lifetime|validity)",
+    )
+)
+""""What's the cooling-off period / the minimum term / the deadline?" asks a
+time: "If you cancel within the cooling-off period ..." gives none."""
 """"What's the X limit / speed / rate / size ...?" asks a measure, which an
 answer gives as a figure (or as none: "no limit", "unlimited"): "Nightly
 limits include VAT" gives none. Not "what does the limit cover?"."""
@@ -780,6 +790,15 @@ Leipzig", "at 12 Baker Street", "from the Billing page"), or a word that
 says where ("folder", "stored")."""
 
 
+_GIVEN_FIGURE = re.compile(r"(?<![\w.,:])\d+(?:[.,:]\d+)*")
+
+
+def given_figures(question: str) -> list[str]:
+    """The figures a question gives ("a 90 minute massage", "£250", "4.0"):
+    they say what it is about, and none of them is its answer."""
+    return sorted(set(_GIVEN_FIGURE.findall(question)))
+
+
 def fits_kind(kind: str | None, text: str, names: Iterable[str] = ()) -> bool:
     """Whether a sentence can answer a question of that kind: a sum of money
     is written in digits (or is ``free``); a count, an amount or a time may
@@ -791,7 +810,8 @@ def fits_kind(kind: str | None, text: str, names: Iterable[str] = ()) -> bool:
     if kind == "place":
         return _PLACE.search(text) is not None
     # a code's digits (``X200``, ``line N1``) are no figure of it, nor are
-    # those of a name the question uses or rivals (``Lab 3``, ``CS 341``)
+    # those of a name the question uses or rivals (``Lab 3``, ``CS 341``), or
+    # a figure it gives (``given_figures``), passed in ``names``
     text = _CODE_WORD.sub(" ", text)
     for name in names:
         if any(ch.isdigit() for ch in name):
@@ -818,8 +838,9 @@ def fits_kind(kind: str | None, text: str, names: Iterable[str] = ()) -> bool:
         return _DISTANCE.search(text) is not None
     if kind == "age":  # "aged 14 and 15", "at least 18", "under 6", "16 or older"
         return _AGE.search(text) is not None
-    if kind in ("count", "amount"):  # "from 1 April" counts nothing, nor "at 09:30"
-        undated = _WHEN_FIGURE.sub(" ", text)
+    if kind in ("count", "amount"):  # "from 1 April" counts nothing, nor "at 09:30",
+        # nor "one of the following"
+        undated = _NO_FIGURE.sub(" ", _WHEN_FIGURE.sub(" ", text))
         digits = any(ch.isdigit() for ch in undated)
         if undated != text:
             words = {w.lower().strip(".,;:") for w in _WORD.findall(undated.replace("-", " "))}
@@ -986,6 +1007,11 @@ _WHEN_FIGURE = re.compile(
 )
 """A figure that says when: a day of a month ("1 April", "March 13"), a
 date, a clock time; no count or amount of anything."""
+_NO_FIGURE = re.compile(
+    r"\b(?:one\s+(?:of|or\s+more|another|by\s+one|at\s+a\s+time)|no\s+one|any\s*one)\b",
+    re.IGNORECASE,
+)
+"""Number words that count nothing: "one of the following scores"."""
 _DATE_LIKE = re.compile(
     rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?i:{_MONTHS}|may)\b|\b(?i:{_MONTHS}|may)\s+\d{{1,2}}\b"
     r"|\b\d{4}-\d\d-\d\d\b|\bevery day\b",
@@ -1113,6 +1139,41 @@ def unknown_kind(question: str, texts: Iterable[str]) -> str | None:
         outside = asked - set(content_terms(" ".join(words[max(0, i - 2) : i + 2])))
         if noun_used and kinds and kind_term not in kinds and not kinds & outside:
             return kind
+    return None
+
+
+_ACRONYM = re.compile(r"(?<![\w-])([A-Z]{2,}[0-9]*)(?:s|'s|’s)?(?![\w-])")
+_SECOND_PART = re.compile(
+    r"\?\s+\S|\band\s+(?:what|who|whom|whose|when|where|which|why|how|is|are|can|do|does)\b",
+    re.IGNORECASE,
+)
+_CHAT_ACRONYMS = frozenset(
+    {"ASAP", "FYI", "BTW", "OK", "AM", "PM", "FAQ", "PLS", "PLZ", "THX", "TIA", "IMO", "AKA",
+     "ETC", "IE", "EG", "NB", "PS"}
+)  # fmt: skip
+"""Capitals that ask about nothing ("Can I get a refund ASAP?")."""
+
+
+def unknown_acronym(question: str, texts: Iterable[str]) -> str | None:
+    """An acronym the question asks about ("what PTE score", "the uptime SLA",
+    "a US licence") that no passage writes, in capitals or as a word: they
+    are about something else, and what they say answers another question. A
+    question written in capitals names none; one of two parts may be answered."""
+    found = [a for a in _ACRONYM.findall(question) if a not in _CHAT_ACRONYMS]
+    if not found or sum(ch.isupper() for ch in question) > len(question) / 3:
+        return None
+    if _SECOND_PART.search(question.strip().rstrip("?")):
+        return None  # "Who is based in Berlin, and who is the CEO?": one part may be answered
+    joined = "\n".join(texts)
+    known: set[str] | None = None
+    for acronym in found:
+        if re.search(_as_word(acronym) + r"|(?<![\w-])" + acronym + r"(?:s|'s|’s)\b", joined):
+            continue
+        if known is None:
+            known = set(content_terms(joined))
+        terms = content_terms(acronym)  # "pdf" in "Upload a pdf"; "us" is no word of it
+        if not terms or not set(terms) <= known:
+            return acronym
     return None
 
 

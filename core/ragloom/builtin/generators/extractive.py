@@ -40,6 +40,7 @@ from ._entities import (
     counted_thing,
     entities,
     fits_kind,
+    given_figures,
     has_date,
     has_version,
     holds_age,
@@ -54,6 +55,7 @@ from ._entities import (
     opens_with_anaphor,
     question_verb,
     rivals,
+    unknown_acronym,
     unknown_kind,
     versions_in,
 )
@@ -186,7 +188,7 @@ class ExtractiveGenerator(Generator):
         # "a corporate membership" where the passages know membership but
         # never "corporate": what they say of membership answers another question
         headings = [str(h.chunk.metadata.get(f, "")) for h in hits for f in ("section", "title")]
-        if unknown_kind(read, [*texts, *headings]):
+        if unknown_kind(read, [*texts, *headings]) or unknown_acronym(read, [*texts, *headings]):
             return _not_found(question, hits)
         named = {t for name in names for t in content_terms(name)}
         rival = rivals(read, names, texts)
@@ -248,6 +250,9 @@ class ExtractiveGenerator(Generator):
         )
         unfit: list[tuple[float, float, _Unit]] = []
         counted = counted_thing(read) if kind in {"count", "amount"} else set()
+        # what the question gives ("a 90 minute massage", "when is 4.0 out?")
+        # is no figure of what it asks
+        not_figures = [*names, *rival, *given_figures(read)]
         question_terms = set(terms)
         versions = versions_in(read)
         takes = _TAKES_TIME.search(read) is not None
@@ -333,7 +338,7 @@ class ExtractiveGenerator(Generator):
                 score += _RANK_BONUS
             # a price is denied only in so many words ("free of charge": fits_kind)
             fit = (
-                fits_kind(kind, unit.text, [*names, *rival])
+                fits_kind(kind, unit.text, not_figures)
                 and not (
                     kind in {"money", "much"}
                     and (
