@@ -17,6 +17,7 @@ from ragloom.builtin.generators._entities import (
     given_figures,
     holds_age,
     main_question,
+    measures_another,
     unknown_acronym,
 )
 from ragloom.builtin.generators.extractive import (
@@ -2248,3 +2249,42 @@ def test_what_is_the_period_is_not_answered_by_a_sentence_without_one(
     said = text + "\nThe cooling-off period is 14 days from the day your documents arrive.\n"
     answer = generator.generate(question, hits_of(chunk("policy.md", said)))
     assert "14 days" in answer.text
+
+
+@pytest.mark.parametrize(
+    ("text", "question", "another"),
+    [
+        ("Duration: 30 minutes; Price: £40", "how much is a 90 minute sports massage?", True),
+        ("Duration: 30 minutes; Price: £40", "how much is a 90-min massage?", True),
+        ("Duration: 90 minutes; Price: £95", "how much is a 90 minute sports massage?", False),
+        ("A 30-minute slot is £40 and a 90-minute one £95", "how much is a 90 minute one?", False),
+        # a bound is no other figure
+        ("If you cancel with less than 24 hours' notice, we charge 50%", "12 hours before?", False),
+        ("First 10,000 miles: 45p", "I've driven 12,000 miles, what is the rate?", False),
+        ("Duration: 30 minutes", "how much is a sports massage?", False),
+    ],
+)
+def test_another_figure_of_the_unit_the_question_gives_is_another_thing(
+    text: str, question: str, another: bool
+) -> None:
+    assert measures_another(text, question) is another
+
+
+def test_a_share_off_is_no_price_unless_a_share_or_who_asks_is_asked(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "How much is a 90 minute sports massage?" is not answered by the 30
+    minute one's row, nor by "15% off ... sports massage"; "how much is the
+    student discount?" is, and so is "I'm a student, what would it cost me?"."""
+    text = (
+        "## Prices\n\n| Treatment | Duration | Price |\n|---|---|---|\n"
+        "| Sports massage | 30 minutes | £40 |\n| Sports massage | 60 minutes | £65 |\n\n"
+        "## Concessions\n\nStudents with a valid student card get 15% off sports massage only.\n"
+    )
+    hits = hits_of(chunk("prices.md", text))
+    assert generator.generate("how much is a 90 minute sports massage?", hits).text == NOT_FOUND
+    assert "£65" in generator.generate("how much is a 60 min sports massage?", hits).text
+    discount = generator.generate("how much is the student discount on sports massage?", hits)
+    assert "15% off" in discount.text
+    mine = generator.generate("I'm a student, what would a sports massage cost me?", hits)
+    assert mine.text != NOT_FOUND

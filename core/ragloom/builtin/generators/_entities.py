@@ -799,6 +799,53 @@ def given_figures(question: str) -> list[str]:
     return sorted(set(_GIVEN_FIGURE.findall(question)))
 
 
+_MEASURE = re.compile(r"(?<![\w.,£$€])(\d+(?:[.,]\d+)?)[\s-]*([a-z]+)\b", re.IGNORECASE)
+_BOUNDS = frozenset(
+    {"under", "over", "up", "to", "least", "most", "than", "within", "first", "after",
+     "before", "from", "minimum", "maximum", "min", "max", "each", "every", "per", "extra",
+     "additional", "another", "above", "below", "until", "till", "by", "last", "next",
+     "about", "around", "approximately", "between", "and", "or", "plus", "x", "of"}
+)  # fmt: skip
+"""Words before a figure that make it a bound or a share, not what a thing is
+("less than 24 hours", "up to 10 days", "a minimum stay of 3 nights")."""
+
+
+_UNIT_WORDS = {
+    "min": "minute", "mins": "minutes", "hr": "hour", "hrs": "hours", "yr": "year",
+    "yrs": "years", "sec": "second", "secs": "seconds", "wk": "week", "wks": "weeks",
+}  # fmt: skip
+
+
+def _measures(text: str) -> Iterator[tuple[str, str, bool]]:
+    """Each figure with a unit after it ("90 minute", "30 minutes"): the
+    figure, the unit's stem, and whether a bound comes just before it."""
+    for match in _MEASURE.finditer(text):
+        unit = content_terms(_UNIT_WORDS.get(match.group(2).lower(), match.group(2)))
+        if not unit:
+            continue
+        before = text[max(0, match.start() - 24) : match.start()].lower().split()[-2:]
+        yield match.group(1).replace(",", ""), unit[0], bool(set(before) & _BOUNDS)
+
+
+def measures_another(text: str, question: str) -> bool:
+    """Whether ``text`` gives another figure of a unit the question gives one
+    of ("a 90 minute sports massage" and "Duration: 30 minutes"), and never
+    the question's: it is about another thing. A bound ("less than 24 hours")
+    is no other figure."""
+    asked = {(v, u) for v, u, _ in _measures(question)}
+    if not asked:
+        return False
+    units = {u for _, u in asked}
+    other = False
+    for value, unit, bounded in _measures(text):
+        if unit not in units:
+            continue
+        if (value, unit) in asked:
+            return False
+        other = other or not bounded
+    return other
+
+
 def fits_kind(kind: str | None, text: str, names: Iterable[str] = ()) -> bool:
     """Whether a sentence can answer a question of that kind: a sum of money
     is written in digits (or is ``free``); a count, an amount or a time may

@@ -50,6 +50,7 @@ from ._entities import (
     is_release_label,
     is_yes_no,
     main_question,
+    measures_another,
     mentions,
     names_other_kind,
     opens_with_anaphor,
@@ -121,6 +122,15 @@ _PRICE_OFF = re.compile(
     re.IGNORECASE,
 )
 """A discount said without the word: "20% off", "half price", "£5 off"."""
+_SHARE = re.compile(r"\d[\d.,]*\s*%(?:\s+off)?|\b\d+\s+per\s*cent\b", re.IGNORECASE)
+_ASKS_SHARE = re.compile(
+    r"\b(?:discounts?|off|sav\w*|reduc\w*|percent\w*|interest|rates?|commission|tax|vat|apr"
+    r"|shares?|cheaper|concessions?|refund\w*|penalt\w*|charge|fee|fees|surcharges?|deposits?"
+    r"|excess|late|cancel\w*|tip|tips|service)\b|%",
+    re.IGNORECASE,
+)
+"""A question whose sum may be a share of another ("how much is the
+cancellation fee?": "50% of the price"); "how much is a massage?" is not."""
 _CLOCK = re.compile(r"\b(\d{1,2})[:.](\d\d)\b")
 
 
@@ -253,6 +263,13 @@ class ExtractiveGenerator(Generator):
         # what the question gives ("a 90 minute massage", "when is 4.0 out?")
         # is no figure of what it asks
         not_figures = [*names, *rival, *given_figures(read)]
+        # "15% off" prices a discount, not a massage; but "I'm a student,
+        # what would a hot desk cost me?" may be answered by the students' discount
+        asks_share = (
+            kind not in {"money", "much"}
+            or _ASKS_SHARE.search(read) is not None
+            or asker(read) is not None
+        )
         question_terms = set(terms)
         versions = versions_in(read)
         takes = _TAKES_TIME.search(read) is not None
@@ -338,7 +355,9 @@ class ExtractiveGenerator(Generator):
                 score += _RANK_BONUS
             # a price is denied only in so many words ("free of charge": fits_kind)
             fit = (
-                fits_kind(kind, unit.text, not_figures)
+                fits_kind(
+                    kind, unit.text if asks_share else _SHARE.sub(" ", unit.text), not_figures
+                )
                 and not (
                     kind in {"money", "much"}
                     and (
@@ -347,6 +366,8 @@ class ExtractiveGenerator(Generator):
                     )
                 )
             ) or (kind not in {"money", "much"} and _denies(unit.text, weights))
+            if fit and not yes_no and measures_another(unit.text, read):
+                fit = False  # "Duration: 30 minutes" to "a 90 minute massage"
             if fit and counted and not _says_of(unit, counted, counts=kind == "count"):
                 # "how many days ...": a figure of no days is none; but "how
                 # much coffee" may be said in its measure ("5 kg a month")
