@@ -2288,3 +2288,25 @@ def test_a_share_off_is_no_price_unless_a_share_or_who_asks_is_asked(
     assert "15% off" in discount.text
     mine = generator.generate("I'm a student, what would a sports massage cost me?", hits)
     assert mine.text != NOT_FOUND
+
+
+def test_an_excess_or_a_deposit_is_answered_only_where_it_is_named(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "What's my excess?" is not answered by an add-on's price; a row under
+    the "Excesses" heading (or with an "Excess" column) names it."""
+    assert answer_kind("i've got essentials and a pipe burst. what's my excess?") == "money"
+    cover = (
+        "## Add-ons\n\n**Home Emergency Cover** costs £4.20 a month and pays up to £500 per "
+        "call-out for burst pipes and blocked drains.\n"
+    )
+    question = "I've got Essentials and a pipe burst. What's my excess?"
+    assert generator.generate(question, hits_of(chunk("cover.md", cover))).text == NOT_FOUND
+    excesses = (
+        "## Excesses\n\n| Claim type | Essentials | Standard |\n|---|---|---|\n"
+        "| Escape of water (burst pipe) | £450 | £350 |\n"
+    )
+    answer = generator.generate(
+        question, hits_of(chunk("cover.md", cover), chunk("excess.md", excesses))
+    )
+    assert "£450" in answer.text and "£4.20" not in answer.text

@@ -541,8 +541,8 @@ _MONEY_WORD = re.compile(
     # a deposit as a thing held, not "deposit a cheque"; an insurance's excess
     r"|\b(?:a|the|any|no|what|which|your|my|security|damage|refundable)\s+deposits?\b"
     r"(?!\s+(?:cash|cheques?|checks?|money|funds|box))"
-    r"|\b(?:the|an|what|what's|whats|which)\s+excess\b"
-    r"(?=\s*(?:\?|$|on|for|if|with|when|is|are|do|does|will|would|i|we)\b)"
+    r"|\b(?:the|an|what|what's|whats|which|my|your|our)\s+excess\b"
+    r"(?=\s*(?:[?.!]|$)|\s+(?:on|for|if|with|when|is|are|do|does|will|would|i|we)\b)"
     r"|\b(?:a|an|the|any|no|extra|additional|this|that|what|which)\s+charge\b"
     r"|\bhow much (?:do|does|will|would) (?:you|they|we|it) charge\b",
     re.IGNORECASE,

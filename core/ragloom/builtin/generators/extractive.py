@@ -122,6 +122,8 @@ _PRICE_OFF = re.compile(
     re.IGNORECASE,
 )
 """A discount said without the word: "20% off", "half price", "£5 off"."""
+_OWN_SUMS = frozenset(stem(w) for w in ("excess", "deposit", "surcharge", "premium"))
+"""Sums that are not a price: a sentence that does not name one gives another sum."""
 _SHARE = re.compile(r"\d[\d.,]*\s*%(?:\s+off)?|\b\d+\s+per\s*cent\b", re.IGNORECASE)
 _ASKS_SHARE = re.compile(
     r"\b(?:discounts?|off|sav\w*|reduc\w*|percent\w*|interest|rates?|commission|tax|vat|apr"
@@ -271,6 +273,8 @@ class ExtractiveGenerator(Generator):
             or asker(read) is not None
         )
         question_terms = set(terms)
+        # a sum of its own kind: what answers names it ("Excess: £450")
+        sums = _OWN_SUMS & question_terms if kind == "money" else set()
         versions = versions_in(read)
         takes = _TAKES_TIME.search(read) is not None
         said_verb = question_verb(read, names) if yes_no else None
@@ -366,6 +370,12 @@ class ExtractiveGenerator(Generator):
                     )
                 )
             ) or (kind not in {"money", "much"} and _denies(unit.text, weights))
+            if (
+                fit
+                and sums
+                and not (_says_of(unit, sums) or sums & set(content_terms(unit.heading)))
+            ):
+                fit = False  # "what's my excess?": the cover's price is another sum
             if fit and not yes_no and measures_another(unit.text, read):
                 fit = False  # "Duration: 30 minutes" to "a 90 minute massage"
             if fit and counted and not _says_of(unit, counted, counts=kind == "count"):
