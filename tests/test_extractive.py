@@ -2310,3 +2310,16 @@ def test_an_excess_or_a_deposit_is_answered_only_where_it_is_named(
         question, hits_of(chunk("cover.md", cover), chunk("excess.md", excesses))
     )
     assert "£450" in answer.text and "£4.20" not in answer.text
+
+
+def test_how_many_is_not_answered_by_a_sum(generator: ExtractiveGenerator) -> None:
+    assert fits_kind("count", "The Vale Scholarship is worth £5,000 a year.") is False
+    assert fits_kind("count", "Up to 3 guests get 20% off.") is True
+    text = (
+        "## Scholarships\n\n**Vale Excellence Scholarship** is worth £5,000 and is for "
+        "international students with a first-class degree.\n"
+    )
+    question = "how many Vale Excellence Scholarships are there?"
+    assert generator.generate(question, hits_of(chunk("fees.md", text))).text == NOT_FOUND
+    said = text + "\nWe award 20 Vale Excellence Scholarships each year.\n"
+    assert "20 Vale" in generator.generate(question, hits_of(chunk("fees.md", said))).text

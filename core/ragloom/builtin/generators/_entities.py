@@ -888,6 +888,8 @@ def fits_kind(kind: str | None, text: str, names: Iterable[str] = ()) -> bool:
     if kind in ("count", "amount"):  # "from 1 April" counts nothing, nor "at 09:30",
         # nor "one of the following"
         undated = _NO_FIGURE.sub(" ", _WHEN_FIGURE.sub(" ", text))
+        if kind == "count":  # "how many" is no sum and no share ("worth £5,000")
+            undated = _SUM_OR_SHARE.sub(" ", undated)
         digits = any(ch.isdigit() for ch in undated)
         if undated != text:
             words = {w.lower().strip(".,;:") for w in _WORD.findall(undated.replace("-", " "))}
@@ -1054,6 +1056,9 @@ _WHEN_FIGURE = re.compile(
 )
 """A figure that says when: a day of a month ("1 April", "March 13"), a
 date, a clock time; no count or amount of anything."""
+_SUM_OR_SHARE = re.compile(
+    r"[$€£¥₹]\s?\d[\d,.]*(?:\s?(?:k|m|bn)\b)?|\d[\d,.]*\s?(?:%|p\b|pence\b|(?i:USD|EUR|GBP)\b)"
+)
 _NO_FIGURE = re.compile(
     r"\b(?:one\s+(?:of|or\s+more|another|by\s+one|at\s+a\s+time)|no\s+one|any\s*one)\b",
     re.IGNORECASE,
