@@ -2323,3 +2323,21 @@ def test_how_many_is_not_answered_by_a_sum(generator: ExtractiveGenerator) -> No
     assert generator.generate(question, hits_of(chunk("fees.md", text))).text == NOT_FOUND
     said = text + "\nWe award 20 Vale Excellence Scholarships each year.\n"
     assert "20 Vale" in generator.generate(question, hits_of(chunk("fees.md", said))).text
+
+
+def test_a_paragraph_that_opens_with_a_bold_name_is_about_that_name(
+    generator: ExtractiveGenerator,
+) -> None:
+    text = (
+        "## About each branch\n\n**Kelsworth Central** is at 14 Tannery Row. It has six "
+        "treatment rooms. There is no on-site parking; the public car park is a two-minute "
+        "walk away.\n\n**Ashby Quay** is at 2 Wharf Street. Patients may use the free car park "
+        "behind the building.\n\n**Marlow Heath** is at 9 Mill Lane.\n"
+    )
+    hits = hits_of(chunk("branches.md", text))
+    answer = generator.generate("is there parking at Marlow Heath?", hits)
+    assert answer.text == NOT_FOUND
+    answer = generator.generate("is there parking at Ashby Quay?", hits)
+    assert "free car park" in answer.text and "no on-site" not in answer.text
+    answer = generator.generate("is there parking at Kelsworth Central?", hits)
+    assert "no on-site parking" in answer.text

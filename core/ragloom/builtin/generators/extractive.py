@@ -1149,6 +1149,12 @@ _UNIVERSAL = re.compile(r"(?:every|all|each|any)\s+(?:of\s+(?:the|our)\s+)?[a-z]
 """A sentence about every thing of a kind ("Every phone has...", "All plans...")."""
 
 
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
+_BOLD_LEAD = re.compile(r"\*\*([^*\n]{2,60})\*\*(?!\s*[:.])")
+"""A paragraph's opening bold name ("**Kelsworth Central** is at ..."), not a
+bold label ("**Note:**")."""
+
+
 def _about(unit: _Unit, names: list[str], rival: set[str], texts: Sequence[str] = ()) -> bool:
     """Whether a unit can be about what the question names: its chunk (or the
     document's title or path) names one of the question's entities (a
@@ -1195,7 +1201,11 @@ def _about(unit: _Unit, names: list[str], rival: set[str], texts: Sequence[str] 
             mentions(heading, other) for other in rival
         )
         return own or any(mentions(unit.text, name) for name in names)
-    return True
+    # "**Kelsworth Central** is at 14 Tannery Row. ... There is no on-site
+    # parking.": the paragraph's sentences are Kelsworth Central's
+    return not unit.subject or any(
+        mentions(unit.subject, name) or mentions(unit.text, name) for name in names
+    )
 
 
 def _not_found(question: str, hits: tuple[Hit, ...]) -> Answer:
@@ -1273,6 +1283,9 @@ class _Unit:
     """A table row's header row (its column names, in their places), when it has one."""
     cells: tuple[str, ...] = ()
     """A table row's cells in their places, empty ones included."""
+    subject: str = ""
+    """The bold name a paragraph opens with (``**Kelsworth Central** is at
+    ...``), for each of its sentences: what they are about."""
 
 
 def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
@@ -1297,7 +1310,16 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
         under_release = bool(release)
         previous: _Unit | None = None  # the sentence before, in this block
         columns: tuple[str, ...] = ()  # the header row of the table a row is in
+        subject, cursor = "", 0  # the paragraph's bold lead, and where the last unit was
         for position, (text, kind, cells) in enumerate(split_sentences(chunk.text, cells=True)):
+            found = chunk.text.find(text[:40], cursor)
+            if found >= 0:
+                if _PARAGRAPH_BREAK.search(chunk.text, cursor, found) or kind != "sentence":
+                    subject = ""
+                cursor = found + len(text[:40])
+            if kind == "sentence" and not subject:
+                lead = _BOLD_LEAD.match(text)
+                subject = lead.group(1) if lead else ""
             terms = frozenset(content_terms(text))
             is_question = kind in {"sentence", "bullet"} and text.rstrip("\"')]*_ ").endswith("?")
             answer = (
@@ -1350,6 +1372,7 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
                 kind=kind,
                 columns=columns if kind == "row" else (),
                 cells=cells,
+                subject=subject if kind == "sentence" else "",
             )
             anaphoric = kind in {"sentence", "bullet"} and is_anaphoric(text)
             if kind == "sentence" and previous is not None and _BARE_YES_NO.match(previous.text):
