@@ -2231,6 +2231,9 @@ def test_a_question_about_an_acronym_no_passage_holds_is_refused(
         ("what is the minimum term for a Studio?", "time"),
         ("what's the deadline for the January intake?", "time"),
         ("what's the term structure like?", None),
+        ("What will my no-claims discount be at renewal?", "amount"),
+        ("What will the cooling-off period be?", "time"),
+        ("what discounts are there?", None),  # a list of them
     ],
 )
 def test_what_period_asks_a_time_and_what_score_a_measure(question: str, kind: str) -> None:
@@ -2341,3 +2344,16 @@ def test_a_paragraph_that_opens_with_a_bold_name_is_about_that_name(
     assert "free car park" in answer.text and "no on-site" not in answer.text
     answer = generator.generate("is there parking at Kelsworth Central?", hits)
     assert "no on-site parking" in answer.text
+
+
+def test_what_will_my_discount_be_is_not_answered_without_one(
+    generator: ExtractiveGenerator,
+) -> None:
+    text = (
+        "## No-claims discount\n\nEach consecutive year without a claim earns a discount on "
+        "your premium at renewal.\n"
+    )
+    question = "What will my no-claims discount be at renewal?"
+    assert generator.generate(question, hits_of(chunk("ncd.md", text))).text == NOT_FOUND
+    said = text + "\nAfter 3 claim-free years the no-claims discount is 25%.\n"
+    assert "25%" in generator.generate(question, hits_of(chunk("ncd.md", said))).text

@@ -613,14 +613,14 @@ def answer_kind(question: str) -> str | None:
 
 
 _MEASURE_ASKED = re.compile(
-    r"\bwhat(?:'s|’s|s|\s+is|\s+are|\s+was|\s+were|\s+will\s+be)?\s+"
+    r"\bwhat(?:'s|’s|s|\s+is|\s+are|\s+was|\s+were|\s+will|\s+would)?(?:\s+be)?\s+"
     r"(?:(?:the|my|your|our|their|its)\s+)?(?:[a-z][\w'’-]*\s+){0,4}?"
     r"(?:limits?|speeds?|capacity|capacities|allowances?|maximum|minimum|max|min|caps?"
     r"|ceiling|quotas?|thresholds?|rates?|sizes?|dimensions|length|height|width|depth"
-    r"|temperature|frequency|bandwidth|storage|scores?)"
+    r"|temperature|frequency|bandwidth|storage|scores?|discount)"
     # the measure is what is asked: the question ends, or says of what or for whom
     r"(?=\s*(?:[?.!,]|$)|\s+(?:for|in|on|of|at|per|with|to|from|under|over|if|when|like"
-    r"|is|are|was|were|do|does|will|would|can|could|i|we|you|they|he|she|that)\b)"
+    r"|is|are|was|were|be|do|does|will|would|can|could|i|we|you|they|he|she|that)\b)"
 )
 _PERIOD_ASKED = re.compile(
     _MEASURE_ASKED.pattern.replace(
