@@ -2357,3 +2357,19 @@ def test_what_will_my_discount_be_is_not_answered_without_one(
     assert generator.generate(question, hits_of(chunk("ncd.md", text))).text == NOT_FOUND
     said = text + "\nAfter 3 claim-free years the no-claims discount is 25%.\n"
     assert "25%" in generator.generate(question, hits_of(chunk("ncd.md", said))).text
+
+
+def test_a_rate_asked_may_be_answered_by_where_to_ask_for_it(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "What's your cash ISA rate?" asks a measure; "Please ask in a branch for
+    the current Cash ISA rates" says there is none to quote, and where to get it."""
+    text = (
+        "## Cash ISA\n\nWe also offer a Cash ISA, which lets you save up to the annual ISA "
+        "allowance without paying tax on the interest. Please ask in a branch for the current "
+        "Cash ISA rates.\n"
+    )
+    answer = generator.generate("what's your cash ISA rate?", hits_of(chunk("savings.md", text)))
+    assert "ask in a branch for the current Cash ISA rates" in answer.text
+    assert fits_kind("amount", "Please ask in a branch for the current Cash ISA rates.")
+    assert not fits_kind("amount", "Please ask in a branch for directions.")

@@ -877,6 +877,8 @@ def fits_kind(kind: str | None, text: str, names: Iterable[str] = ()) -> bool:
             or _priced(text)
             or _PRICE_IN_WORDS.search(text) is not None
         )
+    if kind in ("amount", "much") and _PRICE_IN_WORDS.search(text):
+        return True  # "Please ask in a branch for the current Cash ISA rates"
     if kind == "much":  # "how much is/does ...": any figure ("weighs 1.5 kg") or "free"
         return digits or "free" in words
     if kind == "weight":  # "weighs 1.2 kg", "1.2 kg", "a 4 lb bag"
@@ -957,7 +959,9 @@ def _priced(text: str) -> bool:
 
 _DETAILS_ELSEWHERE = (
     r"(?:please\s+)?(?:contact|ask|call|email|e-mail)\b[^.]{0,80}?\bfor\s+"
-    r"(?:details|pricing|prices|a\s+quote|a\s+price|more\s+information)\b"
+    r"(?:details|pricing|prices|a\s+quote|a\s+price|more\s+information"
+    # "ask in a branch for the current Cash ISA rates"
+    r"|(?:the\s+)?(?:current|latest)\s+(?:[\w-]+\s+){0,3}?(?:rates?|prices|fees|figures))\b"
     r"|details\s+will\s+be\s+(?:published|announced|available|sent)\b"
 )
 """A sentence's opening that sends the reader elsewhere for the details."""
