@@ -13,6 +13,7 @@ something else, however many of the question's words it shares.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator, Sequence
 
@@ -612,27 +613,28 @@ def answer_kind(question: str) -> str | None:
     return None
 
 
-_MEASURE_ASKED = re.compile(
-    r"\bwhat(?:'s|’s|s|\s+is|\s+are|\s+was|\s+were|\s+will|\s+would)?(?:\s+be)?\s+"
-    r"(?:(?:the|my|your|our|their|its)\s+)?(?:[a-z][\w'’-]*\s+){0,4}?"
-    r"(?:limits?|speeds?|capacity|capacities|allowances?|maximum|minimum|max|min|caps?"
-    r"|ceiling|quotas?|thresholds?|rates?|sizes?|dimensions|length|height|width|depth"
-    r"|temperature|frequency|bandwidth|storage|scores?|discount)"
-    # the measure is what is asked: the question ends, or says of what or for whom
-    r"(?=\s*(?:[?.!,]|$)|\s+(?:for|in|on|of|at|per|with|to|from|under|over|if|when|like"
-    r"|is|are|was|were|be|do|does|will|would|can|could|i|we|you|they|he|she|that)\b)"
-)
-_PERIOD_ASKED = re.compile(
-    _MEASURE_ASKED.pattern.replace(
-        _MEASURE_ASKED.pattern[_MEASURE_ASKED.pattern.index("(?:limits?") :].split(")", 1)[0] + ")",
-        "(?:period|periods|term|terms|deadline|deadlines|duration|lifetime|validity)",
+def _what_asks(nouns: str) -> re.Pattern[str]:
+    """ "What's (the) ... <noun>?", the noun being what is asked: the question
+    ends there, or says of what or for whom ("the deadline for ...")."""
+    return re.compile(
+        r"\bwhat(?:'s|’s|s|\s+is|\s+are|\s+was|\s+were|\s+will|\s+would)?(?:\s+be)?\s+"
+        rf"(?:(?:the|my|your|our|their|its)\s+)?(?:[a-z][\w'’-]*\s+){{0,4}}?(?:{nouns})"
+        r"(?=\s*(?:[?.!,]|$)|\s+(?:for|in|on|of|at|per|with|to|from|under|over|if|when|like"
+        r"|is|are|was|were|be|do|does|will|would|can|could|i|we|you|they|he|she|that)\b)"
     )
+
+
+_MEASURE_ASKED = _what_asks(
+    r"limits?|speeds?|capacity|capacities|allowances?|maximum|minimum|max|min|caps?"
+    r"|ceiling|quotas?|thresholds?|rates?|sizes?|dimensions|length|height|width|depth"
+    r"|temperature|frequency|bandwidth|storage|scores?|discount"
 )
-""""What's the cooling-off period / the minimum term / the deadline?" asks a
-time: "If you cancel within the cooling-off period ..." gives none."""
 """"What's the X limit / speed / rate / size ...?" asks a measure, which an
 answer gives as a figure (or as none: "no limit", "unlimited"): "Nightly
 limits include VAT" gives none. Not "what does the limit cover?"."""
+_PERIOD_ASKED = _what_asks(r"periods?|terms?|deadlines?|duration|lifetime|validity")
+""""What's the cooling-off period / the minimum term / the deadline?" asks a
+time: "If you cancel within the cooling-off period ..." gives none."""
 
 
 _COUNTED = re.compile(
@@ -827,12 +829,19 @@ def _measures(text: str) -> Iterator[tuple[str, str, bool]]:
         yield match.group(1).replace(",", ""), unit[0], bool(set(before) & _BOUNDS)
 
 
+@functools.lru_cache(maxsize=256)
+def _asked_measures(question: str) -> frozenset[tuple[str, str]]:
+    """The question's figures with their units, read once (every passage's
+    unit is checked against them)."""
+    return frozenset((v, u) for v, u, _ in _measures(question))
+
+
 def measures_another(text: str, question: str) -> bool:
     """Whether ``text`` gives another figure of a unit the question gives one
     of ("a 90 minute sports massage" and "Duration: 30 minutes"), and never
     the question's: it is about another thing. A bound ("less than 24 hours")
     is no other figure."""
-    asked = {(v, u) for v, u, _ in _measures(question)}
+    asked = _asked_measures(question)
     if not asked:
         return False
     units = {u for _, u in asked}
