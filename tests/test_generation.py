@@ -30,6 +30,7 @@ class Scripted(ChatGenerator):
     class Config(ChatOptions):
         replies: list[str] = []
         fail: bool = False
+        fail_with: str = "the model server is down"
 
     config: Config
     calls: list[list[dict]] = []
@@ -41,7 +42,7 @@ class Scripted(ChatGenerator):
     def chat(self, messages, *, max_tokens, temperature):
         type(self).calls.append(list(messages))
         if self.config.fail:
-            raise ConnectionError("the model server is down")
+            raise ConnectionError(self.config.fail_with)
         return self.script.popleft() if self.script else "Nothing scripted [1]."
 
     def chat_stream(self, messages, *, max_tokens, temperature) -> Iterator[str]:
@@ -248,6 +249,29 @@ def test_a_failing_model_degrades_or_raises(corpus: Path, llm_pm: pluggy.PluginM
             pipeline.ask("How much does the Pro plan cost?")
         with pytest.raises(ConnectionError):
             "".join(pipeline.stream("How much does the Pro plan cost?"))
+
+
+def test_a_degraded_answer_names_the_error_but_never_its_message(
+    corpus: Path, llm_pm: pluggy.PluginManager, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The answer goes to every caller of a server: a key the service echoed
+    back, or a password in ``base_url``, must not reach it; the log has the
+    message, redacted."""
+    secret = "sk-proj-SUPERSECRET0123456789abcdef"
+    message = f"Incorrect API key provided: {secret} (at http://llm:pw-TOPSECRET@10.0.0.5/v1)"
+    with (
+        scripted(corpus, llm_pm, fail=True, fail_with=message) as pipeline,
+        caplog.at_level("WARNING", logger="ragloom"),
+    ):
+        answer = pipeline.ask("How much does the Pro plan cost?")
+        stream = pipeline.stream("How much does the Pro plan cost?")
+        streamed = "".join(stream)
+    assert answer.degraded and "(ConnectionError; the log has the details)" in answer.text
+    assert stream.answer is not None and streamed == stream.answer.text  # nothing came before
+    logged = " ".join(r.getMessage() for r in caplog.records)
+    assert "generator failed" in logged and "Incorrect API key provided" in logged
+    for text in (answer.text, streamed, logged, *(c.quote for c in answer.citations)):
+        assert "SUPERSECRET" not in text and "TOPSECRET" not in text
 
 
 def test_a_chat_returning_something_else_is_a_generator_error() -> None:

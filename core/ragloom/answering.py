@@ -18,6 +18,7 @@ from .answers import (
     lost_in_the_middle,
 )
 from .generation import ChatGenerator, fit_passages
+from .logs import redact
 from .types import Answer, Hit, Hits
 
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ class Answerer:
         except Exception as exc:
             if not self._degrade(exc):
                 raise
-            log.warning("generator failed: %r; answering with the best passages", exc)
+            _log_failure(exc)
             return degraded_answer(question, ordered, exc)
         return checked_answer(answer, ordered)
 
@@ -97,8 +98,9 @@ class Answerer:
                     yield answer.text
                     yield answer
                     return
+                shown = False  # text already streamed: the degraded text starts a new line
                 try:
-                    yield from run.stream_stage(
+                    for piece in run.stream_stage(
                         "generate",
                         generator_type,
                         self.generator,
@@ -106,13 +108,15 @@ class Answerer:
                         question,
                         ordered,
                         history,
-                    )
+                    ):
+                        shown = shown or (isinstance(piece, str) and bool(piece))
+                        yield piece
                 except Exception as exc:
                     if not self._degrade(exc):
                         raise
-                    log.warning("generator failed: %r; answering with the best passages", exc)
+                    _log_failure(exc)
                     answer = degraded_answer(question, ordered, exc)
-                    yield "\n" + answer.text
+                    yield ("\n" if shown else "") + answer.text
                     yield answer
             except BaseException as exc:  # the caller stopped early (GeneratorExit) or worse
                 error = None if isinstance(exc, GeneratorExit) else exc
@@ -124,6 +128,12 @@ class Answerer:
             return _with_version(checked_answer(answer, ordered), hits)
 
         return AnswerStream(pieces(), finish)
+
+
+def _log_failure(exc: Exception) -> None:
+    """The generator's error, redacted: logging may print it where logging was
+    never configured (Python's last-resort handler), unredacted otherwise."""
+    log.warning("generator failed: %s; answering with the best passages", redact(repr(exc)))
 
 
 def _with_version(answer: Answer, hits: Hits) -> Answer:

@@ -180,9 +180,13 @@ def checked_answer(answer: Answer, hits: Sequence[Hit]) -> Answer:
 
 
 def degraded_answer(question: str, hits: Sequence[Hit], exc: Exception) -> Answer:
+    """The best passages, for a generator that failed. The text names only the
+    kind of error: its message may hold what no reader may see (a key that the
+    service echoed back, a password in ``base_url``), and the answer goes to
+    every caller of the server; the log has the message, redacted."""
     best = list(hits[:3])
     lines = [
-        f"The answer could not be generated ({type(exc).__name__}: {exc}). "
+        f"The answer could not be generated ({type(exc).__name__}; the log has the details). "
         "The most relevant passages are:"
     ]
     citations = []

@@ -142,16 +142,21 @@ def test_an_answer_missing_a_vector_is_an_error(
         call("embed", openai_server, [])
 
 
-def test_a_stream_cut_midway_degrades_the_answer(openai_server: FakeOpenAI, tmp_path: Path) -> None:
+def test_a_stream_cut_midway_degrades_the_answer(
+    openai_server: FakeOpenAI, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     openai_server.fail(Fault.cut_stream(after=3), path=CHAT)
-    with pipeline(openai_server, tmp_path) as p:
+    with pipeline(openai_server, tmp_path) as p, caplog.at_level("WARNING", logger="ragloom"):
         stream = p.stream("How much does the Pro plan cost?")
         text = "".join(stream)
     answer = stream.answer
     assert answer is not None and answer.degraded, answer
-    shown, _, degraded = text.partition("\nThe answer could not be generated (GeneratorError: ")
+    shown, _, degraded = text.partition("\nThe answer could not be generated (GeneratorError; ")
     assert shown == "# Pricing\n\nThe", "the three pieces streamed before the cut were shown"
-    assert "the stream ended after 3 piece(s) of text without the model finishing" in degraded
+    assert degraded, text
+    # the message is the operator's: in the log, not in the answer
+    logged = " ".join(r.getMessage() for r in caplog.records)
+    assert "the stream ended after 3 piece(s) of text without the model finishing" in logged
     assert answer.citations and answer.citations[0].label == "docs/pricing.md#pricing"
     assert len(openai_server.calls(CHAT)) == 1, "text was shown: the stream is not retried"
 
@@ -164,13 +169,14 @@ def test_a_stream_cut_before_any_text_is_retried(openai_server: FakeOpenAI) -> N
 
 
 def test_a_chat_that_keeps_failing_degrades_or_raises(
-    openai_server: FakeOpenAI, tmp_path: Path
+    openai_server: FakeOpenAI, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     openai_server.fail(Fault.status(503), times=3, path=CHAT)
-    with pipeline(openai_server, tmp_path, max_retries=2) as p:
+    with pipeline(openai_server, tmp_path, max_retries=2) as p, caplog.at_level("WARNING"):
         answer = p.ask("How much does the Pro plan cost?")
-    assert answer.degraded and "503 Service Unavailable" in answer.text
-    assert "gave up after 3 attempt(s)" in answer.text
+    assert answer.degraded and "(GeneratorError; the log has the details)" in answer.text
+    logged = " ".join(r.getMessage() for r in caplog.records)
+    assert "503 Service Unavailable" in logged and "gave up after 3 attempt(s)" in logged
     assert answer.citations[0].label == "docs/pricing.md#pricing"
     openai_server.fail(Fault.status(503), times=3, path=CHAT)
     with (

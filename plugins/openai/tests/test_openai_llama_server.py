@@ -175,17 +175,21 @@ def test_the_ceo_question_is_refused_without_a_model_call(demo: Path) -> None:
     assert calls == [], "refused before any call to the model"
 
 
-def test_when_the_server_rejects_the_request_the_answer_degrades(demo: Path) -> None:
+def test_when_the_server_rejects_the_request_the_answer_degrades(
+    demo: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     """A question with a long text pasted in makes a prompt longer than the
     server's 2,048-token window: it answers 400, which is not retried. The user
     gets the best passages, cited, marked degraded (or, with on_error: raise,
     the error)."""
     question = f"{TEAM} Here is our invoice: " + "line item, " * 1500
-    with load(demo, min_score=None) as pipeline:
+    with load(demo, min_score=None) as pipeline, caplog.at_level("WARNING", logger="ragloom"):
         calls = counted(pipeline)
         answer = pipeline.ask(question)
     assert answer.degraded and len(calls) == 1
-    assert "maximum context length is 2048 tokens" in answer.text
+    assert "(GeneratorError; the log has the details)" in answer.text
+    logged = " ".join(m.getMessage() for m in caplog.records)
+    assert "maximum context length is 2048 tokens" in logged
     assert len(answer.citations) == 3
     assert answer.citations[0].label == answer.hits[0].chunk.label
     assert {c.label for c in answer.citations} <= {h.chunk.label for h in answer.hits}
