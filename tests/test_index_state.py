@@ -149,6 +149,32 @@ def test_missing_root_is_an_error_and_its_documents_stay(tmp_path: Path) -> None
         assert f'"{source}"' in found.stdout, query
 
 
+def test_an_edited_loader_still_keeps_its_documents_when_its_root_goes(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    """The ledger records which loader added a document by its options: after
+    an edit (an ``exclude`` added), the documents it still loads unchanged keep
+    the old key. Its root then going must keep them, as with no edit."""
+    root = project(tmp_path, docs={f"d{i}.md": f"# D{i}\n\nLocal fact {i}.\n" for i in range(6)})
+    (root / "share").mkdir()
+    (root / "share" / "m.md").write_text("# Mounted\n\nThe glimmer budget is 9000 quints.\n")
+    config = yaml.safe_load((root / "ragloom.yaml").read_text())
+    share = {"type": "directory", "path": "share"}
+    config["loaders"] = [{"type": "directory", "path": "docs"}, share]
+    with ragloom.load(config, plugin_manager=pm, base_dir=root) as pipeline:
+        assert len(pipeline.index().added) == 7
+    share["exclude"] = ["drafts/**"]  # a harmless edit: the same documents
+    with ragloom.load(config, plugin_manager=pm, base_dir=root) as pipeline:
+        assert pipeline.index().unchanged == 7
+        (root / "share").rename(root / "share-unmounted")
+        report = pipeline.index()
+        assert report.deleted == () and report.errors, report
+        assert "share/m.md" in sources(pipeline, "glimmer budget quints")
+        (root / "share-unmounted").rename(root / "share")
+        (root / "share" / "m.md").unlink()  # back, and the file gone: now it goes
+        assert pipeline.index().deleted == ("share/m.md",)
+
+
 def test_mass_delete_is_refused_unless_allowed(tmp_path: Path) -> None:
     root = project(tmp_path)
     assert cli("index", cwd=root).returncode == 0

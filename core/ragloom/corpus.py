@@ -95,6 +95,8 @@ class Loaded:
     seen: set[str] = field(default_factory=set)
     failed: dict[str, str] = field(default_factory=dict)
     """Loader key -> message, for each loader whose whole source was unavailable."""
+    ran: set[str] = field(default_factory=set)
+    """The keys of the loaders that loaded their whole source."""
     loader_of: dict[str, str] = field(default_factory=dict)
     """Document id -> the key of the loader that loaded it."""
     states: dict[str, str] = field(default_factory=dict)
@@ -114,7 +116,11 @@ class Loaded:
         """Whether an indexed document that was not loaded stays in the index:
         its loader's source was unavailable, or its file or folder could not be
         read (``kept``: the run's ``Run.kept``)."""
-        if self.failed and (entry.loader in self.failed or not entry.loader):
+        if self.failed and entry.loader not in self.ran:
+            # a loader failed, and no loader that ran is known to have loaded
+            # this document: the failed one may have (its key differs when its
+            # options were edited since the document was added), so it stays
+            # until a run in which every loader loads its source
             return True
         for source in kept:
             folder = source.rstrip("/") + "/"
@@ -163,6 +169,7 @@ def load_here(run: Run, loaders: Iterable[LoaderItem], admit: Admission) -> Load
         except SourceUnavailableError as exc:
             loaded.failed[key] = f"loader {name}: {exc}; the documents it indexed before are kept"
             continue
+        loaded.ran.add(key)
         configured = admit.labeller.configured(loader)
         for doc in docs:
             if doc.id in loaded.seen:
@@ -203,6 +210,7 @@ def load_on(
                 "the documents it indexed before are kept"
             )
             continue
+        loaded.ran.add(part.loader)
         for doc, state in zip(part.documents, part.states, strict=True):
             if loaded.add(doc, part.loader, run):
                 loaded.states[doc.id] = state
