@@ -671,6 +671,40 @@ def test_documents_holding_secrets(tmp_path: Path, pm: pluggy.PluginManager, pol
             assert "AKIAZ7VQ3L5XK2M4P6RT" in texts and messages == []
 
 
+@pytest.mark.parametrize("policy", ["skip", "redact"])
+def test_secrets_in_front_matter_and_an_html_title(
+    tmp_path: Path, pm: pluggy.PluginManager, policy: str
+) -> None:
+    """Front matter and an HTML title become every hit's metadata: they are
+    screened as the text is."""
+    key, secret = "AKIAZ7VQ3L5XK2M4P6RT", "q8Lm3Tq9xZ7VQ3L5XK2M4P6RTab12cd34efGh56I"
+    root = project(
+        tmp_path,
+        docs={
+            "deploy.md": f"---\ntitle: Deploy notes\naws:\n  key: {key}\n"
+            f"  secret_access_key: {secret}\n---\n# Deploy\n\nThe falcon bucket deploys.\n",
+            "page.html": f"<html><head><title>Key {key} page</title></head>"
+            "<body><h1>Ops</h1><p>The ember relay runs nightly.</p></body></html>",
+        },
+        indexing={"secrets": policy},
+    )
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        report = pipeline.index()
+        messages = dict(report.problems)
+        assert "metadata aws.key, aws.secret_access_key" in messages["docs/deploy.md"]
+        assert "metadata title" in messages["docs/page.html"]
+        hits = pipeline.retrieve("falcon bucket ember relay", k=10)
+        if policy == "skip":
+            assert report.added == () and list(hits) == []
+            return
+        assert sorted(report.added) == ["docs/deploy.md", "docs/page.html"]
+        shown = json.dumps([dict(h.chunk.metadata) for h in hits]) + " ".join(
+            h.chunk.text for h in hits
+        )
+        assert key not in shown and secret not in shown and "[REDACTED: AWS" in shown
+        assert "Deploy notes" in shown and "falcon" in shown
+
+
 def test_a_document_that_gains_a_secret_leaves_the_index(
     tmp_path: Path, pm: pluggy.PluginManager
 ) -> None:

@@ -115,10 +115,20 @@ def test_several_kinds_in_one_document_in_order_with_lines() -> None:
     ]
 
 
+def test_a_ragloom_server_key_is_a_secret() -> None:
+    from ragloom.server.keys import generate_key
+
+    key = generate_key()
+    text = f"The bot calls the API with\n\n    Authorization: Bearer {key}\n"
+    assert [(kind, line) for kind, _, line in spans(text)] == [("ragloom API Key", 3)]
+    assert key not in redact(text, find_secrets(text))
+
+
 @pytest.mark.parametrize(
     "text",
     [
         "The Team plan costs $12 per user.",
+        "pip install ragloom-sentence-transformers ragloom-a-very-long-hyphenated-plugin-name",
         "Connect with postgres://user:password@localhost:5432/app, or "
         "mongodb+srv://<username>:<password>@cluster0.example.net/db.",
         "Your key file starts with `-----BEGIN OPENSSH PRIVATE KEY-----`; never share it.",

@@ -18,10 +18,10 @@ commit.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .access import Labeller
 from .errors import RagloomError, SourceUnavailableError
@@ -66,25 +66,86 @@ def _screen_secrets(
     doc: Document, policy: str, report: Callable[[str, str], None]
 ) -> Document | None:
     """``doc`` with its secrets redacted (``redact``), or None when it holds
-    some and ``indexing.secrets`` is ``skip``; either way reported."""
+    some and ``indexing.secrets`` is ``skip``; either way reported. Its
+    metadata is screened too: front matter and an HTML title go to every
+    hit's ``metadata``."""
     from .secrets import find_secrets, redact
 
     found = find_secrets(doc.text)
-    if not found:
+    fields = {key: hits for key, hits in _metadata_secrets(doc.metadata, find_secrets)}
+    if not found and not fields:
         return doc
-    kinds = ", ".join(sorted({s.kind for s in found}))
-    lines = ", ".join(str(line) for line in sorted({s.line for s in found})[:5])
+    count = len(found) + sum(len(hits) for hits in fields.values())
+    every = [*found, *(s for hits in fields.values() for s in hits)]
+    kinds = ", ".join(sorted({s.kind for s in every}))
+    where = []
+    if found:
+        where.append("line " + ", ".join(str(n) for n in sorted({s.line for s in found})[:5]))
+    if fields:
+        where.append("metadata " + ", ".join(sorted(fields)[:5]))
+    said = f"{kinds}; {'; '.join(where)}"
     if policy == "skip":
         report(
             doc.source,
-            f"holds {len(found)} secret(s) ({kinds}; line {lines}): left out of the "
+            f"holds {count} secret(s) ({said}): left out of the "
             "index; remove them, or set `indexing.secrets: redact`",
         )
         return None
-    text = redact(doc.text, found)
-    report(doc.source, f"{len(found)} secret(s) redacted ({kinds}; line {lines})")
-    metadata = {**doc.metadata, "content_hash": content_hash(text)}
+    text = redact(doc.text, found) if found else doc.text
+    metadata = _redact_metadata(doc.metadata, find_secrets, redact) if fields else doc.metadata
+    report(doc.source, f"{count} secret(s) redacted ({said})")
+    metadata = {**metadata, "content_hash": content_hash(text)}
     return replace(doc, text=text, metadata=metadata)
+
+
+def _metadata_secrets(
+    metadata: Mapping[str, Any], find: Callable[[str], list[Any]], path: str = ""
+) -> Iterator[tuple[str, list[Any]]]:
+    """(field, secrets) for each string in ``metadata`` (nested mappings and
+    lists too, named ``a.b`` and ``a[0]``) that holds any."""
+    for key, value in metadata.items():
+        yield from _value_secrets(value, find, f"{path}{key}", str(key))
+
+
+def _value_secrets(
+    value: Any, find: Callable[[str], list[Any]], name: str, key: str
+) -> Iterator[tuple[str, list[Any]]]:
+    if isinstance(value, str):
+        hits = _field_secrets(value, key, find)
+        if hits:
+            yield name, hits
+    elif isinstance(value, Mapping):
+        yield from _metadata_secrets(value, find, f"{name}.")
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            yield from _value_secrets(item, find, f"{name}[{i}]", key)
+
+
+def _field_secrets(value: str, key: str, find: Callable[[str], list[Any]]) -> list[Any]:
+    """The secrets in a field's string, read after its name, as a config file
+    writes it (``secret_access_key: ...`` names what the bare value does not
+    say): their offsets in ``value``."""
+    said = f"{key} = "
+    return [
+        replace(s, start=s.start - len(said), end=s.end - len(said))
+        for s in find(said + value)
+        if s.start >= len(said)
+    ]
+
+
+def _redact_metadata(
+    value: Any, find: Callable[[str], list[Any]], redact: Callable[..., str], key: str = ""
+) -> Any:
+    """``value`` with the secrets in each of its strings redacted."""
+    if isinstance(value, str):
+        hits = _field_secrets(value, key, find)
+        return redact(value, hits) if hits else value
+    if isinstance(value, Mapping):
+        return {k: _redact_metadata(v, find, redact, str(k)) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        items = [_redact_metadata(v, find, redact, key) for v in value]
+        return items if isinstance(value, list) else tuple(items)
+    return value
 
 
 @dataclass

@@ -196,6 +196,14 @@ _OWN: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("Google API Key", ("AIza",), r"AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"),
     ("Anthropic API Key", ("sk-ant-",), r"sk-ant-(?:api|admin)\d\d-[A-Za-z0-9_-]{80,}"),
     ("NPM tokens", ("npm_",), r"(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
+    # ragloom's own server keys (``ragloom serve --generate-key``: 43 URL-safe
+    # characters), not a hyphenated name ("ragloom-sentence-transformers")
+    (
+        "ragloom API Key",
+        ("ragloom-",),
+        r"(?<![A-Za-z0-9_-])ragloom-((?=[A-Za-z0-9_-]{0,64}[A-Z0-9])[A-Za-z0-9_-]{32,})"
+        r"(?![A-Za-z0-9_-])",
+    ),
 )
 
 # detect-secrets' JWT pattern ends in a lazy ``*?``, so its match stops before
