@@ -146,6 +146,22 @@ def test_bad_arguments_are_tool_errors(project: Path) -> None:
     result = session(project, "--principal", "alice")(bad)
     assert result.is_error and "invalid_filter" in result.content[0].text
 
+    calls = [
+        ("search", {"query": "refunds", "k": 0}, "k must be 1 or more"),
+        ("search", {"query": "refunds", "k": -1}, "k must be 1 or more"),
+        ("ask", {"question": "refunds?", "k": -5}, "k must be 1 or more"),
+        ("search", {"query": "   "}, "query is empty"),
+        ("ask", {"question": ""}, "question is empty"),
+        ("search", {"query": "x" * 16_000}, "at most 8,000"),
+    ]
+
+    async def wrong(s: Any) -> Any:
+        return [await s.call_tool(tool, arguments) for tool, arguments, _ in calls]
+
+    for result, (_, _, said) in zip(session(project, "--principal", "alice")(wrong), calls):
+        text = result.content[0].text
+        assert result.is_error and "invalid_request" in text and said in text, text
+
 
 def test_mcp_refuses_to_start_without_principals_under_access_control(project: Path) -> None:
     result = subprocess.run(

@@ -145,6 +145,16 @@ def test_a_sees_a_and_b_sees_b(server: str) -> None:
     assert "MARIGOLD" in answer["answer"]
 
 
+def test_a_get_on_mcp_is_refused_at_once(server: str) -> None:
+    """The stateless endpoint opens no event stream: one would hold a slot of
+    --max-concurrency for as long as the client keeps it, past --timeout."""
+    headers = {**auth(KEY_A), "accept": "text/event-stream"}
+    response = httpx.get(f"{server}/mcp", headers=headers, timeout=10)
+    assert response.status_code == 405 and response.headers["allow"] == "POST, DELETE"
+    assert response.json()["error"]["code"] == "method_not_allowed"
+    assert httpx.get(f"{server}/mcp", timeout=10).status_code == 401  # the key first
+
+
 def test_mcp_over_http_never_shows_b(server: str) -> None:
     async def session_for(key: str) -> dict[str, Any]:
         import httpx2

@@ -170,6 +170,16 @@ def _mount_mcp(app: FastAPI, server: Any, settings: ServerSettings) -> None:
         async def guarded(scope: Any, receive: Any, send: Any, _inner: Any = endpoint) -> None:
             try:
                 authenticator.of_scope(scope)
+                if scope.get("method") == "GET":
+                    # the SDK answers GET with an event stream for messages the
+                    # server starts, which a stateless server never sends: the
+                    # stream would only hold a slot of --max-concurrency, past
+                    # --timeout. The MCP spec lets a server answer 405 instead.
+                    raise ApiError(
+                        "method_not_allowed",
+                        "this MCP endpoint is stateless: POST requests to it",
+                        headers={"Allow": "POST, DELETE"},
+                    )
             except ApiError as error:
                 await send_error(send, scope, error)
                 return

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..filters import parse
 from .errors import ApiError
 from .keys import Caller
+from .models import MAX_TEXT
 from .settings import ServerSettings
 
 if TYPE_CHECKING:
@@ -84,8 +85,23 @@ class Service:
             ) from None
 
     # -- calls ---------------------------------------------------------------
-    def _check(self, k: int | None, filters: Mapping[str, Any] | None) -> None:
+    def _check(
+        self, k: int | None, filters: Mapping[str, Any] | None, text: str, name: str
+    ) -> None:
+        """What every route asks with, checked before anything runs (a route
+        whose request model checked it already, the HTTP API's, agrees: the
+        MCP tools and the playground come here alone)."""
         self.require_ready()
+        if not text.strip():
+            raise ApiError("invalid_request", f"{name} is empty", param=name)
+        if len(text) > MAX_TEXT:
+            raise ApiError(
+                "invalid_request",
+                f"{name} has {len(text):,} characters; at most {MAX_TEXT:,} on this server",
+                param=name,
+            )
+        if k is not None and k < 1:
+            raise ApiError("invalid_request", f"k must be 1 or more (got {k})", param="k")
         if k is not None and k > self.settings.max_k:
             raise ApiError(
                 "invalid_request", f"k is at most {self.settings.max_k} on this server", param="k"
@@ -101,7 +117,7 @@ class Service:
         filters: Mapping[str, Any] | None = None,
         explain: bool = False,
     ) -> Hits:
-        self._check(k, filters)
+        self._check(k, filters, query, "query")
         return await self.limited(
             self.pipeline.aretrieve(
                 query, filters, k, principals=caller.principal_list, explain=explain
@@ -118,7 +134,7 @@ class Service:
         history: Sequence[Mapping[str, str]] = (),
         trace: bool = False,
     ) -> Answer:
-        self._check(k, filters)
+        self._check(k, filters, question, "question")
         return await self.limited(
             self.pipeline.aask(
                 question,
@@ -139,7 +155,7 @@ class Service:
         filters: Mapping[str, Any] | None = None,
         history: Sequence[Mapping[str, str]] = (),
     ) -> AsyncAnswerStream:
-        self._check(k, filters)
+        self._check(k, filters, question, "question")
         return self.pipeline.astream(
             question, filters, [dict(m) for m in history], k=k, principals=caller.principal_list
         )
