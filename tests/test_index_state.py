@@ -8,6 +8,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -423,6 +424,28 @@ def test_a_damaged_ledger_names_the_file_and_rebuild_recovers(
     assert rebuilt.returncode == 0, rebuilt.stderr
     assert "moved aside" in rebuilt.stdout + rebuilt.stderr
     assert list((root / ".ragloom").glob("ledger.sqlite.damaged-*"))
+    assert '"docs/security.md"' in cli("search", "AES-256", "--json", cwd=root).stdout
+
+
+@pytest.mark.parametrize(
+    "swap", ["memory/memory.npz", "bm25/bm25.npz", "memory", "bm25"], ids=lambda s: s
+)
+def test_rebuild_recovers_from_a_store_path_of_the_wrong_kind(tmp_path: Path, swap: str) -> None:
+    """A folder where a store's file goes, or a file where its folder goes:
+    the rebuild moves it aside, says so, and indexes again."""
+    root = project(tmp_path)
+    assert cli("index", cwd=root).returncode == 0
+    path = root / ".ragloom" / swap
+    if path.is_file():
+        path.unlink()
+        path.mkdir()
+    else:
+        shutil.rmtree(path)
+        path.write_text("junk")
+    rebuilt = cli("index", "--rebuild", cwd=root)
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert "moved aside" in rebuilt.stdout + rebuilt.stderr
+    assert list(path.parent.glob(f"{path.name}.damaged-*"))
     assert '"docs/security.md"' in cli("search", "AES-256", "--json", cwd=root).stdout
 
 

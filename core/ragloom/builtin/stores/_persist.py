@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import os
 import tempfile
+import time
 from abc import abstractmethod
 from collections.abc import Callable
 from pathlib import Path
@@ -55,8 +56,9 @@ class FileStore(Store):
         self._file = directory / self.file_name
         self._reset()
         if self.context.fresh:
+            clear(directory, self.context, folder=True)
             for name in (self.file_name, *self.legacy_names):
-                (directory / name).unlink(missing_ok=True)
+                clear(directory / name, self.context)
         elif self._file.exists():
             self._read(self._file)
         else:
@@ -145,6 +147,25 @@ class FileStore(Store):
     @abstractmethod
     def _write(self, handle: IO[bytes]) -> None:
         """Write the in-memory state to ``handle`` (a temporary file, renamed after)."""
+
+
+def clear(path: Path, context: Context, *, folder: bool = False) -> None:
+    """For a fresh open (``--rebuild``): no file at ``path``, or (``folder``)
+    a folder there. What stands in the way, of the wrong kind (a folder where
+    the file goes, a file where the folder goes), is renamed aside to
+    ``<name>.damaged-<time>`` and reported, not deleted: it is not this
+    store's, or not as the store wrote it."""
+    if folder:
+        if path.is_dir() or not (path.exists() or path.is_symlink()):
+            return  # a folder (or a link to one, the index on another disk), or nothing
+    elif path.is_symlink() or path.is_file():
+        path.unlink()
+        return
+    elif not path.exists():
+        return
+    aside = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+    os.replace(path, aside)
+    context.report(str(path), f"was not a {'folder' if folder else 'file'}: moved aside to {aside}")
 
 
 def atomic_write(path: Path, write: Callable[[IO[bytes]], None]) -> None:

@@ -44,7 +44,7 @@ from ...errors import DimensionMismatchError, StoreError
 from ...filters import ALL_OPERATORS, And, Filter, beyond, check_supported
 from ...types import Chunk, Hit
 from ._ann import MISSING_USEARCH, AnnIndex, graph_dtype
-from ._persist import FileStore, atomic_write, chunk_from_dict, chunk_to_dict
+from ._persist import FileStore, atomic_write, chunk_from_dict, chunk_to_dict, clear
 
 if TYPE_CHECKING:
     import numpy as np
@@ -125,7 +125,7 @@ class MemoryStore(FileStore):
     def open(self, context: Context | None = None) -> None:
         super().open(context)
         if self.context.fresh and self._file is not None:
-            self._file.with_name(self.ann_name).unlink(missing_ok=True)
+            clear(self._file.with_name(self.ann_name), self.context)
 
     def flush(self) -> None:
         if self._file is None or self._unchanged():
