@@ -216,6 +216,9 @@ def test_bad_access_rule_is_a_config_error(registry) -> None:
         validate_config(config, registry, env={})
     paths = {i.path for i in info.value.issues}
     assert "access.unlabeled" in paths and "access.rules[0].principals" in paths
+    backwards = basic_config(access={"rules": [{"path": "docs/[z-a]*", "principals": ["a"]}]})
+    with pytest.raises(ConfigValidationError, match=r"access.rules\[0\].*bad character range"):
+        validate_config(backwards, registry, env={})
 
 
 def test_cli_principal_option(corpus: Path) -> None:

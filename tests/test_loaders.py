@@ -389,6 +389,8 @@ def test_compile_glob(pattern, matches, misses):
         ({"include": ["/abs/*.md"]}, "relative"),
         ({"exclude": ["../x"]}, "relative"),
         ({"exclude": ["a\\b"]}, "forward slashes"),
+        ({"include": ["[z-a]*.md"]}, r"not a valid glob: bad character range z-a"),
+        ({"exclude": ["drafts/[9-0]"]}, r"not a valid glob"),
         ({"max_file_size": 0}, "greater than 0"),
         ({"metadata": {"relative_path": "x"}}, "set by the loader"),
     ],

@@ -45,7 +45,13 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
                 regex += "(?:[^/]+/)*"
         else:
             regex += _segment_regex(segment) + ("" if last else "/")
-    return re.compile(regex, re.DOTALL)
+    try:
+        return re.compile(regex, re.DOTALL)
+    except re.error as exc:  # a character range backwards: "[z-a]"
+        raise ValueError(
+            f"pattern {pattern!r} is not a valid glob: {exc.msg} "
+            "(a range in [...] goes from the lower character to the higher, as in [a-z])"
+        ) from None
 
 
 def _segment_regex(segment: str) -> str:

@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .filters import parse as parse_filter
-from .globs import check_pattern
+from .globs import compile_glob
 
 __all__ = [
     "AccessRule",
@@ -81,7 +81,7 @@ class AccessRule(BaseModel):
         if (self.path is None) == (self.match is None):
             raise ValueError("give exactly one of `path` (a glob) or `match` (a metadata filter)")
         if self.path is not None:
-            check_pattern(self.path)
+            compile_glob(self.path)  # checks it, and that it compiles
         if self.match is not None:
             parse_filter(self.match)
         return self

@@ -238,12 +238,12 @@ class DirectoryLoader(Loader):
                     "include is empty, so nothing would be loaded; list at least "
                     "one pattern such as '**/*.md'"
                 )
-            return [_check_pattern(p) for p in value]
+            return [_valid_pattern(p) for p in value]
 
         @field_validator("exclude")
         @classmethod
         def _valid_exclude(cls, value: list[str]) -> list[str]:
-            return [_check_pattern(p) for p in value]
+            return [_valid_pattern(p) for p in value]
 
     config: Config
 
@@ -463,6 +463,12 @@ class DirectoryLoader(Loader):
 
 
 # -- globs -----------------------------------------------------------------
+
+
+def _valid_pattern(pattern: str) -> str:
+    """``pattern`` normalised, once it compiles (ValueError, for the config, if not)."""
+    compile_glob(pattern)
+    return _check_pattern(pattern)
 
 
 def _any_of(patterns: Sequence[str]) -> re.Pattern[str] | None:
