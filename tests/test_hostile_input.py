@@ -374,7 +374,7 @@ def test_a_latin1_config_is_a_config_error_with_offset_and_fix(tmp_path: Path) -
         ("ragloom.yaml", b"# nothing here yet\n\n", "is empty"),
         ("ragloom.toml", b"", "is empty"),
         ("ragloom.yaml", b"- type: directory\n- type: bm25\n", "the top level is a list"),
-        ("ragloom.yaml", b"just words\n", "the top level is a single str value"),
+        ("ragloom.yaml", b"just words\n", "single str value.*; check the file"),
         ("ragloom.yaml", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "is a binary file"),
         ("ragloom.yaml", "loaders: []\n".encode("utf-16"), "is UTF-16 text"),
         ("ragloom.yaml", b"x: " + b"[" * 5000 + b"]" * 5000 + b"\n", "nests lists or mappings"),
@@ -391,6 +391,25 @@ def test_unreadable_configs_are_one_line_config_errors(
     result = run("config", "check", name, cwd=tmp_path)
     assert result.returncode == 2
     assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
+
+
+def test_a_key_given_twice_is_a_config_error_naming_both_lines(tmp_path: Path) -> None:
+    """YAML keeps the last of two equal keys: the setting written first would
+    be ignored without a word."""
+    path = write(
+        tmp_path,
+        "ragloom.yaml",
+        b"embedder: {type: hash}\nstores:\n  - {type: bm25, k1: 1.2, k1: 1.5}\n"
+        b"embedder: {type: sentence-transformers}\n",
+    )
+    with pytest.raises(ConfigValidationError) as info:
+        read_config_file(path)
+    said = {(i.path, i.line): i.message for i in info.value.issues}
+    assert said.keys() == {("embedder", 4), ("stores[0].k1", 3)}
+    assert "lines 1 and 4" in said[("embedder", 4)] and "keep one" in said[("embedder", 4)]
+    assert "both on line 3" in said[("stores[0].k1", 3)]
+    merged = write(tmp_path, "m.yaml", b"base: &b {type: hash}\nembedder:\n  <<: *b\n  x: 1\n")
+    assert read_config_file(merged)[0]["embedder"] == {"type": "hash", "x": 1}  # a merge key
 
 
 def test_a_utf8_config_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:

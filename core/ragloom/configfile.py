@@ -133,30 +133,55 @@ def _read_yaml(text: str, source: str) -> tuple[dict[str, Any], dict[Path_, int]
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        kind = "a list" if isinstance(data, list) else f"a single {type(data).__name__} value"
+        listed = isinstance(data, list)
+        kind = "a list" if listed else f"a single {type(data).__name__} value"
         raise ConfigError(
             f"{source}: the top level is {kind}, but a config is a mapping of `key: value` "
-            "lines (such as `loaders:` and `stores:`); remove the leading `- ` or check "
-            "the file is the one you meant"
+            "lines (such as `loaders:` and `stores:`); "
+            + ("remove the leading `- ` or check " if listed else "check ")
+            + "the file is the one you meant"
         )
     lines: dict[Path_, int] = {}
-    _yaml_walk(node, (), lines)
+    twice: list[ConfigIssue] = []
+    _yaml_walk(node, (), lines, twice)
+    if twice:  # YAML keeps the last silently: the setting written first would be ignored
+        raise ConfigValidationError(twice, source=source)
     return data, lines
 
 
-def _yaml_walk(node: Any, path: Path_, lines: dict[Path_, int]) -> None:
+def _yaml_walk(node: Any, path: Path_, lines: dict[Path_, int], twice: list[ConfigIssue]) -> None:
+    """Each key's and item's line into ``lines``; a key given twice in one
+    mapping into ``twice``."""
     import yaml
 
     if isinstance(node, yaml.MappingNode):
+        first: dict[Any, int] = {}
         for key_node, value_node in node.value:
             here = (*path, key_node.value)
-            lines[here] = key_node.start_mark.line + 1
-            _yaml_walk(value_node, here, lines)
+            line = key_node.start_mark.line + 1
+            if isinstance(key_node, yaml.ScalarNode) and key_node.tag != "tag:yaml.org,2002:merge":
+                if key_node.value in first:
+                    twice.append(
+                        ConfigIssue(
+                            fmt_path(here),
+                            "given twice ("
+                            + (
+                                f"lines {first[key_node.value]} and {line}"
+                                if first[key_node.value] != line
+                                else f"both on line {line}"
+                            )
+                            + "); YAML would keep the last and ignore the first: keep one of them",
+                            line,
+                        )
+                    )
+                first.setdefault(key_node.value, line)
+            lines[here] = line
+            _yaml_walk(value_node, here, lines, twice)
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
             here = (*path, i)
             lines[here] = item.start_mark.line + 1
-            _yaml_walk(item, here, lines)
+            _yaml_walk(item, here, lines, twice)
 
 
 _TOML_HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\-\"' ]+?)\s*\]\]?\s*(#.*)?$")
