@@ -173,3 +173,19 @@ def test_mcp_refuses_to_start_without_principals_under_access_control(project: P
         stdin=subprocess.DEVNULL,
     )
     assert result.returncode == 2 and "--principal" in result.stderr
+
+
+def test_serve_without_keys_refuses_to_start_without_principals_under_access_control(
+    project: Path,
+) -> None:
+    """As ``ragloom mcp``: every request would be no one's, and find only
+    unlabelled documents, with no hint why."""
+    result = subprocess.run(
+        [RAGLOOM, "serve", "--no-auth", "--port", "0"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert result.returncode == 2 and "--principal" in result.stderr, result.stderr

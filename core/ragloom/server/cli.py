@@ -39,10 +39,8 @@ def print_new_key() -> None:
     )
 
 
-def _anonymous(pipeline: Any, principals: tuple[str, ...]) -> Caller:
-    if principals:
-        return Caller("anonymous", tuple(principals))
-    return Caller("anonymous", None if pipeline.config.access is None else ())
+def _anonymous(principals: tuple[str, ...]) -> Caller:
+    return Caller("anonymous", tuple(principals) if principals else None)
 
 
 def run_serve(
@@ -77,7 +75,14 @@ def run_serve(
     except ValueError as exc:
         raise click.BadParameter(str(exc), ctx=ctx, param_hint="--eval-file") from None
     pipeline = load_pipeline(ctx)
-    anonymous = _anonymous(pipeline, principals) if no_auth else None
+    if no_auth and pipeline.config.access is not None and not principals:
+        # every request would be no one's: only unlabelled documents, and no hint why
+        raise click.UsageError(
+            "this pipeline enforces access control (`access:` in its config): with "
+            "--no-auth, say whose the server is with --principal ID (repeatable)",
+            ctx=ctx,
+        )
+    anonymous = _anonymous(principals) if no_auth else None
     if no_auth and settings.host not in ("127.0.0.1", "localhost", "::1"):
         log.warning(
             "serving without API keys on %s: anyone who reaches it can query", settings.host
