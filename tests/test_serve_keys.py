@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from ragloom.errors import ConfigValidationError
 from ragloom.server import Caller, KeyRing, generate_key, hash_key, load_keys
 from ragloom.server.keys import parse_key_header
@@ -46,6 +47,18 @@ def test_every_problem_of_a_keys_file_at_once(tmp_path: Path) -> None:
     for expected in ("keys[0].sha256", "keys[1].key", "keys[2].name", "admn", "MISSING"):
         assert expected in text, text
     assert "line 2" in text
+
+
+@pytest.mark.parametrize(
+    "key", ["schlüssel-geheim-123456", "tab\tin-the-key-123456", " padded-key-0123456 "]
+)
+def test_a_key_clients_could_send_differently_is_refused(tmp_path: Path, key: str) -> None:
+    """HTTP clients encode a header past ASCII differently (UTF-8, Latin-1):
+    such a key would match for some of them and not for others."""
+    path = tmp_path / "keys.yaml"
+    path.write_text(yaml.safe_dump({"keys": [{"name": "a", "key": key}]}), "utf-8")
+    with pytest.raises(ConfigValidationError, match=r"keys\[0\]\.key.*printable ASCII"):
+        load_keys(path, env={})
 
 
 def test_key_headers() -> None:

@@ -186,6 +186,14 @@ def _entry(
                 f"a key must be a string of at least {MIN_KEY_LENGTH} characters",
                 "make one with `ragloom serve --generate-key`",
             )
+        elif not value.isascii() or not value.isprintable() or value != value.strip():
+            # HTTP headers carry it as bytes, which clients encode differently
+            # past ASCII: it would match for some clients and not for others
+            add(
+                (*where, "key"),
+                "a key must be printable ASCII, with no spaces around it",
+                "make one with `ragloom serve --generate-key`",
+            )
         else:
             digest = bytes.fromhex(hash_key(value))
     principals = entry.get("principals", [])
