@@ -454,6 +454,24 @@ def test_malformed_json_and_deep_nesting_are_400(client: httpx.Client) -> None:
     assert deep.status_code in (400, 422) and "error" in deep.json()
 
 
+def test_json_sent_as_form_data_is_told_to_say_json(client: httpx.Client) -> None:
+    """``curl -d '{...}'`` sends a good JSON body as form data."""
+    body = b'{"query": "refunds", "k": 1}'
+    for headers, said in (
+        (
+            {"content-type": "application/x-www-form-urlencoded"},
+            "application/x-www-form-urlencoded",
+        ),
+        ({}, "without a Content-Type"),
+    ):
+        response = client.post("/v1/search", content=body, headers=headers)
+        error = response.json()["error"]
+        assert response.status_code == 415 and error["code"] == "unsupported_media_type"
+        assert said in error["message"] and "application/json" in error["message"]
+    good = client.post("/v1/search", content=body, headers={"content-type": "application/json"})
+    assert good.status_code == 200
+
+
 def test_body_size_limit(client: httpx.Client) -> None:
     big = client.post("/v1/search", json={"query": "x", "filters": {"a": "b" * 20_000}})
     assert big.status_code == 413 and big.json()["error"]["code"] == "body_too_large"

@@ -213,6 +213,18 @@ def _install_error_handlers(app: FastAPI) -> None:
         ]
         if any(p["type"] == "json_invalid" for p in problems):
             return respond(request, ApiError("invalid_json", "the body is not valid JSON"))
+        sent = request.headers.get("content-type", "")
+        if any(p["loc"] == ["body"] for p in problems) and "json" not in sent.lower():
+            # `curl -d '{...}'` sends form data: the JSON was never read as JSON
+            said = f"as {sent.split(';')[0]}" if sent else "without a Content-Type"
+            return respond(
+                request,
+                ApiError(
+                    "unsupported_media_type",
+                    f"the body was sent {said}: send it as JSON, with "
+                    "`Content-Type: application/json` (curl: -H 'Content-Type: application/json')",
+                ),
+            )
         first = problems[0] if problems else {"loc": [], "msg": "invalid"}
         where = ".".join(first["loc"][1:] if first["loc"][:1] == ["body"] else first["loc"])
         message = f"{where}: {first['msg']}" if where else first["msg"]
