@@ -352,6 +352,21 @@ def test_chat_errors_reach_the_sdk_as_its_exceptions(server: str) -> None:
             messages=[{"role": "user", "content": "hi"}],
             tools=[{"type": "function", "function": {"name": "f", "parameters": {}}}],
         )
+    with pytest.raises(openai.BadRequestError) as two:  # 400, as serve.md says
+        sdk.chat.completions.create(
+            model="ragloom", messages=[{"role": "user", "content": "hi"}], n=2
+        )
+    assert two.value.body["code"] == "unsupported" and two.value.body["param"] == "n"
+    with pytest.raises(openai.BadRequestError) as long:  # as /v1/ask's history
+        sdk.chat.completions.create(
+            model="ragloom",
+            messages=[
+                {"role": "user", "content": "x" * 9_000},
+                {"role": "assistant", "content": "ok"},
+                {"role": "user", "content": "hi"},
+            ],
+        )
+    assert "9,000 characters" in long.value.body["message"]
 
 
 def test_chat_takes_ragloom_options_in_the_body(server: str) -> None:

@@ -33,7 +33,7 @@ from .auth import caller
 from .errors import ApiError, error_body, from_exception
 from .keys import Caller
 from .middleware import request_id_of
-from .models import ChatCompletionRequest, ChatMessage
+from .models import MAX_TEXT, ChatCompletionRequest, ChatMessage
 from .service import Service, citations_json
 
 __all__ = ["router", "sources_footer"]
@@ -91,6 +91,8 @@ async def chat_completions(
     for name in _UNSUPPORTED:
         if extra.get(name):
             raise ApiError("unsupported", f"{name} are not supported by ragloom", param=name)
+    if body.n is not None and body.n > 1:
+        raise ApiError("unsupported", "n above 1 is not supported: one answer each", param="n")
     response_format = extra.get("response_format")
     if isinstance(response_format, dict) and response_format.get("type") not in (None, "text"):
         raise ApiError("unsupported", "only text responses are supported", param="response_format")
@@ -237,12 +239,19 @@ def _conversation(messages: list[ChatMessage]) -> tuple[str, list[dict[str, str]
             raise ApiError("unsupported", "tool messages are not supported", param="messages")
         if message.role in ("user", "assistant"):
             text = _text(message)
+            if len(text) > MAX_TEXT:  # as /v1/ask's history
+                raise ApiError(
+                    "invalid_request",
+                    f"a {message.role} message has {len(text):,} characters; at most "
+                    f"{MAX_TEXT:,}",
+                    param="messages",
+                )
             if text.strip():
                 history.append({"role": message.role, "content": text})
     question = _text(messages[-1])
     if not question.strip() or "\x00" in question:
         raise ApiError("invalid_request", "the last user message is empty", param="messages")
-    if len(question) > 8_000:
+    if len(question) > MAX_TEXT:
         raise ApiError("invalid_request", "the last user message is too long", param="messages")
     return question, history
 

@@ -301,5 +301,5 @@ class ChatCompletionRequest(BaseModel):
     messages: list[ChatMessage] = Field(min_length=1, max_length=MAX_HISTORY + 1)
     stream: bool = False
     stream_options: StreamOptions | None = None
-    n: int | None = Field(default=None, ge=1, le=1, description="Only 1 is supported.")
+    n: int | None = Field(default=None, ge=1, description="Only 1 is supported.")
     ragloom: RagloomOptions | None = None
