@@ -24,7 +24,18 @@ SITECUSTOMIZE = """
 import os
 
 failure = os.environ.get("RAGLOOM_TEST_FAILURE")
-if failure:
+if failure == "sigint-at-start":  # Ctrl-C while the plugins load, before any command
+    import signal
+    import time
+
+    import ragloom.plugins
+
+    def interrupted(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(10)
+
+    ragloom.plugins.get_plugin_manager = interrupted
+elif failure:
     import signal
     import time
 
@@ -95,3 +106,9 @@ def test_ctrl_c_exits_1_with_one_line(project: Path, command: tuple[str, ...], m
     assert result.returncode == 1, result.stderr
     assert result.stderr.strip() == "error: interrupted"
     assert result.stdout == ""
+
+
+def test_ctrl_c_while_the_plugins_load_exits_1_with_one_line(project: Path) -> None:
+    result = run(project, "ask", "Pro plan?", method="ask", failure="sigint-at-start")
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.strip() == "error: interrupted" and result.stdout == ""

@@ -737,6 +737,8 @@ def main(argv: list[str] | None = None) -> None:
         _plugin_commands()
     except PluginError as exc:
         fail(escape(str(exc)), 2)
+    except KeyboardInterrupt:  # Ctrl-C while the plugins load: as in a command
+        fail("interrupted", 1)
     try:
         cli.main(args=argv, prog_name="ragloom", standalone_mode=False)
     except _NO_ARGS_IS_HELP as exc:  # `ragloom` alone: the help
@@ -749,6 +751,8 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(1)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
+    except KeyboardInterrupt:  # outside a command's own handling (parsing, --help)
+        fail("interrupted", 1)
 
 
 cli.add_command(eval_command)
