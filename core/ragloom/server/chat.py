@@ -242,8 +242,7 @@ def _conversation(messages: list[ChatMessage]) -> tuple[str, list[dict[str, str]
             if len(text) > MAX_TEXT:  # as /v1/ask's history
                 raise ApiError(
                     "invalid_request",
-                    f"a {message.role} message has {len(text):,} characters; at most "
-                    f"{MAX_TEXT:,}",
+                    f"a {message.role} message has {len(text):,} characters; at most {MAX_TEXT:,}",
                     param="messages",
                 )
             if text.strip():
