@@ -102,6 +102,30 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def test_serve_on_a_port_in_use_is_one_line_and_no_banner(corpus: Path) -> None:
+    """uvicorn would log the bind error after the "serving" banner and exit 3."""
+    import socket
+
+    from .conftest import basic_config
+
+    (corpus / "ragloom.yaml").write_text(yaml.safe_dump(basic_config()), "utf-8")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run(
+            [RAGLOOM, "serve", "--no-auth", "--no-mcp", "--port", str(port)],
+            cwd=corpus, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    said = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+    assert said == [
+        f"error: cannot listen on 127.0.0.1:{port}: Address already in use; another "
+        "server listens there: stop it, or pick another --port"
+    ], result.stderr
+    assert "serving" not in result.stderr
+
+
 def test_the_serve_command_answers_with_its_keys_file(corpus: Path) -> None:
     """The real command: ``ragloom --log-format json serve --keys keys.yaml``,
     its own process, driven over HTTP; its JSON access log names the caller

@@ -3,7 +3,9 @@ declares them, so that ``ragloom --help`` imports nothing of this)."""
 
 from __future__ import annotations
 
+import errno
 import logging
+import socket
 import sys
 from typing import Any
 
@@ -37,6 +39,28 @@ def print_new_key() -> None:
         f"    sha256: {hash_key(key)}\n"
         "    principals: [group:example]"
     )
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port`` for the server, or a one-line error
+    (exit 1) when it cannot be: uvicorn would log the error after the banner
+    and exit 3."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        reason = exc.strerror or str(exc)
+        hint = (
+            "; another server listens there: stop it, or pick another --port"
+            if exc.errno == errno.EADDRINUSE
+            else ""
+        )
+        fail(escape(f"cannot listen on {host}:{port}: {reason}{hint}"), 1)
+    sock.set_inheritable(True)
+    return sock
 
 
 def _anonymous(principals: tuple[str, ...]) -> Caller:
@@ -114,11 +138,13 @@ def run_serve(
     )
     mcp = " · MCP /mcp" if settings.mcp and "ragloom.server.mcp" in sys.modules else ""
     host = f"[{settings.host}]" if ":" in settings.host else settings.host
+    listening = _listen(settings.host, settings.port)  # before the banner says it serves
+    port = listening.getsockname()[1]  # --port 0: the one the system chose
     console(stderr=True).print(
-        sanitize(f"ragloom serving http://{host}:{settings.port} · API docs /docs{mcp}"),
+        sanitize(f"ragloom serving http://{host}:{port} · API docs /docs{mcp}"),
         markup=False,
     )
-    server.run()
+    server.run(sockets=[listening])
     if failed:
         exc = failed[0]
         fail(escape(f"the pipeline failed to open: {type(exc).__name__}: {exc}"), 1)
