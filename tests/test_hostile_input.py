@@ -273,9 +273,11 @@ def project(tmp_path: Path) -> Path:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("search", "-k", "0", "pricing"), "Invalid value for '-k': 0 is not in the range x>=1"),
+        (("search", "-k", "0", "pricing"), "Invalid value for '-k': 0 is not in the range 1<=x"),
         (("search", "-k", "-1", "pricing"), "Invalid value for '-k': -1 is not in the range"),
-        (("ask", "-k", "0", "pricing?"), "Invalid value for '-k': 0 is not in the range x>=1"),
+        (("ask", "-k", "0", "pricing?"), "Invalid value for '-k': 0 is not in the range 1<=x"),
+        (("ask", "-k", "20000", "pricing?"), "Invalid value for '-k': 20000 is not in the range"),
+        (("search", "-k", "10001", "pricing"), "Invalid value for '-k': 10001 is not in the range"),
         (("search", ""), "QUERY is empty"),
         (("search", "  \t "), "QUERY is empty"),
         (("ask", " "), "QUESTION is empty"),
@@ -459,3 +461,9 @@ def test_short_texts_in_other_scripts_are_not_read_as_cp1252(text: str, codec: s
     decoded = decode_text(text.encode(codec), "auto", report=reports.append)
     assert decoded in (None, text)  # never cp1252 mojibake
     assert not any("cp1252" in r for r in reports)
+
+
+def test_the_command_lines_k_bound_is_the_pipelines() -> None:
+    from ragloom import cli, pipeline
+
+    assert cli.MAX_K == pipeline.MAX_K

@@ -40,6 +40,9 @@ from .errors import (
     PluginError,
 )
 
+MAX_K = 10_000
+"""``ragloom.pipeline.MAX_K`` (not imported: the command line starts without the pipeline)."""
+
 EPILOG = """\b
 A typical session:
   ragloom init                 write a commented ragloom.yaml
@@ -235,9 +238,9 @@ def index(
 @click.option(
     "-k",
     "k",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, MAX_K),
     default=None,
-    help="How many hits, 1 or more (default: retrieval.k).",
+    help=f"How many hits, 1 to {MAX_K:,} (default: retrieval.k).",
 )
 @click.option(
     "--filter", "filter_", help='Metadata filter as JSON, e.g. \'{"year": {"$gte": 2024}}\'.'
@@ -399,9 +402,9 @@ def _hit_json(rank: int, hit: Any) -> dict[str, Any]:
 @click.option(
     "-k",
     "k",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, MAX_K),
     default=None,
-    help="How many hits to give the generator, 1 or more (default: retrieval.k).",
+    help=f"How many hits to give the generator, 1 to {MAX_K:,} (default: retrieval.k).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the answer and citations as JSON.")
 @click.option(
