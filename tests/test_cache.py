@@ -11,6 +11,7 @@ import ragloom
 from ragloom import hookimpl
 from ragloom.builtin.embedders.hash import HashEmbedder
 from ragloom.cache import AnswerCache, EmbeddingCache, normalise_question
+from ragloom.errors import RagloomError
 from ragloom.events import StageFinished
 from ragloom.types import Answer, Chunk, Citation, Hit
 
@@ -69,6 +70,20 @@ def test_cache_can_be_turned_off(corpus: Path, pm) -> None:
         pipeline.index()
         again = pipeline.index(rebuild=True)
     assert again.cached == 0 and again.embedded == again.chunks
+
+
+def test_a_cache_path_that_cannot_be_a_folder_names_the_setting(corpus: Path, pm) -> None:
+    (corpus / "taken").write_text("a file where the cache folder goes")
+    config = basic_config(cache={"path": "taken/embeddings.sqlite"})
+    with (
+        ragloom.load(config, plugin_manager=pm, base_dir=corpus) as pipeline,
+        pytest.raises(RagloomError, match=r"embedding cache .*taken.* cannot be opened") as info,
+    ):
+        pipeline.index()
+    assert "RAGLOOM_CACHE_DIR" in str(info.value) and "embeddings: false" in str(info.value)
+    off = basic_config(cache={"embeddings": False})
+    with ragloom.load(off, plugin_manager=pm, base_dir=corpus) as pipeline:
+        assert pipeline.index().added  # the failed run committed nothing; this one does
 
 
 def test_embedding_cache_round_trip(tmp_path: Path) -> None:

@@ -32,6 +32,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .errors import RagloomError
 from .types import Answer, Chunk, Citation, Hit
 
 if TYPE_CHECKING:
@@ -96,12 +97,21 @@ class EmbeddingCache:
     @property
     def db(self) -> sqlite3.Connection:
         if self._db is None:
-            self._db = _connect(self.path)
-            self._db.execute(
-                "CREATE TABLE IF NOT EXISTS vectors (fingerprint TEXT NOT NULL, "
-                "text_hash TEXT NOT NULL, vector BLOB NOT NULL, "
-                "PRIMARY KEY (fingerprint, text_hash)) WITHOUT ROWID"
-            )
+            try:
+                db = _connect(self.path)
+                db.execute(
+                    "CREATE TABLE IF NOT EXISTS vectors (fingerprint TEXT NOT NULL, "
+                    "text_hash TEXT NOT NULL, vector BLOB NOT NULL, "
+                    "PRIMARY KEY (fingerprint, text_hash)) WITHOUT ROWID"
+                )
+            except (OSError, sqlite3.Error) as exc:  # a file where its folder goes, read-only
+                reason = getattr(exc, "strerror", None) or str(exc)
+                raise RagloomError(
+                    f"the embedding cache {self.path} cannot be opened ({reason}): point "
+                    "RAGLOOM_CACHE_DIR or the config's `cache.path` at a folder this user "
+                    "can write, or set `cache: {embeddings: false}`"
+                ) from exc
+            self._db = db
         return self._db
 
     def close(self) -> None:
