@@ -449,6 +449,25 @@ def test_rebuild_recovers_from_a_store_path_of_the_wrong_kind(tmp_path: Path, sw
     assert '"docs/security.md"' in cli("search", "AES-256", "--json", cwd=root).stdout
 
 
+@pytest.mark.parametrize(
+    "setting",
+    [
+        {"index_dir": "docs/security.md"},
+        {"stores": [{"type": "memory", "path": "docs/security.md"}]},
+    ],
+)
+def test_an_index_path_that_names_a_file_is_one_line_naming_the_setting(
+    tmp_path: Path, setting: dict
+) -> None:
+    root = project(tmp_path, **setting)
+    for command in (("index",), ("search", "AES-256"), ("ask", "How is data encrypted?")):
+        result = cli(*command, cwd=root)
+        said = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+        assert result.returncode == 1 and len(said) == 1, (command, result.stderr)
+        assert "is a file, not a folder" in said[0] and "index_dir" in said[0], said
+        assert "unexpected" not in result.stderr
+
+
 def test_rebuild_from_garbage_everywhere(tmp_path: Path) -> None:
     root = project(tmp_path)
     assert cli("index", cwd=root).returncode == 0
