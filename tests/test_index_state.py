@@ -176,6 +176,23 @@ def test_an_edited_loader_still_keeps_its_documents_when_its_root_goes(
         assert pipeline.index().deleted == ("share/m.md",)
 
 
+def test_a_run_limited_to_a_folder_that_is_gone_deletes_its_documents(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    """``ragloom index docs/old`` after ``rm -r docs/old``: the folder was the
+    run's scope, so its documents go (a gone file's did already)."""
+    root = project(tmp_path, docs={"u.md": "# U\n\nThe umber gate.\n"})
+    (root / "docs" / "old").mkdir()
+    (root / "docs" / "old" / "t.md").write_text("# T\n\nThe tern nests in the cliffs.\n")
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        assert len(pipeline.index().added) == 2
+        shutil.rmtree(root / "docs" / "old")
+        report = pipeline.index(sources=[root / "docs" / "old"])
+        assert report.deleted == ("docs/old/t.md",) and report.errors == ()
+        assert ("docs/old", "not found; skipped") in report.problems
+        assert pipeline.index().unchanged == 1
+
+
 def test_mass_delete_is_refused_unless_allowed(tmp_path: Path) -> None:
     root = project(tmp_path)
     assert cli("index", cwd=root).returncode == 0

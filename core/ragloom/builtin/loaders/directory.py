@@ -318,7 +318,7 @@ class DirectoryLoader(Loader):
             if not is_within(path, root):
                 continue
             parts = path.relative_to(root).parts
-            if self._skip_reason(parts, is_dir=path.is_dir()) is None:
+            if self._passes(path, parts):
                 picked.append(path)
         if not picked:
             return None
@@ -393,7 +393,7 @@ class DirectoryLoader(Loader):
                 continue
             parts = source.relative_to(root).parts
             is_dir = source.is_dir()
-            if self._skip_reason(parts, is_dir=is_dir) is not None:
+            if not self._passes(source, parts):
                 continue
             if self.config.follow_symlinks and self._target_skip_reason(
                 source, root, is_dir=is_dir
@@ -403,9 +403,17 @@ class DirectoryLoader(Loader):
                 found.update(dict.fromkeys(self._walk(source, root, set())))
             elif source.is_file() or source.is_symlink():
                 found[source] = None
-            else:
-                self.context.report(source_id(source, self.context), "file not found; skipped")
+            else:  # gone: what was indexed from it is deleted (the run's scope is it)
+                self.context.report(source_id(source, self.context), "not found; skipped")
         yield from sorted(found, key=lambda p: p.relative_to(root).parts)
+
+    def _passes(self, path: Path, parts: tuple[str, ...]) -> bool:
+        """Whether the filters let ``path`` through. A path that is gone may
+        have been a file or a folder (``ragloom index docs/old`` after
+        ``rm -r docs/old``): either that would pass does."""
+        if path.exists() or path.is_symlink():
+            return self._skip_reason(parts, is_dir=path.is_dir()) is None
+        return any(self._skip_reason(parts, is_dir=d) is None for d in (True, False))
 
     def _reachable(self, path: Path, root: Path, index_dir: Path) -> bool:
         """Whether a walk from ``root`` could reach ``path``: it is not in the
