@@ -251,6 +251,8 @@ def test_json_output_keeps_the_exact_text(hostile: Path) -> None:
         ("line\r\nnext\ttab", "line\nnext\ttab"),
         ("invoice\u202efdp.exe\u2066x\u2069", "invoice\\u202efdp.exe\\u2066x\\u2069"),
         ("unterminated \x1b]0;title\nnext line", "unterminated \nnext line"),
+        # a file name's bytes that are not UTF-8 (os.fsdecode keeps them as surrogates)
+        ("bad\udcff\udc80.md", "bad\\xff\\x80.md"),
     ],
 )
 def test_sanitize(text: str, shown: str) -> None:

@@ -225,7 +225,7 @@ def index(
     if report.kept:
         out.print(
             f"[yellow]kept[/] {len(report.kept)} indexed document(s) that could not be read "
-            "this run (see above)"
+            "this run (the notes and errors say why)"
         )
     for _loader, message in report.errors:
         console(stderr=True).print(f"[bold red]error:[/] {escape(sanitize(message))}", markup=True)

@@ -17,7 +17,12 @@ _SEQUENCE = re.compile(
     r"|\x1b[\]PX^_][^\x07\x1b\n]*(?:\x07|\x1b\\)?"  # OSC (titles, links), DCS...: up to BEL/ST
     r"|\x1b[\x20-\x2f]*[\x30-\x7e]?"  # the other ESC sequences, or a lone ESC
 )
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_CONTROL = re.compile(
+    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\udc80-\udcff]"
+)
+"""Shown as escapes: control characters, bidi overrides, and the bytes of a
+file name that are not UTF-8 (Python's ``surrogateescape``: ``\\xff``, not the
+raw byte)."""
 
 
 def sanitize(text: str) -> str:
@@ -32,7 +37,8 @@ def sanitize(text: str) -> str:
     8-bit forms of CSI and OSC among them) and the bidi overrides that make
     text read other than it is stored (U+202A-U+202E, U+2066-U+2069) become
     visible escapes (``\\x07``, ``\\x9b``, ``\\u202e``), so a file name stays
-    recognisable. ``\\r\\n`` becomes ``\\n``; other Unicode is kept. Output
+    recognisable; so do the bytes of a file name that are not UTF-8
+    (``\\xff``). ``\\r\\n`` becomes ``\\n``; other Unicode is kept. Output
     for programs (``--json``) needs none of this: ``json.dumps`` escapes
     control characters itself.
     """
@@ -44,4 +50,6 @@ def sanitize(text: str) -> str:
 
 def _visible(match: re.Match[str]) -> str:
     code = ord(match.group())
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8, as surrogateescape holds it
+        return f"\\x{code - 0xDC00:02x}"
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
