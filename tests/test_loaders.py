@@ -483,6 +483,13 @@ def test_missing_root_is_an_unavailable_source(context):
         load_dir(context, "no-such-dir")
 
 
+@pytest.mark.parametrize("target", ["docs", "gone"], ids=["loop", "dangling"])
+def test_root_that_is_a_broken_link_says_so(tmp_path, context, target):
+    (tmp_path / "docs").symlink_to(target)  # docs -> docs loops; docs -> gone leads nowhere
+    with pytest.raises(SourceUnavailableError, match="symbolic link that leads to no directory"):
+        load_dir(context, "docs")
+
+
 def test_root_that_is_a_file_is_an_unavailable_source(tmp_path, context):
     write(tmp_path, "a.md", "# A\n")
     with pytest.raises(SourceUnavailableError, match="type: file"):

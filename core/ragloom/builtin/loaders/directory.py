@@ -263,6 +263,12 @@ class DirectoryLoader(Loader):
                 raise SourceUnavailableError(
                     f"{where} is a file, not a directory; use `type: file` to load one file"
                 )
+            if root.is_symlink():
+                raise SourceUnavailableError(
+                    f"{where} is a symbolic link that leads to no directory (its target is "
+                    f"gone or unmounted, or the link loops: {os.readlink(root)}); fix the link "
+                    "or `path:`"
+                )
             raise SourceUnavailableError(
                 f"{where}: directory not found (unmounted, renamed or deleted?); check "
                 f"`path:` (relative paths resolve against {absolute(self.context.base_dir)})"
