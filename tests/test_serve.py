@@ -301,6 +301,9 @@ def test_chat_completions_with_the_openai_sdk(server: str) -> None:
 
     sdk = openai.OpenAI(base_url=f"{server}/v1", api_key=ALICE, max_retries=0)
     assert [m.id for m in sdk.models.list()] == ["ragloom"]
+    assert sdk.models.retrieve("ragloom").id == "ragloom"
+    with pytest.raises(openai.NotFoundError):
+        sdk.models.retrieve("gpt-4o")
     completion = sdk.chat.completions.create(
         model="ragloom",
         messages=[
@@ -402,6 +405,7 @@ def test_chat_takes_ragloom_options_in_the_body(server: str) -> None:
         ("POST", "/v1/index"),
         ("POST", "/v1/chat/completions"),
         ("GET", "/v1/models"),
+        ("GET", "/v1/models/ragloom"),
         ("POST", "/mcp"),
     ],
 )

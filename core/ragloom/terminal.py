@@ -17,9 +17,7 @@ _SEQUENCE = re.compile(
     r"|\x1b[\]PX^_][^\x07\x1b\n]*(?:\x07|\x1b\\)?"  # OSC (titles, links), DCS...: up to BEL/ST
     r"|\x1b[\x20-\x2f]*[\x30-\x7e]?"  # the other ESC sequences, or a lone ESC
 )
-_CONTROL = re.compile(
-    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\udc80-\udcff]"
-)
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\udc80-\udcff]")
 """Shown as escapes: control characters, bidi overrides, and the bytes of a
 file name that are not UTF-8 (Python's ``surrogateescape``: ``\\xff``, not the
 raw byte)."""

@@ -1,4 +1,5 @@
-"""OpenAI-compatible chat: ``POST /v1/chat/completions`` and ``GET /v1/models``.
+"""OpenAI-compatible chat: ``POST /v1/chat/completions`` and ``GET /v1/models`` (and
+``/v1/models/{id}``).
 
 The last message, a user's, is the question; the user and assistant
 messages before it are the history; system and developer messages are
@@ -43,22 +44,30 @@ router = APIRouter(tags=["openai"])
 _UNSUPPORTED = ("tools", "functions", "tool_choice", "function_call")
 
 
+def _model(name: str) -> dict[str, Any]:
+    return {"id": name, "object": "model", "created": 0, "owned_by": "ragloom"}
+
+
 @router.get("/v1/models", summary="The one model this server offers (OpenAI-compatible)")
 async def models(request: Request, who: Annotated[Caller, Depends(caller)]) -> Response:
     service = service_of(request)
-    return JSON(
-        {
-            "object": "list",
-            "data": [
-                {
-                    "id": service.settings.model,
-                    "object": "model",
-                    "created": 0,
-                    "owned_by": "ragloom",
-                }
-            ],
-        }
-    )
+    return JSON({"object": "list", "data": [_model(service.settings.model)]})
+
+
+@router.get(
+    "/v1/models/{model_id}",
+    summary="The model, by its id (OpenAI-compatible: the SDK's models.retrieve)",
+    responses={404: ERRORS[400]},
+)
+async def model(
+    request: Request, model_id: str, who: Annotated[Caller, Depends(caller)]
+) -> Response:
+    name = service_of(request).settings.model
+    if model_id != name:
+        raise ApiError(
+            "model_not_found", f"this server offers one model, {name!r}, not {model_id!r}"
+        )
+    return JSON(_model(name))
 
 
 @router.post(
