@@ -131,7 +131,9 @@ def test_unsupported_filter_fails_before_any_store_runs(
             pipeline.retrieve("plan", filters={"chunk_index": {"$gte": 0}})
 
 
-def test_generator_failure_degrades_to_passages(corpus: Path, pm: pluggy.PluginManager) -> None:
+def test_generator_failure_degrades_to_passages(
+    corpus: Path, pm: pluggy.PluginManager, caplog: pytest.LogCaptureFixture
+) -> None:
     class Broken(Generator):
         def generate(self, question, hits, history=()):
             raise RuntimeError("model server down")
@@ -142,10 +144,14 @@ def test_generator_failure_degrades_to_passages(corpus: Path, pm: pluggy.PluginM
             register("broken", Broken)
 
     pm.register(Plugin(), name="broken")
-    with ragloom.load(write_config(corpus, generator={"type": "broken"}), plugin_manager=pm) as p:
+    with (
+        ragloom.load(write_config(corpus, generator={"type": "broken"}), plugin_manager=pm) as p,
+        caplog.at_level("WARNING", logger="ragloom"),
+    ):
         p.index()
         answer = p.ask("How much does the Pro plan cost?")
-    assert answer.degraded and "model server down" in answer.text
+    assert answer.degraded and "(RuntimeError; the log has the details)" in answer.text
+    assert "model server down" in caplog.text and "model server down" not in answer.text
     assert answer.citations and answer.citations[0].chunk_id == answer.hits[0].chunk.id
 
 
