@@ -129,6 +129,9 @@ def test_a_ragloom_server_key_is_a_secret() -> None:
     [
         "The Team plan costs $12 per user.",
         "pip install ragloom-sentence-transformers ragloom-a-very-long-hyphenated-plugin-name",
+        # a folder a test or a user made: digits, but no capitals, and not 43 long
+        "source = /tmp/ragloom-pgvector-48213-quickstart-x1y2z3ab/docs/pricing-faq.md",
+        "/srv/ragloom-checkout-2026-12-04-nightly-build-with-a-long-name/docs",
         "Connect with postgres://user:password@localhost:5432/app, or "
         "mongodb+srv://<username>:<password>@cluster0.example.net/db.",
         "Your key file starts with `-----BEGIN OPENSSH PRIVATE KEY-----`; never share it.",

@@ -197,12 +197,13 @@ _OWN: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("Anthropic API Key", ("sk-ant-",), r"sk-ant-(?:api|admin)\d\d-[A-Za-z0-9_-]{80,}"),
     ("NPM tokens", ("npm_",), r"(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
     # ragloom's own server keys (``ragloom serve --generate-key``: 43 URL-safe
-    # characters), not a hyphenated name ("ragloom-sentence-transformers")
+    # characters, upper and lower case and digits among them), not a name
+    # ("ragloom-sentence-transformers", a folder "ragloom-pgvector-4242-quickstart-x1y2")
     (
         "ragloom API Key",
         ("ragloom-",),
-        r"(?<![A-Za-z0-9_-])ragloom-((?=[A-Za-z0-9_-]{0,64}[A-Z0-9])[A-Za-z0-9_-]{32,})"
-        r"(?![A-Za-z0-9_-])",
+        r"(?<![A-Za-z0-9_-])ragloom-((?=[A-Za-z0-9_-]{0,42}[A-Z])(?=[A-Za-z0-9_-]{0,42}[a-z])"
+        r"(?=[A-Za-z0-9_-]{0,42}[0-9])[A-Za-z0-9_-]{43})(?![A-Za-z0-9_-])",
     ),
 )
 

@@ -64,8 +64,15 @@ def hash_key(key: str) -> str:
 
 
 def generate_key() -> str:
-    """A new random key, ``ragloom-`` and 43 URL-safe characters (256 bits)."""
-    return KEY_PREFIX + secrets.token_urlsafe(32)
+    """A new random key, ``ragloom-`` and 43 URL-safe characters (256 bits),
+    with capitals, small letters and digits among them (drawn again, about
+    once in a thousand, until so): what ``ragloom.secrets`` finds in a
+    document, where a name such as a folder's has no such mix."""
+    while True:
+        token = secrets.token_urlsafe(32)
+        kinds = (str.isupper, str.islower, str.isdigit)
+        if all(any(kind(c) for c in token) for kind in kinds):
+            return KEY_PREFIX + token
 
 
 @dataclass(frozen=True)
