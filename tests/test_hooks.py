@@ -81,6 +81,33 @@ def test_hook_register_chunkers(pm, corpus: Path) -> None:
     assert hit.chunk.text.startswith("All data is encrypted")
 
 
+def test_a_chunker_giving_two_chunks_one_id_is_refused_before_anything_is_written(
+    pm, corpus: Path
+) -> None:
+    """A store keeps one chunk per id: the others would be lost while the
+    ledger lists them, and `--repair` could not bring them back."""
+    from dataclasses import replace
+
+    from ragloom.errors import ComponentError
+
+    class OffByOne(Chunker):
+        def split(self, document):  # every chunk <doc>::0
+            whole = make_chunk(document, document.text, 0, 0, len(document.text))
+            return [whole, replace(whole, index=1, text=whole.text[:10])]
+
+    class Plugin:
+        @hookimpl
+        def register_chunkers(self, register):
+            register("offbyone", OffByOne)
+
+    with use(pm, Plugin(), corpus, chunker={"type": "offbyone"}) as pipeline:
+        with pytest.raises(ComponentError, match=r"chunker 'offbyone' gave two chunks the id"):
+            pipeline.index()
+        assert list(pipeline.retrieve("AES-256", k=5)) == []  # nothing was committed
+        for _, store in pipeline.stores:
+            assert store.count() == 0
+
+
 def test_hook_register_embedders(pm, corpus: Path) -> None:
     class Letters(Embedder):
         def embed_batch(self, texts: Sequence[str]) -> np.ndarray:

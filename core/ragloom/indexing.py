@@ -37,7 +37,7 @@ from .access import Labeller
 from .cache import fingerprint_key
 from .components import Context
 from .corpus import Admission, in_scope_of, load_here, load_on, scoped_loaders
-from .errors import IndexStateError, RagloomError
+from .errors import ComponentError, IndexStateError, RagloomError
 from .executors import (
     IndexWork,
     InProcessExecutor,
@@ -137,6 +137,7 @@ class Indexer:
         self._chunker_key = ""
         self._states: dict[str, str] = {}  # document id -> state hash, once per run
         self._loader_of: dict[str, str] = {}  # document id -> loader key
+        self._chunk_ids: set[str] = set()  # the chunk ids written this run
         self._labeller = Labeller(config.access)
         self._the_executor: Executor | None = None
         self.writer = StoreWriter(stores, state, run)
@@ -454,6 +455,25 @@ class Indexer:
             report=self.job.report,
         )
 
+    def _check_unique(self, per_doc: list[tuple[Document, list[str], str]], ids: list[str]) -> None:
+        """Refuse chunks that share an id (in a document, or across documents
+        this run): a store keeps one of them, so the others would be lost while
+        the ledger lists them. A chunker bug; nothing is committed."""
+        seen = self._chunk_ids
+        if len(set(ids)) == len(ids) and seen.isdisjoint(ids):
+            seen.update(ids)
+            return
+        for doc, cids, _ in per_doc:
+            for cid in cids:
+                if cid in seen:
+                    raise ComponentError(
+                        f"chunker {self.config.chunker.type!r} gave two chunks the id "
+                        f"{cid.rpartition('@')[0]!r} (the second in document {doc.id!r}): a "
+                        "chunk's id must be unique, or a store keeps only one of them; nothing "
+                        "was committed (a bug in the chunker: fix it, then run `ragloom index`)"
+                    )
+                seen.add(cid)
+
     def _prepare(self, batch: Sequence[Document]) -> Prepared:
         """Chunk and embed one batch in this process, through the run's stages and
         the embedding cache (what the in-process executor does)."""
@@ -487,6 +507,7 @@ class Indexer:
             stamp = document_stamp(self._state(doc), self._chunker_key)
             per_doc.append((doc, [f"{c.id}@{stamp}" for c in doc_chunks], stamp))
         ids = [cid for _, cids, _ in per_doc for cid in cids]
+        self._check_unique(per_doc, ids)
         vectors = prepared.vectors
         self.embedded += prepared.embedded
         self.cached += prepared.cached
