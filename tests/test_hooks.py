@@ -429,3 +429,29 @@ def test_plugin_cannot_replace_a_core_command(pm, monkeypatch, capsys) -> None:
     assert run_main(["index", "--help"]) == 2
     assert "'hijack'" in capsys.readouterr().err
     assert ragloom.cli.cli.commands["index"] is ragloom.cli.CORE_COMMANDS["index"]
+
+
+def test_two_plugins_adding_one_command_is_an_error_naming_both(pm, monkeypatch, capsys) -> None:
+    import click
+    import ragloom.cli
+    import ragloom.plugins
+
+    def adding(word: str) -> object:
+        class Plugin:
+            @hookimpl
+            def register_commands(self, cli):
+                @cli.command(name="export")
+                def export():
+                    click.echo(word)
+
+        return Plugin()
+
+    pm.register(adding("first"), name="exporter-a")
+    pm.register(adding("second"), name="exporter-b")
+    monkeypatch.setattr(ragloom.plugins, "_pm", pm)
+    try:
+        assert run_main(["export"]) == 2
+        err = capsys.readouterr().err
+        assert "'exporter-a'" in err and "'exporter-b'" in err and "'export'" in err
+    finally:
+        ragloom.cli.cli.commands.pop("export", None)

@@ -55,6 +55,12 @@ from ragloom import hookimpl
 def register_stores(register):
     pass
 """,
+    "chatty": """
+import sys
+
+print("chatty plugin loaded")
+sys.stdout.write("and more on stdout\\n")
+""",
 }
 
 
@@ -119,6 +125,16 @@ def test_a_plugin_that_fails_to_import_is_named_with_the_way_out(install: Instal
         pm = build_plugin_manager(env={"RAGLOOM_DISABLE_PLUGINS": blocked})
         assert pm.get_plugin("fine") is not None and pm.get_plugin("broken") is None
     assert build_plugin_manager(env={"RAGLOOM_LOAD_PLUGINS": "fine"}).get_plugin("fine")
+
+
+def test_what_a_plugin_prints_while_it_imports_goes_to_stderr(
+    install: Install, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """stdout is `--json` output, or `ragloom mcp`'s protocol."""
+    install(("chatty", "chatty", "ragloom-chatty"))
+    assert build_plugin_manager(env={}).get_plugin("chatty") is not None
+    out, err = capsys.readouterr()
+    assert out == "" and "chatty plugin loaded" in err and "and more on stdout" in err
 
 
 def test_two_distributions_publishing_one_plugin_name(install: Install) -> None:

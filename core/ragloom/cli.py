@@ -719,8 +719,10 @@ def _plugin_commands() -> None:
 
     pm = get_plugin_manager()
     plugins = pm.get_plugins()
+    owner: dict[str, str] = {}  # a plugin command's name -> the plugin that added it
     for impl in pm.hook.register_commands.get_hookimpls():
         others = [p for p in plugins if p is not impl.plugin]
+        before = dict(cli.commands)
         pm.subset_hook_caller("register_commands", remove_plugins=others)(cli=cli)
         replaced = sorted(n for n, c in CORE_COMMANDS.items() if cli.commands.get(n) is not c)
         if replaced:
@@ -729,6 +731,15 @@ def _plugin_commands() -> None:
                 f"plugin {impl.plugin_name!r} tried to replace the core command(s) "
                 f"{', '.join(replaced)}; plugin commands need names of their own"
             )
+        for name, command in cli.commands.items():
+            if before.get(name) is command:
+                continue
+            if name in owner:  # another plugin's command, replaced
+                raise PluginError(
+                    f"plugins {owner[name]!r} and {impl.plugin_name!r} both add the command "
+                    f"{name!r}; uninstall one, or skip one with RAGLOOM_DISABLE_PLUGINS=NAME"
+                )
+            owner[name] = impl.plugin_name
 
 
 _NO_ARGS_IS_HELP: Any = getattr(click.exceptions, "NoArgsIsHelpError", ())  # click >= 8.2

@@ -14,8 +14,10 @@ the same hooks. Two environment variables restrict loading:
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
+import sys
 from collections.abc import Mapping
 from importlib.metadata import entry_points
 
@@ -84,7 +86,10 @@ def build_plugin_manager(
                     f"(the second is {dist_name}); uninstall one of them"
                 )
             try:
-                plugin = ep.load()
+                # what it prints while it imports goes to stderr: stdout is
+                # `--json` output, or `ragloom mcp`'s protocol
+                with contextlib.redirect_stdout(sys.stderr):
+                    plugin = ep.load()
             except Exception as exc:
                 raise PluginError(
                     f"plugin {ep.name!r} from {dist_name or 'an unknown distribution'} "
