@@ -95,6 +95,7 @@ def test_an_unexpected_error_exits_1_with_one_line(project: Path) -> None:
     verbose = run(project, "-v", "index", method="index", failure="error")
     assert verbose.returncode == 1
     assert "Traceback" in verbose.stderr and "the disk is on fire" in verbose.stderr
+    assert "run with -v" not in verbose.stderr  # it was
 
 
 @pytest.mark.parametrize(

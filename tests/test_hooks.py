@@ -455,3 +455,25 @@ def test_two_plugins_adding_one_command_is_an_error_naming_both(pm, monkeypatch,
         assert "'exporter-a'" in err and "'exporter-b'" in err and "'export'" in err
     finally:
         ragloom.cli.cli.commands.pop("export", None)
+
+
+@pytest.mark.skipif(not hasattr(KeyError(), "add_note"), reason="exception notes: Python 3.11+")
+def test_an_error_a_plugin_component_raises_says_which_stage_and_component(
+    pm, corpus: Path
+) -> None:
+    """A plugin's ``KeyError: 'api_url'`` alone names neither the store nor the plugin."""
+
+    class Flaky(BM25Store):
+        def query(self, **kwargs):
+            raise KeyError("api_url")
+
+    class Plugin:
+        @hookimpl
+        def register_stores(self, register):
+            register("flaky", Flaky)
+
+    with use(pm, Plugin(), corpus, stores=[{"type": "memory"}, {"type": "flaky"}]) as pipeline:
+        pipeline.index()
+        with pytest.raises(KeyError) as info:
+            pipeline.retrieve("AES-256")
+    assert info.value.__notes__ == ["in the retrieve stage of 'flaky'"]

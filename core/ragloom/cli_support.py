@@ -93,11 +93,14 @@ def handle_errors(func: F) -> F:
         except Exception as exc:  # a bug or an unexpected failure: say so, briefly
             import logging
 
-            logging.getLogger("ragloom").debug("unexpected error", exc_info=True)
-            fail(
-                escape(f"unexpected {type(exc).__name__}: {exc} (run with -v for the traceback)"),
-                1,
-            )
+            log = logging.getLogger("ragloom")
+            log.debug("unexpected error", exc_info=True)
+            shown = log.isEnabledFor(logging.DEBUG)  # -v: the traceback is above
+            said = [*getattr(exc, "__notes__", ())[:1]]  # where: the component's stage
+            if not shown:
+                said.append("run with -v for the traceback")
+            hint = f" ({'; '.join(said)})" if said else ""
+            fail(escape(f"unexpected {type(exc).__name__}: {exc}{hint}"), 1)
 
     return wrapper  # type: ignore[return-value]
 

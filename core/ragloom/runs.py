@@ -148,6 +148,7 @@ class Run:
                     error=repr(exc),
                 )
             )
+            _say_where(exc, stage, name)
             raise
         seconds = time.perf_counter() - started
         count = len(result) if hasattr(result, "__len__") else None
@@ -225,3 +226,22 @@ def guard_observers(pm: pluggy.PluginManager) -> None:
 
         setattr(guarded, _GUARDED, True)
         impl.function = guarded  # type: ignore[misc]  # pluggy calls impl.function
+
+
+STAGE_NOTE = "in the {stage} stage of {name!r}"
+"""The note an error that is not ragloom's own gets where it leaves a stage:
+which component raised it (a plugin's ``KeyError`` says nothing of that)."""
+
+
+def _say_where(exc: BaseException, stage: str, name: str) -> None:
+    """Note on ``exc`` the stage and component it came from: once (the
+    innermost stage), and not on ragloom's own errors, which say it already."""
+    from .errors import RagloomError
+
+    if isinstance(exc, RagloomError) or not isinstance(exc, Exception):
+        return
+    notes = getattr(exc, "__notes__", ())
+    if any(n.startswith("in the ") and " stage of " in n for n in notes):
+        return
+    if hasattr(exc, "add_note"):  # Python 3.11+
+        exc.add_note(STAGE_NOTE.format(stage=stage, name=name))
