@@ -338,6 +338,29 @@ def test_a_deleted_store_file_is_detected_and_repaired(tmp_path: Path) -> None:
     assert again.returncode == 0 and "=3 unchanged" in again.stdout
 
 
+def test_a_store_restored_from_a_backup_with_as_many_chunks_is_detected(
+    tmp_path: Path,
+) -> None:
+    """The store's files of an older version hold as many chunks as the ledger
+    lists, but not its chunks: a count alone said all was well, and search
+    lost the changed document."""
+    root = project(tmp_path)
+    assert cli("index", cwd=root).returncode == 0
+    store = root / ".ragloom" / "memory" / "memory.npz"
+    backup = store.read_bytes()
+    security = root / "docs" / "security.md"
+    security.write_text(security.read_text().replace("AES-256", "ChaCha20"))
+    assert "~1 changed" in cli("index", cwd=root).stdout
+    store.write_bytes(backup)  # the older version's file, as many chunks
+    result = cli("index", cwd=root)
+    assert result.returncode == 1, result.stdout
+    assert "as many as the ledger lists, but" in result.stderr and "--repair" in result.stderr
+    repaired = cli("index", "--repair", cwd=root)
+    assert repaired.returncode == 0, repaired.stderr
+    assert '"docs/security.md"' in cli("search", "ChaCha20", "--json", cwd=root).stdout
+    assert cli("index", cwd=root).returncode == 0
+
+
 def test_a_repair_that_only_deletes_reaches_a_reader_holding_the_stores(
     tmp_path: Path, pm: pluggy.PluginManager
 ) -> None:

@@ -104,11 +104,20 @@ class StoreWriter:
             if not store.exact_count:
                 continue
             held = self.run.stage("count", name, store, store.count)
+            off = 0  # with as many chunks as the ledger: how many are not its own
             if held == len(owned) and not repair:
-                continue
+                off = self._strangers(name, store, owned)
+                if not off:
+                    continue
             if not repair:
+                said = (
+                    f"holds {held} chunk(s), as many as the ledger lists, but {off} of them "
+                    "are not the ledger's"
+                    if off
+                    else f"holds {held} chunk(s) but the ledger lists {len(owned)}"
+                )
                 message = (
-                    f"store {name!r} holds {held} chunk(s) but the ledger lists {len(owned)}: "
+                    f"store {name!r} {said}: "
                     "the store's files or the ledger were changed outside ragloom (deleted, "
                     "restored from a backup); run `ragloom index --repair` to bring them back "
                     "in agreement, or `ragloom index --rebuild`"
@@ -123,6 +132,19 @@ class StoreWriter:
             if line:
                 fixed.append(line)
         return forced, fixed
+
+    def _strangers(self, name: str, store: Store, owned: Mapping[str, str]) -> int:
+        """How many of the chunks a store in this process holds the ledger does
+        not list (a store folder restored from a backup holds as many chunks,
+        of other versions). Not asked of a store on a server: listing every id
+        there costs a round trip per page on every run."""
+        if store.remote_queries:
+            return 0
+        try:
+            present = self.run.stage("ids", name, store, lambda: list(store.ids()))
+        except NotImplementedError:
+            return 0
+        return sum(1 for cid in present if cid not in owned)
 
     def _repair(
         self, name: str, store: Store, owned: Mapping[str, str], held: int, forced: set[str]
