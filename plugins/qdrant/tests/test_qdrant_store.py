@@ -186,6 +186,25 @@ def test_a_folder_of_the_other_engine_is_refused(tmp_path: Path) -> None:
         opened(tmp_path / "l", engine="edge")
 
 
+@pytest.mark.parametrize(("was", "now"), [("local", "edge"), ("edge", "local")])
+def test_a_fresh_open_with_the_other_engine_forgets_the_first_ones_copy(
+    tmp_path: Path, was: str, now: str
+) -> None:
+    """``--rebuild``, as the refusal above advises: the other engine's copy of
+    the collection goes, or every later open would be refused again."""
+    filled(tmp_path, engine=was).close()
+    store = opened(tmp_path, engine=now, fresh=True)
+    try:
+        store.upsert(contract_chunks()[:2], contract_vectors()[:2])
+    finally:
+        store.close()
+    again = opened(tmp_path, engine=now)  # not refused
+    try:
+        assert again.count() == 2
+    finally:
+        again.close()
+
+
 def test_a_collection_of_other_points_is_refused_when_read(tmp_path: Path) -> None:
     from qdrant_client import QdrantClient, models
 

@@ -144,7 +144,9 @@ class QdrantStore(Store):
             )
         folder = self.context.store_dir(config.path, "qdrant")
         other = "local" if config.engine == "edge" else "edge"
-        if not fresh and _holds(folder, config.collection, other):
+        if fresh:  # the other engine's copy of this collection goes too, or it would be read
+            _forget(folder, config.collection, other)
+        elif _holds(folder, config.collection, other):
             raise StoreError(
                 f"{folder} holds collection {config.collection!r} written by the {other!r} "
                 f"engine: set `engine: {other}`, or run `ragloom index --rebuild` to start "
@@ -487,6 +489,27 @@ def _distance_of(embedder: Any) -> str | None:
             None,
         )
     return _SIMILARITIES.get(str(said).lower()) if isinstance(said, str) else None
+
+
+def _forget(folder: Any, collection: str, engine: str) -> None:
+    """Delete what the embedded ``engine`` holds of ``collection`` in ``folder``
+    (other collections there are left alone)."""
+    import json
+    import shutil
+
+    if engine == "edge":
+        if _holds(folder, collection, "edge"):
+            shutil.rmtree(folder / collection)
+        return
+    shutil.rmtree(folder / "collection" / collection, ignore_errors=True)
+    meta = folder / "meta.json"
+    try:
+        listed = json.loads(meta.read_text("utf-8"))
+    except (OSError, ValueError):
+        return
+    if isinstance(listed, dict) and collection in listed.get("collections", {}):
+        del listed["collections"][collection]
+        meta.write_text(json.dumps(listed), "utf-8")
 
 
 def _holds(folder: Any, collection: str, engine: str) -> bool:
