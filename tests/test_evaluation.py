@@ -415,6 +415,29 @@ def test_evaluate_beir(beir_dir: Path, tmp_path: Path, record_pm, stores: list) 
     assert set(again.run) == {"1", "2"}
 
 
+def test_a_judged_query_without_text_scores_0_and_is_said(
+    beir_dir: Path, tmp_path: Path, record_pm
+) -> None:
+    """Dropped, it would lift the mean over the others (trec_eval counts it 0)."""
+    config = {
+        "chunker": {"type": "recursive", "size": 300, "overlap": 0},
+        "embedder": {"type": "hash", "dimension": 512},
+        "stores": [{"type": "memory"}, {"type": "bm25"}],
+        "loaders": [{"type": "directory", "path": "not-used"}],
+    }
+    full = evaluate_beir(
+        config, beir_dir, "test", index_dir=tmp_path / "i", plugin_manager=record_pm
+    )
+    with (beir_dir / "qrels" / "test.tsv").open("a", encoding="utf-8") as qrels:
+        qrels.write("99\t101\t1\n")  # judged, but queries.jsonl has no query 99
+    more = evaluate_beir(
+        config, beir_dir, "test", index_dir=tmp_path / "i", plugin_manager=record_pm
+    )
+    assert more.queries == full.queries + 1
+    assert more.metrics["nDCG@10"] == pytest.approx(full.metrics["nDCG@10"] * 4 / 5)
+    assert any("1 judged query(ies) have no text" in m and "'99'" in m for _, m in more.problems)
+
+
 def test_evaluate_beir_default_index_dir(beir_dir: Path, tmp_path: Path, record_pm) -> None:
     from ragloom.evaluation import default_beir_index_dir
 

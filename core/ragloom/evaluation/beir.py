@@ -69,6 +69,27 @@ def load_beir(directory: str | Path, split: str = "test") -> tuple[Path, dict[st
                 "and qrels/<split>.tsv"
             )
 
+    qrels = read_qrels(qrels_path)
+    queries: dict[str, str] = {}
+    queries_path = root / "queries.jsonl"
+    with queries_path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+                qid, text = str(record["_id"]), str(record["text"])
+            except (ValueError, KeyError, TypeError) as exc:
+                raise RagloomError(
+                    f'{queries_path}, line {number}: expected {{"_id": ..., "text": ...}} ({exc!r})'
+                ) from None
+            if qid in qrels:
+                queries[qid] = text
+    return corpus, queries, {qid: qrels[qid] for qid in queries}
+
+
+def read_qrels(qrels_path: Path) -> Qrels:
+    """A BEIR qrels file: ``{query id: {doc id: grade}}`` (see :func:`load_beir`)."""
     qrels: dict[str, dict[str, int]] = {}
     with qrels_path.open(encoding="utf-8") as lines:
         for number, line in enumerate(lines, start=1):
@@ -88,23 +109,7 @@ def load_beir(directory: str | Path, split: str = "test") -> tuple[Path, dict[st
                     f"{qrels_path}, line {number}: expected `query-id corpus-id score` ({exc})"
                 ) from None
             qrels.setdefault(parts[0], {})[parts[1]] = grade
-
-    queries: dict[str, str] = {}
-    queries_path = root / "queries.jsonl"
-    with queries_path.open(encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-                qid, text = str(record["_id"]), str(record["text"])
-            except (ValueError, KeyError, TypeError) as exc:
-                raise RagloomError(
-                    f'{queries_path}, line {number}: expected {{"_id": ..., "text": ...}} ({exc!r})'
-                ) from None
-            if qid in qrels:
-                queries[qid] = text
-    return corpus, queries, {qid: qrels[qid] for qid in queries}
+    return qrels
 
 
 def default_beir_index_dir(
@@ -282,9 +287,23 @@ def evaluate_beir(
     if not k_values or min(k_values) <= 0:
         raise ValueError(f"k_values must be positive cutoffs, not {tuple(k_values)}")
     corpus, queries, qrels = load_beir(directory, split)
+    problems: list[tuple[str, str]] = []
     if limit_queries is not None:
         queries = dict(list(queries.items())[:limit_queries])
         qrels = {qid: qrels[qid] for qid in queries}
+    else:  # a judged query without a text is not answered: it scores 0, and is said
+        judged = read_qrels(Path(directory) / "qrels" / f"{split}.tsv")
+        textless = [qid for qid in judged if qid not in queries]
+        if textless:
+            qrels = {**qrels, **{qid: judged[qid] for qid in textless}}
+            problems.append(
+                (
+                    str(Path(directory) / "queries.jsonl"),
+                    f"{len(textless)} judged query(ies) have no text here (first: "
+                    f"{textless[0]!r}): each scores 0, as trec_eval counts a query the "
+                    "run does not answer",
+                )
+            )
 
     cfg, target = beir_index_config(config, corpus, directory, index_dir, base_dir)
 
@@ -329,7 +348,7 @@ def evaluate_beir(
     return BeirReport(
         dataset=Path(directory).resolve().name,
         split=split,
-        queries=len(queries),
+        queries=len(qrels),
         documents=report.documents,
         chunks_written=report.chunks,
         indexed=len(report.added) + len(report.changed),
@@ -339,7 +358,7 @@ def evaluate_beir(
         standard_errors={name: s.standard_error for name, s in scores.items()},
         stage_seconds=dict(sorted(timer.seconds.items())),
         index_dir=str(target),
-        problems=report.problems,
+        problems=(*problems, *report.problems),
         run=run,
     )
 
