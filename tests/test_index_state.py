@@ -361,6 +361,33 @@ def test_a_store_restored_from_a_backup_with_as_many_chunks_is_detected(
     assert cli("index", cwd=root).returncode == 0
 
 
+def test_a_store_the_config_added_or_retyped_is_said_so(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    """Not "changed outside ragloom": the config names a store the last run
+    did not write."""
+    root = project(tmp_path)
+    config = yaml.safe_load((root / "ragloom.yaml").read_text())
+    with ragloom.load(config, plugin_manager=pm, base_dir=root) as pipeline:
+        pipeline.index()
+    added = {**config, "stores": [*config["stores"], {"type": "memory", "name": "extra"}]}
+    with (
+        ragloom.load(added, plugin_manager=pm, base_dir=root) as pipeline,
+        pytest.raises(IndexStateError, match="store 'extra' holds 0 chunk.*the config added it"),
+    ):
+        pipeline.index()
+    retyped = {**config, "stores": [{"type": "bm25", "name": "memory"}, config["stores"][1]]}
+    with (
+        ragloom.load(retyped, plugin_manager=pm, base_dir=root) as pipeline,
+        pytest.raises(
+            IndexStateError, match="was a 'memory' store at the last run and is a 'bm25'"
+        ),
+    ):
+        pipeline.index()
+    with ragloom.load(added, plugin_manager=pm, base_dir=root) as pipeline:
+        assert pipeline.index(repair=True).repaired  # and --repair fills it
+
+
 def test_a_repair_that_only_deletes_reaches_a_reader_holding_the_stores(
     tmp_path: Path, pm: pluggy.PluginManager
 ) -> None:

@@ -222,7 +222,9 @@ class Indexer:
             self.writer.open()
             if not dry_run:
                 orphans = self.writer.repair_journal(entries, journal)
-            forced, repaired = self.writer.check(entries, repair=repair, dry_run=dry_run)
+            forced, repaired = self.writer.check(
+                entries, repair=repair, dry_run=dry_run, known=ledger.get_meta("stores")
+            )
         stored_chunker = ledger.get_meta("chunker")
         rechunk = rebuild or (
             bool(entries) and not fingerprints_match(stored_chunker, chunker_fp, self.chunker)
@@ -302,6 +304,7 @@ class Indexer:
         ledger.begin()
         ledger.set_meta("embedder", embedder_fp)
         ledger.set_meta("chunker", chunker_fp)
+        ledger.set_meta("stores", self.writer.kinds())  # which store each name was
         doomed: list[str] = []
         chunks_written = 0
         counting = _counting(progress)

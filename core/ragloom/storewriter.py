@@ -91,8 +91,17 @@ class StoreWriter:
         journal.clear()
         return len(orphans)
 
+    def kinds(self) -> dict[str, str]:
+        """Each store's name and type, as the ledger records them after a run."""
+        return {name: store.type_name or type(store).__name__ for name, store in self.stores}
+
     def check(
-        self, entries: Mapping[str, LedgerEntry], *, repair: bool, dry_run: bool
+        self,
+        entries: Mapping[str, LedgerEntry],
+        *,
+        repair: bool,
+        dry_run: bool,
+        known: Mapping[str, str] | None = None,
     ) -> tuple[set[str], list[str]]:
         """Every store must hold the chunks the ledger lists. Returns the
         documents to write again and, with ``repair``, what was fixed; without
@@ -116,12 +125,25 @@ class StoreWriter:
                     if off
                     else f"holds {held} chunk(s) but the ledger lists {len(owned)}"
                 )
-                message = (
-                    f"store {name!r} {said}: "
-                    "the store's files or the ledger were changed outside ragloom (deleted, "
-                    "restored from a backup); run `ragloom index --repair` to bring them back "
-                    "in agreement, or `ragloom index --rebuild`"
-                )
+                kind = store.type_name or type(store).__name__
+                was = known.get(name) if isinstance(known, Mapping) else None
+                if isinstance(known, Mapping) and was != kind:  # the config changed, not the files
+                    cause = (
+                        "the config added it since the last run"
+                        if was is None
+                        else f"it was a {was!r} store at the last run and is a {kind!r} one now"
+                    )
+                    message = (
+                        f"store {name!r} {said}: {cause}; run `ragloom index --repair` to write "
+                        "the documents into it from the ledger (or `ragloom index --rebuild`)"
+                    )
+                else:
+                    message = (
+                        f"store {name!r} {said}: "
+                        "the store's files or the ledger were changed outside ragloom (deleted, "
+                        "restored from a backup); run `ragloom index --repair` to bring them "
+                        "back in agreement, or `ragloom index --rebuild`"
+                    )
                 if dry_run:
                     self.run.report(name, message)
                     continue
