@@ -438,6 +438,25 @@ def test_a_judged_query_without_text_scores_0_and_is_said(
     assert any("1 judged query(ies) have no text" in m and "'99'" in m for _, m in more.problems)
 
 
+def test_evaluate_beir_takes_a_config_file_as_ragloom_load_does(
+    beir_dir: Path, tmp_path: Path, record_pm
+) -> None:
+    import yaml
+
+    config = {
+        "chunker": {"type": "recursive", "size": 300, "overlap": 0},
+        "embedder": {"type": "hash", "dimension": 512},
+        "stores": [{"type": "bm25"}],
+        "loaders": [{"type": "directory", "path": "not-used"}],
+        "index_dir": "idx",
+    }
+    (tmp_path / "ragloom.yaml").write_text(yaml.safe_dump(config), "utf-8")
+    by_path = evaluate_beir(tmp_path / "ragloom.yaml", beir_dir, "test", plugin_manager=record_pm)
+    assert by_path.index_dir.startswith(str(tmp_path / "idx"))  # relative to the file's folder
+    by_dict = evaluate_beir(config, beir_dir, "test", base_dir=tmp_path, plugin_manager=record_pm)
+    assert by_path.metrics == by_dict.metrics and by_path.queries == 4
+
+
 def test_evaluate_beir_default_index_dir(beir_dir: Path, tmp_path: Path, record_pm) -> None:
     from ragloom.evaluation import default_beir_index_dir
 

@@ -15,6 +15,7 @@ import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -246,7 +247,7 @@ def beir_index_config(
 
 
 def evaluate_beir(
-    config: Mapping[str, Any],
+    config: Mapping[str, Any] | str | PathLike[str],
     directory: str | Path,
     split: str = "test",
     *,
@@ -259,7 +260,8 @@ def evaluate_beir(
 ) -> BeirReport:
     """Index a BEIR corpus with ``config`` and score its retrieval on ``split``.
 
-    :param config: a pipeline config (a dict, as ``Pipeline.to_config()`` gives);
+    :param config: a pipeline config (a dict, as ``Pipeline.to_config()`` gives, or
+        the path of a config file, whose folder relative paths resolve against);
         its ``loaders`` are replaced by one ``jsonl`` loader on the corpus
         (``id_field: _id``, ``title_field: title``, ``text_fields: [text]``), and
         its stores' ``path`` options are dropped so they live in ``index_dir``,
@@ -286,6 +288,9 @@ def evaluate_beir(
 
     if not k_values or min(k_values) <= 0:
         raise ValueError(f"k_values must be positive cutoffs, not {tuple(k_values)}")
+    if isinstance(config, (str, PathLike)):  # a config file, as ragloom.load takes one
+        read = Pipeline.from_config(Path(config), plugin_manager=plugin_manager)
+        config, base_dir = read.to_config(), base_dir or read.config.base_dir
     corpus, queries, qrels = load_beir(directory, split)
     problems: list[tuple[str, str]] = []
     if limit_queries is not None:
