@@ -435,6 +435,11 @@ def _final_error(
         )
     elif failure.kind == "status" and reason == "":
         todo = f"; check {hint}" if hint else ""
+        if status == 404:  # a missing model, or no such path at all: a base URL without /v1
+            todo += (
+                " and the service's address (`base_url`: an OpenAI-compatible server's "
+                "ends with its API version, such as /v1)"
+            )
         text = f"{what} was rejected ({failure.describe()}){todo}"
     else:
         extra = {

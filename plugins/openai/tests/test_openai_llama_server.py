@@ -92,6 +92,18 @@ def test_a_prompt_over_the_context_window_is_rejected_once(llama_server: Any) ->
     assert llama_server.requests(CHAT) == before + 1, "a 400 is not retried"
 
 
+def test_a_base_url_without_its_version_is_named_in_the_404(llama_server: Any) -> None:
+    """The server answers 404 "Not Found" for a path it lacks: not the model, the URL."""
+    assert llama_server.base_url.endswith("/v1")
+    bare = llama_server.base_url.removesuffix("/v1")
+    generator = OpenAIGenerator(base_url=bare, model=llama_server.alias, max_retries=0)
+    generator.open(Context(name="openai"))
+    with pytest.raises(GeneratorError) as caught:
+        generator.chat([{"role": "user", "content": "hi"}], max_tokens=4, temperature=0.0)
+    message = str(caught.value)
+    assert "rejected (404" in message and "`base_url`" in message and "/v1" in message
+
+
 # -- the demo with the openai generator on the server -------------------------------------
 
 
