@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 
+import pytest
 from ragloom import hookspecs
 from ragloom.components import COMPONENT_KINDS, Component
 from ragloom.config import LIST_SECTIONS, SECTION_KINDS
@@ -40,3 +41,22 @@ def test_schema_has_every_section_the_config_accepts(registry: Registry) -> None
     for kind in COMPONENT_KINDS:
         section = schema["properties"][kind.section]
         assert (section.get("type") == "array") == kind.many
+
+
+def test_a_config_that_config_check_accepts_fits_the_schema(registry) -> None:
+    """Numbers and flags from the environment (``dimension: "${DIM:-512}"``,
+    as docs/config.md writes them) included: an editor or CI gate on the
+    schema must not flag a config ragloom takes."""
+    import jsonschema
+
+    schema = config_json_schema(registry)
+    good = {
+        "loaders": [{"type": "directory", "path": "${DOCS_DIR:-docs}"}],
+        "chunker": {"type": "recursive", "size": "${CHUNK:-800}", "overlap": 100},
+        "embedder": {"type": "hash", "dimension": "${DIMENSION:-512}"},
+        "stores": [{"type": "memory", "weight": "${W:-1.0}"}, {"type": "bm25"}],
+        "retrieval": {"k": 5},
+    }
+    jsonschema.validate(good, schema)
+    with pytest.raises(jsonschema.ValidationError):  # a plain word is still no number
+        jsonschema.validate({**good, "chunker": {"type": "recursive", "size": "big"}}, schema)

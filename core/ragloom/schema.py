@@ -74,8 +74,33 @@ def config_json_schema(registry: Registry) -> dict[str, Any]:
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "ragloom pipeline config",
         "type": "object",
-        "properties": properties,
+        "properties": _with_variables(properties),
         "required": ["stores"],
         "additionalProperties": False,
-        "$defs": defs,
+        "$defs": _with_variables(defs),
     }
+
+
+_VARIABLE = {
+    "type": "string",
+    "pattern": r"\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}",
+    "description": "an environment variable, ${VAR} or ${VAR:-default}, read when the "
+    "config is loaded",
+}
+"""What a number or a flag may also be written as (``dimension: "${DIM:-512}"``)."""
+_SCALARS = {"integer", "number", "boolean"}
+
+
+def _with_variables(node: Any) -> Any:
+    """``node`` with every number and flag also taking ``${VAR}``, as ``ragloom
+    config check`` does (strings take it already)."""
+    if isinstance(node, list):
+        return [_with_variables(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    node = {key: _with_variables(value) for key, value in node.items()}
+    kinds = node.get("type")  # (in a `properties` mapping, a field named "type": a dict)
+    kinds = set(kinds) if isinstance(kinds, list) else {kinds} if isinstance(kinds, str) else set()
+    if kinds & _SCALARS:
+        return {"anyOf": [node, _VARIABLE]}
+    return node
