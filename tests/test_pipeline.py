@@ -177,7 +177,18 @@ def test_citations_outside_the_hits_are_dropped(corpus: Path, pm: pluggy.PluginM
         p.index()
         answer = p.ask("Pro plan price")
     assert [c.chunk_id for c in answer.citations] == [answer.hits[0].chunk.id]
-    assert answer.text == "text [1]"
+    assert answer.text == "text [1]" and answer.grounded
+
+
+def test_an_answer_whose_every_citation_is_dropped_is_not_grounded() -> None:
+    from ragloom.answers import checked_answer
+    from ragloom.testing import contract_hits
+
+    hits = contract_hits()[:2]
+    invented = Citation(1, "not/given::0", "not/given#0", "not/given.md")
+    answer = checked_answer(Answer("q?", "Every workspace gets a trial [1].", (invented,)), hits)
+    assert answer.citations == () and not answer.grounded
+    assert answer.text == "Every workspace gets a trial."
 
 
 def test_stream_yields_text_then_answer(corpus: Path, pm: pluggy.PluginManager) -> None:

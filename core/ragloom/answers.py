@@ -150,7 +150,8 @@ def checked_answer(answer: Answer, hits: Sequence[Hit]) -> Answer:
     """Drop citations of chunks the generator was not given and their ``[n]``
     markers from the text; number the rest 1, 2, 3... in the order the text
     first cites them (a citation the text never marks keeps its place after
-    those); attach the hits."""
+    those); attach the hits. An answer whose every citation was dropped is
+    not ``grounded``."""
     given = {h.chunk.id for h in hits}
     kept = {c.number: c for c in answer.citations if c.chunk_id in given}
     dropped = {c.number for c in answer.citations if c.chunk_id not in given}
@@ -176,7 +177,9 @@ def checked_answer(answer: Answer, hits: Sequence[Hit]) -> Answer:
     citations = tuple(
         replace(kept[old], number=new) for old, new in sorted(numbers.items(), key=lambda i: i[1])
     )
-    return replace(answer, text=text, citations=citations, hits=tuple(hits))
+    # every citation named a passage it was not given: nothing backs the answer
+    grounded = answer.grounded and not (dropped and not kept)
+    return replace(answer, text=text, citations=citations, hits=tuple(hits), grounded=grounded)
 
 
 def degraded_answer(question: str, hits: Sequence[Hit], exc: Exception) -> Answer:
