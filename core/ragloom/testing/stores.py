@@ -455,4 +455,16 @@ class TextStoreContract(StoreContract):
 
 class HybridStoreContract(DenseStoreContract, TextStoreContract):
     """The contract of stores declaring both ``"dense"`` and ``"text"``: both sets
-    of tests, and the common ones in both query modes."""
+    of tests, and the common ones in both query modes; and a query with both
+    the vector and the text, as the pipeline asks such a store."""
+
+    def test_a_query_with_both_vector_and_text_answers_from_both(self, store: Store) -> None:
+        self.upsert(store, contract_chunks())
+        # the vector is nearest c01 and farthest from c10; the text matches c10 alone
+        hits = store.query(vector=axis(0), text=KEYWORDS[9], k=3)
+        ids = [h.chunk.id for h in hits]
+        assert "c01" in ids and "c10" in ids, (
+            f"asked with vector= and text= (as the pipeline asks a hybrid store), the top 3 "
+            f"were {ids}: the best of each half (c01 by vector, c10 by text) must be among "
+            "them; a hybrid store fuses both, it does not drop one"
+        )

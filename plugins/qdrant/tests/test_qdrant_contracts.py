@@ -70,3 +70,26 @@ class TestServerHybrid(HybridStoreContract):
     @pytest.fixture
     def store_factory(self) -> Callable[[Path], QdrantStore]:
         return lambda path: _server_store(path, sparse="bm25", server_fusion=True)
+
+
+class _DropsTheText(QdrantStore):
+    """A hybrid store with a bug: given both, it searches by the vector alone."""
+
+    def query(self, *, vector: Any = None, text: Any = None, **kwargs: Any) -> list:
+        return (
+            super().query(vector=vector, **kwargs)
+            if vector is not None
+            else super().query(text=text, **kwargs)
+        )
+
+
+def test_the_hybrid_contract_catches_a_store_that_drops_the_text(tmp_path: Path) -> None:
+    """The pipeline asks a hybrid store with the vector and the text at once:
+    a store that passes every single-mode test but drops one half fails."""
+    contract = HybridStoreContract()
+    store = contract.open_store(lambda path: _DropsTheText(sparse="bm25"), tmp_path)
+    try:
+        with pytest.raises(AssertionError, match="a hybrid store fuses both"):
+            contract.test_a_query_with_both_vector_and_text_answers_from_both(store)
+    finally:
+        store.close()
