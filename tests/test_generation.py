@@ -288,6 +288,27 @@ def test_a_chat_returning_something_else_is_a_generator_error() -> None:
 # -- the contract, on the scripted model and on the extractive generator ----------------------
 
 
+@pytest.mark.parametrize("fault", ["another passage's quote", "one passage cited twice"])
+def test_the_contract_checks_what_a_citation_quotes(fault: str) -> None:
+    """A citation's quote is shown as its passage's evidence."""
+    from ragloom.testing.generators import _check_citations
+
+    hits = contract_hits()[:2]
+    first, second = hits[0].chunk, hits[1].chunk
+
+    def cite(number: int, chunk, quote: str) -> Citation:
+        return Citation(number, chunk.id, chunk.label, chunk.source, quote)
+
+    right = Answer("q", "a [1] b [2]", (cite(1, first, first.text[:20]), cite(2, second, "")))
+    _check_citations(right, hits)
+    if fault == "another passage's quote":
+        wrong = (cite(1, first, second.text[:30]),)
+    else:
+        wrong = (cite(1, first, first.text[:20]), cite(2, first, first.text[:10]))
+    with pytest.raises(AssertionError, match="not in the passage|cited under two numbers"):
+        _check_citations(Answer("q", "a [1] b [2]", wrong), hits)
+
+
 class TestScriptedPassesTheContract(GeneratorContract):
     @pytest.fixture
     def generator_factory(self):

@@ -59,6 +59,17 @@ def _check_citations(answer: Answer, hits: list[Hit]) -> None:
         assert citation.chunk_id in given, f"cites {citation.chunk_id!r}, which was not given"
         hit = given[citation.chunk_id]
         assert citation.label == hit.chunk.label and citation.source == hit.chunk.source
+        # the quote is shown as the passage's evidence: each of its pieces (joined
+        # by " … " where it skips) is the cited passage's own text
+        passage = " ".join(hit.chunk.text.split())
+        for piece in citation.quote.split(" \u2026 "):
+            piece = " ".join(piece.split()).strip(" \u2026")
+            assert piece in passage, (
+                f"citation [{citation.number}] quotes {piece!r}, which is not in the passage "
+                f"it cites ({citation.chunk_id!r})"
+            )
+    cited = [c.chunk_id for c in answer.citations]
+    assert len(cited) == len(set(cited)), f"one passage cited under two numbers: {cited}"
     numbers = [c.number for c in answer.citations]
     assert numbers == list(range(1, len(numbers) + 1)), f"citations numbered {numbers}"
     marked = {int(n) for n in _MARKER.findall(answer.text)}
