@@ -415,16 +415,21 @@ def test_evaluate_beir(beir_dir: Path, tmp_path: Path, record_pm, stores: list) 
     assert set(again.run) == {"1", "2"}
 
 
+def beir_config(stores: list) -> dict:
+    """A config for the tiny BEIR set: hash vectors, its ``stores``."""
+    return {
+        "chunker": {"type": "recursive", "size": 300, "overlap": 0},
+        "embedder": {"type": "hash", "dimension": 512},
+        "stores": stores,
+        "loaders": [{"type": "directory", "path": "not-used"}],
+    }
+
+
 def test_a_judged_query_without_text_scores_0_and_is_said(
     beir_dir: Path, tmp_path: Path, record_pm
 ) -> None:
     """Dropped, it would lift the mean over the others (trec_eval counts it 0)."""
-    config = {
-        "chunker": {"type": "recursive", "size": 300, "overlap": 0},
-        "embedder": {"type": "hash", "dimension": 512},
-        "stores": [{"type": "memory"}, {"type": "bm25"}],
-        "loaders": [{"type": "directory", "path": "not-used"}],
-    }
+    config = beir_config([{"type": "memory"}, {"type": "bm25"}])
     full = evaluate_beir(
         config, beir_dir, "test", index_dir=tmp_path / "i", plugin_manager=record_pm
     )
@@ -443,13 +448,7 @@ def test_evaluate_beir_takes_a_config_file_as_ragloom_load_does(
 ) -> None:
     import yaml
 
-    config = {
-        "chunker": {"type": "recursive", "size": 300, "overlap": 0},
-        "embedder": {"type": "hash", "dimension": 512},
-        "stores": [{"type": "bm25"}],
-        "loaders": [{"type": "directory", "path": "not-used"}],
-        "index_dir": "idx",
-    }
+    config = {**beir_config([{"type": "bm25"}]), "index_dir": "idx"}
     (tmp_path / "ragloom.yaml").write_text(yaml.safe_dump(config), "utf-8")
     by_path = evaluate_beir(tmp_path / "ragloom.yaml", beir_dir, "test", plugin_manager=record_pm)
     assert by_path.index_dir.startswith(str(tmp_path / "idx"))  # relative to the file's folder

@@ -163,25 +163,17 @@ def test_bad_arguments_are_tool_errors(project: Path) -> None:
         assert result.is_error and "invalid_request" in text and said in text, text
 
 
-def test_mcp_refuses_to_start_without_principals_under_access_control(project: Path) -> None:
-    result = subprocess.run(
-        [RAGLOOM, "mcp"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
-    assert result.returncode == 2 and "--principal" in result.stderr
-
-
-def test_serve_without_keys_refuses_to_start_without_principals_under_access_control(
-    project: Path,
+@pytest.mark.parametrize(
+    "command", [("mcp",), ("serve", "--no-auth", "--port", "0")], ids=["mcp", "serve"]
+)
+def test_no_principal_under_access_control_is_refused_at_start(
+    project: Path, command: tuple[str, ...]
 ) -> None:
-    """As ``ragloom mcp``: every request would be no one's, and find only
-    unlabelled documents, with no hint why."""
+    """Without keys, whose the server is comes from --principal: else every
+    request would be no one's, and find only unlabelled documents, with no
+    hint why."""
     result = subprocess.run(
-        [RAGLOOM, "serve", "--no-auth", "--port", "0"],
+        [RAGLOOM, *command],
         cwd=project,
         capture_output=True,
         text=True,
