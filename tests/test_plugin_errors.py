@@ -203,3 +203,10 @@ def test_the_command_exits_2_with_one_line(
     assert info.value.code == 2, err
     assert err.startswith("error: ") and expected in " ".join(err.split())
     assert "Traceback" not in err
+    if plugins[0][0] == "broken":  # -v: the import's traceback first, then the same line
+        monkeypatch.setattr(ragloom.plugins, "_pm", None)
+        with pytest.raises(SystemExit):
+            ragloom.cli.main(["-v", "plugins", "--json"])
+        err = capsys.readouterr().err
+        assert err.startswith("Traceback") and "a_module_that_is_not_installed" in err
+        assert expected in " ".join(err.split())

@@ -750,6 +750,11 @@ def main(argv: list[str] | None = None) -> None:
     try:
         _plugin_commands()
     except PluginError as exc:
+        args = sys.argv[1:] if argv is None else argv
+        if {"-v", "--verbose"} & set(args):  # before the options are parsed: look for it
+            import traceback
+
+            traceback.print_exception(exc.__cause__ or exc, file=sys.stderr)
         fail(escape(str(exc)), 2)
     except KeyboardInterrupt:  # Ctrl-C while the plugins load: as in a command
         fail("interrupted", 1)
