@@ -77,6 +77,9 @@ def test_env_vars_defaults_and_escapes(registry: Registry) -> None:
     # placeholders are written back, never the values
     assert config.to_dict()["stores"][0]["name"] == "${NAME}"
     assert config.to_dict()["index_dir"] == "${IDX:-fallback}"
+    # set but empty takes the default too, as a shell's :- does (not index_dir "")
+    assert validate_config(data, registry, env={"NAME": "kw", "IDX": ""}).index_dir == "fallback"
+    assert validate_config(data, registry, env={"NAME": "kw", "IDX": "x"}).index_dir == "x"
 
 
 def test_unknown_top_level_key_and_missing_store(registry: Registry) -> None:

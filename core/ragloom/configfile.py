@@ -234,10 +234,10 @@ def interpolate(
         if escaped:
             return match.group(0)[1:]
         seen[path] = data
+        if default is not None and not env.get(name):  # unset or empty, as a shell's :-
+            return default
         if name in env:
             return env[name]
-        if default is not None:
-            return default
         add(
             path,
             f"environment variable {name} is not set",
