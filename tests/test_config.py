@@ -136,3 +136,16 @@ def test_config_never_imports_code(registry: Registry) -> None:
     data = basic_config(generator={"type": "os.system"})
     with pytest.raises(ConfigValidationError, match="unknown generator type 'os.system'"):
         validate_config(data, registry, env={})
+
+
+def test_a_value_of_the_wrong_type_is_told_how_to_write_it(registry: Registry) -> None:
+    data = basic_config(
+        loaders={"type": "directory", "path": "docs"},  # a mapping where a list goes
+        chunker={"type": "recursive", "size": "big"},
+        retrieval={"k": "five"},
+    )
+    with pytest.raises(ConfigValidationError) as info:
+        validate_config(data, registry, env={})
+    hints = {i.path: i.hint for i in info.value.issues}
+    assert hints["chunker.size"] == hints["retrieval.k"] == "write a whole number, such as 800"
+    assert "one `- item` per line" in hints["loaders"]

@@ -77,7 +77,8 @@ def handle_errors(func: F) -> F:
             err.print(
                 f"[bold red]{len(exc.issues)} error(s)[/] in {escape(exc.source or 'config')}:"
             )
-            for issue in exc.issues:
+            # in the file's order (pydantic reports by field, not by line)
+            for issue in sorted(exc.issues, key=lambda i: (i.line is None, i.line or 0)):
                 err.print(f"  {sanitize(str(issue))}", markup=False)
             sys.exit(2)
         except (ConfigError, PluginError, FilterError) as exc:

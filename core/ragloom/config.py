@@ -298,7 +298,7 @@ def validate_config(
             ):
                 add(loc, "at least one store is required", "add e.g. `stores: [{type: bm25}]`")
             else:
-                add(loc, _message(err))
+                add(loc, _message(err), _fix(err))
 
     specs: dict[str, Any] = {}
     for section, kind in SECTION_KINDS.items():
@@ -347,6 +347,27 @@ def validate_config(
         source=source,
         env_paths=env_paths,
     )
+
+
+_FIXES = {
+    "int_parsing": "write a whole number, such as 800",
+    "int_type": "write a whole number, such as 800",
+    "int_from_float": "write a whole number, such as 800",
+    "float_parsing": "write a number, such as 0.5",
+    "float_type": "write a number, such as 0.5",
+    "bool_parsing": "write true or false",
+    "bool_type": "write true or false",
+    "list_type": "write a list: [a, b] on one line, or one `- item` per line",
+    "dict_type": "write a mapping: `key: value` lines, indented under this key",
+    "model_type": "write a mapping: `key: value` lines, indented under this key",
+    "model_attributes_type": "write a mapping: `key: value` lines, indented under this key",
+    "string_type": "write text (in quotes if it would read as a number or true/false)",
+}
+"""The fix for each kind of type error pydantic reports (its ``type``)."""
+
+
+def _fix(err: Any) -> str | None:
+    return _FIXES.get(str(err.get("type", "")))
 
 
 def _message(err: Any) -> str:
@@ -400,7 +421,7 @@ def _component(
             elif err["type"] == "missing":
                 add(loc, f"missing required option {err['loc'][-1]!r} for {kind} {type_name!r}")
             else:
-                add(loc, _message(err))
+                add(loc, _message(err), _fix(err))
         return None
     name = str(extra.get("name") or type_name)
     store_filter = None
