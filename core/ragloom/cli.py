@@ -39,9 +39,7 @@ from .errors import (
     ConfigError,
     PluginError,
 )
-
-MAX_K = 10_000
-"""``ragloom.pipeline.MAX_K`` (not imported: the command line starts without the pipeline)."""
+from .types import MAX_K
 
 EPILOG = """\b
 A typical session:

@@ -18,7 +18,7 @@ commit.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from .config import PipelineConfig
     from .ledger import LedgerEntry
     from .runs import Run
+    from .secrets import Secret
 
 __all__ = ["Admission", "Loaded", "in_scope_of", "load_here", "load_on", "scoped_loaders"]
 
@@ -72,10 +73,10 @@ def _screen_secrets(
     from .secrets import find_secrets, redact
 
     found = find_secrets(doc.text)
-    fields = {key: hits for key, hits in _metadata_secrets(doc.metadata, find_secrets)}
+    fields: dict[str, list[Secret]] = {}
+    metadata = _screened(doc.metadata, "", "", fields)
     if not found and not fields:
         return doc
-    count = len(found) + sum(len(hits) for hits in fields.values())
     every = [*found, *(s for hits in fields.values() for s in hits)]
     kinds = ", ".join(sorted({s.kind for s in every}))
     where = []
@@ -87,63 +88,39 @@ def _screen_secrets(
     if policy == "skip":
         report(
             doc.source,
-            f"holds {count} secret(s) ({said}): left out of the "
+            f"holds {len(every)} secret(s) ({said}): left out of the "
             "index; remove them, or set `indexing.secrets: redact`",
         )
         return None
     text = redact(doc.text, found) if found else doc.text
-    metadata = _redact_metadata(doc.metadata, find_secrets, redact) if fields else doc.metadata
-    report(doc.source, f"{count} secret(s) redacted ({said})")
+    report(doc.source, f"{len(every)} secret(s) redacted ({said})")
     metadata = {**metadata, "content_hash": content_hash(text)}
     return replace(doc, text=text, metadata=metadata)
 
 
-def _metadata_secrets(
-    metadata: Mapping[str, Any], find: Callable[[str], list[Any]], path: str = ""
-) -> Iterator[tuple[str, list[Any]]]:
-    """(field, secrets) for each string in ``metadata`` (nested mappings and
-    lists too, named ``a.b`` and ``a[0]``) that holds any."""
-    for key, value in metadata.items():
-        yield from _value_secrets(value, find, f"{path}{key}", str(key))
+def _screened(value: Any, key: str, name: str, fields: dict[str, list[Secret]]) -> Any:
+    """``value`` (metadata, or a part of it) with the secrets in its strings
+    redacted, each string read after its field's name, as a config file writes
+    it (``secret_access_key: ...`` names what the bare value does not say);
+    each field that held any into ``fields`` (``a.b``, ``a[0]``)."""
+    from .secrets import find_secrets, redact
 
-
-def _value_secrets(
-    value: Any, find: Callable[[str], list[Any]], name: str, key: str
-) -> Iterator[tuple[str, list[Any]]]:
     if isinstance(value, str):
-        hits = _field_secrets(value, key, find)
-        if hits:
-            yield name, hits
-    elif isinstance(value, Mapping):
-        yield from _metadata_secrets(value, find, f"{name}.")
-    elif isinstance(value, (list, tuple)):
-        for i, item in enumerate(value):
-            yield from _value_secrets(item, find, f"{name}[{i}]", key)
-
-
-def _field_secrets(value: str, key: str, find: Callable[[str], list[Any]]) -> list[Any]:
-    """The secrets in a field's string, read after its name, as a config file
-    writes it (``secret_access_key: ...`` names what the bare value does not
-    say): their offsets in ``value``."""
-    said = f"{key} = "
-    return [
-        replace(s, start=s.start - len(said), end=s.end - len(said))
-        for s in find(said + value)
-        if s.start >= len(said)
-    ]
-
-
-def _redact_metadata(
-    value: Any, find: Callable[[str], list[Any]], redact: Callable[..., str], key: str = ""
-) -> Any:
-    """``value`` with the secrets in each of its strings redacted."""
-    if isinstance(value, str):
-        hits = _field_secrets(value, key, find)
-        return redact(value, hits) if hits else value
+        said = f"{key} = "
+        hits = [
+            replace(s, start=s.start - len(said), end=s.end - len(said))
+            for s in find_secrets(said + value)
+            if s.start >= len(said)
+        ]
+        if not hits:
+            return value
+        fields[name] = hits
+        return redact(value, hits)
     if isinstance(value, Mapping):
-        return {k: _redact_metadata(v, find, redact, str(k)) for k, v in value.items()}
+        prefix = f"{name}." if name else ""
+        return {k: _screened(v, str(k), f"{prefix}{k}", fields) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        items = [_redact_metadata(v, find, redact, key) for v in value]
+        items = [_screened(v, key, f"{name}[{i}]", fields) for i, v in enumerate(value)]
         return items if isinstance(value, list) else tuple(items)
     return value
 

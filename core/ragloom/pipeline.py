@@ -38,7 +38,7 @@ from .retrieval import Retriever
 from .runs import Run, current_run
 from .state import IndexState
 from .storeset import StoreSet
-from .types import Answer, Hits
+from .types import MAX_K, Answer, Hits
 
 if TYPE_CHECKING:
     import pluggy
@@ -46,9 +46,6 @@ if TYPE_CHECKING:
 __all__ = ["AnswerStream", "IndexReport", "Pipeline", "load"]
 
 log = logging.getLogger("ragloom")
-
-MAX_K = 10_000
-"""The most hits one query may ask for."""
 
 
 class Pipeline:

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from .errors import RagloomError
 from .events import Event, ProblemReported, RunFinished, RunStarted, StageCall, StageFinished
 from .stages import run_stage as core_run_stage
 from .types import StageTiming
@@ -236,12 +237,12 @@ which component raised it (a plugin's ``KeyError`` says nothing of that)."""
 def _say_where(exc: BaseException, stage: str, name: str) -> None:
     """Note on ``exc`` the stage and component it came from: once (the
     innermost stage), and not on ragloom's own errors, which say it already."""
-    from .errors import RagloomError
-
     if isinstance(exc, RagloomError) or not isinstance(exc, Exception):
         return
-    notes = getattr(exc, "__notes__", ())
-    if any(n.startswith("in the ") and " stage of " in n for n in notes):
+    if getattr(exc, _NOTED, False) or not hasattr(exc, "add_note"):  # (add_note: 3.11+)
         return
-    if hasattr(exc, "add_note"):  # Python 3.11+
-        exc.add_note(STAGE_NOTE.format(stage=stage, name=name))
+    exc.add_note(STAGE_NOTE.format(stage=stage, name=name))
+    setattr(exc, _NOTED, True)
+
+
+_NOTED = "_ragloom_stage_noted"

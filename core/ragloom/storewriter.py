@@ -93,7 +93,7 @@ class StoreWriter:
 
     def kinds(self) -> dict[str, str]:
         """Each store's name and type, as the ledger records them after a run."""
-        return {name: store.type_name or type(store).__name__ for name, store in self.stores}
+        return {name: _kind(store) for name, store in self.stores}
 
     def check(
         self,
@@ -125,13 +125,14 @@ class StoreWriter:
                     if off
                     else f"holds {held} chunk(s) but the ledger lists {len(owned)}"
                 )
-                kind = store.type_name or type(store).__name__
-                was = known.get(name) if isinstance(known, Mapping) else None
-                if isinstance(known, Mapping) and was != kind:  # the config changed, not the files
+                # the ledger says which store each name was (ledgers before it, nothing)
+                was = known.get(name) if isinstance(known, Mapping) else _kind(store)
+                if was != _kind(store):  # the config changed, not the files
                     cause = (
                         "the config added it since the last run"
                         if was is None
-                        else f"it was a {was!r} store at the last run and is a {kind!r} one now"
+                        else f"it was a {was!r} store at the last run and is a "
+                        f"{_kind(store)!r} one now"
                     )
                     message = (
                         f"store {name!r} {said}: {cause}; run `ragloom index --repair` to write "
@@ -230,3 +231,8 @@ class StoreWriter:
                     store.refresh()
                 except Exception as exc:  # the original error matters more
                     log.warning("store %s could not be refreshed after a failed run: %r", name, exc)
+
+
+def _kind(store: Store) -> str:
+    """The type a store was registered under (its class name if built by hand)."""
+    return store.type_name or type(store).__name__

@@ -21,9 +21,13 @@ __all__ = [
     "Hit",
     "HitExplanation",
     "Hits",
+    "MAX_K",
     "StageTiming",
     "content_hash",
 ]
+
+MAX_K = 10_000
+"""The most hits one query may ask for (the pipeline's bound, and the command line's)."""
 
 
 def content_hash(text: str) -> str:

@@ -58,6 +58,12 @@ def load_beir(directory: str | Path, split: str = "test") -> tuple[Path, dict[st
     optional header line; TREC's four columns (``qid 0 docid grade``) work too.
     A malformed line raises ``RagloomError`` naming the file and line.
     """
+    corpus, queries, judged = _read_beir(directory, split)
+    return corpus, queries, {qid: judged[qid] for qid in queries}
+
+
+def _read_beir(directory: str | Path, split: str) -> tuple[Path, dict[str, str], Qrels]:
+    """:func:`load_beir`, with every judged query's qrels, those without a text too."""
     root = Path(directory)
     corpus = corpus_file(root)
     qrels_path = root / "qrels" / f"{split}.tsv"
@@ -70,7 +76,7 @@ def load_beir(directory: str | Path, split: str = "test") -> tuple[Path, dict[st
                 "and qrels/<split>.tsv"
             )
 
-    qrels = read_qrels(qrels_path)
+    qrels = _read_qrels(qrels_path)
     queries: dict[str, str] = {}
     queries_path = root / "queries.jsonl"
     with queries_path.open(encoding="utf-8") as lines:
@@ -86,10 +92,10 @@ def load_beir(directory: str | Path, split: str = "test") -> tuple[Path, dict[st
                 ) from None
             if qid in qrels:
                 queries[qid] = text
-    return corpus, queries, {qid: qrels[qid] for qid in queries}
+    return corpus, queries, qrels
 
 
-def read_qrels(qrels_path: Path) -> Qrels:
+def _read_qrels(qrels_path: Path) -> Qrels:
     """A BEIR qrels file: ``{query id: {doc id: grade}}`` (see :func:`load_beir`)."""
     qrels: dict[str, dict[str, int]] = {}
     with qrels_path.open(encoding="utf-8") as lines:
@@ -291,16 +297,15 @@ def evaluate_beir(
     if isinstance(config, (str, PathLike)):  # a config file, as ragloom.load takes one
         read = Pipeline.from_config(Path(config), plugin_manager=plugin_manager)
         config, base_dir = read.to_config(), base_dir or read.config.base_dir
-    corpus, queries, qrels = load_beir(directory, split)
+    corpus, queries, judged = _read_beir(directory, split)
     problems: list[tuple[str, str]] = []
     if limit_queries is not None:
         queries = dict(list(queries.items())[:limit_queries])
-        qrels = {qid: qrels[qid] for qid in queries}
+        qrels = {qid: judged[qid] for qid in queries}
     else:  # a judged query without a text is not answered: it scores 0, and is said
-        judged = read_qrels(Path(directory) / "qrels" / f"{split}.tsv")
+        qrels = judged
         textless = [qid for qid in judged if qid not in queries]
         if textless:
-            qrels = {**qrels, **{qid: judged[qid] for qid in textless}}
             problems.append(
                 (
                     str(Path(directory) / "queries.jsonl"),
