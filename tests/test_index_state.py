@@ -388,6 +388,37 @@ def test_a_store_the_config_added_or_retyped_is_said_so(
         assert pipeline.index(repair=True).repaired  # and --repair fills it
 
 
+def test_a_query_refuses_a_store_the_config_added_or_retyped(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    """Before `index --repair` fills it, such a store holds none of the
+    documents: a query said "no hits" (exit 0) from it; it now says why."""
+    root = project(tmp_path)
+    config = yaml.safe_load((root / "ragloom.yaml").read_text())
+    with ragloom.load(config, plugin_manager=pm, base_dir=root) as pipeline:
+        pipeline.index()
+    added = {**config, "stores": [*config["stores"], {"type": "memory", "name": "extra"}]}
+    (root / "added.yaml").write_text(yaml.safe_dump(added))
+    result = cli("-c", "added.yaml", "search", "encryption", cwd=root)
+    assert result.returncode == 1
+    assert "store 'extra' holds none" in result.stderr and "index --repair" in result.stderr
+    retyped = {**config, "stores": [{"type": "bm25", "name": "memory"}, config["stores"][1]]}
+    with ragloom.load(retyped, plugin_manager=pm, base_dir=root) as pipeline:
+        with pytest.raises(
+            IndexStateError,
+            match="store 'memory' holds none of the indexed documents: the index was "
+            "written to a 'memory' store of that name, and the config now makes it a 'bm25'",
+        ):
+            pipeline.retrieve("encryption")
+        assert pipeline.index(repair=True).repaired
+        assert pipeline.retrieve("encryption")  # filled: it answers
+    # a store the config dropped is not a reason to refuse
+    with ragloom.load(
+        {**config, "stores": config["stores"][1:]}, plugin_manager=pm, base_dir=root
+    ) as pipeline:
+        assert pipeline.retrieve("encryption")
+
+
 def test_a_repair_that_only_deletes_reaches_a_reader_holding_the_stores(
     tmp_path: Path, pm: pluggy.PluginManager
 ) -> None:

@@ -39,6 +39,7 @@ from .errors import IndexStateError
 from .filters import Filter, check_supported, parse, to_spec
 from .fingerprints import describe_fingerprint, fingerprints_match
 from .fusion import best_per_document, fuse
+from .storeset import store_kind
 from .types import Explanation, Hit, HitExplanation, Hits
 
 if TYPE_CHECKING:
@@ -72,6 +73,7 @@ class Retriever:
         self.state = state
         self._lock = threading.Lock()
         self._embedder_fingerprint: Any = None
+        self._stores_checked: tuple[str, int] | None = None
         self._pool: ThreadPoolExecutor | None = None
         self._pool_pid = 0
 
@@ -137,6 +139,29 @@ class Retriever:
                 "different models; run `ragloom index --rebuild`"
             )
 
+    def check_stores(self, view: View) -> None:
+        """Refuse to query a store the config added or retyped since the last
+        index run: it holds none of the indexed documents, and its answers
+        would be "no hits" with nothing said. Checked once a version."""
+        if self._stores_checked == view.key or view.stores is None or not view.stamps:
+            return
+        for name, store in self.stores:
+            was, now = view.stores.get(name), store_kind(store)
+            if was == now:
+                continue
+            cause = (
+                "the config added it after the last index run"
+                if was is None
+                else f"the index was written to a {was!r} store of that name, and the "
+                f"config now makes it a {now!r} one"
+            )
+            raise IndexStateError(
+                f"store {name!r} holds none of the indexed documents: {cause}; run "
+                "`ragloom index --repair` to write them into it from the ledger (or "
+                "`ragloom index --rebuild`)"
+            )
+        self._stores_checked = view.key
+
     # -- query -------------------------------------------------------------
     def retrieve(
         self,
@@ -184,6 +209,7 @@ class Retriever:
 
         view = self.sync()
         self.check_embedder(view)
+        self.check_stores(view)
         asked: list[_Asked] = []  # what each list answered
         with self.state.lock.read():
             view = self.state.view  # switched only under the write lock

@@ -52,6 +52,8 @@ class View:
     """The embedder fingerprint the index was built with (None: not recorded)."""
     exists: bool = False
     """Whether a ledger exists: False before the first index run."""
+    stores: Mapping[str, str] | None = None
+    """Each store's name and type at the last index run (None: not recorded)."""
 
     @property
     def key(self) -> tuple[str, int]:
@@ -190,6 +192,7 @@ class IndexState:
             stamps=stamps,
             embedder=value("embedder"),
             exists=True,
+            stores=stores if isinstance(stores := value("stores"), dict) else None,
         )
 
     def changed(self) -> bool:

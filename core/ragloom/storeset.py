@@ -91,6 +91,10 @@ class StoreSet(Sequence[tuple[str, "Store"]]):
                 self._broken.pop(name, None)
                 self._opened.add(name)
 
+    def kinds(self) -> dict[str, str]:
+        """Each store's name and type (``store_kind``)."""
+        return {name: store_kind(store) for name, store in self._items}
+
     def check(self) -> None:
         """Raise the error of a store that could not be opened, if any."""
         for name, _ in self._items:
@@ -129,3 +133,8 @@ class StoreSet(Sequence[tuple[str, "Store"]]):
                 except Exception as exc:  # close the rest, then report
                     errors.append(exc)
         return errors
+
+
+def store_kind(store: Store) -> str:
+    """The type a store was registered under (its class name if built by hand)."""
+    return store.type_name or type(store).__name__

@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .errors import IndexStateError
+from .storeset import store_kind
 
 if TYPE_CHECKING:
     from .components import Store
@@ -93,7 +94,7 @@ class StoreWriter:
 
     def kinds(self) -> dict[str, str]:
         """Each store's name and type, as the ledger records them after a run."""
-        return {name: _kind(store) for name, store in self.stores}
+        return self.stores.kinds()
 
     def check(
         self,
@@ -126,13 +127,13 @@ class StoreWriter:
                     else f"holds {held} chunk(s) but the ledger lists {len(owned)}"
                 )
                 # the ledger says which store each name was (ledgers before it, nothing)
-                was = known.get(name) if isinstance(known, Mapping) else _kind(store)
-                if was != _kind(store):  # the config changed, not the files
+                was = known.get(name) if isinstance(known, Mapping) else store_kind(store)
+                if was != store_kind(store):  # the config changed, not the files
                     cause = (
                         "the config added it since the last run"
                         if was is None
                         else f"it was a {was!r} store at the last run and is a "
-                        f"{_kind(store)!r} one now"
+                        f"{store_kind(store)!r} one now"
                     )
                     message = (
                         f"store {name!r} {said}: {cause}; run `ragloom index --repair` to write "
@@ -231,8 +232,3 @@ class StoreWriter:
                     store.refresh()
                 except Exception as exc:  # the original error matters more
                     log.warning("store %s could not be refreshed after a failed run: %r", name, exc)
-
-
-def _kind(store: Store) -> str:
-    """The type a store was registered under (its class name if built by hand)."""
-    return store.type_name or type(store).__name__
