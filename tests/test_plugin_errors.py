@@ -210,3 +210,27 @@ def test_the_command_exits_2_with_one_line(
         err = capsys.readouterr().err
         assert err.startswith("Traceback") and "a_module_that_is_not_installed" in err
         assert expected in " ".join(err.split())
+
+
+def test_the_help_and_the_version_work_while_a_plugin_is_broken(
+    install: Install, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """They need no plugin: shown, with a warning naming the broken one and
+    the way out; every other command still stops with the error."""
+    import ragloom.cli
+
+    install(("broken", "broken", "ragloom-broken"))
+    for args in (["--help"], ["index", "-h"], ["--version"]):
+        monkeypatch.setattr(ragloom.plugins, "_pm", None)
+        try:
+            ragloom.cli.main(args)  # returns, as after any command that succeeds
+        except SystemExit as exc:
+            assert exc.code in (0, None), args
+        out, err = capsys.readouterr()
+        assert err.startswith("warning: plugin 'broken' from ragloom-broken failed to import")
+        assert "RAGLOOM_DISABLE_PLUGINS=broken" in err
+        assert ("Usage: ragloom" in out) or ragloom.__version__ in out
+    monkeypatch.setattr(ragloom.plugins, "_pm", None)
+    with pytest.raises(SystemExit) as info:
+        ragloom.cli.main(["search", "--help-me"])
+    assert info.value.code == 2 and capsys.readouterr().err.startswith("error: plugin 'broken'")

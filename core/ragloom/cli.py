@@ -14,6 +14,7 @@ import json
 import logging
 import os
 import sys
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -743,6 +744,11 @@ def _plugin_commands() -> None:
 _NO_ARGS_IS_HELP: Any = getattr(click.exceptions, "NoArgsIsHelpError", ())  # click >= 8.2
 
 
+def _only_help(args: Sequence[str]) -> bool:
+    """The command line asks only for help or the version (or nothing)."""
+    return not args or bool({"-h", "--help", "--version"} & set(args))
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
     try:
@@ -753,7 +759,10 @@ def main(argv: list[str] | None = None) -> None:
             import traceback
 
             traceback.print_exception(exc.__cause__ or exc, file=sys.stderr)
-        fail(escape(str(exc)), 2)
+        if not _only_help(args):
+            fail(escape(str(exc)), 2)
+        # the help and the version need no plugin: shown, with what is broken
+        print(f"warning: {escape(str(exc))}; plugin commands are not shown", file=sys.stderr)
     except KeyboardInterrupt:  # Ctrl-C while the plugins load: as in a command
         fail("interrupted", 1)
     try:
