@@ -624,6 +624,14 @@ def config_schema() -> None:
     help="Requests handled at once; more get 429 with Retry-After.",
 )
 @click.option(
+    "--shutdown-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=10.0,
+    show_default=True,
+    help="Seconds a stopping server waits for requests in progress, then for the "
+    "pipeline to close; a call still running after it is left behind.",
+)
+@click.option(
     "--max-body",
     type=click.IntRange(min=1024),
     default=1_048_576,
@@ -665,6 +673,7 @@ def serve(
     principals: tuple[str, ...],
     timeout: float,
     max_concurrency: int,
+    shutdown_timeout: float,
     max_body: int,
     max_k: int,
     model: str,
@@ -685,6 +694,7 @@ def serve(
         max_body_bytes=max_body,
         request_timeout=timeout,
         max_concurrency=max_concurrency,
+        shutdown_timeout=shutdown_timeout,
         max_k=max_k,
         model=model,
         mcp=not no_mcp,

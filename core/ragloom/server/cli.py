@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import logging
+import os
 import socket
 import sys
 from typing import Any
@@ -129,7 +130,7 @@ def run_serve(
         log_config=None,  # our handlers (text or JSON, redacted)
         access_log=False,  # ragloom.server.access logs each request instead
         lifespan="on",
-        timeout_graceful_shutdown=10,
+        timeout_graceful_shutdown=max(1, round(settings.shutdown_timeout)),
         server_header=False,
     )
     server = uvicorn.Server(config)
@@ -148,6 +149,13 @@ def run_serve(
     if failed:
         exc = failed[0]
         fail(escape(f"the pipeline failed to open: {type(exc).__name__}: {exc}"), 1)
+    if app.state.service.abandoned:
+        # the threads of a call that does not return would hold the exit (Python
+        # joins a pool's threads): nothing is left to write, so go without them
+        logging.shutdown()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
 
 
 def run_mcp(ctx: click.Context, *, principals: tuple[str, ...], timeout: float) -> None:

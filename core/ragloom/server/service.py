@@ -11,7 +11,9 @@ caller, never from the request body.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import threading
 from collections.abc import Awaitable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -44,6 +46,8 @@ class Service:
         self.settings = settings
         self.ready = False
         self.open_error: str | None = None
+        self.abandoned = False
+        """``close`` gave up waiting for a call that does not return."""
         pipeline.async_workers = settings.max_concurrency
         access = pipeline.config.access
         self._hidden = HIDDEN_METADATA | ({access.field} if access is not None else set())
@@ -61,8 +65,42 @@ class Service:
         log.info("pipeline open; ready")
 
     async def close(self) -> None:
+        """Close the pipeline, waiting at most ``settings.shutdown_timeout``: a
+        call that never returns (a model or a store that does not answer)
+        holds ``Pipeline.close``; it is then left behind (``abandoned``), on a
+        thread of its own, so that the server still stops."""
         self.ready = False
-        await asyncio.get_running_loop().run_in_executor(None, self.pipeline.close)
+        loop = asyncio.get_running_loop()
+        closed: asyncio.Future[BaseException | None] = loop.create_future()
+
+        def settle(outcome: BaseException | None) -> None:
+            if not closed.done():
+                closed.set_result(outcome)
+
+        def close() -> None:
+            outcome: BaseException | None = None
+            try:
+                self.pipeline.close()
+            except BaseException as exc:  # raised in the event loop, below
+                outcome = exc
+            with contextlib.suppress(RuntimeError):  # the loop stopped meanwhile
+                loop.call_soon_threadsafe(settle, outcome)
+
+        # not the loop's executor: asyncio.run waits for its threads at the end
+        threading.Thread(target=close, name="ragloom-close", daemon=True).start()
+        try:
+            outcome = await asyncio.wait_for(asyncio.shield(closed), self.settings.shutdown_timeout)
+        except asyncio.TimeoutError:
+            self.abandoned = True
+            log.warning(
+                "stopping without closing the pipeline: a call still running after %gs "
+                "holds it (a model or a store that does not answer); the index is safe, "
+                "as after a kill",
+                self.settings.shutdown_timeout,
+            )
+            return
+        if outcome is not None:
+            raise outcome
 
     def require_ready(self) -> None:
         if not self.ready:

@@ -22,6 +22,10 @@ class ServerSettings:
         once; more are refused at once with 429 and ``Retry-After``. It is
         also the size of the pipeline's thread pool.
     :param retry_after: seconds a 429 or 503 tells the client to wait.
+    :param shutdown_timeout: seconds a stopping server waits for the requests
+        in progress, and then for the pipeline to close; a call that still
+        runs after it (a model or a store that does not answer) is left
+        behind, and the server stops without it.
     :param max_k: the most hits one request may ask for.
     :param model: the model name ``/v1/models`` lists and chat requests name.
     :param mcp: serve MCP (streamable HTTP) at ``/mcp``.
@@ -36,6 +40,7 @@ class ServerSettings:
     request_timeout: float = 60.0
     max_concurrency: int = 16
     retry_after: int = 1
+    shutdown_timeout: float = 10.0
     max_k: int = 100
     model: str = "ragloom"
     mcp: bool = True
@@ -46,6 +51,8 @@ class ServerSettings:
             raise ValueError("max_body_bytes must be at least 1024")
         if self.request_timeout <= 0:
             raise ValueError("request_timeout must be positive")
+        if self.shutdown_timeout <= 0:
+            raise ValueError("shutdown_timeout must be positive")
         if self.max_concurrency < 1:
             raise ValueError("max_concurrency must be at least 1")
         if not 1 <= self.max_k <= 10_000:

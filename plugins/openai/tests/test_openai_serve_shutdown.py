@@ -1,0 +1,106 @@
+"""``ragloom serve`` stops on SIGTERM while a model call hangs.
+
+The generator (the real openai SDK) talks to a server on 127.0.0.1 that
+accepts the connection and never answers, with a ten-minute timeout: the
+request gets its 504 after ``--timeout``, but the call goes on in the
+pipeline's thread pool, which ``Pipeline.close`` (and Python's exit) waited
+for. The server now waits ``--shutdown-timeout``, says so, and stops.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import yaml
+
+
+def _ragloom() -> str:
+    found = Path(sys.executable).with_name("ragloom")
+    return str(found) if found.exists() else shutil.which("ragloom") or "ragloom"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture
+def silent_server() -> Iterator[str]:
+    """A base URL whose server takes connections and never answers."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(64)  # the kernel completes each handshake: nothing is read
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+    finally:
+        listener.close()
+
+
+def test_serve_stops_while_a_model_call_hangs(tmp_path: Path, silent_server: str) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "guild.md").write_text("# Guild\n\nThe zorblat guild meets weekly.\n")
+    config = {
+        "loaders": [{"type": "directory", "path": "docs"}],
+        "chunker": {"type": "recursive", "size": 500, "overlap": 0},
+        "embedder": {"type": "hash", "dimension": 64},
+        "stores": [{"type": "memory"}],
+        "generator": {
+            "type": "openai",
+            "base_url": silent_server,
+            "api_key": "sk-test",
+            "model": "m",
+            "timeout": 600,
+            "max_retries": 0,
+        },
+    }
+    (tmp_path / "ragloom.yaml").write_text(yaml.safe_dump(config))
+    env = {**os.environ, "RAGLOOM_CACHE_DIR": str(tmp_path / "cache")}
+    indexed = subprocess.run(
+        [_ragloom(), "index"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert indexed.returncode == 0, indexed.stderr
+    port = _free_port()
+    server = subprocess.Popen(
+        [_ragloom(), "serve", "--no-auth", "--port", str(port), "--timeout", "1",
+         "--shutdown-timeout", "2", "--no-mcp"],
+        cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert server.poll() is None, server.communicate()[1]
+            assert time.monotonic() < deadline, "ragloom serve did not become ready"
+            try:
+                if httpx.get(f"{url}/readyz").status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            time.sleep(0.1)
+        asked = httpx.post(f"{url}/v1/ask", json={"question": "When does it meet?"}, timeout=30)
+        assert asked.status_code == 504, asked.text
+        assert asked.json()["error"]["code"] == "timeout"
+        server.send_signal(signal.SIGTERM)
+        started = time.monotonic()
+        _, stderr = server.communicate(timeout=60)  # it waited for the call: 600 s
+        took = time.monotonic() - started
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.communicate()
+    # uvicorn raises the signal again once it has stopped: ended by it, as
+    # without a hung call
+    assert server.returncode == -signal.SIGTERM, stderr
+    assert took < 30, took
+    assert "stopping without closing the pipeline: a call still running after 2s" in stderr
