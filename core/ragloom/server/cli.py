@@ -149,13 +149,7 @@ def run_serve(
     if failed:
         exc = failed[0]
         fail(escape(f"the pipeline failed to open: {type(exc).__name__}: {exc}"), 1)
-    if app.state.service.abandoned:
-        # the threads of a call that does not return would hold the exit (Python
-        # joins a pool's threads): nothing is left to write, so go without them
-        logging.shutdown()
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(0)
+    _leave_if_abandoned(app.state.service)
 
 
 def run_mcp(ctx: click.Context, *, principals: tuple[str, ...], timeout: float) -> None:
@@ -175,3 +169,15 @@ def run_mcp(ctx: click.Context, *, principals: tuple[str, ...], timeout: float) 
     caller = Caller("mcp-stdio", tuple(principals) if principals else None)
     service = Service(pipeline, ServerSettings(request_timeout=timeout))
     anyio.run(run_stdio, service, caller)
+    _leave_if_abandoned(service)
+
+
+def _leave_if_abandoned(service: Any) -> None:
+    """Exit now when ``service.close`` left a call that does not return
+    behind: its thread would hold the exit (Python joins a pool's threads),
+    and nothing is left to write."""
+    if service.abandoned:
+        logging.shutdown()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)

@@ -9,6 +9,7 @@ for. The server now waits ``--shutdown-timeout``, says so, and stops.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -47,7 +48,8 @@ def silent_server() -> Iterator[str]:
         listener.close()
 
 
-def test_serve_stops_while_a_model_call_hangs(tmp_path: Path, silent_server: str) -> None:
+def _project(tmp_path: Path, base_url: str) -> dict[str, str]:
+    """An indexed project whose generator asks ``base_url``; the environment."""
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "guild.md").write_text("# Guild\n\nThe zorblat guild meets weekly.\n")
     config = {
@@ -57,7 +59,7 @@ def test_serve_stops_while_a_model_call_hangs(tmp_path: Path, silent_server: str
         "stores": [{"type": "memory"}],
         "generator": {
             "type": "openai",
-            "base_url": silent_server,
+            "base_url": base_url,
             "api_key": "sk-test",
             "model": "m",
             "timeout": 600,
@@ -70,6 +72,11 @@ def test_serve_stops_while_a_model_call_hangs(tmp_path: Path, silent_server: str
         [_ragloom(), "index"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
     )
     assert indexed.returncode == 0, indexed.stderr
+    return env
+
+
+def test_serve_stops_while_a_model_call_hangs(tmp_path: Path, silent_server: str) -> None:
+    env = _project(tmp_path, silent_server)
     port = _free_port()
     server = subprocess.Popen(
         [_ragloom(), "serve", "--no-auth", "--port", str(port), "--timeout", "1",
@@ -104,3 +111,45 @@ def test_serve_stops_while_a_model_call_hangs(tmp_path: Path, silent_server: str
     assert server.returncode == -signal.SIGTERM, stderr
     assert took < 30, took
     assert "stopping without closing the pipeline: a call still running after 2s" in stderr
+
+
+def test_mcp_exits_when_its_client_leaves_while_a_model_call_hangs(
+    tmp_path: Path, silent_server: str
+) -> None:
+    """``ragloom mcp``: the tool call ends with its timeout; when the client
+    closes stdin, the server stops within its shutdown time (10 s)."""
+    env = _project(tmp_path, silent_server)
+    server = subprocess.Popen(
+        [_ragloom(), "mcp", "--timeout", "1"],
+        cwd=tmp_path, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert server.stdin is not None and server.stdout is not None
+
+    def send(message: dict[str, object]) -> None:
+        server.stdin.write(json.dumps({"jsonrpc": "2.0", **message}) + "\n")  # type: ignore[union-attr]
+        server.stdin.flush()  # type: ignore[union-attr]
+
+    try:
+        send({"id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-03-26", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"}}})  # fmt: skip
+        assert json.loads(server.stdout.readline())["id"] == 1
+        send({"method": "notifications/initialized"})
+        send({"id": 2, "method": "tools/call", "params": {
+            "name": "ask", "arguments": {"question": "When does the guild meet?"}}})  # fmt: skip
+        answer = json.loads(server.stdout.readline())
+        assert answer["id"] == 2 and answer["result"]["isError"], answer
+        assert "longer than 1s" in json.dumps(answer)
+        server.stdin.close()
+        started = time.monotonic()
+        server.wait(timeout=60)  # it waited for the call: 600 s
+        took = time.monotonic() - started
+        stderr = server.stderr.read()  # type: ignore[union-attr]
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.communicate()
+    assert server.returncode == 0, stderr
+    assert took < 30, took
+    assert "stopping without closing the pipeline: a call still running after 10s" in stderr
