@@ -15,7 +15,9 @@ Stores subclass ``DenseStoreContract``, ``TextStoreContract`` or
 their common part, is not used alone); embedders ``EmbedderContract`` and,
 as they apply, ``PrefixEmbedderContract`` and ``SemanticEmbedderContract``;
 rerankers ``RerankerContract``, or those of ``OrderedRerankerContract``,
-``TopKRerankerContract`` and ``SemanticRerankerContract`` that apply.
+``TopKRerankerContract`` and ``SemanticRerankerContract`` that apply;
+generators ``GeneratorContract``; chunkers ``ChunkerContract``; loaders
+``LoaderContract``, or ``ReportingLoaderContract`` for one of many sources.
 
 See ``ragloom.testing.stores``, ``ragloom.testing.embedders`` and
 ``ragloom.testing.rerankers``, and the "Testing a store" docs page.
@@ -27,6 +29,7 @@ Plugins for hosted services test against loopback fakes of them
 
 from __future__ import annotations
 
+from .chunkers import CONTRACT_CHUNKER_NAME, CONTRACT_TEXT, ChunkerContract, contract_document
 from .embedders import (
     CONTRACT_EMBEDDER_NAME,
     CONTRACT_PASSAGES,
@@ -36,6 +39,7 @@ from .embedders import (
     SemanticEmbedderContract,
 )
 from .generators import CONTRACT_GENERATOR_NAME, CONTRACT_QUESTION, GeneratorContract
+from .loaders import CONTRACT_LOADER_NAME, LoaderContract, ReportingLoaderContract
 from .rerankers import (
     CONTRACT_QUERY,
     CONTRACT_RERANKER_NAME,
@@ -69,6 +73,13 @@ from .stores import (
 )
 
 __all__ = [
+    "CONTRACT_CHUNKER_NAME",
+    "CONTRACT_TEXT",
+    "ChunkerContract",
+    "CONTRACT_LOADER_NAME",
+    "LoaderContract",
+    "ReportingLoaderContract",
+    "contract_document",
     "CONTRACT_GENERATOR_NAME",
     "CONTRACT_QUESTION",
     "GeneratorContract",

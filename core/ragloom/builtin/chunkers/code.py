@@ -438,6 +438,8 @@ class _Builder:
                 )
             ]
         for a, b in pieces:
+            if text[a:b].isspace():  # nothing to find or cite (a blank file)
+                continue
             first_line = self.lines.row_of(a) + 1
             last_line = self.lines.row_of(b - 1) + 1
             extra: dict[str, Any] = {"language": self.spec.name}
