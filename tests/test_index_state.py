@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pluggy
 import pytest
@@ -21,8 +22,9 @@ import ragloom
 import yaml
 from ragloom.errors import IndexStateError, StoreError
 from ragloom.ledger import Ledger
+from ragloom.plugins import build_plugin_manager
 
-from .conftest import DOCS, basic_config
+from .conftest import DOCS, DictStore, basic_config
 
 RAGLOOM = str(Path(sys.executable).parent / "ragloom")
 
@@ -866,3 +868,146 @@ def test_the_quickstart_documents_hold_no_secret() -> None:
     texts = {p.name: p.read_text("utf-8") for p in docs.glob("*.md")}
     assert len(texts) >= 5
     assert {name: find_secrets(text) for name, text in texts.items() if find_secrets(text)} == {}
+
+
+# -- queries while a rebuild runs, or after one was killed -------------------------
+
+
+class _Pause:
+    """A plugin whose ``on_event`` calls ``then()`` once, at the rebuild's
+    first embedding: the ledger is cleared and no document is back yet."""
+
+    def __init__(self, then: Any) -> None:
+        self.then, self.done = then, False
+
+    @ragloom.hookimpl
+    def on_event(self, event: Any) -> None:
+        from ragloom.events import StageFinished
+
+        if isinstance(event, StageFinished) and event.stage == "chunk" and not self.done:
+            self.done = True
+            self.then()
+
+
+def test_a_query_during_a_rebuild_says_so(tmp_path: Path, pm: pluggy.PluginManager) -> None:
+    """A pipeline opened while `--rebuild` runs found no documents and said
+    "no hits"; it now raises IndexRebuildingError. One opened before keeps
+    answering from its own copy of the stores."""
+    from ragloom.errors import IndexRebuildingError
+
+    root = project(tmp_path)
+    config = yaml.safe_load((root / "ragloom.yaml").read_text())
+    with ragloom.load(config, plugin_manager=pm, base_dir=root) as writer:
+        writer.index()
+    seen: dict[str, Any] = {}
+    reader = ragloom.load(config, base_dir=root, plugin_manager=build_plugin_manager(
+        load_entry_points=False, env={}))  # fmt: skip
+    assert sources(reader, "AES-256")  # opened and answering before the rebuild
+
+    def during() -> None:
+        seen["before"] = sources(reader, "AES-256")
+        with ragloom.load(config, base_dir=root, plugin_manager=build_plugin_manager(
+                load_entry_points=False, env={})) as late:  # fmt: skip
+            with pytest.raises(IndexRebuildingError) as info:
+                late.retrieve("AES-256")
+            seen["late"] = str(info.value)
+        with pytest.raises(IndexRebuildingError):  # the rebuilding pipeline's own queries
+            writer.retrieve("AES-256")
+
+    with ragloom.load(config, plugin_manager=pm, base_dir=root) as writer:
+        pm.register(_Pause(during), name="pause")
+        report = writer.index(rebuild=True)
+        assert report.added and seen
+        assert "docs/security.md" in sources(writer, "AES-256")  # done: answers again
+    assert seen["before"] == {"docs/security.md"} or "docs/security.md" in seen["before"]
+    assert "the index is being rebuilt (`ragloom index --rebuild`, started " in seen["late"]
+    assert "run `ragloom index` to complete it" in seen["late"]
+    assert "docs/security.md" in sources(reader, "AES-256")  # the new version, loaded
+    reader.close()
+
+
+def test_a_killed_rebuild_is_named_until_a_run_completes_it(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    assert cli("index", cwd=root).returncode == 0
+    script = (
+        "import os, ragloom\n"
+        "from ragloom.events import StageFinished\n"
+        "from ragloom.plugins import get_plugin_manager\n"
+        "class Kill:\n"
+        "    @ragloom.hookimpl\n"
+        "    def on_event(self, event):\n"
+        "        if isinstance(event, StageFinished) and event.stage == 'chunk':\n"
+        "            os._exit(9)\n"
+        "get_plugin_manager().register(Kill(), name='kill')\n"
+        "with ragloom.load('ragloom.yaml') as p:\n"
+        "    p.index(rebuild=True)\n"
+    )
+    killed = subprocess.run(
+        [sys.executable, "-c", script], cwd=root, capture_output=True, text=True, timeout=120
+    )
+    assert killed.returncode == 9, killed.stderr
+    refused = cli("search", "AES-256", cwd=root)
+    assert refused.returncode == 1
+    assert "the index is being rebuilt" in refused.stderr
+    assert "If no rebuild is running, one was interrupted: run `ragloom index`" in refused.stderr
+    completed = cli("index", cwd=root)
+    assert completed.returncode == 0, completed.stderr
+    assert '"docs/security.md"' in cli("search", "AES-256", "--json", cwd=root).stdout
+
+
+class _SharedStore(DictStore):
+    """A text store whose chunks live in one place for every instance, as on a
+    server: the rebuild empties them under every reader."""
+
+    remote_queries = True
+    held: dict[str, Any] = {}
+
+    def __init__(self, config: Any = None, **options: Any) -> None:
+        super().__init__(config, **options)
+        self.chunks = _SharedStore.held
+
+    def open(self, context: Any = None) -> None:
+        super().open(context)
+        if self.context.fresh:
+            self.chunks.clear()
+
+    def query(self, *, vector: Any = None, text: Any = None, k: int = 10, where: Any = None):
+        from ragloom.types import Hit
+
+        words = set(str(text).lower().split())
+        found = [c for c in self.chunks.values() if words & set(c.text.lower().split())]
+        return [Hit(chunk=c, score=1.0, store="shared") for c in found[:k]]
+
+
+def test_a_reader_of_a_store_on_a_server_hears_of_the_rebuild(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    """Its store is emptied and refilled under it: it would answer from part
+    of the documents, silently; the cleared ledger comes with a new version,
+    which it loads, and its queries say the index is being rebuilt."""
+    from ragloom.errors import IndexRebuildingError
+
+    from .conftest import register_store
+
+    _SharedStore.held = {}
+    register_store(pm, "shared", _SharedStore)
+    root = project(tmp_path, stores=[{"type": "shared"}], embedder=None)
+    config = yaml.safe_load((root / "ragloom.yaml").read_text())
+    reader_pm = build_plugin_manager(load_entry_points=False, env={})
+    register_store(reader_pm, "shared", _SharedStore)
+    with ragloom.load(config, plugin_manager=pm, base_dir=root) as writer:
+        writer.index()
+        reader = ragloom.load(config, plugin_manager=reader_pm, base_dir=root)
+        assert sources(reader, "encrypted") == {"docs/security.md"}
+        seen: list[str] = []
+
+        def during() -> None:
+            with pytest.raises(IndexRebuildingError) as info:
+                reader.retrieve("encrypted")
+            seen.append(str(info.value))
+
+        pm.register(_Pause(during), name="pause")
+        writer.index(rebuild=True)
+    assert seen and "being rebuilt" in seen[0]
+    assert sources(reader, "encrypted") == {"docs/security.md"}
+    reader.close()

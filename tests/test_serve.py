@@ -584,3 +584,26 @@ def test_a_request_past_the_time_limit_is_504(corpus: Path) -> None:
         assert chat.status_code == 504
         assert not gate.finished.is_set()
         gate.release.set()  # before the server closes the pipeline, which waits for it
+
+
+def test_a_search_after_a_killed_rebuild_is_503_saying_so(corpus: Path) -> None:
+    """The ledger a killed `--rebuild` left is empty and marked: a server
+    opened on it says the index is being rebuilt, not "no hits"."""
+    from ragloom.ledger import Ledger
+
+    config = basic_config()
+    pm = build_plugin_manager(load_entry_points=False, env={})
+    with ragloom.load(config, plugin_manager=pm, base_dir=corpus) as pipeline:
+        pipeline.index()
+        ledger_path = pipeline.index_dir / "ledger.sqlite"
+    ledger = Ledger(ledger_path).open()
+    ledger.clear(rebuilding=time.time())  # what a rebuild commits first, then killed
+    ledger.close()
+    pipeline = ragloom.load(config, plugin_manager=pm, base_dir=corpus)
+    with live_server(pipeline) as url:
+        response = httpx.post(f"{url}/v1/search", json={"query": "Pro plan"}, headers=auth(ALICE))
+        assert response.status_code == 503, response.text
+        error = response.json()["error"]
+        assert error["code"] == "index_unavailable"
+        assert "the index is being rebuilt" in error["message"]
+        assert "run `ragloom index` to complete it" in error["message"]

@@ -116,6 +116,11 @@ class IndexStateError(RagloomError):
     """The index on disk does not fit the config, or is in use by another run."""
 
 
+class IndexRebuildingError(IndexStateError):
+    """A query while ``ragloom index --rebuild`` runs (or after one was killed):
+    the index holds no documents until it commits them."""
+
+
 class AccessError(RagloomError):
     """A query on a pipeline with ``access:`` configured did not say whose it is."""
 

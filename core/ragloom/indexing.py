@@ -28,6 +28,7 @@ index, whatever the executor.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -294,7 +295,13 @@ class Indexer:
 
         if wipe:  # every document is written into empty stores, under an empty ledger
             journal.clear()
-            ledger.clear()  # committed now: a run killed later leaves what the next completes
+            # committed now: a run killed later leaves what the next completes;
+            # until a run commits documents, queries say a rebuild is under way.
+            # A reader in another process keeps the version it holds, from its
+            # own copy of the stores; one whose stores are on a server would
+            # see them emptied under it and refilled: a new version tells it
+            shared = any(store.remote_queries for _, store in self.writer.stores)
+            ledger.clear(rebuilding=time.time(), bump=shared)
             self.writer.wipe()
             entries = {}
             added, changed = [doc.id for doc in todo], []
@@ -302,6 +309,7 @@ class Indexer:
         # commit, then the deletions: a kill at any point leaves either the old
         # or the new ledger, and the journal names every chunk no document owns.
         ledger.begin()
+        ledger.delete_meta("rebuilding")  # this run's rebuild, or one that was killed
         ledger.set_meta("embedder", embedder_fp)
         ledger.set_meta("chunker", chunker_fp)
         ledger.set_meta("stores", self.writer.kinds())  # which store each name was

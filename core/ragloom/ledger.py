@@ -259,9 +259,27 @@ class Ledger:
         self.set_meta("corpus_version", version)
         return version
 
-    def clear(self) -> None:
-        self.db.execute("DELETE FROM documents")
-        self.db.execute("DELETE FROM meta WHERE key NOT IN ('corpus_version', 'index_id')")
+    def delete_meta(self, key: str) -> None:
+        self.db.execute("DELETE FROM meta WHERE key = ?", (key,))
+
+    def clear(self, *, rebuilding: float | None = None, bump: bool = False) -> None:
+        """Forget every document and the meta but the version and the index id,
+        in one transaction; ``rebuilding`` (the time a rebuild started) is
+        recorded with it as meta ``rebuilding``, which the rebuild's own commit
+        (or, when it was killed, the next run's) removes. ``bump``: a new
+        corpus version, which readers in other processes load."""
+        self.begin()
+        try:
+            self.db.execute("DELETE FROM documents")
+            self.db.execute("DELETE FROM meta WHERE key NOT IN ('corpus_version', 'index_id')")
+            if rebuilding is not None:
+                self.set_meta("rebuilding", rebuilding)
+            if bump:
+                self.bump_version()
+            self.commit()
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
 
 
 class Journal:

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor
 
 from .access import caller_filter, restrict
-from .errors import IndexStateError
+from .errors import IndexRebuildingError, IndexStateError
 from .filters import Filter, check_supported, parse, to_spec
 from .fingerprints import describe_fingerprint, fingerprints_match
 from .fusion import best_per_document, fuse
@@ -208,6 +208,8 @@ class Retriever:
             ]
 
         view = self.sync()
+        if view.rebuilding is not None:
+            raise IndexRebuildingError(rebuilding_message(view.rebuilding))
         self.check_embedder(view)
         self.check_stores(view)
         asked: list[_Asked] = []  # what each list answered
@@ -449,6 +451,17 @@ class Retriever:
             if len(visible) >= k or len(found) < ask or ask >= 8 * k:
                 return visible[:k]
             ask *= 2
+
+
+def rebuilding_message(started: float) -> str:
+    import time
+
+    when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(started))
+    return (
+        f"the index is being rebuilt (`ragloom index --rebuild`, started {when}) and holds "
+        "no documents until that run ends: try again then. If no rebuild is running, one "
+        "was interrupted: run `ragloom index` to complete it"
+    )
 
 
 def query_arguments(store: Store, text: str, vector: Any, where: Filter | None) -> dict[str, Any]:

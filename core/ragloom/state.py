@@ -54,6 +54,9 @@ class View:
     """Whether a ledger exists: False before the first index run."""
     stores: Mapping[str, str] | None = None
     """Each store's name and type at the last index run (None: not recorded)."""
+    rebuilding: float | None = None
+    """When a rebuild that has not committed its documents yet started (it
+    runs, or it was killed): the ledger is empty until one commits."""
 
     @property
     def key(self) -> tuple[str, int]:
@@ -193,6 +196,7 @@ class IndexState:
             embedder=value("embedder"),
             exists=True,
             stores=stores if isinstance(stores := value("stores"), dict) else None,
+            rebuilding=value("rebuilding"),
         )
 
     def changed(self) -> bool:

@@ -202,6 +202,9 @@ class StoreWriter:
         """``--rebuild``: every store opened fresh (empty, its files unread)."""
         with self.state.lock.write():
             self.stores.reopen_all(fresh=True)
+            # this process's queries see the cleared ledger with its rebuild
+            # mark, not the documents the emptied stores no longer hold
+            self.state.set_view(self.state.load_view())
         for name, store in self.stores:
             left = store.count()
             if left:

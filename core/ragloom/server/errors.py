@@ -23,6 +23,7 @@ from ..errors import (
     ComponentError,
     ConfigError,
     FilterError,
+    IndexRebuildingError,
     IndexStateError,
     PluginError,
     RagloomError,
@@ -102,6 +103,8 @@ def from_exception(exc: BaseException, request_id: str | None, *, admin: bool = 
         return ApiError("timeout", "the request took longer than the server's time limit")
     if isinstance(exc, AccessError):
         return ApiError("forbidden", "this server enforces access control: use an API key")
+    if isinstance(exc, IndexRebuildingError):  # nothing to hide, and worth a retry
+        return ApiError("index_unavailable", str(exc))
     if isinstance(exc, IndexStateError):
         message = str(exc)
         if admin and "lock" in message:
