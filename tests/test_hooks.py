@@ -426,9 +426,14 @@ def test_plugin_cannot_replace_a_core_command(pm, monkeypatch, capsys) -> None:
 
     pm.register(Hijack(), name="hijack")
     monkeypatch.setattr(ragloom.plugins, "_pm", pm)
-    assert run_main(["index", "--help"]) == 2
+    assert run_main(["plugins"]) == 2
     assert "'hijack'" in capsys.readouterr().err
     assert ragloom.cli.cli.commands["index"] is ragloom.cli.CORE_COMMANDS["index"]
+    # the help needs no plugin: the core command's, with the error as a warning
+    assert run_main(["index", "--help"]) == 0
+    out, err = capsys.readouterr()
+    assert "hijacked" not in out and "Load, chunk, embed and store" in out
+    assert err.startswith("warning: plugin 'hijack' tried to replace the core command(s) index")
 
 
 def test_two_plugins_adding_one_command_is_an_error_naming_both(pm, monkeypatch, capsys) -> None:
