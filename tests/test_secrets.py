@@ -125,9 +125,65 @@ def test_a_ragloom_server_key_is_a_secret() -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "secret", "kind"),
+    [
+        (
+            "The admin API key is sk-proj-abcdEFGH1234ijklMNOP5678qrstUVWX9012yzab; rotate it.",
+            "sk-proj-abcdEFGH1234ijklMNOP5678qrstUVWX9012yzab",
+            "OpenAI-style API Key",
+        ),
+        (
+            "The DeepSeek key is sk-4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c.",
+            "sk-4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c",
+            "OpenAI-style API Key",
+        ),
+        (
+            "export STORAGE_API_KEY=9f8e7d6c5b4a39281706f5e4d3c2b1a0\n",
+            "9f8e7d6c5b4a39281706f5e4d3c2b1a0",
+            "Secret Keyword",
+        ),
+        (
+            '{"client_secret": "Zk3JH9s8Qw2LmN5vB7xC1dR4tY6uI0oP"}',
+            "Zk3JH9s8Qw2LmN5vB7xC1dR4tY6uI0oP",
+            "Secret Keyword",
+        ),
+        (  # longer than detect-secrets' 24 characters: all of it
+            "The live key is sk_live_51H8abcDEFghiJKLmnoPQRstuVWxyz0123456789abcdefGHIJ here.",
+            "sk_live_51H8abcDEFghiJKLmnoPQRstuVWxyz0123456789abcdefGHIJ",
+            "Stripe Access Key",
+        ),
+        (
+            "STRIPE=sk_test_4eC39HqLyjWDarjtT1zdp7dcXYZ.",
+            "sk_test_4eC39HqLyjWDarjtT1zdp7dcXYZ",
+            "Stripe Access Key",
+        ),
+        (
+            f"token {GITHUB_TOKEN}EXTRA99 in the log",
+            f"{GITHUB_TOKEN}EXTRA99",
+            "GitHub Token",
+        ),
+    ],
+)
+def test_keys_without_a_known_marker_are_found_and_redacted_whole(
+    text: str, secret: str, kind: str
+) -> None:
+    """A new-style OpenAI key, the same shape from other services, a key
+    given to a credential's name, and keys longer than their pattern: not
+    indexed by the default `secrets: skip`, and, redacted, nothing of them
+    stays (a part was left visible before)."""
+    assert [(k, found) for k, found, _ in spans(text)] == [(kind, secret)]
+    clean = redact(text, find_secrets(text))
+    assert secret[-8:] not in clean and f"[REDACTED: {kind}]" in clean
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "The Team plan costs $12 per user.",
+        "pip install scikit-learn sk-learn; the sk-means task was run 20240101 times",
+        "Set OPENAI_API_KEY=your-openai-api-key, then SECRET_KEY = settings.SECRET_KEY_ENV1",
+        "token = get_token(user_id_12345678); api_key: MY_SECRET_NAME_2024_ABCD",
+        "The author: Jane Smith-Jones; sha256: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b8",
         "pip install ragloom-sentence-transformers ragloom-a-very-long-hyphenated-plugin-name",
         # a folder a test or a user made: digits, but no capitals, and not 43 long
         "source = /tmp/ragloom-pgvector-48213-quickstart-x1y2z3ab/docs/pricing-faq.md",

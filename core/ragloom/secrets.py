@@ -10,13 +10,19 @@ The detectors are the regex-based plugins of Yelp's ``detect-secrets``
 storage, Mailchimp, Square, passwords in URLs), plus a few patterns it lacks:
 whole PEM and PuTTY private-key blocks (from ``BEGIN`` to ``END``, not only
 the header line), ``aws_secret_access_key = ...`` without quotes, GitHub
-fine-grained tokens, Google and Anthropic API keys, npm ``npm_`` tokens, and
-JSON Web Tokens with their signature.
+fine-grained tokens, Google and Anthropic API keys, npm ``npm_`` tokens,
+JSON Web Tokens with their signature, ``sk-`` keys without OpenAI's old
+marker (its project keys, and the services that copied the shape), Stripe
+test keys, and a value that looks drawn at random given to a name that says
+it is a credential (``STORAGE_API_KEY=9f8e...``, ``"client_secret": "..."``).
+A match runs to the end of its token: a key longer than its pattern (most
+Stripe and GitHub keys) is found, and redacted, whole.
 
 Left out on purpose, because they flag ordinary prose and code: the two
-high-entropy plugins, ``KeywordDetector`` (``password: see below``), the
-public-IP detector, and the prefix-free Twilio, Artifactory, IBM, Cloudant,
-SoftLayer, Discord and Telegram patterns.
+high-entropy plugins, ``KeywordDetector`` (``password: see below``; the
+keyword detector here asks for a value of 16 or more characters mixing
+letters and digits), the public-IP detector, and the prefix-free Twilio,
+Artifactory, IBM, Cloudant, SoftLayer, Discord and Telegram patterns.
 
 Why the plugins' patterns rather than ``detect_secrets.core.scan.scan_line``:
 ``scan_line`` returns secret values without offsets, runs inside
@@ -26,8 +32,9 @@ filter caches on every line. Matching the same patterns directly gives exact
 character offsets, needs no global state, and costs little: each detector's
 anchors (fixed prefixes such as ``AKIA``, ``ghp_``, ``://``, which ``re``
 finds about as fast as ``str.find``) pick the few lines worth a full scan, so
-a document without a candidate costs some thirty quick passes and nothing
-else (about 30 MB/s on SciFact abstracts). One combined regex of all anchors
+a document without a candidate costs some sixty quick passes and nothing
+else (about 20 MB/s on SciFact abstracts, a few hundred of which name a
+token or a secret in prose). One combined regex of all anchors
 was four times slower: ``re`` tries every alternative at every position.
 
 ``detect_secrets`` is imported on the first call, not with ``ragloom``.
@@ -84,7 +91,10 @@ def find_secrets(text: str) -> list[Secret]:
                 pos = end + 1
         for begin, end in lines.items():
             line = text[begin:end]
-            spans.extend((begin + s, begin + e, detector.kind) for s, e in detector.spans(line))
+            for s, e in detector.spans(line):
+                if detector.whole_token:  # a longer key than the pattern's length: all of it
+                    e = _TOKEN_TAIL.match(line, e).end()  # type: ignore[union-attr]
+                spans.append((begin + s, begin + e, detector.kind))
     return _merged(text, spans)
 
 
@@ -135,6 +145,9 @@ class _Detector:
     groups: bool = False
     label: str = ""
     valid: Callable[[str], bool] | None = None
+    whole_token: bool = True
+    """A match ends where the token does: a Stripe key is longer than the
+    24 characters of its pattern, and redacting a part would show the rest."""
 
     def spans(self, line: str) -> Iterator[tuple[int, int]]:
         for pattern in self.patterns:
@@ -183,6 +196,27 @@ _BOUNDED = {
 _GROUPS = frozenset({"AWSKeyDetector", "BasicAuthDetector", "NpmDetector"})
 """Plugins whose pattern groups hold the secret (the others' groups only alternate prefixes)."""
 
+_TOKEN_TAIL = re.compile(r"[A-Za-z0-9_-]*")
+
+# the names of credentials in several casings: ``re`` finds a fixed anchor
+# fast, and each casing people write is one (case-insensitive ones are slow)
+_KEYWORD_ANCHORS: tuple[str, ...] = tuple(
+    spelled
+    for word in (
+        "api_key",
+        "apikey",
+        "api-key",
+        "secret",
+        "token",
+        "password",
+        "passwd",
+        "access_key",
+        "accesskey",
+        "auth",
+    )  # fmt: skip
+    for spelled in dict.fromkeys((word, word.upper(), word.capitalize()))
+) + ("ApiKey", "apiKey", "AccessKey", "accessKey")
+
 # What detect-secrets misses or gets only in part: (kind, anchors, pattern).
 _OWN: tuple[tuple[str, tuple[str, ...], str], ...] = (
     # unquoted, as in ~/.aws/credentials or an .env file (the plugin wants quotes)
@@ -196,6 +230,28 @@ _OWN: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("Google API Key", ("AIza",), r"AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"),
     ("Anthropic API Key", ("sk-ant-",), r"sk-ant-(?:api|admin)\d\d-[A-Za-z0-9_-]{80,}"),
     ("NPM tokens", ("npm_",), r"(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
+    # OpenAI's project and service-account keys (no ``T3BlbkFJ`` in them, which
+    # detect-secrets' pattern needs), and the ``sk-`` keys of the many services
+    # that copied the shape (DeepSeek, OpenRouter...): 20 or more characters
+    # with letters and digits after the prefix ("sk-learn" is no key)
+    (
+        "OpenAI-style API Key",
+        ("sk-",),
+        r"(?<![A-Za-z0-9_-])(sk-(?:[a-z]+-)?(?=[A-Za-z0-9_-]{0,200}[0-9])"
+        r"(?=[A-Za-z0-9_-]{0,200}[A-Za-z])[A-Za-z0-9_-]{20,})",
+    ),
+    ("Stripe Access Key", ("k_test_",), r"(?<![A-Za-z0-9_])((?:sk|rk)_test_[0-9a-zA-Z]{24,})"),
+    # a value given to a name that says it is a credential (``STORAGE_API_KEY=``,
+    # ``"client_secret": "..."``, ``token: ...``), when the value looks drawn at
+    # random (see _random_value): prose ("password: see the vault") and code
+    # (``api_key = os.environ['API_KEY']``) do not
+    (
+        "Secret Keyword",
+        _KEYWORD_ANCHORS,
+        r"""(?i:api_?key|secret|token|passw(?:or)?d|access_?key|private_?key|auth)"""
+        r"""[A-Za-z0-9_-]*["']?\s*[:=]\s*["']?"""
+        r"([A-Za-z0-9_+/=-]{16,})(?![A-Za-z0-9_+/=.-])",
+    ),
     # ragloom's own server keys (``ragloom serve --generate-key``: 43 URL-safe
     # characters, upper and lower case and digits among them), not a name
     # ("ragloom-sentence-transformers", a folder "ragloom-pgvector-4242-quickstart-x1y2")
@@ -286,7 +342,15 @@ def _detectors() -> tuple[_Detector, ...]:
             )
         )
     for kind, anchored, pattern in _OWN:
-        detectors.append(_Detector(kind, anchors(anchored), (re.compile(pattern),), groups=True))
+        detectors.append(
+            _Detector(
+                kind,
+                anchors(anchored),
+                (re.compile(pattern),),
+                groups=True,
+                valid=_OWN_VALID.get(kind),
+            )
+        )
     detectors.append(
         _Detector(
             JwtTokenDetector.secret_type,
@@ -331,6 +395,23 @@ def _real_password(password: str) -> bool:
 
 
 _NUCLEOTIDES = frozenset("ACGTUN")
+
+
+def _random_value(value: str) -> bool:
+    """A value drawn at random, as keys are: four or more letters and four or
+    more digits among eight or more different characters; not a name in
+    capitals or in snake case (``MY_SECRET_NAME_2024``, ``token_store_v2_0001``)."""
+    digits = sum(c.isdigit() for c in value)
+    letters = sum(c.isalpha() for c in value)
+    if digits < 4 or letters < 4 or len(set(value)) < 8:
+        return False
+    return not (
+        "_" in value and (value.upper() == value or value.lower() == value) and value.count("_") > 1
+    )
+
+
+_OWN_VALID: dict[str, Callable[[str], bool]] = {"Secret Keyword": _random_value}
+"""Further checks on what one of ``_OWN``'s patterns matches."""
 
 _VALID: dict[str, Callable[[str], bool]] = {
     "AWSKeyDetector": _not_dna,
