@@ -403,13 +403,17 @@ def test_a_query_refuses_a_store_the_config_added_or_retyped(
     (root / "added.yaml").write_text(yaml.safe_dump(added))
     result = cli("-c", "added.yaml", "search", "encryption", cwd=root)
     assert result.returncode == 1
-    assert "store 'extra' holds none" in result.stderr and "index --repair" in result.stderr
+    assert "store 'extra' is not the one the last index run wrote (the config added it " in (
+        " ".join(result.stderr.split())
+    )
+    assert "index --repair" in result.stderr
     retyped = {**config, "stores": [{"type": "bm25", "name": "memory"}, config["stores"][1]]}
     with ragloom.load(retyped, plugin_manager=pm, base_dir=root) as pipeline:
         with pytest.raises(
             IndexStateError,
-            match="store 'memory' holds none of the indexed documents: the index was "
-            "written to a 'memory' store of that name, and the config now makes it a 'bm25'",
+            match=r"store 'memory' is not the one the last index run wrote \(that run wrote "
+            r"a 'memory' store of that name, and the config now makes it a 'bm25' one\): it "
+            r"does not hold the indexed documents as they are",
         ):
             pipeline.retrieve("encryption")
         assert pipeline.index(repair=True).repaired

@@ -141,8 +141,9 @@ class Retriever:
 
     def check_stores(self, view: View) -> None:
         """Refuse to query a store the config added or retyped since the last
-        index run: it holds none of the indexed documents, and its answers
-        would be "no hits" with nothing said. Checked once a version."""
+        index run: it does not hold the indexed documents (none of them, or a
+        copy from before), and its answers would be "no hits", or stale ones,
+        with nothing said. Checked once a version."""
         if self._stores_checked == view.key or view.stores is None or not view.stamps:
             return
         for name, store in self.stores:
@@ -150,13 +151,14 @@ class Retriever:
             if was == now:
                 continue
             cause = (
-                "the config added it after the last index run"
+                "the config added it since"
                 if was is None
-                else f"the index was written to a {was!r} store of that name, and the "
-                f"config now makes it a {now!r} one"
+                else f"that run wrote a {was!r} store of that name, and the config now "
+                f"makes it a {now!r} one"
             )
             raise IndexStateError(
-                f"store {name!r} holds none of the indexed documents: {cause}; run "
+                f"store {name!r} is not the one the last index run wrote ({cause}): it does "
+                "not hold the indexed documents as they are (none, or an older copy); run "
                 "`ragloom index --repair` to write them into it from the ledger (or "
                 "`ragloom index --rebuild`)"
             )
