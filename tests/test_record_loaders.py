@@ -415,4 +415,12 @@ def test_loaders_in_a_pipeline(tmp_path: Path, pm) -> None:
         )
         hits = pipeline.retrieve("myelodysplastic syndromes stem cell", k=1)
         assert hits[0].chunk.metadata["record_id"] == "5836"
+        # a citation names the record, not "#chunk-0" as every record's did
+        assert hits[0].chunk.label == "corpus.jsonl#5836"
+        labels = {h.chunk.label for h in pipeline.retrieve("plans trial discounts", k=10)}
+        assert {label for label in labels if label.startswith("faq.csv#")} == {
+            "faq.csv#faq-1",
+            "faq.csv#faq-2",
+            "faq.csv#faq-4",
+        }
         assert pipeline.index().unchanged == 6

@@ -84,8 +84,9 @@ def make_chunk(
     and chunker config. ``section`` is ``(path, anchor)`` as ``section_finder``
     gives it; ``anchor`` (a code symbol, a line range) overrides the
     section's anchor in the label. The label is ``<source>#page=N`` when the
-    document has ``page_starts``, else ``<source>#<anchor>``, else
-    ``<source>#chunk-<index>``. Metadata: the document's (less
+    document has ``page_starts``, else ``<source>#<anchor>``, else, for a
+    record (``record_id`` metadata: a CSV row, a JSON Lines record),
+    ``<source>#<record id>``, else ``<source>#chunk-<index>``. Metadata: the document's (less
     :data:`DOCUMENT_ONLY_KEYS`), ``document_id``, ``chunk_index``, ``start``,
     ``end``, ``section`` and ``page`` where known, and ``extra``.
     """
@@ -109,6 +110,8 @@ def make_chunk(
         label_anchor = anchor
     elif section is not None:
         label_anchor = section[1]
+    elif doc_meta.get("record_id") is not None:  # a CSV row, a JSON Lines record
+        label_anchor = str(doc_meta["record_id"])
     else:
         label_anchor = f"chunk-{index}"
     if extra:
