@@ -469,3 +469,27 @@ def test_the_command_lines_k_bound_is_the_pipelines() -> None:
     from ragloom import cli, pipeline
 
     assert cli.MAX_K == pipeline.MAX_K
+
+
+def test_file_names_not_utf8_or_with_control_characters_are_indexed(tmp_path: Path) -> None:
+    """A name whose bytes are not UTF-8 stopped every index run (the ledger
+    takes only UTF-8: `unexpected UnicodeEncodeError`, and nothing else was
+    indexed); a newline in a name could fake a line of the report. Their ids
+    hold them as escapes, the same on every run."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "ok.md").write_text("# Tea\n\nA normal document about tea.\n")
+    with open(os.path.join(os.fsencode(docs), b"caf\xff.md"), "wb") as handle:
+        handle.write(b"# Cafe\n\nThe cafe opens at nine.\n")
+    (docs / "line\nerror: fake.md").write_text("# Fake\n\nA newline in its name, zorblat.\n")
+    (tmp_path / "ragloom.yaml").write_text(yaml.safe_dump(basic_config()))
+    first = run("index", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert "+3 added" in first.stdout
+    found = json.loads(run("search", "cafe nine", "--json", "-k", "1", cwd=tmp_path).stdout)
+    assert found[0]["document_id"] == "docs/caf\\xff.md"
+    found = json.loads(run("search", "zorblat", "--json", "-k", "1", cwd=tmp_path).stdout)
+    assert found[0]["document_id"] == "docs/line\\x0aerror: fake.md"
+    assert "=3 unchanged" in run("index", cwd=tmp_path).stdout  # the same ids again
+    (docs / "line\nerror: fake.md").unlink()
+    assert "-1 deleted" in run("index", cwd=tmp_path).stdout

@@ -315,16 +315,39 @@ def covered(path: str, sources: Sequence[str], context: Context) -> bool:
 
 def source_id(path: str | os.PathLike[str], context: Context) -> str:
     """The stable id of a file: relative to ``context.base_dir`` with forward
-    slashes, or the absolute path (forward slashes) when it lies outside."""
+    slashes, or the absolute path (forward slashes) when it lies outside;
+    written as ``path_text`` writes it."""
     path = absolute(path)
     base = absolute(context.base_dir)
     if is_within(path, base):
-        return path.relative_to(base).as_posix()
+        return path_text(path.relative_to(base).as_posix())
     # base_dir given through a symlink (macOS /tmp -> /private/tmp): compare real paths
     real_base = Path(os.path.realpath(base))
     real_parent = Path(os.path.realpath(path.parent))
     if real_base != base or real_parent != path.parent:
         candidate = real_parent / path.name
         if is_within(candidate, real_base):
-            return candidate.relative_to(real_base).as_posix()
-    return path.as_posix()
+            return path_text(candidate.relative_to(real_base).as_posix())
+    return path_text(path.as_posix())
+
+
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f\udc80-\udcff]")
+
+
+def path_text(path: str | os.PathLike[str]) -> str:
+    """A file name as ids and metadata hold it: the bytes of a name that are
+    not UTF-8 (which Python holds as lone surrogates) and control characters
+    (a newline, a tab) written as ``\\xff``, ``\\x0a``. The ledger, the stores
+    and JSON take only valid UTF-8 (one such name stopped every index run),
+    and a newline in a name printed as it is could fake a line of a report."""
+    text = os.fspath(path)
+    if text.isascii() and text.isprintable():
+        return text
+    text = _UNSAFE.sub(_escaped, text)
+    # any other lone surrogate (not from a file name): escaped as Python writes it
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code - 0xDC00 if code >= 0xDC80 else code:02x}"

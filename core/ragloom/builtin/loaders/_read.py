@@ -23,6 +23,7 @@ from ._files import (
     Parsed,
     absolute,
     decode_text,
+    path_text,
     source_id,
 )
 from .parsers.code import code_language, parse_code
@@ -173,7 +174,7 @@ def read_document(
     title = fields.pop("title", None)
     document_metadata: dict[str, Any] = {
         "source": source,
-        "path": str(path),
+        "path": path_text(path),
         "mtime": float(info.st_mtime),
         "size": int(info.st_size),
         "content_hash": content_hash(text),

@@ -37,7 +37,7 @@ from pydantic import Field, field_validator, model_validator
 from ...components import ComponentConfig, Context, Loader
 from ...errors import SourceUnavailableError
 from ...types import Document, content_hash
-from ._files import absolute, covered, source_id
+from ._files import absolute, covered, path_text, source_id
 
 __all__ = [
     "RECORD_METADATA",
@@ -386,7 +386,7 @@ def record_document(
 
     metadata: dict[str, Any] = {
         "source": source,
-        "path": str(path),
+        "path": path_text(path),
         "record_id": record_id,
         number_key: number,
         "content_hash": content_hash(text),
