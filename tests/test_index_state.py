@@ -469,11 +469,16 @@ def test_a_lost_ledger_hides_every_chunk_until_repaired(
         (root / "docs" / "memory.md").write_text("# Memory\n\nMemories are kept forever.\n")
     for name in ("ledger.sqlite", "ledger.sqlite-wal", "ledger.sqlite-shm"):
         (root / ".ragloom" / name).unlink(missing_ok=True)
+    lost = r"the index ledger .*ledger.sqlite lists no documents, but store 'memory' holds"
     with ragloom.load(config, plugin_manager=pm) as pipeline:
-        # the stores still hold security.md and the old memory.md: never shown
-        assert pipeline.retrieve("AES-256 encrypted", k=5) == []
+        # the stores still hold security.md and the old memory.md: never shown,
+        # and not "no hits" either (which said nothing of the lost ledger)
+        with pytest.raises(IndexStateError, match=lost + r".*`ragloom index --repair`"):
+            pipeline.retrieve("AES-256 encrypted", k=5)
         with pytest.raises(IndexStateError, match="--repair"):
             pipeline.index()
+        with pytest.raises(IndexStateError, match=lost):  # the empty ledger it left
+            pipeline.retrieve("AES-256 encrypted", k=5)
         report = pipeline.index(repair=True)
         assert report.repaired and set(report.added) == {"docs/pricing.md", "docs/memory.md"}
         assert "docs/security.md" not in sources(pipeline, "AES-256 encrypted")

@@ -53,7 +53,7 @@ from .fingerprints import (
     fingerprints_match,
     state_hash,
 )
-from .ledger import LEDGER_FILE, Journal, Ledger, LedgerEntry, index_lock
+from .ledger import JOURNAL_FILE, LEDGER_FILE, Journal, Ledger, LedgerEntry, index_lock
 from .storewriter import StoreWriter
 from .types import Document
 
@@ -200,7 +200,7 @@ class Indexer:
         progress: Callable[..., None] | None,
     ) -> IndexReport:
         run = self.job
-        journal = Journal(self.index_dir / "journal.jsonl")
+        journal = Journal(self.index_dir / JOURNAL_FILE)
         wipe = rebuild and not dry_run
         entries = ledger.entries()
         embedder_fp = self.embedder.fingerprint() if self.embedder is not None else None

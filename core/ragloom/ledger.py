@@ -54,6 +54,9 @@ _COLUMNS = {"stamp": "TEXT NOT NULL DEFAULT ''", "loader": "TEXT NOT NULL DEFAUL
 """Columns added after the first release: migrated in place on open."""
 
 LEDGER_FILE = "ledger.sqlite"
+JOURNAL_FILE = "journal.jsonl"
+"""The journal of an index run (``Journal``): present while one writes, or
+after one was killed."""
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ from .errors import IndexRebuildingError, IndexStateError
 from .filters import Filter, check_supported, parse, to_spec
 from .fingerprints import describe_fingerprint, fingerprints_match
 from .fusion import best_per_document, fuse
+from .ledger import JOURNAL_FILE
 from .storeset import store_kind
 from .types import Explanation, Hit, HitExplanation, Hits
 
@@ -144,7 +145,13 @@ class Retriever:
         index run: it does not hold the indexed documents (none of them, or a
         copy from before), and its answers would be "no hits", or stale ones,
         with nothing said. Checked once a version."""
-        if self._stores_checked == view.key or view.stores is None or not view.stamps:
+        if self._stores_checked == view.key:
+            return
+        if not view.stamps:
+            self._check_no_documents()
+            self._stores_checked = view.key
+            return
+        if view.stores is None:
             return
         for name, store in self.stores:
             was, now = view.stores.get(name), store_kind(store)
@@ -163,6 +170,25 @@ class Retriever:
                 "`ragloom index --rebuild`)"
             )
         self._stores_checked = view.key
+
+    def _check_no_documents(self) -> None:
+        """The ledger lists no document: a store in this process that holds
+        chunks while no index run is under way (no journal) lost its ledger
+        (deleted, or replaced by an empty one), and answering "no hits" or
+        "nothing is indexed yet" would hide it."""
+        if (self.state.index_dir / JOURNAL_FILE).exists():
+            return  # a run writes, or one was killed: the next run settles it
+        for name, store in self.stores:
+            if store.remote_queries or not store.exact_count:
+                continue
+            held = store.count()
+            if held:
+                raise IndexStateError(
+                    f"the index ledger {self.state.ledger_path} lists no documents, but store "
+                    f"{name!r} holds {held} chunk(s): the ledger was deleted or replaced; run "
+                    "`ragloom index --repair` to index the documents again into the stores "
+                    "as they are, or `ragloom index --rebuild`"
+                )
 
     # -- query -------------------------------------------------------------
     def retrieve(
