@@ -25,9 +25,9 @@ cases:
   - question: How much does the Team plan cost?
     must_retrieve: [docs/pricing-faq.md]
   - question: Is my data used to train AI models?
-    must_retrieve: [docs/nowhere.md]
+    must_retrieve: [docs/pricing-faq.md]
     must_not_retrieve: [docs/security.md]
-    top_k: 2
+    top_k: 1
 """
 
 
@@ -87,7 +87,7 @@ def test_a_failing_case_exits_1(indexed: Path, tmp_path: Path) -> None:
     result = run("--config", config, "eval", str(cases), cwd=tmp_path)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "FAIL" in result.stdout and "1 of 2 case(s) failed" in result.stdout
-    assert "docs/nowhere.md" in result.stdout  # missing
+    assert "docs/pricing-faq.md: —" in result.stdout  # missing
     assert "docs/security.md (rank 1)" in result.stdout  # forbidden, found
 
     as_json = run("--config", config, "eval", str(cases), "--json", cwd=tmp_path)
@@ -95,8 +95,16 @@ def test_a_failing_case_exits_1(indexed: Path, tmp_path: Path) -> None:
     data = json.loads(as_json.stdout)
     assert data["passed"] is False
     assert [c["passed"] for c in data["cases"]] == [True, False]
-    assert data["cases"][1]["missing"] == ["docs/nowhere.md"]
+    assert data["cases"][1]["missing"] == ["docs/pricing-faq.md"]
     assert data["cases"][1]["forbidden"] == {"docs/security.md": 1}
+
+    # an entry naming no indexed document: the test set is wrong (exit 2)
+    cases.write_text(FAILING.replace("must_not_retrieve: [docs/security.md]",
+                                     "must_not_retrieve: [docs/securty.md]"), "utf-8")  # fmt: skip
+    misspelt = run("--config", config, "eval", str(cases), cwd=tmp_path)
+    assert misspelt.returncode == 2, misspelt.stdout + misspelt.stderr
+    assert "must_not_retrieve 'docs/securty.md'" in misspelt.stderr
+    assert "did you mean 'docs/security.md'?" in misspelt.stderr
 
 
 # -- through click's runner, on a group like the `ragloom` one ------------------

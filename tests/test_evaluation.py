@@ -221,6 +221,31 @@ def test_cases_pass_and_fail(pipeline) -> None:
     json.dumps(data)
 
 
+def test_an_entry_naming_no_indexed_document_is_an_error(pipeline) -> None:
+    """A misspelt `must_not_retrieve` entry matched nothing and passed every
+    time; every entry must name an indexed document (or a label of one)."""
+    from ragloom.errors import ConfigError
+
+    cases = load_cases(
+        {
+            "cases": [
+                {"question": "How much is the Pro plan?", "must_retrieve": ["docs/pricing.md"]},
+                {
+                    "question": "Is data encrypted?",
+                    "must_retrieve": ["docs/security.md#security"],
+                    "must_not_retrieve": ["docs/prcing.md"],
+                },
+            ]
+        }
+    )
+    with pytest.raises(ConfigError) as info:
+        run_cases(pipeline, cases)
+    message = str(info.value)
+    assert "1 entry names no indexed document: case 2 ('Is data encrypted?'): " in message
+    assert "must_not_retrieve 'docs/prcing.md'" in message
+    assert "did you mean 'docs/pricing.md'?" in message
+
+
 def test_case_principals_reach_retrieval(corpus: Path, pm) -> None:
     import ragloom
 

@@ -219,6 +219,22 @@ def test_errors_and_eval_output_carry_no_escape_sequences(hostile: Path) -> None
             {"cases": [{"question": "Pro plan \x1b[31mprice\x07?", "must_retrieve": ["x\x1b[0m"]}]}
         )
     )
+    evaluated = run("eval", str(cases), cwd=hostile)  # names no indexed document
+    assert evaluated.returncode == 2 and "names no indexed" in " ".join(evaluated.stderr.split())
+    assert_terminal_safe(evaluated)
+    cases.write_text(
+        yaml.safe_dump(
+            {
+                "cases": [
+                    {
+                        "question": "Pro plan \x1b[31mprice\x07?",
+                        "must_retrieve": ["docs/price\\x1b[2Jlist.md"],  # its id
+                        "must_not_retrieve": ["docs/price\\x1b[2Jlist.md"],
+                    }
+                ]
+            }
+        )
+    )
     evaluated = run("eval", str(cases), cwd=hostile)
     assert evaluated.returncode == 1 and "FAIL" in evaluated.stdout
     assert_terminal_safe(evaluated)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from ..errors import ConfigIssue, ConfigValidationError, RagloomError
+from ..errors import ConfigError, ConfigIssue, ConfigValidationError, RagloomError
 from ..registry import closest
 
 if TYPE_CHECKING:
@@ -263,7 +263,13 @@ def _answer_dict(result: AnswerResult) -> dict[str, Any]:
 
 def run_cases(pipeline: Pipeline, cases: Iterable[EvalCase]) -> CaseReport:
     """Retrieve the top ``top_k`` for each case's question (with its filters
-    and principals) and check what was found."""
+    and principals) and check what was found.
+
+    Raises ``ConfigError`` first when an entry of ``must_retrieve`` or
+    ``must_not_retrieve`` names no indexed document: a misspelt
+    ``must_not_retrieve`` entry would pass every time."""
+    cases = list(cases)
+    _check_entries(pipeline, cases)
     results = []
     for case in cases:
         ranks: dict[str, int | None] = {}
@@ -291,3 +297,40 @@ def run_cases(pipeline: Pipeline, cases: Iterable[EvalCase]) -> CaseReport:
             labels = labels or tuple(h.chunk.label for h in answered.hits)
         results.append(CaseResult(case, ranks, forbidden, labels, answer))
     return CaseReport(tuple(results))
+
+
+def _check_entries(pipeline: Pipeline, cases: list[EvalCase]) -> None:
+    """Every entry names an indexed document: its id or source, or, for a
+    chunk label (``docs/pricing.md#refunds``), the part before the ``#``."""
+    entries = [
+        (number, case, field, entry)
+        for number, case in enumerate(cases, 1)
+        for field in ("must_retrieve", "must_not_retrieve")
+        for entry in getattr(case, field)
+    ]
+    if not entries:
+        return
+    pipeline.open()
+    ids = set(pipeline.retriever.sync().stamps)
+    if not ids:
+        return  # nothing indexed: the run says so
+    known = ids | {i.partition("#")[0] for i in ids}
+    unknown = [
+        (number, case, field, entry)
+        for number, case, field, entry in entries
+        if entry not in known and entry.partition("#")[0] not in known
+    ]
+    if unknown:
+        lines = "; ".join(
+            f"case {number} ({case.question[:60]!r}): {field} {entry!r}"
+            for number, case, field, entry in unknown[:5]
+        )
+        more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
+        guess = closest(unknown[0][3].partition("#")[0], sorted(known))
+        raise ConfigError(
+            f"{len(unknown)} "
+            f"{'entry names' if len(unknown) == 1 else 'entries name'} no indexed "
+            f"document: {lines}{more}. An entry is a document id or source path "
+            "(docs/pricing.md) or a chunk label (docs/pricing.md#refunds)"
+            + (f"; did you mean {guess!r}?" if guess else "")
+        )
