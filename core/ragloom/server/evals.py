@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import FilterError, RagloomError
+from ..errors import ConfigError, FilterError, RagloomError
 from ..evaluation import CaseReport, CaseResult, EvalCase, load_cases, ndcg_at_k, recall_at_k
 from .errors import ApiError
 from .keys import Caller
@@ -158,6 +158,8 @@ async def run_eval(service: Service, files: EvalFiles, name: str, who: Caller) -
             report = await loop.run_in_executor(pipeline.executor, run_cases, pipeline, [narrowed])
         except FilterError as exc:
             return f"filters: {exc}"
+        except ConfigError as exc:  # an entry that names no indexed document
+            return str(exc)
         return report.results[0]
 
     async def every() -> list[CaseResult | str]:
