@@ -600,7 +600,16 @@ def test_a_search_after_a_killed_rebuild_is_503_saying_so(corpus: Path) -> None:
     ledger.clear(rebuilding=time.time())  # what a rebuild commits first, then killed
     ledger.close()
     pipeline = ragloom.load(config, plugin_manager=pm, base_dir=corpus)
-    with live_server(pipeline) as url:
+    with live_server(pipeline, ready=False) as url:
+        deadline = time.monotonic() + 60
+        while (ready := httpx.get(f"{url}/readyz")).json().get("status") != "ready":
+            message = ready.json()["error"]["message"]
+            if "being rebuilt" in message:
+                break  # open, and not ready: what a load balancer must hear
+            assert time.monotonic() < deadline, message
+            time.sleep(0.05)
+        assert ready.status_code == 503 and ready.headers["retry-after"]
+        assert ready.json()["error"]["message"] == "not ready: the index is being rebuilt"
         response = httpx.post(f"{url}/v1/search", json={"query": "Pro plan"}, headers=auth(ALICE))
         assert response.status_code == 503, response.text
         error = response.json()["error"]

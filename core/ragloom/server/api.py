@@ -57,11 +57,19 @@ async def healthz() -> dict[str, str]:
 @router.get(
     "/readyz",
     tags=["health"],
-    summary="Readiness: the pipeline is open",
+    summary="Readiness: the pipeline is open and its index can be queried",
     responses=_errors(503),
 )
 async def readyz(request: Request) -> dict[str, str]:
-    service_of(request).require_ready()
+    service = service_of(request)
+    service.require_ready()
+    problem = await asyncio.get_running_loop().run_in_executor(None, service.index_problem)
+    if problem is not None:
+        raise ApiError(
+            "not_ready",
+            f"not ready: {problem}",
+            headers={"Retry-After": str(service.settings.retry_after)},
+        )
     return {"status": "ready"}
 
 

@@ -102,6 +102,24 @@ class Service:
         if outcome is not None:
             raise outcome
 
+    def index_problem(self) -> str | None:
+        """What keeps every query from being answered now (``/readyz``): a
+        rebuild under way, or an index that does not fit the config (the
+        details, which name files, go to the log)."""
+        from ..errors import IndexStateError
+
+        retriever = self.pipeline.retriever
+        try:
+            view = retriever.sync()
+            if view.rebuilding is not None:
+                return "the index is being rebuilt"
+            retriever.check_embedder(view)
+            retriever.check_stores(view)
+        except IndexStateError as exc:
+            log.warning("not ready: %s", exc)
+            return "the index cannot be queried; the server log says why"
+        return None
+
     def require_ready(self) -> None:
         if not self.ready:
             why = "the pipeline failed to open" if self.open_error else "the pipeline is opening"
