@@ -57,6 +57,10 @@ def sources(pipeline: ragloom.Pipeline, query: str, k: int = 10) -> set[str]:
 
 def test_empty_first_run_then_documents_arrive(tmp_path: Path) -> None:
     root = project(tmp_path, docs={})
+    for command in ("search", "ask"):  # before any run: said, not a bare refusal
+        before = cli(command, "aardvark", cwd=root)
+        assert before.returncode == 0
+        assert "nothing is indexed yet in" in before.stdout + before.stderr, command
     first = cli("index", cwd=root)
     assert first.returncode == 0, first.stderr
     (root / "docs" / "a.md").write_text("# A\n\nThe aardvark eats ants at night.\n")

@@ -437,6 +437,14 @@ def ask(
             _print_stream(pipeline.stream(question, filters, k=k, principals=who))
             return
         answer = pipeline.ask(question, filters, k=k, principals=who, trace=trace)
+        if not answer.hits and not answer.metadata.get("corpus_version"):
+            # the refusal alone would read as "the documents do not say"
+            click.echo(
+                sanitize(
+                    f"note: nothing is indexed yet in {pipeline.index_dir}; run `ragloom index`"
+                ),
+                err=True,
+            )
     if as_json:
         click.echo(
             json.dumps(
