@@ -1024,3 +1024,25 @@ def test_a_reader_of_a_store_on_a_server_hears_of_the_rebuild(
     assert seen and "being rebuilt" in seen[0]
     assert sources(reader, "encrypted") == {"docs/security.md"}
     reader.close()
+
+
+def test_a_folder_of_a_store_the_config_dropped_is_named_on_every_run(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    """It keeps the text of every document indexed into it, deleted ones
+    included, and nothing said so (a rename, a removal, even --rebuild)."""
+    root = project(tmp_path)
+    config = yaml.safe_load((root / "ragloom.yaml").read_text())
+    with ragloom.load(config, plugin_manager=pm, base_dir=root) as pipeline:
+        assert not pipeline.index().problems
+    renamed = {**config, "stores": [config["stores"][0], {"type": "bm25", "name": "words"}]}
+    with ragloom.load(renamed, plugin_manager=pm, base_dir=root) as pipeline:
+        for run in (lambda: pipeline.index(repair=True), pipeline.index, pipeline.index):
+            problems = dict(run().problems)
+            stray = str(root / ".ragloom" / "bm25")
+            assert stray in problems, problems
+            assert "a folder of no store in the config" in problems[stray]
+        assert set(problems) == {stray}  # the stores' own folders are not named
+    shutil.rmtree(root / ".ragloom" / "bm25")
+    with ragloom.load(renamed, plugin_manager=pm, base_dir=root) as pipeline:
+        assert not pipeline.index().problems

@@ -231,6 +231,13 @@ class Indexer:
             bool(entries) and not fingerprints_match(stored_chunker, chunker_fp, self.chunker)
         )
 
+        for folder in self.writer.stray_folders(self.index_dir):
+            run.report(
+                str(folder),
+                "a folder of no store in the config (one removed or renamed, or moved aside "
+                "by --rebuild): it still holds what was indexed into it, document text "
+                "included; delete it if no config uses it",
+            )
         scope, loaders = scoped_loaders(self.config, self.loaders, sources)
         admit = Admission(self.config.indexing.secrets, self._labeller)
         executor = self._executor()

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import IndexStateError
@@ -91,6 +92,27 @@ class StoreWriter:
             self.flush()
         journal.clear()
         return len(orphans)
+
+    def stray_folders(self, index_dir: Path) -> list[Path]:
+        """Folders in ``index_dir`` that are no configured store's, nor hold
+        one: left by a store the config dropped or renamed, or moved aside by
+        a rebuild, and holding what was indexed into them."""
+        try:
+            folders = [p for p in index_dir.iterdir() if p.is_dir() and not p.is_symlink()]
+        except OSError:
+            return []
+        if not folders:
+            return []
+        used = []
+        for _, store in self.stores:
+            context = getattr(store, "context", None)
+            if context is not None:
+                used.append(context.store_dir(getattr(store.config, "path", None)).absolute())
+        return sorted(
+            folder
+            for folder in folders
+            if not any(u == folder.absolute() or folder.absolute() in u.parents for u in used)
+        )
 
     def kinds(self) -> dict[str, str]:
         """Each store's name and type, as the ledger records them after a run."""
