@@ -358,6 +358,27 @@ def test_include_and_exclude(tmp_path, context):
     assert ids(got) == ["docs/a.md", "docs/secret-plan.md", "top.md", "top.txt"]
 
 
+def test_readable_files_a_narrowed_include_leaves_out_are_noted_once(tmp_path, context, reports):
+    """`ragloom init` writes `include` for documents only: a folder's .py and
+    .sh files were left out with nothing said. Files ragloom cannot read
+    (an image) and those `exclude` names are not mentioned."""
+    for name in ["a.md", "tools/backup.sh", "app/main.py", "logo.png", "build/gen.py"]:
+        write(tmp_path, name)
+    got = load_dir(context, include=["**/*.md"], exclude=["build"])
+    assert ids(got) == ["a.md"]
+    assert reports == [
+        (
+            ".",
+            "2 files that ragloom can read (.py, .sh) are left out by `include` (such as "
+            "app/main.py); add their pattern to `include` to index them, or `exclude` them "
+            "to silence this",
+        )
+    ]
+    reports.clear()
+    assert ids(load_dir(context)) == ["a.md", "app/main.py", "build/gen.py", "tools/backup.sh"]
+    assert reports == []
+
+
 @pytest.mark.parametrize(
     ("pattern", "matches", "misses"),
     [

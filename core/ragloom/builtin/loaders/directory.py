@@ -252,6 +252,11 @@ class DirectoryLoader(Loader):
         self._include = _any_of(self.config.include)
         self._exclude = _any_of(self.config.exclude)
         self._sources: tuple[Path, ...] | None = None
+        # files a narrowed ``include`` leaves out that the default would load
+        self._readable = (
+            None if self.config.include == list(DEFAULT_INCLUDE) else _any_of(DEFAULT_INCLUDE)
+        )
+        self._left_out: list[str] = []
 
     # -- loading -----------------------------------------------------------
 
@@ -279,6 +284,7 @@ class DirectoryLoader(Loader):
             raise SourceUnavailableError(
                 f"{where}: cannot list the directory: {exc.strerror or exc}; check its permissions"
             ) from None
+        self._left_out = []
         paths = self._walk(root, root, set()) if self._sources is None else self._selected(root)
         missing: list[str] = []  # files whose format needs a package that is not installed
         missing_reason = ""
@@ -300,6 +306,18 @@ class DirectoryLoader(Loader):
                 continue
             if document is not None:
                 yield document
+        if self._left_out:
+            # silently, a user's .py or .sh files were missing from every answer
+            kinds = sorted({Path(name).suffix or Path(name).name for name in self._left_out})
+            count = len(self._left_out)
+            self.context.report(
+                where,
+                f"{count} file{'s' if count > 1 else ''} that ragloom can read "
+                f"({', '.join(kinds[:6])}{', ...' if len(kinds) > 6 else ''}) "
+                f"{'are' if count > 1 else 'is'} left out by `include` "
+                f"(such as {self._left_out[0]}); add {'their' if count > 1 else 'its'} "
+                "pattern to `include` to index them, or `exclude` them to silence this",
+            )
         if missing:
             # one line for all of them: the cause is the environment, not the files
             count = f"{len(missing)} files" if len(missing) > 1 else "1 file"
@@ -378,7 +396,13 @@ class DirectoryLoader(Loader):
                     continue
                 yield from self._walk(path, root, visited)
             elif is_file:
-                if self._skip_reason(parts, is_dir=False):
+                if reason := self._skip_reason(parts, is_dir=False):
+                    if (
+                        reason == "not included"
+                        and self._readable is not None
+                        and self._readable.fullmatch("/".join(parts))
+                    ):
+                        self._left_out.append("/".join(parts))
                     continue
                 if link and self._target_skip_reason(path, root, is_dir=False):
                     continue
