@@ -55,6 +55,20 @@ def sources(pipeline: ragloom.Pipeline, query: str, k: int = 10) -> set[str]:
 # -- 1. an empty first run, and every other way to an empty index ------------------
 
 
+def test_a_first_run_without_its_folder_says_nothing_was_indexed_from_it(
+    tmp_path: Path,
+) -> None:
+    """Not "the documents it indexed before are kept": there are none yet
+    (the first run after `ragloom init`, whose docs/ folder is not made)."""
+    root = project(tmp_path, docs={})
+    (root / "docs").rmdir()
+    first = cli("index", cwd=root)
+    assert first.returncode == 1
+    said = " ".join(first.stderr.split())
+    assert "docs: directory not found" in said and "nothing was indexed from it yet" in said
+    assert "kept" not in said
+
+
 def test_empty_first_run_then_documents_arrive(tmp_path: Path) -> None:
     root = project(tmp_path, docs={})
     for command in ("search", "ask"):  # before any run: said, not a bare refusal

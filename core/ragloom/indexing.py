@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 from .access import Labeller
 from .cache import fingerprint_key
 from .components import Context
-from .corpus import Admission, in_scope_of, load_here, load_on, scoped_loaders
+from .corpus import KEPT, Admission, in_scope_of, load_here, load_on, scoped_loaders
 from .errors import ComponentError, IndexStateError, RagloomError
 from .executors import (
     IndexWork,
@@ -246,6 +246,10 @@ class Indexer:
             loaded = load_on(self.job, executor, self.config, self.index_dir, admit)
         else:
             loaded = load_here(self.job, loaders, admit)
+        held = {entry.loader for entry in entries.values()}
+        for key, message in loaded.failed.items():
+            if key not in held and "" not in held:  # ledgers before `loader`: unknown
+                loaded.failed[key] = message.replace(KEPT, "; nothing was indexed from it yet")
         self._loader_of.update(loaded.loader_of)
         self._states.update(loaded.states)
 
