@@ -616,3 +616,18 @@ def test_a_search_after_a_killed_rebuild_is_503_saying_so(corpus: Path) -> None:
         assert error["code"] == "index_unavailable"
         assert "the index is being rebuilt" in error["message"]
         assert "run `ragloom index` to complete it" in error["message"]
+
+
+def test_an_index_run_without_keys_is_told_how_to_get_one(corpus: Path) -> None:
+    """`serve --no-auth` gave every caller "the key 'anonymous' ... needs admin:
+    true", which no one could act on: there is no key to change."""
+    from ragloom.server.auth import ANONYMOUS
+
+    pm = build_plugin_manager(load_entry_points=False, env={})
+    pipeline = ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus)
+    with live_server(pipeline, keys=None, anonymous=Caller(ANONYMOUS)) as url:
+        refused = httpx.post(f"{url}/v1/index", json={})
+        assert refused.status_code == 403
+        message = refused.json()["error"]["message"]
+        assert "this server runs with --no-auth" in message and "--keys" in message
+        assert "the key 'anonymous'" not in message

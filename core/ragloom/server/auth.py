@@ -19,7 +19,10 @@ from .errors import ApiError
 from .keys import Caller, KeyRing, parse_key_header
 from .middleware import CALLER
 
-__all__ = ["Authenticator", "admin_caller", "caller"]
+__all__ = ["ANONYMOUS", "Authenticator", "admin_caller", "caller", "not_admin"]
+
+ANONYMOUS = "anonymous"
+"""The caller's name of every request to ``ragloom serve --no-auth``."""
 
 _bearer = HTTPBearer(auto_error=False, description="An API key from the server's keys file.")
 _api_key = APIKeyHeader(name="X-API-Key", auto_error=False, description="The same, as a header.")
@@ -68,5 +71,17 @@ async def caller(
 async def admin_caller(found: Annotated[Caller, Depends(caller)]) -> Caller:
     """FastAPI dependency: the caller, who must be an admin (403 otherwise)."""
     if not found.admin:
-        raise ApiError("forbidden", f"the key {found.name!r} may not index: it needs admin: true")
+        raise not_admin(found)
     return found
+
+
+def not_admin(caller: Caller) -> ApiError:
+    """The 403 for an index run asked by a caller who is no admin."""
+    if caller.name == ANONYMOUS:  # `serve --no-auth`: no key could be given
+        return ApiError(
+            "forbidden",
+            "index runs over HTTP need an admin key, and this server runs with --no-auth: "
+            "run `ragloom index` where the server runs, or serve with --keys and a key "
+            "with admin: true",
+        )
+    return ApiError("forbidden", f"the key {caller.name!r} may not index: it needs admin: true")

@@ -65,7 +65,9 @@ def _listen(host: str, port: int) -> socket.socket:
 
 
 def _anonymous(principals: tuple[str, ...]) -> Caller:
-    return Caller("anonymous", tuple(principals) if principals else None)
+    from .auth import ANONYMOUS
+
+    return Caller(ANONYMOUS, tuple(principals) if principals else None)
 
 
 def run_serve(

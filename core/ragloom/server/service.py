@@ -219,9 +219,9 @@ class Service:
     async def index(self, caller: Caller, **options: Any) -> Any:
         self.require_ready()
         if not caller.admin:
-            raise ApiError(
-                "forbidden", f"the key {caller.name!r} may not index: it needs admin: true"
-            )
+            from .auth import not_admin
+
+            raise not_admin(caller)
         return await self.pipeline.aindex(**options)
 
     # -- JSON ----------------------------------------------------------------
