@@ -674,7 +674,7 @@ def test_rebuild_dry_run_lists_every_document_as_changed_and_changes_nothing(
     assert report["deleted"] == [] and report["chunks"] == 0
     assert files() == before
     text = cli("index", "--rebuild", "--dry-run", cwd=root)
-    assert "+1 ~3 -0 =0 (nothing changed)" in text.stdout
+    assert "+1 ~3 -0 =0 (nothing written)" in text.stdout
     assert files() == before
     after = cli("index", cwd=root)
     assert after.returncode == 0 and "+1 added" in after.stdout and "=3 unchanged" in after.stdout

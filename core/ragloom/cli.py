@@ -207,7 +207,7 @@ def index(
                 out.print(f"{sign} {sanitize(doc_id)}", markup=False)
         out.print(
             f"dry run: +{len(report.added)} ~{len(report.changed)} "
-            f"-{len(report.deleted)} ={report.unchanged} (nothing changed)"
+            f"-{len(report.deleted)} ={report.unchanged} (nothing written)"
         )
     else:
         out.print(
@@ -769,6 +769,10 @@ def _only_help(args: Sequence[str]) -> bool:
 
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
+    # a locale that cannot show every character (LANG=en_US.ISO-8859-1): the
+    # rest is written as escapes, not a UnicodeEncodeError halfway through
+    if hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="backslashreplace")
     try:
         _plugin_commands()
     except PluginError as exc:
