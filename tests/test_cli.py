@@ -60,7 +60,7 @@ def test_index_search_ask(project: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert "3 document(s)" in result.stdout
     dry = run("index", "--dry-run", cwd=project)
-    assert "=3" in dry.stdout and "nothing changed" in dry.stdout
+    assert "=3" in dry.stdout and "nothing written" in dry.stdout
     search = run("search", "AES-256", "-k", "2", cwd=project)
     assert search.returncode == 0 and "docs/security.md" in search.stdout
     hits = json.loads(run("search", "refunded", "--json", cwd=project).stdout)
