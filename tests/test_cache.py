@@ -102,6 +102,15 @@ def answer_config(**cache: object) -> dict:
     return basic_config(cache={"answers": True, **cache}, access={"unlabeled": "public"})
 
 
+def test_a_new_cache_file_is_its_owners_alone(tmp_path: Path) -> None:
+    """Vectors say much of the texts they embed: the file was 0644 in a
+    folder anyone could list, while the index directory is 0700."""
+    cache = EmbeddingCache(tmp_path / "cache" / "embeddings.sqlite")
+    cache.put_many("fp", [(cache.text_hash("a text"), np.ones(4, dtype=np.float32))])
+    cache.close()
+    assert (cache.path.stat().st_mode & 0o777) == 0o600
+
+
 def test_answer_cache_hits_and_keys(corpus: Path, pm) -> None:
     with ragloom.load(answer_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
         pipeline.index()

@@ -60,15 +60,17 @@ def fingerprint_key(fingerprint: Any) -> str:
 
 def _connect(path: Path, *, private: bool = False) -> sqlite3.Connection:
     """A connection shared by the threads of one process (callers hold their
-    cache's lock around each use). ``private``: the file is created readable
-    by its owner only (answers to access-controlled questions)."""
-    if private:
-        from .ledger import ensure_index_dir, private_file
+    cache's lock around each use). The file is created readable by its owner
+    only: vectors say much of the texts they embed, and answers to
+    access-controlled questions are not for everyone. ``private``: its
+    folder too, as the index directory is."""
+    from .ledger import ensure_index_dir, private_file
 
+    if private:
         ensure_index_dir(path.parent)
-        private_file(path)
     else:
         path.parent.mkdir(parents=True, exist_ok=True)
+    private_file(path)
     db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=NORMAL")
