@@ -85,7 +85,8 @@ def test_two_runs_cannot_hold_one_index(corpus: Path, pm) -> None:
             timeout=120,
             env={**os.environ},
         )
-        assert result.returncode == 1 and "another `ragloom index` run" in result.stderr
+        assert result.returncode == 1 and "another index run holds" in result.stderr
+        assert f"(process {os.getpid()})" in result.stderr  # which one, for `ps`
         with (
             ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline,
             pytest.raises(IndexStateError, match="holds"),

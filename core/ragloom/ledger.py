@@ -327,6 +327,15 @@ class Journal:
         self.path.unlink(missing_ok=True)
 
 
+def _holder(path: Path) -> str:
+    """`` (process N)``: the process that wrote the lock file, when readable."""
+    try:
+        pid = path.read_text().strip()
+    except OSError:
+        return ""
+    return f" (process {pid})" if pid.isdigit() else ""
+
+
 @contextmanager
 def index_lock(index_dir: Path) -> Iterator[None]:
     """Hold ``<index_dir>/index.lock`` for one index run; a second run fails clearly."""
@@ -340,8 +349,8 @@ def index_lock(index_dir: Path) -> Iterator[None]:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             raise IndexStateError(
-                f"another `ragloom index` run holds {path}; wait for it to finish "
-                "(the lock is released when that process exits)"
+                f"another index run holds {path}{_holder(path)}; wait for it to finish "
+                "(the lock is released when that run ends, or its process exits)"
             ) from None
         os.ftruncate(fd, 0)
         os.write(fd, str(os.getpid()).encode())

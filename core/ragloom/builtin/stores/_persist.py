@@ -194,7 +194,7 @@ def file_identity(path: Path) -> tuple[int, int, int] | None:
     except NotADirectoryError:  # `index_dir:` or a store's `path:` names a file
         parent = next(p for p in path.parents if p.exists())
         raise StoreError(
-            f"store file {path} cannot be: {parent} is a file, not a folder; point "
+            f"store file {path} cannot be made: {parent} is a file, not a folder; point "
             "`index_dir:` (or the store's `path:`) in the config at a folder"
         ) from None
     return (info.st_ino, info.st_mtime_ns, info.st_size)
