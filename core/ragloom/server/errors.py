@@ -53,6 +53,7 @@ CODES: dict[str, tuple[int, str]] = {
     "component_error": (502, "server_error"),
     "not_ready": (503, "server_error"),
     "index_unavailable": (503, "server_error"),
+    "shutting_down": (503, "server_error"),
     "timeout": (504, "timeout_error"),
 }
 

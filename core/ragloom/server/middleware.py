@@ -15,6 +15,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
 import re
@@ -34,6 +36,7 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 access_log = logging.getLogger("ragloom.server.access")
+log = logging.getLogger("ragloom.server")
 
 REQUEST_ID = "ragloom.request_id"
 CALLER = "ragloom.caller"
@@ -89,6 +92,27 @@ class RequestLog:
             status = error.status
             if not started:
                 await send_error(send_with_id, scope, error)
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is None or not task.cancelling():
+                raise
+            # cancelled from outside: the server stops, and `--shutdown-timeout`
+            # ran out before this request ended. A JSON 503, not uvicorn's
+            # plain-text 500 and a traceback
+            task.uncancel()
+            status = 503
+            log.warning("request %s cut short: the server is stopping", request_id)
+            if not started:
+                with contextlib.suppress(Exception):  # the client may be gone
+                    await send_error(
+                        send_with_id,
+                        scope,
+                        ApiError(
+                            "shutting_down",
+                            "the server is stopping; try again when it is back",
+                            headers={"Retry-After": "5"},
+                        ),
+                    )
         finally:
             caller = scope.get(CALLER)
             access_log.info(

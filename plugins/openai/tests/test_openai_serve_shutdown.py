@@ -153,3 +153,58 @@ def test_mcp_exits_when_its_client_leaves_while_a_model_call_hangs(
     assert server.returncode == 0, stderr
     assert took < 30, took
     assert "stopping without closing the pipeline: a call still running after 10s" in stderr
+
+
+def test_a_request_cut_short_by_the_stop_gets_a_json_503(
+    tmp_path: Path, silent_server: str
+) -> None:
+    """In flight when SIGTERM comes and still running after --shutdown-timeout:
+    uvicorn cancelled it with a plain-text 500 and logged a traceback."""
+    import threading
+
+    env = _project(tmp_path, silent_server)
+    port = _free_port()
+    server = subprocess.Popen(
+        [_ragloom(), "serve", "--no-auth", "--port", str(port), "--timeout", "60",
+         "--shutdown-timeout", "1", "--no-mcp"],
+        cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    answers: list[httpx.Response] = []
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert server.poll() is None, server.communicate()[1]
+            assert time.monotonic() < deadline, "ragloom serve did not become ready"
+            try:
+                if httpx.get(f"{url}/readyz").status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            time.sleep(0.1)
+
+        def ask(body: dict[str, object]) -> None:
+            answers.append(httpx.post(f"{url}/v1/ask", json=body, timeout=60))
+
+        asking = [
+            threading.Thread(target=ask, args=({"question": "When does it meet?"},)),
+            threading.Thread(target=ask, args=({"question": "Where?", "stream": True},)),
+        ]
+        for thread in asking:
+            thread.start()
+        time.sleep(1.5)  # both wait on the model
+        server.send_signal(signal.SIGTERM)
+        for thread in asking:
+            thread.join(60)
+        _, stderr = server.communicate(timeout=60)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.communicate()
+    assert len(answers) == 2
+    for answer in answers:
+        assert answer.status_code == 503, answer.text
+        assert answer.json()["error"]["code"] == "shutting_down"
+        assert answer.headers["retry-after"]
+    assert "Traceback" not in stderr and "Exception in ASGI application" not in stderr
+    assert stderr.count("cut short: the server is stopping") == 2
