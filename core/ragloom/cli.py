@@ -604,7 +604,13 @@ def config_schema() -> None:
 
 @cli.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8000,
+    show_default=True,
+    help="TCP port to listen on; 0 takes a free one (the banner shows it).",
+)
 @click.option(
     "--keys",
     "keys_file",
