@@ -45,6 +45,9 @@ elif failure:
         if failure == "sigint":  # Ctrl-C: the signal itself, mid-command
             os.kill(os.getpid(), signal.SIGINT)
             time.sleep(10)
+        if failure == "sigterm":  # `kill`, systemd, a container's stop
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(10)
         raise RuntimeError("the disk is on fire")
 
     setattr(Pipeline, os.environ["RAGLOOM_TEST_METHOD"], fail)
@@ -107,6 +110,13 @@ def test_ctrl_c_exits_1_with_one_line(project: Path, command: tuple[str, ...], m
     assert result.returncode == 1, result.stderr
     assert result.stderr.strip() == "error: interrupted"
     assert result.stdout == ""
+
+
+def test_sigterm_ends_a_run_as_ctrl_c_does_and_says_so(project: Path) -> None:
+    """It ended the process at once with nothing said (exit -15)."""
+    result = run(project, "index", method="index", failure="sigterm")
+    assert result.returncode == 143, result.stderr
+    assert result.stderr.strip() == "error: terminated (SIGTERM)"
 
 
 def test_ctrl_c_while_the_plugins_load_exits_1_with_one_line(project: Path) -> None:

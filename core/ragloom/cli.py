@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from importlib import resources
@@ -31,6 +32,7 @@ from .cli_support import (
     fail,
     handle_errors,
     load_pipeline,
+    on_sigterm,
     parse_filter_json,
     principals_list,
     sanitize,
@@ -779,6 +781,9 @@ def main(argv: list[str] | None = None) -> None:
     # rest is written as escapes, not a UnicodeEncodeError halfway through
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(errors="backslashreplace")
+    # SIGTERM (systemd, a container's stop, `kill`) ends a command as Ctrl-C
+    # does, with a line; `ragloom serve` puts uvicorn's own handler in place
+    signal.signal(signal.SIGTERM, on_sigterm)
     try:
         _plugin_commands()
     except PluginError as exc:

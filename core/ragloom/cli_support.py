@@ -58,6 +58,16 @@ def console(stderr: bool = False) -> Any:
     return Console(stderr=stderr, highlight=False, soft_wrap=True)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the command is, as Ctrl-C is: the run stops the
+    way an interrupted one does (its store writes journaled, its lock let
+    go), says so, and exits 143 as a process ended by the signal would."""
+
+
+def on_sigterm(*_: object) -> None:
+    raise Terminated
+
+
 def fail(message: str, code: int) -> None:
     """Print ``error: <message>`` to stderr and exit with ``code``. ``message``
     is rich markup: pass text through :func:`escape` (which also sanitizes it)."""
@@ -87,6 +97,8 @@ def handle_errors(func: F) -> F:
             fail(escape(f"{exc}; on the command line: --principal ID (repeatable)"), 2)
         except RagloomError as exc:
             fail(escape(str(exc)), 1)
+        except Terminated:
+            fail("terminated (SIGTERM)", 143)
         except KeyboardInterrupt:
             fail("interrupted", 1)
         except (click.ClickException, click.exceptions.Exit, click.Abort):

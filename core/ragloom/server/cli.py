@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 import logging
 import os
+import signal
 import socket
 import sys
 from typing import Any
@@ -147,6 +148,9 @@ def run_serve(
         sanitize(f"ragloom serving http://{host}:{port} · API docs /docs{mcp}"),
         markup=False,
     )
+    # uvicorn handles SIGTERM while it serves, then restores the handler it
+    # found and raises the signal again: the default ends the process by it
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     server.run(sockets=[listening])
     if failed:
         exc = failed[0]
