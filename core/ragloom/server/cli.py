@@ -174,6 +174,9 @@ def run_mcp(ctx: click.Context, *, principals: tuple[str, ...], timeout: float) 
         )
     caller = Caller("mcp-stdio", tuple(principals) if principals else None)
     service = Service(pipeline, ServerSettings(request_timeout=timeout))
+    # a client stops it by closing stdin; SIGTERM ends it at once, as before,
+    # rather than wait on a pool thread a hung model call holds
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     anyio.run(run_stdio, service, caller)
     _leave_if_abandoned(service)
 
