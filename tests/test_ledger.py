@@ -4,6 +4,7 @@ the journal."""
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -134,3 +135,25 @@ def test_orphans_named_by_the_journal_are_repaired(corpus: Path, pm) -> None:
         pipeline.index()
         for name, store in pipeline.stores:
             assert store_ids(store) == owned, name
+
+
+@pytest.mark.parametrize(
+    "exc",
+    [
+        sqlite3.OperationalError("attempt to write a readonly database"),
+        sqlite3.OperationalError("unable to open database file"),
+        PermissionError(13, "Permission denied"),
+    ],
+)
+def test_a_ledger_that_cannot_be_written_is_not_called_damaged(tmp_path: Path, exc) -> None:
+    """A read-only index folder was "damaged: run --rebuild", and the rebuild
+    then failed too: the message says to look at the permissions."""
+    message = str(Ledger(tmp_path / "ledger.sqlite")._damaged(exc))
+    assert "cannot be written" in message and "check that this user may write" in message
+    assert "--rebuild" not in message
+
+
+def test_a_ledger_that_is_not_sqlite_is_damaged(tmp_path: Path) -> None:
+    (tmp_path / "ledger.sqlite").write_bytes(b"not a database, not at all" * 100)
+    with pytest.raises(IndexStateError, match="is damaged .* run `ragloom index --rebuild`"):
+        Ledger(tmp_path / "ledger.sqlite").open()

@@ -102,6 +102,22 @@ def private_file(path: Path) -> None:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
 
 
+def _unwritable(exc: Exception) -> bool:
+    """SQLite's (or the OS's) way of saying the file or its folder is read-only."""
+    if isinstance(exc, PermissionError):
+        return True
+    text = str(exc).lower()
+    return any(
+        said in text
+        for said in (
+            "readonly database",
+            "read-only",
+            "unable to open database file",
+            "permission denied",
+        )  # fmt: skip
+    )
+
+
 class Ledger:
     """Per-document index state in ``<index_dir>/ledger.sqlite``.
 
@@ -116,7 +132,10 @@ class Ledger:
 
     def open(self) -> Ledger:
         ensure_index_dir(self.path.parent)
-        private_file(self.path)
+        try:
+            private_file(self.path)
+        except PermissionError as exc:
+            raise self._damaged(exc) from None
         try:
             db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
         except sqlite3.Error as exc:
@@ -138,6 +157,12 @@ class Ledger:
         return self
 
     def _damaged(self, exc: Exception) -> IndexStateError:
+        if _unwritable(exc):  # a read-only folder or file: --rebuild could not help
+            return IndexStateError(
+                f"the index ledger {self.path} cannot be written ({exc}): ragloom writes in "
+                f"{self.path.parent}, to query too; check that this user may write there "
+                "(a read-only mount, another owner, mode 0400)"
+            )
         return IndexStateError(
             f"the index ledger {self.path} is damaged ({exc}): run `ragloom index --rebuild`, "
             "which moves it aside and indexes every document again"
