@@ -512,3 +512,25 @@ def test_file_names_not_utf8_or_with_control_characters_are_indexed(tmp_path: Pa
     assert "=3 unchanged" in run("index", cwd=tmp_path).stdout  # the same ids again
     (docs / "line\nerror: fake.md").unlink()
     assert "-1 deleted" in run("index", cwd=tmp_path).stdout
+
+
+def test_non_ascii_names_keep_their_ids_under_any_locale(tmp_path: Path) -> None:
+    """Under a locale that is not UTF-8, Python decodes "café.md" otherwise,
+    and every such document was deleted and added again each time the
+    locale changed (cron's LANG=C against a login shell's)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "café.md").write_text("# Café\n\nThe café opens at nine.\n")
+    (docs / "東京.md").write_text("# Tokyo\n\nThe office in Tokyo opens at ten.\n")
+    (tmp_path / "ragloom.yaml").write_text(yaml.safe_dump(basic_config()))
+    assert "+2 added" in run("index", cwd=tmp_path).stdout
+    c_locale = {**os.environ, "LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0",
+                "PYTHONCOERCECLOCALE": "0"}  # fmt: skip
+    again = subprocess.run(
+        [RAGLOOM, "index", "--dry-run", "--json"], cwd=tmp_path, capture_output=True,
+        text=True, env=c_locale, timeout=120,
+    )  # fmt: skip
+    assert again.returncode == 0, again.stderr
+    report = json.loads(again.stdout)
+    assert (report["added"], report["changed"], report["deleted"]) == ([], [], [])
+    assert report["unchanged"] == 2

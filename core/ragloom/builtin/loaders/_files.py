@@ -335,14 +335,18 @@ _UNSAFE = re.compile(r"[\x00-\x1f\x7f\udc80-\udcff]")
 
 
 def path_text(path: str | os.PathLike[str]) -> str:
-    """A file name as ids and metadata hold it: the bytes of a name that are
-    not UTF-8 (which Python holds as lone surrogates) and control characters
+    """A file name as ids and metadata hold it: read as UTF-8 whatever the
+    locale, with the bytes of a name that are not UTF-8 and control characters
     (a newline, a tab) written as ``\\xff``, ``\\x0a``. The ledger, the stores
     and JSON take only valid UTF-8 (one such name stopped every index run),
     and a newline in a name printed as it is could fake a line of a report."""
     text = os.fspath(path)
     if text.isascii() and text.isprintable():
         return text
+    # the name's bytes read as UTF-8 whatever the locale: under LANG=...ISO-8859-1
+    # Python decodes "café.md" as "cafÃ©.md", and every document with such a
+    # name would be deleted and added again whenever the locale changes
+    text = os.fsencode(text).decode("utf-8", "surrogateescape")
     text = _UNSAFE.sub(_escaped, text)
     # any other lone surrogate (not from a file name): escaped as Python writes it
     return text.encode("utf-8", "backslashreplace").decode("utf-8")

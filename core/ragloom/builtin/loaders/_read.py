@@ -179,7 +179,7 @@ def read_document(
         "size": int(info.st_size),
         "content_hash": content_hash(text),
         "extension": path.suffix.lower(),
-        "title": title or path.stem,
+        "title": title or path_text(path.stem),
         **fields,
     }
     document_metadata.update(metadata or {})

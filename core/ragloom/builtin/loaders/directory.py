@@ -40,6 +40,7 @@ from ._files import (
     TextFileOptions,
     absolute,
     is_within,
+    path_text,
     source_id,
 )
 from ._read import read_document
@@ -296,7 +297,7 @@ class DirectoryLoader(Loader):
                     encoding=self.config.encoding,
                     metadata={
                         **self.config.metadata,
-                        "relative_path": path.relative_to(root).as_posix(),
+                        "relative_path": path_text(path.relative_to(root).as_posix()),
                     },
                     max_size=self.config.max_file_size,
                 )
