@@ -48,6 +48,20 @@ def silent_server() -> Iterator[str]:
         listener.close()
 
 
+def _wait_ready(server: subprocess.Popen[str], url: str) -> None:
+    """Until ``/readyz`` answers 200 (the process must not exit meanwhile)."""
+    deadline = time.monotonic() + 120
+    while True:
+        assert server.poll() is None, server.communicate()[1]
+        assert time.monotonic() < deadline, "ragloom serve did not become ready"
+        try:
+            if httpx.get(f"{url}/readyz").status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+
+
 def _project(tmp_path: Path, base_url: str) -> dict[str, str]:
     """An indexed project whose generator asks ``base_url``; the environment."""
     (tmp_path / "docs").mkdir()
@@ -85,16 +99,7 @@ def test_serve_stops_while_a_model_call_hangs(tmp_path: Path, silent_server: str
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            assert server.poll() is None, server.communicate()[1]
-            assert time.monotonic() < deadline, "ragloom serve did not become ready"
-            try:
-                if httpx.get(f"{url}/readyz").status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            time.sleep(0.1)
+        _wait_ready(server, url)
         asked = httpx.post(f"{url}/v1/ask", json={"question": "When does it meet?"}, timeout=30)
         assert asked.status_code == 504, asked.text
         assert asked.json()["error"]["code"] == "timeout"
@@ -172,16 +177,7 @@ def test_a_request_cut_short_by_the_stop_gets_a_json_503(
     url = f"http://127.0.0.1:{port}"
     answers: list[httpx.Response] = []
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            assert server.poll() is None, server.communicate()[1]
-            assert time.monotonic() < deadline, "ragloom serve did not become ready"
-            try:
-                if httpx.get(f"{url}/readyz").status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            time.sleep(0.1)
+        _wait_ready(server, url)
 
         def ask(body: dict[str, object]) -> None:
             answers.append(httpx.post(f"{url}/v1/ask", json=body, timeout=60))
