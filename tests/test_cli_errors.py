@@ -123,3 +123,23 @@ def test_ctrl_c_while_the_plugins_load_exits_1_with_one_line(project: Path) -> N
     result = run(project, "ask", "Pro plan?", method="ask", failure="sigint-at-start")
     assert result.returncode == 1, result.stderr
     assert result.stderr.strip() == "error: interrupted" and result.stdout == ""
+
+
+@pytest.mark.parametrize(
+    "command", [("search", "plan", "--json"), ("search", "plan"), ("index", "--dry-run")]
+)
+def test_a_reader_that_goes_away_ends_the_command_quietly(
+    project: Path, command: tuple[str, ...]
+) -> None:
+    """`ragloom search ... | head -1`: the exit code was 0, 1 or "unexpected
+    BrokenPipeError" by the way the output was written; it is 141, as for a
+    process ended by SIGPIPE, with nothing on stderr."""
+    assert subprocess.run([RAGLOOM, "index"], cwd=project, capture_output=True).returncode == 0
+    process = subprocess.Popen(
+        [RAGLOOM, *command], cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()  # gone before the command writes a byte
+    err = process.stderr.read().decode()
+    assert process.wait(timeout=120) == 141, err
+    assert err == ""

@@ -36,6 +36,7 @@ from .cli_support import (
     parse_filter_json,
     principals_list,
     sanitize,
+    stop_quietly,
 )
 from .cli_tune import tune
 from .errors import (
@@ -812,6 +813,12 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:  # outside a command's own handling (parsing, --help)
         fail("interrupted", 1)
+    except BrokenPipeError:  # the help or a usage line, piped into `head`
+        stop_quietly()
+    try:  # what is still buffered, written before the reader left
+        sys.stdout.flush()
+    except BrokenPipeError:
+        stop_quietly()
 
 
 cli.add_command(eval_command)

@@ -16,7 +16,9 @@ the configured pipeline, and the options several commands share.
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 import sys
 from collections.abc import Callable, Mapping
 from functools import wraps
@@ -53,9 +55,18 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def console(stderr: bool = False) -> Any:
+    return _console_class()(stderr=stderr, highlight=False, soft_wrap=True)
+
+
+@functools.cache
+def _console_class() -> Any:
     from rich.console import Console
 
-    return Console(stderr=stderr, highlight=False, soft_wrap=True)
+    class Quiet(Console):  # type: ignore[misc]
+        def on_broken_pipe(self) -> None:  # rich's own exits 1
+            stop_quietly()
+
+    return Quiet
 
 
 class Terminated(KeyboardInterrupt):
@@ -66,6 +77,15 @@ class Terminated(KeyboardInterrupt):
 
 def on_sigterm(*_: object) -> None:
     raise Terminated
+
+
+def stop_quietly() -> None:
+    """The reader of stdout went away (``ragloom search ... | head -1``):
+    exit 141, as a process ended by SIGPIPE does, and nothing more; stdout
+    goes to /dev/null so that Python's last flush does not complain."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    sys.exit(141)
 
 
 def fail(message: str, code: int) -> None:
@@ -103,6 +123,8 @@ def handle_errors(func: F) -> F:
             fail("interrupted", 1)
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
+        except BrokenPipeError:
+            stop_quietly()
         except Exception as exc:  # a bug or an unexpected failure: say so, briefly
             import logging
 
