@@ -197,10 +197,6 @@ def in_scope_of(entry: LedgerEntry, scope: list[Path], base_dir: Path) -> bool:
     return False
 
 
-KEPT = "; the documents it indexed before are kept"
-"""Said of a loader whose source is unavailable (``Loaded.failed``)."""
-
-
 def load_here(run: Run, loaders: Iterable[LoaderItem], admit: Admission) -> Loaded:
     """Run each loader in this process (a ``load`` stage each) and admit what
     it loads; a loader whose source is unavailable is listed in ``failed``."""
@@ -209,7 +205,7 @@ def load_here(run: Run, loaders: Iterable[LoaderItem], admit: Admission) -> Load
         try:
             docs = run.stage("load", name, loader, lambda ld=loader: list(ld.load()))
         except SourceUnavailableError as exc:
-            loaded.failed[key] = f"loader {name}: {exc}{KEPT}"
+            loaded.failed[key] = f"loader {name}: {exc}"
             continue
         loaded.ran.add(key)
         configured = admit.labeller.configured(loader)
@@ -247,7 +243,7 @@ def load_on(
         for source in part.kept:
             run.keep(source)
         if part.error is not None:
-            loaded.failed[part.loader] = f"loader {names[part.loader]}: {part.error}{KEPT}"
+            loaded.failed[part.loader] = f"loader {names[part.loader]}: {part.error}"
             continue
         loaded.ran.add(part.loader)
         for doc, state in zip(part.documents, part.states, strict=True):

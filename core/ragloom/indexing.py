@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 from .access import Labeller
 from .cache import fingerprint_key
 from .components import Context
-from .corpus import KEPT, Admission, in_scope_of, load_here, load_on, scoped_loaders
+from .corpus import Admission, in_scope_of, load_here, load_on, scoped_loaders
 from .errors import ComponentError, IndexStateError, RagloomError
 from .executors import (
     IndexWork,
@@ -246,10 +246,6 @@ class Indexer:
             loaded = load_on(self.job, executor, self.config, self.index_dir, admit)
         else:
             loaded = load_here(self.job, loaders, admit)
-        held = {entry.loader for entry in entries.values()}
-        for key, message in loaded.failed.items():
-            if key not in held and "" not in held:  # ledgers before `loader`: unknown
-                loaded.failed[key] = message.replace(KEPT, "; nothing was indexed from it yet")
         self._loader_of.update(loaded.loader_of)
         self._states.update(loaded.states)
 
@@ -286,7 +282,19 @@ class Indexer:
         missing = [e for e in in_scope if e.id not in loaded.seen]
         kept = [e for e in missing if loaded.keeps(e, self.job.kept)]
         vanished = [e for e in missing if not loaded.keeps(e, self.job.kept)]
-        errors = tuple((name, message) for name, message in loaded.failed.items())
+        held = {entry.loader for entry in entries.values()}  # "": a ledger before `loader`
+        errors = tuple(
+            (
+                name,
+                f"{message}; "
+                + (
+                    "the documents it indexed before are kept"
+                    if name in held or "" in held
+                    else "nothing was indexed from it yet"
+                ),
+            )
+            for name, message in loaded.failed.items()
+        )
         self._guard_mass_delete(len(vanished), len(in_scope), allow_mass_delete, dry_run)
 
         if dry_run:

@@ -124,6 +124,15 @@ class Retriever:
                 state.set_view(view)
             return state.view
 
+    def check_view(self, view: View) -> None:
+        """Refuse to query ``view`` when no answer from it could be trusted: a
+        rebuild under way, another embedder, a store the last run did not
+        write, or a lost ledger (``IndexStateError`` and its subclasses)."""
+        if view.rebuilding is not None:
+            raise IndexRebuildingError(rebuilding_message(view.rebuilding))
+        self.check_embedder(view)
+        self.check_stores(view)
+
     def check_embedder(self, view: View) -> None:
         """Refuse to query an index built by another embedder."""
         if self.embedder is None or not view.exists:
@@ -236,10 +245,7 @@ class Retriever:
             ]
 
         view = self.sync()
-        if view.rebuilding is not None:
-            raise IndexRebuildingError(rebuilding_message(view.rebuilding))
-        self.check_embedder(view)
-        self.check_stores(view)
+        self.check_view(view)
         asked: list[_Asked] = []  # what each list answered
         with self.state.lock.read():
             view = self.state.view  # switched only under the write lock

@@ -106,15 +106,13 @@ class Service:
         """What keeps every query from being answered now (``/readyz``): a
         rebuild under way, or an index that does not fit the config (the
         details, which name files, go to the log)."""
-        from ..errors import IndexStateError
+        from ..errors import IndexRebuildingError, IndexStateError
 
         retriever = self.pipeline.retriever
         try:
-            view = retriever.sync()
-            if view.rebuilding is not None:
-                return "the index is being rebuilt"
-            retriever.check_embedder(view)
-            retriever.check_stores(view)
+            retriever.check_view(retriever.sync())
+        except IndexRebuildingError:
+            return "the index is being rebuilt"
         except IndexStateError as exc:
             log.warning("not ready: %s", exc)
             return "the index cannot be queried; the server log says why"
