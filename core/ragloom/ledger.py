@@ -35,6 +35,7 @@ __all__ = [
     "LedgerEntry",
     "ensure_index_dir",
     "index_lock",
+    "read_only_mount",
     "private_file",
 ]
 
@@ -74,6 +75,15 @@ class LedgerEntry:
 def stamp_of(chunk_id: str) -> str:
     """The document-version stamp a chunk id ends with (``...@<stamp>``)."""
     return chunk_id.rpartition("@")[2]
+
+
+def read_only_mount(path: Path) -> bool:
+    """Whether ``path`` (an existing folder) lies on a file system mounted
+    read-only, which no process can write: False when that cannot be told."""
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):  # missing; no statvfs (Windows)
+        return False
 
 
 def ensure_index_dir(index_dir: Path) -> None:
@@ -130,7 +140,11 @@ class Ledger:
         self.path = path
         self._db: sqlite3.Connection | None = None
 
-    def open(self) -> Ledger:
+    def open(self, *, read_only: bool = False) -> Ledger:
+        """Open (creating, and migrating an older ledger in place); with
+        ``read_only``, only read it as it is (see ``_open_read_only``)."""
+        if read_only:
+            return self._open_read_only()
         ensure_index_dir(self.path.parent)
         try:
             private_file(self.path)
@@ -156,12 +170,64 @@ class Ledger:
         self._db = db
         return self
 
+    def _open_read_only(self) -> Ledger:
+        """The ledger of an index on a read-only file system (a container's
+        read-only volume, a read-only mount): no process can change it, so
+        SQLite reads it as immutable, without the ``-shm`` file it could not
+        create there. A ``-wal`` file left by a writer that did not close
+        holds committed data that an immutable read would miss: it is read
+        in plain read-only mode, which needs the ``-shm`` file beside it."""
+        wal = Path(f"{self.path}-wal")
+        try:
+            pending = wal.stat().st_size > 0
+        except OSError:
+            pending = False
+        query = "mode=ro" if pending else "immutable=1"
+        try:
+            db = sqlite3.connect(
+                f"{self.path.absolute().as_uri()}?{query}",
+                uri=True,
+                isolation_level=None,
+                check_same_thread=False,  # also the pipeline's watch, used under its lock
+            )
+        except sqlite3.Error as exc:
+            raise self._read_only_error(exc, pending) from None
+        try:
+            have = {row[1] for row in db.execute("PRAGMA table_info(documents)")}
+        except sqlite3.DatabaseError as exc:
+            db.close()
+            raise self._read_only_error(exc, pending) from None
+        if not have or set(_COLUMNS) - have:
+            db.close()
+            raise IndexStateError(
+                f"the index ledger {self.path} lies on a read-only file system and "
+                + (
+                    "holds no index"
+                    if not have
+                    else "was written by an older ragloom, whose ledger must be upgraded in place"
+                )
+                + ": run `ragloom index` where the index can be written, then mount it again"
+            )
+        self._db = db
+        return self
+
+    def _read_only_error(self, exc: Exception, pending: bool) -> IndexStateError:
+        if pending:
+            return IndexStateError(
+                f"the index ledger {self.path} lies on a read-only file system with the "
+                f"write-ahead log of a run that did not close ({self.path.name}-wal) and "
+                f"no {self.path.name}-shm beside it, so SQLite cannot read it ({exc}): open "
+                "the index once where it can be written (`ragloom index` or any query "
+                "folds the log in), then copy or mount it again"
+            )
+        return self._damaged(exc)
+
     def _damaged(self, exc: Exception) -> IndexStateError:
         if _unwritable(exc):  # a read-only folder or file: --rebuild could not help
             return IndexStateError(
                 f"the index ledger {self.path} cannot be written ({exc}): ragloom writes in "
                 f"{self.path.parent}, to query too; check that this user may write there "
-                "(a read-only mount, another owner, mode 0400)"
+                "(another owner, mode 0400; an index on a read-only mount is only read)"
             )
         return IndexStateError(
             f"the index ledger {self.path} is damaged ({exc}): run `ragloom index --rebuild`, "
@@ -366,9 +432,21 @@ def index_lock(index_dir: Path) -> Iterator[None]:
     """Hold ``<index_dir>/index.lock`` for one index run; a second run fails clearly."""
     import fcntl
 
+    if read_only_mount(index_dir):
+        raise IndexStateError(
+            f"index_dir {index_dir} lies on a read-only file system: an index run writes "
+            "there. Index where it can be written, then mount or copy the index here; "
+            "queries (search, ask, serve, mcp, eval) read it read-only"
+        )
     ensure_index_dir(index_dir)
     path = index_dir / "index.lock"
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except PermissionError as exc:
+        raise IndexStateError(
+            f"cannot open the index lock {path} ({exc.strerror}): an index run writes in "
+            f"{index_dir}; check that this user may write there"
+        ) from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

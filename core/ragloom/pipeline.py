@@ -87,6 +87,7 @@ class Pipeline:
         self._lock = threading.RLock()  # lifecycle, caches
         self._embedding_cache: EmbeddingCache | None = None
         self._answer_cache: AnswerCache | None = None
+        self._said_read_only = False
         self._executor: ThreadPoolExecutor | None = None
         self.async_workers = 8
         self._config_hash = fingerprint_key(config.to_dict())
@@ -187,9 +188,19 @@ class Pipeline:
 
     @property
     def answer_cache(self) -> AnswerCache | None:
-        """The answer cache (``cache.answers``, off by default), in the index directory."""
+        """The answer cache (``cache.answers``, off by default), in the index
+        directory; none on an index on a read-only file system, where it could
+        not be written (said once in the log)."""
         with self._lock:
-            if self._answer_cache is None:
+            if self._answer_cache is None and self.config.cache.answers:
+                if self.retriever.state.read_only:
+                    if not self._said_read_only:
+                        self._said_read_only = True
+                        log.warning(
+                            "cache.answers is off: index_dir %s lies on a read-only file system",
+                            self.index_dir,
+                        )
+                    return None
                 self._answer_cache = AnswerCache.configured(self.config.cache, self.index_dir)
             return self._answer_cache
 

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import IndexStateError
-from .ledger import LEDGER_FILE, Ledger, stamp_of
+from .ledger import LEDGER_FILE, Ledger, read_only_mount, stamp_of
 
 __all__ = ["IndexState", "RWLock", "View"]
 
@@ -166,12 +166,19 @@ class IndexState:
             self._data_version = None
         self._view = None
 
+    @property
+    def read_only(self) -> bool:
+        """Whether the index lies on a read-only file system: its ledger is
+        read as it is, without the files SQLite would write beside it."""
+        return read_only_mount(self.index_dir)
+
     # -- reading the ledger -------------------------------------------------
     def load_view(self) -> View:
         """The ledger's committed state, read in one transaction."""
         if not self.ledger_path.exists():
             return View()
-        ledger = Ledger(self.ledger_path).open()  # migrates an older ledger in place
+        # migrates an older ledger in place; on a read-only mount, reads it as it is
+        ledger = Ledger(self.ledger_path).open(read_only=self.read_only)
         db = ledger.db
         try:
             db.execute("BEGIN")
@@ -199,6 +206,13 @@ class IndexState:
             rebuilding=value("rebuilding"),
         )
 
+    def _connect_watch(self) -> sqlite3.Connection:
+        if self.read_only:  # nothing changes there, but a remount may replace it
+            return Ledger(self.ledger_path).open(read_only=True).db
+        return sqlite3.connect(
+            self.ledger_path, isolation_level=None, check_same_thread=False, timeout=30
+        )
+
     def changed(self) -> bool:
         """Whether the ledger on disk may be at another version than the view
         (another process committed, or the ledger was replaced). Cheap: a
@@ -215,9 +229,11 @@ class IndexState:
             if self._watch is None or inode != self._watch_inode:
                 if self._watch is not None:
                     self._watch.close()
-                self._watch = sqlite3.connect(
-                    self.ledger_path, isolation_level=None, check_same_thread=False, timeout=30
-                )
+                self._watch = None
+                try:
+                    self._watch = self._connect_watch()
+                except (sqlite3.Error, IndexStateError):
+                    return True  # the reload says what is wrong
                 self._watch_inode = inode
                 self._data_version = None
             try:

@@ -1,0 +1,128 @@
+"""An index on a read-only file system (a container's read-only volume, an
+index built elsewhere and mounted read-only) answers queries without writing
+a byte there, and an index run there says what to do.
+
+A read-only mount needs privileges a test does not have, so these tests make
+``read_only_mount`` say so for the index folder, and check what matters on
+such a file system: that nothing in the folder is created or changed (SQLite
+in WAL mode writes ``-wal`` and ``-shm`` files on every open)."""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from pathlib import Path
+
+import pytest
+import ragloom
+import ragloom.ledger
+import ragloom.state
+from ragloom.errors import IndexStateError
+from ragloom.ledger import Ledger
+
+from .conftest import basic_config
+
+
+def files(folder: Path) -> dict[str, tuple[int, int]]:
+    return {
+        str(p.relative_to(folder)): (p.stat().st_size, p.stat().st_mtime_ns)
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+@pytest.fixture
+def indexed(corpus: Path, pm) -> Path:
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
+        assert pipeline.index().added
+    return corpus
+
+
+@pytest.fixture
+def read_only(indexed: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The index folder (``.ragloom``) said to lie on a read-only mount."""
+    index_dir = (indexed / ".ragloom").resolve()
+
+    def read_only_mount(path: Path) -> bool:
+        return Path(path).resolve() == index_dir
+
+    monkeypatch.setattr(ragloom.ledger, "read_only_mount", read_only_mount)
+    monkeypatch.setattr(ragloom.state, "read_only_mount", read_only_mount)
+    return index_dir
+
+
+def test_queries_on_a_read_only_mount_write_nothing(indexed: Path, read_only: Path, pm) -> None:
+    before = files(read_only)
+    assert not any(name.endswith(("-wal", "-shm")) for name in before)
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=indexed) as pipeline:
+        hits = pipeline.retrieve("How much does the Pro plan cost?")
+        assert hits and hits[0].chunk.document_id == "docs/pricing.md"
+        assert hits.corpus_version == 1
+        answer = pipeline.ask("How much does the Pro plan cost?")
+        assert "$29" in answer.text
+        # the view is not reloaded on every query: the watch reads the same file
+        assert pipeline.retriever.state.changed() is False
+        assert len(pipeline.retriever.state.view.stamps) == 3
+    assert files(read_only) == before
+
+
+def test_a_writable_index_is_opened_as_before(indexed: Path, pm) -> None:
+    """The control for the test above: a query on a writable index opens the
+    ledger in WAL mode, which writes beside it."""
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=indexed) as pipeline:
+        pipeline.retrieve("Pro plan")
+        pipeline.retrieve("Pro plan")  # the second asks the ledger's watch for news
+        assert {"ledger.sqlite-wal", "ledger.sqlite-shm"} <= set(files(indexed / ".ragloom"))
+
+
+def test_an_index_run_on_a_read_only_mount_says_what_to_do(
+    indexed: Path, read_only: Path, pm
+) -> None:
+    before = files(read_only)
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=indexed) as pipeline:
+        for rebuild in (False, True):
+            with pytest.raises(IndexStateError, match="read-only file system") as caught:
+                pipeline.index(rebuild=rebuild)
+            assert "index where it can be written" in str(caught.value).lower()
+    assert files(read_only) == before
+
+
+def test_a_write_ahead_log_left_on_the_mount_is_read(indexed: Path, read_only: Path, pm) -> None:
+    """A commit still in ``ledger.sqlite-wal`` (its writer did not close when
+    the index was copied) is part of the index: an immutable read would miss
+    it and answer from an older version."""
+    ledger = read_only / "ledger.sqlite"
+    writer = sqlite3.connect(ledger, isolation_level=None)
+    try:
+        writer.execute("PRAGMA wal_autocheckpoint=0")  # the commit stays in the log
+        writer.execute("UPDATE meta SET value = '7' WHERE key = 'corpus_version'")
+        assert Path(f"{ledger}-wal").stat().st_size > 0
+        with ragloom.load(basic_config(), plugin_manager=pm, base_dir=indexed) as pipeline:
+            assert pipeline.retrieve("Pro plan").corpus_version == 7
+    finally:
+        writer.close()
+
+
+def test_an_empty_ledger_on_a_read_only_mount_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.sqlite"
+    sqlite3.connect(path).close()  # a file, no tables: nothing was ever indexed
+    with pytest.raises(IndexStateError, match="holds no index") as caught:
+        Ledger(path).open(read_only=True)
+    assert "run `ragloom index` where the index can be written" in str(caught.value)
+
+
+def test_the_answer_cache_is_off_on_a_read_only_mount(
+    indexed: Path, read_only: Path, pm, caplog: pytest.LogCaptureFixture
+) -> None:
+    before = files(read_only)
+    config = basic_config(cache={"answers": True})
+    with (
+        caplog.at_level(logging.WARNING, logger="ragloom"),
+        ragloom.load(config, plugin_manager=pm, base_dir=indexed) as pipeline,
+    ):
+        for _ in range(2):
+            answer = pipeline.ask("How much does the Pro plan cost?")
+            assert "$29" in answer.text and not answer.metadata.get("cached")
+    said = [r for r in caplog.records if "cache.answers is off" in r.getMessage()]
+    assert len(said) == 1
+    assert files(read_only) == before
