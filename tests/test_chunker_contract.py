@@ -12,6 +12,7 @@ from ragloom.builtin.chunkers.layers import LayersChunker
 from ragloom.builtin.chunkers.markdown import MarkdownChunker
 from ragloom.builtin.chunkers.parent import ParentChunker
 from ragloom.builtin.chunkers.recursive import RecursiveChunker
+from ragloom.builtin.chunkers.route import RouteChunker
 from ragloom.builtin.chunkers.semantic import SemanticChunker
 from ragloom.builtin.chunkers.sentence import SentenceChunker
 from ragloom.builtin.embedders.hash import HashEmbedder
@@ -101,6 +102,21 @@ class TestLayers(ChunkerContract):
     @pytest.fixture
     def other_options(self) -> dict[str, Any]:
         return {"layers": {"passages": {"type": "recursive", "size": 500}}}
+
+
+class TestRoute(ChunkerContract):
+    """The contract's text file goes to ``fixed``, its Markdown to the default."""
+
+    @pytest.fixture
+    def chunker_factory(self) -> Any:
+        routes = [{"match": {"source": {"$in": ["docs/hash.txt"]}}, "chunker": {"type": "fixed"}}]
+        return lambda **options: RouteChunker(
+            **{"routes": routes, "default": {"type": "markdown"}, **options}
+        )
+
+    @pytest.fixture
+    def other_options(self) -> dict[str, Any]:
+        return {"default": {"type": "markdown", "size": 300}}
 
 
 class TestSemantic(ChunkerContract):

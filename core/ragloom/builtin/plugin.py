@@ -25,6 +25,7 @@ from .chunkers.layers import LayersChunker
 from .chunkers.markdown import MarkdownChunker
 from .chunkers.parent import ParentChunker
 from .chunkers.recursive import RecursiveChunker
+from .chunkers.route import RouteChunker
 from .chunkers.semantic import SemanticChunker
 from .chunkers.sentence import SentenceChunker
 from .embedders.hash import HashEmbedder
@@ -68,6 +69,7 @@ def register_chunkers(register: Register[Chunker]) -> None:
     register("semantic", SemanticChunker)
     register("parent", ParentChunker)
     register("layers", LayersChunker)
+    register("route", RouteChunker)
 
 
 @hookimpl

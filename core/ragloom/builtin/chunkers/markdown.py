@@ -26,6 +26,9 @@ or the heading's explicit id (``## Linux {#install-linux}``).
 - ``merge_small: true`` packs consecutive small sections into one chunk while
   it stays within ``size``; the chunk carries the first section's path and
   anchor.
+- In source code (``source_code``: a document whose extension or file name
+  is a programming language's) a ``#`` line is a comment: no heading is
+  read there.
 - ``prepend_section_path: true`` puts the section path and a blank line
   before each chunk's text, for embedding. The chunk text is then no longer
   ``text[start:end]`` (offsets still span the passage), and the path is not
@@ -36,9 +39,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 
 from ...components import Chunker
 from ...types import Chunk, Document
+from .._languages import FILE_NAMES, LANGUAGES
 from ._chunking import (
     Heading,
     SizedConfig,
@@ -99,7 +104,8 @@ class MarkdownChunker(Chunker):
         c = self.config
         text = document.text
         length = length_function(c.unit, embedder_of(self))
-        sections = sections_of(text, self.headings(text))
+        # a `#` line of source code is a comment, not a heading
+        sections = sections_of(text, [] if source_code(document) else self.headings(text))
         if c.merge_small:
             sections = _merge_small(text, sections, c.size, length)
         return [
@@ -107,6 +113,16 @@ class MarkdownChunker(Chunker):
             for section in sections
             for start, end, piece in _pieces(text, section, c.size, c.overlap, length)
         ]
+
+
+def source_code(document: Document) -> bool:
+    """Whether ``document`` is a source file (by its extension or file name,
+    as the loaders tell code apart; not by ``language`` metadata, which a
+    Markdown file's front matter may set too)."""
+    name = PurePosixPath(str(document.metadata.get("source") or document.id))
+    extension = document.metadata.get("extension")
+    suffix = extension.lower() if isinstance(extension, str) else name.suffix.lower()
+    return suffix in LANGUAGES or name.name in FILE_NAMES
 
 
 def sections_of(text: str, headings: list[Heading]) -> list[Section]:

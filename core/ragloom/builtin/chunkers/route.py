@@ -1,0 +1,161 @@
+"""The ``route`` chunker: each document to the chunker its kind needs.
+
+    chunker:
+      type: route
+      routes:
+        - match: {extension: {$in: [".py", ".sh", ".ts"]}}
+          chunker: {type: code, size: 1500}
+        - match: {extension: ".csv"}
+          chunker: {type: fixed, size: 2000, overlap: 0}
+      default: {type: markdown, size: 800, overlap: 100}
+
+A folder of prose and source code needs two chunkers: Markdown's headings
+mean nothing in a shell script, and a function is the unit of code. Each
+route's ``match`` is a metadata filter (the language of ``filters:``, see
+docs/filters.md) over the document's metadata: the file loaders set
+``extension`` (``".md"``), ``source``, ``language`` (of source code, or from
+a Markdown file's front matter) and whatever the config's ``metadata:``
+adds. The first route that matches chunks the document; a document no
+route matches goes to ``default`` (``{type: recursive}`` unless set).
+
+Every document is cut by one chunker, so its chunk ids, labels and offsets
+are that chunker's. The fingerprint holds every route and the default:
+changing any of them chunks every document again on the next run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, model_validator
+
+from ...components import Chunker, ComponentConfig, Context
+from ...errors import FilterError
+from ...filters import Filter, evaluate, parse
+from ...types import Chunk, Document
+from .layers import _problem, _registry
+
+__all__ = ["RouteChunker"]
+
+
+class Route(BaseModel):
+    """One route: the documents it takes (``match``) and their chunker."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    match: dict[str, Any] = Field(min_length=1)
+    chunker: dict[str, Any]
+
+
+class RouteChunker(Chunker):
+    """Chunks each document with the chunker of the first route it matches;
+    see the module docs."""
+
+    class Config(ComponentConfig):
+        """Options of the ``route`` chunker.
+
+        ``routes``: a list of ``{match: <metadata filter>, chunker: <spec>}``,
+        tried in order; ``default``: the chunker spec of documents no route
+        matches.
+        """
+
+        routes: list[Route] = Field(min_length=1)
+        default: dict[str, Any] = {"type": "recursive"}
+        _parts: list[tuple[Filter | None, type[Chunker], ComponentConfig, dict[str, Any]]] = (
+            PrivateAttr(default_factory=list)
+        )
+
+        @model_validator(mode="after")
+        def _resolve(self, info: ValidationInfo) -> RouteChunker.Config:
+            """Each route's filter and chunker (class and options), every
+            route's problems at once."""
+            registry = _registry(info)
+            problems: list[str] = []
+            wanted = [
+                (f"routes[{i}]", route.match, route.chunker) for i, route in enumerate(self.routes)
+            ]
+            wanted.append(("default", None, self.default))
+            for where, match, spec in wanted:
+                try:
+                    node = None if match is None else parse(match, f"{where}.match")
+                    self._parts.append((node, *_chunker(registry, where, spec)))
+                except (ValueError, FilterError) as exc:
+                    problems.append(str(exc))
+            if problems:
+                raise ValueError("; ".join(problems))
+            return self
+
+    config: Config
+
+    def __init__(self, config: ComponentConfig | None = None, **options: Any) -> None:
+        super().__init__(config, **options)
+        self._routes: list[tuple[Filter | None, Chunker]] = []
+        for node, cls, options, spec in self.config._parts:
+            chunker = cls(options)
+            chunker.type_name = spec["type"]
+            self._routes.append((node, chunker))
+
+    def fingerprint(self) -> dict[str, Any]:
+        """Type, every route (in order: the first match wins) and the default,
+        each chunker with all its options."""
+        *routes, default = self.config._parts
+        return {
+            "type": self.type_name or type(self).__name__,
+            "routes": [
+                [route.match, spec] for route, (_, _, _, spec) in zip(self.config.routes, routes)
+            ],
+            "default": default[3],
+        }
+
+    @classmethod
+    def needs_for(cls, config: ComponentConfig) -> frozenset[str]:
+        assert isinstance(config, RouteChunker.Config)
+        return cls.needs.union(*(part.needs_for(options) for _, part, options, _ in config._parts))
+
+    def open(self, context: Context | None = None) -> None:
+        super().open(context)
+        for _, chunker in self._routes:
+            chunker.open(self.context)
+
+    def close(self) -> None:
+        for _, chunker in self._routes:
+            chunker.close()
+
+    def chunker_for(self, document: Document) -> Chunker:
+        """The chunker of the first route ``document`` matches, else the default."""
+        for node, chunker in self._routes:
+            if node is None or evaluate(node, document.metadata):
+                return chunker
+        raise AssertionError("the default route matches every document")  # pragma: no cover
+
+    def split(self, document: Document) -> list[Chunk]:
+        return self.chunker_for(document).split(document)
+
+
+def _chunker(
+    registry: Any, where: str, spec: Any
+) -> tuple[type[Chunker], ComponentConfig, dict[str, Any]]:
+    """The chunker class of ``spec``, its validated options, and the spec with
+    every default filled in (so that the fingerprint names every option)."""
+    from pydantic import ValidationError
+
+    from ...errors import UnknownComponentError
+
+    if not isinstance(spec, dict) or not isinstance(spec.get("type"), str):
+        raise ValueError(
+            f"{where}: the chunker must be a spec with a `type`, e.g. `{{type: code, size: 1500}}`"
+        )
+    if spec["type"] == "route":
+        raise ValueError(f"{where}: a `route` chunker cannot be a route of another; add its routes")
+    try:
+        entry = registry.get("chunker", spec["type"])
+    except UnknownComponentError:
+        message, hint = registry.unknown_parts("chunker", spec["type"])
+        raise ValueError(f"{where}: {message}" + (f" ({hint})" if hint else "")) from None
+    options = {k: v for k, v in spec.items() if k != "type"}
+    try:
+        config = entry.cls.Config.model_validate(options, context={"registry": registry})
+    except ValidationError as exc:
+        problems = "; ".join(_problem(err) for err in exc.errors())
+        raise ValueError(f"{where} ({spec['type']}): {problems}") from None
+    return entry.cls, config, {"type": spec["type"], **config.model_dump(mode="json")}
