@@ -124,6 +124,18 @@ def test_plugins_lists_builtins(tmp_path: Path) -> None:
     assert builtin["registers"]["store"] == ["bm25", "memory"]
 
 
+def test_plugins_table_folds_long_names_rather_than_cutting_them(tmp_path: Path) -> None:
+    """Piped, rich draws 80 columns: the module name was cut to
+    `ragloom.builtin.plu…`. It is folded onto the next line instead."""
+    result = run("plugins", cwd=tmp_path)
+    assert result.returncode == 0 and "…" not in result.stdout
+    cells = "".join(
+        line.split("│")[1].strip() for line in result.stdout.splitlines() if line.startswith("│")
+    )
+    assert "ragloom.builtin.plugin" in cells
+    assert "store: bm25, memory" in result.stdout
+
+
 def test_config_schema_is_json_schema(tmp_path: Path) -> None:
     result = run("config", "schema", cwd=tmp_path)
     schema = json.loads(result.stdout)

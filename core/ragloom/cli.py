@@ -554,9 +554,10 @@ def plugins(as_json: bool) -> None:
 
     table = Table()
     for column in ("plugin", "distribution", "version", "registers"):
-        table.add_column(column)
+        # a narrow terminal folds a long module name onto more lines, never cuts it
+        table.add_column(column, overflow="fold")
     for item in grouped.values():
-        registers = "; ".join(
+        registers = "\n".join(
             f"{kind}: {', '.join(names)}" for kind, names in item["registers"].items()
         )
         table.add_row(
