@@ -144,3 +144,19 @@ def test_config_schema_is_json_schema(tmp_path: Path) -> None:
         s["properties"]["type"]["const"] for s in schema["properties"]["stores"]["items"]["anyOf"]
     }
     assert {"memory", "bm25"} <= store_types
+
+
+def test_an_index_run_whose_report_cannot_be_written_says_it_committed(project: Path) -> None:
+    """`ragloom index > /dev/full` said only "unexpected OSError: No space left
+    on device" after the run had committed: a cron job would take it for a
+    failed run."""
+    with open("/dev/full", "w") as full:
+        result = subprocess.run(
+            [RAGLOOM, "index"], cwd=project, stdout=full, stderr=subprocess.PIPE, text=True
+        )
+    assert result.returncode == 1
+    assert "the index run committed corpus version 1 (+3 ~0 -0)" in result.stderr
+    assert "No space left on device" in result.stderr and "unexpected" not in result.stderr
+    assert "Exception ignored" not in result.stderr  # nothing left for the last flush
+    again = run("index", "--dry-run", cwd=project)
+    assert again.returncode == 0 and "+0 ~0 -0 =3" in again.stdout

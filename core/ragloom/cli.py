@@ -179,6 +179,25 @@ def index(
                 task, completed=done, total=total, description=f"indexing ({chunks:,} chunks)"
             ),
         )
+    try:
+        _print_index_report(report, as_json=as_json, out=out)
+    except OSError as exc:
+        if isinstance(exc, BrokenPipeError) or report.dry_run:
+            raise
+        # /dev/full, a full disk under a log file: the run itself is done
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        fail(
+            escape(
+                f"the index run committed corpus version {report.corpus_version} "
+                f"(+{len(report.added)} ~{len(report.changed)} -{len(report.deleted)}), "
+                f"but its report could not be written to stdout: {exc.strerror or exc}"
+            ),
+            1,
+        )
+
+
+def _print_index_report(report: Any, *, as_json: bool, out: Any) -> None:
+    """What ``ragloom index`` prints of its run, and its exit status."""
     if as_json:
         click.echo(
             json.dumps(
@@ -204,7 +223,7 @@ def index(
         if not report.ok:
             sys.exit(1)
         return
-    if dry_run:
+    if report.dry_run:
         for sign, ids in (("+", report.added), ("~", report.changed), ("-", report.deleted)):
             for doc_id in ids:
                 out.print(f"{sign} {sanitize(doc_id)}", markup=False)
