@@ -669,6 +669,14 @@ def config_schema() -> None:
     "pipeline to close; a call still running after it is left behind.",
 )
 @click.option(
+    "--watch-interval",
+    type=click.FloatRange(min=0),
+    default=2.0,
+    show_default=True,
+    help="Seconds between looks at the index: a version another process committed is "
+    "loaded before a query asks for it; 0: by the first query after it.",
+)
+@click.option(
     "--max-body",
     type=click.IntRange(min=1024),
     default=1_048_576,
@@ -711,6 +719,7 @@ def serve(
     timeout: float,
     max_concurrency: int,
     shutdown_timeout: float,
+    watch_interval: float,
     max_body: int,
     max_k: int,
     model: str,
@@ -732,6 +741,7 @@ def serve(
         request_timeout=timeout,
         max_concurrency=max_concurrency,
         shutdown_timeout=shutdown_timeout,
+        watch_interval=watch_interval,
         max_k=max_k,
         model=model,
         mcp=not no_mcp,

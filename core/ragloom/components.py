@@ -360,6 +360,14 @@ class Store(Component):
         and keep this default, which does nothing; stores that hold their data
         in memory reload it when their files changed."""
 
+    def warm(self) -> None:
+        """Build now what the first query would otherwise build (an index
+        made lazily after the data changed), so that no query waits for it.
+        A server calls it every few seconds, and after moving to a version
+        another process committed; it is called with queries running beside
+        it, under their lock (never beside a write), and must be cheap when
+        there is nothing to build. The default does nothing."""
+
     def ids(self, where: Filter | None = None) -> Iterator[str]:
         """Every stored chunk id (matching ``where`` if given), in any order.
 

@@ -176,6 +176,19 @@ class Pipeline:
                 raise
         return self
 
+    def catch_up(self) -> bool:
+        """Move now to an index version another process committed, and let
+        the stores build what they build lazily (the ``bm25`` index), rather
+        than in the first query that follows: a long-lived process calls it
+        from a timer (``ragloom serve`` and ``ragloom mcp`` do, every
+        ``--watch-interval`` seconds). True when it moved to another version.
+        Queries that arrive meanwhile wait for the move, as they would have.
+        A pipeline not open (or closed) is left so: False. Not to be called
+        beside ``close``."""
+        if not self._opened:
+            return False
+        return self.retriever.catch_up()
+
     @property
     def embedding_cache(self) -> EmbeddingCache | None:
         """The embedding cache (``cache.embeddings``), opened on first use."""

@@ -124,6 +124,18 @@ class Retriever:
                 state.set_view(view)
             return state.view
 
+    def catch_up(self) -> bool:
+        """Move to a version another process committed, and let every store
+        build what it builds lazily (``Store.warm``), before a query has to:
+        a server calls it every few seconds. True when it moved."""
+        moved = not self.stores.opened or self.state.changed()
+        if moved:
+            self.sync()
+        with self.state.lock.read():
+            for _, store in self.stores:
+                store.warm()
+        return moved
+
     def check_view(self, view: View) -> None:
         """Refuse to query ``view`` when no answer from it could be trusted: a
         rebuild under way, another embedder, a store the last run did not

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import logging
 import threading
+import time
 from collections.abc import Awaitable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -48,6 +49,8 @@ class Service:
         self.open_error: str | None = None
         self.abandoned = False
         """``close`` gave up waiting for a call that does not return."""
+        self._stop = threading.Event()
+        self._watcher: threading.Thread | None = None
         pipeline.async_workers = settings.max_concurrency
         access = pipeline.config.access
         self._hidden = HIDDEN_METADATA | ({access.field} if access is not None else set())
@@ -63,6 +66,31 @@ class Service:
             raise
         self.ready = True
         log.info("pipeline open; ready")
+        if self.settings.watch_interval > 0:
+            self._watcher = threading.Thread(target=self._watch, name="ragloom-watch", daemon=True)
+            self._watcher.start()
+
+    def _watch(self) -> None:
+        """Every ``watch_interval`` seconds until ``close``: ``catch_up``, so
+        that the first query after another process's commit does not wait
+        for the stores to reload. A failure is logged once (a query would
+        meet it too, and say it to its caller)."""
+        said = None
+        while not self._stop.wait(self.settings.watch_interval):
+            try:
+                started = time.perf_counter()
+                if self.pipeline.catch_up():
+                    log.info(
+                        "moved to corpus version %d in %.2fs",
+                        self.pipeline.retriever.state.view.version,
+                        time.perf_counter() - started,
+                    )
+                said = None
+            except Exception as exc:
+                text = f"{type(exc).__name__}: {exc}"
+                if text != said:
+                    log.warning("could not catch up with the index: %s", text)
+                said = text
 
     async def close(self) -> None:
         """Close the pipeline, waiting at most ``settings.shutdown_timeout``: a
@@ -70,6 +98,7 @@ class Service:
         holds ``Pipeline.close``; it is then left behind (``abandoned``), on a
         thread of its own, so that the server still stops."""
         self.ready = False
+        self._stop.set()
         loop = asyncio.get_running_loop()
         closed: asyncio.Future[BaseException | None] = loop.create_future()
 
@@ -80,6 +109,8 @@ class Service:
         def close() -> None:
             outcome: BaseException | None = None
             try:
+                if self._watcher is not None:  # not closing stores under its catch-up
+                    self._watcher.join()
                 self.pipeline.close()
             except BaseException as exc:  # raised in the event loop, below
                 outcome = exc

@@ -26,6 +26,10 @@ class ServerSettings:
         in progress, and then for the pipeline to close; a call that still
         runs after it (a model or a store that does not answer) is left
         behind, and the server stops without it.
+    :param watch_interval: seconds between two looks at the index: a version
+        another process committed (``ragloom index`` from cron) is moved to,
+        and the stores' lazy indexes built, before a query asks; 0 leaves
+        that to the first query.
     :param max_k: the most hits one request may ask for.
     :param model: the model name ``/v1/models`` lists and chat requests name.
     :param mcp: serve MCP (streamable HTTP) at ``/mcp``.
@@ -41,6 +45,7 @@ class ServerSettings:
     max_concurrency: int = 16
     retry_after: int = 1
     shutdown_timeout: float = 10.0
+    watch_interval: float = 2.0
     max_k: int = 100
     model: str = "ragloom"
     mcp: bool = True
@@ -53,6 +58,8 @@ class ServerSettings:
             raise ValueError("request_timeout must be positive")
         if self.shutdown_timeout <= 0:
             raise ValueError("shutdown_timeout must be positive")
+        if self.watch_interval < 0:
+            raise ValueError("watch_interval must be 0 (off) or positive")
         if self.max_concurrency < 1:
             raise ValueError("max_concurrency must be at least 1")
         if not 1 <= self.max_k <= 10_000:

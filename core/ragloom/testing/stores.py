@@ -189,6 +189,7 @@ class StoreContract(StoreStateTests):
 
     # -- reads -------------------------------------------------------------------
     def test_empty_store(self, store: Store) -> None:
+        store.warm()  # nothing to build
         check(store.count(), 0, "count() of an empty store")
         for mode in self.modes():
             check(self.search(store, mode, k=5), [], f"{mode} query of an empty store")
@@ -201,6 +202,22 @@ class StoreContract(StoreStateTests):
                 check(self.search(store, mode, k=5, where=where), [], f"filtered {mode} query")
         else:
             self.assert_refused(store, where)
+
+    def test_warm_changes_no_answer(self, filled: Store) -> None:
+        """``warm()`` (a server calls it every few seconds) builds ahead what
+        a query would build: after it every query answers as before, and
+        after a write too."""
+        for mode in self.modes():
+            before = [(h.chunk.id, h.score) for h in self.search(filled, mode, k=5)]
+            filled.warm()
+            filled.warm()
+            after = [(h.chunk.id, h.score) for h in self.search(filled, mode, k=5)]
+            check(after, before, f"{mode} hits after warm()")
+        filled.delete(ids=[before[0][0]])
+        filled.warm()
+        for mode in self.modes():
+            ids = [h.chunk.id for h in self.search(filled, mode, k=100)]
+            assert before[0][0] not in ids, f"{mode}: a chunk deleted before warm() came back"
 
     def test_count(self, filled: Store) -> None:
         check(filled.count(), len(ROWS), "count()")
