@@ -2373,3 +2373,83 @@ def test_a_rate_asked_may_be_answered_by_where_to_ask_for_it(
     assert "ask in a branch for the current Cash ISA rates" in answer.text
     assert fits_kind("amount", "Please ask in a branch for the current Cash ISA rates.")
     assert not fits_kind("amount", "Please ask in a branch for directions.")
+
+
+CLUB = chunk(
+    "docs/membership.md",
+    "# Membership\n\n## Adult plan\n\nThe Adult plan costs £32 per month. Adult members can "
+    "book a lane up to 3 days in advance.\n\n## Concessions\n\nStudents get 40% off the Adult "
+    "plan.\n\n## Contact\n\nWrite to swim@lakeside.example or call 0161 496 0733 on weekdays.\n",
+    0,
+    "membership",
+)
+REPORT = chunk(
+    "reports/review-2025.pdf",
+    "Lakeside Swimming Club Review 2025\n\nIn 2025 the club had 640 members, up from 590 in "
+    "2024.\nTotal income was 212,000 pounds.\n",
+    0,
+    "page=1",
+)
+SWIM = chunk(
+    "docs/events.md",
+    "# Open-water swim\n\nThe open-water swim starts from the boathouse at 07:15 on the first "
+    "Sunday of June. The course is 3 km and entry costs £12.\n",
+    0,
+    "open-water-swim",
+)
+CLUB_DOCS = hits_of(CLUB, REPORT, SWIM)
+
+
+@pytest.mark.parametrize(
+    ("question", "said", "not_said"),
+    [
+        # "how much do <people> pay": a sum, not the booking rule of the same people
+        ("how much do adult members pay", "£32 per month", "in advance"),
+        # ... and the share of the group that is asked about
+        ("How much do students pay for the Adult plan?", "40% off", "£32"),
+        # "how long is the swim": a length of time or of the course, not its start time
+        ("How long is the open-water swim?", "3 km", "07:15"),
+        # a year asked: the sentence of that year, nothing of another
+        ("What was the club's income in 2025?", "212,000 pounds", "590"),
+        # a phone number or an email address, which the sentence gives without the words
+        ("What's the phone number?", "0161 496 0733", "£32"),
+        ("What is the email address?", "swim@lakeside.example", "£32"),
+    ],
+)
+def test_the_answer_is_of_the_kind_asked(
+    generator: ExtractiveGenerator, question: str, said: str, not_said: str
+) -> None:
+    answer = generator.generate(question, CLUB_DOCS)
+    assert said in answer.text and not_said not in answer.text, answer.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What was the club's income in 2024?",  # the report is 2025's: its income is no answer
+        "How many members did the club have in 2023?",
+        "What's the fax number?",  # the number to call is no fax number
+    ],
+)
+def test_what_another_year_or_channel_says_is_refused(
+    generator: ExtractiveGenerator, question: str
+) -> None:
+    assert_not_found(generator.generate(question, CLUB_DOCS))
+
+
+def test_a_clock_time_or_a_date_says_when_not_how_long() -> None:
+    from ragloom.builtin.generators._entities import answer_kind, fits_kind
+
+    assert answer_kind("How long does the swim take?") == "duration"
+    assert answer_kind("How long is the course?") == "length"
+    starts = "The swim starts at 07:15 on the second Sunday of June."
+    assert not fits_kind("duration", starts) and not fits_kind("length", starts)
+    for lasts in (
+        "It takes 3-5 working days.",
+        "The battery lasts two and a half hours.",
+        "It comes with a two-year warranty.",
+        "The pool is open from 06:30 to 21:00.",
+        "Passes never expire.",
+    ):
+        assert fits_kind("duration", lasts), lasts
+    assert fits_kind("length", "The course is 3 km.") and not fits_kind("duration", "It is 3 km.")

@@ -446,6 +446,32 @@ def asker(question: str) -> tuple[str, set[str]] | None:
     return terms[-1], {t for word in words[:-1] for t in content_terms(word)}
 
 
+def payer(question: str) -> tuple[str, set[str]] | None:
+    """Who a "how much do ... pay?" question asks about, as ``asker`` gives
+    it: "how much do students pay" gives ``student``, "how much do basic
+    members pay" ``member`` with ``basic``. None for "I", "you", "we", and
+    for what is no group of people."""
+    match = _PAYER.search(question)
+    if match is None:
+        return None
+    words = match.group(1).split()
+    if _PEOPLE.fullmatch(words[-1]) is None:
+        return None
+    terms = content_terms(words[-1])
+    if not terms or terms[-1] in _ANYONE:
+        return None
+    # "adult members" are adults: a group word before the head is no mere modifier
+    before = [w for w in words[:-1] if _PEOPLE.fullmatch(w) is None]
+    return terms[-1], {t for word in before for t in content_terms(word)}
+
+
+_PAYER = re.compile(
+    r"\bhow much (?:do|does|did|will|would|should|must|can|could)\s+"
+    r"([A-Za-z][\w'’-]*(?:\s+[A-Za-z][\w'’-]*){0,3}?)\s+(?:pay|spend|owe|be charged)\b",
+    re.IGNORECASE,
+)
+
+
 _SUBJECT_PRONOUNS = frozenset({"i", "we", "you", "they", "he", "she", "it", "one"})
 _VERB_AUXILIARIES = frozenset(
     {"can", "could", "may", "might", "do", "does", "did", "will", "would", "should", "must"}
@@ -545,7 +571,10 @@ _MONEY_WORD = re.compile(
     r"|\b(?:the|an|what|what's|whats|which|my|your|our)\s+excess\b"
     r"(?=\s*(?:[?.!]|$)|\s+(?:on|for|if|with|when|is|are|do|does|will|would|i|we)\b)"
     r"|\b(?:a|an|the|any|no|extra|additional|this|that|what|which)\s+charge\b"
-    r"|\bhow much (?:do|does|will|would) (?:you|they|we|it) charge\b",
+    r"|\bhow much (?:do|does|will|would) (?:you|they|we|it) charge\b"
+    # "how much do basic members pay", "how much will I spend": a sum
+    r"|\bhow much (?:do|does|did|will|would|should|must|can|could)\b(?:\s+[\w'’-]+){1,4}?"
+    r"\s+(?:pay|spend|owe|earn|get paid|be charged|be paid)\b",
     re.IGNORECASE,
 )
 """A question about a sum; "charge" as a noun, or what "you charge" ("Can I
@@ -556,6 +585,12 @@ surcharge, an insurance excess."""
 _OWN_KINDS = tuple(
     (re.compile(pattern), kind)
     for pattern, kind in (
+        (
+            r"\b(?:phone|telephone|mobile|contact)\s+(?:number|no)\b"
+            r"|\bnumber (?:to|I can|can I|do I) (?:call|ring|phone|text)\b",
+            "phone",
+        ),
+        (r"\be-?mail(?:\s+address)?\b(?!\s+(?:me|us|you|them)\b)", "email"),
         (r"\b(?:percent|percentage)\b|\bwhat share\b", "percent"),
         (r"\bhow heavy\b|\bhow much (?:\w+\s+){1,4}?weighs?\b|\bweight of\b", "weight"),
         (r"\bhow far\b(?!\s+(?:in\s+)?(?:advance|ahead)\b)", "distance"),
@@ -563,6 +598,8 @@ _OWN_KINDS = tuple(
         (r"\bhow many\b", "count"),
         (r"\bhow often\b", "often"),
         (r"\b(?:which|what) days?\b|\bon which\b.*\bdays?\b", "day"),
+        # "how long is the ride/route/trail": a time or a length ("42 km")
+        (r"\bhow long (?:is|are|was|were) (?:the|a|an|this|that|your|our|their)\b", "length"),
         (r"\bhow (?:long|soon)\b|\bhow far\s+(?:in\s+)?(?:advance|ahead)\b", "duration"),
         (r"\bhow (?:fast|quickly)\b|^when\b|\bwhat time\b", "time"),
     )
@@ -575,10 +612,12 @@ def answer_kind(question: str) -> str | None:
     """``money`` (price, cost, fee, charge: a sum), ``much`` (how much
     is/does...: a sum or another figure), ``count`` (how many),
     ``amount`` (how much of a thing: "how much storage"), ``often`` (how
-    often), ``day`` (which days), ``duration`` (how long, how soon, how far in advance: a time,
-    not a sum), ``time`` (how fast, when, what time),
+    often), ``day`` (which days), ``duration`` (how long, how soon, how far in advance: a
+    length of time, not a sum, a clock time or a date), ``length`` (how long is the ...: a
+    length of time or a distance), ``time`` (how fast, when, what time),
     ``place`` (where), ``weight`` (how heavy, how much does it weigh),
-    ``distance`` (how far), ``age`` (how old, what age), or None:
+    ``distance`` (how far), ``age`` (how old, what age), ``phone`` (a phone
+    number), ``email`` (an email address), or None:
     what an answering
     sentence must hold (``place`` only when some sentence holds one: see
     ``fits_kind``)."""
@@ -861,10 +900,16 @@ def fits_kind(kind: str | None, text: str, names: Iterable[str] = ()) -> bool:
     be a word; each may be said as none or as no bound (``_NO_AMOUNT``)."""
     if kind is None:
         return True
-    if kind == "duration":  # how long: a time, and "£68.00" is none
-        text, kind = _MONEY_FIGURE.sub(" ", text), "time"
+    if kind == "length" and _DISTANCE.search(text):  # "The route is 42 km"
+        return True
+    if kind in ("duration", "length"):  # how long: "£68.00" is none, nor "at 09:30"
+        return _says_how_long(text)
     if kind == "place":
         return _PLACE.search(text) is not None
+    if kind == "phone":  # "call 01632 960 418", "+44 20 7946 0958", "(555) 010-4477"
+        return any(sum(c.isdigit() for c in m.group()) >= 7 for m in _PHONE.finditer(text))
+    if kind == "email":
+        return _EMAIL.search(text) is not None
     # a code's digits (``X200``, ``line N1``) are no figure of it, nor are
     # those of a name the question uses or rivals (``Lab 3``, ``CS 341``), or
     # a figure it gives (``given_figures``), passed in ``names``
@@ -919,6 +964,57 @@ def fits_kind(kind: str | None, text: str, names: Iterable[str] = ()) -> bool:
     return any(ch.isdigit() for ch in counted) or bool(
         words & (NUMBER_WORDS | _TIME_WORDS | _CALENDAR_WORDS)
     )
+
+
+_PHONE = re.compile(
+    r"(?<![\w.])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{2,5}\)[\s.-]?)?\d{2,5}(?:[\s.-]\d{2,5}){1,4}(?![\w.]*\d)"
+)
+"""A telephone number: two groups of digits or more ("01632 960 418"), seven
+digits at least (``fits_kind``), so that no price or clock time is one."""
+_EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
+
+
+def _says_how_long(text: str) -> bool:
+    """Whether ``text`` gives a length of time ("3-5 working days", "two and
+    a half hours", "a two-year warranty", "overnight", "from 10:00 to 16:00",
+    "no time limit"): not a sum, and not a clock time or a date alone ("leaves
+    at 09:30 on the second Saturday of July" says when, not how long)."""
+    if _CLOCK_SPAN.search(text) or _NO_AMOUNT["time"].search(text):
+        return True
+    text = _ORDINAL_SECOND.sub(" ", _WHEN_FIGURE.sub(" ", _MONEY_FIGURE.sub(" ", text)))
+    if _DURATION.search(text):
+        return True
+    words = {w.lower().strip(".,;:") for w in _WORD.findall(text)}
+    return bool(words & _HOW_LONG_WORDS)
+
+
+_DURATION = re.compile(
+    r"(?:(?<![\w.,])\d[\d.,]*(?:\s*(?:-|–|to|or)\s*\d[\d.,]*)?|\b(?:a|an|one|two|three|four"
+    r"|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty"
+    r"|ninety|hundred|few|several|couple\s+of|half\s+an?|many))"
+    r"(?:\s+and\s+a\s+half)?\s*-?\s*(?:(?:working|business|calendar|full|whole|more)\s+)?"
+    r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|h|days?|nights?|weeks?|wks?|fortnights?"
+    r"|months?|years?|yrs?|decades?|semesters?)\b",
+    re.IGNORECASE,
+)
+"""A figure (or a number word) in a unit of time: "90 minutes", "3-5 working
+days", "a two-year warranty", "two and a half hours"."""
+_CLOCK_SPAN = re.compile(
+    r"\b\d{1,2}[:.]\d\d\s*(?:am|pm)?\s*(?:-|–|to|until|till)\s*\d{1,2}[:.]\d\d\b",
+    re.IGNORECASE,
+)
+"""Two clock times that bound a span ("from 10:00 to 16:00"): how long it runs."""
+_ORDINAL_SECOND = re.compile(
+    r"\bsecond\s+(?!(?:or|and|to|of|per|each|later|before|after|ago|at|in|on)\b)(?=[a-z])",
+    re.IGNORECASE,
+)
+""""second" as an ordinal ("the second Saturday", "its second stand")."""
+_HOW_LONG_WORDS = frozenset(
+    {
+        "overnight", "indefinitely", "permanently", "forever", "lifetime", "immediately",
+        "instantly", "hourly", "fortnight",
+    }
+)  # fmt: skip
 
 
 _MONEY_FIGURE = re.compile(

@@ -54,6 +54,7 @@ from ._entities import (
     mentions,
     names_other_kind,
     opens_with_anaphor,
+    payer,
     question_verb,
     rivals,
     unknown_acronym,
@@ -116,6 +117,14 @@ _ANNOUNCED = re.compile(
 MAX_UNIT_CHARS = 1000
 _PAYING = frozenset({"pay", "paid", "cost", "charg", "fe", "fre"})
 """A yes/no question's words for paying: a sentence with a price says them."""
+_PAY = frozenset({"pay", "paid", "spend", "ow"})
+"""A question's verbs of paying, which a price answers without saying them."""
+_CONTACT = {
+    "phone": frozenset({"phon", "telephon", "number", "mobil", "cal", "contact"}),
+    "email": frozenset({"email", "mail", "address", "contact"}),
+}
+"""The words of a question for a phone number or an email address, which a
+sentence giving one answers without saying them ("call 01632 960 418")."""
 _PRICE_OFF = re.compile(
     r"\b\d+(?:\.\d+)?\s*%\s+(?:off|reduction|less)\b(?![-\s]*peak)|\bhalf[- ]price\b"
     r"|\b(?:[$€£]\s?\d[\d.,]*|\d+)\s+off\b(?![-\s]*peak)",
@@ -247,6 +256,9 @@ class ExtractiveGenerator(Generator):
         # student, can I get a discount?"): a sentence for another group (the
         # seniors' discount) is no answer
         who = asker(read) if yes_no and any(t in _QUALIFYING for t in terms) else None
+        # "how much do students pay?": the students' price or discount, not another's
+        paid_by = payer(read) if kind == "money" else None
+        who = who or paid_by
         keys = (
             [
                 t
@@ -271,11 +283,22 @@ class ExtractiveGenerator(Generator):
             kind not in {"money", "much"}
             or _ASKS_SHARE.search(read) is not None
             or asker(read) is not None
+            or paid_by is not None
         )
         question_terms = set(terms)
+        # "how much do basic members pay?": a price ("costs £8") says "pay"
+        paying = question_terms & _PAY if kind == "money" else set()
+        # "what's the phone number?": a number to call says "phone" and "number"
+        paying |= question_terms & _CONTACT.get(kind or "", frozenset())
         # a sum of its own kind: what answers names it ("Excess: £450")
         sums = _OWN_SUMS & question_terms if kind == "money" else set()
         versions = versions_in(read)
+        years = set(_YEAR.findall(read))
+        # what a question asks of a year ("income in 2023"): the year is when,
+        # and a sentence must say what is asked beyond it
+        # (its most specific word: "income", not "co-op", of which every page speaks)
+        beyond = [t for t in asked if t not in years and t not in named] if years else []
+        dated = max(beyond, key=lambda t: asked[t]) if beyond else None
         takes = _TAKES_TIME.search(read) is not None
         said_verb = question_verb(read, names) if yes_no else None
         verb, thing, particle = said_verb if said_verb else (None, set(), None)
@@ -296,6 +319,19 @@ class ExtractiveGenerator(Generator):
                 kind in unit.context for kind, _ in kinds
             ):
                 continue  # (under "## Corporate membership", it is that kind's)
+            # (only for a sentence that says something else the question asks:
+            # "Total income was 212,000 pounds" is no answer to what seniors pay)
+            beside = question_terms - paying
+            if (
+                paying - unit.terms
+                and (kind != "money" or (unit.terms | unit.context) & beside)
+                and (
+                    fits_kind(kind, unit.text)
+                    if kind != "money"
+                    else fits_kind("money", unit.text if asks_share else _SHARE.sub(" ", unit.text))
+                )
+            ):
+                unit = replace(unit, terms=unit.terms | paying)
             if who is not None and _for_another_group(unit, who, question_terms):
                 continue  # "Seniors get 10% off" is no discount for a student
             if str(age) in weights and holds_age(" | ".join((unit.text, *unit.columns)), age):
@@ -309,6 +345,8 @@ class ExtractiveGenerator(Generator):
                 continue  # "in the city" is no answer for "outside the city"
             if versions and not _names_version(unit, versions):
                 continue  # "version 2.0.0" is a name: another release's line is no answer
+            if years and not _of_years(unit, years):
+                continue  # 2024's income is no answer for 2023's
             # "It has no DVD collection" answers "Can I borrow DVDs at Hillcrest?"
             denial = _denies(unit.text, weights, strict=True)
             # "Cats and other animals are not accepted" answers "Can I bring my
@@ -344,6 +382,8 @@ class ExtractiveGenerator(Generator):
                 and not any(t in unit.terms or t in unit.context for t in asked)
             ):
                 continue  # it names the entity, and says nothing of what is asked
+            if dated and not denial and dated not in unit.terms:
+                continue  # "members ... in 2023" says nothing of 2023's income
             said = _covered(unit, weights)
             if ruled:
                 said += sum(weights[t] for t in phrase if t not in unit.terms)
@@ -771,6 +811,34 @@ def _replies_to(unit: _Unit, question: str, keys: Sequence[str], named: set[str]
 
 def _contrasts(text: str) -> set[str]:
     return {w for w in TOKEN.findall(text.lower()) if w in _CONTRAST}
+
+
+def _of_years(unit: _Unit, years: set[str]) -> bool:
+    """Whether a sentence may speak of the years a question asks about
+    ("income in 2023"): it names one of them; or it names no year, and
+    neither does what it sits under (its heading, section, release, the
+    document's title), else one of them. "Total income was 38,500 pounds"
+    in the "Annual Report 2024" is 2024's income, no answer for 2023."""
+    said = set(_YEAR.findall(unit.text))
+    if said:
+        return not said.isdisjoint(years)
+    metadata = unit.chunk.metadata
+    around = " ".join(
+        str(v)
+        for v in (
+            unit.heading,
+            unit.release,
+            metadata.get("section") or "",
+            metadata.get("title") or "",
+            metadata.get("source") or "",
+        )
+    )
+    named = set(_YEAR.findall(around))
+    return not named or not named.isdisjoint(years)
+
+
+_YEAR = re.compile(r"(?<![\w.,/])(?<!\d-)(?:19|20)\d\d(?!\w|[-.,/]\d)")
+"""A year written in full ("2023"; not the "2023" of "2023-05-01" or "1.2023.4")."""
 
 
 def _names_version(unit: _Unit, versions: set[str]) -> bool:
