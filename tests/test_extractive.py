@@ -2453,3 +2453,22 @@ def test_a_clock_time_or_a_date_says_when_not_how_long() -> None:
     ):
         assert fits_kind("duration", lasts), lasts
     assert fits_kind("length", "The course is 3 km.") and not fits_kind("duration", "It is 3 km.")
+
+
+def test_a_pdf_title_line_does_not_run_into_the_first_sentence(
+    generator: ExtractiveGenerator,
+) -> None:
+    from ragloom.builtin.generators._text import split_sentences
+
+    text = "Lakeside Swimming Club Review 2025\nIn 2025 the club had 640 members.\nIt grew."
+    assert split_sentences(text, kinds=True)[:2] == [
+        ("Lakeside Swimming Club Review 2025", "heading"),
+        ("In 2025 the club had 640 members.", "sentence"),
+    ]
+    # a line wrapped in a sentence still joins the next one
+    wrapped = "The swim starts from the boathouse at 07:15 on the\nfirst Sunday of June."
+    assert split_sentences(wrapped) == [
+        "The swim starts from the boathouse at 07:15 on the first Sunday of June."
+    ]
+    answer = generator.generate("How many members did the club have in 2025?", CLUB_DOCS)
+    assert answer.text.startswith("In 2025 the club had 640 members"), answer.text

@@ -349,20 +349,32 @@ def only_links(text: str) -> bool:
 
 def _looks_like_title(lines: list[str], i: int) -> bool:
     """A short line alone between blank lines, without final punctuation or
-    digits: a plain-text heading ("Installation", "License")."""
+    digits: a plain-text heading ("Installation", "License"). Or a line in
+    title case that opens a block, with no final punctuation, right above a
+    line that starts a sentence: a PDF's title ("Riverbend Bike Co-op Annual
+    Report 2024", then "In 2024 the co-op had ..."), which would otherwise
+    run into the first sentence."""
     line = lines[i].strip()
     before = lines[i - 1].strip() if i > 0 else ""
     after = lines[i + 1].strip() if i + 1 < len(lines) else ""
     following = lines[i + 2].strip() if i + 2 < len(lines) else ""
+    if before or line[-1] in _TERMINAL or not line[0].isupper():
+        return False
+    if not after:
+        return bool(following) and len(line.split()) <= 6 and not any(ch.isdigit() for ch in line)
+    words = line.split()
     return (
-        not before
-        and not after
-        and bool(following)
-        and len(line.split()) <= 6
-        and line[-1] not in _TERMINAL
-        and not any(ch.isdigit() for ch in line)
-        and line[0].isupper()
+        2 <= len(words) <= 10
+        and after[0].isupper()
+        and all(w[0].isupper() or w[0].isdigit() or w.lower() in _TITLE_SMALL for w in words)
+        and sum(w[0].isupper() for w in words) >= 2
     )
+
+
+_TITLE_SMALL = frozenset(
+    {"of", "and", "the", "for", "in", "on", "to", "a", "an", "at", "&", "-", "–", "—", "|", "/"}
+)
+"""Words a title leaves in lower case."""
 
 
 def _is_abbreviation(before: str, after: str) -> bool:
