@@ -405,7 +405,18 @@ def test_a_store_the_config_added_or_retyped_is_said_so(
     ):
         pipeline.index()
     with ragloom.load(added, plugin_manager=pm, base_dir=root) as pipeline:
-        assert pipeline.index(repair=True).repaired  # and --repair fills it
+        report = pipeline.index(repair=True)  # and --repair fills it
+        # the documents did not change: they were written again, for the new store
+        assert report.repaired and not report.changed and not report.added
+        assert sorted(report.rewritten) == sorted(
+            Ledger(pipeline.index_dir / "ledger.sqlite").open().entries()
+        )
+        assert report.documents == len(report.rewritten) and report.corpus_version == 2
+    again = {**added, "stores": [*added["stores"], {"type": "bm25", "name": "extra2"}]}
+    (root / "again.yaml").write_text(yaml.safe_dump(again))
+    shown = cli("-c", "again.yaml", "index", "--repair", cwd=root)
+    said = " ".join(shown.stdout.split())
+    assert shown.returncode == 0 and "~0 changed, ^3 written again, -0 deleted" in said, said
 
 
 def test_a_query_refuses_a_store_the_config_added_or_retyped(

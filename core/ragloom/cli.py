@@ -204,6 +204,7 @@ def _print_index_report(report: Any, *, as_json: bool, out: Any) -> None:
                 {
                     "added": list(report.added),
                     "changed": list(report.changed),
+                    "rewritten": list(report.rewritten),
                     "deleted": list(report.deleted),
                     "unchanged": report.unchanged,
                     "chunks": report.chunks,
@@ -224,17 +225,24 @@ def _print_index_report(report: Any, *, as_json: bool, out: Any) -> None:
             sys.exit(1)
         return
     if report.dry_run:
-        for sign, ids in (("+", report.added), ("~", report.changed), ("-", report.deleted)):
+        for sign, ids in (
+            ("+", report.added),
+            ("~", report.changed),
+            ("^", report.rewritten),
+            ("-", report.deleted),
+        ):
             for doc_id in ids:
                 out.print(f"{sign} {sanitize(doc_id)}", markup=False)
+        again = f" ^{len(report.rewritten)}" if report.rewritten else ""
         out.print(
-            f"dry run: +{len(report.added)} ~{len(report.changed)} "
+            f"dry run: +{len(report.added)} ~{len(report.changed)}{again} "
             f"-{len(report.deleted)} ={report.unchanged} (nothing written)"
         )
     else:
+        again = f", ^{len(report.rewritten)} written again" if report.rewritten else ""
         out.print(
             f"indexed {report.documents} document(s): +{len(report.added)} added, "
-            f"~{len(report.changed)} changed, -{len(report.deleted)} deleted, "
+            f"~{len(report.changed)} changed{again}, -{len(report.deleted)} deleted, "
             f"={report.unchanged} unchanged; {report.chunks} chunk(s) written "
             f"({report.embedded} embedded, {report.cached} from the embedding cache) in "
             f"{report.seconds:.2f}s (corpus version {report.corpus_version})"

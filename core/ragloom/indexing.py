@@ -98,10 +98,13 @@ class IndexReport:
     errors: tuple[tuple[str, str], ...] = ()
     repaired: tuple[str, ...] = ()
     """What ``repair=True`` fixed, one line per store (empty when nothing was off)."""
+    rewritten: tuple[str, ...] = ()
+    """Documents written again though unchanged: a store lacked their chunks
+    (``repair=True``). Not counted in ``changed``."""
 
     @property
     def documents(self) -> int:
-        return len(self.added) + len(self.changed) + self.unchanged
+        return len(self.added) + len(self.changed) + len(self.rewritten) + self.unchanged
 
     @property
     def ok(self) -> bool:
@@ -251,6 +254,7 @@ class Indexer:
 
         added: list[str] = []
         changed: list[str] = []
+        rewritten: list[str] = []  # unchanged, but a store lacks its chunks
         todo: list[Document] = []
         unchanged = 0
         # the ledger names this chunker config exactly (not a tolerated older
@@ -263,7 +267,6 @@ class Indexer:
                 added.append(doc.id)
             elif (
                 rechunk
-                or doc.id in forced
                 or entry.content_hash != self._state(doc)
                 or (
                     chunker is not None
@@ -272,6 +275,8 @@ class Indexer:
                 )
             ):
                 changed.append(doc.id)
+            elif doc.id in forced:
+                rewritten.append(doc.id)
             else:
                 unchanged += 1
                 continue
@@ -301,6 +306,7 @@ class Indexer:
             return IndexReport(
                 added=tuple(added),
                 changed=tuple(changed),
+                rewritten=tuple(rewritten),
                 deleted=tuple(e.id for e in vanished),
                 unchanged=unchanged,
                 seconds=run.seconds,
@@ -323,7 +329,7 @@ class Indexer:
             ledger.clear(rebuilding=time.time(), bump=shared)
             self.writer.wipe()
             entries = {}
-            added, changed = [doc.id for doc in todo], []
+            added, changed, rewritten = [doc.id for doc in todo], [], []
         # Writes first (each id journaled before a store sees it), then the ledger
         # commit, then the deletions: a kill at any point leaves either the old
         # or the new ledger, and the journal names every chunk no document owns.
@@ -345,12 +351,13 @@ class Indexer:
         if failed:
             added = [d for d in added if d not in failed]
             changed = [d for d in changed if d not in failed]
+            rewritten = [d for d in rewritten if d not in failed]
         for entry in vanished:
             journal.record(entry.chunk_ids)
             doomed.extend(entry.chunk_ids)
             ledger.remove(entry.id)
         self.writer.flush()
-        written = len(added) + len(changed)
+        written = len(added) + len(changed) + len(rewritten)
         if wipe or written or vanished or repaired or orphans or not ledger.corpus_version:
             # readers holding the stores in memory reload on a new version only:
             # a repair or a cleanup that deleted chunks must reach them too
@@ -369,6 +376,7 @@ class Indexer:
         return IndexReport(
             added=tuple(added),
             changed=tuple(changed),
+            rewritten=tuple(rewritten),
             deleted=tuple(e.id for e in vanished),
             unchanged=unchanged,
             chunks=chunks_written,

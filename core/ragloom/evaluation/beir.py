@@ -361,7 +361,7 @@ def evaluate_beir(
         queries=len(qrels),
         documents=report.documents,
         chunks_written=report.chunks,
-        indexed=len(report.added) + len(report.changed),
+        indexed=len(report.added) + len(report.changed) + len(report.rewritten),
         index_seconds=index_seconds,
         query_ms=tuple(times),
         metrics={name: s.mean for name, s in scores.items()},

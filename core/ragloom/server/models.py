@@ -171,6 +171,7 @@ class AnswerOut(BaseModel):
 class IndexOut(BaseModel):
     added: list[str]
     changed: list[str]
+    rewritten: list[str] = []
     deleted: list[str]
     unchanged: int
     chunks: int

@@ -339,6 +339,7 @@ def index_json(report: Any) -> dict[str, Any]:
     return {
         "added": list(report.added),
         "changed": list(report.changed),
+        "rewritten": list(report.rewritten),
         "deleted": list(report.deleted),
         "unchanged": report.unchanged,
         "chunks": report.chunks,
