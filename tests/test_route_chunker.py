@@ -204,7 +204,7 @@ def test_a_route_to_a_chunker_that_needs_the_embedder_gets_it(folder: Path, pm) 
                 "routes": [{"match": {"a": 1}, "chunker": {"type": "code"}}],
                 "default": {"size": 3},
             },
-            "default: the chunker must be a spec with a `type`",
+            "default must be a chunker spec with a `type`",
         ),
         (
             {"type": "route", "routes": [{"chunker": {"type": "code"}}]},

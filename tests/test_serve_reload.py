@@ -5,11 +5,13 @@ answer (the core's reload)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -123,22 +125,33 @@ def test_catch_up_moves_to_another_pipelines_commit_and_builds_bm25(corpus: Path
     assert server.retriever.state._view is None
 
 
-def test_the_server_moves_to_a_commit_before_any_query(corpus: Path, pm) -> None:
-    """The first query after `ragloom index` from cron waited for the stores
-    to reload (about 1.9 s at 45,000 chunks): the server's watcher does it
-    first, every `watch_interval` seconds."""
+@contextlib.contextmanager
+def served_while_indexing(corpus: Path, pm: Any, watch_interval: float) -> Iterator[tuple]:
+    """A server over an indexed ``corpus`` and a second pipeline that indexes
+    beside it (as `ragloom index` from cron would): ``(url, state, writer)``,
+    ``state`` the server pipeline's."""
     config = basic_config()
     with ragloom.load(config, plugin_manager=pm, base_dir=corpus) as writer:
         writer.index()
     pipeline = ragloom.load(config, plugin_manager=pm, base_dir=corpus)
-    state = pipeline.retriever.state
-    settings = ServerSettings(watch_interval=0.05)
+    settings = ServerSettings(watch_interval=watch_interval)
     with (
-        live_server(pipeline, settings=settings),
+        live_server(pipeline, settings=settings) as url,
         ragloom.load(config, plugin_manager=pm, base_dir=corpus) as writer,
     ):
+        yield url, pipeline.retriever.state, writer
+
+
+KIWI = "# Kiwi\n\nKiwi orchards are harvested in May.\n"
+
+
+def test_the_server_moves_to_a_commit_before_any_query(corpus: Path, pm) -> None:
+    """The first query after `ragloom index` from cron waited for the stores
+    to reload (about 1.9 s at 45,000 chunks): the server's watcher does it
+    first, every `watch_interval` seconds."""
+    with served_while_indexing(corpus, pm, 0.05) as (_, state, writer):
         assert _wait_for(lambda: state._view is not None and state.view.version == 1)
-        (corpus / "docs" / "kiwi.md").write_text("# Kiwi\n\nKiwi orchards are harvested in May.\n")
+        (corpus / "docs" / "kiwi.md").write_text(KIWI)
         writer.index()
         assert _wait_for(lambda: state.view.version == 2)  # no request was made
         watcher = next(t for t in threading.enumerate() if t.name == "ragloom-watch")
@@ -146,26 +159,17 @@ def test_the_server_moves_to_a_commit_before_any_query(corpus: Path, pm) -> None
 
 
 def test_without_a_watch_the_first_query_moves(corpus: Path, pm) -> None:
-    config = basic_config()
-    with ragloom.load(config, plugin_manager=pm, base_dir=corpus) as writer:
-        writer.index()
-    pipeline = ragloom.load(config, plugin_manager=pm, base_dir=corpus)
-    state = pipeline.retriever.state
-    settings = ServerSettings(watch_interval=0)
-    with (
-        live_server(pipeline, settings=settings) as url,
-        ragloom.load(config, plugin_manager=pm, base_dir=corpus) as writer,
-    ):
-        assert not any(t.name == "ragloom-watch" for t in threading.enumerate())
+    def version(url: str, query: str) -> int:
         response = httpx.post(
-            f"{url}/v1/search", json={"query": "Pro plan"}, headers=auth(ALICE), timeout=30
+            f"{url}/v1/search", json={"query": query}, headers=auth(ALICE), timeout=30
         )
-        assert response.json()["corpus_version"] == 1
-        (corpus / "docs" / "kiwi.md").write_text("# Kiwi\n\nKiwi orchards are harvested in May.\n")
+        return response.json()["corpus_version"]
+
+    with served_while_indexing(corpus, pm, 0) as (url, state, writer):
+        assert not any(t.name == "ragloom-watch" for t in threading.enumerate())
+        assert version(url, "Pro plan") == 1
+        (corpus / "docs" / "kiwi.md").write_text(KIWI)
         writer.index()
         time.sleep(0.3)
         assert state.view.version == 1
-        response = httpx.post(
-            f"{url}/v1/search", json={"query": "kiwi"}, headers=auth(ALICE), timeout=30
-        )
-        assert response.json()["corpus_version"] == 2
+        assert version(url, "kiwi") == 2

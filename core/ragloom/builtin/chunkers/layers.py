@@ -150,35 +150,45 @@ def _renumbered(chunk: Chunk, index: int, layer: str, *, first: bool) -> Chunk:
 def _layer_spec(registry: Registry, name: Any, spec: Any) -> dict[str, Any]:
     """A layer's spec, its options validated by its chunker's ``Config``
     (defaults filled in, so the fingerprint names every option)."""
-    from pydantic import ValidationError
-
-    from ...errors import UnknownComponentError
-
     if not isinstance(name, str) or not _NAME.match(name):
         raise ValueError(
             f"layer name {name!r} must be a word (letters, digits, `_` or `-`, starting "
             "with a letter or `_`), "
             "e.g. `passages` or `sentences`: it is the chunks' `layer` metadata value"
         )
+    return nested_chunker(registry, f"layer {name!r}", spec, outer="layers", role="a layer")[2]
+
+
+def nested_chunker(
+    registry: Registry, where: str, spec: Any, *, outer: str, role: str
+) -> tuple[type[Chunker], ComponentConfig, dict[str, Any]]:
+    """A chunker spec inside another chunker's options (a layer, a route):
+    its class, its options validated by that class's ``Config``, and the
+    spec with every default filled in, so that a fingerprint names every
+    option. Errors start with ``where``; ``outer`` (the enclosing type) may
+    not nest in itself, as ``role``."""
+    from pydantic import ValidationError
+
+    from ...errors import UnknownComponentError
+
     if not isinstance(spec, dict) or not isinstance(spec.get("type"), str):
         raise ValueError(
-            f"layer {name!r} must be a chunker spec with a `type`, "
-            "e.g. `{type: sentence, size: 400}`"
+            f"{where} must be a chunker spec with a `type`, e.g. `{{type: sentence, size: 400}}`"
         )
-    if spec["type"] == "layers":
-        raise ValueError(f"layer {name!r}: a `layers` chunker cannot be a layer of another")
+    if spec["type"] == outer:
+        raise ValueError(f"{where}: a `{outer}` chunker cannot be {role} of another")
     try:
         entry = registry.get("chunker", spec["type"])
     except UnknownComponentError:
         message, hint = registry.unknown_parts("chunker", spec["type"])
-        raise ValueError(f"layer {name!r}: {message}" + (f" ({hint})" if hint else "")) from None
+        raise ValueError(f"{where}: {message}" + (f" ({hint})" if hint else "")) from None
     options = {k: v for k, v in spec.items() if k != "type"}
     try:
-        config = entry.cls.Config.model_validate(options)
+        config = entry.cls.Config.model_validate(options, context={"registry": registry})
     except ValidationError as exc:
         problems = "; ".join(_problem(err) for err in exc.errors())
-        raise ValueError(f"layer {name!r} ({spec['type']}): {problems}") from None
-    return {"type": spec["type"], **config.model_dump(mode="json")}
+        raise ValueError(f"{where} ({spec['type']}): {problems}") from None
+    return entry.cls, config, {"type": spec["type"], **config.model_dump(mode="json")}
 
 
 def _problem(err: Any) -> str:

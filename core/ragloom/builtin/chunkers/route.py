@@ -33,7 +33,7 @@ from ...components import Chunker, ComponentConfig, Context
 from ...errors import FilterError
 from ...filters import Filter, evaluate, parse
 from ...types import Chunk, Document
-from .layers import _problem, _registry
+from .layers import _registry, nested_chunker
 
 __all__ = ["RouteChunker"]
 
@@ -78,7 +78,8 @@ class RouteChunker(Chunker):
             for where, match, spec in wanted:
                 try:
                     node = None if match is None else parse(match, f"{where}.match")
-                    self._parts.append((node, *_chunker(registry, where, spec)))
+                    part = nested_chunker(registry, where, spec, outer="route", role="a route")
+                    self._parts.append((node, *part))
                 except (ValueError, FilterError) as exc:
                     problems.append(str(exc))
             if problems:
@@ -130,32 +131,3 @@ class RouteChunker(Chunker):
 
     def split(self, document: Document) -> list[Chunk]:
         return self.chunker_for(document).split(document)
-
-
-def _chunker(
-    registry: Any, where: str, spec: Any
-) -> tuple[type[Chunker], ComponentConfig, dict[str, Any]]:
-    """The chunker class of ``spec``, its validated options, and the spec with
-    every default filled in (so that the fingerprint names every option)."""
-    from pydantic import ValidationError
-
-    from ...errors import UnknownComponentError
-
-    if not isinstance(spec, dict) or not isinstance(spec.get("type"), str):
-        raise ValueError(
-            f"{where}: the chunker must be a spec with a `type`, e.g. `{{type: code, size: 1500}}`"
-        )
-    if spec["type"] == "route":
-        raise ValueError(f"{where}: a `route` chunker cannot be a route of another; add its routes")
-    try:
-        entry = registry.get("chunker", spec["type"])
-    except UnknownComponentError:
-        message, hint = registry.unknown_parts("chunker", spec["type"])
-        raise ValueError(f"{where}: {message}" + (f" ({hint})" if hint else "")) from None
-    options = {k: v for k, v in spec.items() if k != "type"}
-    try:
-        config = entry.cls.Config.model_validate(options, context={"registry": registry})
-    except ValidationError as exc:
-        problems = "; ".join(_problem(err) for err in exc.errors())
-        raise ValueError(f"{where} ({spec['type']}): {problems}") from None
-    return entry.cls, config, {"type": spec["type"], **config.model_dump(mode="json")}
