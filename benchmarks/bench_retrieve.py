@@ -196,3 +196,47 @@ def bench_fusion_share() -> dict[str, float | str]:
         "baseline_s": m["total"],
         "min_speed": 10.0,  # fusion < 10% of the query
     }
+
+
+CATCH_UP_CHUNKS = 45_000
+CATCH_UP_ROUNDS = 3
+
+
+def bench_first_query_after_commit(
+    n: int = CATCH_UP_CHUNKS, rounds: int = CATCH_UP_ROUNDS
+) -> dict[str, float | str]:
+    """The first query a long-lived pipeline (a server) answers after another
+    process's commit, ``n`` chunks (memory + bm25): moved to the new version
+    beforehand by ``catch_up`` (what `ragloom serve --watch-interval` does)
+    against moving inside that query (reading the stores' files again,
+    building the bm25 index). Each round appends a record and indexes it
+    with a second pipeline, as `ragloom index` from cron would."""
+    import ragloom
+
+    times: dict[bool, list[float]] = {True: [], False: []}
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        config, queries = _setup(root, n, {"k": 10, "candidates": 30})
+        with ragloom.load(config, base_dir=root) as writer:
+            assert writer.index().chunks == n
+            for number in range(rounds):
+                for ahead in (False, True):
+                    with ragloom.load(config, base_dir=root) as server:
+                        server.retrieve(queries[0])  # open, at the current version
+                        with (root / "corpus.jsonl").open("a", encoding="utf-8") as handle:
+                            record = {"id": f"new-{number}-{ahead}", "text": "fresh record"}
+                            handle.write(json.dumps(record) + "\n")
+                        version = writer.index().corpus_version
+                        if ahead:
+                            assert server.catch_up()
+                        started = time.perf_counter()
+                        hits = server.retrieve(queries[1 + number])
+                        times[ahead].append(time.perf_counter() - started)
+                        assert hits.corpus_version == version
+    return {
+        "name": f"first query after another process's commit, {n:,} chunks (median)",
+        "baseline": "the query moving to the new version itself (no catch_up)",
+        "ragloom_s": statistics.median(times[True]),
+        "baseline_s": statistics.median(times[False]),
+        "min_speed": 10.0,  # the watcher takes the reload off the query
+    }

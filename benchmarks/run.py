@@ -34,7 +34,12 @@ from bench_ray import (  # noqa: E402
     bench_ray_scaling,
     bench_ray_throughput,
 )
-from bench_retrieve import bench_fusion_share, bench_hybrid_overhead, bench_retrieve  # noqa: E402
+from bench_retrieve import (  # noqa: E402
+    bench_first_query_after_commit,
+    bench_fusion_share,
+    bench_hybrid_overhead,
+    bench_retrieve,
+)
 from bench_serve import bench_serve  # noqa: E402
 
 BENCHMARKS = [
@@ -48,6 +53,7 @@ BENCHMARKS = [
     bench_retrieve,
     bench_hybrid_overhead,
     bench_fusion_share,
+    bench_first_query_after_commit,
     bench_incremental,
     bench_embedder,
     bench_qdrant_plain,
