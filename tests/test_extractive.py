@@ -2472,3 +2472,18 @@ def test_a_pdf_title_line_does_not_run_into_the_first_sentence(
     ]
     answer = generator.generate("How many members did the club have in 2025?", CLUB_DOCS)
     assert answer.text.startswith("In 2025 the club had 640 members"), answer.text
+
+
+def test_a_year_no_passage_names_is_refused(generator: ExtractiveGenerator) -> None:
+    """The passages give this year's fares, in no year's name: "What were the
+    fares in 2019?" was answered with them."""
+    fares = chunk(
+        "docs/fares.md",
+        "# Fares\n\nAn adult single costs £14.50. Residents pay 50% of the adult fare.\n",
+        0,
+        "fares",
+    )
+    docs = hits_of(fares, REPORT)
+    assert "£14.50" in generator.generate("How much is an adult single?", docs).text
+    assert_not_found(generator.generate("How much was an adult single in 2019?", docs))
+    assert_not_found(generator.generate("What did residents pay in 2019?", docs))

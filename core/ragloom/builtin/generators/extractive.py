@@ -211,6 +211,13 @@ class ExtractiveGenerator(Generator):
         headings = [str(h.chunk.metadata.get(f, "")) for h in hits for f in ("section", "title")]
         if unknown_kind(read, [*texts, *headings]) or unknown_acronym(read, [*texts, *headings]):
             return _not_found(question, hits)
+        # "fares in 2024" where the passages name no 2024 (their fares are 2025's)
+        years = set(_YEAR.findall(read))
+        sources = [str(h.chunk.metadata.get("source", "")) for h in hits]
+        if years and not any(
+            years & set(_YEAR.findall(text)) for text in (*texts, *headings, *sources)
+        ):
+            return _not_found(question, hits)
         named = {t for name in names for t in content_terms(name)}
         rival = rivals(read, names, texts)
         kind = answer_kind(read)
@@ -293,7 +300,6 @@ class ExtractiveGenerator(Generator):
         # a sum of its own kind: what answers names it ("Excess: £450")
         sums = _OWN_SUMS & question_terms if kind == "money" else set()
         versions = versions_in(read)
-        years = set(_YEAR.findall(read))
         # what a question asks of a year ("income in 2023"): the year is when,
         # and a sentence must say what is asked beyond it
         # (its most specific word: "income", not "co-op", of which every page speaks)
