@@ -2487,3 +2487,30 @@ def test_a_year_no_passage_names_is_refused(generator: ExtractiveGenerator) -> N
     assert "£14.50" in generator.generate("How much is an adult single?", docs).text
     assert_not_found(generator.generate("How much was an adult single in 2019?", docs))
     assert_not_found(generator.generate("What did residents pay in 2019?", docs))
+
+
+def test_how_far_is_answered_by_the_time_it_takes_to_get_there(
+    generator: ExtractiveGenerator,
+) -> None:
+    about = chunk(
+        "docs/about.md",
+        "# Finding us\n\nThe clinic is a 6-minute walk from Kelsby station. "
+        "Appointments last 30 minutes.\n",
+        0,
+        "finding-us",
+    )
+    answer = generator.generate("How far is the clinic from the station?", hits_of(about))
+    assert "6-minute walk" in answer.text and "30 minutes" not in answer.text
+
+
+def test_a_response_answers_how_fast_support_responds(generator: ExtractiveGenerator) -> None:
+    support = chunk(
+        "docs/support.md",
+        "# Support\n\n| Plan | Channels | First response target |\n|---|---|---|\n"
+        "| Team | Email and live chat | 8 business hours |\n"
+        "| Business | Phone, email and chat | 2 business hours |\n",
+        0,
+        "support",
+    )
+    answer = generator.generate("how fast does support respond on the Team plan", hits_of(support))
+    assert "8 business hours" in answer.text and "2 business hours" not in answer.text

@@ -937,8 +937,8 @@ def fits_kind(kind: str | None, text: str, names: Iterable[str] = ()) -> bool:
         return digits or "free" in words
     if kind == "weight":  # "weighs 1.2 kg", "1.2 kg", "a 4 lb bag"
         return _WEIGHT.search(text) is not None
-    if kind == "distance":  # "up to 60 km", "two miles", "500 metres away"
-        return _DISTANCE.search(text) is not None
+    if kind == "distance":  # "up to 60 km", "two miles", "500 metres away", "a 6-minute walk"
+        return _DISTANCE.search(text) is not None or _TRAVEL_TIME.search(text) is not None
     if kind == "age":  # "aged 14 and 15", "at least 18", "under 6", "16 or older"
         return _AGE.search(text) is not None
     if kind in ("count", "amount"):  # "from 1 April" counts nothing, nor "at 09:30",
@@ -966,6 +966,15 @@ def fits_kind(kind: str | None, text: str, names: Iterable[str] = ()) -> bool:
     )
 
 
+_TRAVEL_TIME = re.compile(
+    r"(?:\d+|\b(?:a|one|two|three|four|five|six|seven|eight|nine|ten|fifteen|twenty|thirty"
+    r"|few))\s*-?\s*(?:minutes?|mins?|hours?)(?:['’]s?)?\s+(?:\w+\s+)?(?:walk|drive|ride"
+    r"|cycle|journey|trip|away)\b|\b(?:minutes?|hours?)\s+(?:on foot|by (?:car|bus|train|bike"
+    r"|tram|taxi))\b",
+    re.IGNORECASE,
+)
+"""How far, said as the time it takes to get there: "a 6-minute walk",
+"10 minutes' drive", "20 minutes by bus"."""
 _PHONE = re.compile(
     r"(?<![\w.])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{2,5}\)[\s.-]?)?\d{2,5}(?:[\s.-]\d{2,5}){1,4}(?![\w.]*\d)"
 )

@@ -160,7 +160,7 @@ _DERIVED = {
     "arrival": "arriv", "removal": "remov", "approval": "approv", "refusal": "refus",
     "withdrawal": "withdraw", "dismissal": "dismiss", "disposal": "dispos",
     "departur": "depart", "closur": "clos", "failur": "fail", "disclosur": "disclos",
-    "exposur": "expos",
+    "exposur": "expos", "respons": "respond",
 }  # fmt: skip
 """Verbs' nouns (as stemmed: "departur") the suffix rules miss, with their verb's stem ("payment":
 "pay" is too short a base; "-al" and "-ure" make adjectives and other
