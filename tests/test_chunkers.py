@@ -95,7 +95,7 @@ def doc(text: str, **metadata: object) -> Document:
     )
 
 
-from ragloom.builtin.chunkers._chunking import DOCUMENT_ONLY_KEYS, section_finder  # noqa: E402
+from ragloom.builtin.chunkers._chunking import DOCUMENT_ONLY_KEYS, document_sections  # noqa: E402
 
 
 def check_chunks(
@@ -108,7 +108,7 @@ def check_chunks(
     """What every chunker promises: offsets, ids, indexes, labels, metadata.
 
     With ``sections`` (the chunkers that label by the heading a chunk starts
-    in), each chunk's section and label are those of ``section_finder`` at its
+    in), each chunk's section and label are those of ``document_sections`` at its
     start; a document with ``page_starts`` is labelled by page instead.
     Chunkers that choose their own anchors (markdown, code) pass
     ``sections=False`` and check their labels themselves; the label must still
@@ -117,7 +117,7 @@ def check_chunks(
     assert [c.index for c in chunks] == list(range(len(chunks)))
     assert [c.id for c in chunks] == [f"{document.id}::{i}" for i in range(len(chunks))]
     assert len({c.id for c in chunks}) == len(chunks)
-    find = section_finder(document.text)
+    find = document_sections(document)  # none in source code
     paged = "page_starts" in document.metadata
     for chunk in chunks:
         assert chunk.text

@@ -126,3 +126,69 @@ def test_the_answer_cache_is_off_on_a_read_only_mount(
     said = [r for r in caplog.records if "cache.answers is off" in r.getMessage()]
     assert len(said) == 1
     assert files(read_only) == before
+
+
+def test_a_read_only_mount_written_through_another_path_is_followed(
+    indexed: Path, monkeypatch: pytest.MonkeyPatch, pm
+) -> None:
+    """A bind mount read-only here, written by `ragloom index` through the
+    writable path: SQLite's immutable read saw no change, so a server stayed
+    on the old version for good. The ledger's time and size say it."""
+    mount = indexed / "mounted"
+    mount.symlink_to(indexed / ".ragloom")  # the read-only view of the same folder
+    monkeypatch.setattr(ragloom.ledger, "read_only_mount", lambda p: Path(p) == mount)
+    monkeypatch.setattr(ragloom.state, "read_only_mount", lambda p: Path(p) == mount)
+    reader = basic_config(index_dir="mounted")
+    with (
+        ragloom.load(reader, plugin_manager=pm, base_dir=indexed) as server,
+        ragloom.load(basic_config(), plugin_manager=pm, base_dir=indexed) as writer,
+    ):
+        assert server.retrieve("Pro plan").corpus_version == 1
+        assert server.retriever.state.read_only and not writer.retriever.state.read_only
+        assert server.retriever.state.changed() is False
+        (indexed / "docs" / "kiwi.md").write_text("# Kiwi\n\nKiwi orchards are harvested in May.\n")
+        assert writer.index().corpus_version == 2
+        assert server.catch_up() is True
+        hits = server.retrieve("kiwi orchard harvest")
+        assert hits.corpus_version == 2 and hits[0].chunk.document_id == "docs/kiwi.md"
+
+
+def test_a_ledger_that_goes_away_and_comes_back_loses_nothing(
+    indexed: Path, pm, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An unmounted volume, a folder moved away and back while a server runs:
+    it answered "no hits" meanwhile, and stayed so once the ledger was back."""
+    ledger = indexed / ".ragloom" / "ledger.sqlite"
+    aside = indexed / "aside"
+    aside.mkdir()
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=indexed) as server:
+        assert server.retrieve("Pro plan").corpus_version == 1
+        for name in ("ledger.sqlite", "ledger.sqlite-wal", "ledger.sqlite-shm"):
+            if (ledger.parent / name).exists():
+                (ledger.parent / name).rename(aside / name)
+        with caplog.at_level(logging.WARNING, logger="ragloom"):
+            for _ in range(3):
+                assert server.catch_up() is False
+                hits = server.retrieve("How much does the Pro plan cost?")
+                assert hits.corpus_version == 1 and hits[0].chunk.document_id == "docs/pricing.md"
+        gone = [r for r in caplog.records if "is gone" in r.getMessage()]
+        assert len(gone) == 1
+        for path in aside.iterdir():
+            path.rename(ledger.parent / path.name)
+        assert server.catch_up() is False  # the same version: nothing to move to
+        assert server.retrieve("Pro plan").corpus_version == 1
+
+
+def test_the_document_list_reads_a_read_only_index(indexed: Path, read_only: Path, pm) -> None:
+    """MCP's resources and GET /v1/documents opened the ledger to write."""
+    from ragloom.server.documents import list_documents
+
+    before = files(read_only)
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=indexed) as pipeline:
+        listed = list_documents(pipeline, None)
+        assert sorted(d.id for d in listed) == [
+            "docs/memory.md",
+            "docs/pricing.md",
+            "docs/security.md",
+        ]
+    assert files(read_only) == before

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 import ragloom
+from ragloom.builtin.chunkers._chunking import document_sections, source_code
 from ragloom.builtin.chunkers.markdown import MarkdownChunker
 from ragloom.builtin.chunkers.route import RouteChunker
 from ragloom.components import Context
@@ -216,3 +217,20 @@ def test_a_wrong_route_is_named(tmp_path: Path, pm, chunker: dict, said: str) ->
     with pytest.raises(ConfigError, match=None) as caught:
         ragloom.load(basic_config(chunker=chunker), plugin_manager=pm, base_dir=tmp_path)
     assert said in str(caught.value)
+
+
+@pytest.mark.parametrize("chunker_type", ["recursive", "fixed", "sentence", "parent", "markdown"])
+def test_no_chunker_reads_a_heading_in_source_code(chunker_type: str, pm) -> None:
+    from ragloom.registry import Registry
+
+    cls = Registry.from_plugin_manager(pm).get("chunker", chunker_type).cls
+    chunker = opened(cls())
+    script = document("ops/deploy", SCRIPT, extension="", language="bash")  # by its shebang
+    for code in (document("ops/backup.sh", SCRIPT), script, document("app/settings.py", PYTHON)):
+        for chunk in chunker.split(code):
+            assert "section" not in chunk.metadata, (code.id, chunk.label)
+            assert chunk.label.startswith(f"{code.id}#chunk-"), chunk.label
+    # a Markdown file whose front matter says `language: en` keeps its headings
+    guide = document("docs/guide.md", GUIDE, language="en")
+    assert not source_code(guide)
+    assert document_sections(guide)(GUIDE.index("Run the")) == ("Guide > Install", "install")

@@ -143,6 +143,12 @@ class IndexState:
         self._watch_inode: tuple[int, int] | None = None
         self._data_version: int | None = None
         self._watch_lock = threading.Lock()
+        self._frozen: tuple[Any, ...] | None = None
+        """For a watch opened read-only (a read-only mount): the ledger's and
+        its ``-wal`` file's size and time then. SQLite does not see another
+        process write the file through another path (a bind mount), so
+        these say it."""
+        self._gone_said = False
 
     @property
     def view(self) -> View:
@@ -206,8 +212,18 @@ class IndexState:
             rebuilding=value("rebuilding"),
         )
 
-    def _connect_watch(self) -> sqlite3.Connection:
-        if self.read_only:  # nothing changes there, but a remount may replace it
+    def _signature(self, info: os.stat_result) -> tuple[Any, ...]:
+        try:
+            wal = os.stat(f"{self.ledger_path}-wal")
+            written: tuple[int, int] | None = (wal.st_mtime_ns, wal.st_size)
+        except OSError:
+            written = None
+        return (info.st_mtime_ns, info.st_size, written)
+
+    def _connect_watch(self, info: os.stat_result) -> sqlite3.Connection:
+        self._frozen = None
+        if self.read_only:  # SQLite sees no write there: the files' times and sizes do
+            self._frozen = self._signature(info)
             return Ledger(self.ledger_path).open(read_only=True).db
         return sqlite3.connect(
             self.ledger_path, isolation_level=None, check_same_thread=False, timeout=30
@@ -223,15 +239,29 @@ class IndexState:
         try:
             info = os.stat(self.ledger_path)
         except FileNotFoundError:
-            return view.exists
+            if view.exists and not self._gone_said:
+                # an unmounted volume, a folder moved away: answering nothing
+                # would lose every document; the version held stays until a
+                # ledger is back (a new index, or the same one)
+                self._gone_said = True
+                log.warning(
+                    "the index ledger %s is gone (an unmounted volume, a moved folder?): "
+                    "queries answer from corpus version %d until it is back",
+                    self.ledger_path,
+                    view.version,
+                )
+            return False
+        self._gone_said = False
         inode = (info.st_dev, info.st_ino)
         with self._watch_lock:
+            if self._frozen is not None and self._signature(info) != self._frozen:
+                self._watch_inode = None  # written through another path: read it anew
             if self._watch is None or inode != self._watch_inode:
                 if self._watch is not None:
                     self._watch.close()
                 self._watch = None
                 try:
-                    self._watch = self._connect_watch()
+                    self._watch = self._connect_watch(info)
                 except (sqlite3.Error, IndexStateError):
                     return True  # the reload says what is wrong
                 self._watch_inode = inode

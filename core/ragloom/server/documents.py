@@ -46,7 +46,7 @@ def _entries(pipeline: Pipeline) -> tuple[Any, dict[str, Any]]:
     view = pipeline.retriever.sync()
     if not view.exists:
         return view, {}
-    ledger = Ledger(pipeline.state.ledger_path).open()
+    ledger = Ledger(pipeline.state.ledger_path).open(read_only=pipeline.state.read_only)
     try:
         entries = ledger.entries()
     finally:

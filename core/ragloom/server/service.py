@@ -59,7 +59,9 @@ class Service:
     async def open(self) -> None:
         """Open the pipeline (models, stores) without blocking the event loop."""
         try:
-            await asyncio.get_running_loop().run_in_executor(None, self.pipeline.open)
+            # the stores read and their lazy indexes built before ready: the
+            # first query does not pay for them
+            await asyncio.get_running_loop().run_in_executor(None, self._open)
         except Exception as exc:
             self.open_error = f"{type(exc).__name__}: {exc}"
             log.error("the pipeline failed to open: %s", self.open_error, exc_info=True)
@@ -69,6 +71,13 @@ class Service:
         if self.settings.watch_interval > 0:
             self._watcher = threading.Thread(target=self._watch, name="ragloom-watch", daemon=True)
             self._watcher.start()
+
+    def _open(self) -> None:
+        self.pipeline.open()
+        try:
+            self.pipeline.catch_up()
+        except Exception as exc:  # a query meets it too, and says it to its caller
+            log.warning("the index cannot be read yet: %s", exc)
 
     def _watch(self) -> None:
         """Every ``watch_interval`` seconds until ``close``: ``catch_up``, so

@@ -27,6 +27,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Any, Literal
 
 from pydantic import Field, model_validator
@@ -53,7 +54,9 @@ __all__ = [
     "markdown_headings",
     "page_of",
     "scan_markdown",
+    "document_sections",
     "section_finder",
+    "source_code",
 ]
 
 Unit = Literal["characters", "words", "tokens"]
@@ -309,6 +312,46 @@ def build_headings(marks: Sequence[HeadingMark]) -> list[Heading]:
         anchor = slugger.reserve(anchor) if anchor else slugger.slug(title)
         headings.append(Heading(start, end, level, title, anchor, path))
     return headings
+
+
+def source_code(document: Document) -> bool:
+    """Whether ``document`` is a source file, where a ``#`` line is a comment
+    and no heading: by its extension or file name (``.py``, ``Dockerfile``),
+    or, for a file with neither (``deploy``, ``Dockerfile.prod``), by the
+    ``language`` the loaders found in its shebang or name. Not by the
+    ``language`` of a Markdown, HTML, reStructuredText or text file, which
+    its front matter may set ("en").
+    """
+    from .._languages import FILE_NAMES, LANGUAGES
+
+    name = PurePosixPath(str(document.metadata.get("source") or document.id))
+    extension = document.metadata.get("extension")
+    suffix = extension.lower() if isinstance(extension, str) else name.suffix.lower()
+    if suffix in LANGUAGES or name.name in FILE_NAMES:
+        return True
+    language = document.metadata.get("language")
+    return (
+        isinstance(language, str)
+        and suffix not in _MARKUP_EXTENSIONS
+        and language.lower() in _CODE_LANGUAGES
+    )
+
+
+def _code_languages() -> frozenset[str]:
+    from .._languages import FILE_NAMES, INTERPRETERS, LANGUAGES
+
+    return frozenset({*LANGUAGES.values(), *FILE_NAMES.values(), *INTERPRETERS.values()})
+
+
+_CODE_LANGUAGES = _code_languages()
+_MARKUP_EXTENSIONS = frozenset(
+    {".md", ".markdown", ".mdx", ".html", ".htm", ".xhtml", ".rst", ".rest", ".txt", ".text"}
+)
+
+
+def document_sections(document: Document) -> Callable[[int], tuple[str, str] | None]:
+    """``section_finder`` over a document's text: none in source code."""
+    return section_finder(document.text, [] if source_code(document) else None)
 
 
 def section_finder(

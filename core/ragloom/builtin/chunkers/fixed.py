@@ -33,10 +33,10 @@ from ...types import Chunk, Document
 from ._chunking import (
     SizedConfig,
     approx_token_spans,
+    document_sections,
     embedder_of,
     length_function,
     make_chunk,
-    section_finder,
 )
 
 __all__ = ["FixedChunker", "fixed_spans", "unit_spans"]
@@ -70,7 +70,7 @@ class FixedChunker(Chunker):
             spans = fixed_spans(text, c.size, c.overlap)
         else:
             spans = unit_spans(text, c.size, c.overlap, length_function(c.unit, embedder_of(self)))
-        section = section_finder(text)
+        section = document_sections(document)
         return [
             make_chunk(document, text[start:end], index, start, end, section=section(start))
             for index, (start, end) in enumerate(spans)

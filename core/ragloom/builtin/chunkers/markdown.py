@@ -39,11 +39,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 
 from ...components import Chunker
 from ...types import Chunk, Document
-from .._languages import FILE_NAMES, LANGUAGES
 from ._chunking import (
     Heading,
     SizedConfig,
@@ -51,6 +49,7 @@ from ._chunking import (
     length_function,
     make_chunk,
     markdown_headings,
+    source_code,
 )
 from ._recursive import split_range
 
@@ -113,16 +112,6 @@ class MarkdownChunker(Chunker):
             for section in sections
             for start, end, piece in _pieces(text, section, c.size, c.overlap, length)
         ]
-
-
-def source_code(document: Document) -> bool:
-    """Whether ``document`` is a source file (by its extension or file name,
-    as the loaders tell code apart; not by ``language`` metadata, which a
-    Markdown file's front matter may set too)."""
-    name = PurePosixPath(str(document.metadata.get("source") or document.id))
-    extension = document.metadata.get("extension")
-    suffix = extension.lower() if isinstance(extension, str) else name.suffix.lower()
-    return suffix in LANGUAGES or name.name in FILE_NAMES
 
 
 def sections_of(text: str, headings: list[Heading]) -> list[Section]:

@@ -35,7 +35,7 @@ from pydantic import Field, model_validator
 
 from ...components import Chunker, ComponentConfig
 from ...types import Chunk, Document
-from ._chunking import Unit, embedder_of, length_function, make_chunk, section_finder
+from ._chunking import Unit, document_sections, embedder_of, length_function, make_chunk
 from ._recursive import split_range
 from .markdown import MarkdownChunker
 
@@ -89,7 +89,7 @@ class ParentChunker(Chunker):
                 for start, end, piece, heading in sections.passages(document)
             ]
         length = length_function(c.unit, embedder_of(self))
-        find = section_finder(text)
+        find = document_sections(document)
         return [
             (start, end, piece, find(start))
             for start, end, piece in split_range(

@@ -29,7 +29,7 @@ from pydantic import Field
 
 from ...components import Chunker
 from ...types import Chunk, Document
-from ._chunking import SizedConfig, embedder_of, length_function, make_chunk, section_finder
+from ._chunking import SizedConfig, document_sections, embedder_of, length_function, make_chunk
 from ._recursive import DEFAULT_SEPARATORS, KeepSeparator, run
 
 __all__ = ["DEFAULT_SEPARATORS", "RecursiveChunker", "split_spans", "split_text"]
@@ -78,7 +78,7 @@ class RecursiveChunker(Chunker):
             strip_whitespace=c.strip_whitespace,
             length_function=length_function(c.unit, embedder_of(self)),
         )
-        section = section_finder(document.text)
+        section = document_sections(document)
         return [
             make_chunk(document, text, index, start, end, section=section(start))
             for index, (text, start, end) in enumerate(zip(texts, starts, ends, strict=True))

@@ -37,7 +37,7 @@ from pydantic import Field, model_validator
 from ...components import Chunker, ComponentConfig, Context, Embedder
 from ...errors import ComponentError
 from ...types import Chunk, Document
-from ._chunking import Unit, embedder_of, length_function, make_chunk, section_finder
+from ._chunking import Unit, document_sections, embedder_of, length_function, make_chunk
 from ._recursive import split_range
 from .sentence import sentence_spans
 
@@ -116,7 +116,7 @@ class SemanticChunker(Chunker):
             if i in cuts:
                 groups.append([])
         spans = _bounded(text, [(g[0][0], g[-1][1]) for g in groups], c, length)
-        section = section_finder(text)
+        section = document_sections(document)
         return [
             make_chunk(document, text[start:end], index, start, end, section=section(start))
             for index, (start, end) in enumerate(spans)

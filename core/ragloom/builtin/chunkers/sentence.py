@@ -37,7 +37,7 @@ from pydantic import Field
 
 from ...components import Chunker, ComponentConfig
 from ...types import Chunk, Document
-from ._chunking import Unit, embedder_of, length_function, make_chunk, section_finder
+from ._chunking import Unit, document_sections, embedder_of, length_function, make_chunk
 from ._recursive import split_range
 
 __all__ = ["SentenceChunker", "pack_units", "sentence_spans"]
@@ -195,7 +195,7 @@ class SentenceChunker(Chunker):
         text = document.text
         length = length_function(c.unit, embedder_of(self))
         units = fit_units(text, sentence_spans(text), c.size, length)
-        section = section_finder(text)
+        section = document_sections(document)
         chunks = []
         for index, (start, end) in enumerate(
             pack_units(text, units, c.size, c.overlap_sentences, length)
