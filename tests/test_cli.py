@@ -124,16 +124,15 @@ def test_plugins_lists_builtins(tmp_path: Path) -> None:
     assert builtin["registers"]["store"] == ["bm25", "memory"]
 
 
-def test_plugins_table_folds_long_names_rather_than_cutting_them(tmp_path: Path) -> None:
-    """Piped, rich draws 80 columns: the module name was cut to
-    `ragloom.builtin.plu…`. It is folded onto the next line instead."""
+def test_plugins_piped_is_one_line_a_plugin(tmp_path: Path) -> None:
+    """Piped, rich drew 80 columns: the module name was cut to
+    `ragloom.builtin.plu…`, then wrapped mid-word, so `| grep` missed it."""
     result = run("plugins", cwd=tmp_path)
     assert result.returncode == 0 and "…" not in result.stdout
-    cells = "".join(
-        line.split("│")[1].strip() for line in result.stdout.splitlines() if line.startswith("│")
-    )
-    assert "ragloom.builtin.plugin" in cells
-    assert "store: bm25, memory" in result.stdout
+    lines = {line.split("\t")[0]: line.split("\t") for line in result.stdout.splitlines()}
+    plugin, distribution, _version, registers = lines["ragloom.builtin.plugin"]
+    assert distribution == "ragloom" and "store: bm25, memory" in registers
+    assert "chunker: code, fixed, html, layers, markdown" in registers
 
 
 def test_config_schema_is_json_schema(tmp_path: Path) -> None:
@@ -160,3 +159,34 @@ def test_an_index_run_whose_report_cannot_be_written_says_it_committed(project: 
     assert "Exception ignored" not in result.stderr  # nothing left for the last flush
     again = run("index", "--dry-run", cwd=project)
     assert again.returncode == 0 and "+0 ~0 -0 =3" in again.stdout
+
+
+def test_a_closed_stdout_is_said_and_the_run_committed(project: Path) -> None:
+    closed = subprocess.run(
+        [RAGLOOM, "index"],
+        cwd=project,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: os.close(1),
+    )
+    assert closed.returncode == 1
+    assert "the index run committed corpus version 1 (+3 ~0 -0)" in closed.stderr
+    again = subprocess.run(
+        [RAGLOOM, "index"],
+        cwd=project,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: os.close(1),
+    )
+    assert "the index run found nothing to change (corpus version 1)" in again.stderr
+    assert "Traceback" not in closed.stderr + again.stderr
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1"])
+def test_serve_refuses_a_watch_interval_that_is_no_number_of_seconds(
+    project: Path, value: str
+) -> None:
+    result = run("serve", "--no-auth", "--watch-interval", value, cwd=project)
+    assert result.returncode == 2 and "--watch-interval" in result.stderr

@@ -10,6 +10,9 @@ sequences. ``--json`` output is exact: ``json.dumps`` escapes control characters
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import io
 import json
 import logging
 import os
@@ -185,15 +188,39 @@ def index(
         if isinstance(exc, BrokenPipeError) or report.dry_run:
             raise
         # /dev/full, a full disk under a log file: the run itself is done
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        with contextlib.suppress(OSError):  # (a closed stdout has no file to point away)
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        counts = f"+{len(report.added)} ~{len(report.changed)} -{len(report.deleted)}"
+        done = (
+            f"the index run committed corpus version {report.corpus_version} ({counts})"
+            if report.added or report.changed or report.deleted or report.rewritten
+            else f"the index run found nothing to change (corpus version {report.corpus_version})"
+        )
         fail(
-            escape(
-                f"the index run committed corpus version {report.corpus_version} "
-                f"(+{len(report.added)} ~{len(report.changed)} -{len(report.deleted)}), "
-                f"but its report could not be written to stdout: {exc.strerror or exc}"
-            ),
+            escape(f"{done}, but its report could not be written to stdout: {exc.strerror or exc}"),
             1,
         )
+
+
+class _ClosedOutput(io.TextIOBase):
+    """What stdout is when the shell closed it (``>&-``): every write fails
+    with EBADF, which a command reports as it reports a full disk."""
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, "stdout is closed")
+
+    def fileno(self) -> int:
+        raise OSError(errno.EBADF, "stdout is closed")
+
+    def isatty(self) -> bool:
+        return False
+
+
+def _finite(value: float, option: str) -> float:
+    """``value``, unless it is NaN, which passes every range check."""
+    if value != value:
+        raise click.BadParameter(f"{option} takes a number of seconds, not nan")
+    return value
 
 
 def _print_index_report(report: Any, *, as_json: bool, out: Any) -> None:
@@ -577,6 +604,14 @@ def plugins(as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(list(grouped.values()), indent=2))
         return
+    if not sys.stdout.isatty():  # piped (| grep): one line a plugin, nothing wrapped
+        for item in grouped.values():
+            registers = "; ".join(
+                f"{kind}: {', '.join(names)}" for kind, names in item["registers"].items()
+            )
+            fields = (item["plugin"], item["distribution"] or "", item["version"] or "", registers)
+            click.echo("\t".join(sanitize(str(f)) for f in fields))
+        return
     from rich.table import Table
 
     table = Table()
@@ -678,7 +713,8 @@ def config_schema() -> None:
 )
 @click.option(
     "--watch-interval",
-    type=click.FloatRange(min=0),
+    type=click.FloatRange(min=0, max=86_400),
+    callback=lambda _ctx, _param, value: _finite(value, "--watch-interval"),
     default=2.0,
     show_default=True,
     help="Seconds between looks at the index: a version another process committed is "
@@ -816,6 +852,8 @@ def _only_help(args: Sequence[str]) -> bool:
 
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
+    if sys.stdout is None:  # `ragloom index >&-`: a write fails as on a full disk
+        sys.stdout = _ClosedOutput()
     # a locale that cannot show every character (LANG=en_US.ISO-8859-1): the
     # rest is written as escapes, not a UnicodeEncodeError halfway through
     if hasattr(sys.stdout, "reconfigure"):
@@ -853,6 +891,10 @@ def main(argv: list[str] | None = None) -> None:
         fail("interrupted", 1)
     except BrokenPipeError:  # the help or a usage line, piped into `head`
         stop_quietly()
+    except OSError as exc:
+        if not isinstance(sys.stdout, _ClosedOutput):
+            raise
+        fail(escape(f"cannot write the output: {exc.strerror}"), 1)
     try:  # what is still buffered, written before the reader left
         sys.stdout.flush()
     except BrokenPipeError:

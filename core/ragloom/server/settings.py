@@ -58,7 +58,7 @@ class ServerSettings:
             raise ValueError("request_timeout must be positive")
         if self.shutdown_timeout <= 0:
             raise ValueError("shutdown_timeout must be positive")
-        if self.watch_interval < 0:
+        if not 0 <= self.watch_interval < float("inf"):  # NaN fails too
             raise ValueError("watch_interval must be 0 (off) or positive")
         if self.max_concurrency < 1:
             raise ValueError("max_concurrency must be at least 1")
