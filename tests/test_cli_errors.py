@@ -7,6 +7,7 @@ that replaces one pipeline method in the subprocess."""
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import subprocess
@@ -143,3 +144,23 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(
     err = process.stderr.read().decode()
     assert process.wait(timeout=120) == 141, err
     assert err == ""
+
+
+@pytest.mark.parametrize("code", [errno.EROFS, errno.ENOSPC, errno.EACCES])
+def test_a_file_that_cannot_be_written_is_named_not_called_unexpected(
+    code: int, capsys: pytest.CaptureFixture
+) -> None:
+    """A store's folder mounted read-only under a writable index_dir, a full
+    disk: "unexpected OSError", as for a bug."""
+    from ragloom.cli_support import handle_errors
+
+    @handle_errors
+    def command() -> None:
+        raise OSError(code, os.strerror(code), "/srv/index/memory/memory.ann")
+
+    with pytest.raises(SystemExit) as stopped:
+        command()
+    assert stopped.value.code == 1
+    said = " ".join(capsys.readouterr().err.split())
+    assert f"cannot write /srv/index/memory/memory.ann: {os.strerror(code)}" in said
+    assert "unexpected" not in said

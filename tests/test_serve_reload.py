@@ -6,6 +6,7 @@ answer (the core's reload)."""
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import subprocess
 import sys
@@ -173,3 +174,27 @@ def test_without_a_watch_the_first_query_moves(corpus: Path, pm) -> None:
         time.sleep(0.3)
         assert state.view.version == 1
         assert version(url, "kiwi") == 2
+
+
+def test_an_index_that_cannot_be_queried_is_logged_once_without_tracebacks(
+    corpus: Path, pm, caplog: Any
+) -> None:
+    """Each /readyz probe logged a warning, and each failed query a full
+    traceback, for an error whose message already says what to do."""
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as writer:
+        writer.index()
+    other = basic_config(embedder={"type": "hash", "dimension": 64})  # not the index's
+    pipeline = ragloom.load(other, plugin_manager=pm, base_dir=corpus)
+    with caplog.at_level(logging.INFO), live_server(pipeline, ready=False) as url:
+        for _ in range(4):
+            assert httpx.get(f"{url}/readyz").status_code == 503
+        for _ in range(3):
+            response = httpx.post(
+                f"{url}/v1/search", json={"query": "Pro plan"}, headers=auth(ALICE), timeout=30
+            )
+            assert response.status_code == 503
+            assert response.json()["error"]["code"] == "index_unavailable"
+    unready = [r for r in caplog.records if r.getMessage().startswith("not ready:")]
+    assert len(unready) == 1 and "--rebuild" in unready[0].getMessage()
+    failed = [r for r in caplog.records if "failed: IndexStateError" in r.getMessage()]
+    assert len(failed) == 3 and all(r.exc_info is None for r in failed)

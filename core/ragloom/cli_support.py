@@ -16,6 +16,7 @@ the configured pipeline, and the options several commands share.
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
 import os
@@ -95,6 +96,10 @@ def fail(message: str, code: int) -> None:
     sys.exit(code)
 
 
+_CANNOT_WRITE = frozenset({errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOSPC, errno.EDQUOT})
+"""What an OS says when a file cannot be written: no bug, a thing to fix."""
+
+
 def handle_errors(func: F) -> F:
     """Map ragloom's errors to messages and exit codes (config 2, runtime 1)."""
 
@@ -126,6 +131,18 @@ def handle_errors(func: F) -> F:
         except BrokenPipeError:
             stop_quietly()
         except Exception as exc:  # a bug or an unexpected failure: say so, briefly
+            if isinstance(exc, OSError) and exc.filename and exc.errno in _CANNOT_WRITE:
+                # a store's file on a read-only mount, a full disk: no bug of ragloom's
+                where = "; ".join(getattr(exc, "__notes__", ())[:1])
+                fail(
+                    escape(
+                        f"cannot write {exc.filename}: {exc.strerror}"
+                        + (f" ({where})" if where else "")
+                        + "; check that this user may write there, that its file system is "
+                        "mounted read-write and has room"
+                    ),
+                    1,
+                )
             import logging
 
             log = logging.getLogger("ragloom")

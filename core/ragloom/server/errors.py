@@ -110,7 +110,8 @@ def from_exception(exc: BaseException, request_id: str | None, *, admin: bool = 
         message = str(exc)
         if admin and "lock" in message:
             return ApiError("index_busy", message)
-        _log_failure(exc, request_id)
+        # its message says what is wrong and what to do: no traceback with it
+        _log_failure(exc, request_id, traceback=False)
         if admin:
             return ApiError("index_unavailable", message)
         return ApiError(
@@ -135,12 +136,12 @@ def from_exception(exc: BaseException, request_id: str | None, *, admin: bool = 
     )
 
 
-def _log_failure(exc: BaseException, request_id: str | None) -> None:
+def _log_failure(exc: BaseException, request_id: str | None, *, traceback: bool = True) -> None:
     log.error(
         "request %s failed: %s: %s",
         request_id,
         type(exc).__name__,
         exc,
-        exc_info=(type(exc), exc, exc.__traceback__),
+        exc_info=(type(exc), exc, exc.__traceback__) if traceback else None,
         extra={"request_id": request_id},
     )

@@ -50,6 +50,7 @@ class Service:
         self.abandoned = False
         """``close`` gave up waiting for a call that does not return."""
         self._stop = threading.Event()
+        self._unready_said: str | None = None
         self._watcher: threading.Thread | None = None
         pipeline.async_workers = settings.max_concurrency
         access = pipeline.config.access
@@ -154,8 +155,11 @@ class Service:
         except IndexRebuildingError:
             return "the index is being rebuilt"
         except IndexStateError as exc:
-            log.warning("not ready: %s", exc)
+            if str(exc) != self._unready_said:  # once, not at every probe
+                self._unready_said = str(exc)
+                log.warning("not ready: %s", exc)
             return "the index cannot be queried; the server log says why"
+        self._unready_said = None
         return None
 
     def require_ready(self) -> None:
