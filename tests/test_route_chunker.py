@@ -193,7 +193,25 @@ def test_a_route_to_a_chunker_that_needs_the_embedder_gets_it(folder: Path, pm) 
                 "type": "route",
                 "routes": [{"match": {"a": 1}, "chunker": {"type": "code", "sise": 3}}],
             },
-            "routes[0] (code): sise",
+            "routes[0] (code): sise: unknown option (did you mean `size`?)",
+        ),
+        (
+            {
+                "type": "route",
+                "routes": [{"match": {"extension": "py"}, "chunker": {"type": "code"}}],
+            },
+            "routes[0].match.extension: 'py' matches no document",
+        ),
+        (
+            {
+                "type": "route",
+                "routes": [{"match": {"extension": {"$in": [".PY"]}}, "chunker": {"type": "code"}}],
+            },
+            "in lower case, `.py`",
+        ),
+        (
+            {"type": "route", "routes": [{"match": {}, "chunker": {"type": "code"}}]},
+            "routes[0].match: name a field",
         ),
         (
             {"type": "route", "routes": [{"match": {"a": 1}, "chunker": {"type": "route"}}]},

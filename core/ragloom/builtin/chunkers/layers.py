@@ -28,6 +28,7 @@ chunk's text.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -186,15 +187,24 @@ def nested_chunker(
     try:
         config = entry.cls.Config.model_validate(options, context={"registry": registry})
     except ValidationError as exc:
-        problems = "; ".join(_problem(err) for err in exc.errors())
+        known = list(entry.cls.Config.model_fields)
+        problems = "; ".join(_problem(err, known) for err in exc.errors())
         raise ValueError(f"{where} ({spec['type']}): {problems}") from None
     return entry.cls, config, {"type": spec["type"], **config.model_dump(mode="json")}
 
 
-def _problem(err: Any) -> str:
-    """One pydantic error of a layer's options, as ``option: what is wrong``."""
+def _problem(err: Any, known: Sequence[str] = ()) -> str:
+    """One pydantic error of a nested chunker's options, as ``option: what is
+    wrong``; an unknown option with the closest of ``known``."""
     message = str(err["msg"]).removeprefix("Value error, ")
     where = ".".join(str(p) for p in err["loc"])
+    if err.get("type") == "extra_forbidden" and err["loc"]:
+        import difflib
+
+        close = difflib.get_close_matches(str(err["loc"][-1]), known, n=1)
+        message = "unknown option" + (f" (did you mean `{close[0]}`?)" if close else "")
+        if known and not close:
+            message += f"; it takes {', '.join(known)}"
     return f"{where}: {message}" if where else message
 
 

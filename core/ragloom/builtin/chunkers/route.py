@@ -43,7 +43,7 @@ class Route(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    match: dict[str, Any] = Field(min_length=1)
+    match: dict[str, Any]
     chunker: dict[str, Any]
 
 
@@ -76,7 +76,11 @@ class RouteChunker(Chunker):
             ]
             wanted.append(("default", None, self.default))
             for where, match, spec in wanted:
+                if match == {}:
+                    problems.append(f"{where}.match: name a field, e.g. `{{extension: .py}}`")
+                    continue
                 try:
+                    _check_extensions(match, f"{where}.match")
                     node = None if match is None else parse(match, f"{where}.match")
                     part = nested_chunker(registry, where, spec, outer="route", role="a route")
                     self._parts.append((node, *part))
@@ -131,3 +135,18 @@ class RouteChunker(Chunker):
 
     def split(self, document: Document) -> list[Chunk]:
         return self.chunker_for(document).split(document)
+
+
+def _check_extensions(match: Any, where: str) -> None:
+    """``extension`` values are written as the loaders set them, with their
+    dot (``.py``): ``py`` would match no document, silently."""
+    if not isinstance(match, dict) or "extension" not in match:
+        return
+    value = match["extension"]
+    values = value.get("$in", value.get("$eq", [])) if isinstance(value, dict) else value
+    for v in values if isinstance(values, list) else [values]:
+        if isinstance(v, str) and v and (not v.startswith(".") or v != v.lower()):
+            raise ValueError(
+                f"{where}.extension: {v!r} matches no document: the loaders write an "
+                f"extension with its dot and in lower case, `.{v.lower().lstrip('.')}`"
+            )
