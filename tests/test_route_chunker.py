@@ -252,3 +252,30 @@ def test_no_chunker_reads_a_heading_in_source_code(chunker_type: str, pm) -> Non
     guide = document("docs/guide.md", GUIDE, language="en")
     assert not source_code(guide)
     assert document_sections(guide)(GUIDE.index("Run the")) == ("Guide > Install", "install")
+
+
+def test_a_store_filter_names_a_layer_a_route_makes(tmp_path: Path, pm) -> None:
+    layered = {
+        "type": "route",
+        "routes": [
+            {
+                "match": {"extension": ".md"},
+                "chunker": {
+                    "type": "layers",
+                    "layers": {
+                        "passages": {"type": "recursive"},
+                        "sentences": {"type": "sentence"},
+                    },
+                },
+            }
+        ],
+    }
+    stores = [{"type": "memory", "filter": {"layer": "sentence"}}, {"type": "bm25"}]
+    with pytest.raises(ConfigError) as caught:
+        ragloom.load(
+            basic_config(chunker=layered, stores=stores), plugin_manager=pm, base_dir=tmp_path
+        )
+    assert "filters on layer 'sentence'" in str(caught.value)
+    assert "did you mean 'sentences'?" in str(caught.value)
+    stores[0]["filter"] = {"layer": "sentences"}
+    ragloom.load(basic_config(chunker=layered, stores=stores), plugin_manager=pm, base_dir=tmp_path)

@@ -551,9 +551,16 @@ def _check_feedback(root: _Root, specs: dict[str, Any], add: Any) -> None:
 
 
 def _check_layer_names(store: ComponentSpec, chunker: ComponentSpec | None, add: Any) -> None:
-    """A store's filter on ``layer`` names layers the ``layers`` chunker makes:
-    a misspelt one would leave the store silently empty."""
-    layers = getattr(getattr(chunker, "config", None), "layers", None)
+    """A store's filter on ``layer`` names layers the ``layers`` chunker makes
+    (itself, or as a ``route``'s chunker): a misspelt one would leave the
+    store silently empty."""
+    options = getattr(chunker, "config", None)
+    layers = getattr(options, "layers", None)
+    parts = getattr(options, "_parts", None) if getattr(chunker, "type", "") == "route" else None
+    if parts:  # every layer any route's `layers` chunker makes
+        specs = [spec for *_, spec in parts if spec.get("type") == "layers"]
+        made = [name for spec in specs for name in spec["layers"]]
+        layers = dict.fromkeys(made) if made else None
     if store.filter is None or not isinstance(layers, dict):
         return
     for value in _values_of(store.filter, "layer"):
