@@ -192,3 +192,19 @@ def test_the_document_list_reads_a_read_only_index(indexed: Path, read_only: Pat
             "docs/security.md",
         ]
     assert files(read_only) == before
+
+
+def test_advice_on_a_read_only_mount_says_where_to_follow_it(
+    indexed: Path, read_only: Path, pm
+) -> None:
+    """ "Run `ragloom index --repair`" is refused on the mount itself."""
+    added = basic_config(
+        stores=[{"type": "memory"}, {"type": "bm25"}, {"type": "bm25", "name": "x"}]
+    )
+    with (
+        ragloom.load(added, plugin_manager=pm, base_dir=indexed) as pipeline,
+        pytest.raises(IndexStateError) as caught,
+    ):
+        pipeline.retrieve("Pro plan")
+    said = str(caught.value)
+    assert "--repair" in said and "lies on a read-only file system: do that where it" in said

@@ -140,10 +140,20 @@ class Retriever:
         """Refuse to query ``view`` when no answer from it could be trusted: a
         rebuild under way, another embedder, a store the last run did not
         write, or a lost ledger (``IndexStateError`` and its subclasses)."""
-        if view.rebuilding is not None:
-            raise IndexRebuildingError(rebuilding_message(view.rebuilding))
-        self.check_embedder(view)
-        self.check_stores(view)
+        try:
+            if view.rebuilding is not None:
+                raise IndexRebuildingError(rebuilding_message(view.rebuilding))
+            self.check_embedder(view)
+            self.check_stores(view)
+        except IndexStateError as exc:
+            if not self.state.read_only:
+                raise
+            # the `ragloom index` it advises cannot run on this mount
+            exc.args = (
+                f"{exc}. This index lies on a read-only file system: do that where it "
+                "can be written, then mount or copy it here again",
+            )
+            raise
 
     def check_embedder(self, view: View) -> None:
         """Refuse to query an index built by another embedder."""
