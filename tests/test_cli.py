@@ -187,3 +187,17 @@ def test_serve_refuses_a_watch_interval_that_is_no_number_of_seconds(
 ) -> None:
     result = run("serve", "--no-auth", "--watch-interval", value, cwd=project)
     assert result.returncode == 2 and "--watch-interval" in result.stderr
+
+
+@pytest.mark.parametrize("args", [("search", "refund"), ("index", "--dry-run")])
+def test_output_that_cannot_be_written_is_said_not_called_unexpected(
+    project: Path, args: tuple[str, ...]
+) -> None:
+    assert run("index", cwd=project).returncode == 0
+    with open("/dev/full", "w") as full:
+        result = subprocess.run(
+            [RAGLOOM, *args], cwd=project, stdout=full, stderr=subprocess.PIPE, text=True
+        )
+    assert result.returncode == 1
+    assert "cannot write the output: No space left on device" in result.stderr
+    assert "unexpected" not in result.stderr

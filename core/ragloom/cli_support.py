@@ -100,6 +100,18 @@ _CANNOT_WRITE = frozenset({errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOSPC,
 """What an OS says when a file cannot be written: no bug, a thing to fix."""
 
 
+def _in_output(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised writing a command's output (rich's console,
+    click's echo)."""
+    tb = exc.__traceback__
+    while tb is not None:
+        name = tb.tb_frame.f_code.co_filename.replace(os.sep, "/")
+        if name.endswith(("/rich/console.py", "/click/utils.py")):
+            return True
+        tb = tb.tb_next
+    return False
+
+
 def handle_errors(func: F) -> F:
     """Map ragloom's errors to messages and exit codes (config 2, runtime 1)."""
 
@@ -131,6 +143,9 @@ def handle_errors(func: F) -> F:
         except BrokenPipeError:
             stop_quietly()
         except Exception as exc:  # a bug or an unexpected failure: say so, briefly
+            if isinstance(exc, OSError) and not exc.filename and _in_output(exc):
+                # stdout on a full disk (`> /dev/full`): the command's output, not a bug
+                fail(escape(f"cannot write the output: {exc.strerror or exc}"), 1)
             if isinstance(exc, OSError) and exc.filename and exc.errno in _CANNOT_WRITE:
                 # a store's file on a read-only mount, a full disk: no bug of ragloom's
                 where = "; ".join(getattr(exc, "__notes__", ())[:1])
