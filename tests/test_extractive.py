@@ -2514,3 +2514,22 @@ def test_a_response_answers_how_fast_support_responds(generator: ExtractiveGener
     )
     answer = generator.generate("how fast does support respond on the Team plan", hits_of(support))
     assert "8 business hours" in answer.text and "2 business hours" not in answer.text
+
+
+def test_what_discount_a_group_gets_is_its_own(generator: ExtractiveGenerator) -> None:
+    """ "I'm a student, what discount do I get?" was answered "The two
+    discounts cannot be combined": "40% off" did not say "discount"."""
+    offers = chunk(
+        "docs/memberships.md",
+        "## Students and charities\n\nStudents in full-time education get 40% off Hot Desk "
+        "memberships. Registered charities get 20% off any membership. The two discounts "
+        "cannot be combined.\n",
+        0,
+        "students-and-charities",
+    )
+    answer = generator.generate("I'm a student, what discount do I get?", hits_of(offers))
+    assert "40% off" in answer.text and "20% off" not in answer.text, answer.text
+    answer = generator.generate(
+        "We're a registered charity, what discount do we get?", hits_of(offers)
+    )
+    assert "20% off" in answer.text and "40% off" not in answer.text, answer.text

@@ -262,7 +262,8 @@ class ExtractiveGenerator(Generator):
         # who asks a yes/no question about what one qualifies for ("I'm a
         # student, can I get a discount?"): a sentence for another group (the
         # seniors' discount) is no answer
-        who = asker(read) if yes_no and any(t in _QUALIFYING for t in terms) else None
+        # (and "I'm a student, what discount do I get?": the students' one)
+        who = asker(read) if any(t in _QUALIFYING for t in terms) else None
         # "how much do students pay?": the students' price or discount, not another's
         paid_by = payer(read) if kind == "money" else None
         who = who or paid_by
@@ -342,6 +343,13 @@ class ExtractiveGenerator(Generator):
                 continue  # "Seniors get 10% off" is no discount for a student
             if str(age) in weights and holds_age(" | ".join((unit.text, *unit.columns)), age):
                 unit = replace(unit, terms=unit.terms | {str(age)})
+            # "what discount do I get?": "40% off" says it
+            if (
+                "discount" in weights
+                and "discount" not in unit.terms
+                and _PRICE_OFF.search(unit.text)
+            ):
+                unit = replace(unit, terms=unit.terms | {"discount"})
             # "Dogs are welcome in the Classic Double rooms only" answers "Can I
             # bring my dog if I book the Harbour Suite?": no
             only_another = yes_no and _only_another(unit.text, names)
