@@ -2489,31 +2489,33 @@ def test_a_year_no_passage_names_is_refused(generator: ExtractiveGenerator) -> N
     assert_not_found(generator.generate("What did residents pay in 2019?", docs))
 
 
-def test_how_far_is_answered_by_the_time_it_takes_to_get_there(
-    generator: ExtractiveGenerator,
+@pytest.mark.parametrize(
+    ("text", "question", "said", "not_said"),
+    [
+        # "how far": the time it takes to get there
+        (
+            "# Finding us\n\nThe clinic is a 6-minute walk from Kelsby station. "
+            "Appointments last 30 minutes.\n",
+            "How far is the clinic from the station?",
+            "6-minute walk",
+            "30 minutes",
+        ),
+        # "respond": a "response" target
+        (
+            "# Support\n\n| Plan | Channels | First response target |\n|---|---|---|\n"
+            "| Team | Email and live chat | 8 business hours |\n"
+            "| Business | Phone, email and chat | 2 business hours |\n",
+            "how fast does support respond on the Team plan",
+            "8 business hours",
+            "2 business hours",
+        ),
+    ],
+)
+def test_what_is_asked_is_said_in_other_words(
+    generator: ExtractiveGenerator, text: str, question: str, said: str, not_said: str
 ) -> None:
-    about = chunk(
-        "docs/about.md",
-        "# Finding us\n\nThe clinic is a 6-minute walk from Kelsby station. "
-        "Appointments last 30 minutes.\n",
-        0,
-        "finding-us",
-    )
-    answer = generator.generate("How far is the clinic from the station?", hits_of(about))
-    assert "6-minute walk" in answer.text and "30 minutes" not in answer.text
-
-
-def test_a_response_answers_how_fast_support_responds(generator: ExtractiveGenerator) -> None:
-    support = chunk(
-        "docs/support.md",
-        "# Support\n\n| Plan | Channels | First response target |\n|---|---|---|\n"
-        "| Team | Email and live chat | 8 business hours |\n"
-        "| Business | Phone, email and chat | 2 business hours |\n",
-        0,
-        "support",
-    )
-    answer = generator.generate("how fast does support respond on the Team plan", hits_of(support))
-    assert "8 business hours" in answer.text and "2 business hours" not in answer.text
+    answer = generator.generate(question, hits_of(chunk("docs/page.md", text, 0, "page")))
+    assert said in answer.text and not_said not in answer.text, answer.text
 
 
 def test_what_discount_a_group_gets_is_its_own(generator: ExtractiveGenerator) -> None:

@@ -604,13 +604,14 @@ def plugins(as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(list(grouped.values()), indent=2))
         return
+
+    def registered(item: dict[str, Any]) -> list[str]:
+        return [f"{kind}: {', '.join(names)}" for kind, names in item["registers"].items()]
+
     if not sys.stdout.isatty():  # piped (| grep): one line a plugin, nothing wrapped
         for item in grouped.values():
-            registers = "; ".join(
-                f"{kind}: {', '.join(names)}" for kind, names in item["registers"].items()
-            )
-            fields = (item["plugin"], item["distribution"] or "", item["version"] or "", registers)
-            click.echo("\t".join(sanitize(str(f)) for f in fields))
+            fields = (item["plugin"], item["distribution"] or "", item["version"] or "")
+            click.echo("\t".join(sanitize(str(f)) for f in (*fields, "; ".join(registered(item)))))
         return
     from rich.table import Table
 
@@ -619,14 +620,11 @@ def plugins(as_json: bool) -> None:
         # a narrow terminal folds a long module name onto more lines, never cuts it
         table.add_column(column, overflow="fold")
     for item in grouped.values():
-        registers = "\n".join(
-            f"{kind}: {', '.join(names)}" for kind, names in item["registers"].items()
-        )
         table.add_row(
             escape(item["plugin"]),
             escape(item["distribution"] or ""),
             escape(item["version"] or ""),
-            escape(registers),
+            escape("\n".join(registered(item))),
         )
     console().print(table)
 

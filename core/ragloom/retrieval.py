@@ -128,13 +128,12 @@ class Retriever:
         """Move to a version another process committed, and let every store
         build what it builds lazily (``Store.warm``), before a query has to:
         a server calls it every few seconds. True when it moved."""
-        moved = not self.stores.opened or self.state.changed()
-        if moved:
-            self.sync()
+        held = self.state.held
+        view = self.sync()
         with self.state.lock.read():
             for _, store in self.stores:
                 store.warm()
-        return moved
+        return held is None or view.key != held.key
 
     def check_view(self, view: View) -> None:
         """Refuse to query ``view`` when no answer from it could be trusted: a

@@ -158,6 +158,11 @@ class IndexState:
             view = self._view = self.load_view()
         return view
 
+    @property
+    def held(self) -> View | None:
+        """The view queries answer from, None before one is loaded."""
+        return self._view
+
     def set_view(self, view: View) -> None:
         """Switch to ``view``; call with ``lock.write()`` held."""
         self._view = view

@@ -48,6 +48,20 @@ def silent_server() -> Iterator[str]:
         listener.close()
 
 
+def _serve(
+    project: Path, env: dict[str, str], *, timeout: float, shutdown_timeout: float
+) -> tuple[subprocess.Popen[str], str]:
+    """`ragloom serve --no-auth` over ``project`` on a free port: the process
+    (stderr piped) and its base URL."""
+    port = _free_port()
+    server = subprocess.Popen(
+        [_ragloom(), "serve", "--no-auth", "--port", str(port), "--timeout", str(timeout),
+         "--shutdown-timeout", str(shutdown_timeout), "--no-mcp"],
+        cwd=project, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    return server, f"http://127.0.0.1:{port}"
+
+
 def _wait_ready(server: subprocess.Popen[str], url: str) -> None:
     """Until ``/readyz`` answers 200 (the process must not exit meanwhile)."""
     deadline = time.monotonic() + 120
@@ -91,13 +105,7 @@ def _project(tmp_path: Path, base_url: str) -> dict[str, str]:
 
 def test_serve_stops_while_a_model_call_hangs(tmp_path: Path, silent_server: str) -> None:
     env = _project(tmp_path, silent_server)
-    port = _free_port()
-    server = subprocess.Popen(
-        [_ragloom(), "serve", "--no-auth", "--port", str(port), "--timeout", "1",
-         "--shutdown-timeout", "2", "--no-mcp"],
-        cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
+    server, url = _serve(tmp_path, env, timeout=1, shutdown_timeout=2)
     try:
         _wait_ready(server, url)
         asked = httpx.post(f"{url}/v1/ask", json={"question": "When does it meet?"}, timeout=30)
@@ -168,13 +176,7 @@ def test_a_request_cut_short_by_the_stop_gets_a_json_503(
     import threading
 
     env = _project(tmp_path, silent_server)
-    port = _free_port()
-    server = subprocess.Popen(
-        [_ragloom(), "serve", "--no-auth", "--port", str(port), "--timeout", "60",
-         "--shutdown-timeout", "1", "--no-mcp"],
-        cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
+    server, url = _serve(tmp_path, env, timeout=60, shutdown_timeout=1)
     answers: list[httpx.Response] = []
     try:
         _wait_ready(server, url)

@@ -34,6 +34,7 @@ from pydantic import Field, model_validator
 
 from ...components import ComponentConfig
 from ...types import Chunk, Document
+from .._languages import FILE_NAMES, INTERPRETERS, LANGUAGES
 
 __all__ = [
     "DOCUMENT_ONLY_KEYS",
@@ -322,8 +323,6 @@ def source_code(document: Document) -> bool:
     ``language`` of a Markdown, HTML, reStructuredText or text file, which
     its front matter may set ("en").
     """
-    from .._languages import FILE_NAMES, LANGUAGES
-
     name = PurePosixPath(str(document.metadata.get("source") or document.id))
     extension = document.metadata.get("extension")
     suffix = extension.lower() if isinstance(extension, str) else name.suffix.lower()
@@ -337,13 +336,8 @@ def source_code(document: Document) -> bool:
     )
 
 
-def _code_languages() -> frozenset[str]:
-    from .._languages import FILE_NAMES, INTERPRETERS, LANGUAGES
-
-    return frozenset({*LANGUAGES.values(), *FILE_NAMES.values(), *INTERPRETERS.values()})
-
-
-_CODE_LANGUAGES = _code_languages()
+_CODE_LANGUAGES = frozenset({*LANGUAGES.values(), *FILE_NAMES.values(), *INTERPRETERS.values()})
+"""Every language the loaders may name a source file's."""
 _MARKUP_EXTENSIONS = frozenset(
     {".md", ".markdown", ".mdx", ".html", ".htm", ".xhtml", ".rst", ".rest", ".txt", ".text"}
 )

@@ -295,9 +295,9 @@ class ExtractiveGenerator(Generator):
         )
         question_terms = set(terms)
         # "how much do basic members pay?": a price ("costs £8") says "pay"
-        paying = question_terms & _PAY if kind == "money" else set()
+        implied = question_terms & _PAY if kind == "money" else set()
         # "what's the phone number?": a number to call says "phone" and "number"
-        paying |= question_terms & _CONTACT.get(kind or "", frozenset())
+        implied |= question_terms & _CONTACT.get(kind or "", frozenset())
         # a sum of its own kind: what answers names it ("Excess: £450")
         sums = _OWN_SUMS & question_terms if kind == "money" else set()
         versions = versions_in(read)
@@ -328,9 +328,9 @@ class ExtractiveGenerator(Generator):
                 continue  # (under "## Corporate membership", it is that kind's)
             # (only for a sentence that says something else the question asks:
             # "Total income was 212,000 pounds" is no answer to what seniors pay)
-            beside = question_terms - paying
+            beside = question_terms - implied
             if (
-                paying - unit.terms
+                implied - unit.terms
                 and (kind != "money" or (unit.terms | unit.context) & beside)
                 and (
                     fits_kind(kind, unit.text)
@@ -338,7 +338,7 @@ class ExtractiveGenerator(Generator):
                     else fits_kind("money", unit.text if asks_share else _SHARE.sub(" ", unit.text))
                 )
             ):
-                unit = replace(unit, terms=unit.terms | paying)
+                unit = replace(unit, terms=unit.terms | implied)
             if who is not None and _for_another_group(unit, who, question_terms):
                 continue  # "Seniors get 10% off" is no discount for a student
             if str(age) in weights and holds_age(" | ".join((unit.text, *unit.columns)), age):
