@@ -79,7 +79,8 @@ def stamp_of(chunk_id: str) -> str:
 
 def read_only_mount(path: Path) -> bool:
     """Whether ``path`` (an existing folder) lies on a file system mounted
-    read-only, which no process can write: False when that cannot be told."""
+    read-only here, so that this process cannot write it (another may, through
+    another mount of the same files): False when that cannot be told."""
     try:
         return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
     except (OSError, AttributeError):  # missing; no statvfs (Windows)
@@ -172,11 +173,13 @@ class Ledger:
 
     def _open_read_only(self) -> Ledger:
         """The ledger of an index on a read-only file system (a container's
-        read-only volume, a read-only mount): no process can change it, so
-        SQLite reads it as immutable, without the ``-shm`` file it could not
-        create there. A ``-wal`` file left by a writer that did not close
-        holds committed data that an immutable read would miss: it is read
-        in plain read-only mode, which needs the ``-shm`` file beside it."""
+        read-only volume, a read-only mount): SQLite reads it as immutable,
+        without the ``-shm`` file it could not create there; a process that
+        writes the same files through another mount is noticed by
+        ``IndexState.changed``, which then opens it anew. A ``-wal`` file
+        left by a writer that did not close holds committed data that an
+        immutable read would miss: it is read in plain read-only mode, which
+        needs the ``-shm`` file beside it."""
         wal = Path(f"{self.path}-wal")
         try:
             pending = wal.stat().st_size > 0
