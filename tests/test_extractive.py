@@ -2535,3 +2535,84 @@ def test_what_discount_a_group_gets_is_its_own(generator: ExtractiveGenerator) -
         "We're a registered charity, what discount do we get?", hits_of(offers)
     )
     assert "20% off" in answer.text and "40% off" not in answer.text, answer.text
+
+
+FERRY_FLEET = chunk(
+    "docs/routes.md",
+    "## Our fleet\n\nThe Harnmouth crossing is served by MV *Kittiwake* and MV *Solan*. "
+    "MV *Solan* has 8 pet-friendly cabins and free Wi-Fi. MV *Kittiwake* has Wi-Fi in the "
+    "lounge only.\n",
+    0,
+    "our-fleet",
+)
+FERRY_FARES = chunk(
+    "docs/fares.md",
+    "# Fares\n\nAll fares are single journeys and apply for 2025.\n\n## Harnmouth – Orsay\n\n"
+    "| Ticket | Single fare |\n|---|---|\n| Adult | £18.40 |\n| Senior (65+) | £14.70 |\n\n"
+    "## Island residents\n\nResidents of Orsay pay 50% of the adult fare with a Resident "
+    "Card.\n\n## Multi-journey tickets\n\nA book of 10 adult single tickets on the "
+    "Harnmouth – Orsay route costs £62.00.\n",
+    0,
+    "fares",
+)
+
+
+def test_a_name_in_markdown_emphasis_is_that_name(generator: ExtractiveGenerator) -> None:
+    """ "MV *Solan* has 8 pet-friendly cabins" answered what a cabin costs on
+    MV Kittiwake: the emphasis hid that the sentence names a rival."""
+    hits = hits_of(FERRY_FLEET)
+    answer = generator.generate("Does MV Kittiwake have pet-friendly cabins?", hits)
+    assert "Solan" not in answer.text, answer.text
+    answer = generator.generate("Which ship has pet-friendly cabins?", hits)
+    assert "Solan" in answer.text, answer.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # a place no passage names: a ticket on another route is no answer
+        "How much is a single ticket from Harnmouth to Stroma Island?",
+        # a kind of fare the passages never name, though a heading above
+        # "Fares" names Orsay (a line ends a phrase)
+        "What is the student fare to Orsay?",
+    ],
+)
+def test_what_no_passage_names_is_not_answered(
+    generator: ExtractiveGenerator, question: str
+) -> None:
+    assert_not_found(generator.generate(question, hits_of(FERRY_FARES, FERRY_FLEET)))
+
+
+def test_names_outside_what_is_asked_need_not_be_known(generator: ExtractiveGenerator) -> None:
+    hits = hits_of(FERRY_FARES)
+    # "I'll" is no name
+    answer = generator.generate("What'll I pay, as I'll be 70, for a senior ticket to Orsay?", hits)
+    assert "£14.70" in answer.text, answer.text
+    assert "I'll" not in entities("What'll I pay, as I'll be 70?")
+    # one of two questions may be answered
+    answer = generator.generate(
+        "What do seniors pay to Orsay, and is there a Stroma Island route?", hits
+    )
+    assert "£14.70" in answer.text, answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "said", "not_said"),
+    [
+        # "what does X pay" asks a sum, the group's own; "50% of the adult
+        # fare" is the residents' price
+        ("What does an adult pay to Orsay?", "£18.40", "Residents"),
+        ("What will a senior pay for a ticket to Orsay?", "£14.70", "Residents"),
+        ("What do residents pay?", "50% of the adult fare", "£18.40"),
+        # a row is read under its table's heading ("Harnmouth – Orsay") and its
+        # columns: the route is said, and a book of 10 tickets adds nothing
+        ("How much is an adult single to Orsay?", "£18.40", "£62.00"),
+        # "What does ..." asks no list
+        ("What does an adult pay to Orsay?", "£18.40", "£62.00"),
+    ],
+)
+def test_what_a_group_pays_is_its_own_row(
+    generator: ExtractiveGenerator, question: str, said: str, not_said: str
+) -> None:
+    answer = generator.generate(question, hits_of(FERRY_FARES))
+    assert said in answer.text and not_said not in answer.text, answer.text

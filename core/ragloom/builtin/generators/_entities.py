@@ -136,6 +136,7 @@ _NOT_NAMES = frozenset(
         "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
         "january", "february", "march", "april", "may", "june", "july", "august",
         "september", "october", "november", "december", "i",
+        "i'm", "i'll", "i've", "i'd", "i’m", "i’ll", "i’ve", "i’d",
     }
 )  # fmt: skip
 """Capitalised words that are not names of things a document is about."""
@@ -307,7 +308,7 @@ def _singular(word: str) -> str:
 def rivals(question: str, names: Iterable[str], texts: Iterable[str]) -> set[str]:
     """Names the passages use in the same slot as ``names`` (see the module docs)."""
     texts = list(texts)
-    joined = "\n".join(texts)
+    joined = _plain("\n".join(texts))
     found: set[str] = set()
     for name in names:
         # "the Startup plan": other capitalised words before "plan", when the
@@ -344,9 +345,19 @@ def _as_word(name: str) -> str:
     return rf"(?<![\w-]){re.escape(name)}(?![\w-])"
 
 
+_EMPHASIS = re.compile(r"(?<![\w*_])[*_]{1,3}(?=\w)|(?<=\w)[*_]{1,3}(?![\w*_])")
+"""Markdown emphasis around or inside a name: ``MV *Solan*``, ``**Kelsworth**``."""
+
+
+@functools.lru_cache(maxsize=4096)
+def _plain(text: str) -> str:
+    return _EMPHASIS.sub("", text) if "*" in text or "_" in text else text
+
+
 def mentions(text: str, name: str) -> bool:
-    """Whether ``text`` names ``name`` as a whole word (case-sensitive)."""
-    return re.search(_as_word(name), text) is not None
+    """Whether ``text`` names ``name`` as a whole word (case-sensitive),
+    Markdown emphasis aside ("MV *Solan*" names MV Solan)."""
+    return re.search(_as_word(name), _plain(text)) is not None
 
 
 TYPE_WORDS = re.compile(
@@ -447,7 +458,7 @@ def asker(question: str) -> tuple[str, set[str]] | None:
 
 
 def payer(question: str) -> tuple[str, set[str]] | None:
-    """Who a "how much do ... pay?" question asks about, as ``asker`` gives
+    """Who a "how much do ... pay?" (or "what do ... pay?") question asks about, as ``asker`` gives
     it: "how much do students pay" gives ``student``, "how much do basic
     members pay" ``member`` with ``basic``. None for "I", "you", "we", and
     for what is no group of people."""
@@ -466,7 +477,7 @@ def payer(question: str) -> tuple[str, set[str]] | None:
 
 
 _PAYER = re.compile(
-    r"\bhow much (?:do|does|did|will|would|should|must|can|could)\s+"
+    r"\b(?:how much|what) (?:do|does|did|will|would|should|must|can|could)\s+"
     r"([A-Za-z][\w'’-]*(?:\s+[A-Za-z][\w'’-]*){0,3}?)\s+(?:pay|spend|owe|be charged)\b",
     re.IGNORECASE,
 )
@@ -539,8 +550,13 @@ def is_list_question(question: str) -> bool:
     if words[0] in {"list", "name", "enumerate"} or "all" in words[:4]:
         return True
     if words[0] in {"which", "what"} and len(words) > 1:
-        noun = words[1]
-        return len(noun) > 3 and noun.endswith("s") and not noun.endswith(("ss", "us", "is"))
+        noun = words[1]  # ("What does ...?" asks no list)
+        return (
+            len(noun) > 3
+            and noun.endswith("s")
+            and not noun.endswith(("ss", "us", "is"))
+            and noun not in _VERB_AUXILIARIES
+        )
     return False
 
 
@@ -574,7 +590,11 @@ _MONEY_WORD = re.compile(
     r"|\bhow much (?:do|does|will|would) (?:you|they|we|it) charge\b"
     # "how much do basic members pay", "how much will I spend": a sum
     r"|\bhow much (?:do|does|did|will|would|should|must|can|could)\b(?:\s+[\w'’-]+){1,4}?"
-    r"\s+(?:pay|spend|owe|earn|get paid|be charged|be paid)\b",
+    r"\s+(?:pay|spend|owe|earn|get paid|be charged|be paid)\b"
+    # and "what do seniors pay?" (not "what does she pay?", which "she pays
+    # the child price" may answer)
+    r"|\bwhat (?:do|does|did|will|would|should|must|can|could)\s+"
+    r"(?!(?:i|you|we|they|he|she|it|one)\b)(?:[\w'’-]+\s+){1,3}?(?:pay|be charged)\b",
     re.IGNORECASE,
 )
 """A question about a sum; "charge" as a noun, or what "you charge" ("Can I
@@ -1281,7 +1301,9 @@ def unknown_kind(question: str, texts: Iterable[str]) -> str | None:
         if kind_term in known or noun_term not in known:
             continue
         if not passage_words:  # read once, for every pair the question holds
-            passage_words = _ALPHA.findall(joined)
+            # (a line ends a phrase: a heading "Harnmouth – Orsay" above
+            # "Fares" names no kind of fare)
+            passage_words = _ALPHA.findall(joined.replace("\n", " \n. "))
             passage_terms = [content_terms(w) if w.isalpha() else [] for w in passage_words]
         # the passages' own kinds of it (named: "Family membership"), whether
         # they use it as a noun, and whether they speak of it with no kind
@@ -1324,6 +1346,12 @@ _CHAT_ACRONYMS = frozenset(
 """Capitals that ask about nothing ("Can I get a refund ASAP?")."""
 
 
+def two_parts(question: str) -> bool:
+    """Whether the question asks two things ("Who is based in Berlin, and
+    who is the CEO?"), of which the passages may answer one."""
+    return _SECOND_PART.search(question.strip().rstrip("?")) is not None
+
+
 def unknown_acronym(question: str, texts: Iterable[str]) -> str | None:
     """An acronym the question asks about ("what PTE score", "the uptime SLA",
     "a US licence") that no passage writes, in capitals or as a word: they
@@ -1332,7 +1360,7 @@ def unknown_acronym(question: str, texts: Iterable[str]) -> str | None:
     found = [a for a in _ACRONYM.findall(question) if a not in _CHAT_ACRONYMS]
     if not found or sum(ch.isupper() for ch in question) > len(question) / 3:
         return None
-    if _SECOND_PART.search(question.strip().rstrip("?")):
+    if two_parts(question):
         return None  # "Who is based in Berlin, and who is the CEO?": one part may be answered
     joined = "\n".join(texts)
     known: set[str] | None = None

@@ -57,6 +57,7 @@ from ._entities import (
     payer,
     question_verb,
     rivals,
+    two_parts,
     unknown_acronym,
     unknown_kind,
     versions_in,
@@ -206,6 +207,15 @@ class ExtractiveGenerator(Generator):
         units = _units_of(hits)
         if not units:
             return _not_found(question, hits)
+        # "a ticket to Stroma Island" where no passage names Stroma: they speak
+        # of other places, and what they say of them answers another question
+        # (of the question itself: "I'm in Italy for 25 days." is who asks)
+        # (one of two questions may be answered: "Who is in Berlin, and who is the CEO?")
+        asked_names = [name for name in names if mentions(main_question(question), name)]
+        if asked_names and not two_parts(question):
+            known = "\n".join(_where(hit) for hit in hits)
+            if not all(_knows(known, name) for name in asked_names):
+                return _not_found(question, hits)
         # "a corporate membership" where the passages know membership but
         # never "corporate": what they say of membership answers another question
         headings = [str(h.chunk.metadata.get(f, "")) for h in hits for f in ("section", "title")]
@@ -1122,9 +1132,18 @@ def _for_another_group(unit: _Unit, who: tuple[str, set[str]], question: set[str
     adult, do children travel free?"); one that limits it to such a group
     ("only available to seniors") answers no, and stays."""
     head, before = who
-    if head in unit.terms or _ONLY.search(unit.text) is not None:
+    if _ONLY.search(unit.text) is not None:
         return False
     groups = {t for g in _GROUP.findall(unit.text) for t in content_terms(g)}
+    if head in unit.terms:
+        # "Residents pay 50% of the adult fare" is the residents' price, not
+        # the adults': the asker's group is only what it is measured by
+        measured = [
+            m for m in _MEASURED_BY.finditer(unit.text) if head in content_terms(m.group(1))
+        ]
+        said = len(re.findall(rf"\b{re.escape(head)}", unit.text.lower()))
+        others = groups - {head} - (question - before)
+        return bool(measured) and len(measured) >= said and bool(others)
     if not groups:
         # a sentence for no group answers only what else the question asks
         # ("... on the Business plan?"), not the asker's own question
@@ -1145,6 +1164,12 @@ _QUALIFYING = frozenset(
 
 _GROUP = re.compile(rf"\b(?:{GROUP_WORDS}|under-?\d+s|over-?\d+s|\d+s)\b", re.IGNORECASE)
 """People a rule or a price may be for: "Seniors get 10% off", "free for under-5s"."""
+
+_MEASURED_BY = re.compile(
+    rf"\b(?:of|than|as|half)\s+(?:the|an?|what)?\s*((?:{GROUP_WORDS})(?:'s|’s)?)\b",
+    re.IGNORECASE,
+)
+"""A group a price is measured by: "50% of the adult fare", "half the child price"."""
 
 _POINTING = frozenset({"it", "this", "that", "these", "those", "they", "which", "both"})
 
@@ -1259,13 +1284,7 @@ def _about(unit: _Unit, names: list[str], rival: set[str], texts: Sequence[str] 
         )
     ).lower()
 
-    def known(name: str) -> bool:  # "Ledgerly Pro": Ledgerly and Pro may stand apart
-        if any(ch.isdigit() for ch in name):  # "Lab 5", "X200": as written, or not at all
-            return mentions(where, name.lower())
-        words = [w for w in name.split() if len(w) > 1] or [name]
-        return name.lower() in where or all(w.lower() in where for w in words)
-
-    if not any(known(name) for name in names):
+    if not any(_knows(where, name) for name in names):
         # "Every phone has a two-year warranty" is about the P8 too, when the
         # passages know a P8 (a name none of them holds is not vouched for)
         return (
@@ -1288,6 +1307,23 @@ def _about(unit: _Unit, names: list[str], rival: set[str], texts: Sequence[str] 
     return not unit.subject or any(
         mentions(unit.subject, name) or mentions(unit.text, name) for name in names
     )
+
+
+def _knows(where: str, name: str) -> bool:
+    """Whether ``where`` (lower case) names ``name``: "Ledgerly Pro" where
+    Ledgerly and Pro stand apart too; "Lab 5" and "X200" only as written."""
+    if any(ch.isdigit() for ch in name):
+        return mentions(where, name.lower())
+    words = [w for w in name.split() if len(w) > 1] or [name]
+    return name.lower() in where or all(w.lower() in where for w in words)
+
+
+def _where(hit: Hit) -> str:
+    """What a hit says of what it is about, in lower case: its text, title,
+    section and source."""
+    chunk = hit.chunk
+    parts = (chunk.text, chunk.metadata.get("title", ""), chunk.metadata.get("section", ""))
+    return " ".join(str(part) for part in (*parts, chunk.source)).lower()
 
 
 def _not_found(question: str, hits: tuple[Hit, ...]) -> Answer:
@@ -1383,6 +1419,7 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
         seen_chunks.add(chunk.id)
         section = chunk.metadata.get("section")
         context = frozenset(content_terms(section)) if isinstance(section, str) else frozenset()
+        under = context  # the heading's words, without a table's column names
         heading = section.rpartition(" > ")[2].strip() if isinstance(section, str) else ""
         release = _release_of(section) if isinstance(section, str) else ""
         release_level = 0  # its heading's level, where the chunk's text shows it
@@ -1479,8 +1516,14 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
                 columns = cells
             elif kind != "row":
                 columns = ()
-            if kind in {"heading", "header"} or is_question:
-                context = terms
+                context = under  # past the table, its column names say nothing
+            if kind == "heading" or is_question:
+                context = under = terms
+                previous = None
+            elif kind == "header":
+                # a row is read under its table's heading and its column names
+                # ("Harnmouth – Orsay" above "Ticket | Single fare")
+                context = under | terms
                 previous = None
             elif kind in {"sentence", "bullet"}:
                 previous = unit
