@@ -2616,3 +2616,39 @@ def test_what_a_group_pays_is_its_own_row(
 ) -> None:
     answer = generator.generate(question, hits_of(FERRY_FARES))
     assert said in answer.text and not_said not in answer.text, answer.text
+
+
+LIBRARY = chunk(
+    "docs/library.md",
+    "## Opening hours\n\nMillbrook Library is open Tuesday to Saturday, 10:00–17:00. "
+    "Millbrook Library is closed on Mondays.\n\n## Returns\n\nCentral has a 24-hour returns "
+    "box. It does not accept DVDs or laptops.\n\n## Fines\n\nSince 1 April 2023, books are "
+    "fine-free. DVDs still cost £0.50 per day overdue.\n",
+    0,
+    "library",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        # "closed" answers "open?"; the afternoon is within the day
+        ("Is Millbrook library open on Monday afternoons?", "closed on Mondays"),
+        # "DVDs" names DVD
+        ("can i drop a DVD in the returns box?", "does not accept DVDs"),
+        # "fine-free": no fines
+        ("Do you charge fines on late books?", "fine-free"),
+        ("Are there fines for late books?", "fine-free"),
+    ],
+)
+def test_a_yes_no_answered_in_other_words(
+    generator: ExtractiveGenerator, question: str, said: str
+) -> None:
+    answer = generator.generate(question, hits_of(LIBRARY))
+    assert said in answer.text, answer.text
+
+
+def test_a_denial_of_another_thing_is_no_answer(generator: ExtractiveGenerator) -> None:
+    """ "books are fine-free" says nothing of fines on DVDs."""
+    answer = generator.generate("Do you charge fines on late DVDs?", hits_of(LIBRARY))
+    assert "fine-free" not in answer.text, answer.text

@@ -340,9 +340,11 @@ def rivals(question: str, names: Iterable[str], texts: Iterable[str]) -> set[str
     return {r for r in found if r not in names and not any(r in n for n in names)}
 
 
-def _as_word(name: str) -> str:
-    """A pattern for ``name`` as a whole word (not inside ``X200-B`` or ``AX200``)."""
-    return rf"(?<![\w-]){re.escape(name)}(?![\w-])"
+def _as_word(name: str, *, plural: bool = False) -> str:
+    """A pattern for ``name`` as a whole word (not inside ``X200-B`` or
+    ``AX200``), with ``plural`` its plural too (``DVDs``, not ``X200s-B``)."""
+    ending = "(?:s|es)?" if plural and name[-1:].isalpha() else ""
+    return rf"(?<![\w-]){re.escape(name)}{ending}(?![\w-])"
 
 
 _EMPHASIS = re.compile(r"(?<![\w*_])[*_]{1,3}(?=\w)|(?<=\w)[*_]{1,3}(?![\w*_])")
@@ -355,9 +357,10 @@ def _plain(text: str) -> str:
 
 
 def mentions(text: str, name: str) -> bool:
-    """Whether ``text`` names ``name`` as a whole word (case-sensitive),
-    Markdown emphasis aside ("MV *Solan*" names MV Solan)."""
-    return re.search(_as_word(name), _plain(text)) is not None
+    """Whether ``text`` names ``name`` as a whole word (case-sensitive), or
+    its plural ("DVDs" names DVD), Markdown emphasis aside ("MV *Solan*"
+    names MV Solan)."""
+    return re.search(_as_word(name, plural=True), _plain(text)) is not None
 
 
 TYPE_WORDS = re.compile(

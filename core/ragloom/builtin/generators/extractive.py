@@ -153,6 +153,27 @@ _RULE = re.compile(
     re.IGNORECASE,
 )
 """Words of a rule: what may, must or may not be done."""
+_OPPOSITES = {
+    stem(word): frozenset(stem(o) for o in opposites)
+    for word, opposites in (
+        ("open", ("closed", "shut")),
+        ("closed", ("open",)),
+        ("available", ("unavailable",)),
+        ("unavailable", ("available",)),
+        ("allowed", ("forbidden", "prohibited", "banned")),
+    )
+}
+"""What a yes/no question's word is answered "no" by: "Is it open on Mondays?"
+by "It is closed on Mondays"."""
+_DAY_PARTS = frozenset(stem(w) for w in ("morning", "afternoon", "evening", "lunchtime"))
+_DAY_WORD = re.compile(
+    r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\bweekends?\b|\bweekdays?\b",
+    re.IGNORECASE,
+)
+_OPENING = frozenset(stem(w) for w in ("open", "closed", "shut"))
+"""A part of a day a question about opening names with its day is a
+condition: what a sentence says of the whole day ("closed on Mondays")
+says it too."""
 _TAKES_TIME = re.compile(
     r"\bhow long\b[^.?!]{0,200}?\b(?:take|takes|took)\b"
     r"|\b(?:in under|in less than|in fewer than|within)\s+[\w.,]+\s+"
@@ -258,7 +279,11 @@ class ExtractiveGenerator(Generator):
         n_hits = len(hits)
         # a yes/no question is answered only by what names its most specific words
         asked = {t: w for t, w in weights.items() if t not in named} or weights
-        top = max(asked.values())
+        # "open on Monday afternoons?": "closed on Mondays" says it, so the
+        # part of the day is no key, nor the measure of the others
+        opening = _DAY_WORD.search(read) and _OPENING & set(terms)
+        day_part = _DAY_PARTS if opening else frozenset()
+        top = max((w for t, w in asked.items() if t not in day_part), default=0.0)
         # (a figure in it is a condition the answer need not repeat: "at 2,500
         # metres?" is answered by "not rated for use above 2,000 metres")
         # nor are the words of its "if ..." clause ("if I book the Harbour Suite")
@@ -286,6 +311,7 @@ class ExtractiveGenerator(Generator):
                 and (not t.isdigit() or t in clock)
                 and t not in conditional
                 and t not in GENERIC_STEMS
+                and t not in day_part
             ]
             if yes_no
             else []
@@ -372,7 +398,12 @@ class ExtractiveGenerator(Generator):
             if years and not _of_years(unit, years):
                 continue  # 2024's income is no answer for 2023's
             # "It has no DVD collection" answers "Can I borrow DVDs at Hillcrest?"
-            denial = _denies(unit.text, weights, strict=True)
+            # (of what the question names: "books are fine-free" says nothing
+            # of fines on DVDs)
+            denial = _denies(unit.text, weights, strict=True) and (
+                not names
+                or any(_knows(f"{unit.text} {unit.heading}".lower(), name) for name in names)
+            )
             # "Cats and other animals are not accepted" answers "Can I bring my
             # cat?": a rule says the question's verb in its own words
             ruled = (
@@ -397,6 +428,8 @@ class ExtractiveGenerator(Generator):
                 and not (t in _PAYING and fits_kind("money", unit.text))
                 # "a discount": "20% off", "half price" say it
                 and not (t == "discount" and _PRICE_OFF.search(unit.text) is not None)
+                # "Is it open on Mondays?": "It is closed on Mondays" says no
+                and not (_OPPOSITES.get(t, frozenset()) & unit.terms)
             ]
             if missing and not denial and not (ruled and set(missing) <= phrase):
                 continue
@@ -878,7 +911,9 @@ def _names_version(unit: _Unit, versions: set[str]) -> bool:
 _DENIAL = re.compile(
     r"\b(?:has|have|had|with|there\s+is|there\s+are)\s+no\s+((?:[\w-]+\s+){0,2}[\w-]+)"
     r"|\b(?:does|do|did)\s*(?:not|n't)\s+(?:have|include|come with|offer|support)\s+"
-    r"(?:an?\s+|any\s+)?((?:[\w-]+\s+){0,2}[\w-]+)",
+    r"(?:an?\s+|any\s+)?((?:[\w-]+\s+){0,2}[\w-]+)"
+    # "books are fine-free": no fines
+    r"|\b([a-z]+)-free\b",
     re.IGNORECASE,
 )
 
@@ -1225,7 +1260,7 @@ def _denies(text: str, asked: Mapping[str, float], *, strict: bool = False) -> b
     senior day pass" is no answer about a monthly pass, nor "no fee for DVDs"
     about DVDs)."""
     for match in _DENIAL.finditer(text):
-        said = content_terms(match.group(1) or match.group(2))
+        said = content_terms(next(group for group in match.groups() if group))
         first = next((i for i, term in enumerate(said) if term in asked), None)
         if first is not None and not (strict and any(t not in asked for t in said[:first])):
             return True
