@@ -2652,3 +2652,29 @@ def test_a_denial_of_another_thing_is_no_answer(generator: ExtractiveGenerator) 
     """ "books are fine-free" says nothing of fines on DVDs."""
     answer = generator.generate("Do you charge fines on late DVDs?", hits_of(LIBRARY))
     assert "fine-free" not in answer.text, answer.text
+
+
+HUT_PRICES = chunk(
+    "docs/rooms-and-prices.md",
+    "## Prices\n\n| Room type | Beds | Members | Non-members |\n|---|---|---|---|\n"
+    "| Dormitory (Lager) | 36 | €28 | €38 |\n| Four-bed room | 16 | €39 | €52 |\n\n"
+    "## Meals\n\nHalf board costs €36 for members and €41 for non-members.\n",
+    0,
+    "prices",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "said", "not_said"),
+    [
+        # "dorm" clips "Dormitory", which a note in brackets does not make
+        # another thing; half board for non-members is no dorm bed's price
+        ("how much is a dorm bed for a non-member?", "€38", "€41"),
+        ("how much is half board for non-members?", "€41", "€38"),
+    ],
+)
+def test_a_clipped_word_and_whom_a_price_is_for(
+    generator: ExtractiveGenerator, question: str, said: str, not_said: str
+) -> None:
+    answer = generator.generate(question, hits_of(HUT_PRICES))
+    assert said in answer.text and not_said not in answer.text, answer.text

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 
 from ._text import GENERIC_STEMS, content_terms, split_sentences, stem
@@ -262,7 +263,35 @@ def in_passage_words(question: str, names: Iterable[str], texts: Iterable[str]) 
             continue
         ours = max(kinds, key=kinds.count)  # the most written; ties: the first
         question = question[: after.start(1)] + ours + question[after.end(1) :]
-    return _days_as_written(question, joined)
+    return _clipped_as_written(_days_as_written(question, joined), joined)
+
+
+_CLIPPED = re.compile(r"\b[a-z]{4,}\b")
+
+
+def _clipped_as_written(question: str, joined: str) -> str:
+    """A clipped word the passages never write, read as the word they write
+    that it clips: "a *dorm* bed" as "a *dormitory* bed", "info" as
+    "information" (the one they write most; at least three letters longer)."""
+    written: Counter[str] | None = None
+    stems: set[str] = set()
+
+    def whole(match: re.Match[str]) -> str:
+        nonlocal written
+        word = match.group(0)
+        terms = content_terms(word)
+        if not terms:  # a function word
+            return word
+        if written is None:
+            written = Counter(re.findall(r"[a-z]+", joined.lower()))
+            stems.update(stem(w) for w in written)
+        if terms[0] in stems:  # written in some form ("members" for "member")
+            return word
+        clipped = word[:-1] if word.endswith("s") else word
+        longer = [w for w in written if w.startswith(clipped) and len(w) >= len(clipped) + 3]
+        return max(longer, key=lambda w: (written[w], w)) if longer else word
+
+    return _CLIPPED.sub(whole, question)
 
 
 _DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 
@@ -355,6 +355,9 @@ class ExtractiveGenerator(Generator):
             for kind, noun in kinds
             if any(kind in u.terms and noun in u.terms for u in units if u.answer)
         }
+        # the question's words the passages say: a thing they price where the
+        # question names it is what a price must be of
+        spoken = frozenset(t for t in weights if any(t in u.terms for u in units))
         for unit in units:
             if not unit.answer:
                 continue
@@ -462,7 +465,7 @@ class ExtractiveGenerator(Generator):
                 and not (
                     kind in {"money", "much"}
                     and (
-                        _prices_another(unit.text, weights)
+                        _prices_another(unit.text, weights, spoken)
                         or _row_of_another(unit, weights, said_age, read)
                     )
                 )
@@ -1006,13 +1009,19 @@ _PRICES = re.compile(
 _CLAUSE_BREAK = re.compile(r"[,;:(]|[.!?](?=\s)")
 
 
-def _prices_another(text: str, asked: Mapping[str, float]) -> bool:
+def _prices_another(
+    text: str, asked: Mapping[str, float], spoken: Collection[str] = ()
+) -> bool:
     """Whether what the sentence prices is another thing than the question
     asks about: the subject of its "costs" shares no word with the question
     ("An extra bed costs €35 per night and is only available in the Harbour
     Suite" does not say what the Harbour Suite costs; "A replacement card
     costs €3" is not what membership costs). A pronoun subject ("It costs
-    $199") is the sentence before's, which is quoted with it."""
+    $199") is the sentence before's, which is quoted with it. Whom it is
+    for counts as what it prices ("Entry costs €5 for adults" to "an adult
+    ticket"), unless the question names a thing the passages speak of
+    (``spoken``) that the subject does not say: "Half board costs €41 for
+    non-members" is no price of a dorm bed for a non-member."""
     match = _PRICES.search(text)
     if match is None:
         return False
@@ -1034,7 +1043,15 @@ def _prices_another(text: str, asked: Mapping[str, float]) -> bool:
     # whom the price is for is what it prices too
     beneficiary = _PRICE_FOR.match(text, match.end()) or _PRICE_TO.match(text, match.end())
     if beneficiary is not None:
-        head += content_terms(beneficiary.group(1))
+        whom = content_terms(beneficiary.group(1))
+        things = {
+            t
+            for t in asked
+            if t in spoken and t not in whom and t not in _PAYING and t not in GENERIC_STEMS
+        }
+        if things and not things & set(subject) and not _GROUP.fullmatch(" ".join(words)):
+            return True
+        head += whom
     return bool(subject) and not any(term in asked for term in head)
 
 
@@ -1081,9 +1098,14 @@ def _row_of_another(
     label = content_terms(unit.cells[0])
     if age is not None and holds_age(unit.cells[0], age[0], " | ".join(unit.columns)):
         return False
+    # (what a label says in brackets is another name or a note: "Dormitory (Lager)")
+    bare = _BRACKETED.sub("", unit.cells[0])
     return bool(label) and (
-        not any(term in asked for term in label) or _other_head(unit.cells[0], question)
+        not any(term in asked for term in label) or _other_head(bare, question)
     )
+
+
+_BRACKETED = re.compile(r"\s*\([^)]*\)")
 
 
 _HEAD_WORDS = 60
