@@ -2678,3 +2678,54 @@ def test_a_clipped_word_and_whom_a_price_is_for(
 ) -> None:
     answer = generator.generate(question, hits_of(HUT_PRICES))
     assert said in answer.text and not_said not in answer.text, answer.text
+
+
+def test_a_participle_after_the_subject_is_not_its_head(generator: ExtractiveGenerator) -> None:
+    """ "Hygiene appointments cancelled late are charged £15 instead" prices
+    hygiene appointments, not "late"."""
+    fees = chunk(
+        "docs/hours.md",
+        "## Cancellations\n\nAppointments cancelled with less than 24 hours' notice, or missed "
+        "without notice, are charged a fee of £25. Hygiene appointments cancelled late are "
+        "charged £15 instead. The fee is never charged for children under 16.\n",
+        0,
+        "cancellations",
+    )
+    answer = generator.generate(
+        "How much is the fee if I miss my hygiene appointment?", hits_of(fees)
+    )
+    assert "£15 instead" in answer.text, answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "age"),
+    [
+        ("My son is 10, is the fee charged for him?", 10),
+        ("My daughter is 16. Can she visit on her own?", 16),
+        ("our grandson's 7, can he come?", 7),
+        ("My son is 10.5 metres tall", None),
+    ],
+)
+def test_an_age_said_of_ones_family(question: str, age: int | None) -> None:
+    from ragloom.builtin.generators._entities import asked_age
+
+    said = asked_age(question)
+    assert (said[0] if said else None) == age
+
+
+def test_an_age_in_a_yes_no_question_is_said_by_its_band(
+    generator: ExtractiveGenerator,
+) -> None:
+    pool = chunk(
+        "docs/pool.md",
+        "## Children\n\nChildren aged 8 and over can swim without an adult in the water, as "
+        "long as an adult stays in the building.\n\n## Fares\n\n| Ticket | Price |\n|---|---|\n"
+        "| Bicycle | £4.00 |\n",
+        0,
+        "pool",
+    )
+    answer = generator.generate("Can my 9 year old swim without me in the water?", hits_of(pool))
+    assert "aged 8 and over" in answer.text, answer.text
+    # an age is no figure: "£4.00" does not say a 4-year-old
+    answer = generator.generate("My kid is 4, does she need a ticket?", hits_of(pool))
+    assert "£4.00" not in answer.text, answer.text

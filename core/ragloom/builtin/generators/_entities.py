@@ -1470,7 +1470,10 @@ def names_other_kind(text: str, kinds: set[tuple[str, str]]) -> bool:
 
 _ASKED_AGE = re.compile(
     r"\b(\d{1,3})[- ]years?[- ]old\b|\baged?\s+(\d{1,3})\b"
-    r"|\bI'?m\s+(\d{1,3})\b|\bI am\s+(\d{1,3})\b",
+    r"|\bI'?m\s+(\d{1,3})\b|\bI am\s+(\d{1,3})\b"
+    # "My son is 10", "our daughter's 16"
+    r"|\b(?:my|our)\s+(?:son|daughter|child|kid|boy|girl|grandson|granddaughter|grandchild"
+    r"|husband|wife|partner|mum|mom|mother|dad|father)(?:\s+is|'s|’s)\s+(\d{1,3})\b(?![.,]\d)",
     re.IGNORECASE,
 )
 _AGE_RANGE = re.compile(

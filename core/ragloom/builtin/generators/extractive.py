@@ -263,12 +263,14 @@ class ExtractiveGenerator(Generator):
         clock = (
             {d for pair in _CLOCK.findall(read) for d in pair} if yes_no and timetable else set()
         )
-        if yes_no and any(not t.isdigit() for t in terms):
-            terms = [t for t in terms if not t.isdigit() or t in clock]
         # "I'm 70", "a 15-year-old": the age is one word to match, by the band
         # that holds it ("Senior (65+)"); "year" and "old" say only that it is one
         said_age = asked_age(read)
         age, age_terms = said_age if said_age else (0, set())
+        if yes_no and any(not t.isdigit() for t in terms):  # (an age is no mere figure)
+            terms = [
+                t for t in terms if not t.isdigit() or t in clock or (said_age and t == str(age))
+            ]
         if str(age) in terms:
             terms = [t for t in terms if t == str(age) or t not in age_terms]
         weights = _term_weights(terms, units)
@@ -380,8 +382,12 @@ class ExtractiveGenerator(Generator):
                 unit = replace(unit, terms=unit.terms | implied)
             if who is not None and _for_another_group(unit, who, question_terms):
                 continue  # "Seniors get 10% off" is no discount for a student
-            if str(age) in weights and holds_age(" | ".join((unit.text, *unit.columns)), age):
-                unit = replace(unit, terms=unit.terms | {str(age)})
+            if said_age and str(age) in weights:
+                # the age is said by a band that holds it, not by a figure ("£4.00")
+                held = holds_age(" | ".join((unit.text, *unit.columns)), age)
+                unit = replace(
+                    unit, terms=(unit.terms | {str(age)}) if held else (unit.terms - {str(age)})
+                )
             # "what discount do I get?": "40% off" says it
             if (
                 "discount" in weights
@@ -1009,9 +1015,7 @@ _PRICES = re.compile(
 _CLAUSE_BREAK = re.compile(r"[,;:(]|[.!?](?=\s)")
 
 
-def _prices_another(
-    text: str, asked: Mapping[str, float], spoken: Collection[str] = ()
-) -> bool:
+def _prices_another(text: str, asked: Mapping[str, float], spoken: Collection[str] = ()) -> bool:
     """Whether what the sentence prices is another thing than the question
     asks about: the subject of its "costs" shares no word with the question
     ("An extra bed costs €35 per night and is only available in the Harbour
@@ -1032,6 +1036,12 @@ def _prices_another(
     # the subject's head: its last word before a preposition ("A single
     # *ticket* on the Harbour Line ...", "A lost *item*", "An extra *bed*")
     core, *complement = _SUBJECT_CORE.split(" ".join(words), 1)
+    # and before a participle after it ("Hygiene *appointments* cancelled late")
+    core_words = core.split()
+    for i in range(1, len(core_words)):
+        if _PARTICIPLE.fullmatch(core_words[i]) and content_terms(core_words[i - 1]):
+            core = " ".join(core_words[:i])
+            break
     subject = content_terms(" ".join(words))
     head = content_terms(" ".join(w for w in core.split() if not _ADVERB.fullmatch(w)))[-1:]
     head = head or subject[-1:]
@@ -1055,6 +1065,7 @@ def _prices_another(
     return bool(subject) and not any(term in asked for term in head)
 
 
+_PARTICIPLE = re.compile(r"[a-z]{3,}ed", re.IGNORECASE)
 _SUBJECT_CORE = re.compile(
     r"\s(?:on|in|at|of|for|between|from|to|with|without|that|which|who|during|per|beyond|over"
     r"|above|under|below|after|before|within|into|by|like|including|except|up)\s",
@@ -1100,9 +1111,7 @@ def _row_of_another(
         return False
     # (what a label says in brackets is another name or a note: "Dormitory (Lager)")
     bare = _BRACKETED.sub("", unit.cells[0])
-    return bool(label) and (
-        not any(term in asked for term in label) or _other_head(bare, question)
-    )
+    return bool(label) and (not any(term in asked for term in label) or _other_head(bare, question))
 
 
 _BRACKETED = re.compile(r"\s*\([^)]*\)")
