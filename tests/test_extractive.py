@@ -2729,3 +2729,54 @@ def test_an_age_in_a_yes_no_question_is_said_by_its_band(
     # an age is no figure: "£4.00" does not say a 4-year-old
     answer = generator.generate("My kid is 4, does she need a ticket?", hits_of(pool))
     assert "£4.00" not in answer.text, answer.text
+
+
+MARINA = chunk(
+    "docs/berths.md",
+    "## Pontoons\n\n| Pontoon | Boat length | Price per metre (annual) |\n|---|---|---|\n"
+    "| A | up to 9 m | £395 |\n| B | 9 m to 12 m | £430 |\n| C | 12 m to 15 m | £465 |\n\n"
+    "## Contacts\n\n| Role | Name | Contact |\n|---|---|---|\n"
+    "| Site Secretary | Tomasz Wrobel | 07700 914 338 |\n"
+    "| Treasurer | Ellen Fitch | treasurer@example.org |\n\n"
+    "## The venue\n\nThe bar closes at 11:30 pm. The produce show is held on the first "
+    "Saturday of September. The registrar's fee for a Saturday ceremony is £620.\n\n"
+    "### Zone C\n\nIt was introduced in April 2023 to stop commuter parking.\n\n"
+    "### Zone D\n\nZone D covers the harbour.\n",
+    0,
+    "marina",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("What's the annual price per metre on Pontoon C?", "£465"),
+        ("What's the Treasurer's email?", "treasurer@example.org"),
+        ("When was Zone C introduced?", "April 2023"),
+    ],
+)
+def test_the_row_or_section_the_question_names(
+    generator: ExtractiveGenerator, question: str, said: str
+) -> None:
+    answer = generator.generate(question, hits_of(MARINA))
+    assert said in answer.text, answer.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # another row of the table the question names a row of: the Site
+        # Secretary's number is not the Treasurer's
+        "What's the Treasurer's phone number?",
+        # "closes" says not when it opens
+        "What time does the bar open?",
+        # a date says not what time
+        "What time does the produce show start?",
+        # a Saturday ceremony's fee is not a Friday one's
+        "What's the registrar's fee for a Friday ceremony?",
+        # "### Zone C" / "It was introduced ...": Zone C's, not Zone D's
+        "When was Zone D introduced?",
+    ],
+)
+def test_a_siblings_fact_is_no_answer(generator: ExtractiveGenerator, question: str) -> None:
+    assert_not_found(generator.generate(question, hits_of(MARINA)))

@@ -653,7 +653,9 @@ _OWN_KINDS = tuple(
         # "how long is the ride/route/trail": a time or a length ("42 km")
         (r"\bhow long (?:is|are|was|were) (?:the|a|an|this|that|your|our|their)\b", "length"),
         (r"\bhow (?:long|soon)\b|\bhow far\s+(?:in\s+)?(?:advance|ahead)\b", "duration"),
-        (r"\bhow (?:fast|quickly)\b|^when\b|\bwhat time\b", "time"),
+        # "what time does the show start?": a clock time, not a date
+        (r"\bwhat time\b", "clock"),
+        (r"\bhow (?:fast|quickly)\b|^when\b", "time"),
     )
 )
 """The kinds a question's own words ask for, in the order they are tried
@@ -667,7 +669,8 @@ def answer_kind(question: str) -> str | None:
     often), ``day`` (which days), ``duration`` (how long, how soon, how far in advance: a
     length of time, not a sum, a clock time or a date), ``length`` (how long is the ...: a
     length of time or a distance), ``time`` (how fast, when, what time),
-    ``place`` (where), ``weight`` (how heavy, how much does it weigh),
+    ``clock`` (what time: a time of day), ``place`` (where), ``weight``
+    (how heavy, how much does it weigh),
     ``distance`` (how far), ``age`` (how old, what age), ``phone`` (a phone
     number), ``email`` (an email address), or None:
     what an answering
@@ -958,6 +961,8 @@ def fits_kind(kind: str | None, text: str, names: Iterable[str] = ()) -> bool:
         return _says_how_long(text)
     if kind == "place":
         return _PLACE.search(text) is not None
+    if kind == "clock":  # "at 18:30", "from 6 pm", "at noon", "open 24 hours"
+        return _CLOCK_TIME.search(text) is not None
     if kind == "phone":  # "call 01632 960 418", "+44 20 7946 0958", "(555) 010-4477"
         return any(sum(c.isdigit() for c in m.group()) >= 7 for m in _PHONE.finditer(text))
     if kind == "email":
@@ -1033,6 +1038,13 @@ _PHONE = re.compile(
 """A telephone number: two groups of digits or more ("01632 960 418"), seven
 digits at least (``fits_kind``), so that no price or clock time is one."""
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
+_CLOCK_TIME = re.compile(
+    r"(?<![\d.,])\d{1,2}[:.]\d\d(?![\d.,]*\d)|\b\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)"
+    r"|\b\d{1,2}\s*o'clock\b|\b(?:noon|midday|midnight|sunrise|sunset|dawn|dusk)\b"
+    r"|\b24 hours\b|\b24/7\b|\baround the clock\b|\bany time\b|\banytime\b",
+    re.IGNORECASE,
+)
+"""A time of day ("18:30", "6 pm", "noon"), or all of them ("open 24 hours")."""
 
 
 def _says_how_long(text: str) -> bool:

@@ -360,9 +360,20 @@ class ExtractiveGenerator(Generator):
         # the question's words the passages say: a thing they price where the
         # question names it is what a price must be of
         spoken = frozenset(t for t in weights if any(t in u.terms for u in units))
+        # a table with a row the question names ("Pontoon C", "the Treasurer"):
+        # its other rows are of siblings ("Pontoon | A", "Site Secretary")
+        named_tables = {
+            _table_of(u) for u in units if u.kind == "row" and _names_row(read, question_terms, u)
+        }
         for unit in units:
             if not unit.answer:
                 continue
+            if (
+                unit.kind == "row"
+                and _table_of(unit) in named_tables
+                and not _names_row(read, question_terms, unit)
+            ):
+                continue  # another row of the table the question names a row of
             if names_other_kind(unit.text, kinds) and not any(
                 kind in unit.context for kind, _ in kinds
             ):
@@ -402,6 +413,17 @@ class ExtractiveGenerator(Generator):
                 continue
             if _opposes(read, unit.text):
                 continue  # "in the city" is no answer for "outside the city"
+            # "The bar closes at 11:30 pm" says not when it opens (but a row's
+            # cells say of several things: "Saturday: 09:00–17:00; Sunday: closed")
+            if (
+                not yes_no
+                and unit.kind != "row"
+                and any(
+                    t in _OPPOSITES and t not in unit.terms and _OPPOSITES[t] & unit.terms
+                    for t in question_terms
+                )
+            ):
+                continue
             if versions and not _names_version(unit, versions):
                 continue  # "version 2.0.0" is a name: another release's line is no answer
             if years and not _of_years(unit, years):
@@ -624,6 +646,26 @@ class ExtractiveGenerator(Generator):
 
 _PARALLEL = 0.95
 """A unit scoring this share of the best one's, saying the same under another heading."""
+
+
+def _table_of(unit: _Unit) -> tuple[str, tuple[str, ...]]:
+    """The table a row is in: its chunk and its header."""
+    return unit.chunk.id, unit.columns
+
+
+def _names_row(question: str, terms: set[str], unit: _Unit) -> bool:
+    """Whether the question names a table row by its label: the label's words
+    ("Site Secretary", "Hot Desk"), or its column's name with it ("Pontoon |
+    C" is Pontoon C, "Zone | 2" Zone 2)."""
+    if not unit.cells or not unit.cells[0].strip():
+        return False
+    cell = _BRACKETED.sub("", unit.cells[0]).strip()
+    label = set(content_terms(cell))
+    if label and label <= terms:
+        return True
+    column = unit.columns[0].strip() if unit.columns else ""
+    lowered = question.lower()
+    return bool(column) and mentions(lowered, f"{column} {cell}".lower())
 
 
 def _plain_heading(heading: str) -> str:
@@ -958,6 +1000,11 @@ _ALTERNATIVES = (
 about only the other is about someone else's case."""
 
 
+_DAY_NOUN = re.compile(
+    r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\s+([a-z]{3,})\b",
+    re.IGNORECASE,
+)
+"""A thing of one weekday ("a Saturday ceremony"), which another day's is not."""
 _BILLED = frozenset({"monthly", "annual", "annually", "yearly"})
 _BILLING = re.compile(
     r"\b(?:pay|paid|paying|billed|billing|bill)\s+(?:monthly|annually|yearly)\b"
@@ -992,6 +1039,19 @@ def _opposes(question: str, text: str) -> bool:
                 and not said_words & mine
             ):
                 return True  # "If you pay annually, ..." to "... if I pay monthly?"
+    # "the fee for a Saturday ceremony" to "... for a Friday ceremony?"
+    days_asked = {
+        (m.group(1).lower(), stem(m.group(2).lower())) for m in _DAY_NOUN.finditer(question)
+    }
+    if days_asked:
+        days_said = {
+            (m.group(1).lower(), stem(m.group(2).lower())) for m in _DAY_NOUN.finditer(text)
+        }
+        if any(
+            (day, noun) not in days_said and any(n == noun for _, n in days_said)
+            for day, noun in days_asked
+        ):
+            return True
     asked = {(m.group(1).lower(), stem(m.group(2).lower())) for m in _CONDITION.finditer(question)}
     if not asked:
         return False
@@ -1577,6 +1637,10 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
                 elif not context and opens_with_anaphor(text):
                     # nothing resolves it, not even a heading: never alone
                     unit = replace(unit, answer=False)
+                elif opens_with_anaphor(text) and heading and not unit.subject:
+                    # the heading resolves it ("### Zone C" / "It was introduced
+                    # in April 2023"): it is what the sentence is about
+                    unit = replace(unit, subject=heading)
             units.append(unit)
             if kind == "header":
                 columns = cells
