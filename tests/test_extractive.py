@@ -2780,3 +2780,69 @@ def test_the_row_or_section_the_question_names(
 )
 def test_a_siblings_fact_is_no_answer(generator: ExtractiveGenerator, question: str) -> None:
     assert_not_found(generator.generate(question, hits_of(MARINA)))
+
+
+def test_the_subject_of_two_verbs(generator: ExtractiveGenerator) -> None:
+    """ "Rotavators must be booked ... and cost £5": rotavators cost £5."""
+    tools = chunk(
+        "docs/tools.md",
+        "## Tools\n\nRotavators must be booked through the Site Secretary and cost £5 per half "
+        "day to hire. Wheelbarrows are free to use.\n",
+        0,
+        "tools",
+    )
+    answer = generator.generate("How much does it cost to hire a rotavator?", hits_of(tools))
+    assert "£5 per half day" in answer.text, answer.text
+
+
+def test_a_capacity_says_how_many_it_seats(generator: ExtractiveGenerator) -> None:
+    spaces = chunk(
+        "docs/spaces.md",
+        "## Spaces\n\n| Space | Ceremony capacity | Dinner capacity |\n|---|---|---|\n"
+        "| The Granary | 140 | 120 |\n| The Wheelhouse | 60 | 50 |\n",
+        0,
+        "spaces",
+    )
+    answer = generator.generate(
+        "how many people can the Wheelhouse seat for dinner", hits_of(spaces)
+    )
+    assert "Dinner capacity: 50" in answer.text and "120" not in answer.text, answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "said", "not_said"),
+    [
+        # "zone B" is Zone B, whose row and section answer, not Zone A's
+        ("what hours is zone B controlled?", "9 am – 9 pm", "8 am – 8 pm"),
+        ("what are the controlled hours in zone b?", "9 am – 9 pm", "8 am – 8 pm"),
+    ],
+)
+def test_a_label_in_lower_case_with_a_capital(
+    generator: ExtractiveGenerator, question: str, said: str, not_said: str
+) -> None:
+    zones = chunk(
+        "docs/zones.md",
+        "## Zones\n\n| Zone | Area | Controlled hours |\n|---|---|---|\n"
+        "| Zone A | Town Centre | Monday to Saturday, 8 am – 8 pm |\n"
+        "| Zone B | Harbour | Every day, 9 am – 9 pm |\n",
+        0,
+        "zones",
+    )
+    assert "Zone B" in entities(question, [zones.text]) or "Zone b" in entities(
+        question, [zones.text]
+    )
+    answer = generator.generate(question, hits_of(zones))
+    assert said in answer.text and not_said not in answer.text, answer.text
+
+
+def test_pontoon_b_is_not_pontoon_a(generator: ExtractiveGenerator) -> None:
+    services = chunk(
+        "docs/berths.md",
+        "## Services\n\nPontoon A is closest to the office. It has water and 16 amp electricity "
+        "on every finger. Pontoon D has 32 amp and 63 amp three-phase supplies.\n",
+        0,
+        "services",
+    )
+    answer = generator.generate("What electricity supply is there on pontoon B?", hits_of(services))
+    assert "Pontoon A" not in answer.text and "Pontoon D" not in answer.text, answer.text
+    assert entities("can I bring my dog to work", ["Can I bring a dog?"]) == []

@@ -176,10 +176,13 @@ def entities(question: str, texts: Iterable[str] = ()) -> list[str]:
             current = []
     if current:
         found.append(" ".join(current))
-    return list(dict.fromkeys([*found, *_labels_in_lower_case(question, joined, found)]))
+    labels = _labels_in_lower_case(question, joined, found)
+    # "pontoon B" is Pontoon B, not B
+    found = [name for name in found if not any(mentions(label, name) for label in labels)]
+    return list(dict.fromkeys([*found, *labels]))
 
 
-_LOWER_LABEL = re.compile(r"\b([a-z]{3,})\s+(\d{1,3}|[a-z])\b(?![\w-])")
+_LOWER_LABEL = re.compile(r"\b([a-z]{3,})\s+(\d{1,3}|[a-zA-Z])\b(?![\w-])")
 
 
 _NOT_LABELS = frozenset(
@@ -191,20 +194,20 @@ _NOT_LABELS = frozenset(
 
 
 def _labels_in_lower_case(question: str, joined: str, found: Sequence[str]) -> list[str]:
-    """Labels the question writes in lower case ("zone 1", "group b") where
+    """Labels the question writes in lower case ("zone 1", "group b", "pontoon B") where
     the passages write such labels as names ("Zone 3", "Group B"): each is
     one thing among others like it, as "Zone 1" would be."""
     labels: list[str] = []
     for match in _LOWER_LABEL.finditer(question):
         word, mark = match.groups()
-        if word in _NOT_LABELS:
-            continue  # "after 8", "every 15 minutes": no label
+        if word in _NOT_LABELS or mark.lower() == "i":
+            continue  # "after 8", "every 15 minutes", "can I": no label
         if any(match.group(0).lower() in name.lower() for name in found):
             continue
-        # "plan a trip", "can i": "a" and "i" only as the passages' own label
+        # "plan a trip": "a" only as the passages' own label
         pattern = (
             re.escape(mark.upper())
-            if mark in {"a", "i"}
+            if mark.lower() == "a"
             else (r"\d{1,3}" if mark.isdigit() else r"[A-Z]")
         )
         if re.search(rf"\b{word[0].upper()}{re.escape(word[1:])}\s+{pattern}\b", joined):
@@ -348,9 +351,12 @@ def rivals(question: str, names: Iterable[str], texts: Iterable[str]) -> set[str
             if re.search(rf"\b{re.escape(name)}\s+{re.escape(head)}", joined):
                 for match in re.finditer(rf"\b([A-Z][\w-]*)\s+{re.escape(head)}s?\b", joined):
                     found.add(match.group(1))
-        # "Zone B": the same first word with another last one
+        # "Zone B": the same first word with another last one (a letter or a
+        # number needs no more: "Pontoon B" has rivals in "Pontoon A", "Pontoon D")
         parts = name.split()
-        if len(parts) > 1 and re.search(rf"\b{re.escape(name)}\b", joined):
+        if len(parts) > 1 and (
+            re.search(rf"\b{re.escape(name)}\b", joined) or re.fullmatch(r"[A-Z]|\d+", parts[-1])
+        ):
             stem = " ".join(parts[:-1])
             for match in re.finditer(rf"\b{re.escape(stem)}\s+([A-Z0-9][\w-]*)\b", joined):
                 found.add(f"{stem} {match.group(1)}")

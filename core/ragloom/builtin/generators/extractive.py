@@ -118,6 +118,12 @@ _ANNOUNCED = re.compile(
 MAX_UNIT_CHARS = 1000
 _PAYING = frozenset({"pay", "paid", "cost", "charg", "fe", "fre"})
 """A yes/no question's words for paying: a sentence with a price says them."""
+_HOLDS = frozenset(
+    stem(w)
+    for w in ("seat", "seats", "hold", "fit", "accommodate", "take", "sleep", "people", "guests")
+)
+"""What "how many ... can it seat?" asks, which a capacity says."""
+_CAPACITY = stem("capacity")
 _PAY = frozenset({"pay", "paid", "spend", "ow"})
 """A question's verbs of paying, which a price answers without saying them."""
 _CONTACT = {
@@ -391,6 +397,10 @@ class ExtractiveGenerator(Generator):
                 )
             ):
                 unit = replace(unit, terms=unit.terms | implied)
+            # "how many people can the Wheelhouse seat?": a capacity says it
+            seats = question_terms & _HOLDS if kind == "count" else set()
+            if seats and _CAPACITY in unit.terms | unit.context:
+                unit = replace(unit, terms=unit.terms | seats)
             if who is not None and _for_another_group(unit, who, question_terms):
                 continue  # "Seniors get 10% off" is no discount for a student
             if said_age and str(age) in weights:
@@ -660,12 +670,17 @@ def _names_row(question: str, terms: set[str], unit: _Unit) -> bool:
     if not unit.cells or not unit.cells[0].strip():
         return False
     cell = _BRACKETED.sub("", unit.cells[0]).strip()
-    label = set(content_terms(cell))
-    if label and label <= terms:
-        return True
-    column = unit.columns[0].strip() if unit.columns else ""
     lowered = question.lower()
-    return bool(column) and mentions(lowered, f"{column} {cell}".lower())
+    column = unit.columns[0].strip() if unit.columns else ""
+    if column and mentions(lowered, f"{column} {cell}".lower()):
+        return True
+    if _SHORT_TOKEN.search(cell):  # "Zone B", "Lab 5": as written, or not at all
+        return mentions(lowered, cell.lower())
+    label = set(content_terms(cell))
+    return bool(label) and label <= terms
+
+
+_SHORT_TOKEN = re.compile(r"(?<![\w-])(?:[A-Za-z]|\d+)(?![\w-])")
 
 
 def _plain_heading(heading: str) -> str:
@@ -1090,6 +1105,15 @@ def _prices_another(text: str, asked: Mapping[str, float], spoken: Collection[st
     if match is None:
         return False
     before = _CLAUSE_BREAK.split(text[: match.start()])[-1]
+    # the subject of two verbs is before the first ("*Rotavators* must be
+    # booked through the Site Secretary and cost £5")
+    verb = _FIRST_VERB.search(before)
+    if (
+        verb is not None
+        and re.search(r"\band\s*$", before)
+        and TOKEN.findall(before[: verb.start()])
+    ):
+        before = before[: verb.start()]
     words = TOKEN.findall(before)[-_SUBJECT_WORDS:]
     if not words or any(word.lower() in _POINTING for word in words):
         return False
@@ -1126,6 +1150,10 @@ def _prices_another(text: str, asked: Mapping[str, float], spoken: Collection[st
 
 
 _PARTICIPLE = re.compile(r"[a-z]{3,}ed", re.IGNORECASE)
+_FIRST_VERB = re.compile(
+    r"\b(?:must|can|cannot|could|will|would|should|may|might|is|are|was|were|has|have)\b",
+    re.IGNORECASE,
+)
 _SUBJECT_CORE = re.compile(
     r"\s(?:on|in|at|of|for|between|from|to|with|without|that|which|who|during|per|beyond|over"
     r"|above|under|below|after|before|within|into|by|like|including|except|up)\s",
