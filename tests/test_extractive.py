@@ -2846,3 +2846,26 @@ def test_pontoon_b_is_not_pontoon_a(generator: ExtractiveGenerator) -> None:
     answer = generator.generate("What electricity supply is there on pontoon B?", hits_of(services))
     assert "Pontoon A" not in answer.text and "Pontoon D" not in answer.text, answer.text
     assert entities("can I bring my dog to work", ["Can I bring a dog?"]) == []
+
+
+def test_a_rule_on_another_doing_and_a_subject_set_off_by_commas(
+    generator: ExtractiveGenerator,
+) -> None:
+    shop = chunk(
+        "docs/shop.md",
+        "## Repairs\n\nWe do not repair department-store bikes that cost under £150 new.\n\n"
+        "## Membership\n\nAssociate membership, for people who do not hold a plot but want to "
+        "use the trading hut, costs £4 per year.\n",
+        0,
+        "shop",
+    )
+    # a rule on repairing says nothing of selling
+    assert_not_found(generator.generate("Do you sell new bikes?", hits_of(shop)))
+    answer = generator.generate("Do you repair department-store bikes?", hits_of(shop))
+    assert "do not repair" in answer.text, answer.text
+    # what costs £4 is associate membership, not compost at the trading hut
+    assert_not_found(
+        generator.generate("How much does a bag of compost cost at the trading hut?", hits_of(shop))
+    )
+    answer = generator.generate("How much is associate membership?", hits_of(shop))
+    assert "£4 per year" in answer.text, answer.text

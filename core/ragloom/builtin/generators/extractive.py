@@ -457,6 +457,11 @@ class ExtractiveGenerator(Generator):
                 # and it is about what is done: "Pets are not allowed in the
                 # rooms" says nothing of swimming in one
                 and _rules_on(unit, verb, thing, terms, named)
+                # and it rules on the question's doing, not another ("We do
+                # not repair department-store bikes" to "Do you sell new
+                # bikes?"), unless the question's verb is phrasal ("come back"
+                # may be "return")
+                and (particle is not None or not _rules_another_verb(unit.text, verb))
             )
             missing = [
                 t
@@ -1104,7 +1109,12 @@ def _prices_another(text: str, asked: Mapping[str, float], spoken: Collection[st
     match = _PRICES.search(text)
     if match is None:
         return False
-    before = _CLAUSE_BREAK.split(text[: match.start()])[-1]
+    clauses = _CLAUSE_BREAK.split(text[: match.start()])
+    before = clauses[-1]
+    if not TOKEN.findall(before) and len(clauses) > 1:
+        # "Associate membership, for people who ..., costs £4": the subject
+        # is before the clause set off by commas
+        before = clauses[0]
     # the subject of two verbs is before the first ("*Rotavators* must be
     # booked through the Site Secretary and cost £5")
     verb = _FIRST_VERB.search(before)
@@ -1350,6 +1360,34 @@ def _rules_on(
         term in asked or (len(verb) >= 3 and term.startswith(verb)) for term in subject
     )
 
+
+def _rules_another_verb(text: str, verb: str) -> bool:
+    """Whether the verb a rule negates is another doing than ``verb`` (a
+    stem): "We do not *repair* ..." to "sell"; not a verb that permits
+    ("not accepted", "not allowed") or "be" ("cannot be made")."""
+    negated = _NEGATED_VERB.search(text)
+    if negated is None:
+        return False
+    word = next(group for group in negated.groups() if group).lower()
+    said = content_terms(word)
+    return (
+        bool(said)
+        and word not in _PERMITTING
+        and not said[0].startswith(verb)
+        and not verb.startswith(said[0])
+    )
+
+
+_NEGATED_VERB = re.compile(
+    r"\b(?:do|does|did|will|would|can|could|may|must|should)\s*(?:not|n't)\s+([a-z]+)\b"
+    r"|\b(?:cannot|never|won't|can't|don't|doesn't)\s+([a-z]+)\b",
+    re.IGNORECASE,
+)
+_PERMITTING = frozenset(
+    {"be", "have", "accept", "allow", "permit", "take", "let", "welcome", "offer", "provide",
+     "support", "include", "use", "get", "do", "make", "go", "come", "bring"}
+)  # fmt: skip
+"""Verbs a rule may say any doing with ("We do not accept cheques")."""
 
 _ONLY = re.compile(r"\bonly\b", re.IGNORECASE)
 _NAME = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b")
