@@ -2869,3 +2869,24 @@ def test_a_rule_on_another_doing_and_a_subject_set_off_by_commas(
     )
     answer = generator.generate("How much is associate membership?", hits_of(shop))
     assert "£4 per year" in answer.text, answer.text
+
+
+def test_a_list_items_bold_name_is_what_its_sentences_are_about(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "- **Marta Lindqvist** – dental hygienist. Works Tuesdays, Thursdays
+    and Saturdays." says nothing of Dr. Holt; "**Dr." is no sentence."""
+    team = chunk(
+        "docs/about.md",
+        "## Our team\n\n- **Dr. Sunniva Holt** – children's dentist. Sees patients aged 2 to "
+        "16.\n- **Marta Lindqvist** – dental hygienist. Works Tuesdays, Thursdays and "
+        "Saturdays.\n",
+        0,
+        "our-team",
+    )
+    assert_not_found(generator.generate("Does Dr. Holt work on Saturdays?", hits_of(team)))
+    answer = generator.generate("Does Marta Lindqvist work on Saturdays?", hits_of(team))
+    assert "Saturdays" in answer.text, answer.text
+    answer = generator.generate("Who is the children's dentist?", hits_of(team))
+    assert "**Dr. Sunniva Holt**" in answer.text, answer.text
+    assert split_sentences("- **Dr. Holt** – dentist.")[0] == "**Dr. Holt** – dentist."

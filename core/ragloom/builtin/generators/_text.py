@@ -381,7 +381,7 @@ def _is_abbreviation(before: str, after: str) -> bool:
     """Whether the text before a period ends in an abbreviation or an initial;
     ``after`` is the first character of what follows."""
     word = before.rsplit(None, 1)[-1] if before.strip() else ""
-    word = word.lstrip("(\"'[\u201c\u2018")
+    word = word.lstrip("(\"'[\u201c\u2018*_")  # (and Markdown emphasis: "**Dr.")
     if not word:
         return False
     if len(word) == 1 and word.isalpha():

@@ -1626,9 +1626,9 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
             found = chunk.text.find(text[:40], cursor)
             if found >= 0:
                 if _PARAGRAPH_BREAK.search(chunk.text, cursor, found) or kind != "sentence":
-                    subject = ""
+                    subject = ""  # (a list item's sentences are its own: "- **Marta** ... Works ...")
                 cursor = found + len(text[:40])
-            if kind == "sentence" and not subject:
+            if kind in {"sentence", "bullet"} and not subject:
                 lead = _BOLD_LEAD.match(text)
                 subject = lead.group(1) if lead else ""
             terms = frozenset(content_terms(text))
@@ -1683,7 +1683,7 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
                 kind=kind,
                 columns=columns if kind == "row" else (),
                 cells=cells,
-                subject=subject if kind == "sentence" else "",
+                subject=subject if kind in {"sentence", "bullet"} else "",
             )
             anaphoric = kind in {"sentence", "bullet"} and is_anaphoric(text)
             if kind == "sentence" and previous is not None and _BARE_YES_NO.match(previous.text):
