@@ -2890,3 +2890,31 @@ def test_a_list_items_bold_name_is_what_its_sentences_are_about(
     answer = generator.generate("Who is the children's dentist?", hits_of(team))
     assert "**Dr. Sunniva Holt**" in answer.text, answer.text
     assert split_sentences("- **Dr. Holt** – dentist.")[0] == "**Dr. Holt** – dentist."
+
+
+def test_a_siblings_section_is_no_answer(generator: ExtractiveGenerator) -> None:
+    """Under "Harnmouth – Little Venn", a sentence is of that route, not of
+    Harnmouth – Orsay, though it names Harnmouth."""
+    timetable = chunk(
+        "docs/timetable.md",
+        "## Harnmouth – Little Venn\n\nWinter: four sailings a day from Harnmouth at 07:30, "
+        "10:30, 13:30 and 16:30. The last sailing back from Little Venn leaves at 17:30.\n",
+        0,
+        "harnmouth--little-venn",
+    )
+    hits = hits_of(timetable)
+    assert_not_found(
+        generator.generate("What time are the winter sailings from Harnmouth to Orsay?", hits)
+    )
+    answer = generator.generate(
+        "What time are the winter sailings from Harnmouth to Little Venn?", hits
+    )
+    assert "07:30" in answer.text, answer.text
+
+
+def test_a_compound_is_no_clipped_word() -> None:
+    from ragloom.builtin.generators._entities import in_passage_words
+
+    texts = ["Home emergency covers boiler breakdown. The dormitory has 36 beds."]
+    assert "breaks down" in in_passage_words("if my boiler breaks down", [], texts)
+    assert "dormitory bed" in in_passage_words("a dorm bed", [], texts)

@@ -218,6 +218,12 @@ def _labels_in_lower_case(question: str, joined: str, found: Sequence[str]) -> l
 _AFTER_LOWER = re.compile(r"\b[a-z][\w-]*,?\s+([A-Z][\w-]*)")
 
 
+def proper_words(texts: Iterable[str]) -> set[str]:
+    """The capitalised words the passages write after a lower-case word, as
+    names ("back from Little *Venn*", "served by *Kittiwake*")."""
+    return set(_AFTER_LOWER.findall(_plain("\n".join(texts))))
+
+
 def _ends_sentence(word: str) -> bool:
     """Whether a sentence ends with ``word`` ("charity.", "late?"; not "Mr."
     or "e.g.", nor "St." of "St. Ives")."""
@@ -291,7 +297,15 @@ def _clipped_as_written(question: str, joined: str) -> str:
         if terms[0] in stems:  # written in some form ("members" for "member")
             return word
         clipped = word[:-1] if word.endswith("s") else word
-        longer = [w for w in written if w.startswith(clipped) and len(w) >= len(clipped) + 3]
+        # (not a compound: "breaks down" is no clip of "breakdown")
+        longer = [
+            w
+            for w in written
+            if w.startswith(clipped)
+            and len(w) >= len(clipped) + 3
+            and w[len(clipped) :] not in written
+            and content_terms(w[len(clipped) :])
+        ]
         return max(longer, key=lambda w: (written[w], w)) if longer else word
 
     return _CLIPPED.sub(whole, question)

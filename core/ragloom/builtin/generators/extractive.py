@@ -55,6 +55,7 @@ from ._entities import (
     names_other_kind,
     opens_with_anaphor,
     payer,
+    proper_words,
     question_verb,
     rivals,
     two_parts,
@@ -366,6 +367,8 @@ class ExtractiveGenerator(Generator):
         # the question's words the passages say: a thing they price where the
         # question names it is what a price must be of
         spoken = frozenset(t for t in weights if any(t in u.terms for u in units))
+        # (of one question: "... to Orsay, and is there a Stroma Island route?" asks two)
+        proper = proper_words(texts) if len(names) > 1 and not two_parts(read) else set()
         # a table with a row the question names ("Pontoon C", "the Treasurer"):
         # its other rows are of siblings ("Pontoon | A", "Site Secretary")
         named_tables = {
@@ -423,6 +426,8 @@ class ExtractiveGenerator(Generator):
                 continue
             if _opposes(read, unit.text):
                 continue  # "in the city" is no answer for "outside the city"
+            if proper and _heading_of_another(unit, names, proper):
+                continue  # "Harnmouth – Little Venn" to "... from Harnmouth to Orsay?"
             # "The bar closes at 11:30 pm" says not when it opens (but a row's
             # cells say of several things: "Saturday: 09:00–17:00; Sunday: closed")
             if (
@@ -661,6 +666,25 @@ class ExtractiveGenerator(Generator):
 
 _PARALLEL = 0.95
 """A unit scoring this share of the best one's, saying the same under another heading."""
+
+
+def _heading_of_another(unit: _Unit, names: Sequence[str], proper: set[str]) -> bool:
+    """Whether the unit's heading names some of the things the question
+    names and, instead of the others, another thing the passages name
+    ("Harnmouth – Little Venn" to "... from Harnmouth to Orsay?"): a
+    sibling's section."""
+    heading = unit.heading
+    said = [name for name in names if mentions(heading, name)]
+    if not said or len(said) == len(names):
+        return False
+    rest = heading
+    for name in said:
+        rest = rest.replace(name, " ")
+    asked = {word for name in names for word in name.split()}
+    return any(word in proper and word not in asked for word in _CAPITALISED.findall(rest))
+
+
+_CAPITALISED = re.compile(r"\b[A-Z][\w'’-]+")
 
 
 def _table_of(unit: _Unit) -> tuple[str, tuple[str, ...]]:
@@ -1625,8 +1649,9 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
         for position, (text, kind, cells) in enumerate(split_sentences(chunk.text, cells=True)):
             found = chunk.text.find(text[:40], cursor)
             if found >= 0:
+                # (a list item's sentences are its own: "- **Marta** ... Works ...")
                 if _PARAGRAPH_BREAK.search(chunk.text, cursor, found) or kind != "sentence":
-                    subject = ""  # (a list item's sentences are its own: "- **Marta** ... Works ...")
+                    subject = ""
                 cursor = found + len(text[:40])
             if kind in {"sentence", "bullet"} and not subject:
                 lead = _BOLD_LEAD.match(text)
