@@ -2918,3 +2918,23 @@ def test_a_compound_is_no_clipped_word() -> None:
     texts = ["Home emergency covers boiler breakdown. The dormitory has 36 beds."]
     assert "breaks down" in in_passage_words("if my boiler breaks down", [], texts)
     assert "dormitory bed" in in_passage_words("a dorm bed", [], texts)
+
+
+def test_a_particle_is_no_key_and_a_list_of_prices_prices_each(
+    generator: ExtractiveGenerator,
+) -> None:
+    policy = chunk(
+        "docs/policy.md",
+        "## Selling leave\n\nSelling annual leave is not permitted, except for Directors, who may sell "
+        "up to 3 days.\n\n## Hire\n\nThe Main Hall costs £4,500 per evening, The Loft £1,200, "
+        "and the Cellar Bar £450.\n",
+        0,
+        "policy",
+    )
+    answer = generator.generate("Can I sell some of my annual leave back?", hits_of(policy))
+    assert "not permitted" in answer.text, answer.text
+    answer = generator.generate("How much does it cost to hire The Loft?", hits_of(policy))
+    assert "The Loft £1,200" in answer.text, answer.text
+    assert_not_found(
+        generator.generate("How much does it cost to hire the Garden Room?", hits_of(policy))
+    )

@@ -177,6 +177,9 @@ _DAY_WORD = re.compile(
     r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\bweekends?\b|\bweekdays?\b",
     re.IGNORECASE,
 )
+_NO_KEYS = frozenset(
+    stem(w) for w in ("back", "up", "out", "off", "away", "down", "along", "halfway", "again")
+)
 _OPENING = frozenset(stem(w) for w in ("open", "closed", "shut"))
 """A part of a day a question about opening names with its day is a
 condition: what a sentence says of the whole day ("closed on Mondays")
@@ -291,7 +294,9 @@ class ExtractiveGenerator(Generator):
         # "open on Monday afternoons?": "closed on Mondays" says it, so the
         # part of the day is no key, nor the measure of the others
         opening = _DAY_WORD.search(read) and _OPENING & set(terms)
-        day_part = _DAY_PARTS if opening else frozenset()
+        # (nor is a particle or a manner: "sell my leave *back*", "remove it *halfway*
+        # through the year" are said by "Selling leave is not permitted")
+        day_part = (_DAY_PARTS if opening else frozenset()) | _NO_KEYS
         top = max((w for t, w in asked.items() if t not in day_part), default=0.0)
         # (a figure in it is a condition the answer need not repeat: "at 2,500
         # metres?" is answered by "not rated for use above 2,000 metres")
@@ -1133,6 +1138,11 @@ def _prices_another(text: str, asked: Mapping[str, float], spoken: Collection[st
     match = _PRICES.search(text)
     if match is None:
         return False
+    # "The Main Hall costs £4,500, *The Loft £1,200*, and ...": a list of
+    # prices, one of them the asked thing's
+    for listed in _LISTED_PRICE.finditer(text, match.end()):
+        if set(content_terms(listed.group(1))) & set(asked):
+            return False
     clauses = _CLAUSE_BREAK.split(text[: match.start()])
     before = clauses[-1]
     if not TOKEN.findall(before) and len(clauses) > 1:
@@ -1184,6 +1194,8 @@ def _prices_another(text: str, asked: Mapping[str, float], spoken: Collection[st
 
 
 _PARTICIPLE = re.compile(r"[a-z]{3,}ed", re.IGNORECASE)
+_LISTED_PRICE = re.compile(r",\s*(?:and\s+)?((?:[A-Za-z][\w'’-]*\s+){1,4}?)[£$€]\s?\d")
+"""A later item of a list of prices after "costs": ", The Loft £1,200"."""
 _FIRST_VERB = re.compile(
     r"\b(?:must|can|cannot|could|will|would|should|may|might|is|are|was|were|has|have)\b",
     re.IGNORECASE,
