@@ -4,6 +4,9 @@ Ratios, not absolute times, are what the targets are about: a faster or
 slower machine moves both sides alike. A row may also carry ``missed``, the
 absolute targets it missed (recall, latency), which marks it MISSED too.
 
+After the table, ``bench_answers`` grades the answers on the probe sets in
+``benchmarks/answers`` (right, rightly refused, wrongly refused, misleading).
+
 ``--quick`` leaves out the benchmarks at sizes only ``make bench`` needs
 (``LARGE``: the memory store's hnsw index at 1M x 384, tens of minutes to build
 on two cores).
@@ -16,6 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from bench_answers import print_report, report_answers  # noqa: E402
 from bench_bm25 import bench_bm25  # noqa: E402
 from bench_chunkers import bench_recursive, bench_recursive_documents  # noqa: E402
 from bench_embedder import bench_embedder  # noqa: E402
@@ -94,6 +98,8 @@ def main() -> None:
             + (f"; {result['missed']})" if result.get("missed") else ")"),
         )
     Console(width=160).print(table)
+    # answer quality is a report beside the speed targets, not one of them
+    print_report(report_answers())
     if missed:
         print(f"{missed} benchmark(s) missed their target")
 

@@ -1,0 +1,69 @@
+"""The probe sets ``make bench`` grades answers on (``benchmarks/answers``):
+each is a loadable project whose cases check strings its documents hold,
+and an answer is graded right, rightly refused, wrongly refused or misleading."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+from ragloom.evaluation import load_cases
+from ragloom.evaluation.cases import AnswerCheck, _fold
+
+ROOT = Path(__file__).resolve().parent.parent
+ANSWERS = ROOT / "benchmarks" / "answers"
+SETS = sorted(p for p in ANSWERS.iterdir() if (p / "eval.yaml").is_file())
+
+
+def _bench_answers():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location(
+        "bench_answers", ROOT / "benchmarks" / "bench_answers.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("bench_answers", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(
+    ("check", "text", "grounded", "expected"),
+    [
+        (AnswerCheck(must_refuse=True), "I could not find ...", False, "CR"),
+        (AnswerCheck(must_refuse=True), "Half board costs €41.", True, "M"),
+        (AnswerCheck(must_contain=["€38"]), "I could not find ...", False, "WR"),
+        (
+            AnswerCheck(must_contain=["€38"], must_not_contain=["€41"]),
+            "Non-members: €38",
+            True,
+            "R",
+        ),
+        (AnswerCheck(must_contain=["€38"], must_not_contain=["€41"]), "€38, or €41", True, "M"),
+        (AnswerCheck(must_contain=[["€38", "38 euros"]]), "It costs 38 euros.", True, "R"),
+        (AnswerCheck(must_contain=["€38"]), "Half board costs €41.", True, "M"),
+    ],
+)
+def test_an_answer_is_graded(check: AnswerCheck, text: str, grounded: bool, expected: str) -> None:
+    assert _bench_answers().grade(check, text, grounded) == expected
+
+
+def test_there_are_probe_sets() -> None:
+    assert len(SETS) >= 15
+    assert {p.name.split("-", 1)[0] for p in SETS} >= {"l", "m", "n", "o"}
+
+
+@pytest.mark.parametrize("folder", SETS, ids=[p.name for p in SETS])
+def test_a_probe_set_checks_what_its_documents_say(folder: Path) -> None:
+    assert (folder / "ragloom.yaml").is_file()
+    docs = _fold(" ".join(p.read_text(encoding="utf-8") for p in (folder / "docs").rglob("*.md")))
+    cases = load_cases(folder / "eval.yaml")
+    assert cases and all(case.answer is not None for case in cases)
+    for case in cases:
+        assert case.answer is not None
+        for entry in case.answer.must_contain:
+            options = [entry] if isinstance(entry, str) else entry
+            assert any(_fold(o) in docs for o in options), (case.question, options)
+        for entry in case.answer.must_not_contain:
+            assert _fold(entry) in docs, (case.question, entry)
