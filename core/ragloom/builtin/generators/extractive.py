@@ -1143,12 +1143,11 @@ def _prices_another(text: str, asked: Mapping[str, float], spoken: Collection[st
     for listed in _LISTED_PRICE.finditer(text, match.end()):
         if set(content_terms(listed.group(1))) & set(asked):
             return False
-    clauses = _CLAUSE_BREAK.split(text[: match.start()])
-    before = clauses[-1]
-    if not TOKEN.findall(before) and len(clauses) > 1:
+    before = _CLAUSE_BREAK.split(text[: match.start()])[-1]
+    if not TOKEN.findall(before) and _AFTER_COMMA.search(text, 0, match.start()):
         # "Associate membership, for people who ..., costs £4": the subject
         # is before the clause set off by commas
-        before = clauses[0]
+        before = text[: match.start()].split(",", 1)[0]
     # the subject of two verbs is before the first ("*Rotavators* must be
     # booked through the Site Secretary and cost £5")
     verb = _FIRST_VERB.search(before)
@@ -1194,6 +1193,7 @@ def _prices_another(text: str, asked: Mapping[str, float], spoken: Collection[st
 
 
 _PARTICIPLE = re.compile(r"[a-z]{3,}ed", re.IGNORECASE)
+_AFTER_COMMA = re.compile(r",\s*$")
 _LISTED_PRICE = re.compile(r",\s*(?:and\s+)?((?:[A-Za-z][\w'’-]*\s+){1,4}?)[£$€]\s?\d")
 """A later item of a list of prices after "costs": ", The Loft £1,200"."""
 _FIRST_VERB = re.compile(
