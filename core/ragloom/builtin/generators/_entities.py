@@ -297,6 +297,8 @@ def _clipped_as_written(question: str, joined: str) -> str:
         if terms[0] in stems:  # written in some form ("members" for "member")
             return word
         clipped = word[:-1] if word.endswith("s") else word
+        if len(clipped) < 4:  # "pets" clips no "petrol"
+            return word
         # (not a compound: "breaks down" is no clip of "breakdown")
         longer = [
             w
@@ -530,7 +532,8 @@ def payer(question: str) -> tuple[str, set[str]] | None:
 
 _PAYER = re.compile(
     r"\b(?:how much|what) (?:do|does|did|will|would|should|must|can|could)\s+"
-    r"([A-Za-z][\w'’-]*(?:\s+[A-Za-z][\w'’-]*){0,3}?)\s+(?:pay|spend|owe|be charged)\b",
+    r"([A-Za-z][\w'’-]*(?:\s+[A-Za-z][\w'’-]*){0,3}?)\s+(?:pay|spend|owe|be charged)\b"
+    r"(?!\s+(?:include|includes|cover|covers|mean|means|work|works)\b)",
     re.IGNORECASE,
 )
 
@@ -646,7 +649,8 @@ _MONEY_WORD = re.compile(
     # and "what do seniors pay?" (not "what does she pay?", which "she pays
     # the child price" may answer)
     r"|\bwhat (?:do|does|did|will|would|should|must|can|could)\s+"
-    r"(?!(?:i|you|we|they|he|she|it|one)\b)(?:[\w'’-]+\s+){1,3}?(?:pay|be charged)\b",
+    r"(?!(?:i|you|we|they|he|she|it|one)\b)(?:[\w'’-]+\s+){1,3}?(?:pay|be charged)\b"
+    r"(?=\s*(?:[?.!]|$|(?:for|to|on|in|at|per|if|when|each|a|an|the|now|extra)\b))",
     re.IGNORECASE,
 )
 """A question about a sum; "charge" as a noun, or what "you charge" ("Can I
@@ -1059,7 +1063,8 @@ _PHONE = re.compile(
 digits at least (``fits_kind``), so that no price or clock time is one."""
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
 _CLOCK_TIME = re.compile(
-    r"(?<![\d.,])\d{1,2}[:.]\d\d(?![\d.,]*\d)|\b\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)"
+    r"(?<![\d.,£$€])(?<!version )(?<!v)\d{1,2}[:.]\d\d(?![\d.,]*\d)"
+    r"|\b\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)"
     r"|\b\d{1,2}\s*o'clock\b|\b(?:noon|midday|midnight|sunrise|sunset|dawn|dusk)\b"
     r"|\b24 hours\b|\b24/7\b|\baround the clock\b|\bany time\b|\banytime\b",
     re.IGNORECASE,

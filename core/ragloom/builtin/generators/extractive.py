@@ -374,6 +374,7 @@ class ExtractiveGenerator(Generator):
         spoken = frozenset(t for t in weights if any(t in u.terms for u in units))
         # (of one question: "... to Orsay, and is there a Stroma Island route?" asks two)
         proper = proper_words(texts) if len(names) > 1 and not two_parts(read) else set()
+        headings = {u.heading for u in units if u.heading}
         # a table with a row the question names ("Pontoon C", "the Treasurer"):
         # its other rows are of siblings ("Pontoon | A", "Site Secretary")
         named_tables = {
@@ -431,7 +432,7 @@ class ExtractiveGenerator(Generator):
                 continue
             if _opposes(read, unit.text):
                 continue  # "in the city" is no answer for "outside the city"
-            if proper and _heading_of_another(unit, names, proper):
+            if proper and _heading_of_another(unit, names, proper, headings):
                 continue  # "Harnmouth – Little Venn" to "... from Harnmouth to Orsay?"
             # "The bar closes at 11:30 pm" says not when it opens (but a row's
             # cells say of several things: "Saturday: 09:00–17:00; Sunday: closed")
@@ -451,7 +452,7 @@ class ExtractiveGenerator(Generator):
             # "It has no DVD collection" answers "Can I borrow DVDs at Hillcrest?"
             # (of what the question names: "books are fine-free" says nothing
             # of fines on DVDs)
-            denial = _denies(unit.text, weights, strict=True) and (
+            denial = (_denies(unit.text, weights, strict=True) or _free_of(unit, read, keys)) and (
                 not names
                 or any(_knows(f"{unit.text} {unit.heading}".lower(), name) for name in names)
             )
@@ -673,15 +674,21 @@ _PARALLEL = 0.95
 """A unit scoring this share of the best one's, saying the same under another heading."""
 
 
-def _heading_of_another(unit: _Unit, names: Sequence[str], proper: set[str]) -> bool:
+def _heading_of_another(
+    unit: _Unit, names: Sequence[str], proper: set[str], headings: set[str]
+) -> bool:
     """Whether the unit's heading names some of the things the question
-    names and, instead of the others, another thing the passages name
-    ("Harnmouth – Little Venn" to "... from Harnmouth to Orsay?"): a
+    names and, instead of the others, another thing the passages name,
+    where the others have sections of their own ("Harnmouth – Little Venn"
+    to "... from Harnmouth to Orsay?", beside "Harnmouth – Orsay"): a
     sibling's section."""
     heading = unit.heading
     said = [name for name in names if mentions(heading, name)]
     if not said or len(said) == len(names):
         return False
+    unsaid = [name for name in names if name not in said]
+    if not any(mentions(other, name) for other in headings for name in unsaid):
+        return False  # ("Harbour Line – Summer timetable": no section is the Family's)
     rest = heading
     for name in said:
         rest = rest.replace(name, " ")
@@ -1011,11 +1018,11 @@ def _names_version(unit: _Unit, versions: set[str]) -> bool:
 _DENIAL = re.compile(
     r"\b(?:has|have|had|with|there\s+is|there\s+are)\s+no\s+((?:[\w-]+\s+){0,2}[\w-]+)"
     r"|\b(?:does|do|did)\s*(?:not|n't)\s+(?:have|include|come with|offer|support)\s+"
-    r"(?:an?\s+|any\s+)?((?:[\w-]+\s+){0,2}[\w-]+)"
-    # "books are fine-free": no fines
-    r"|\b([a-z]+)-free\b",
+    r"(?:an?\s+|any\s+)?((?:[\w-]+\s+){0,2}[\w-]+)",
     re.IGNORECASE,
 )
+_FREE_OF = re.compile(r"\b([a-z]+)-free\b", re.IGNORECASE)
+"""A thing said to have none of what it names: "books are fine-free"."""
 
 
 _SIDES = {
@@ -1047,6 +1054,15 @@ _ALTERNATIVES = (
 )
 """Alternatives a question picks one of ("if I pay monthly"): a sentence
 about only the other is about someone else's case."""
+
+
+def _day_things(text: str) -> set[tuple[str, str]]:
+    """The things of one weekday a text names: ("saturday", "ceremoni")."""
+    return {
+        (match.group(1).lower(), terms[0])
+        for match in _DAY_NOUN.finditer(text)
+        if (terms := content_terms(match.group(2)))
+    }
 
 
 _DAY_NOUN = re.compile(
@@ -1089,13 +1105,9 @@ def _opposes(question: str, text: str) -> bool:
             ):
                 return True  # "If you pay annually, ..." to "... if I pay monthly?"
     # "the fee for a Saturday ceremony" to "... for a Friday ceremony?"
-    days_asked = {
-        (m.group(1).lower(), stem(m.group(2).lower())) for m in _DAY_NOUN.finditer(question)
-    }
+    days_asked = _day_things(question)
     if days_asked:
-        days_said = {
-            (m.group(1).lower(), stem(m.group(2).lower())) for m in _DAY_NOUN.finditer(text)
-        }
+        days_said = _day_things(text)
         if any(
             (day, noun) not in days_said and any(n == noun for _, n in days_said)
             for day, noun in days_asked
@@ -1164,9 +1176,15 @@ def _prices_another(text: str, asked: Mapping[str, float], spoken: Collection[st
     # *ticket* on the Harbour Line ...", "A lost *item*", "An extra *bed*")
     core, *complement = _SUBJECT_CORE.split(" ".join(words), 1)
     # and before a participle after it ("Hygiene *appointments* cancelled late")
+    # (lower case, and followed by no noun: "Evening *guided* walks", "High Speed" are none)
     core_words = core.split()
     for i in range(1, len(core_words)):
-        if _PARTICIPLE.fullmatch(core_words[i]) and content_terms(core_words[i - 1]):
+        after = core_words[i + 1] if i + 1 < len(core_words) else ""
+        if (
+            _PARTICIPLE.fullmatch(core_words[i])
+            and content_terms(core_words[i - 1])
+            and (not after or not content_terms(after) or after.lower() in _MANNER)
+        ):
             core = " ".join(core_words[:i])
             break
     subject = content_terms(" ".join(words))
@@ -1192,7 +1210,8 @@ def _prices_another(text: str, asked: Mapping[str, float], spoken: Collection[st
     return bool(subject) and not any(term in asked for term in head)
 
 
-_PARTICIPLE = re.compile(r"[a-z]{3,}ed", re.IGNORECASE)
+_PARTICIPLE = re.compile(r"[a-z]{3,}ed")
+_MANNER = frozenset({"late", "early", "later", "earlier", "online", "today", "twice", "again"})
 _AFTER_COMMA = re.compile(r",\s*$")
 _LISTED_PRICE = re.compile(r",\s*(?:and\s+)?((?:[A-Za-z][\w'’-]*\s+){1,4}?)[£$€]\s?\d")
 """A later item of a list of prices after "costs": ", The Loft £1,200"."""
@@ -1453,9 +1472,28 @@ def _denies(text: str, asked: Mapping[str, float], *, strict: bool = False) -> b
     senior day pass" is no answer about a monthly pass, nor "no fee for DVDs"
     about DVDs)."""
     for match in _DENIAL.finditer(text):
-        said = content_terms(next(group for group in match.groups() if group))
+        said = content_terms(match.group(1) or match.group(2))
         first = next((i for i, term in enumerate(said) if term in asked), None)
         if first is not None and not (strict and any(t not in asked for t in said[:first])):
+            return True
+    return False
+
+
+def _free_of(unit: _Unit, question: str, keys: Sequence[str]) -> bool:
+    """Whether the unit says that what a yes/no question asks about is not
+    there, as "X-free" ("books are fine-free" to "Are there fines for
+    books?"): X is one of the question's most specific words, the unit
+    says the others ("Booking online is fee-free" says nothing of a fee for
+    cancelling), and the question does not ask for an X-free thing itself
+    ("Do you sell gluten-free bread?")."""
+    for match in _FREE_OF.finditer(unit.text):
+        said = content_terms(match.group(1))
+        if not said or re.search(rf"\b{re.escape(match.group(1))}-free\b", question, re.I):
+            continue
+        denied = said[0]
+        if denied in keys and all(
+            t in unit.terms or t in unit.context for t in keys if t != denied
+        ):
             return True
     return False
 
