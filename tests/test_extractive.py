@@ -2957,19 +2957,12 @@ def test_what_the_review_found(
 def test_a_heading_with_a_season_is_no_siblings_section(generator: ExtractiveGenerator) -> None:
     """ "Harbour Line – Summer timetable" is the Harbour Line's, though the
     question names a Family ticket and the text "Summer"."""
-    page = Chunk(
-        id="docs/lines.md::0",
-        document_id="docs/lines.md",
-        text="## Harbour Line – Summer timetable\n\nA Family ticket costs £12 on the Harbour "
-        "Line. Boats run more often during Summer.\n",
-        index=0,
-        start=0,
-        end=100,
-        label="docs/lines.md#harbour-line",
-        metadata={
-            "source": "docs/lines.md",
-            "section": "Ferries > Harbour Line – Summer timetable",
-        },
+    text = (
+        "## Harbour Line – Summer timetable\n\nA Family ticket costs £12 on the Harbour "
+        "Line. Boats run more often during Summer.\n"
     )
+    section = "Ferries > Harbour Line – Summer timetable"
+    page = chunk("docs/lines.md", text, 0, "harbour-line")
+    page = replace(page, metadata={**page.metadata, "section": section})
     answer = generator.generate("How much is a Family ticket on the Harbour Line?", hits_of(page))
     assert "£12" in answer.text, answer.text
