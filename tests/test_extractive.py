@@ -2647,6 +2647,8 @@ def test_a_participle_after_the_subject_is_not_its_head(generator: ExtractiveGen
         ("My daughter is 16. Can she visit on her own?", 16),
         ("our grandson's 7, can he come?", 7),
         ("My son is 10.5 metres tall", None),
+        ("my partner is 20 minutes late, can we still go in?", None),
+        ("My daughter is 3 weeks old", None),
     ],
 )
 def test_an_age_said_of_ones_family(question: str, age: int | None) -> None:

@@ -1510,7 +1510,9 @@ _ASKED_AGE = re.compile(
     r"|\bI'?m\s+(\d{1,3})\b|\bI am\s+(\d{1,3})\b"
     # "My son is 10", "our daughter's 16"
     r"|\b(?:my|our)\s+(?:son|daughter|child|kid|boy|girl|grandson|granddaughter|grandchild"
-    r"|husband|wife|partner|mum|mom|mother|dad|father)(?:\s+is|'s|’s)\s+(\d{1,3})\b(?![.,]\d)",
+    r"|husband|wife|partner|mum|mom|mother|dad|father)(?:\s+is|'s|’s)\s+(\d{1,3})\b(?![.,]\d)"
+    # (not "my partner is 20 minutes late")
+    r"(?!\s*(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?|%|kg|km|cm|m|miles?|metres?|feet)\b)",
     re.IGNORECASE,
 )
 _AGE_RANGE = re.compile(
