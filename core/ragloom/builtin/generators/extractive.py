@@ -244,7 +244,7 @@ class ExtractiveGenerator(Generator):
         # (one of two questions may be answered: "Who is in Berlin, and who is the CEO?")
         asked_names = [name for name in names if mentions(main_question(question), name)]
         if asked_names and not two_parts(question):
-            known = "\n".join(_where(hit) for hit in hits)
+            known = "\n".join(_where(hit.chunk) for hit in hits)
             if not all(_knows(known, name) for name in asked_names):
                 return _not_found(question, hits)
         # "a corporate membership" where the passages know membership but
@@ -374,7 +374,7 @@ class ExtractiveGenerator(Generator):
         spoken = frozenset(t for t in weights if any(t in u.terms for u in units))
         # (of one question: "... to Orsay, and is there a Stroma Island route?" asks two)
         proper = proper_words(texts) if len(names) > 1 and not two_parts(read) else set()
-        headings = {u.heading for u in units if u.heading}
+        headings = {u.heading for u in units if u.heading} if proper else set()
         # a table with a row the question names ("Pontoon C", "the Treasurer"):
         # its other rows are of siblings ("Pontoon | A", "Site Secretary")
         named_tables = {
@@ -1538,17 +1538,9 @@ def _about(unit: _Unit, names: list[str], rival: set[str], texts: Sequence[str] 
     if not names:
         return True
     chunk = unit.chunk
-    where = " ".join(
-        str(part)
-        for part in (
-            chunk.text,
-            chunk.metadata.get("title", ""),
-            chunk.metadata.get("section", ""),
-            chunk.source,
-            # a row's cells under their columns: "Zone | 2" names Zone 2
-            *(f"{column} {cell}" for column, cell in zip(unit.columns, unit.cells)),
-        )
-    ).lower()
+    # and a row's cells under their columns: "Zone | 2" names Zone 2
+    cells = " ".join(f"{column} {cell}" for column, cell in zip(unit.columns, unit.cells))
+    where = f"{_where(chunk)} {cells.lower()}"
 
     if not any(_knows(where, name) for name in names):
         # "Every phone has a two-year warranty" is about the P8 too, when the
@@ -1584,10 +1576,9 @@ def _knows(where: str, name: str) -> bool:
     return name.lower() in where or all(w.lower() in where for w in words)
 
 
-def _where(hit: Hit) -> str:
-    """What a hit says of what it is about, in lower case: its text, title,
+def _where(chunk: Chunk) -> str:
+    """What a chunk says of what it is about, in lower case: its text, title,
     section and source."""
-    chunk = hit.chunk
     parts = (chunk.text, chunk.metadata.get("title", ""), chunk.metadata.get("section", ""))
     return " ".join(str(part) for part in (*parts, chunk.source)).lower()
 
