@@ -10,7 +10,9 @@ asked every case with its own config, each answer graded mechanically:
 It is a report, not a pass/fail target: the sets hold questions no generator
 here answers yet. ``python benchmarks/bench_answers.py [GENERATOR]`` runs it
 alone (``GENERATOR`` replaces each config's ``generator.type``, e.g. an LLM
-plugin's); ``make bench`` prints it after the speed table.
+plugin's); ``python benchmarks/bench_answers.py extractive min_relevance=0.5``
+sets a generator option too (``NAME=VALUE``, the value read as YAML).
+``make bench`` prints it after the speed table.
 """
 
 from __future__ import annotations
@@ -35,8 +37,11 @@ def grade(check: object, text: str, grounded: bool) -> str:
     return "R" if check_answer(check, text, grounded).passed else "M"
 
 
-def grade_project(folder: Path, generator: str | None = None) -> Counter[str]:
-    """Index one probe collection and grade its every case."""
+def grade_project(
+    folder: Path, generator: str | None = None, options: dict[str, object] | None = None
+) -> Counter[str]:
+    """Index one probe collection and grade its every case (``generator``
+    replaces the config's generator type; ``options`` are set on it)."""
     import ragloom
     import yaml
     from ragloom.evaluation import load_cases
@@ -44,6 +49,8 @@ def grade_project(folder: Path, generator: str | None = None) -> Counter[str]:
     config = yaml.safe_load((folder / "ragloom.yaml").read_text(encoding="utf-8"))
     if generator:
         config["generator"] = {"type": generator}
+    if options:
+        config["generator"] = {**config.get("generator", {}), **options}
     grades: Counter[str] = Counter()
     with ragloom.load(config, base_dir=folder) as pipeline:
         pipeline.index()
@@ -55,12 +62,14 @@ def grade_project(folder: Path, generator: str | None = None) -> Counter[str]:
     return grades
 
 
-def report_answers(generator: str | None = None) -> dict[str, Counter[str]]:
+def report_answers(
+    generator: str | None = None, options: dict[str, object] | None = None
+) -> dict[str, Counter[str]]:
     """The grades of every probe set (``l-dental``, ``l-ferry`` ... make ``l``)."""
     by_probe: dict[str, Counter[str]] = {}
     for folder in sorted(p for p in ANSWERS.iterdir() if (p / "eval.yaml").is_file()):
         probe = folder.name.split("-", 1)[0]
-        by_probe.setdefault(probe, Counter()).update(grade_project(folder, generator))
+        by_probe.setdefault(probe, Counter()).update(grade_project(folder, generator, options))
     return by_probe
 
 
@@ -85,6 +94,21 @@ def _cells(name: str, grades: Counter[str]) -> list[str]:
     return [name, str(cases), *(str(grades[g]) for g in GRADES), share]
 
 
+def _options(arguments: list[str]) -> dict[str, object]:
+    """``NAME=VALUE`` arguments as generator options (each value read as YAML)."""
+    import yaml
+
+    options: dict[str, object] = {}
+    for argument in arguments:
+        name, equals, value = argument.partition("=")
+        if not equals or not name:
+            raise SystemExit(f"{argument!r}: a generator option is NAME=VALUE")
+        options[name] = yaml.safe_load(value)
+    return options
+
+
 if __name__ == "__main__":
-    chosen = sys.argv[1] if len(sys.argv) > 1 else None
-    print_report(report_answers(chosen), chosen or "extractive")
+    chosen = sys.argv[1] if len(sys.argv) > 1 and "=" not in sys.argv[1] else None
+    options = _options(sys.argv[2 if chosen else 1 :])
+    title = (chosen or "extractive") + "".join(f" {k}={v}" for k, v in options.items())
+    print_report(report_answers(chosen, options), title)

@@ -67,3 +67,35 @@ def test_a_probe_set_checks_what_its_documents_say(folder: Path) -> None:
             assert any(_fold(o) in docs for o in options), (case.question, options)
         for entry in case.answer.must_not_contain:
             assert _fold(entry) in docs, (case.question, entry)
+
+
+def test_generator_options_come_from_the_command_line() -> None:
+    bench = _bench_answers()
+    assert bench._options(["min_relevance=0.5", "max_sentences=2"]) == {
+        "min_relevance": 0.5,
+        "max_sentences": 2,
+    }
+    with pytest.raises(SystemExit, match="NAME=VALUE"):
+        bench._options(["min_relevance"])
+
+
+def test_a_generator_option_changes_the_grades(tmp_path: Path) -> None:
+    # the smallest set, with the hash embedder (no model): nothing the
+    # documents hold covers every word of every question, so min_relevance 1
+    # refuses what the default answers
+    folder = min(SETS, key=lambda p: sum(1 for _ in (p / "docs").rglob("*.md")))
+    project = tmp_path / folder.name
+    (project / "docs").mkdir(parents=True)
+    for doc in (folder / "docs").rglob("*.md"):
+        (project / "docs" / doc.name).write_text(doc.read_text(encoding="utf-8"), "utf-8")
+    (project / "eval.yaml").write_text((folder / "eval.yaml").read_text(encoding="utf-8"), "utf-8")
+    config = (folder / "ragloom.yaml").read_text(encoding="utf-8")
+    config = config.replace("type: sentence-transformers", "type: hash")
+    config = config.replace("model: all-MiniLM-L6-v2", "dimension: 64")
+    (project / "ragloom.yaml").write_text(config, "utf-8")
+    bench = _bench_answers()
+    default = bench.grade_project(project)
+    strict = bench.grade_project(project, None, {"min_relevance": 1.0})
+    assert sum(strict.values()) == sum(default.values())
+    assert default["R"] > 0
+    assert strict["R"] + strict["M"] < default["R"] + default["M"]
