@@ -149,3 +149,56 @@ def test_a_value_of_the_wrong_type_is_told_how_to_write_it(registry: Registry) -
     hints = {i.path: i.hint for i in info.value.issues}
     assert hints["chunker.size"] == hints["retrieval.k"] == "write a whole number, such as 800"
     assert "one `- item` per line" in hints["loaders"]
+
+
+NESTED_YAML = """\
+loaders: [{type: directory, path: docs}]
+chunker:
+  type: route
+  routes:
+    - {match: {extension: .md}, chunker: {type: markdown, sise: 3}}
+    - {match: {extension: .py}, chunker: {type: code, sise: 9}}
+    - match: {}
+      chunker: {type: code}
+embedder: {type: hash}
+stores: [{type: memory}]
+retreival: {k: 3}
+"""
+
+
+def test_each_nested_problem_is_an_issue_on_its_own_line(
+    tmp_path: Path, registry: Registry
+) -> None:
+    # every wrong route of a route chunker (and every wrong layer of a layers
+    # one) is counted and placed by itself, not joined into one issue at the
+    # chunker's line; a misspelt top-level key beside them is its own issue
+    path = tmp_path / "ragloom.yaml"
+    path.write_text(NESTED_YAML)
+    with pytest.raises(ConfigValidationError) as info:
+        load_config(path, registry, env={})
+    issues = sorted(info.value.issues, key=lambda i: i.line or 0)
+    assert [(i.path, i.line) for i in issues] == [
+        ("chunker", 5),
+        ("chunker", 6),
+        ("chunker", 7),
+        ("retreival", 11),
+    ]
+    assert "routes[0] (markdown): sise: unknown option" in issues[0].message
+    assert "routes[1] (code): sise: unknown option" in issues[1].message
+    assert "routes[2].match: name a field" in issues[2].message
+    assert "did you mean 'retrieval'" in str(issues[3])
+    assert str(info.value).startswith(f"4 error(s) in {path}")
+
+    path.write_text(
+        "loaders: [{type: directory, path: docs}]\nchunker:\n  type: layers\n  layers:\n"
+        "    passages: {type: recursive, sise: 1000}\n"
+        "    sentences: {type: sentense}\n"
+        "embedder: {type: hash}\nstores: [{type: memory}]\n"
+    )
+    with pytest.raises(ConfigValidationError) as info:
+        load_config(path, registry, env={})
+    assert [(i.path, i.line) for i in info.value.issues] == [
+        ("chunker.layers", 5),
+        ("chunker.layers", 6),
+    ]
+    assert "did you mean 'sentence'" in info.value.issues[1].message

@@ -29,6 +29,7 @@ from .errors import (
     ConfigIssue,
     ConfigValidationError,
     FilterError,
+    OptionProblems,
     UnknownComponentError,
 )
 from .filters import Condition, Filter, Not, check_supported, to_spec
@@ -258,10 +259,11 @@ def validate_config(
 
     unset: set[Path_] = set()  # paths whose ${VAR} is unset: one error there is enough
 
-    def add(path: Path_, message: str, hint: str | None = None) -> None:
+    def add(path: Path_, message: str, hint: str | None = None, *, at: Path_ = ()) -> None:
+        """A problem at ``path``; ``at`` (below ``path``) is where its line is."""
         if path in unset:
             return
-        issues.append(ConfigIssue(fmt_path(path), message, line_of(lines, path), hint))
+        issues.append(ConfigIssue(fmt_path(path), message, line_of(lines, (*path, *at)), hint))
 
     def add_unset(path: Path_, message: str, hint: str | None = None) -> None:
         add(path, message, hint)
@@ -405,6 +407,11 @@ def _component(
         fields = list(entry.cls.Config.model_fields) + (list(STORE_KEYS) if kind == "store" else [])
         for err in exc.errors():
             loc = (*path, *err["loc"])
+            cause = (err.get("ctx") or {}).get("error")
+            if isinstance(cause, OptionProblems):  # one issue a problem, each on its line
+                for at, message in cause.items:
+                    add(loc, message, at=at)
+                continue
             if err["type"] == "extra_forbidden":
                 opt = str(err["loc"][-1])
                 guess = closest(opt, fields)

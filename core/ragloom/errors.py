@@ -41,6 +41,7 @@ __all__ = [
     "GeneratorError",
     "IndexStateError",
     "LoaderError",
+    "OptionProblems",
     "PluginError",
     "RagloomError",
     "RerankerError",
@@ -53,6 +54,19 @@ __all__ = [
 
 class RagloomError(Exception):
     """Base class of every error ragloom raises on purpose."""
+
+
+class OptionProblems(ValueError):
+    """Several problems in one component option, each at its own place: a
+    ``Config`` validator raises it (pydantic keeps it as the error's cause)
+    so that a config check reports each on its own line, with that line's
+    number. ``items``: (the path of the problem inside the option's value,
+    e.g. ``(0, "chunker")`` for the chunker of a ``routes`` list's first
+    route; its message). Its text is the messages joined with ``; ``."""
+
+    def __init__(self, items: list[tuple[tuple[str | int, ...], str]]) -> None:
+        self.items = items
+        super().__init__("; ".join(message for _, message in items))
 
 
 class ConfigError(RagloomError):

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
 from ...components import Chunker, ComponentConfig, Context
+from ...errors import OptionProblems
 from ...types import Chunk, Document
 
 if TYPE_CHECKING:
@@ -64,14 +65,15 @@ class LayersChunker(Chunker):
             if not isinstance(value, dict):
                 return value  # pydantic reports the type
             registry = _registry(info)
-            out, problems = {}, []
+            out: dict[str, Any] = {}
+            problems: list[tuple[tuple[str | int, ...], str]] = []
             for name, spec in value.items():  # every layer's problems, not the first one's
                 try:
                     out[str(name)] = _layer_spec(registry, name, spec)
                 except ValueError as exc:
-                    problems.append(str(exc))
+                    problems.append(((name,), str(exc)))
             if problems:
-                raise ValueError("; ".join(problems))
+                raise OptionProblems(problems)
             return out
 
         @model_validator(mode="after")

@@ -30,7 +30,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, model_validator
 
 from ...components import Chunker, ComponentConfig, Context
-from ...errors import FilterError
+from ...errors import FilterError, OptionProblems
 from ...filters import Filter, evaluate, parse
 from ...types import Chunk, Document
 from .layers import _registry, nested_chunker
@@ -70,24 +70,31 @@ class RouteChunker(Chunker):
             """Each route's filter and chunker (class and options), every
             route's problems at once."""
             registry = _registry(info)
-            problems: list[str] = []
-            wanted = [
-                (f"routes[{i}]", route.match, route.chunker) for i, route in enumerate(self.routes)
+            problems: list[tuple[tuple[str | int, ...], str]] = []  # (where, what)
+            wanted: list[tuple[str, tuple[str | int, ...], Any, Any]] = [
+                (f"routes[{i}]", ("routes", i), route.match, route.chunker)
+                for i, route in enumerate(self.routes)
             ]
-            wanted.append(("default", None, self.default))
-            for where, match, spec in wanted:
+            wanted.append(("default", ("default",), None, self.default))
+            for where, at, match, spec in wanted:
                 if match == {}:
-                    problems.append(f"{where}.match: name a field, e.g. `{{extension: .py}}`")
+                    problems.append(
+                        ((*at, "match"), f"{where}.match: name a field, e.g. `{{extension: .py}}`")
+                    )
                     continue
                 try:
                     _check_extensions(match, f"{where}.match")
                     node = None if match is None else parse(match, f"{where}.match")
+                except (ValueError, FilterError) as exc:
+                    problems.append(((*at, "match"), str(exc)))
+                    continue
+                try:
                     part = nested_chunker(registry, where, spec, outer="route", role="a route")
                     self._parts.append((node, *part))
-                except (ValueError, FilterError) as exc:
-                    problems.append(str(exc))
+                except ValueError as exc:
+                    problems.append((at if match is None else (*at, "chunker"), str(exc)))
             if problems:
-                raise ValueError("; ".join(problems))
+                raise OptionProblems(problems)
             return self
 
     config: Config
