@@ -194,3 +194,33 @@ def test_beir(quickstart: Path, tmp_path: Path) -> None:
     assert "±" in table.output and "standard error over the 3 queries" in table.output
     missing = invoke("--config", config, "eval", "--beir", str(data), "--split", "test")
     assert missing.exit_code == 1 and "splits here: dev" in missing.output
+
+
+def test_beir_on_a_folder_it_cannot_write_says_where_else(tmp_path: Path) -> None:
+    # an index folder that cannot be created (here a file is in its way; on a
+    # read-only mount, the same error) names --index-dir, unless it was given
+    data = tmp_path / "tiny"
+    (data / "qrels").mkdir(parents=True)
+    (data / "corpus.jsonl").write_text('{"_id": "d1", "title": "T", "text": "Aspirin."}\n')
+    (data / "queries.jsonl").write_text('{"_id": "q1", "text": "aspirin"}\n')
+    (data / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\n")
+    (tmp_path / "blocker").write_text("not a folder")
+    config = tmp_path / "ragloom.yaml"
+    config.write_text(
+        "index_dir: blocker/index\nembedder: {type: hash, dimension: 32}\n"
+        "stores: [{type: memory}, {type: bm25}]\n"
+    )
+    failed = invoke("--config", str(config), "eval", "--beir", str(data))
+    assert failed.exit_code == 1
+    assert "cannot create index_dir" in failed.output
+    assert "`ragloom eval --beir ... --index-dir DIR`" in failed.output
+    given = tmp_path / "blocker" / "given"
+    told = invoke("--config", str(config), "eval", "--beir", str(data), "--index-dir", str(given))
+    assert told.exit_code == 1 and "cannot create index_dir" in told.output
+    assert "--index-dir DIR" not in told.output  # it was given: no advice to give it
+    elsewhere = tmp_path / "elsewhere"
+    works = invoke(
+        "--config", str(config), "eval", "--beir", str(data), "--index-dir", str(elsewhere)
+    )
+    assert works.exit_code == 0, works.output
+    assert (elsewhere / "ledger.sqlite").exists()

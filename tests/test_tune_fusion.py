@@ -164,6 +164,12 @@ def test_command_writes_a_tuned_config(
     assert CliRunner().invoke(cli, [*args, "--force", "--significance", "-1"]).exit_code == 2
     clobber = ["-c", str(source), "tune", "fusion", "--beir", str(beir), "--out", str(source)]
     assert CliRunner().invoke(cli, [*clobber, "--force"]).exit_code == 2
+    # an index folder it cannot create: the error says how to index elsewhere
+    (tmp_path / "blocker").write_text("a file where the index would go")
+    source.write_text(yaml.safe_dump({**config(tmp_path), "index_dir": "blocker/i"}), "utf-8")
+    blocked = CliRunner().invoke(cli, [*args, "--force"])
+    assert blocked.exit_code == 1
+    assert "`ragloom tune fusion ... --index-dir DIR`" in blocked.output
 
 
 def test_the_scorer_ranks_as_fuse_does() -> None:

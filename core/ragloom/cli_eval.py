@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from .cli_support import console, escape, handle_errors, load_pipeline
+from .cli_support import console, escape, handle_errors, index_dir_hint, load_pipeline
 from .errors import RagloomError
 
 __all__ = ["eval_command"]
@@ -179,16 +179,17 @@ def _run_beir(
                 tasks[phase] = bar.add_task("indexing" if phase == "index" else "querying")
             bar.update(tasks[phase], completed=done, total=total)
 
-        report = evaluate_beir(
-            pipeline.to_config(),
-            directory,
-            split,
-            limit_queries=limit_queries,
-            index_dir=Path(index_dir).resolve() if index_dir else None,
-            base_dir=pipeline.config.base_dir,
-            plugin_manager=get_plugin_manager(),
-            progress=progress,
-        )
+        with index_dir_hint(index_dir, "ragloom eval --beir"):
+            report = evaluate_beir(
+                pipeline.to_config(),
+                directory,
+                split,
+                limit_queries=limit_queries,
+                index_dir=Path(index_dir).resolve() if index_dir else None,
+                base_dir=pipeline.config.base_dir,
+                plugin_manager=get_plugin_manager(),
+                progress=progress,
+            )
     if as_json:
         click.echo(json.dumps(report.to_dict(), indent=2))
         return

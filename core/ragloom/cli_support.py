@@ -16,12 +16,13 @@ the configured pipeline, and the options several commands share.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import json
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from functools import wraps
 from pathlib import Path
 from typing import Any, TypeVar
@@ -33,6 +34,7 @@ from .errors import (
     ConfigError,
     ConfigValidationError,
     FilterError,
+    IndexDirError,
     PluginError,
     RagloomError,
 )
@@ -46,6 +48,7 @@ __all__ = [
     "escape",
     "fail",
     "handle_errors",
+    "index_dir_hint",
     "load_pipeline",
     "parse_filter_json",
     "principals_list",
@@ -53,6 +56,23 @@ __all__ = [
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+@contextlib.contextmanager
+def index_dir_hint(given: str | None, command: str) -> Iterator[None]:
+    """A benchmark's index folder that cannot be created (a read-only mount,
+    say): the error says how to index it elsewhere, unless ``--index-dir``
+    was ``given`` already."""
+    try:
+        yield
+    except IndexDirError as exc:
+        if given:
+            raise
+        raise IndexDirError(
+            f"{exc}; or index the benchmark corpus in a folder you can write: "
+            f"`{command} ... --index-dir DIR`",
+            exc.path,
+        ) from None
 
 
 def console(stderr: bool = False) -> Any:

@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from .cli_support import config_path, console, escape, handle_errors
+from .cli_support import config_path, console, escape, handle_errors, index_dir_hint
 
 __all__ = ["tune"]
 
@@ -220,22 +220,23 @@ def tune_fusion_command(
         raise click.UsageError(f"--out {out}: the tuned config is written as YAML (.yaml, .yml)")
     pipeline = Pipeline.from_config(source)
     data, _lines = read_config_file(source)
-    report = tune_fusion(
-        pipeline.to_config(),
-        beir_dir,
-        split,
-        metric=metric,
-        methods=methods or ("rrf", "weighted", "dbsf"),
-        depth=depth,
-        limit_queries=limit_queries,
-        index_dir=Path(index_dir).resolve() if index_dir else None,
-        base_dir=pipeline.config.base_dir,
-        plugin_manager=get_plugin_manager(),
-        progress=_progress_printer(),
-        bm25=bm25,
-        significance=significance,
-        feedback=feedback,
-    )
+    with index_dir_hint(index_dir, "ragloom tune fusion"):
+        report = tune_fusion(
+            pipeline.to_config(),
+            beir_dir,
+            split,
+            metric=metric,
+            methods=methods or ("rrf", "weighted", "dbsf"),
+            depth=depth,
+            limit_queries=limit_queries,
+            index_dir=Path(index_dir).resolve() if index_dir else None,
+            base_dir=pipeline.config.base_dir,
+            plugin_manager=get_plugin_manager(),
+            progress=_progress_printer(),
+            bm25=bm25,
+            significance=significance,
+            feedback=feedback,
+        )
     tuned = apply_choice(data, report.best)
     registry = Registry.from_plugin_manager(get_plugin_manager())
     load_config(tuned, registry, base_dir=out.resolve().parent)  # refuse to write a bad config

@@ -11,6 +11,7 @@ The tree::
     ├── FilterError                   a metadata filter is malformed or unsupported
     │   └── UnsupportedFilterError    a store cannot express an operator in the filter
     ├── IndexStateError               the index does not fit the config, or is locked
+    │   └── IndexDirError             the index folder cannot be created
     ├── AccessError                   a query on an access-controlled pipeline named no principals
     └── ComponentError                a component failed while running (CLI exit code 1)
         ├── LoaderError
@@ -39,6 +40,7 @@ __all__ = [
     "EmbedderError",
     "FilterError",
     "GeneratorError",
+    "IndexDirError",
     "IndexStateError",
     "LoaderError",
     "OptionProblems",
@@ -128,6 +130,15 @@ class UnsupportedFilterError(FilterError):
 
 class IndexStateError(RagloomError):
     """The index on disk does not fit the config, or is in use by another run."""
+
+
+class IndexDirError(IndexStateError):
+    """The index folder (``path``) cannot be created: a read-only mount, no
+    permission, a file in its place."""
+
+    def __init__(self, message: str, path: object = None) -> None:
+        super().__init__(message)
+        self.path = path
 
 
 class IndexRebuildingError(IndexStateError):

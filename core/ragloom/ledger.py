@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import IndexStateError
+from .errors import IndexDirError, IndexStateError
 
 __all__ = [
     "Journal",
@@ -90,20 +90,22 @@ def read_only_mount(path: Path) -> bool:
 def ensure_index_dir(index_dir: Path) -> None:
     """Create ``index_dir`` (owner-only) or fail clearly when it is not a folder."""
     if index_dir.exists() and not index_dir.is_dir():
-        raise IndexStateError(
+        raise IndexDirError(
             f"index_dir {index_dir} is a file, not a folder: point `index_dir:` in the "
-            "config at a folder (it is created if missing)"
+            "config at a folder (it is created if missing)",
+            index_dir,
         )
     try:
         index_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     except FileExistsError:  # a parent is a file
-        raise IndexStateError(
-            f"cannot create index_dir {index_dir}: a part of that path is a file"
+        raise IndexDirError(
+            f"cannot create index_dir {index_dir}: a part of that path is a file", index_dir
         ) from None
     except OSError as exc:
-        raise IndexStateError(
+        raise IndexDirError(
             f"cannot create index_dir {index_dir}: {exc.strerror or exc}; check the path "
-            "and its permissions"
+            "and its permissions",
+            index_dir,
         ) from None
 
 
