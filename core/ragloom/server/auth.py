@@ -3,7 +3,9 @@
 A request presents its key as ``Authorization: Bearer KEY`` (what OpenAI
 SDKs send) or ``X-API-Key: KEY``. No key, or a key the server does not
 know, is 401 ``unauthorized``, whatever the route (``/healthz``,
-``/readyz`` and the OpenAPI schema excepted). The caller's principals feed
+``/readyz`` and the OpenAPI schema excepted). A path that is no route is
+404 ``not_found`` with or without a key: the routes are no secret (the
+OpenAPI schema lists them), and a client with a typo learns that first. The caller's principals feed
 the pipeline's access filter; nothing in a request body can change them.
 """
 
