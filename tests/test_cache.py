@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -172,3 +173,139 @@ def test_access_is_checked_before_the_answer_cache(corpus: Path, pm) -> None:
         pipeline.ask("Pro plan cost", principals=["alice"])
         with pytest.raises(ragloom.RagloomError, match="principals"):
             pipeline.ask("Pro plan cost")
+
+
+# -- last use and pruning -------------------------------------------------------
+
+DAY = 86_400.0
+
+
+def _filled(path: Path, n: int, fingerprint: str = "fp") -> tuple[EmbeddingCache, list[str]]:
+    cache = EmbeddingCache(path)
+    hashes = [cache.text_hash(f"text {i}") for i in range(n)]
+    vectors = np.random.default_rng(0).random((n, 16), dtype=np.float32)
+    cache.put_many(fingerprint, zip(hashes, vectors))
+    return cache, hashes
+
+
+def _set_used(cache: EmbeddingCache, hashes: list[str], when: float) -> None:
+    for h in hashes:
+        cache.db.execute("UPDATE vectors SET used = ? WHERE text_hash = ?", (when, h))
+
+
+def _used(cache: EmbeddingCache, h: str) -> float:
+    return cache.db.execute("SELECT used FROM vectors WHERE text_hash = ?", (h,)).fetchone()[0]
+
+
+def test_a_vector_keeps_its_last_use_to_the_day(tmp_path: Path) -> None:
+    cache, hashes = _filled(tmp_path / "e.sqlite", 3)
+    now = time.time()
+    assert all(now - 60 < _used(cache, h) <= now for h in hashes)  # written now
+    _set_used(cache, hashes[:2], now - 10 * DAY)
+    _set_used(cache, hashes[2:], now - 3600)  # an hour ago: a read leaves it
+    assert len(cache.get_many("fp", hashes, 16)) == 3
+    assert _used(cache, hashes[0]) > now - 60  # read now: used now
+    assert _used(cache, hashes[2]) == pytest.approx(now - 3600)  # no write for an hour's gain
+    cache.get_many("other", hashes, 16)  # another embedder's read touches nothing
+    assert _used(cache, hashes[2]) == pytest.approx(now - 3600)
+
+
+def test_a_cache_written_before_last_uses_gets_them(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "e.sqlite"
+    old = sqlite3.connect(path)
+    old.execute(
+        "CREATE TABLE vectors (fingerprint TEXT NOT NULL, text_hash TEXT NOT NULL, "
+        "vector BLOB NOT NULL, PRIMARY KEY (fingerprint, text_hash)) WITHOUT ROWID"
+    )
+    old.execute("INSERT INTO vectors VALUES ('fp', 'h1', ?)", (np.ones(4, np.float32).tobytes(),))
+    old.commit()
+    old.close()
+    cache = EmbeddingCache(path)
+    assert list(cache.get_many("fp", ["h1"], 4)) == ["h1"]
+    assert _used(cache, "h1") > time.time() - 60  # the day it was first kept, not 1970
+    cache.put_many("fp", [("h2", np.ones(4, np.float32))])
+    info = cache.info()
+    assert info.entries == 2 and info.by_embedder == {"fp": 2}
+    assert cache.prune(older_than=DAY).entries_removed == 0
+
+
+def test_prune_drops_what_was_not_used_lately(tmp_path: Path) -> None:
+    cache, hashes = _filled(tmp_path / "e.sqlite", 6)
+    now = time.time()
+    _set_used(cache, hashes[:4], now - 40 * DAY)
+    dry = cache.prune(older_than=30 * DAY, dry_run=True)
+    assert (dry.entries_before, dry.entries_removed, dry.dry_run) == (6, 4, True)
+    assert cache.info().entries == 6  # a dry run changes nothing
+    done = cache.prune(older_than=30 * DAY)
+    assert done.entries_removed == 4 and not done.dry_run
+    assert set(cache.get_many("fp", hashes, 16)) == set(hashes[4:])
+    with pytest.raises(ValueError, match="say what to prune"):
+        cache.prune()
+
+
+def test_prune_to_a_size_drops_the_least_recently_used(tmp_path: Path) -> None:
+    cache, hashes = _filled(tmp_path / "e.sqlite", 400)
+    now = time.time()
+    for i, h in enumerate(hashes):  # the later, the more recently used
+        _set_used(cache, [h], now - (400 - i) * DAY)
+    before = cache.info()
+    report = cache.prune(max_bytes=before.bytes // 4)
+    kept = set(cache.get_many("fp", hashes, 16))
+    assert report.entries_removed == 400 - len(kept) >= 250
+    assert kept == set(hashes[400 - len(kept) :])  # the most recently used stay
+    assert report.bytes_after < before.bytes  # compacted: the file shrank
+    assert cache.prune(max_bytes=10**12).entries_removed == 0
+
+
+def test_cache_commands(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+    from ragloom.cli import cli
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(3):
+        (docs / f"d{i}.md").write_text(f"# Doc {i}\n\nText number {i}.\n")
+    config = tmp_path / "ragloom.yaml"
+    config.write_text(
+        "loaders: [{type: directory, path: docs}]\nembedder: {type: hash, dimension: 16}\n"
+        "stores: [{type: memory}]\ncache: {path: cache/e.sqlite}\n"
+    )
+    runner = CliRunner()
+
+    def run(*args: str):  # type: ignore[no-untyped-def]
+        return runner.invoke(cli, ["-c", str(config), *args], env={"COLUMNS": "200"})
+
+    assert "no file yet" in run("cache", "info").output
+    assert run("index").exit_code == 0
+    info = run("cache", "info", "--json")
+    assert info.exit_code == 0, info.output
+    figures = json.loads(info.output)
+    assert figures["entries"] == 3 and figures["this_embedder_entries"] == 3
+    assert figures["path"] == str(tmp_path / "cache" / "e.sqlite")
+    assert "3 vector(s)" in run("cache", "info").output
+    nothing = run("cache", "prune")
+    assert nothing.exit_code == 2 and "--older-than DAYS, --max-size SIZE" in nothing.output
+    assert run("cache", "prune", "--max-size", "lots").exit_code == 2
+    dry = run("cache", "prune", "--older-than", "0", "--dry-run")
+    assert "would drop 3 of 3" in dry.output
+    assert json.loads(run("cache", "info", "--json").output)["entries"] == 3
+    gone = json.loads(run("cache", "prune", "--max-size", "1KB", "--json").output)
+    assert gone["entries_removed"] == 3 and not gone["dry_run"]
+    again = run("index", "--rebuild")  # nothing lost but the time to embed again
+    assert again.exit_code == 0 and "3 embedded" in again.output
+    off = tmp_path / "off.yaml"
+    off.write_text(config.read_text().replace("{path: cache/e.sqlite}", "{embeddings: false}"))
+    refused = runner.invoke(cli, ["-c", str(off), "cache", "info"])
+    assert refused.exit_code == 2 and "turns the embedding cache off" in refused.output
+
+
+@pytest.mark.parametrize(
+    ("text", "size"),
+    [("500MB", 500 * 1024**2), ("2G", 2 * 1024**3), ("1.5GiB", int(1.5 * 1024**3)), ("4096", 4096)],
+)
+def test_sizes_are_read_in_binary_units(text: str, size: int) -> None:
+    from ragloom.cli_cache import parse_size
+
+    assert parse_size(text) == size

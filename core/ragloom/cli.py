@@ -26,6 +26,7 @@ from typing import Any
 import click
 
 from . import __version__
+from .cli_cache import cache
 from .cli_eval import eval_command
 from .cli_support import (
     PRINCIPAL,
@@ -899,6 +900,7 @@ def main(argv: list[str] | None = None) -> None:
         stop_quietly()
 
 
+cli.add_command(cache)
 cli.add_command(eval_command)
 cli.add_command(tune)
 
