@@ -190,11 +190,11 @@ def _filled(path: Path, n: int, fingerprint: str = "fp") -> tuple[EmbeddingCache
 
 def _set_used(cache: EmbeddingCache, hashes: list[str], when: float) -> None:
     for h in hashes:
-        cache.db.execute("UPDATE vectors SET used = ? WHERE text_hash = ?", (when, h))
+        cache.db.execute("UPDATE uses SET used = ? WHERE text_hash = ?", (when, h))
 
 
 def _used(cache: EmbeddingCache, h: str) -> float:
-    return cache.db.execute("SELECT used FROM vectors WHERE text_hash = ?", (h,)).fetchone()[0]
+    return cache.db.execute("SELECT used FROM uses WHERE text_hash = ?", (h,)).fetchone()[0]
 
 
 def test_a_vector_keeps_its_last_use_to_the_day(tmp_path: Path) -> None:
@@ -210,25 +210,35 @@ def test_a_vector_keeps_its_last_use_to_the_day(tmp_path: Path) -> None:
     assert _used(cache, hashes[2]) == pytest.approx(now - 3600)
 
 
-def test_a_cache_written_before_last_uses_gets_them(tmp_path: Path) -> None:
+def test_a_ragloom_that_keeps_no_last_uses_shares_the_file(tmp_path: Path) -> None:
+    # a cache file written before last uses were kept, and written again by
+    # such a ragloom (another project's venv) after this one kept them: both
+    # read and write it, and its vectors count as used the day they are seen
     import sqlite3
 
     path = tmp_path / "e.sqlite"
-    old = sqlite3.connect(path)
-    old.execute(
-        "CREATE TABLE vectors (fingerprint TEXT NOT NULL, text_hash TEXT NOT NULL, "
-        "vector BLOB NOT NULL, PRIMARY KEY (fingerprint, text_hash)) WITHOUT ROWID"
-    )
-    old.execute("INSERT INTO vectors VALUES ('fp', 'h1', ?)", (np.ones(4, np.float32).tobytes(),))
-    old.commit()
-    old.close()
+
+    def older_ragloom_writes(h: str) -> None:
+        old = sqlite3.connect(path)
+        old.execute(
+            "CREATE TABLE IF NOT EXISTS vectors (fingerprint TEXT NOT NULL, text_hash TEXT "
+            "NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (fingerprint, text_hash)) WITHOUT ROWID"
+        )
+        blob = np.ones(4, np.float32).tobytes()
+        old.execute("INSERT OR REPLACE INTO vectors VALUES ('fp', ?, ?)", (h, blob))
+        old.commit()
+        old.close()
+
+    older_ragloom_writes("h1")
     cache = EmbeddingCache(path)
-    assert list(cache.get_many("fp", ["h1"], 4)) == ["h1"]
-    assert _used(cache, "h1") > time.time() - 60  # the day it was first kept, not 1970
     cache.put_many("fp", [("h2", np.ones(4, np.float32))])
+    older_ragloom_writes("h3")  # the file as this ragloom left it
     info = cache.info()
-    assert info.entries == 2 and info.by_embedder == {"fp": 2}
-    assert cache.prune(older_than=DAY).entries_removed == 0
+    assert info.entries == 3 and info.by_embedder == {"fp": 3}
+    assert info.oldest_use is not None and info.oldest_use > time.time() - 60
+    assert cache.prune(older_than=DAY).entries_removed == 0  # dated now, not 1970
+    assert set(cache.get_many("fp", ["h1", "h2", "h3"], 4)) == {"h1", "h2", "h3"}
+    assert _used(cache, "h3") > time.time() - 60
 
 
 def test_prune_drops_what_was_not_used_lately(tmp_path: Path) -> None:

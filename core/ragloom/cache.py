@@ -10,8 +10,9 @@ nothing. A vector is only ever reused under the same embedder fingerprint
 (backend, model, dimension, prefixes, normalisation), so vector spaces never
 mix.
 Each vector keeps when it was last written or read (to the day: a read
-rewrites it at most once a day), so ``ragloom cache prune`` can drop what
-no index has used for a while, or the least recently used down to a size.
+rewrites it at most once a day), in a table beside the vectors, so
+``ragloom cache prune`` can drop what no index has used for a while, or the
+least recently used down to a size.
 
 The answer cache is opt-in and lives in the index directory (created
 readable by its owner only). Its key is the normalised question, the corpus
@@ -147,10 +148,9 @@ class EmbeddingCache:
                 db.execute(
                     "CREATE TABLE IF NOT EXISTS vectors (fingerprint TEXT NOT NULL, "
                     "text_hash TEXT NOT NULL, vector BLOB NOT NULL, "
-                    "used REAL NOT NULL DEFAULT 0, "
                     "PRIMARY KEY (fingerprint, text_hash)) WITHOUT ROWID"
                 )
-                self._tracks_use = _add_use_column(db)
+                self._tracks_use = _uses_table(db)
             except (OSError, sqlite3.Error) as exc:  # a file where its folder goes, read-only
                 reason = getattr(exc, "strerror", None) or str(exc)
                 raise RagloomError(
@@ -181,51 +181,62 @@ class EmbeddingCache:
             marks = ",".join("?" * len(part))
             with self._lock:
                 db = self.db  # opened first: it says whether the file keeps last uses
-                used = "used" if self._tracks_use else "0"
-                rows = db.execute(
-                    f"SELECT text_hash, vector, {used} FROM vectors WHERE fingerprint = ? "
-                    f"AND text_hash IN ({marks})",
-                    (fingerprint, *part),
-                ).fetchall()
+                if self._tracks_use:
+                    query = (
+                        "SELECT v.text_hash, v.vector, u.used FROM vectors v LEFT JOIN uses u "
+                        "ON u.fingerprint = v.fingerprint AND u.text_hash = v.text_hash "
+                        f"WHERE v.fingerprint = ? AND v.text_hash IN ({marks})"
+                    )
+                else:
+                    query = (
+                        "SELECT text_hash, vector, NULL FROM vectors WHERE fingerprint = ? "
+                        f"AND text_hash IN ({marks})"
+                    )
+                rows = db.execute(query, (fingerprint, *part)).fetchall()
             stale = time.time() - TOUCH_EVERY
             for text_hash, blob, _ in rows:
                 vector = np.frombuffer(blob, dtype=np.float32)
                 if vector.shape[0] == dim:
                     found[text_hash] = vector
-            self._touch(fingerprint, [h for h, _, when in rows if when < stale])
+            self._touch(fingerprint, [h for h, _, when in rows if when is None or when < stale])
         return found
 
     def _touch(self, fingerprint: str, hashes: Sequence[str]) -> None:
         """Mark ``hashes`` used now (those read whose last use is a day old or
-        more: a read writes nothing otherwise). A cache this process cannot
-        write (a read-only file) keeps the old times: reading never fails for
-        that."""
+        more, or unknown: a read writes nothing otherwise). A cache this
+        process cannot write (a read-only file) keeps the old times: reading
+        never fails for that."""
         if not hashes or not self._tracks_use:
             return
-        marks = ",".join("?" * len(hashes))
+        now = time.time()
         # read-only, or locked past the timeout: the old times stay
         with self._lock, contextlib.suppress(sqlite3.OperationalError):
-            self.db.execute(
-                f"UPDATE vectors SET used = ? WHERE fingerprint = ? AND text_hash IN ({marks})",
-                (time.time(), fingerprint, *hashes),
+            self.db.executemany(
+                "INSERT OR REPLACE INTO uses (fingerprint, text_hash, used) VALUES (?, ?, ?)",
+                [(fingerprint, h, now) for h in hashes],
             )
 
     def put_many(self, fingerprint: str, items: Iterable[tuple[str, np.ndarray]]) -> None:
         import numpy as np
 
-        now = time.time()
         rows = [
-            (fingerprint, h, np.ascontiguousarray(v, dtype=np.float32).tobytes(), now)
-            for h, v in items
+            (fingerprint, h, np.ascontiguousarray(v, dtype=np.float32).tobytes()) for h, v in items
         ]
         if rows:
+            now = time.time()
             with self._lock, self.db:
                 self.db.execute("BEGIN")
                 self.db.executemany(
-                    "INSERT OR REPLACE INTO vectors (fingerprint, text_hash, vector, used) "
-                    "VALUES (?, ?, ?, ?)",
+                    "INSERT OR REPLACE INTO vectors (fingerprint, text_hash, vector) "
+                    "VALUES (?, ?, ?)",
                     rows,
                 )
+                if self._tracks_use:
+                    self.db.executemany(
+                        "INSERT OR REPLACE INTO uses (fingerprint, text_hash, used) "
+                        "VALUES (?, ?, ?)",
+                        [(f, h, now) for f, h, _ in rows],
+                    )
 
     # -- upkeep ------------------------------------------------------------
     def _bytes(self) -> int:
@@ -236,20 +247,35 @@ class EmbeddingCache:
         )
 
     def info(self) -> CacheInfo:
-        """What the file holds (an absent file holds nothing; it is not created)."""
+        """What the file holds (an absent file holds nothing; it is not created).
+        A vector written by a ragloom that kept no last uses counts as used
+        now."""
         if not self.path.exists():
             return CacheInfo(self.path, 0, 0, None, None, {})
         with self._lock:
-            entries, oldest, latest = self.db.execute(
-                "SELECT count(*), min(used), max(used) FROM vectors"
-            ).fetchone()
+            db = self.db
+            entries = db.execute("SELECT count(*) FROM vectors").fetchone()[0]
+            oldest = latest = None
+            if entries:
+                uses = self._uses_sql()
+                oldest, latest = db.execute(f"SELECT min(used), max(used) FROM ({uses})").fetchone()
             by = dict(
-                self.db.execute(
+                db.execute(
                     "SELECT fingerprint, count(*) FROM vectors GROUP BY fingerprint "
                     "ORDER BY count(*) DESC"
                 ).fetchall()
             )
         return CacheInfo(self.path, entries, self._bytes(), oldest, latest, by)
+
+    def _uses_sql(self) -> str:
+        """Each vector's key and last use (now where none is kept)."""
+        if not self._tracks_use:
+            return f"SELECT fingerprint, text_hash, {time.time()} AS used FROM vectors"
+        return (
+            f"SELECT v.fingerprint, v.text_hash, coalesce(u.used, {time.time()}) AS used "
+            "FROM vectors v LEFT JOIN uses u "
+            "ON u.fingerprint = v.fingerprint AND u.text_hash = v.text_hash"
+        )
 
     def prune(
         self,
@@ -261,8 +287,10 @@ class EmbeddingCache:
         """Drop the vectors last used more than ``older_than`` seconds ago,
         then the least recently used until the file would hold at most
         ``max_bytes`` (at its mean bytes an entry); the file is then compacted
-        (``VACUUM``). Nothing is lost but the time to embed those texts again;
-        an index run at the same time waits for the lock, as for any write."""
+        (``VACUUM``). A vector with no last use (written by a ragloom that
+        kept none) is dated now, so it stays a while. Nothing is lost but the
+        time to embed those texts again; an index run at the same time waits
+        for the lock, as for any write."""
         if older_than is None and max_bytes is None:
             raise ValueError("say what to prune: older_than, max_bytes or both")
         info = self.info()
@@ -270,11 +298,16 @@ class EmbeddingCache:
             return PruneReport(0, 0, info.bytes, info.bytes, dry_run)
         with self._lock:
             db = self.db
+            if not self._tracks_use:
+                raise RagloomError(
+                    f"the embedding cache {self.path} cannot be written here: prune it "
+                    "where it can be"
+                )
             doomed = 0
             if older_than is not None:
                 cutoff = time.time() - older_than
                 doomed = db.execute(
-                    "SELECT count(*) FROM vectors WHERE used < ?", (cutoff,)
+                    f"SELECT count(*) FROM ({self._uses_sql()}) WHERE used < ?", (cutoff,)
                 ).fetchone()[0]
             if max_bytes is not None:
                 per_entry = info.bytes / info.entries
@@ -286,28 +319,50 @@ class EmbeddingCache:
                 return PruneReport(info.entries, doomed, info.bytes, left, dry_run)
             with db:
                 db.execute("BEGIN IMMEDIATE")
+                now = time.time()
+                db.execute(  # vectors another ragloom wrote without a last use: dated now
+                    "INSERT OR IGNORE INTO uses (fingerprint, text_hash, used) "
+                    "SELECT fingerprint, text_hash, ? FROM vectors",
+                    (now,),
+                )
                 db.execute(
-                    "DELETE FROM vectors WHERE (fingerprint, text_hash) IN (SELECT "
-                    "fingerprint, text_hash FROM vectors ORDER BY used, fingerprint, "
-                    "text_hash LIMIT ?)",
+                    "CREATE TEMP TABLE doomed AS SELECT u.fingerprint, u.text_hash FROM uses u "
+                    "JOIN vectors v ON v.fingerprint = u.fingerprint "
+                    "AND v.text_hash = u.text_hash "
+                    "ORDER BY u.used, u.fingerprint, u.text_hash LIMIT ?",
                     (doomed,),
                 )
+                for table in ("vectors", "uses"):
+                    db.execute(
+                        f"DELETE FROM {table} WHERE (fingerprint, text_hash) IN "
+                        "(SELECT fingerprint, text_hash FROM doomed)"
+                    )
+                db.execute(  # uses of vectors gone by other means
+                    "DELETE FROM uses WHERE (fingerprint, text_hash) NOT IN "
+                    "(SELECT fingerprint, text_hash FROM vectors)"
+                )
+                db.execute("DROP TABLE doomed")
             db.execute("VACUUM")
             db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return PruneReport(info.entries, doomed, info.bytes, self._bytes(), False)
 
 
-def _add_use_column(db: sqlite3.Connection) -> bool:
-    """Give a cache written before vectors kept their last use a ``used``
-    column, each entry's last use set to now (so none looks long unused on
-    the day it is first kept). False when the file cannot be written."""
-    columns = {row[1] for row in db.execute("PRAGMA table_info(vectors)")}
-    if "used" in columns:
-        return True
+def _uses_table(db: sqlite3.Connection) -> bool:
+    """The table of each vector's last use, beside the vectors (a table of its
+    own, so that a ragloom that keeps no last uses still reads and writes the
+    same file). False when it is missing and the file cannot be written."""
     try:
-        db.execute(f"ALTER TABLE vectors ADD COLUMN used REAL NOT NULL DEFAULT {time.time():.0f}")
-    except sqlite3.OperationalError:  # read-only, or another process added it first
-        return "used" in {row[1] for row in db.execute("PRAGMA table_info(vectors)")}
+        db.execute(
+            "CREATE TABLE IF NOT EXISTS uses (fingerprint TEXT NOT NULL, "
+            "text_hash TEXT NOT NULL, used REAL NOT NULL, "
+            "PRIMARY KEY (fingerprint, text_hash)) WITHOUT ROWID"
+        )
+    except sqlite3.OperationalError:  # read-only
+        return bool(
+            db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'uses'"
+            ).fetchone()
+        )
     return True
 
 
