@@ -269,6 +269,38 @@ def test_prune_to_a_size_drops_the_least_recently_used(tmp_path: Path) -> None:
     assert cache.prune(max_bytes=10**12).entries_removed == 0
 
 
+def test_prune_rewrites_the_older_layout_at_half_the_size(tmp_path: Path) -> None:
+    # files written before kept vectors in a WITHOUT ROWID table, where a
+    # 1.5 KB vector overflows its page: about twice the bytes on disk
+    import sqlite3
+
+    path = tmp_path / "e.sqlite"
+    old = sqlite3.connect(path)
+    old.execute(
+        "CREATE TABLE vectors (fingerprint TEXT NOT NULL, text_hash TEXT NOT NULL, "
+        "vector BLOB NOT NULL, PRIMARY KEY (fingerprint, text_hash)) WITHOUT ROWID"
+    )
+    vectors = np.random.default_rng(1).random((300, 384), dtype=np.float32)
+    old.executemany(
+        "INSERT INTO vectors VALUES ('fp', ?, ?)",
+        [(f"h{i}", v.tobytes()) for i, v in enumerate(vectors)],
+    )
+    old.commit()
+    old.close()
+    cache = EmbeddingCache(path)
+    before = cache.info()
+    assert before.entries == 300 and not before.compact
+    report = cache.prune(older_than=365 * DAY)  # nothing that old: only the rewrite
+    after = cache.info()
+    assert report.entries_removed == 0 and after.entries == 300 and after.compact
+    assert after.bytes < 0.6 * before.bytes
+    found = cache.get_many("fp", [f"h{i}" for i in range(300)], 384)
+    assert len(found) == 300 and np.array_equal(found["h7"], vectors[7])
+    fresh = EmbeddingCache(tmp_path / "new.sqlite")
+    fresh.put_many("fp", [("h", vectors[0])])
+    assert fresh.info().compact  # new files are written compact
+
+
 def test_cache_commands(tmp_path: Path) -> None:
     from click.testing import CliRunner
     from ragloom.cli import cli

@@ -54,6 +54,14 @@ __all__ = [
     "fingerprint_key",
 ]
 
+_VECTORS = (
+    "CREATE TABLE IF NOT EXISTS {name} (fingerprint TEXT NOT NULL, text_hash TEXT NOT NULL, "
+    "vector BLOB NOT NULL, PRIMARY KEY (fingerprint, text_hash))"
+)
+"""The vectors, in a table with row ids: a 1.5 KB vector overflowed the pages
+of the WITHOUT ROWID table files written before (4.7 KB a 384-dimension
+vector on disk, against 2.2 KB)."""
+
 TOUCH_EVERY = 86_400.0
 """Seconds: a read rewrites a vector's last use only when it is older than this."""
 
@@ -105,6 +113,9 @@ class CacheInfo:
     oldest_use: float | None
     latest_use: float | None
     by_embedder: Mapping[str, int]
+    compact: bool = True
+    """False for a file in the older layout (about twice the bytes a vector);
+    any prune rewrites it."""
 
 
 @dataclass(frozen=True)
@@ -145,11 +156,7 @@ class EmbeddingCache:
         if self._db is None:
             try:
                 db = _connect(self.path)
-                db.execute(
-                    "CREATE TABLE IF NOT EXISTS vectors (fingerprint TEXT NOT NULL, "
-                    "text_hash TEXT NOT NULL, vector BLOB NOT NULL, "
-                    "PRIMARY KEY (fingerprint, text_hash)) WITHOUT ROWID"
-                )
+                db.execute(_VECTORS.format(name="vectors"))
                 self._tracks_use = _uses_table(db)
             except (OSError, sqlite3.Error) as exc:  # a file where its folder goes, read-only
                 reason = getattr(exc, "strerror", None) or str(exc)
@@ -265,7 +272,16 @@ class EmbeddingCache:
                     "ORDER BY count(*) DESC"
                 ).fetchall()
             )
-        return CacheInfo(self.path, entries, self._bytes(), oldest, latest, by)
+        return CacheInfo(
+            self.path, entries, self._bytes(), oldest, latest, by, compact=self._compact()
+        )
+
+    def _compact(self) -> bool:
+        with self._lock:
+            row = self.db.execute(
+                "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'vectors'"
+            ).fetchone()
+        return row is None or "WITHOUT ROWID" not in row[0].upper()
 
     def _uses_sql(self) -> str:
         """Each vector's key and last use (now where none is kept)."""
@@ -287,7 +303,8 @@ class EmbeddingCache:
         """Drop the vectors last used more than ``older_than`` seconds ago,
         then the least recently used until the file would hold at most
         ``max_bytes`` (at its mean bytes an entry); the file is then compacted
-        (``VACUUM``). A vector with no last use (written by a ragloom that
+        (``VACUUM``), and a file in the older layout rewritten in the compact
+        one (also when nothing is dropped). A vector with no last use (written by a ragloom that
         kept none) is dated now, so it stays a while. Nothing is lost but the
         time to embed those texts again; an index run at the same time waits
         for the lock, as for any write."""
@@ -314,11 +331,19 @@ class EmbeddingCache:
                 keep = int(max_bytes // per_entry) if per_entry else info.entries
                 doomed = max(doomed, info.entries - keep)
             doomed = min(doomed, info.entries)
-            if dry_run or not doomed:
+            if dry_run or not (doomed or not info.compact):
                 left = info.bytes - int(doomed * info.bytes / info.entries)
                 return PruneReport(info.entries, doomed, info.bytes, left, dry_run)
             with db:
                 db.execute("BEGIN IMMEDIATE")
+                if not info.compact:  # the older layout: rewritten into the compact one
+                    db.execute(_VECTORS.format(name="vectors_compact"))
+                    db.execute(
+                        "INSERT INTO vectors_compact (fingerprint, text_hash, vector) "
+                        "SELECT fingerprint, text_hash, vector FROM vectors"
+                    )
+                    db.execute("DROP TABLE vectors")
+                    db.execute("ALTER TABLE vectors_compact RENAME TO vectors")
                 now = time.time()
                 db.execute(  # vectors another ragloom wrote without a last use: dated now
                     "INSERT OR IGNORE INTO uses (fingerprint, text_hash, used) "

@@ -104,6 +104,7 @@ def cache_info(ctx: click.Context, as_json: bool) -> None:
                     "latest_use": info.latest_use,
                     "embedders": len(info.by_embedder),
                     "this_embedder_entries": mine,
+                    "compact": info.compact,
                 },
                 indent=2,
             )
@@ -120,6 +121,11 @@ def cache_info(ctx: click.Context, as_json: bool) -> None:
     if mine is not None:
         embedders += f"; this config's embedder: {mine:,} vector(s)"
     out.print(embedders)
+    if not info.compact:
+        out.print(
+            "stored in the older layout, about twice the bytes a vector: any "
+            "`ragloom cache prune` rewrites it compact"
+        )
 
 
 @cache.command("prune")
