@@ -256,17 +256,43 @@ def test_prune_drops_what_was_not_used_lately(tmp_path: Path) -> None:
 
 
 def test_prune_to_a_size_drops_the_least_recently_used(tmp_path: Path) -> None:
-    cache, hashes = _filled(tmp_path / "e.sqlite", 400)
+    from ragloom.cache import ROW_BYTES
+
+    cache, hashes = _filled(tmp_path / "e.sqlite", 400)  # 16 dimensions: 64 bytes each
     now = time.time()
     for i, h in enumerate(hashes):  # the later, the more recently used
         _set_used(cache, [h], now - (400 - i) * DAY)
     before = cache.info()
-    report = cache.prune(max_bytes=before.bytes // 4)
-    kept = set(cache.get_many("fp", hashes, 16))
-    assert report.entries_removed == 400 - len(kept) >= 250
-    assert kept == set(hashes[400 - len(kept) :])  # the most recently used stay
+    budget = 100 * (64 + ROW_BYTES)  # room for the 100 most recently used
+    dry = cache.prune(max_bytes=budget, dry_run=True)
+    assert dry.entries_removed == 300 and dry.bytes_after == budget
+    report = cache.prune(max_bytes=budget)
+    kept = {h for (h,) in cache.db.execute("SELECT text_hash FROM vectors")}  # no read: no touch
+    assert report.entries_removed == 300 and kept == set(hashes[300:])
     assert report.bytes_after < before.bytes  # compacted: the file shrank
     assert cache.prune(max_bytes=10**12).entries_removed == 0
+    # by age and size at once: whichever drops more
+    both = cache.prune(older_than=50.5 * DAY, max_bytes=budget)
+    assert both.entries_removed == 50 and len(cache.get_many("fp", hashes, 16)) == 50
+
+
+def test_prune_to_a_size_counts_each_vector_by_its_own_bytes(tmp_path: Path) -> None:
+    # old small vectors and recent large ones: the size asked for is about
+    # what is left, not the count times the mean size
+    cache = EmbeddingCache(tmp_path / "e.sqlite")
+    rng = np.random.default_rng(2)
+    small = [(f"s{i}", rng.random(384, dtype=np.float32)) for i in range(200)]
+    large = [(f"l{i}", rng.random(3072, dtype=np.float32)) for i in range(100)]
+    cache.put_many("small", small)
+    cache.put_many("large", large)
+    _set_used(cache, [h for h, _ in small], time.time() - 10 * DAY)
+    from ragloom.cache import ROW_BYTES
+
+    budget = 100 * (3072 * 4 + ROW_BYTES) + 10 * (384 * 4 + ROW_BYTES)
+    report = cache.prune(max_bytes=budget)
+    assert report.entries_removed == 190  # the large, and the 10 most recent small ones, stay
+    assert len(cache.get_many("large", [h for h, _ in large], 3072)) == 100
+    assert 0.7 * budget <= report.bytes_after <= 1.3 * budget
 
 
 def test_prune_rewrites_the_older_layout_at_half_the_size(tmp_path: Path) -> None:
@@ -333,7 +359,7 @@ def test_cache_commands(tmp_path: Path) -> None:
     dry = run("cache", "prune", "--older-than", "0", "--dry-run")
     assert "would drop 3 of 3" in dry.output
     assert json.loads(run("cache", "info", "--json").output)["entries"] == 3
-    gone = json.loads(run("cache", "prune", "--max-size", "1KB", "--json").output)
+    gone = json.loads(run("cache", "prune", "--max-size", "500B", "--json").output)
     assert gone["entries_removed"] == 3 and not gone["dry_run"]
     again = run("index", "--rebuild")  # nothing lost but the time to embed again
     assert again.exit_code == 0 and "3 embedded" in again.output
@@ -345,9 +371,42 @@ def test_cache_commands(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("text", "size"),
-    [("500MB", 500 * 1024**2), ("2G", 2 * 1024**3), ("1.5GiB", int(1.5 * 1024**3)), ("4096", 4096)],
+    [
+        ("500MB", 500 * 1024**2),
+        ("2G", 2 * 1024**3),
+        ("1.5GiB", int(1.5 * 1024**3)),
+        ("4096", 4096),
+        ("500B", 500),
+        ("5b", 5),
+        ("5kib", 5 * 1024),
+    ],
 )
 def test_sizes_are_read_in_binary_units(text: str, size: int) -> None:
     from ragloom.cli_cache import parse_size
 
     assert parse_size(text) == size
+
+
+@pytest.mark.parametrize("text", ["5ib", "lots", "MB", "-5MB", "5 PB"])
+def test_a_size_that_is_none_is_a_usage_error(text: str) -> None:
+    import click
+    from ragloom.cli_cache import parse_size
+
+    with pytest.raises(click.BadParameter, match="is no size"):
+        parse_size(text)
+
+
+def test_a_cache_it_cannot_write_is_read_and_measured_not_pruned(tmp_path: Path) -> None:
+    # as on a read-only mount (the tests run as root, which chmod does not stop)
+    import sqlite3
+
+    cache, hashes = _filled(tmp_path / "e.sqlite", 5)
+    _set_used(cache, hashes, time.time() - 10 * DAY)
+    cache.close()
+    cache._db = sqlite3.connect(f"file:{cache.path}?mode=ro", uri=True, isolation_level=None)
+    assert len(cache.get_many("fp", hashes, 16)) == 5  # the touch fails quietly
+    assert _used(cache, hashes[0]) < time.time() - 9 * DAY
+    assert cache.prune(older_than=DAY, dry_run=True).entries_removed == 5
+    with pytest.raises(RagloomError, match="cannot be pruned .*readonly"):
+        cache.prune(older_than=DAY)
+    assert cache.info().entries == 5

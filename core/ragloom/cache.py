@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
 import os
 import sqlite3
 import threading
@@ -62,6 +63,14 @@ _VECTORS = (
 of the WITHOUT ROWID table files written before (4.7 KB a 384-dimension
 vector on disk, against 2.2 KB)."""
 
+_BUSY_MS = 30_000
+"""How long a connection waits for another process's lock."""
+
+ROW_BYTES = 740
+"""Bytes a vector's row costs on disk beside the vector itself, in the
+compact layout with its last use and keys (a 384-dimension vector, 1,536
+bytes, takes about 2.2 KB): what ``prune(max_bytes=...)`` counts."""
+
 TOUCH_EVERY = 86_400.0
 """Seconds: a read rewrites a vector's last use only when it is older than this."""
 
@@ -94,7 +103,9 @@ def _connect(path: Path, *, private: bool = False) -> sqlite3.Connection:
     else:
         path.parent.mkdir(parents=True, exist_ok=True)
     private_file(path)
-    db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
+    db = sqlite3.connect(
+        path, timeout=_BUSY_MS / 1000, isolation_level=None, check_same_thread=False
+    )
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=NORMAL")
     return db
@@ -284,13 +295,25 @@ class EmbeddingCache:
         return row is None or "WITHOUT ROWID" not in row[0].upper()
 
     def _uses_sql(self) -> str:
-        """Each vector's key and last use (now where none is kept)."""
+        """Each vector's key, last use (now where none is kept) and bytes."""
+        size = f"length(v.vector) + {ROW_BYTES} AS size"
         if not self._tracks_use:
-            return f"SELECT fingerprint, text_hash, {time.time()} AS used FROM vectors"
+            return f"SELECT fingerprint, text_hash, {time.time()} AS used, {size} FROM vectors v"
         return (
-            f"SELECT v.fingerprint, v.text_hash, coalesce(u.used, {time.time()}) AS used "
+            f"SELECT v.fingerprint, v.text_hash, coalesce(u.used, {time.time()}) AS used, {size} "
             "FROM vectors v LEFT JOIN uses u "
             "ON u.fingerprint = v.fingerprint AND u.text_hash = v.text_hash"
+        )
+
+    def _doomed_sql(self) -> str:
+        """The vectors a prune drops: last used before the cutoff (the first
+        parameter), or beyond the size (the second) counting from the most
+        recently used; each row with its bytes and whether it goes."""
+        return (
+            "SELECT fingerprint, text_hash, size, used < ? OR kept > ? AS doomed FROM ("
+            "SELECT fingerprint, text_hash, used, size, SUM(size) OVER (ORDER BY used DESC, "
+            "fingerprint DESC, text_hash DESC ROWS UNBOUNDED PRECEDING) AS kept "
+            f"FROM ({self._uses_sql()}))"
         )
 
     def prune(
@@ -301,74 +324,84 @@ class EmbeddingCache:
         dry_run: bool = False,
     ) -> PruneReport:
         """Drop the vectors last used more than ``older_than`` seconds ago,
-        then the least recently used until the file would hold at most
-        ``max_bytes`` (at its mean bytes an entry); the file is then compacted
-        (``VACUUM``), and a file in the older layout rewritten in the compact
-        one (also when nothing is dropped). A vector with no last use (written by a ragloom that
-        kept none) is dated now, so it stays a while. Nothing is lost but the
-        time to embed those texts again; an index run at the same time waits
-        for the lock, as for any write."""
+        and the least recently used beyond ``max_bytes`` (each vector's bytes
+        counted as the compact layout holds it, from the most recently used
+        on); then compact the file (``VACUUM``), and rewrite a file in the
+        older layout in the compact one (also when nothing is dropped). A
+        vector with no last use (written by a ragloom that kept none) is
+        dated now, so it stays a while. What goes is chosen under the write
+        lock: a vector an index run reads meanwhile is dated before the
+        choice. Nothing is lost but the time to embed those texts again; an
+        index run at the same time waits for the lock, as for any write.
+        ``dry_run``: what would go, and the bytes left (estimated)."""
         if older_than is None and max_bytes is None:
             raise ValueError("say what to prune: older_than, max_bytes or both")
         info = self.info()
         if not info.entries:
             return PruneReport(0, 0, info.bytes, info.bytes, dry_run)
+        cutoff = -math.inf if older_than is None else time.time() - older_than
+        limit = math.inf if max_bytes is None else float(max_bytes)
         with self._lock:
             db = self.db
-            if not self._tracks_use:
+            if dry_run:
+                doomed, left = db.execute(
+                    f"SELECT sum(doomed), sum(CASE WHEN doomed THEN 0 ELSE size END) "
+                    f"FROM ({self._doomed_sql()})",
+                    (cutoff, limit),
+                ).fetchone()
+                return PruneReport(info.entries, doomed or 0, info.bytes, left or 0, True)
+            try:
+                return self._prune(info, cutoff, limit)
+            except sqlite3.OperationalError as exc:  # a read-only file, a lock held too long
                 raise RagloomError(
-                    f"the embedding cache {self.path} cannot be written here: prune it "
-                    "where it can be"
-                )
-            doomed = 0
-            if older_than is not None:
-                cutoff = time.time() - older_than
-                doomed = db.execute(
-                    f"SELECT count(*) FROM ({self._uses_sql()}) WHERE used < ?", (cutoff,)
-                ).fetchone()[0]
-            if max_bytes is not None:
-                per_entry = info.bytes / info.entries
-                keep = int(max_bytes // per_entry) if per_entry else info.entries
-                doomed = max(doomed, info.entries - keep)
-            doomed = min(doomed, info.entries)
-            if dry_run or not (doomed or not info.compact):
-                left = info.bytes - int(doomed * info.bytes / info.entries)
-                return PruneReport(info.entries, doomed, info.bytes, left, dry_run)
-            with db:
-                db.execute("BEGIN IMMEDIATE")
-                if not info.compact:  # the older layout: rewritten into the compact one
-                    db.execute(_VECTORS.format(name="vectors_compact"))
-                    db.execute(
-                        "INSERT INTO vectors_compact (fingerprint, text_hash, vector) "
-                        "SELECT fingerprint, text_hash, vector FROM vectors"
-                    )
-                    db.execute("DROP TABLE vectors")
-                    db.execute("ALTER TABLE vectors_compact RENAME TO vectors")
-                now = time.time()
-                db.execute(  # vectors another ragloom wrote without a last use: dated now
-                    "INSERT OR IGNORE INTO uses (fingerprint, text_hash, used) "
-                    "SELECT fingerprint, text_hash, ? FROM vectors",
-                    (now,),
-                )
+                    f"the embedding cache {self.path} cannot be pruned ({exc}): prune it "
+                    "where it can be written, when no index run holds it for long"
+                ) from exc
+
+    def _prune(self, info: CacheInfo, cutoff: float, limit: float) -> PruneReport:
+        db = self.db
+        if not self._tracks_use:
+            raise sqlite3.OperationalError("attempt to write a readonly database")
+        with db:
+            db.execute("BEGIN IMMEDIATE")
+            if not info.compact:  # the older layout: rewritten into the compact one
+                db.execute(_VECTORS.format(name="vectors_compact"))
                 db.execute(
-                    "CREATE TEMP TABLE doomed AS SELECT u.fingerprint, u.text_hash FROM uses u "
-                    "JOIN vectors v ON v.fingerprint = u.fingerprint "
-                    "AND v.text_hash = u.text_hash "
-                    "ORDER BY u.used, u.fingerprint, u.text_hash LIMIT ?",
-                    (doomed,),
+                    "INSERT INTO vectors_compact (fingerprint, text_hash, vector) "
+                    "SELECT fingerprint, text_hash, vector FROM vectors"
                 )
-                for table in ("vectors", "uses"):
-                    db.execute(
-                        f"DELETE FROM {table} WHERE (fingerprint, text_hash) IN "
-                        "(SELECT fingerprint, text_hash FROM doomed)"
-                    )
-                db.execute(  # uses of vectors gone by other means
-                    "DELETE FROM uses WHERE (fingerprint, text_hash) NOT IN "
-                    "(SELECT fingerprint, text_hash FROM vectors)"
+                db.execute("DROP TABLE vectors")
+                db.execute("ALTER TABLE vectors_compact RENAME TO vectors")
+            db.execute(  # vectors another ragloom wrote without a last use: dated now
+                "INSERT OR IGNORE INTO uses (fingerprint, text_hash, used) "
+                "SELECT fingerprint, text_hash, ? FROM vectors",
+                (time.time(),),
+            )
+            db.execute(
+                "CREATE TEMP TABLE doomed AS SELECT fingerprint, text_hash "
+                f"FROM ({self._doomed_sql()}) WHERE doomed",
+                (cutoff, limit),
+            )
+            doomed = db.execute("SELECT count(*) FROM doomed").fetchone()[0]
+            for table in ("vectors", "uses"):
+                db.execute(
+                    f"DELETE FROM {table} WHERE (fingerprint, text_hash) IN "
+                    "(SELECT fingerprint, text_hash FROM doomed)"
                 )
-                db.execute("DROP TABLE doomed")
+            db.execute(  # uses of vectors gone by other means
+                "DELETE FROM uses WHERE (fingerprint, text_hash) NOT IN "
+                "(SELECT fingerprint, text_hash FROM vectors)"
+            )
+            db.execute("DROP TABLE doomed")
+        if doomed or not info.compact:
             db.execute("VACUUM")
-            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            # the WAL back into the file, without waiting long on a reader
+            # (the next checkpoint does it then): a writer waits while this does
+            db.execute("PRAGMA busy_timeout = 1000")
+            try:
+                db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            finally:
+                db.execute(f"PRAGMA busy_timeout = {_BUSY_MS}")
         return PruneReport(info.entries, doomed, info.bytes, self._bytes(), False)
 
 

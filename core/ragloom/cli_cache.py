@@ -23,7 +23,7 @@ from .cli_support import console, escape, handle_errors
 
 __all__ = ["cache"]
 
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?i?b?)\s*$", re.IGNORECASE)
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(?:([kmgt])(?:i?b)?|b)?\s*$", re.IGNORECASE)
 _UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
 
 
@@ -33,7 +33,7 @@ def parse_size(text: str) -> int:
     if not found:
         raise click.BadParameter(f"{text!r} is no size: write e.g. 500MB, 2GB or 1048576")
     number, unit = found.groups()
-    return int(float(number) * _UNITS[unit[:1].lower()])
+    return int(float(number) * _UNITS[(unit or "").lower()])
 
 
 def _shown_bytes(n: int) -> str:
