@@ -193,6 +193,7 @@ class EmbeddingCache:
         import numpy as np
 
         found: dict[str, np.ndarray] = {}
+        stale: list[str] = []  # read, and last used a day ago or more (or never said)
         unique = list(dict.fromkeys(hashes))
         for start in range(0, len(unique), 500):  # SQLite's variable limit
             part = unique[start : start + 500]
@@ -211,12 +212,14 @@ class EmbeddingCache:
                         f"AND text_hash IN ({marks})"
                     )
                 rows = db.execute(query, (fingerprint, *part)).fetchall()
-            stale = time.time() - TOUCH_EVERY
-            for text_hash, blob, _ in rows:
+            day_ago = time.time() - TOUCH_EVERY
+            for text_hash, blob, when in rows:
                 vector = np.frombuffer(blob, dtype=np.float32)
                 if vector.shape[0] == dim:
                     found[text_hash] = vector
-            self._touch(fingerprint, [h for h, _, when in rows if when is None or when < stale])
+                if when is None or when < day_ago:
+                    stale.append(text_hash)
+        self._touch(fingerprint, stale)
         return found
 
     def _touch(self, fingerprint: str, hashes: Sequence[str]) -> None:
@@ -227,8 +230,9 @@ class EmbeddingCache:
         if not hashes or not self._tracks_use:
             return
         now = time.time()
-        # read-only, or locked past the timeout: the old times stay
-        with self._lock, contextlib.suppress(sqlite3.OperationalError):
+        # one transaction; read-only, or locked past the timeout: the old times stay
+        with self._lock, contextlib.suppress(sqlite3.OperationalError), self.db:
+            self.db.execute("BEGIN")
             self.db.executemany(
                 "INSERT OR REPLACE INTO uses (fingerprint, text_hash, used) VALUES (?, ?, ?)",
                 [(fingerprint, h, now) for h in hashes],
@@ -360,10 +364,8 @@ class EmbeddingCache:
 
     def _prune(self, info: CacheInfo, cutoff: float, limit: float) -> PruneReport:
         db = self.db
-        if not self._tracks_use:
-            raise sqlite3.OperationalError("attempt to write a readonly database")
         with db:
-            db.execute("BEGIN IMMEDIATE")
+            db.execute("BEGIN IMMEDIATE")  # a file this process cannot write fails here
             if not info.compact:  # the older layout: rewritten into the compact one
                 db.execute(_VECTORS.format(name="vectors_compact"))
                 db.execute(

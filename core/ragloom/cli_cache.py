@@ -37,12 +37,14 @@ def parse_size(text: str) -> int:
 
 
 def _shown_bytes(n: int) -> str:
-    size = float(n)
-    for unit in ("B", "KB", "MB", "GB"):
-        if size < 1024 or unit == "GB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+    if n < 1024:
+        return f"{n} B"
+    size = n / 1024
+    for unit in ("KB", "MB"):
+        if size < 1024:
+            return f"{size:.1f} {unit}"
         size /= 1024
-    raise AssertionError("unreachable")  # pragma: no cover
+    return f"{size:.1f} GB"
 
 
 def _when(stamp: float | None) -> str:
