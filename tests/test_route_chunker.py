@@ -279,3 +279,30 @@ def test_a_store_filter_names_a_layer_a_route_makes(tmp_path: Path, pm) -> None:
     assert "did you mean 'sentences'?" in str(caught.value)
     stores[0]["filter"] = {"layer": "sentences"}
     ragloom.load(basic_config(chunker=layered, stores=stores), plugin_manager=pm, base_dir=tmp_path)
+
+
+def test_every_wrong_route_is_reported_at_once(tmp_path: Path, pm) -> None:
+    """A route's chunker is checked even when its match is wrong, and a route
+    pydantic cannot read (no `chunker`) does not hide the other routes'
+    problems: one config check names them all."""
+    chunker = {
+        "type": "route",
+        "routes": [
+            {"match": {"extension": "py"}, "chunker": {"type": "code", "sise": 3}},
+            {"match": {"extension": ".sh"}},
+            {"match": {"extension": ".md"}, "chunker": {"type": "markdown", "size": -1}},
+            {"match": {"extension": ".csv"}, "chunker": {"type": "fixed"}},
+        ],
+        "default": {"type": "sentense"},
+    }
+    with pytest.raises(ConfigError) as caught:
+        ragloom.load(basic_config(chunker=chunker), plugin_manager=pm, base_dir=tmp_path)
+    said = [str(issue) for issue in caught.value.issues]
+    assert len(said) == 5, said
+    text = "\n".join(said)
+    assert "routes[0].match.extension: 'py' matches no document" in text
+    assert "routes[0] (code): sise: unknown option" in text
+    assert "chunker.routes[1].chunker" in text and "missing" in text
+    assert "routes[2] (markdown): size" in text
+    assert "default: unknown chunker type 'sentense'" in text
+    assert "routes[3]" not in text  # the right route is not blamed

@@ -27,7 +27,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ModelWrapValidatorHandler,
+    PrivateAttr,
+    ValidationError,
+    ValidationInfo,
+    model_validator,
+)
 
 from ...components import Chunker, ComponentConfig, Context
 from ...errors import FilterError, OptionProblems
@@ -65,37 +74,39 @@ class RouteChunker(Chunker):
             PrivateAttr(default_factory=list)
         )
 
-        @model_validator(mode="after")
-        def _resolve(self, info: ValidationInfo) -> RouteChunker.Config:
+        @model_validator(mode="wrap")
+        @classmethod
+        def _resolve(
+            cls, data: Any, handler: ModelWrapValidatorHandler[Any], info: ValidationInfo
+        ) -> RouteChunker.Config:
             """Each route's filter and chunker (class and options), every
-            route's problems at once."""
-            registry = _registry(info)
-            problems: list[tuple[tuple[str | int, ...], str]] = []  # (where, what)
-            wanted: list[tuple[str, tuple[str | int, ...], Any, Any]] = [
-                (f"routes[{i}]", ("routes", i), route.match, route.chunker)
-                for i, route in enumerate(self.routes)
-            ]
-            wanted.append(("default", ("default",), None, self.default))
-            for where, at, match, spec in wanted:
-                if match == {}:
-                    problems.append(
-                        ((*at, "match"), f"{where}.match: name a field, e.g. `{{extension: .py}}`")
-                    )
-                    continue
-                try:
-                    _check_extensions(match, f"{where}.match")
-                    node = None if match is None else parse(match, f"{where}.match")
-                except (ValueError, FilterError) as exc:
-                    problems.append(((*at, "match"), str(exc)))
-                    continue
-                try:
-                    part = nested_chunker(registry, where, spec, outer="route", role="a route")
-                    self._parts.append((node, *part))
-                except ValueError as exc:
-                    problems.append((at if match is None else (*at, "chunker"), str(exc)))
+            route's problems at once: a route pydantic cannot read (one
+            without a ``chunker``, say) does not hide the others' problems."""
+            try:
+                config = handler(data)
+            except ValidationError as exc:
+                problems, _ = _checked(_readable(data), info)
+                if not problems:
+                    raise
+                details: list[Any] = [
+                    {key: e[key] for key in ("type", "loc", "input", "ctx") if key in e}
+                    for e in exc.errors()
+                ]
+                details.append(
+                    {
+                        "type": "value_error",
+                        "loc": (),
+                        "input": data,
+                        "ctx": {"error": OptionProblems(problems)},
+                    }
+                )
+                raise ValidationError.from_exception_data(exc.title, details) from None
+            wanted = [(i, route.match, route.chunker) for i, route in enumerate(config.routes)]
+            problems, parts = _checked((wanted, config.default), info)
             if problems:
                 raise OptionProblems(problems)
-            return self
+            config._parts = parts
+            return config
 
     config: Config
 
@@ -142,6 +153,61 @@ class RouteChunker(Chunker):
 
     def split(self, document: Document) -> list[Chunk]:
         return self.chunker_for(document).split(document)
+
+
+_Wanted = tuple[list[tuple[int, Any, Any]], Any]
+"""The routes to check, each (its index, its ``match``, its ``chunker``), and the default."""
+
+
+def _readable(data: Any) -> _Wanted:
+    """The routes of ``data`` that pydantic could read, and its default if
+    that is one: checked too when another route could not be."""
+    routes = data.get("routes") if isinstance(data, dict) else None
+    wanted = [
+        (i, route["match"], route["chunker"])
+        for i, route in enumerate(routes if isinstance(routes, list) else [])
+        if isinstance(route, dict)
+        and set(route) == {"match", "chunker"}
+        and isinstance(route["match"], dict)
+        and isinstance(route["chunker"], dict)
+    ]
+    default = data.get("default", {"type": "recursive"}) if isinstance(data, dict) else None
+    return wanted, default if isinstance(default, dict) else None
+
+
+def _checked(
+    wanted: _Wanted, info: ValidationInfo
+) -> tuple[list[tuple[tuple[str | int, ...], str]], list[Any]]:
+    """Every problem of the routes and the default (where, what), each
+    route's match and chunker checked even when the other is wrong; and,
+    without problems, each one's (filter, chunker class, options, spec)."""
+    registry = _registry(info)
+    problems: list[tuple[tuple[str | int, ...], str]] = []
+    parts: list[Any] = []
+    routes, default = wanted
+    checks: list[tuple[str, tuple[str | int, ...], Any, Any]] = [
+        (f"routes[{i}]", ("routes", i), match, spec) for i, match, spec in routes
+    ]
+    if default is not None:
+        checks.append(("default", ("default",), None, default))
+    for where, at, match, spec in checks:
+        node = None
+        if match == {}:
+            problems.append(
+                ((*at, "match"), f"{where}.match: name a field, e.g. `{{extension: .py}}`")
+            )
+        elif match is not None:
+            try:
+                _check_extensions(match, f"{where}.match")
+                node = parse(match, f"{where}.match")
+            except (ValueError, FilterError) as exc:
+                problems.append(((*at, "match"), str(exc)))
+        try:
+            part = nested_chunker(registry, where, spec, outer="route", role="a route")
+            parts.append((node, *part))
+        except ValueError as exc:
+            problems.append((at if match is None else (*at, "chunker"), str(exc)))
+    return problems, parts
 
 
 def _check_extensions(match: Any, where: str) -> None:
