@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.util
 import logging
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import __version__
@@ -98,7 +100,7 @@ def create_app(
         description="Search and ask the documents indexed by a ragloom pipeline, with "
         "citations. Authenticate with `Authorization: Bearer KEY` or `X-API-Key: KEY`.",
         lifespan=lifespan,
-        docs_url="/docs",
+        docs_url=None if _DOCS_ASSETS is not None else "/docs",  # else from a CDN
         redoc_url=None,
         openapi_url="/openapi.json",
     )
@@ -115,6 +117,8 @@ def create_app(
     from .playground import install as install_playground
 
     install_playground(app)
+    if _DOCS_ASSETS is not None:
+        _install_docs(app, _DOCS_ASSETS)
     if mcp_server is not None:
         _mount_mcp(app, mcp_server, settings)
     _install_error_handlers(app)
@@ -128,6 +132,51 @@ def create_app(
     )
     app.add_middleware(RequestLog)
     return app
+
+
+def _docs_assets() -> Path | None:
+    """Swagger UI's script and style as the ``fastapi-offline`` package ships
+    them (``ragloom[server]`` installs it), so that ``/docs`` works on a
+    machine that reaches no CDN; None without it (FastAPI's page, which
+    loads them from a CDN)."""
+    try:
+        spec = importlib.util.find_spec("fastapi_offline")
+    except ValueError:  # pragma: no cover - a broken install
+        return None
+    folders = [] if spec is None else list(spec.submodule_search_locations or ())
+    for folder in folders:
+        static = Path(folder) / "static"
+        if (static / "swagger-ui-bundle.js").is_file() and (static / "swagger-ui.css").is_file():
+            return static
+    return None
+
+
+_DOCS_ASSETS = _docs_assets()
+
+
+def _install_docs(app: FastAPI, assets: Path) -> None:
+    """``/docs``: Swagger UI over ``/openapi.json``, its files served from
+    ``/docs/assets`` (no CDN)."""
+    from fastapi.openapi.docs import get_swagger_ui_html, get_swagger_ui_oauth2_redirect_html
+    from fastapi.staticfiles import StaticFiles
+
+    app.mount("/docs/assets", StaticFiles(directory=assets), name="docs-assets")
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs(request: Request) -> HTMLResponse:
+        root = request.scope.get("root_path", "")
+        return get_swagger_ui_html(
+            openapi_url=f"{root}{app.openapi_url}",
+            title=f"{app.title} - Swagger UI",
+            oauth2_redirect_url=f"{root}/docs/oauth2-redirect",
+            swagger_js_url=f"{root}/docs/assets/swagger-ui-bundle.js",
+            swagger_css_url=f"{root}/docs/assets/swagger-ui.css",
+            swagger_favicon_url=f"{root}/docs/assets/favicon.png",
+        )
+
+    @app.get("/docs/oauth2-redirect", include_in_schema=False)
+    async def oauth2_redirect() -> HTMLResponse:
+        return get_swagger_ui_oauth2_redirect_html()
 
 
 def _mcp(service: Service, settings: ServerSettings) -> Any:
