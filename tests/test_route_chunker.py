@@ -306,3 +306,47 @@ def test_every_wrong_route_is_reported_at_once(tmp_path: Path, pm) -> None:
     assert "routes[2] (markdown): size" in text
     assert "default: unknown chunker type 'sentense'" in text
     assert "routes[3]" not in text  # the right route is not blamed
+
+
+def test_chunks_no_store_would_answer_with_are_reported(folder: Path, pm) -> None:
+    """Under stores that each filter on `layer`, the chunks of a route that is
+    not `layers` would be held and never found: the run says which documents,
+    and says nothing once a store takes them."""
+    layered = {
+        "type": "route",
+        "routes": [
+            {
+                "match": {"extension": ".md"},
+                "chunker": {
+                    "type": "layers",
+                    "layers": {
+                        "passages": {"type": "recursive"},
+                        "sentences": {"type": "sentence"},
+                    },
+                },
+            },
+            {"match": {"extension": {"$in": [".py", ".sh"]}}, "chunker": {"type": "code"}},
+        ],
+    }
+    stores = [
+        {"type": "memory", "name": "passages", "filter": {"layer": "passages"}},
+        {"type": "bm25", "name": "sentences", "filter": {"layer": "sentences"}},
+    ]
+    loaders = [{"type": "directory", "path": "docs", "include": ["**/*"]}]
+    config = basic_config(loaders=loaders, chunker=layered, stores=stores)
+    with ragloom.load(config, plugin_manager=pm, base_dir=folder) as pipeline:
+        report = pipeline.index()
+    said = dict(report.problems)
+    # the code route's files and the default's Dockerfile; never the layered guide
+    assert set(said) == {"docs/invoices.py", "docs/backup.sh", "docs/Dockerfile"}, said
+    assert "match no store's filter" in said["docs/backup.sh"]
+    assert (
+        "no `layer`" in said["docs/backup.sh"] and "1 of its 1 chunk(s)" in said["docs/backup.sh"]
+    )
+    assert report.ok
+    # a store without a filter answers with every chunk: nothing to say
+    stores.append({"type": "bm25", "name": "everything"})
+    config = basic_config(loaders=loaders, chunker=layered, stores=stores)
+    with ragloom.load(config, plugin_manager=pm, base_dir=folder) as pipeline:
+        report = pipeline.index(rebuild=True)
+    assert not report.problems and report.added

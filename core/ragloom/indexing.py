@@ -27,6 +27,7 @@ index, whatever the executor.
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -47,6 +48,7 @@ from .executors import (
     WritesStores,
     embed_cached,
 )
+from .filters import evaluate, to_spec
 from .fingerprints import (
     describe_fingerprint,
     document_stamp,
@@ -561,6 +563,8 @@ class Indexer:
         ]
         journal.record([*new_ids, *stale])
         doomed.extend(stale)
+        if prepared.held is None:  # a held batch's chunks may carry no metadata
+            self._say_unfound(prepared)
         if prepared.held is not None:
             if not isinstance(executor, WritesStores):
                 raise IndexStateError(
@@ -582,6 +586,30 @@ class Indexer:
                 loader=self._loader_of.get(doc.id, ""),
             )
         return len(ids)
+
+    def _say_unfound(self, prepared: Prepared) -> None:
+        """Report each document with chunks that match no store's ``filter``:
+        the stores hold them, but no query can find them (a ``route`` chunker's
+        route that is not ``layers`` under stores that each filter on
+        ``layer``, say). Only when every store has a filter."""
+        specs = self.config.stores
+        if not specs or any(spec.filter is None for spec in specs):
+            return
+        for doc, chunks in zip(prepared.documents, prepared.chunks, strict=True):
+            unfound = [
+                c for c in chunks if not any(evaluate(s.filter, c.metadata) for s in specs)
+            ]
+            if not unfound:
+                continue
+            filters = "; ".join(f"{s.name}: {json.dumps(to_spec(s.filter))}" for s in specs)
+            layer = unfound[0].metadata.get("layer")
+            which = "no `layer`" if layer is None else f"`layer` {json.dumps(layer)}"
+            self.job.report(
+                doc.id,
+                f"{len(unfound)} of its {len(chunks)} chunk(s) match no store's filter "
+                f"({filters}; the first has {which}): no query can find them; widen a "
+                "store's `filter`, add a store without one, or chunk them otherwise",
+            )
 
     def _state(self, doc: Document) -> str:
         state = self._states.get(doc.id)
