@@ -77,12 +77,20 @@ def test_empty_first_run_then_documents_arrive(tmp_path: Path) -> None:
         assert "nothing is indexed yet in" in before.stdout + before.stderr, command
     first = cli("index", cwd=root)
     assert first.returncode == 0, first.stderr
+    for command in ("search", "ask"):  # indexed, and empty: said too
+        empty = cli(command, "aardvark", cwd=root)
+        assert empty.returncode == 0
+        said = " ".join((empty.stdout + empty.stderr).split())
+        assert "holds no documents" in said and "check the loaders' paths" in said, command
     (root / "docs" / "a.md").write_text("# A\n\nThe aardvark eats ants at night.\n")
     second = cli("index", cwd=root)
     assert second.returncode == 0, second.stderr
     assert "+1 added" in second.stdout
     found = cli("search", "aardvark", "--json", cwd=root)
     assert found.returncode == 0 and '"docs/a.md"' in found.stdout
+    # it holds documents, none of them matches: a plain "no hits"
+    missed = cli("search", "zebra", "--filter", '{"source": "docs/b.md"}', cwd=root)
+    assert missed.stdout.strip() == "no hits", missed.stdout
     rebuilt = cli("index", "--rebuild", cwd=root)
     assert rebuilt.returncode == 0, rebuilt.stderr
 

@@ -137,4 +137,11 @@ def _log_failure(exc: Exception) -> None:
 
 
 def _with_version(answer: Answer, hits: Hits) -> Answer:
-    return replace(answer, metadata={**answer.metadata, "corpus_version": hits.corpus_version})
+    return replace(
+        answer,
+        metadata={
+            **answer.metadata,
+            "corpus_version": hits.corpus_version,
+            "documents": hits.documents,
+        },
+    )

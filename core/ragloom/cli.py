@@ -290,6 +290,20 @@ def _print_index_report(report: Any, *, as_json: bool, out: Any) -> None:
         sys.exit(1)
 
 
+def _empty_index(index_dir: Path, indexed: Any, documents: Any) -> str | None:
+    """What to say when a query found nothing because the index holds
+    nothing (``indexed``: its id or corpus version, empty before the first
+    run; ``documents``: how many it holds); None when it holds documents."""
+    if not indexed:
+        return f"nothing is indexed yet in {index_dir}; run `ragloom index`"
+    if not documents:
+        return (
+            f"the index in {index_dir} holds no documents (the last `ragloom index` "
+            "found none): check the loaders' paths, then run `ragloom index`"
+        )
+    return None
+
+
 @cli.command()
 @click.argument("query")
 @click.option(
@@ -346,14 +360,8 @@ def search(
         _print_explanation(hits)
         return
     if not hits:
-        if not hits.index_id:
-            click.echo(
-                sanitize(
-                    f"no hits: nothing is indexed yet in {pipeline.index_dir}; run `ragloom index`"
-                )
-            )
-        else:
-            click.echo("no hits")
+        empty = _empty_index(pipeline.index_dir, hits.index_id, hits.documents)
+        click.echo(sanitize(f"no hits: {empty}") if empty else "no hits")
         return
     table = Table(show_lines=False)
     for column in ("rank", "score", "source", "label", "snippet"):
@@ -495,14 +503,14 @@ def ask(
             _print_stream(pipeline.stream(question, filters, k=k, principals=who))
             return
         answer = pipeline.ask(question, filters, k=k, principals=who, trace=trace)
-        if not answer.hits and not answer.metadata.get("corpus_version"):
+        empty = _empty_index(
+            pipeline.index_dir,
+            answer.metadata.get("corpus_version"),
+            answer.metadata.get("documents", 1),
+        )
+        if not answer.hits and empty:
             # the refusal alone would read as "the documents do not say"
-            click.echo(
-                sanitize(
-                    f"note: nothing is indexed yet in {pipeline.index_dir}; run `ragloom index`"
-                ),
-                err=True,
-            )
+            click.echo(sanitize(f"note: {empty}"), err=True)
     if as_json:
         click.echo(
             json.dumps(

@@ -340,6 +340,7 @@ class Retriever:
             ranked,
             corpus_version=view.version,
             index_id=view.index_id,
+            documents=len(view.stamps),
             explanation=explanation,
             trace=tuple(run.timings),
         )

@@ -169,7 +169,8 @@ class Explanation:
 class Hits(list[Hit]):
     """What ``Pipeline.retrieve`` returns: the hits, best first (a plain list in
     every other respect), and the committed corpus version they were all drawn
-    from (``corpus_version``, with the ``index_id`` of the ledger); the stages'
+    from (``corpus_version``, with the ``index_id`` of the ledger, and the
+    number of ``documents`` that version holds, before any filter); the stages'
     timings (``trace``), and with ``explain=True`` an ``Explanation``."""
 
     def __init__(
@@ -180,10 +181,12 @@ class Hits(list[Hit]):
         index_id: str = "",
         explanation: Explanation | None = None,
         trace: tuple[StageTiming, ...] = (),
+        documents: int = 0,
     ) -> None:
         super().__init__(hits)
         self.corpus_version = corpus_version
         self.index_id = index_id
+        self.documents = documents
         self.explanation = explanation
         self.trace = trace
 
