@@ -596,9 +596,7 @@ class Indexer:
         if not specs or any(spec.filter is None for spec in specs):
             return
         for doc, chunks in zip(prepared.documents, prepared.chunks, strict=True):
-            unfound = [
-                c for c in chunks if not any(evaluate(s.filter, c.metadata) for s in specs)
-            ]
+            unfound = [c for c in chunks if not any(evaluate(s.filter, c.metadata) for s in specs)]
             if not unfound:
                 continue
             filters = "; ".join(f"{s.name}: {json.dumps(to_spec(s.filter))}" for s in specs)
