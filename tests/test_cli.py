@@ -55,6 +55,29 @@ def test_init_then_index_and_ask(tmp_path: Path) -> None:
     assert data["citations"][0]["source"] == "docs/faq.md"
 
 
+def test_init_names_the_folder_the_documents_are_in(tmp_path: Path) -> None:
+    """Documents kept elsewhere than docs/: init says where they are and how
+    to point the config there (`--docs`), and that config indexes them."""
+    notes = tmp_path / "notes" / "team"
+    notes.mkdir(parents=True)
+    (notes / "oncall.md").write_text("# On call\n\nPages are answered within 15 minutes.\n")
+    (tmp_path / "node_modules" / "x").mkdir(parents=True)  # never a suggestion
+    for i in range(3):
+        (tmp_path / "node_modules" / "x" / f"README{i}.md").write_text("# x\n")
+    first = run("init", cwd=tmp_path)
+    assert first.returncode == 0
+    said = " ".join(first.stderr.split())
+    assert "docs does not exist; documents are in notes" in said, said
+    assert "`ragloom init --force --docs notes`" in said and "node_modules" not in said
+    pointed = run("init", "--force", "--docs", "notes", cwd=tmp_path)
+    assert pointed.returncode == 0 and pointed.stderr == ""
+    assert "it indexes notes" in pointed.stdout
+    indexed = run("index", cwd=tmp_path)
+    assert indexed.returncode == 0 and "+1 added" in indexed.stdout, indexed.stderr
+    hits = json.loads(run("search", "pages answered", "--json", cwd=tmp_path).stdout)
+    assert hits[0]["source"] == "notes/team/oncall.md"
+
+
 def test_index_search_ask(project: Path) -> None:
     result = run("index", cwd=project)
     assert result.returncode == 0, result.stderr

@@ -95,22 +95,66 @@ def cli(ctx: click.Context, config: str | None, verbose: bool, log_format: str) 
 
 @cli.command()
 @click.argument("directory", type=click.Path(file_okay=False), default=".")
+@click.option(
+    "--docs",
+    "docs_path",
+    default="docs",
+    show_default=True,
+    help="The folder of documents the config's `directory` loader reads (relative "
+    "to DIRECTORY, or absolute).",
+)
 @click.option("--force", is_flag=True, help="Overwrite an existing ragloom.yaml.")
 @handle_errors
-def init(directory: str, force: bool) -> None:
+def init(directory: str, docs_path: str, force: bool) -> None:
     """Write a commented ragloom.yaml with the embedded default stack."""
     target = Path(directory) / "ragloom.yaml"
     if target.exists() and not force:
         raise ConfigError(f"{target} exists; pass --force to overwrite it")
+    if not docs_path.strip() or any(c in docs_path for c in "\n\r\0"):
+        raise click.BadParameter("give the folder of your documents", param_hint="--docs")
     target.parent.mkdir(parents=True, exist_ok=True)
     text = resources.files("ragloom").joinpath("templates/ragloom.yaml").read_text("utf-8")
+    text = text.replace("    path: docs\n", f"    path: {json.dumps(docs_path)}\n", 1)
     target.write_text(text, "utf-8")
+    folder = target.parent / docs_path
+    if folder.is_dir():
+        click.echo(sanitize(f"wrote {target}: it indexes {folder}; run `ragloom index`"))
+        return
     click.echo(
-        sanitize(
-            f"wrote {target}: put your documents in {target.parent / 'docs'}, "
-            "then run `ragloom index`"
-        )
+        sanitize(f"wrote {target}: put your documents in {folder}, then run `ragloom index`")
     )
+    found = _document_folders(target.parent)
+    if found:
+        where = ", ".join(found)
+        click.echo(
+            sanitize(
+                f"note: {folder} does not exist; documents are in {where}: "
+                f"`ragloom init --force --docs {found[0]}` indexes {found[0]}"
+            ),
+            err=True,
+        )
+
+
+_DOCUMENT_SUFFIXES = frozenset({".md", ".rst", ".txt", ".html", ".pdf"})
+"""What the template's loader includes: the files ``ragloom init`` looks for."""
+_NOT_DOCUMENTS = frozenset({"node_modules", "venv", "site-packages", "__pycache__"})
+
+
+def _document_folders(root: Path, limit: int = 3) -> list[str]:
+    """Folders under ``root`` (itself as ``.``) that hold documents the
+    template would index, most first: at most ``limit``, from a bounded walk."""
+    counts: dict[str, int] = {}
+    for seen, (parent, dirs, files) in enumerate(os.walk(root)):
+        if seen >= 2_000:  # a home folder: stop looking
+            break
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _NOT_DOCUMENTS)
+        here = Path(parent).relative_to(root)
+        top = here.parts[0] if here.parts else "."
+        hits = sum(1 for f in files if Path(f).suffix.lower() in _DOCUMENT_SUFFIXES)
+        if hits:
+            counts[top] = counts.get(top, 0) + hits
+    ranked = sorted(counts, key=lambda name: (-counts[name], name))
+    return ranked[:limit]
 
 
 @cli.command()
