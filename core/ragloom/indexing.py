@@ -33,7 +33,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .access import Labeller
 from .cache import fingerprint_key
@@ -144,6 +144,7 @@ class Indexer:
         self._states: dict[str, str] = {}  # document id -> state hash, once per run
         self._loader_of: dict[str, str] = {}  # document id -> loader key
         self._chunk_ids: set[str] = set()  # the chunk ids written this run
+        self._unfound: list[tuple[str, int, int, Mapping[str, Any]]] = []  # _find_unfound
         self._labeller = Labeller(config.access)
         self._the_executor: Executor | None = None
         self.writer = StoreWriter(stores, state, run)
@@ -350,6 +351,7 @@ class Indexer:
             chunks_written, failed = self._write_all(
                 todo, entries, ledger, journal, doomed, counting
             )
+        self._say_unfound()
         if failed:
             added = [d for d in added if d not in failed]
             changed = [d for d in changed if d not in failed]
@@ -564,7 +566,7 @@ class Indexer:
         journal.record([*new_ids, *stale])
         doomed.extend(stale)
         if prepared.held is None:  # a held batch's chunks may carry no metadata
-            self._say_unfound(prepared)
+            self._find_unfound(prepared)
         if prepared.held is not None:
             if not isinstance(executor, WritesStores):
                 raise IndexStateError(
@@ -587,27 +589,48 @@ class Indexer:
             )
         return len(ids)
 
-    def _say_unfound(self, prepared: Prepared) -> None:
-        """Report each document with chunks that match no store's ``filter``:
-        the stores hold them, but no query can find them (a ``route`` chunker's
-        route that is not ``layers`` under stores that each filter on
-        ``layer``, say). Only when every store has a filter."""
+    def _find_unfound(self, prepared: Prepared) -> None:
+        """Keep the documents of ``prepared`` with chunks that match no
+        store's ``filter`` (said once, after the run's writes): the stores hold
+        them, but no query can find them (a ``route`` chunker's route that is
+        not ``layers`` under stores that each filter on ``layer``, say). Only
+        when every store has a filter."""
         specs = self.config.stores
         if not specs or any(spec.filter is None for spec in specs):
             return
         for doc, chunks in zip(prepared.documents, prepared.chunks, strict=True):
             unfound = [c for c in chunks if not any(evaluate(s.filter, c.metadata) for s in specs)]
-            if not unfound:
-                continue
-            filters = "; ".join(f"{s.name}: {json.dumps(to_spec(s.filter))}" for s in specs)
-            layer = unfound[0].metadata.get("layer")
-            which = "no `layer`" if layer is None else f"`layer` {json.dumps(layer)}"
+            if unfound:
+                self._unfound.append((doc.id, len(unfound), len(chunks), unfound[0].metadata))
+
+    def _say_unfound(self) -> None:
+        """One note for every document ``_find_unfound`` kept: a config that
+        strands one file type strands all of them, and a line a document would
+        bury the run's other notes."""
+        if not self._unfound:
+            return
+        filters = "; ".join(
+            f"{s.name}: {json.dumps(to_spec(s.filter))}" for s in self.config.stores
+        )
+        first, unfound, total, metadata = self._unfound[0]
+        layer = metadata.get("layer")
+        which = "no `layer`" if layer is None else f"`layer` {json.dumps(layer)}"
+        fix = "widen a store's `filter`, add a store without one, or chunk them otherwise"
+        if len(self._unfound) == 1:
             self.job.report(
-                doc.id,
-                f"{len(unfound)} of its {len(chunks)} chunk(s) match no store's filter "
-                f"({filters}; the first has {which}): no query can find them; widen a "
-                "store's `filter`, add a store without one, or chunk them otherwise",
+                first,
+                f"{unfound} of its {total} chunk(s) match no store's filter ({filters}; the "
+                f"first has {which}): no query can find them; {fix}",
             )
+            return
+        names = [doc_id for doc_id, *_ in self._unfound]
+        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        chunks = sum(n for _, n, _, _ in self._unfound)
+        self.job.report(
+            "stores",
+            f"{chunks} chunk(s) of {len(names)} document(s) ({shown}) match no store's filter "
+            f"({filters}; the first has {which}): no query can find them; {fix}",
+        )
 
     def _state(self, doc: Document) -> str:
         state = self._states.get(doc.id)
