@@ -13,7 +13,7 @@ import ragloom
 from ragloom import Chunker, hookimpl
 from ragloom.builtin.chunkers.recursive import RecursiveChunker
 from ragloom.builtin.embedders.hash import HashEmbedder
-from ragloom.events import RunFinished, RunStarted, StageCall, StageFinished
+from ragloom.events import SKIP_RUN, RunFinished, RunStarted, StageCall, StageFinished
 
 from .conftest import basic_config
 
@@ -60,6 +60,66 @@ def test_on_event_wrappers_see_every_event(pm: pluggy.PluginManager, corpus: Pat
             wrapped.append(type(event).__name__)
             return (yield)
 
+    pm.register(Wrapper())
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
+        pipeline.retrieve("refund")
+    assert wrapped[0] == "RunStarted" and wrapped[-1] == "RunFinished"
+    assert "StageFinished" in wrapped
+
+
+class Declining:
+    """An observer with no use for some runs: it declines their RunStarted."""
+
+    def __init__(self, decline: bool = True) -> None:
+        self.decline = decline
+        self.seen: list[str] = []
+
+    @hookimpl
+    def on_event(self, event):
+        self.seen.append(type(event).__name__)
+        return SKIP_RUN if self.decline and isinstance(event, RunStarted) else None
+
+
+def test_a_run_every_observer_declines_sends_no_later_event(
+    pm: pluggy.PluginManager, corpus: Path
+) -> None:
+    first, second = Declining(), Declining()
+    pm.register(first)
+    pm.register(second)
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
+        report = pipeline.index()
+        hits = pipeline.retrieve("refund")
+        answer = pipeline.ask("How are refunds made?")
+    assert report.added and hits and answer.citations
+    assert [t.stage for t in hits.trace][-1] == "fuse"  # the trace does not depend on events
+    # each run (index, retrieve, ask) started, and nothing after that
+    assert first.seen == second.seen == ["RunStarted"] * 3
+
+
+def test_an_observer_that_does_not_decline_gets_every_event(
+    pm: pluggy.PluginManager, corpus: Path
+) -> None:
+    declining, watching = Declining(), Declining(decline=False)
+    pm.register(declining)
+    pm.register(watching)
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
+        pipeline.retrieve("refund")
+    for observer in (declining, watching):
+        assert observer.seen[0] == "RunStarted" and observer.seen[-1] == "RunFinished"
+        assert "StageFinished" in observer.seen
+    assert declining.seen == watching.seen
+
+
+def test_a_wrapper_keeps_a_declined_run_observed(pm: pluggy.PluginManager, corpus: Path) -> None:
+    wrapped: list[str] = []
+
+    class Wrapper:
+        @hookimpl(wrapper=True)
+        def on_event(self, event):
+            wrapped.append(type(event).__name__)
+            return (yield)
+
+    pm.register(Declining())
     pm.register(Wrapper())
     with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
         pipeline.retrieve("refund")

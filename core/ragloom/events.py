@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
+    "SKIP_RUN",
     "Event",
     "ProblemReported",
     "RunFinished",
@@ -16,6 +17,19 @@ __all__ = [
     "StageCall",
     "StageFinished",
 ]
+
+
+class _SkipRun:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "ragloom.events.SKIP_RUN"
+
+
+SKIP_RUN: Any = _SkipRun()
+"""What an ``on_event`` observer returns for a ``RunStarted`` it has no use
+for (an OpenTelemetry observer with no tracer provider set): when every
+observer returns it, the run builds and sends none of its later events."""
 
 
 @dataclass(frozen=True)

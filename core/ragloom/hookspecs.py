@@ -209,7 +209,7 @@ def run_stage(call: StageCall) -> Any:
 
 
 @hookspec
-def on_event(event: Event) -> None:
+def on_event(event: Event) -> Any:
     """Observe an event: a run started, a stage finished, a problem was reported,
     a run finished.
 
@@ -221,7 +221,11 @@ def on_event(event: Event) -> None:
 
     :param event: A frozen :class:`ragloom.events.Event` subclass:
         ``RunStarted``, ``StageFinished``, ``ProblemReported`` or ``RunFinished``.
-    :returns: Nothing; return values are ignored.
+    :returns: Nothing, or for a ``RunStarted`` the observer has no use for,
+        :data:`ragloom.events.SKIP_RUN`: when every observer returns it (and
+        none is a wrapper), the run builds and sends no later event. An
+        observer that does not decline gets every event of the run. Other
+        return values are ignored.
 
     .. versionadded:: 0.1
     """

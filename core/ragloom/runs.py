@@ -25,7 +25,15 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from .errors import RagloomError
-from .events import Event, ProblemReported, RunFinished, RunStarted, StageCall, StageFinished
+from .events import (
+    SKIP_RUN,
+    Event,
+    ProblemReported,
+    RunFinished,
+    RunStarted,
+    StageCall,
+    StageFinished,
+)
 from .stages import run_stage as core_run_stage
 from .types import StageTiming
 
@@ -64,7 +72,14 @@ class Run:
         itself, as that implementation would, without building a ``StageCall``."""
         self._started = time.perf_counter()
         self._finished = False
-        self.emit(RunStarted(self.id, operation=operation))
+        self._observed = True
+        answers = self.emit(RunStarted(self.id, operation=operation))
+        observers = plugin_manager.hook.on_event.get_hookimpls()
+        self._observed = bool(observers) and not (
+            # every observer declined the run (a wrapper sees every event)
+            len(answers) == len(observers) and all(a is SKIP_RUN for a in answers)
+        )
+        """Whether any observer wants this run's later events."""
 
     def branch(self) -> Run:
         """This run for stages done on another thread at the same time: the
@@ -80,12 +95,17 @@ class Run:
         return time.perf_counter() - self._started
 
     # -- events ------------------------------------------------------------
-    def emit(self, event: Event) -> None:
+    def emit(self, event: Event) -> list[Any]:
+        """Send ``event`` to the observers (none once every one declined the
+        run); their answers."""
+        if not self._observed:
+            return []
         guard_observers(self._pm)
         try:
-            self._pm.hook.on_event(event=event)
+            return list(self._pm.hook.on_event(event=event))
         except Exception:  # a wrapper observer failed: it never breaks a run
             log.exception("on_event observer failed")
+            return []
 
     def report(self, source: str, message: str) -> None:
         """Record a problem that does not stop the run."""
@@ -162,7 +182,7 @@ class Run:
                 "" if count is None else f", {count} item(s)",
             )
         self.timings.append(StageTiming(stage, name, seconds, count))
-        if self._pm.hook.on_event.get_hookimpls():  # no observer: no event to build
+        if self._observed:  # no observer wants it: no event to build
             self.emit(StageFinished(self.id, stage=stage, name=name, seconds=seconds, count=count))
         return result
 

@@ -14,6 +14,8 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode
+from ragloom import hookimpl
+from ragloom.events import SKIP_RUN, RunStarted
 from ragloom.plugins import build_plugin_manager
 from ragloom_otel import CAPTURE_ENV, SpanObserver
 
@@ -185,11 +187,25 @@ def test_the_global_provider_is_used_once_set(
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
+    seen: list[str] = []
+
+    class Counter:  # beside the observer, it sees what runs still send
+        @hookimpl(wrapper=True)
+        def on_event(self, event):
+            seen.append(type(event).__name__)
+            return (yield)
+
     with pipeline:
         pipeline.index()
         monkeypatch.setattr(trace, "get_tracer_provider", trace.ProxyTracerProvider)
         pipeline.retrieve("Pro plan")  # nothing set yet: the observer does nothing
         assert observer._tracer() is None
+        # and declines the run: with no other observer, no later event is built
+        assert observer.on_event(RunStarted("r1", operation="retrieve")) is SKIP_RUN
+        pm.register(Counter(), name="counter")
+        pipeline.retrieve("Pro plan")  # a wrapper sees every event, declined or not
+        assert seen[0] == "RunStarted" and seen[-1] == "RunFinished"
+        pm.unregister(name="counter")
         monkeypatch.setattr(trace, "get_tracer_provider", lambda: provider)
         pipeline.retrieve("Pro plan")  # set now: traced from this run on
     spans = by_name(exporter)

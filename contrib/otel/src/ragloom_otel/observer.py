@@ -38,7 +38,14 @@ from collections.abc import Generator, Mapping
 from typing import Any
 
 from ragloom import hookimpl
-from ragloom.events import Event, ProblemReported, RunFinished, RunStarted, StageFinished
+from ragloom.events import (
+    SKIP_RUN,
+    Event,
+    ProblemReported,
+    RunFinished,
+    RunStarted,
+    StageFinished,
+)
 
 __all__ = ["CAPTURE_ENV", "SpanObserver"]
 
@@ -97,12 +104,13 @@ class SpanObserver:
 
     # -- on_event ----------------------------------------------------------------
     @hookimpl
-    def on_event(self, event: Event) -> None:
+    def on_event(self, event: Event) -> Any:
         if event.run_id not in self._runs and type(event) is not RunStarted:
-            return  # a run that found no tracer when it started is not traced
+            return None  # a run that found no tracer when it started is not traced
         if isinstance(event, RunStarted):
-            self._started(event)
-        elif isinstance(event, StageFinished):
+            # no tracer: the run need not send this observer its other events
+            return None if self._started(event) else SKIP_RUN
+        if isinstance(event, StageFinished):
             self._stage(event)
         elif isinstance(event, ProblemReported):
             with self._lock:
@@ -116,10 +124,11 @@ class SpanObserver:
         elif isinstance(event, RunFinished):
             self._finished(event)
 
-    def _started(self, event: RunStarted) -> None:
+    def _started(self, event: RunStarted) -> bool:
+        """Open the run's span; False when there is no tracer to open it on."""
         tracer = self._tracer()
         if tracer is None:
-            return
+            return False
         span = tracer.start_span(
             f"ragloom.run.{event.operation}",
             start_time=_ns(event.time),
@@ -127,6 +136,7 @@ class SpanObserver:
         )
         with self._lock:
             self._runs[event.run_id] = span
+        return True
 
     def _stage(self, event: StageFinished) -> None:
         # a run is traced when its RunStarted found a tracer (kept in _cached)

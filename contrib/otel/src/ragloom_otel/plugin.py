@@ -17,8 +17,8 @@ _observer = SpanObserver()
 
 
 @hookimpl
-def on_event(event: Any) -> None:
-    _observer.on_event(event)
+def on_event(event: Any) -> Any:
+    return _observer.on_event(event)  # SKIP_RUN for a run it does not trace
 
 
 if _observer.capture_content:
