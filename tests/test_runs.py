@@ -127,6 +127,40 @@ def test_a_wrapper_keeps_a_declined_run_observed(pm: pluggy.PluginManager, corpu
     assert "StageFinished" in wrapped
 
 
+def test_a_wrapper_that_returns_nothing_is_no_error(
+    pm: pluggy.PluginManager, corpus: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    seen: list[str] = []
+
+    class Quiet:
+        @hookimpl(wrapper=True)
+        def on_event(self, event):
+            seen.append(type(event).__name__)
+            yield  # no `return (yield)`: the hook call answers None
+
+    pm.register(Quiet())
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
+        pipeline.index()
+        pipeline.retrieve("refund")
+    assert seen.count("RunFinished") == 2 and "StageFinished" in seen
+    assert "observer failed" not in caplog.text
+
+
+def test_an_observer_registered_during_a_run_gets_its_later_events(
+    pm: pluggy.PluginManager, corpus: Path
+) -> None:
+    late = Declining(decline=False)
+
+    def progress(*_: object) -> None:
+        if pm.get_name(late) is None:
+            pm.register(late)
+
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
+        pipeline.index(progress=progress)  # no observer when it started
+    assert "RunStarted" not in late.seen and late.seen[-1] == "RunFinished"
+    assert "StageFinished" in late.seen
+
+
 def test_stream_generation_is_a_stage_and_finishes_its_own_run(
     pm: pluggy.PluginManager, corpus: Path
 ) -> None:

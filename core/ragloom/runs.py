@@ -72,14 +72,15 @@ class Run:
         itself, as that implementation would, without building a ``StageCall``."""
         self._started = time.perf_counter()
         self._finished = False
-        self._observed = True
+        self._declined = False
         answers = self.emit(RunStarted(self.id, operation=operation))
         observers = plugin_manager.hook.on_event.get_hookimpls()
-        self._observed = bool(observers) and not (
+        self._declined = bool(answers) and (
             # every observer declined the run (a wrapper sees every event)
             len(answers) == len(observers) and all(a is SKIP_RUN for a in answers)
         )
-        """Whether any observer wants this run's later events."""
+        """Whether every observer at its start declined this run: it sends no
+        later event (an observer registered meanwhile gets none either)."""
 
     def branch(self) -> Run:
         """This run for stages done on another thread at the same time: the
@@ -98,14 +99,16 @@ class Run:
     def emit(self, event: Event) -> list[Any]:
         """Send ``event`` to the observers (none once every one declined the
         run); their answers."""
-        if not self._observed:
+        if self._declined:
             return []
         guard_observers(self._pm)
         try:
-            return list(self._pm.hook.on_event(event=event))
+            answers = self._pm.hook.on_event(event=event)
         except Exception:  # a wrapper observer failed: it never breaks a run
             log.exception("on_event observer failed")
             return []
+        # a wrapper that returns nothing leaves no list: nothing was answered
+        return answers if isinstance(answers, list) else []
 
     def report(self, source: str, message: str) -> None:
         """Record a problem that does not stop the run."""
@@ -182,7 +185,8 @@ class Run:
                 "" if count is None else f", {count} item(s)",
             )
         self.timings.append(StageTiming(stage, name, seconds, count))
-        if self._observed:  # no observer wants it: no event to build
+        # no observer wants it: no event to build
+        if not self._declined and self._pm.hook.on_event.get_hookimpls():
             self.emit(StageFinished(self.id, stage=stage, name=name, seconds=seconds, count=count))
         return result
 

@@ -37,19 +37,15 @@ from collections import deque
 from collections.abc import Generator, Mapping
 from typing import Any
 
-from ragloom import hookimpl
-from ragloom.events import (
-    SKIP_RUN,
-    Event,
-    ProblemReported,
-    RunFinished,
-    RunStarted,
-    StageFinished,
-)
+from ragloom import events, hookimpl
+from ragloom.events import Event, ProblemReported, RunFinished, RunStarted, StageFinished
 
 __all__ = ["CAPTURE_ENV", "SpanObserver"]
 
 CAPTURE_ENV = "RAGLOOM_OTEL_CAPTURE_CONTENT"
+SKIP_RUN: Any = getattr(events, "SKIP_RUN", None)
+"""What ``on_event`` answers for a run it does not trace (None under a ragloom
+from before ``SKIP_RUN``, which sends every event anyway)."""
 MAX_TEXT = 4_000
 """Longest text recorded in an attribute (answers are cut there)."""
 
