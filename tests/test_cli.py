@@ -78,6 +78,38 @@ def test_init_names_the_folder_the_documents_are_in(tmp_path: Path) -> None:
     assert hits[0]["source"] == "notes/team/oncall.md"
 
 
+def test_the_command_init_suggests_works_pasted(tmp_path: Path) -> None:
+    """For a DIRECTORY and a folder with a space in its name, the suggested
+    command names both, quoted; `--docs` is written as typed (a `${...}` is
+    not filled in from the environment) and checked as the loader reads it."""
+    import shlex
+
+    notes = tmp_path / "proj" / "My Notes"
+    notes.mkdir(parents=True)
+    (notes / "a.md").write_text("# A\n\nThe aardvark eats ants.\n")
+    first = run("init", "proj", cwd=tmp_path)
+    said = first.stderr.strip()
+    command = said[said.index("`") + 1 : said.rindex("`")]
+    assert shlex.split(command) == ["ragloom", "init", "--force", "--docs", "My Notes", "proj"]
+    again = run(*shlex.split(command)[1:], cwd=tmp_path)
+    assert again.returncode == 0 and "it indexes proj/My Notes" in again.stdout, again.stdout
+    assert run("index", cwd=tmp_path / "proj").returncode == 0
+    literal = tmp_path / "proj" / "${HOME}"
+    literal.mkdir()
+    (literal / "b.md").write_text("# B\n\nBadgers dig.\n")
+    home = tmp_path / "home"
+    (home / "notes").mkdir(parents=True)
+    (home / "notes" / "c.md").write_text("# C\n\nCats sleep.\n")
+    env = {"HOME": str(home)}
+    assert (
+        run("init", "--force", "--docs", "${HOME}", "proj", cwd=tmp_path, env=env).returncode == 0
+    )
+    dry = run("index", "--dry-run", cwd=tmp_path / "proj", env=env)
+    assert "${HOME}/b.md" in dry.stdout and "c.md" not in dry.stdout, dry.stdout
+    tilde = run("init", "--force", "--docs", "~/notes", "proj", cwd=tmp_path, env=env)
+    assert f"it indexes {home / 'notes'}" in tilde.stdout, tilde.stdout
+
+
 def test_index_search_ask(project: Path) -> None:
     result = run("index", cwd=project)
     assert result.returncode == 0, result.stderr

@@ -71,6 +71,7 @@ def test_a_first_run_without_its_folder_says_nothing_was_indexed_from_it(
 
 def test_empty_first_run_then_documents_arrive(tmp_path: Path) -> None:
     root = project(tmp_path, docs={})
+    assert cli("index", "--dry-run", cwd=root).returncode == 0  # a ledger, no version
     for command in ("search", "ask"):  # before any run: said, not a bare refusal
         before = cli(command, "aardvark", cwd=root)
         assert before.returncode == 0

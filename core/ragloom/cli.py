@@ -16,6 +16,7 @@ import io
 import json
 import logging
 import os
+import shlex
 import signal
 import sys
 from collections.abc import Sequence
@@ -114,9 +115,11 @@ def init(directory: str, docs_path: str, force: bool) -> None:
         raise click.BadParameter("give the folder of your documents", param_hint="--docs")
     target.parent.mkdir(parents=True, exist_ok=True)
     text = resources.files("ragloom").joinpath("templates/ragloom.yaml").read_text("utf-8")
-    text = text.replace("    path: docs\n", f"    path: {json.dumps(docs_path)}\n", 1)
+    # the folder as written, not a ${VAR} for the config to fill in ($${ is a literal ${)
+    written = json.dumps(docs_path.replace("${", "$${"))
+    text = text.replace("    path: docs\n", f"    path: {written}\n", 1)
     target.write_text(text, "utf-8")
-    folder = target.parent / docs_path
+    folder = target.parent / Path(docs_path).expanduser()  # as the directory loader reads it
     if folder.is_dir():
         click.echo(sanitize(f"wrote {target}: it indexes {folder}; run `ragloom index`"))
         return
@@ -126,10 +129,13 @@ def init(directory: str, docs_path: str, force: bool) -> None:
     found = _document_folders(target.parent)
     if found:
         where = ", ".join(found)
+        command = ["ragloom", "init", "--force", "--docs", found[0]]
+        if Path(directory) != Path("."):
+            command.append(directory)
         click.echo(
             sanitize(
                 f"note: {folder} does not exist; documents are in {where}: "
-                f"`ragloom init --force --docs {found[0]}` indexes {found[0]}"
+                f"`{shlex.join(command)}` indexes {found[0]}"
             ),
             err=True,
         )
@@ -336,8 +342,8 @@ def _print_index_report(report: Any, *, as_json: bool, out: Any) -> None:
 
 def _empty_index(index_dir: Path, indexed: Any, documents: Any) -> str | None:
     """What to say when a query found nothing because the index holds
-    nothing (``indexed``: its id or corpus version, empty before the first
-    run; ``documents``: how many it holds); None when it holds documents."""
+    nothing (``indexed``: its corpus version, 0 until a run commits;
+    ``documents``: how many it holds); None when it holds documents."""
     if not indexed:
         return f"nothing is indexed yet in {index_dir}; run `ragloom index`"
     if not documents:
@@ -404,7 +410,7 @@ def search(
         _print_explanation(hits)
         return
     if not hits:
-        empty = _empty_index(pipeline.index_dir, hits.index_id, hits.documents)
+        empty = _empty_index(pipeline.index_dir, hits.corpus_version, hits.documents)
         click.echo(sanitize(f"no hits: {empty}") if empty else "no hits")
         return
     table = Table(show_lines=False)
