@@ -132,6 +132,23 @@ def test_api_docs_load_nothing_from_another_host(server: str) -> None:
     assert httpx.get(f"{server}/docs/oauth2-redirect").status_code == 200
 
 
+def test_api_docs_behind_a_proxy_prefix(tmp_path: Path) -> None:
+    """Served under a prefix (``root_path``, with or without its last slash),
+    the page points at the schema and its files under that prefix."""
+    from ragloom.server import create_app
+    from starlette.testclient import TestClient
+
+    (tmp_path / "docs").mkdir()
+    pm = build_plugin_manager(load_entry_points=False, env={})
+    pipeline = ragloom.load(basic_config(), plugin_manager=pm, base_dir=tmp_path)
+    for prefix in ("/rag", "/rag/"):
+        with TestClient(create_app(pipeline, keys=KEYS), root_path=prefix) as client:
+            page = client.get("/docs").text
+        assets = re.findall(r'(?:src|href)="([^"]+)"', page)
+        assert "/rag/docs/assets/swagger-ui-bundle.js" in assets, assets
+        assert "url: '/rag/openapi.json'" in page and "//" not in "".join(assets)
+
+
 def test_me_needs_a_key_and_names_its_principals(server: str) -> None:
     assert httpx.get(f"{server}/v1/playground/me").status_code == 401
     me = httpx.get(f"{server}/v1/playground/me", headers=auth(KEY_AB)).json()

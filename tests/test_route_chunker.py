@@ -349,3 +349,19 @@ def test_chunks_no_store_would_answer_with_are_reported(folder: Path, pm) -> Non
     with ragloom.load(config, plugin_manager=pm, base_dir=folder) as pipeline:
         report = pipeline.index(rebuild=True)
     assert not report.problems and report.added
+
+
+def test_the_note_names_the_fields_the_store_filters_look_at(folder: Path, pm) -> None:
+    stores = [
+        {"type": "memory", "name": "prose", "filter": {"extension": ".md"}},
+        {"type": "bm25", "name": "words", "filter": {"extension": {"$in": [".md", ".txt"]}}},
+    ]
+    loaders = [{"type": "directory", "path": "docs", "include": ["**/*"]}]
+    config = basic_config(loaders=loaders, chunker=ROUTED, stores=stores)
+    with ragloom.load(config, plugin_manager=pm, base_dir=folder) as pipeline:
+        ((source, said),) = pipeline.index().problems
+    assert (
+        source == "stores"
+        and "3 document(s) (docs/Dockerfile, docs/backup.sh, docs/invoices.py)" in said
+    )
+    assert 'the first has `extension` ""' in said and "layer" not in said, said

@@ -48,7 +48,7 @@ from .executors import (
     WritesStores,
     embed_cached,
 )
-from .filters import evaluate, to_spec
+from .filters import evaluate, fields, to_spec
 from .fingerprints import (
     describe_fingerprint,
     document_stamp,
@@ -613,8 +613,12 @@ class Indexer:
             f"{s.name}: {json.dumps(to_spec(s.filter))}" for s in self.config.stores
         )
         first, unfound, total, metadata = self._unfound[0]
-        layer = metadata.get("layer")
-        which = "no `layer`" if layer is None else f"`layer` {json.dumps(layer)}"
+        # what the first has of the fields the filters look at (`layer`, say)
+        looked = sorted(set().union(*(fields(s.filter) for s in self.config.stores)))
+        which = ", ".join(
+            f"`{f}` {json.dumps(metadata[f], default=str)}" if f in metadata else f"no `{f}`"
+            for f in looked
+        )
         fix = "widen a store's `filter`, add a store without one, or chunk them otherwise"
         if len(self._unfound) == 1:
             self.job.report(

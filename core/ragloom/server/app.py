@@ -164,7 +164,7 @@ def _install_docs(app: FastAPI, assets: Path) -> None:
 
     @app.get("/docs", include_in_schema=False)
     async def docs(request: Request) -> HTMLResponse:
-        root = request.scope.get("root_path", "")
+        root = request.scope.get("root_path", "").rstrip("/")
         return get_swagger_ui_html(
             openapi_url=f"{root}{app.openapi_url}",
             title=f"{app.title} - Swagger UI",
