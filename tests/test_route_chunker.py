@@ -88,6 +88,16 @@ ROUTED = {
 }
 
 
+MARKDOWN_LAYERS = {
+    "match": {"extension": ".md"},
+    "chunker": {
+        "type": "layers",
+        "layers": {"passages": {"type": "recursive"}, "sentences": {"type": "sentence"}},
+    },
+}
+"""A route that cuts Markdown files in passages and sentences."""
+
+
 def chunks_by_document(pipeline: Any) -> dict[str, list[Any]]:
     (_, store), *_ = pipeline.stores
     out: dict[str, list[Any]] = {}
@@ -257,18 +267,7 @@ def test_no_chunker_reads_a_heading_in_source_code(chunker_type: str, pm) -> Non
 def test_a_store_filter_names_a_layer_a_route_makes(tmp_path: Path, pm) -> None:
     layered = {
         "type": "route",
-        "routes": [
-            {
-                "match": {"extension": ".md"},
-                "chunker": {
-                    "type": "layers",
-                    "layers": {
-                        "passages": {"type": "recursive"},
-                        "sentences": {"type": "sentence"},
-                    },
-                },
-            }
-        ],
+        "routes": [MARKDOWN_LAYERS],
     }
     stores = [{"type": "memory", "filter": {"layer": "sentence"}}, {"type": "bm25"}]
     with pytest.raises(ConfigError) as caught:
@@ -315,16 +314,7 @@ def test_chunks_no_store_would_answer_with_are_reported(folder: Path, pm) -> Non
     layered = {
         "type": "route",
         "routes": [
-            {
-                "match": {"extension": ".md"},
-                "chunker": {
-                    "type": "layers",
-                    "layers": {
-                        "passages": {"type": "recursive"},
-                        "sentences": {"type": "sentence"},
-                    },
-                },
-            },
+            MARKDOWN_LAYERS,
             {"match": {"extension": {"$in": [".py", ".sh"]}}, "chunker": {"type": "code"}},
         ],
     }

@@ -51,22 +51,6 @@ def test_on_event_follows_pluggy_ordering_and_argument_subsets(
     assert order[:3] == ["first", "middle", "last"]
 
 
-def test_on_event_wrappers_see_every_event(pm: pluggy.PluginManager, corpus: Path) -> None:
-    wrapped: list[str] = []
-
-    class Wrapper:
-        @hookimpl(wrapper=True)
-        def on_event(self, event):
-            wrapped.append(type(event).__name__)
-            return (yield)
-
-    pm.register(Wrapper())
-    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
-        pipeline.retrieve("refund")
-    assert wrapped[0] == "RunStarted" and wrapped[-1] == "RunFinished"
-    assert "StageFinished" in wrapped
-
-
 class Declining:
     """An observer with no use for some runs: it declines their RunStarted."""
 
@@ -78,6 +62,28 @@ class Declining:
     def on_event(self, event):
         self.seen.append(type(event).__name__)
         return SKIP_RUN if self.decline and isinstance(event, RunStarted) else None
+
+
+@pytest.mark.parametrize("declined", [False, True])
+def test_on_event_wrappers_see_every_event(
+    pm: pluggy.PluginManager, corpus: Path, declined: bool
+) -> None:
+    """Also of a run every plain observer declined: a wrapper keeps it observed."""
+    wrapped: list[str] = []
+
+    class Wrapper:
+        @hookimpl(wrapper=True)
+        def on_event(self, event):
+            wrapped.append(type(event).__name__)
+            return (yield)
+
+    if declined:
+        pm.register(Declining())
+    pm.register(Wrapper())
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
+        pipeline.retrieve("refund")
+    assert wrapped[0] == "RunStarted" and wrapped[-1] == "RunFinished"
+    assert "StageFinished" in wrapped
 
 
 def test_a_run_every_observer_declines_sends_no_later_event(
@@ -108,23 +114,6 @@ def test_an_observer_that_does_not_decline_gets_every_event(
         assert observer.seen[0] == "RunStarted" and observer.seen[-1] == "RunFinished"
         assert "StageFinished" in observer.seen
     assert declining.seen == watching.seen
-
-
-def test_a_wrapper_keeps_a_declined_run_observed(pm: pluggy.PluginManager, corpus: Path) -> None:
-    wrapped: list[str] = []
-
-    class Wrapper:
-        @hookimpl(wrapper=True)
-        def on_event(self, event):
-            wrapped.append(type(event).__name__)
-            return (yield)
-
-    pm.register(Declining())
-    pm.register(Wrapper())
-    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
-        pipeline.retrieve("refund")
-    assert wrapped[0] == "RunStarted" and wrapped[-1] == "RunFinished"
-    assert "StageFinished" in wrapped
 
 
 def test_a_wrapper_that_returns_nothing_is_no_error(
