@@ -2968,3 +2968,82 @@ def test_a_heading_with_a_season_is_no_siblings_section(generator: ExtractiveGen
     page = replace(page, metadata={**page.metadata, "section": section})
     answer = generator.generate("How much is a Family ticket on the Harbour Line?", hits_of(page))
     assert "£12" in answer.text, answer.text
+
+
+BILLING_PY = '''"""Billing helpers."""
+
+TAX_RATE = 0.21
+
+
+class RetryPolicy:
+    """Retry failed webhook deliveries up to 5 times
+    with exponential backoff starting at 2 seconds."""
+
+    max_attempts = 5  # never more: the receiver's rate limit
+'''
+RETRY_TS = """/**
+ * Retries a failed upload three times, waiting 30 seconds between tries.
+ */
+export function retryUpload(file: File): Promise<void> {
+  // the queue keeps the file until every try has failed
+  return queue.push(file);
+}
+"""
+
+
+def source_chunk(source: str, text: str, **metadata: str) -> Chunk:
+    return replace(chunk(source, text), metadata={"source": source, **metadata})
+
+
+def test_source_code_is_split_into_its_words_and_its_code() -> None:
+    from ragloom.builtin.generators._text import split_source
+
+    units = split_source(BILLING_PY, ("#",))
+    assert units[:3] == [
+        ("Billing helpers.", "sentence", ()),
+        ("TAX_RATE = 0.21", "code", ()),
+        ("class RetryPolicy:", "code", ()),
+    ]
+    assert (
+        "Retry failed webhook deliveries up to 5 times with exponential backoff starting "
+        "at 2 seconds.",
+        "sentence",
+        (),
+    ) in units
+    assert ("max_attempts = 5  # never more: the receiver's rate limit", "code", ()) in units
+    typescript = split_source(RETRY_TS, ("//", "/*", "*"))
+    assert [u for u, kind, _ in typescript if kind == "sentence"] == [
+        "Retries a failed upload three times, waiting 30 seconds between tries.",
+        "the queue keeps the file until every try has failed",
+    ]
+    assert ("export function retryUpload(file: File): Promise<void> {", "code", ()) in typescript
+    assert all(u not in {"/", "*/"} for u, _, _ in typescript)
+
+
+@pytest.mark.parametrize(
+    ("source", "text", "question", "said"),
+    [
+        (
+            "src/billing.py",
+            BILLING_PY,
+            "How many times are webhook deliveries retried?",
+            "Retry failed webhook deliveries up to 5 times with exponential backoff starting "
+            "at 2 seconds [1].",
+        ),
+        (
+            "web/upload.ts",
+            RETRY_TS,
+            "How many times is a failed upload retried?",
+            "Retries a failed upload three times, waiting 30 seconds between tries [1].",
+        ),
+    ],
+)
+def test_an_answer_from_source_code_quotes_its_words_not_its_syntax(
+    generator: ExtractiveGenerator, source: str, text: str, question: str, said: str
+) -> None:
+    """A docstring or comment is quoted as the sentence it is, without the
+    class line or the quotes around it (which the Markdown reading joined)."""
+    extension = source[source.rindex(".") :]
+    answer = generator.generate(question, hits_of(source_chunk(source, text, extension=extension)))
+    assert answer.grounded and answer.text.startswith(said), answer.text
+    assert '"""' not in answer.text and "class " not in answer.text and "/**" not in answer.text
