@@ -3018,18 +3018,6 @@ def test_source_code_is_split_into_its_words_and_its_code() -> None:
     ]
     assert ("export function retryUpload(file: File): Promise<void> {", "code", ()) in typescript
     assert all(u not in {"/", "*/"} for u, _, _ in typescript)
-    # a string that code opens is code to its end, not a docstring after it
-    query = (
-        'def report():\n    sql = """\n    SELECT 1\n    """\n    # run it twice\n    return sql\n'
-    )
-    assert split_source(query, ("#",)) == [
-        ("def report():", "code", ()),
-        ('sql = """', "code", ()),
-        ("SELECT 1", "code", ()),
-        ('"""', "code", ()),
-        ("run it twice", "sentence", ()),
-        ("return sql", "code", ()),
-    ]
 
 
 @pytest.mark.parametrize(

@@ -331,15 +331,8 @@ def split_source(text: str, comments: Sequence[str]) -> list[tuple[str, str, tup
             prose.clear()
 
     closing = ""  # the delimiter of the docstring the line is in
-    literal = ""  # the delimiter of a string that code opened (`sql = """`)
     for line in text.splitlines():
         stripped = line.strip()
-        if literal:  # its lines are code, up to the one that closes it
-            if stripped.count(literal) % 2:
-                literal = ""
-            if stripped:
-                out.append((stripped, "code", ()))
-            continue
         if closing:
             body, ends, _ = stripped.partition(closing)
             if body.strip():
@@ -374,7 +367,6 @@ def split_source(text: str, comments: Sequence[str]) -> list[tuple[str, str, tup
         flush()
         if stripped:
             out.append((stripped, "code", ()))
-            literal = next((q for q in ('"""', "'''") if stripped.count(q) % 2), "")
     flush()
     return out
 
