@@ -4,7 +4,6 @@ dropped, light stemming) and sentences (Markdown-aware splitting)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import Any
 
 __all__ = [
@@ -310,65 +309,6 @@ def split_sentences(text: str, *, kinds: bool = False, cells: bool = False) -> l
     if cells:
         return result
     return [(s, k) for s, k, _ in result] if kinds else [s for s, _, _ in result]
-
-
-_DOCSTRING = re.compile(r"""^[rRuUbB]{0,2}(\"\"\"|''')(.*)$""")
-
-
-def split_source(text: str, comments: Sequence[str]) -> list[tuple[str, str, tuple[str, ...]]]:
-    """Split source code into units, as ``split_sentences(text, cells=True)``
-    does prose: its prose, the docstrings (a line that opens with ``\"\"\"``
-    or ``'''``) and the comments (lines that open with one of ``comments``,
-    ``#``, ``//``, ``/*``, ``*``...) into sentences, consecutive comment lines
-    joined as one paragraph; every other line a ``code`` unit. A source file's
-    sentences are what it says in words, never ``class X: \"\"\"Retry...``."""
-    out: list[tuple[str, str, tuple[str, ...]]] = []
-    prose: list[str] = []
-
-    def flush() -> None:
-        if prose:
-            out.extend((s, "sentence", ()) for s in _split_paragraph(" ".join(prose)))
-            prose.clear()
-
-    closing = ""  # the delimiter of the docstring the line is in
-    for line in text.splitlines():
-        stripped = line.strip()
-        if closing:
-            body, ends, _ = stripped.partition(closing)
-            if body.strip():
-                prose.append(body.strip())
-            if ends or not stripped:  # its end, or a blank line: a paragraph ends
-                flush()
-            closing = "" if ends else closing
-            continue
-        docstring = _DOCSTRING.match(stripped)
-        if docstring:
-            flush()
-            delimiter, rest = docstring.groups()
-            body, ends, _ = rest.partition(delimiter)
-            if body.strip():
-                prose.append(body.strip())
-            if ends:
-                flush()
-            else:
-                closing = delimiter
-            continue
-        if stripped.endswith("*/") and not stripped.strip("*/"):  # a block comment's end
-            flush()
-            continue
-        marker = next((c for c in comments if stripped.startswith(c)), None)
-        if marker is not None and not stripped.startswith("#!"):
-            body = stripped[len(marker) :].strip().lstrip("*").removesuffix("*/").strip()
-            if body:
-                prose.append(body)
-            else:
-                flush()
-            continue
-        flush()
-        if stripped:
-            out.append((stripped, "code", ()))
-    flush()
-    return out
 
 
 def _split_paragraph(paragraph: str) -> list[str]:

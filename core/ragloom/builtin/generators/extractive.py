@@ -25,7 +25,7 @@ from pydantic import Field, field_validator
 
 from ...components import ComponentConfig, Generator, Message
 from ...terminal import sanitize
-from ...types import Answer, Chunk, Citation, Document, Hit
+from ...types import Answer, Chunk, Citation, Hit
 from ._entities import (
     GROUP_WORDS,
     NAMED_VERSION,
@@ -70,7 +70,6 @@ from ._text import (
     content_terms,
     only_links,
     split_sentences,
-    split_source,
     stem,
 )
 
@@ -1664,24 +1663,6 @@ class _Unit:
     ...``), for each of its sentences: what they are about."""
 
 
-def _comments_of(chunk: Chunk) -> tuple[str, ...] | None:
-    """How a line comment opens in ``chunk``'s language when it is a chunk of
-    source code (by its file's extension, or the language the loaders found
-    in a script's shebang); None for prose (Markdown, HTML, text, PDF)."""
-    from .._languages import LANGUAGES
-    from ..chunkers._chunking import source_code
-    from ..chunkers._code_languages import spec_for
-
-    metadata = chunk.metadata
-    if not source_code(Document(id=chunk.document_id, text="", metadata=metadata)):
-        return None
-    language = metadata.get("language")
-    if not isinstance(language, str):
-        extension = metadata.get("extension")
-        language = LANGUAGES.get(extension, "text") if isinstance(extension, str) else "text"
-    return spec_for(language).comments or ("#", "//")
-
-
 def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
     """The quotable units of the hits: sentences, bullets, table rows, code
     lines. A sentence leaning on the one before (``It costs $199/month``) is
@@ -1706,13 +1687,7 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
         previous: _Unit | None = None  # the sentence before, in this block
         columns: tuple[str, ...] = ()  # the header row of the table a row is in
         subject, cursor = "", 0  # the paragraph's bold lead, and where the last unit was
-        comments = _comments_of(chunk)
-        pieces = (
-            split_sentences(chunk.text, cells=True)
-            if comments is None
-            else split_source(chunk.text, comments)
-        )
-        for position, (text, kind, cells) in enumerate(pieces):
+        for position, (text, kind, cells) in enumerate(split_sentences(chunk.text, cells=True)):
             found = chunk.text.find(text[:40], cursor)
             if found >= 0:
                 # (a list item's sentences are its own: "- **Marta** ... Works ...")
