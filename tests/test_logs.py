@@ -110,6 +110,46 @@ def test_pypdf_warnings_are_left_to_ragloom_s_own_report_unless_verbose() -> Non
         pypdf.setLevel(logging.NOTSET)
 
 
+def test_pypdf_warnings_name_their_file_in_the_python_api(tmp_path: Path) -> None:
+    """In an application that never configured logging, pypdf's warnings
+    ("EOF marker not found", naming no file) are not printed bare by Python's
+    last-resort handler: ragloom's report of the file carries them."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "broken.pdf").write_bytes(b"%PDF-1.4\n1 0 obj garbage\n")
+    (docs / "ok.md").write_text("# OK\n\nFine text.\n", "utf-8")
+    import yaml
+
+    config = basic_config(loaders=[{"type": "directory", "path": "docs", "include": ["*"]}])
+    (tmp_path / "ragloom.yaml").write_text(yaml.safe_dump(config), "utf-8")
+    script = (
+        "import ragloom\n"
+        "with ragloom.load('ragloom.yaml') as pipeline:\n"
+        "    for source, message in pipeline.index().problems:\n"
+        "        print(source, '|', message)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert "EOF marker not found" not in result.stderr, result.stderr
+    said = result.stdout.strip()
+    assert said.startswith("docs/broken.pdf | not a readable PDF (") and "pypdf: " in said, said
+    assert "EOF marker not found" in said
+
+
+def test_pypdf_warnings_still_reach_handlers_the_application_set(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from ragloom.builtin.loaders.parsers.pdf import parse_pdf
+
+    said: list[str] = []
+    with caplog.at_level(logging.WARNING):
+        assert parse_pdf(b"%PDF-1.4\n1 0 obj garbage\n", report=said.append) is None
+    assert any(r.name.startswith("pypdf") for r in caplog.records), caplog.records
+    assert "pypdf: " in said[0]
+
+
 def test_cli_log_format_json(corpus: Path) -> None:
     import yaml
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import io
 import logging
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from ....errors import LoaderError
@@ -39,10 +41,17 @@ def parse_pdf(data: bytes, *, report: Callable[[str], None], **_: Any) -> Parsed
     ``page_starts`` and ``title``; None after reporting a PDF that has no text
     or cannot be read. Raises :class:`LoaderError` when pypdf is missing."""
     try:
-        from pypdf import PasswordType, PdfReader
-        from pypdf.errors import DependencyError
+        import pypdf  # noqa: F401
     except ImportError:
         raise LoaderError(MISSING_PYPDF) from None
+    with _pypdf_warnings() as warned:
+        return _read(data, report, warned)
+
+
+def _read(data: bytes, report: Callable[[str], None], warned: list[str]) -> Parsed | None:
+    """``parse_pdf``'s work, with pypdf's warnings so far in ``warned``."""
+    from pypdf import PasswordType, PdfReader
+    from pypdf.errors import DependencyError
 
     try:
         reader = PdfReader(io.BytesIO(data))
@@ -68,8 +77,11 @@ def parse_pdf(data: bytes, *, report: Callable[[str], None], **_: Any) -> Parsed
         title = _title(reader)
     except Exception as exc:  # pypdf raises many kinds on malformed files
         detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        report(f"not a readable PDF ({detail}); skipped")
+        said = f"; pypdf: {warned[0]}" if warned else ""
+        report(f"not a readable PDF ({detail}{said}); skipped")
         return None
+    for message in warned:  # read all the same: what pypdf repaired
+        log.debug("pypdf: %s", message)
 
     if not any(text.strip() for text in pages):
         report(
@@ -87,6 +99,50 @@ def parse_pdf(data: bytes, *, report: Callable[[str], None], **_: Any) -> Parsed
         offset += len(text) + len(PAGE_BREAK)
     metadata: dict[str, Any] = {"title": title, "pages": len(pages), "page_starts": starts}
     return PAGE_BREAK.join(pages), metadata
+
+
+class _Warnings(logging.Handler):
+    """pypdf's warnings on the thread that reads one PDF. They name no file,
+    so the reader says them with its own line about the file (or logs them
+    at DEBUG), and Python's last-resort handler no longer prints them bare
+    on stderr in an application that never configured logging. Handlers the
+    application did configure still get them: nothing stops their way up.
+    A warning from another thread goes where it went before."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.thread = threading.get_ident()
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.thread == self.thread:
+            self.messages.append(record.getMessage())
+        elif not _handled_elsewhere(record):
+            last = logging.lastResort
+            if last is not None and record.levelno >= last.level:
+                last.handle(record)
+
+
+def _handled_elsewhere(record: logging.LogRecord) -> bool:
+    """Whether a handler other than a reader's own takes ``record`` on its way up."""
+    logger: logging.Logger | None = logging.getLogger(record.name)
+    while logger is not None:
+        if any(not isinstance(h, _Warnings) for h in logger.handlers):
+            return True
+        logger = logger.parent if logger.propagate else None
+    return False
+
+
+@contextmanager
+def _pypdf_warnings() -> Iterator[list[str]]:
+    """The messages pypdf logs while this thread reads one PDF."""
+    handler = _Warnings()
+    logger = logging.getLogger("pypdf")
+    logger.addHandler(handler)
+    try:
+        yield handler.messages
+    finally:
+        logger.removeHandler(handler)
 
 
 def _clean(text: str) -> str:
