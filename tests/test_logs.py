@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import io
 import json
 import logging
@@ -136,6 +137,39 @@ def test_pypdf_warnings_name_their_file_in_the_python_api(tmp_path: Path) -> Non
     said = result.stdout.strip()
     assert said.startswith("docs/broken.pdf | not a readable PDF (") and "pypdf: " in said, said
     assert "EOF marker not found" in said
+
+
+def test_pypdf_warnings_of_other_threads_are_printed_as_before() -> None:
+    """Two threads read PDFs while a third uses pypdf itself: the readers'
+    warnings are theirs, the third's is printed by Python's last-resort
+    handler once, as it would be without ragloom."""
+    script = """
+import logging, threading
+from ragloom.builtin.loaders.parsers.pdf import _pypdf_warnings
+inside, done = threading.Barrier(3), threading.Barrier(3)
+kept = {}
+def reader(name):
+    with _pypdf_warnings() as warned:
+        inside.wait()
+        logging.getLogger("pypdf._reader").warning("reader %s warns", name)
+        done.wait()
+    kept[name] = list(warned)
+threads = [threading.Thread(target=reader, args=(n,)) for n in "ab"]
+for t in threads: t.start()
+inside.wait()
+logging.getLogger("pypdf._reader").warning("the application's own warning")
+done.wait()
+for t in threads: t.join()
+print(kept)
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.count("the application's own warning") == 1, result.stderr
+    assert "reader" not in result.stderr, result.stderr
+    kept = ast.literal_eval(result.stdout.strip())
+    assert kept == {"a": ["reader a warns"], "b": ["reader b warns"]}
 
 
 def test_pypdf_warnings_still_reach_handlers_the_application_set(

@@ -117,14 +117,19 @@ class _Warnings(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         if record.thread == self.thread:
             self.messages.append(record.getMessage())
-        elif not _handled_elsewhere(record):
-            last = logging.lastResort
+            return
+        readers = [h for h in logging.getLogger("pypdf").handlers if isinstance(h, _Warnings)]
+        if readers and readers[0] is self and not _handled_elsewhere(record, readers):
+            last = logging.lastResort  # once, by the first reader's handler
             if last is not None and record.levelno >= last.level:
                 last.handle(record)
 
 
-def _handled_elsewhere(record: logging.LogRecord) -> bool:
-    """Whether a handler other than a reader's own takes ``record`` on its way up."""
+def _handled_elsewhere(record: logging.LogRecord, readers: list[_Warnings]) -> bool:
+    """Whether ``record`` is a reader's (its thread reads a PDF), or another
+    handler than the readers' takes it on its way up."""
+    if any(h.thread == record.thread for h in readers):
+        return True
     logger: logging.Logger | None = logging.getLogger(record.name)
     while logger is not None:
         if any(not isinstance(h, _Warnings) for h in logger.handlers):
