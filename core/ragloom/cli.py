@@ -143,17 +143,21 @@ def init(directory: str, docs_path: str, force: bool) -> None:
 
 _DOCUMENT_SUFFIXES = frozenset({".md", ".rst", ".txt", ".html", ".pdf"})
 """What the template's loader includes: the files ``ragloom init`` looks for."""
-_NOT_DOCUMENTS = frozenset({"node_modules", "venv", "site-packages", "__pycache__"})
+_NOT_DOCUMENTS = frozenset({"venv", "site-packages"})
+"""Folders not looked in beyond those the directory loader never reads."""
 
 
 def _document_folders(root: Path, limit: int = 3) -> list[str]:
     """Folders under ``root`` (itself as ``.``) that hold documents the
     template would index, most first: at most ``limit``, from a bounded walk."""
+    from .builtin.loaders.directory import DENIED_DIRECTORIES
+
+    skipped = DENIED_DIRECTORIES | _NOT_DOCUMENTS
     counts: dict[str, int] = {}
     for seen, (parent, dirs, files) in enumerate(os.walk(root)):
         if seen >= 2_000:  # a home folder: stop looking
             break
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _NOT_DOCUMENTS)
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in skipped)
         here = Path(parent).relative_to(root)
         top = here.parts[0] if here.parts else "."
         hits = sum(1 for f in files if Path(f).suffix.lower() in _DOCUMENT_SUFFIXES)

@@ -565,9 +565,7 @@ class Indexer:
         ]
         journal.record([*new_ids, *stale])
         doomed.extend(stale)
-        if prepared.held is None:  # a held batch's chunks may carry no metadata
-            self._find_unfound(prepared)
-        if prepared.held is not None:
+        if prepared.held is not None:  # its chunks may carry no metadata to check
             if not isinstance(executor, WritesStores):
                 raise IndexStateError(
                     f"executor {executor.type_name!r} returned a held batch but cannot write "
@@ -575,6 +573,7 @@ class Indexer:
                 )
             executor.write(prepared, ids)
         elif ids:
+            self._find_unfound(prepared)
             made = (c for cs in prepared.chunks for c in cs)
             chunks = [replace(c, id=cid) for c, cid in zip(made, ids, strict=True)]
             self.writer.upsert(chunks, vectors)

@@ -94,13 +94,14 @@ def create_app(
                     await opening
                 await service.close()
 
+    docs_assets = _docs_assets()
     app = FastAPI(
         title="ragloom",
         version=__version__,
         description="Search and ask the documents indexed by a ragloom pipeline, with "
         "citations. Authenticate with `Authorization: Bearer KEY` or `X-API-Key: KEY`.",
         lifespan=lifespan,
-        docs_url=None if _DOCS_ASSETS is not None else "/docs",  # else from a CDN
+        docs_url=None if docs_assets is not None else "/docs",  # else from a CDN
         redoc_url=None,
         openapi_url="/openapi.json",
     )
@@ -117,8 +118,8 @@ def create_app(
     from .playground import install as install_playground
 
     install_playground(app)
-    if _DOCS_ASSETS is not None:
-        _install_docs(app, _DOCS_ASSETS)
+    if docs_assets is not None:
+        _install_docs(app, docs_assets)
     if mcp_server is not None:
         _mount_mcp(app, mcp_server, settings)
     _install_error_handlers(app)
@@ -149,9 +150,6 @@ def _docs_assets() -> Path | None:
         if (static / "swagger-ui-bundle.js").is_file() and (static / "swagger-ui.css").is_file():
             return static
     return None
-
-
-_DOCS_ASSETS = _docs_assets()
 
 
 def _install_docs(app: FastAPI, assets: Path) -> None:
