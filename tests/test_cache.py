@@ -410,3 +410,17 @@ def test_a_cache_it_cannot_write_is_read_and_measured_not_pruned(tmp_path: Path)
     with pytest.raises(RagloomError, match="cannot be pruned .*readonly"):
         cache.prune(older_than=DAY)
     assert cache.info().entries == 5
+
+
+def test_a_cache_another_process_is_creating_is_waited_for(tmp_path: Path) -> None:
+    """A server and `ragloom index` starting together on a new cache file:
+    SQLite's "database is locked" at `journal_mode=WAL` is waited out."""
+    from .test_ledger import hold_for
+
+    path = tmp_path / "cache" / "embeddings.sqlite"
+    timer = hold_for(path, 0.3)
+    cache = EmbeddingCache(path)
+    cache.put_many("fp", [(cache.text_hash("a text"), np.ones(4, dtype=np.float32))])
+    timer.join()
+    assert set(cache.get_many("fp", [cache.text_hash("a text")], 4)) == {cache.text_hash("a text")}
+    cache.close()

@@ -7,11 +7,13 @@ import os
 import sqlite3
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 import ragloom
 import yaml
+from ragloom import ledger as ledger_module
 from ragloom.errors import IndexStateError
 from ragloom.filters import parse
 from ragloom.ledger import Journal, Ledger, index_lock
@@ -157,3 +159,47 @@ def test_a_ledger_that_is_not_sqlite_is_damaged(tmp_path: Path) -> None:
     (tmp_path / "ledger.sqlite").write_bytes(b"not a database, not at all" * 100)
     with pytest.raises(IndexStateError, match="is damaged .* run `ragloom index --rebuild`"):
         Ledger(tmp_path / "ledger.sqlite").open()
+
+
+def hold_for(path: Path, seconds: float) -> threading.Timer:
+    """Another connection holding ``path``'s write lock (a process creating
+    it, in rollback-journal mode as a new file starts) for ``seconds``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN IMMEDIATE")
+    holder.execute("CREATE TABLE IF NOT EXISTS early (x)")
+
+    def let_go() -> None:
+        holder.execute("COMMIT")
+        holder.close()
+
+    timer = threading.Timer(seconds, let_go)
+    timer.start()
+    return timer
+
+
+def test_a_ledger_another_process_is_creating_is_waited_for(tmp_path: Path) -> None:
+    """SQLite answers `PRAGMA journal_mode=WAL` "database is locked" at once,
+    busy timeout or not, while another connection writes the new file: a
+    server and a cron `ragloom index` starting together on a new index, or
+    threads of one process, got "the ledger is damaged: run --rebuild"."""
+    path = tmp_path / ".ragloom" / "ledger.sqlite"
+    timer = hold_for(path, 0.3)
+    ledger = Ledger(path).open()
+    timer.join()
+    assert ledger.entries() == {}
+    assert ledger.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    ledger.close()
+
+
+def test_a_ledger_locked_for_too_long_is_not_called_damaged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ledger_module, "_BUSY_SECONDS", 0.2)
+    path = tmp_path / "ledger.sqlite"
+    timer = hold_for(path, 2.0)
+    with pytest.raises(IndexStateError, match="stayed locked for 0.2 s") as caught:
+        Ledger(path).open()
+    timer.join()
+    assert "--rebuild" not in str(caught.value) and "try again" in str(caught.value)
+    Ledger(path).open().close()  # let go: it opens

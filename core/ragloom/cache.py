@@ -96,7 +96,7 @@ def _connect(path: Path, *, private: bool = False) -> sqlite3.Connection:
     only: vectors say much of the texts they embed, and answers to
     access-controlled questions are not for everyone. ``private``: its
     folder too, as the index directory is."""
-    from .ledger import ensure_index_dir, private_file
+    from .ledger import ensure_index_dir, private_file, use_wal
 
     if private:
         ensure_index_dir(path.parent)
@@ -106,7 +106,7 @@ def _connect(path: Path, *, private: bool = False) -> sqlite3.Connection:
     db = sqlite3.connect(
         path, timeout=_BUSY_MS / 1000, isolation_level=None, check_same_thread=False
     )
-    db.execute("PRAGMA journal_mode=WAL")
+    use_wal(db, _BUSY_MS / 1000)
     db.execute("PRAGMA synchronous=NORMAL")
     return db
 

@@ -37,7 +37,11 @@ __all__ = [
     "index_lock",
     "read_only_mount",
     "private_file",
+    "use_wal",
 ]
+
+_BUSY_SECONDS = 30
+"""How long a connection waits for another that holds the ledger."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
@@ -115,6 +119,34 @@ def private_file(path: Path) -> None:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
 
 
+def use_wal(db: sqlite3.Connection, timeout: float) -> None:
+    """Put ``db`` in write-ahead-log mode. While another connection creates
+    the same new file (a server and a cron ``ragloom index`` starting at once,
+    two threads of one process), SQLite answers this pragma "database is
+    locked" at once, without waiting out the connection's busy timeout: it is
+    tried again, for up to ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    pause = 0.001
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if not _busy(exc) or time.monotonic() + pause > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(2 * pause, 0.05)
+
+
+def _busy(exc: Exception) -> bool:
+    """SQLite's "database is locked" (or "... table is locked"): another
+    connection holds the file, which is not damaged."""
+    code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+
+    if code is not None:
+        return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    return "is locked" in str(exc)
+
+
 def _unwritable(exc: Exception) -> bool:
     """SQLite's (or the OS's) way of saying the file or its folder is read-only."""
     if isinstance(exc, PermissionError):
@@ -154,11 +186,11 @@ class Ledger:
         except PermissionError as exc:
             raise self._damaged(exc) from None
         try:
-            db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+            db = sqlite3.connect(self.path, isolation_level=None, timeout=_BUSY_SECONDS)
         except sqlite3.Error as exc:
             raise self._damaged(exc) from None
         try:
-            db.execute("PRAGMA journal_mode=WAL")
+            use_wal(db, _BUSY_SECONDS)
             db.execute("PRAGMA synchronous=NORMAL")
             db.executescript(_SCHEMA)
             self._migrate(db)
@@ -228,6 +260,12 @@ class Ledger:
         return self._damaged(exc)
 
     def _damaged(self, exc: Exception) -> IndexStateError:
+        if _busy(exc):  # held, not damaged: --rebuild is no answer to it
+            return IndexStateError(
+                f"the index ledger {self.path} stayed locked for {_BUSY_SECONDS} s ({exc}): "
+                "another process holds it (a `ragloom index` or a server on this index, "
+                "a backup or sync tool?); try again once it lets go"
+            )
         if _unwritable(exc):  # a read-only folder or file: --rebuild could not help
             return IndexStateError(
                 f"the index ledger {self.path} cannot be written ({exc}): ragloom writes in "
