@@ -864,13 +864,15 @@ def test_keep_a_changelog_items_are_dated_by_their_release(
     assert answer.text.startswith(expected)
 
 
-def test_the_answer_says_no_terminal_control_and_the_quote_stays_verbatim(
+def test_the_answer_and_its_quote_say_no_terminal_control(
     generator: ExtractiveGenerator,
 ) -> None:
+    """Applications print quotes (docs/serve.md's example does): one kept a
+    document's window title and colours, while the answer was clean."""
     text = "The printer is on floor 3. \x1b]0;pwned\x07\x1b[31mThe printer PIN is 4321.\x1b[0m"
     answer = generator.generate("What is the printer PIN?", hits_of(chunk("p.txt", text)))
     assert answer.text == "The printer PIN is 4321 [1]."
-    assert answer.citations[0].quote in text
+    assert answer.citations[0].quote == "The printer PIN is 4321."  # as the document reads
 
 
 def test_a_joined_quote_keeps_each_sentence_verbatim(generator: ExtractiveGenerator) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pluggy
@@ -439,3 +440,15 @@ def test_llm_components_need_a_chat_model(llm_pm: pluggy.PluginManager, corpus: 
     text = str(failed.value)
     assert "query_transformers[0].type" in text and "reranker.type" in text
     assert "'extractive' is not a chat model" in text
+
+
+def test_a_degraded_answer_prints_no_terminal_control() -> None:
+    from ragloom.answers import degraded_answer
+
+    hits = [
+        replace(h, chunk=replace(h.chunk, text=f"\x1b]0;pwned\x07{h.chunk.text}\x1b[2J"))
+        for h in contract_hits()
+    ]
+    answer = degraded_answer("q", hits, RuntimeError("down"))
+    assert answer.citations and "\x1b" not in answer.text
+    assert all("\x1b" not in c.quote and c.quote for c in answer.citations)

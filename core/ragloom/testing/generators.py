@@ -19,25 +19,28 @@ a callable ``(**options) -> Generator`` building an *unopened* generator, and
 
 The suite asks ``CONTRACT_QUESTION`` over ``contract_hits()`` and checks the
 shape of what comes back, not its wording (a model's words vary): every
-citation names a passage it was given, with that passage's chunk id, label
-and source; citations are numbered 1, 2, 3... and every ``[n]`` in the text
-is one of them; no passages gives a refusal (``grounded`` False) without a
-citation; ``stream()`` yields text pieces then exactly one ``Answer`` whose
-text is the pieces joined; and, in a pipeline, a backend that fails gives a
-degraded answer quoting the best passages (``degraded`` True), not an
-exception. Generators that need the pipeline's embedder get it through
-``Context.services``: override the ``services`` fixture.
-"""
+citation names a passage it was given, with that passage's chunk id, label and
+source, and quotes that passage's text without its terminal escape sequences
+(``ragloom.terminal.sanitize``; ``answers.quote_of`` does both); citations are
+numbered 1, 2, 3... and every ``[n]`` in the text is one of them; no passages
+gives a refusal (``grounded`` False) without a citation; ``stream()`` yields
+text pieces then exactly one ``Answer`` whose text is the pieces joined; and,
+in a pipeline, a backend that fails gives a degraded answer quoting the best
+passages (``degraded`` True), not an exception. Generators that need the
+pipeline's embedder get it through ``Context.services``: override the
+``services`` fixture."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from ..components import Context, Generator
+from ..terminal import sanitize
 from ..types import Answer, Hit
 from .rerankers import contract_hits
 
@@ -60,8 +63,13 @@ def _check_citations(answer: Answer, hits: list[Hit]) -> None:
         hit = given[citation.chunk_id]
         assert citation.label == hit.chunk.label and citation.source == hit.chunk.source
         # the quote is shown as the passage's evidence: each of its pieces (joined
-        # by " … " where it skips) is the cited passage's own text
-        passage = " ".join(hit.chunk.text.split())
+        # by " … " where it skips) is the cited passage's own text, as a terminal
+        # may show it (applications print quotes: no escape sequence of the document's)
+        assert citation.quote == sanitize(citation.quote), (
+            f"citation [{citation.number}] quotes terminal control characters: "
+            f"{citation.quote!r}; quote ragloom.terminal.sanitize(text)"
+        )
+        passage = sanitize(" ".join(hit.chunk.text.split()))
         for piece in citation.quote.split(" \u2026 "):
             piece = " ".join(piece.split()).strip(" \u2026")
             assert piece in passage, (
@@ -114,6 +122,18 @@ class GeneratorContract:
 
     def test_citations_with_a_subset_of_passages(self, open_generator: Any) -> None:
         hits = contract_hits()[:2]  # neither answers the question
+        answer = open_generator().generate(CONTRACT_QUESTION, hits)
+        _check_citations(answer, hits)
+
+    def test_quotes_hold_no_terminal_control(self, open_generator: Any) -> None:
+        """A document's escape sequences (a window title, colours) stay out of
+        the quotes, which applications print."""
+        hits = [
+            replace(
+                h, chunk=replace(h.chunk, text=f"\x1b]0;pwned\x07\x1b[31m{h.chunk.text}\x1b[0m")
+            )
+            for h in contract_hits()
+        ]
         answer = open_generator().generate(CONTRACT_QUESTION, hits)
         _check_citations(answer, hits)
 

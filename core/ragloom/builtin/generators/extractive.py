@@ -595,7 +595,8 @@ class ExtractiveGenerator(Generator):
             if unit.reply and yes_no and _replies_to(unit, read, keys, named):
                 quotes[chunk_id].append(unit.reply)
                 said = f"{unit.reply} {said}"
-            # what it says holds no terminal control (the quotes stay verbatim)
+            # what it says and quotes holds no terminal control: a quote is
+            # verbatim as the document reads, without the escape sequences
             parts.append(_with_marker(sanitize(said), numbers[chunk_id]))
             quotes[chunk_id].extend(unit.pieces or (unit.text,))
         cited = {unit.chunk.id: unit.chunk for unit in chosen}
@@ -605,7 +606,7 @@ class ExtractiveGenerator(Generator):
                 chunk_id=chunk_id,
                 label=cited[chunk_id].label,
                 source=cited[chunk_id].source,
-                quote=" \u2026 ".join(quotes[chunk_id]),
+                quote=sanitize(" \u2026 ".join(quotes[chunk_id])),
             )
             for chunk_id, number in numbers.items()
         )
