@@ -144,7 +144,8 @@ def test_bad_arguments_are_tool_errors(project: Path) -> None:
         return await s.call_tool("search", {"query": "x", "filters": {"year": {"$regex": "x"}}})
 
     result = session(project, "--principal", "alice")(bad)
-    assert result.is_error and "invalid_filter" in result.content[0].text
+    # the code first, as docs/mcp.md says (the SDK prefixed a raised ToolError's text)
+    assert result.is_error and result.content[0].text.startswith("invalid_filter: ")
 
     calls = [
         ("search", {"query": "refunds", "k": 0}, "k must be 1 or more"),
@@ -160,7 +161,7 @@ def test_bad_arguments_are_tool_errors(project: Path) -> None:
 
     for result, (_, _, said) in zip(session(project, "--principal", "alice")(wrong), calls):
         text = result.content[0].text
-        assert result.is_error and "invalid_request" in text and said in text, text
+        assert result.is_error and text.startswith("invalid_request: ") and said in text, text
 
 
 @pytest.mark.parametrize(

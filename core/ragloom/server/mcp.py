@@ -96,10 +96,10 @@ def build_mcp_server(service: Service, *, caller: Caller | None = None) -> MCPSe
     the request by the server's authentication) and a request without one is
     refused."""
     from mcp.server import MCPServer
-    from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+    from mcp.server.mcpserver.exceptions import ResourceError
     from mcp.server.mcpserver.resources.templates import ResourceSecurity
     from mcp.shared.exceptions import MCPError
-    from mcp_types import Resource
+    from mcp_types import CallToolResult, Resource, TextContent
 
     from .. import __version__
 
@@ -151,13 +151,17 @@ def build_mcp_server(service: Service, *, caller: Caller | None = None) -> MCPSe
 
     server.middleware.append(who_is_calling)
 
-    def tool_error(exc: Exception) -> ToolError:
-        if isinstance(exc, ApiError):
-            return ToolError(f"{exc.code}: {exc.message}")
-        from .errors import from_exception
+    def tool_error(exc: Exception) -> Any:
+        """A failed call, its text starting with the HTTP API's error code. It
+        is returned, not raised: the SDK puts "Error executing tool NAME: "
+        before the text of a raised ``ToolError``, so a client reading the
+        code at its start would find none."""
+        if not isinstance(exc, ApiError):
+            from .errors import from_exception
 
-        error = from_exception(exc, None)
-        return ToolError(f"{error.code}: {error.message}")
+            exc = from_exception(exc, None)
+        text = f"{exc.code}: {exc.message}"
+        return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
 
     @server.tool(title="Search the documents")
     async def search(query: str, k: int = 5, filters: dict[str, Any] | None = None) -> SearchResult:
@@ -167,7 +171,7 @@ def build_mcp_server(service: Service, *, caller: Caller | None = None) -> MCPSe
         try:
             hits = await service.search(current_caller(), query, k=k, filters=filters)
         except Exception as exc:
-            raise tool_error(exc) from exc
+            return tool_error(exc)
         return SearchResult(
             query=query,
             corpus_version=hits.corpus_version,
@@ -196,7 +200,7 @@ def build_mcp_server(service: Service, *, caller: Caller | None = None) -> MCPSe
         try:
             answer = await service.ask(current_caller(), question, k=k, filters=filters)
         except Exception as exc:
-            raise tool_error(exc) from exc
+            return tool_error(exc)
         data = answer_json(answer)
         uris = {
             c.chunk_id: document_uri(h.chunk.document_id)
