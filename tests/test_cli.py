@@ -118,6 +118,12 @@ def test_index_search_ask(project: Path) -> None:
     assert "=3" in dry.stdout and "nothing written" in dry.stdout
     search = run("search", "AES-256", "-k", "2", cwd=project)
     assert search.returncode == 0 and "docs/security.md" in search.stdout
+    # piped: one tab-separated line a hit, not a table wrapped at 80 columns
+    lines = search.stdout.splitlines()
+    assert len(lines) == 2 and all(len(line.split("\t")) == 5 for line in lines), lines
+    rank, score, source, label, snippet = lines[0].split("\t")
+    assert (rank, source) == ("1", "docs/security.md") and label.startswith(source)
+    assert "AES-256" in snippet and float(score) > 0
     hits = json.loads(run("search", "refunded", "--json", cwd=project).stdout)
     assert hits[0]["source"] == "docs/pricing.md" and hits[0]["rank"] == 1
     filtered = json.loads(

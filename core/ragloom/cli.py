@@ -417,6 +417,12 @@ def search(
         empty = _empty_index(pipeline.index_dir, hits.corpus_version, hits.documents)
         click.echo(sanitize(f"no hits: {empty}") if empty else "no hits")
         return
+    if not sys.stdout.isatty():  # piped (| grep, a log): one line a hit, nothing wrapped
+        for rank, hit in enumerate(hits, 1):
+            snippet = " ".join(hit.chunk.text.split())[:160]
+            fields = (str(rank), f"{hit.score:.4f}", hit.chunk.source, hit.chunk.label, snippet)
+            click.echo("\t".join(sanitize(f) for f in fields))
+        return
     table = Table(show_lines=False)
     for column in ("rank", "score", "source", "label", "snippet"):
         # labels and sources are what a reader cites: wrap them, never cut them
