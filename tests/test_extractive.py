@@ -2970,3 +2970,43 @@ def test_a_heading_with_a_season_is_no_siblings_section(generator: ExtractiveGen
     page = replace(page, metadata={**page.metadata, "section": section})
     answer = generator.generate("How much is a Family ticket on the Harbour Line?", hits_of(page))
     assert "£12" in answer.text, answer.text
+
+
+DATED_RELEASES = chunk(
+    "docs/CHANGELOG.md",
+    "# Changelog\n\n## 3.0.0 - 2031-01-15\n\n- Planned: a new storage engine.\n\n"
+    "## 2.4.0 - 2026-09-14\n\n- Added the PagerDuty notifier.\n\n"
+    "## 2.3.1 - 2026-06-02\n\n- Fixed a crash when a feed returned an empty reading.\n"
+    "- Fixed the Slack notifier sending each alert twice.\n",
+)
+
+
+@pytest.mark.parametrize(
+    ("passage", "question", "expected"),
+    [
+        (DATED_RELEASES, "When was version 2.3.1 released?", "2.3.1 - 2026-06-02 [1]."),
+        (DATED_RELEASES, "When was 2.4.0 released?", "2.4.0 - 2026-09-14 [1]."),
+        (KEEP_A_CHANGELOG, "When was version 1.2.0 released?", "[1.2.0] - 2026-02-02 [1]."),
+        (CHANGELOG, "When was version 3.1.0 released?", "3.1.0 (2026-02-02) [1]."),
+        # a release not out yet (a date to come: the check of "a year to
+        # come" missed a year in an ISO date) was not released then
+        (DATED_RELEASES, "When was version 3.0.0 released?", NOT_FOUND),
+        (DATED_RELEASES, "When was version 2.2.0 released?", NOT_FOUND),
+        # the heading says when, not what changed
+        (
+            DATED_RELEASES,
+            "What was fixed in 2.3.1?",
+            "Fixed a crash when a feed returned an empty reading [1].",
+        ),
+    ],
+)
+def test_a_release_heading_with_its_date_says_when_it_came_out(
+    generator: ExtractiveGenerator, passage: Chunk, question: str, expected: str
+) -> None:
+    """ "## 2.3.1 - 2026-06-02" (and Keep a Changelog's "## [1.2.0] - ...")
+    is the most common changelog heading: "when was 2.3.1 released?" was
+    refused, though a "Released 2026-06-02" line under the heading answered."""
+    answer = generator.generate(question, hits_of(passage))
+    assert answer.text.startswith(expected), answer.text
+    if expected != NOT_FOUND:
+        assert answer.citations[0].quote in passage.text

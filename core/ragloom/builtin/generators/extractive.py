@@ -383,6 +383,8 @@ class ExtractiveGenerator(Generator):
         for unit in units:
             if not unit.answer:
                 continue
+            if unit.kind == "heading" and not asks[0]:
+                continue  # a dated release heading says when, nothing else
             if (
                 unit.kind == "row"
                 and _table_of(unit) in named_tables
@@ -863,7 +865,9 @@ def _heading_answers(unit: _Unit, asks: tuple[bool, bool], question: str) -> boo
     where = " ".join(
         str(v) for v in (heading, meta.get("section", ""), meta.get("title", ""), unit.chunk.source)
     )
-    if _NOT_OUT.search(where) or any(int(y) > date.today().year for y in _YEAR.findall(heading)):
+    if _NOT_OUT.search(where) or any(
+        int(y) > date.today().year for y in _ANY_YEAR.findall(heading)
+    ):
         return False
     if unit.text == unit.released:  # "Released 2024-01-19" says whose release it is
         return True
@@ -891,7 +895,8 @@ under a release, they do not end it."""
 
 
 _NOT_OUT = re.compile(r"\b(?:unreleased|roadmap|upcoming|planned|next release)\b", re.I)
-_YEAR = re.compile(r"\b((?:19|20)\d\d)\b")
+_ANY_YEAR = re.compile(r"\b((?:19|20)\d\d)\b")
+"""A year, in a date too (``2031-01-15``): a heading's, to tell a release to come."""
 _VERB_TYPES = (
     (
         re.compile(r"\b(?:add|added|introduc\w*|ship\w*|launch\w*|new)\b", re.I),
@@ -925,6 +930,22 @@ def _is_line_of(label: str, text: str) -> bool:
     """Whether ``label`` is a line of its own in ``text`` (a heading), not
     words of a sentence."""
     return re.search(rf"^[#\s*_]*{re.escape(label)}[*_\s:#]*$", text, re.M) is not None
+
+
+_RELEASED_TERMS = frozenset(stem(word) for word in ("version", "release", "released"))
+"""What a dated release heading says besides its own words."""
+
+
+def _dated_release(heading: str, chunk: Chunk) -> bool:
+    """Whether a release heading says its version and the day it came out
+    (``2.3.1 - 2026-06-02``, ``[1.2.0] - 2026-02-02``, ``3.1.0 (2026-02-02)``),
+    of a release that is out (not one planned)."""
+    if not (has_version(heading) and has_date(heading)):
+        return False
+    where = f"{heading} {chunk.metadata.get('title', '')} {chunk.source}"
+    if _NOT_OUT.search(where):
+        return False
+    return not any(int(y) > date.today().year for y in _ANY_YEAR.findall(heading))
 
 
 def _says_released(line: str, release: str) -> bool:
@@ -1735,6 +1756,10 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
                     heading = bare
                     if not _change_type(heading):
                         release = released = ""
+            if kind == "heading" and release == heading and _dated_release(heading, chunk):
+                # "## 2.3.1 - 2026-06-02" says when 2.3.1 was released, as a
+                # "Released 2026-06-02" line under "## Version 2.3.1" does
+                answer, terms = True, terms | _RELEASED_TERMS
             unit = _Unit(
                 text,
                 chunk,
