@@ -14,7 +14,7 @@ import pytest
 import ragloom
 import yaml
 from ragloom import ledger as ledger_module
-from ragloom.errors import IndexStateError
+from ragloom.errors import IndexDamagedError, IndexStateError
 from ragloom.filters import parse
 from ragloom.ledger import Journal, Ledger, index_lock
 
@@ -203,3 +203,44 @@ def test_a_ledger_locked_for_too_long_is_not_called_damaged(
     timer.join()
     assert "--rebuild" not in str(caught.value) and "try again" in str(caught.value)
     Ledger(path).open().close()  # let go: it opens
+
+
+@pytest.mark.parametrize(
+    ("exc", "said"),
+    [
+        (sqlite3.OperationalError("database or disk is full"), "the disk holding it is full"),
+        (sqlite3.OperationalError("disk I/O error"), "a disk I/O error"),
+        (OSError(28, "No space left on device"), "the disk holding it is full"),
+    ],
+)
+def test_a_full_or_failing_disk_is_not_a_damaged_ledger(tmp_path: Path, exc, said) -> None:
+    """A full volume was "the ledger is damaged: run --rebuild", and the
+    rebuild moved the good ledger aside: the index was down until --repair."""
+    error = Ledger(tmp_path / "ledger.sqlite")._damaged(exc)
+    assert said in str(error) and "not damaged: do not rebuild" in str(error)
+    assert not isinstance(error, IndexDamagedError)
+
+
+def test_rebuild_keeps_a_ledger_it_cannot_open_for_want_of_space(
+    corpus: Path, pm, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
+        pipeline.index()
+    ledger = corpus / ".ragloom" / "ledger.sqlite"
+    opened = Ledger.open
+
+    def full(self: Ledger, *, read_only: bool = False) -> Ledger:
+        raise self._damaged(sqlite3.OperationalError("database or disk is full"))
+
+    monkeypatch.setattr(Ledger, "open", full)
+    with (
+        ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline,
+        pytest.raises(IndexStateError, match="is full") as caught,
+    ):
+        pipeline.index(rebuild=True)
+    assert not isinstance(caught.value, IndexDamagedError)
+    assert not list(ledger.parent.glob("ledger.sqlite.damaged-*"))  # kept where it was
+    monkeypatch.setattr(Ledger, "open", opened)
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
+        assert pipeline.retrieve("refund")  # space is back: the index answers as before
+        assert pipeline.index().unchanged

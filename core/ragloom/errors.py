@@ -11,7 +11,8 @@ The tree::
     ├── FilterError                   a metadata filter is malformed or unsupported
     │   └── UnsupportedFilterError    a store cannot express an operator in the filter
     ├── IndexStateError               the index does not fit the config, or is locked
-    │   └── IndexDirError             the index folder cannot be created
+    │   ├── IndexDirError             the index folder cannot be created
+    │   └── IndexDamagedError         the ledger is no readable ledger: --rebuild moves it aside
     ├── AccessError                   a query on an access-controlled pipeline named no principals
     └── ComponentError                a component failed while running (CLI exit code 1)
         ├── LoaderError
@@ -40,6 +41,7 @@ __all__ = [
     "EmbedderError",
     "FilterError",
     "GeneratorError",
+    "IndexDamagedError",
     "IndexDirError",
     "IndexStateError",
     "LoaderError",
@@ -139,6 +141,14 @@ class IndexDirError(IndexStateError):
     def __init__(self, message: str, path: object = None) -> None:
         super().__init__(message)
         self.path = path
+
+
+class IndexDamagedError(IndexStateError):
+    """The index ledger is not a readable ledger (garbage, a torn file):
+    ``ragloom index --rebuild`` moves it aside and indexes everything again.
+    A ledger another process holds, a read-only one, or a full or failing
+    disk raise a plain ``IndexStateError``: the ledger is good, and moving it
+    aside would lose it."""
 
 
 class IndexRebuildingError(IndexStateError):

@@ -39,7 +39,7 @@ from .access import Labeller
 from .cache import fingerprint_key
 from .components import Context
 from .corpus import Admission, in_scope_of, load_here, load_on, scoped_loaders
-from .errors import ComponentError, IndexStateError, RagloomError
+from .errors import ComponentError, IndexDamagedError, IndexStateError, RagloomError
 from .executors import (
     IndexWork,
     InProcessExecutor,
@@ -188,7 +188,7 @@ class Indexer:
             ledger = Ledger(path).open()
             ledger.entries()  # a damaged table fails here, not half-way through the run
             return ledger
-        except IndexStateError:
+        except IndexDamagedError:  # (not a full disk, nor a lock: the ledger is good)
             if not rebuild:
                 raise
         moved = Ledger.move_aside(path)

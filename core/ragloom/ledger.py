@@ -16,6 +16,7 @@ hold the documents' text and who may read them.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import sqlite3
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import IndexDirError, IndexStateError
+from .errors import IndexDamagedError, IndexDirError, IndexStateError
 
 __all__ = [
     "Journal",
@@ -35,6 +36,7 @@ __all__ = [
     "LedgerEntry",
     "ensure_index_dir",
     "index_lock",
+    "ledger_error",
     "read_only_mount",
     "private_file",
     "use_wal",
@@ -145,6 +147,59 @@ def _busy(exc: Exception) -> bool:
     if code is not None:
         return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
     return "is locked" in str(exc)
+
+
+def ledger_error(path: Path, exc: Exception) -> IndexStateError:
+    """What SQLite's ``exc`` on the ledger ``path`` means, and what to do.
+    Only a file that is not a readable ledger is damaged
+    (``IndexDamagedError``, which ``--rebuild`` moves aside): a file another
+    process holds, a read-only one, and a full or failing disk are not, and
+    moving the ledger aside for them would lose a good index."""
+    if _busy(exc):
+        return IndexStateError(
+            f"the index ledger {path} stayed locked for {_BUSY_SECONDS} s ({exc}): "
+            "another process holds it (a `ragloom index` or a server on this index, "
+            "a backup or sync tool?); try again once it lets go"
+        )
+    if _unwritable(exc):  # a read-only folder or file: --rebuild could not help
+        return IndexStateError(
+            f"the index ledger {path} cannot be written ({exc}): ragloom writes in "
+            f"{path.parent}, to query too; check that this user may write there "
+            "(another owner, mode 0400; an index on a read-only mount is only read)"
+        )
+    trouble = _disk_trouble(exc)
+    if trouble is not None:
+        return IndexStateError(
+            f"the index ledger {path} could not be {trouble} ({exc}); the ledger is "
+            "not damaged: do not rebuild; free space or mend the volume, then run again"
+        )
+    return IndexDamagedError(
+        f"the index ledger {path} is damaged ({exc}): run `ragloom index --rebuild`, "
+        "which moves it aside and indexes every document again"
+    )
+
+
+def _disk_trouble(exc: Exception) -> str | None:
+    """A full disk or an I/O error (SQLite's SQLITE_FULL, SQLITE_IOERR; the
+    OS's ENOSPC, EIO), said as what could not be done: the file is not
+    damaged, the volume under it failed."""
+    code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+
+    primary = None if code is None else code & 0xFF
+    text = str(exc).lower()
+    errno_ = getattr(exc, "errno", None)
+    if (
+        primary == sqlite3.SQLITE_FULL
+        or errno_ == errno.ENOSPC
+        or "disk is full" in text
+        or "no space left" in text
+    ):
+        return "written: the disk holding it is full"
+    if primary == sqlite3.SQLITE_IOERR or errno_ == errno.EIO or "disk i/o error" in text:
+        return (
+            "read or written: a disk I/O error (a full disk, a failing device, a network "
+            "mount that went away?)"
+        )
+    return None
 
 
 def _unwritable(exc: Exception) -> bool:
@@ -260,22 +315,7 @@ class Ledger:
         return self._damaged(exc)
 
     def _damaged(self, exc: Exception) -> IndexStateError:
-        if _busy(exc):  # held, not damaged: --rebuild is no answer to it
-            return IndexStateError(
-                f"the index ledger {self.path} stayed locked for {_BUSY_SECONDS} s ({exc}): "
-                "another process holds it (a `ragloom index` or a server on this index, "
-                "a backup or sync tool?); try again once it lets go"
-            )
-        if _unwritable(exc):  # a read-only folder or file: --rebuild could not help
-            return IndexStateError(
-                f"the index ledger {self.path} cannot be written ({exc}): ragloom writes in "
-                f"{self.path.parent}, to query too; check that this user may write there "
-                "(another owner, mode 0400; an index on a read-only mount is only read)"
-            )
-        return IndexStateError(
-            f"the index ledger {self.path} is damaged ({exc}): run `ragloom index --rebuild`, "
-            "which moves it aside and indexes every document again"
-        )
+        return ledger_error(self.path, exc)
 
     @staticmethod
     def _migrate(db: sqlite3.Connection) -> None:

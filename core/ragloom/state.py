@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import IndexStateError
-from .ledger import LEDGER_FILE, Ledger, read_only_mount, stamp_of
+from .ledger import LEDGER_FILE, Ledger, ledger_error, read_only_mount, stamp_of
 
 __all__ = ["IndexState", "RWLock", "View"]
 
@@ -197,10 +197,7 @@ class IndexState:
             stamps = dict(db.execute("SELECT id, stamp FROM documents").fetchall())
             db.execute("COMMIT")
         except sqlite3.DatabaseError as exc:
-            raise IndexStateError(
-                f"the index ledger {self.ledger_path} is damaged ({exc}): run "
-                "`ragloom index --rebuild`, which moves it aside and indexes every document again"
-            ) from None
+            raise ledger_error(self.ledger_path, exc) from None
         finally:
             ledger.close()
 
