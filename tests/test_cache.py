@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -424,3 +425,70 @@ def test_a_cache_another_process_is_creating_is_waited_for(tmp_path: Path) -> No
     timer.join()
     assert set(cache.get_many("fp", [cache.text_hash("a text")], 4)) == {cache.text_hash("a text")}
     cache.close()
+
+
+def test_a_ledger_restored_from_a_backup_never_gets_answers_of_other_documents(
+    corpus: Path, pm
+) -> None:
+    """The answer key held the corpus version number: a ledger restored from
+    last night's backup counts from an older one, and its next run reached a
+    number the cache had answers for, of text that no file holds any more."""
+    pricing = corpus / "docs" / "pricing.md"
+    ledger = corpus / ".ragloom" / "ledger.sqlite"
+    question = "How much does the Pro plan cost?"
+    with ragloom.load(answer_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
+        pipeline.index()
+    backup = corpus / "ledger-backup.sqlite"
+    backup.write_bytes(ledger.read_bytes())  # after a run: the WAL is folded in
+    pricing.write_text("# Pricing\n\nThe Pro plan costs $35.\n")
+    with ragloom.load(answer_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
+        pipeline.index()
+        assert "$35" in pipeline.ask(question, principals=["alice"]).text  # cached
+    ledger.write_bytes(backup.read_bytes())  # the operator restores the backup
+    pricing.write_text("# Pricing\n\nThe Pro plan costs $41.\n")
+    with ragloom.load(answer_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
+        report = pipeline.index(repair=True)
+        assert report.corpus_version == 2  # the number the $35 answer was cached under
+        answer = pipeline.ask(question, principals=["alice"])
+    assert not answer.metadata.get("cached") and "$41" in answer.text and "$35" not in answer.text
+
+
+def test_a_damaged_answer_cache_is_set_aside_and_questions_are_answered(
+    corpus: Path, pm, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A damaged answers.sqlite failed every `ask` (and HTTP answer) with
+    'unexpected DatabaseError', and `--rebuild` did not mend it."""
+    question = "How much does the Pro plan cost?"
+    with ragloom.load(answer_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
+        pipeline.index()
+        pipeline.ask(question, principals=["alice"])
+    answers = corpus / ".ragloom" / "answers.sqlite"
+    answers.write_bytes(os.urandom(9000))
+    with ragloom.load(answer_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
+        first = pipeline.ask(question, principals=["alice"])
+        again = pipeline.ask(question, principals=["alice"])
+    assert "$29" in first.text and not first.metadata.get("cached")
+    assert again.metadata.get("cached")  # a new file, in use again
+    assert list(answers.parent.glob("answers.sqlite.damaged-*"))
+    assert "answer cache" in caplog.text and "is damaged" in caplog.text
+
+
+def test_a_damaged_embedding_cache_does_not_stop_a_rebuild(
+    corpus: Path, pm, caplog: pytest.LogCaptureFixture
+) -> None:
+    """`--rebuild` emptied the ledger, then failed on a damaged embedding
+    cache ('a folder this user can write'): every query was refused until the
+    file was deleted by hand. Vectors are computed again instead."""
+    config = basic_config(cache={"path": "cache/embeddings.sqlite"})
+    with ragloom.load(config, plugin_manager=pm, base_dir=corpus) as pipeline:
+        pipeline.index()
+    cache = corpus / "cache" / "embeddings.sqlite"
+    cache.write_bytes(os.urandom(20000))
+    with ragloom.load(config, plugin_manager=pm, base_dir=corpus) as pipeline:
+        report = pipeline.index(rebuild=True)
+        assert report.added and report.embedded == report.chunks  # none from the cache
+        assert pipeline.retrieve("refund")
+        again = pipeline.index(rebuild=True)
+    assert again.embedded == 0  # the new cache holds them
+    assert list(cache.parent.glob("embeddings.sqlite.damaged-*"))
+    assert "embedding cache" in caplog.text and "is damaged" in caplog.text

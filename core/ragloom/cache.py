@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import math
 import os
 import sqlite3
@@ -64,6 +65,8 @@ of the WITHOUT ROWID table files written before (4.7 KB a 384-dimension
 vector on disk, against 2.2 KB)."""
 
 _BUSY_MS = 30_000
+
+log = logging.getLogger("ragloom")
 """How long a connection waits for another process's lock."""
 
 ROW_BYTES = 740
@@ -109,6 +112,40 @@ def _connect(path: Path, *, private: bool = False) -> sqlite3.Connection:
     use_wal(db, _BUSY_MS / 1000)
     db.execute("PRAGMA synchronous=NORMAL")
     return db
+
+
+def damaged(exc: BaseException) -> bool:
+    """SQLite's word for a file that is not (or no longer) a database: not
+    one it cannot reach now (locked, read-only, a full disk)."""
+    code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+
+    if code is not None:
+        return code & 0xFF in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+    text = str(exc).lower()
+    return isinstance(exc, sqlite3.DatabaseError) and (
+        "not a database" in text or "malformed" in text
+    )
+
+
+def set_aside(path: Path, what: str, exc: BaseException) -> None:
+    """Move a damaged cache file (and its WAL files) to
+    ``<name>.damaged-<time>``, saying so: a cache holds only what can be
+    computed again, and a file SQLite cannot read must not stop an index run
+    (or ``--rebuild``) or a query. Another process may have moved it first."""
+    target = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+    try:
+        os.replace(path, target)
+    except FileNotFoundError:
+        return
+    for suffix in ("-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    log.warning(
+        "the %s %s is damaged (%s): moved aside to %s; a new one is started "
+        "(what it held is computed again)",
+        what,
+        path,
+        exc,
+        target,
+    )
 
 
 @dataclass(frozen=True)
@@ -166,9 +203,13 @@ class EmbeddingCache:
     def db(self) -> sqlite3.Connection:
         if self._db is None:
             try:
-                db = _connect(self.path)
-                db.execute(_VECTORS.format(name="vectors"))
-                self._tracks_use = _uses_table(db)
+                try:
+                    db = self._open()
+                except sqlite3.DatabaseError as exc:
+                    if not damaged(exc):
+                        raise
+                    set_aside(self.path, "embedding cache", exc)
+                    db = self._open()
             except (OSError, sqlite3.Error) as exc:  # a file where its folder goes, read-only
                 reason = getattr(exc, "strerror", None) or str(exc)
                 raise RagloomError(
@@ -178,6 +219,24 @@ class EmbeddingCache:
                 ) from exc
             self._db = db
         return self._db
+
+    def _open(self) -> sqlite3.Connection:
+        db = _connect(self.path)
+        try:
+            db.execute(_VECTORS.format(name="vectors"))
+            self._tracks_use = _uses_table(db)
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def _damaged_now(self, exc: sqlite3.DatabaseError) -> None:
+        """A damaged page found while reading or writing: the file is set
+        aside, and the next use starts a new one."""
+        if not damaged(exc):
+            raise exc
+        self.close()
+        set_aside(self.path, "embedding cache", exc)
 
     def close(self) -> None:
         with self._lock:
@@ -211,7 +270,11 @@ class EmbeddingCache:
                         "SELECT text_hash, vector, NULL FROM vectors WHERE fingerprint = ? "
                         f"AND text_hash IN ({marks})"
                     )
-                rows = db.execute(query, (fingerprint, *part)).fetchall()
+                try:
+                    rows = db.execute(query, (fingerprint, *part)).fetchall()
+                except sqlite3.DatabaseError as exc:
+                    self._damaged_now(exc)  # what it held is embedded again
+                    return {}
             day_ago = time.time() - TOUCH_EVERY
             for text_hash, blob, when in rows:
                 vector = np.frombuffer(blob, dtype=np.float32)
@@ -244,21 +307,30 @@ class EmbeddingCache:
         rows = [
             (fingerprint, h, np.ascontiguousarray(v, dtype=np.float32).tobytes()) for h, v in items
         ]
-        if rows:
-            now = time.time()
-            with self._lock, self.db:
-                self.db.execute("BEGIN")
+        if not rows:
+            return
+        for attempt in range(2):  # a damaged file set aside: into a new one
+            try:
+                self._put_rows(rows)
+                return
+            except sqlite3.DatabaseError as exc:
+                if attempt:
+                    raise
+                self._damaged_now(exc)
+
+    def _put_rows(self, rows: list[tuple[str, str, bytes]]) -> None:
+        now = time.time()
+        with self._lock, self.db:
+            self.db.execute("BEGIN")
+            self.db.executemany(
+                "INSERT OR REPLACE INTO vectors (fingerprint, text_hash, vector) VALUES (?, ?, ?)",
+                rows,
+            )
+            if self._tracks_use:
                 self.db.executemany(
-                    "INSERT OR REPLACE INTO vectors (fingerprint, text_hash, vector) "
-                    "VALUES (?, ?, ?)",
-                    rows,
+                    "INSERT OR REPLACE INTO uses (fingerprint, text_hash, used) VALUES (?, ?, ?)",
+                    [(f, h, now) for f, h, _ in rows],
                 )
-                if self._tracks_use:
-                    self.db.executemany(
-                        "INSERT OR REPLACE INTO uses (fingerprint, text_hash, used) "
-                        "VALUES (?, ?, ?)",
-                        [(f, h, now) for f, h, _ in rows],
-                    )
 
     # -- upkeep ------------------------------------------------------------
     def _bytes(self) -> int:
@@ -441,6 +513,7 @@ class AnswerCache:
         self.max_entries = max_entries
         self._db: sqlite3.Connection | None = None
         self._lock = threading.RLock()
+        self._said: set[str] = set()
 
     @classmethod
     def configured(cls, settings: CacheSettings, index_dir: Path) -> AnswerCache | None:
@@ -475,6 +548,7 @@ class AnswerCache:
         question: str,
         corpus_version: int,
         index_id: str = "",
+        commit: str = "",
         filters: Any,
         principals: Sequence[str] | None,
         k: int | None,
@@ -484,6 +558,7 @@ class AnswerCache:
             "q": normalise_question(question),
             "v": corpus_version,
             "i": index_id,
+            "m": commit,
             "f": filters,
             "p": sorted(principals) if principals is not None else None,
             "k": k,
@@ -492,19 +567,47 @@ class AnswerCache:
         return fingerprint_key(parts)
 
     def get(self, key: str) -> Answer | None:
-        with self._lock:
-            row = self.db.execute(
-                "SELECT answer, created FROM answers WHERE key = ?", (key,)
-            ).fetchone()
-            if row is None:
-                return None
-            if time.time() - row[1] > self.ttl:
-                self.db.execute("DELETE FROM answers WHERE key = ?", (key,))
-                return None
-            self.db.execute("UPDATE answers SET used = ? WHERE key = ?", (time.time(), key))
+        """The answer cached under ``key``; None when there is none, or when
+        the file cannot be read (a cache never fails a question: see ``_failed``)."""
+        try:
+            with self._lock:
+                row = self.db.execute(
+                    "SELECT answer, created FROM answers WHERE key = ?", (key,)
+                ).fetchone()
+                if row is None:
+                    return None
+                if time.time() - row[1] > self.ttl:
+                    self.db.execute("DELETE FROM answers WHERE key = ?", (key,))
+                    return None
+                self.db.execute("UPDATE answers SET used = ? WHERE key = ?", (time.time(), key))
+        except (sqlite3.Error, OSError) as exc:
+            self._failed(exc)
+            return None
         return _answer_from_json(json.loads(row[0]))
 
     def put(self, key: str, answer: Answer) -> None:
+        """Keep ``answer`` under ``key`` (not when the file cannot be written)."""
+        try:
+            self._put(key, answer)
+        except (sqlite3.Error, OSError) as exc:
+            self._failed(exc)
+
+    def _failed(self, exc: BaseException) -> None:
+        """The cache file could not be used: the question is answered without
+        it. A damaged file is set aside (a new one starts with the next
+        question); a locked, read-only or full one is said once a reason."""
+        self.close()
+        if damaged(exc):
+            set_aside(self.path, "answer cache", exc)
+            return
+        said = str(exc)
+        if said not in self._said:
+            self._said.add(said)
+            log.warning(
+                "the answer cache %s cannot be used (%s): answering without it", self.path, exc
+            )
+
+    def _put(self, key: str, answer: Answer) -> None:
         now = time.time()
         with self._lock, self.db:
             self.db.execute("BEGIN")

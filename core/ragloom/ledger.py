@@ -432,8 +432,12 @@ class Ledger:
         return str(self.get_meta("index_id") or "")
 
     def bump_version(self) -> int:
+        """The next corpus version, with a new random ``commit`` id: a ledger
+        restored from a backup counts its versions again from an older one,
+        and what was cached under a number it reuses held other documents."""
         version = self.corpus_version + 1
         self.set_meta("corpus_version", version)
+        self.set_meta("commit", os.urandom(8).hex())
         return version
 
     def delete_meta(self, key: str) -> None:

@@ -506,6 +506,7 @@ class Pipeline:
             question=question,
             corpus_version=view.version,
             index_id=view.index_id,
+            commit=view.commit,
             filters=filters if filters is None or isinstance(filters, Mapping) else repr(filters),
             principals=principals,
             k=k,

@@ -57,6 +57,10 @@ class View:
     rebuilding: float | None = None
     """When a rebuild that has not committed its documents yet started (it
     runs, or it was killed): the ledger is empty until one commits."""
+    commit: str = ""
+    """A random id of the commit that made this version (empty in a ledger
+    written before there were any): one version number may be reached twice
+    with other documents (a ledger restored from a backup), never one commit."""
 
     @property
     def key(self) -> tuple[str, int]:
@@ -212,6 +216,7 @@ class IndexState:
             exists=True,
             stores=stores if isinstance(stores := value("stores"), dict) else None,
             rebuilding=value("rebuilding"),
+            commit=str(value("commit") or ""),
         )
 
     def _signature(self, info: os.stat_result) -> tuple[Any, ...]:
