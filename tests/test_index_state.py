@@ -1080,3 +1080,49 @@ def test_a_folder_of_a_store_the_config_dropped_is_named_on_every_run(
     shutil.rmtree(root / ".ragloom" / "bm25")
     with ragloom.load(renamed, plugin_manager=pm, base_dir=root) as pipeline:
         assert not pipeline.index().problems
+
+
+@pytest.mark.parametrize("damage", ["deleted", "emptied"])
+def test_a_query_refuses_a_store_whose_file_lost_chunks(tmp_path: Path, damage: str) -> None:
+    """A store file deleted (or swapped for an emptier one) answered "no hits"
+    to every query, exit 0, and a server 200 with no hits: only `ragloom
+    index` said so. A query now refuses it, naming the store and the fix."""
+    root = project(tmp_path, stores=[{"type": "memory"}])
+    assert cli("index", cwd=root).returncode == 0
+    store_file = next((root / ".ragloom" / "memory").glob("*.npz"))
+    if damage == "deleted":
+        store_file.unlink()
+    else:  # another index's file, of one document
+        other = project(tmp_path / "other", docs={"a.md": "# A\n\nOne short note.\n"})
+        other_config = other / "ragloom.yaml"
+        other_config.write_text(yaml.safe_dump(basic_config(stores=[{"type": "memory"}])))
+        assert cli("index", cwd=other).returncode == 0
+        store_file.write_bytes(next((other / ".ragloom" / "memory").glob("*.npz")).read_bytes())
+    refused = cli("search", "refund", cwd=root)
+    assert refused.returncode == 1, refused.stdout
+    assert "store 'memory' holds" in refused.stderr and "--repair" in refused.stderr
+    assert cli("index", "--repair", cwd=root).returncode == 0
+    found = cli("search", "refund", cwd=root)
+    assert found.returncode == 0 and "docs/" in found.stdout
+
+
+@pytest.mark.parametrize("policy", ["skip", "redact"])
+def test_a_secret_in_a_file_name_is_not_said_again_in_the_report(
+    tmp_path: Path, pm: pluggy.PluginManager, policy: str
+) -> None:
+    """The note that a file's name holds a key printed the name, key and all,
+    into the terminal and the CI log that keeps `ragloom index`'s output."""
+    key = "AKIAZ7VQ3L5XK2M4P6RT"
+    root = project(tmp_path, docs={f"{key}.txt": "The heron note.\n"}, indexing={"secrets": policy})
+    shown = cli("index", "--dry-run", cwd=root)  # lists what it would add: not by the key
+    assert shown.returncode == 0 and key not in shown.stdout + shown.stderr, shown.stdout
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        report = pipeline.index()
+        assert report.problems and all(key not in source for source, _ in report.problems)
+        assert any("[REDACTED: AWS" in source for source, _ in report.problems), report.problems
+        if policy == "redact":  # its id (a chunk's, a citation's) is redacted as its source
+            (hit,) = pipeline.retrieve("heron")
+            assert key not in json.dumps([hit.chunk.id, hit.chunk.document_id, hit.chunk.label])
+            assert hit.chunk.document_id.startswith("docs/[REDACTED: AWS Access Key ")
+            again = pipeline.index()  # the same id on every run
+            assert again.unchanged == 1 and not again.added and not again.deleted

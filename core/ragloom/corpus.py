@@ -18,6 +18,7 @@ commit.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -85,17 +86,41 @@ def _screen_secrets(
     if fields:
         where.append("metadata " + ", ".join(sorted(fields)[:5]))
     said = f"{kinds}; {'; '.join(where)}"
+    # a secret in the file's name is not said again in the report (CI keeps its logs)
+    shown = str(metadata.get("source", doc.source)) if "source" in fields else doc.source
     if policy == "skip":
         report(
-            doc.source,
+            shown,
             f"holds {len(every)} secret(s) ({said}): left out of the "
             "index; remove them, or set `indexing.secrets: redact`",
         )
         return None
     text = redact(doc.text, found) if found else doc.text
-    report(doc.source, f"{len(every)} secret(s) redacted ({said})")
+    report(shown, f"{len(every)} secret(s) redacted ({said})")
     metadata = {**metadata, "content_hash": content_hash(text)}
-    return replace(doc, text=text, metadata=metadata)
+    return replace(doc, id=_redacted_id(doc.id), text=text, metadata=metadata)
+
+
+def _redacted_id(doc_id: str) -> str:
+    """A document id (a file's path) with the secrets in it redacted, as its
+    ``source`` is, each with a digest of what it hid: ids must stay unique
+    (two files named after two keys) and the same from run to run, and they
+    go to every caller (``document_id``, chunk ids, citations)."""
+    from .secrets import find_secrets
+
+    said = "path = "  # read as a config writes it, as the metadata is
+    hits = sorted(
+        (s for s in find_secrets(said + doc_id) if s.start >= len(said)), key=lambda s: s.start
+    )
+    out, done = [], 0
+    for secret in hits:
+        start, end = secret.start - len(said), secret.end - len(said)
+        if start < done:
+            continue
+        digest = hashlib.sha256(doc_id[start:end].encode("utf-8")).hexdigest()[:8]
+        out += [doc_id[done:start], f"[REDACTED: {secret.kind} {digest}]"]
+        done = end
+    return "".join([*out, doc_id[done:]])
 
 
 def _screened(value: Any, key: str, name: str, fields: dict[str, list[Secret]]) -> Any:

@@ -199,7 +199,34 @@ class Retriever:
                 "`ragloom index --repair` to write them into it from the ledger (or "
                 "`ragloom index --rebuild`)"
             )
+        self._check_counts(view)
         self._stores_checked = view.key
+
+    def _check_counts(self, view: View) -> None:
+        """Refuse a store in this process that holds fewer chunks than the
+        ledger lists (its file deleted, emptied, or swapped for another
+        index's): answering from it would be "no hits", or some documents
+        missing, with nothing said, where ``ragloom index`` stops and says so.
+        More chunks than listed is no reason: a run deletes the old chunks of
+        a version after committing it, and the visibility filter drops them.
+        Not while a run writes (a journal), nor when the ledger moved
+        meanwhile (the next query loads the new version)."""
+        local = [(n, s) for n, s in self.stores if not s.remote_queries and s.exact_count]
+        if not local or (self.state.index_dir / JOURNAL_FILE).exists():
+            return
+        listed = self.state.chunk_total(view)
+        if listed is None:
+            return
+        for name, store in local:
+            held = store.count()
+            if held < listed and not self.state.changed():
+                raise IndexStateError(
+                    f"store {name!r} holds {held} chunk(s) but the ledger lists {listed}: the "
+                    "store's files or the ledger were changed outside ragloom (deleted, "
+                    "replaced, restored from a backup), and its answers would miss "
+                    "documents; run `ragloom index --repair` to bring them back in "
+                    "agreement, or `ragloom index --rebuild`"
+                )
 
     def _check_no_documents(self) -> None:
         """The ledger lists no document: a store in this process that holds

@@ -219,6 +219,36 @@ class IndexState:
             commit=str(value("commit") or ""),
         )
 
+    def chunk_total(self, view: View) -> int | None:
+        """How many chunks the ledger lists at ``view``'s version (None when
+        the ledger is at another one now: the next query moves to it)."""
+        if not self.ledger_path.exists():
+            return None
+        ledger = Ledger(self.ledger_path).open(read_only=self.read_only)
+        db = ledger.db
+        try:
+            db.execute("BEGIN")
+            meta = dict(
+                db.execute(
+                    "SELECT key, value FROM meta WHERE key IN ('index_id', 'corpus_version')"
+                ).fetchall()
+            )
+            key = (
+                str(json.loads(meta["index_id"])) if "index_id" in meta else "",
+                int(json.loads(meta["corpus_version"])) if "corpus_version" in meta else 0,
+            )
+            total = None
+            if key == view.key:
+                total = sum(
+                    len(json.loads(ids)) for (ids,) in db.execute("SELECT chunk_ids FROM documents")
+                )
+            db.execute("COMMIT")
+        except (sqlite3.DatabaseError, ValueError) as exc:
+            raise ledger_error(self.ledger_path, exc) from None
+        finally:
+            ledger.close()
+        return total
+
     def _signature(self, info: os.stat_result) -> tuple[Any, ...]:
         try:
             wal = os.stat(f"{self.ledger_path}-wal")
