@@ -21,6 +21,7 @@ from ragloom.builtin.generators._entities import (
     unknown_acronym,
 )
 from ragloom.builtin.generators.extractive import (
+    FOLLOW_UP,
     NOT_FOUND,
     ExtractiveGenerator,
     split_sentences,
@@ -3010,3 +3011,47 @@ def test_a_release_heading_with_its_date_says_when_it_came_out(
     assert answer.text.startswith(expected), answer.text
     if expected != NOT_FOUND:
         assert answer.citations[0].quote in passage.text
+
+
+OFFICES = chunk(
+    "docs/offices.md",
+    "# Offices\n\n## Denver\n\nThe Denver office opened in 2019 and has 85 employees.\n\n"
+    "## Osaka\n\nThe Osaka office opened in 2022 and has 40 employees.\n",
+)
+CHAT = [
+    {"role": "user", "content": "How many employees are in the Denver office?"},
+    {"role": "assistant", "content": "The Denver office opened in 2019 and has 85 employees [1]."},
+]
+
+
+@pytest.mark.parametrize(
+    "question", ["When did it open?", "And the Osaka office?", "How many people do they employ?"]
+)
+def test_a_follow_up_in_a_chat_is_not_answered_about_anything_alike(
+    generator: ExtractiveGenerator, question: str
+) -> None:
+    """After a question about Denver, "When did it open?" was answered with
+    Osaka's opening, cited: the answerer reads each question alone, so one
+    that leans on the turns before it says so instead."""
+    answer = generator.generate(question, hits_of(OFFICES), CHAT)
+    assert answer.grounded is False and answer.citations == ()
+    assert answer.text == FOLLOW_UP and answer.metadata["follow_up"] is True
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("When did the Osaka office open?", "2022"),
+        ("Is it possible to visit the Osaka office?", None),  # no "it" of the chat's
+        ("And when did the Denver office open?", "2019"),  # a question of its own
+    ],
+)
+def test_a_question_that_stands_alone_is_answered_in_a_chat(
+    generator: ExtractiveGenerator, question: str, expected: str | None
+) -> None:
+    answer = generator.generate(question, hits_of(OFFICES), CHAT)
+    assert answer.text != FOLLOW_UP
+    if expected is not None:
+        assert expected in answer.text and answer.grounded
+    alone = generator.generate("When did it open?", hits_of(OFFICES))  # no chat: as before
+    assert alone.text != FOLLOW_UP

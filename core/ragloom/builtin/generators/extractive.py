@@ -227,6 +227,16 @@ class ExtractiveGenerator(Generator):
         self, question: str, hits: Sequence[Hit], history: Sequence[Message] = ()
     ) -> Answer:
         hits = tuple(hits)
+        if history and leans_on_history(question):
+            # "When did it open?" after a question about the Denver office:
+            # retrieval read "it" alone, and any office's opening would do
+            return Answer(
+                question,
+                FOLLOW_UP,
+                hits=hits,
+                grounded=False,
+                metadata={**_METADATA, "follow_up": True},
+            )
         texts = [h.chunk.text for h in hits]
         names = entities(question, texts)
         # read in the passages' words for what it names ("the Office plan" ->
@@ -1603,6 +1613,49 @@ def _where(chunk: Chunk) -> str:
     section and source."""
     parts = (chunk.text, chunk.metadata.get("title", ""), chunk.metadata.get("section", ""))
     return " ".join(str(part) for part in (*parts, chunk.source)).lower()
+
+
+FOLLOW_UP = (
+    "This question leans on the conversation before it, which this answerer does not "
+    "read: ask it in full, naming what it is about. (For chat, configure the `condense` "
+    "query transformer with an LLM generator.)"
+)
+"""The answer to a follow-up question in a chat (``history`` given)."""
+
+_PERSONAL = frozenset({"it", "its", "they", "them", "their", "theirs", "he", "she", "him", "her"})
+_ELLIPTIC = re.compile(r"\s*(?:and|also|what about|how about|and what about|same for)\b", re.I)
+"""How a follow-up that asks nothing of its own opens: "And the Osaka office?"."""
+_DUMMY_IT = re.compile(
+    r"\b(?:is|was|will|would) it (?:\w+ )?(?:possible|ok|okay|true|necessary|allowed|"
+    r"required|mandatory|safe|free|worth|better|best|easy|hard|legal|normal|common|"
+    r"too late|too early)\b|\bit (?:takes?|took|costs?) |\bdoes it (?:take|cost|matter)\b"
+    r"|\bhow (?:long|much|many \w+) (?:does|will|would|did) it (?:take|cost)\b",
+    re.I,
+)
+"""An "it" that stands for nothing before it: "is it possible to...", "how long
+does it take to..."."""
+_ASKS = re.compile(
+    r"\b(?:how|what|when|where|who|whom|whose|which|why|is|are|was|were|can|could|do|"
+    r"does|did|will|would|should|may|must|has|have)\b",
+    re.I,
+)
+"""A word that makes what follows an ellipsis's opener a question of its own."""
+
+
+def leans_on_history(question: str) -> bool:
+    """Whether a question in a chat cannot be read alone: it opens as an
+    ellipsis ("And the Osaka office?", "What about Lisbon?") or points back
+    with a personal pronoun ("When did it open?", "How much do they cost?"),
+    not the "it" of "is it possible to..." or "how long does it take to...".
+    A question that names what it asks about is read as it is."""
+    opener = _ELLIPTIC.match(question)
+    if opener is not None and not _ASKS.search(question, opener.end()):
+        return True  # "And the Osaka office?": what is asked is the last question's
+    words = re.findall(r"[A-Za-z']+", question.lower())
+    pointing = [w for w in words if w in _PERSONAL]
+    if not pointing:
+        return False
+    return not (set(pointing) <= {"it"} and _DUMMY_IT.search(question))
 
 
 def _not_found(question: str, hits: tuple[Hit, ...]) -> Answer:
