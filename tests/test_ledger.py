@@ -244,3 +244,16 @@ def test_rebuild_keeps_a_ledger_it_cannot_open_for_want_of_space(
     with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
         assert pipeline.retrieve("refund")  # space is back: the index answers as before
         assert pipeline.index().unchanged
+
+
+def test_a_folder_where_the_index_lock_goes_is_moved_aside(
+    corpus: Path, pm, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Every run, --rebuild too, died with 'unexpected IsADirectoryError'."""
+    lock = corpus / ".ragloom" / "index.lock"
+    (lock / "x").mkdir(parents=True)
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
+        assert pipeline.index().added
+    assert lock.is_file() and "was a folder" in caplog.text
+    (aside,) = lock.parent.glob("index.lock.damaged-*")
+    assert (aside / "x").is_dir()  # moved, not deleted

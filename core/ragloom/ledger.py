@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import errno
 import json
+import logging
 import os
 import sqlite3
 import time
@@ -528,7 +529,17 @@ def index_lock(index_dir: Path) -> Iterator[None]:
     ensure_index_dir(index_dir)
     path = index_dir / "index.lock"
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        except IsADirectoryError:
+            # no run's lock (a run locks a file): what a hand or a tool put there
+            # is moved aside, as --rebuild does with any file that is not ragloom's
+            aside = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+            os.replace(path, aside)
+            logging.getLogger("ragloom").warning(
+                "the index lock %s was a folder, not a lock file: moved aside to %s", path, aside
+            )
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     except PermissionError as exc:
         raise IndexStateError(
             f"cannot open the index lock {path} ({exc.strerror}): an index run writes in "
