@@ -130,6 +130,28 @@ def test_missing_file_and_invalid_yaml(tmp_path: Path, registry: Registry) -> No
     with pytest.raises(ConfigValidationError, match="invalid YAML") as info:
         load_config(bad, registry)
     assert info.value.issues[0].line is not None
+    assert info.value.issues[0].hint is None
+
+
+def test_a_bare_variable_in_a_flow_mapping_says_to_quote_it(
+    tmp_path: Path, registry: Registry
+) -> None:
+    """Every example writes components as `{type: ..., path: ...}`, and an unset
+    variable's hint says `${VAR:-default}`: written there bare, YAML reads its
+    `{` as a mapping, and the error said only "expected ',' or '}'"."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        "stores: [{type: bm25}]\nloaders: [{type: directory, path: ${DOCS_DIR:-docs}}]\n"
+    )
+    with pytest.raises(ConfigValidationError, match="invalid YAML") as info:
+        load_config(bad, registry)
+    (issue,) = info.value.issues
+    assert issue.line == 2 and issue.hint == (
+        "a ${...} inside {...} or [...] must be quoted: "
+        'loaders: [{type: directory, path: "${DOCS_DIR:-docs}"}]'
+    )
+    bad.write_text(issue.hint.partition(": ")[2] + "\nstores: [{type: bm25}]\n")
+    load_config(bad, registry, env={"DOCS_DIR": "docs"})  # as the hint writes it, it reads
 
 
 def test_config_never_imports_code(registry: Registry) -> None:

@@ -117,6 +117,10 @@ def _read_toml(text: str, source: str) -> tuple[dict[str, Any], dict[Path_, int]
     return data, _toml_lines(text)
 
 
+_UNQUOTED_VARIABLE = re.compile(r"([:,\[{]\s*)(\$\{[^}\s]*\}[^,}\]\s]*)")
+"""A ``${VAR}`` left bare after a key or in a flow collection."""
+
+
 def _read_yaml(text: str, source: str) -> tuple[dict[str, Any], dict[Path_, int]]:
     import yaml
 
@@ -126,8 +130,19 @@ def _read_yaml(text: str, source: str) -> tuple[dict[str, Any], dict[Path_, int]
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
+        hint = None
+        if mark is not None and line is not None and mark.line < len(text.splitlines()):
+            said = text.splitlines()[mark.line]
+            if _UNQUOTED_VARIABLE.search(said) and re.search(r"[\[{]", said):
+                # `{type: directory, path: ${DOCS:-docs}}`: YAML reads its "{" as a mapping
+                hint = (
+                    "a ${...} inside {...} or [...] must be quoted: "
+                    + _UNQUOTED_VARIABLE.sub(
+                        lambda m: f'{m.group(1)}"{m.group(2)}"', said, 1
+                    ).strip()
+                )
         raise ConfigValidationError(
-            [ConfigIssue("", f"invalid YAML: {getattr(exc, 'problem', None) or exc}", line)],
+            [ConfigIssue("", f"invalid YAML: {getattr(exc, 'problem', None) or exc}", line, hint)],
             source=source,
         ) from exc
     if data is None:
