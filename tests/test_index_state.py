@@ -1126,3 +1126,38 @@ def test_a_secret_in_a_file_name_is_not_said_again_in_the_report(
             assert hit.chunk.document_id.startswith("docs/[REDACTED: AWS Access Key ")
             again = pipeline.index()  # the same id on every run
             assert again.unchanged == 1 and not again.added and not again.deleted
+
+
+def test_a_plain_run_completes_a_rebuild_that_failed(
+    tmp_path: Path, pm: pluggy.PluginManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rebuild that failed (not killed) after committing its empty ledger
+    left the stores' files as they were: a query said "run `ragloom index` to
+    complete it", and `ragloom index` refused, blaming changes "outside
+    ragloom" and asking for --repair."""
+    from ragloom.storewriter import StoreWriter
+
+    root = project(tmp_path)
+    config = root / "ragloom.yaml"
+    with ragloom.load(config, plugin_manager=pm) as pipeline:
+        indexed = pipeline.index()
+    wipe = StoreWriter.wipe
+
+    def denied(self: StoreWriter) -> None:
+        raise PermissionError(13, "Permission denied", str(root / ".ragloom" / "bm25"))
+
+    monkeypatch.setattr(StoreWriter, "wipe", denied)  # a store folder it may not write
+    with (
+        ragloom.load(config, plugin_manager=pm) as pipeline,
+        pytest.raises(PermissionError),
+    ):
+        pipeline.index(rebuild=True)
+    monkeypatch.setattr(StoreWriter, "wipe", wipe)
+    refused = cli("search", "AES-256", cwd=root)
+    assert "run `ragloom index` to complete it" in refused.stderr
+    with ragloom.load(config, plugin_manager=pm) as pipeline:
+        completed = pipeline.index()
+        assert sorted(completed.added) == sorted(indexed.added)
+        assert any("completing the `ragloom index --rebuild`" in m for _, m in completed.problems)
+        assert sources(pipeline, "AES-256 encryption") >= {"docs/security.md"}
+        assert pipeline.index().unchanged == len(indexed.added)  # and all is in agreement

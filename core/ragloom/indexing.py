@@ -207,6 +207,18 @@ class Indexer:
     ) -> IndexReport:
         run = self.job
         journal = Journal(self.index_dir / JOURNAL_FILE)
+        started = ledger.get_meta("rebuilding")
+        if started is not None and not rebuild:
+            # a rebuild that was killed, or failed (a store it could not empty):
+            # its empty ledger is committed, and the stores may hold anything
+            # from before; this run completes it, as the query's message says
+            rebuild = True
+            run.report(
+                str(self.index_dir),
+                "completing the `ragloom index --rebuild` started "
+                f"{time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime(float(started)))}, "
+                "which did not end",
+            )
         wipe = rebuild and not dry_run
         entries = ledger.entries()
         embedder_fp = self.embedder.fingerprint() if self.embedder is not None else None
