@@ -1161,3 +1161,29 @@ def test_a_plain_run_completes_a_rebuild_that_failed(
         assert any("completing the `ragloom index --rebuild`" in m for _, m in completed.problems)
         assert sources(pipeline, "AES-256 encryption") >= {"docs/security.md"}
         assert pipeline.index().unchanged == len(indexed.added)  # and all is in agreement
+
+
+def test_a_server_keeps_answering_while_a_new_index_is_built_in_its_folder(
+    tmp_path: Path, pm: pluggy.PluginManager, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The index folder replaced under a running server: for the whole first
+    run into the new folder, the server answered 200 with no hits (version 0)."""
+    import shutil
+
+    root = project(tmp_path)
+    config = root / "ragloom.yaml"
+    with ragloom.load(config, plugin_manager=pm) as server:
+        server.index()
+        before = server.retrieve("AES-256 encryption")
+        shutil.rmtree(root / ".ragloom")
+        # a new run has begun: its ledger exists, nothing is committed yet
+        Ledger(root / ".ragloom" / "ledger.sqlite").open().close()
+        during = server.retrieve("AES-256 encryption")
+        assert during.corpus_version == before.corpus_version and during
+        assert [h.chunk.id for h in during] == [h.chunk.id for h in before]
+        assert "a new index is being built" in caplog.text
+        with ragloom.load(config, plugin_manager=pm) as cron:
+            committed = cron.index()
+        after = server.retrieve("AES-256 encryption")
+    assert after.index_id != before.index_id and after.corpus_version == committed.corpus_version
+    assert "docs/security.md" in {h.chunk.source for h in after}

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import logging
 import os
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -53,6 +54,9 @@ if TYPE_CHECKING:
 __all__ = ["Retriever", "feedback_vector"]
 
 
+log = logging.getLogger("ragloom")
+
+
 class Retriever:
     """The query side of a pipeline's parts (``Pipeline.retrieve`` uses it)."""
 
@@ -75,6 +79,7 @@ class Retriever:
         self._lock = threading.Lock()
         self._embedder_fingerprint: Any = None
         self._stores_checked: tuple[str, int] | None = None
+        self._new_index_said = ""  # the new index (its id) a warning named
         self._pool: ThreadPoolExecutor | None = None
         self._pool_pid = 0
 
@@ -112,6 +117,26 @@ class Retriever:
             self.stores.check()
             if state.changed():
                 view = state.load_view()
+                held = state.held
+                if (
+                    held is not None
+                    and held.version
+                    and not held.rebuilding
+                    and view.index_id != held.index_id
+                    and not view.version
+                ):
+                    # a new index begun where this one was (its folder replaced):
+                    # until its first run commits, answering from it would say
+                    # "nothing is indexed" to everyone; the version held stays
+                    if self._new_index_said != view.index_id:
+                        self._new_index_said = view.index_id
+                        log.warning(
+                            "a new index is being built in %s: queries answer from corpus "
+                            "version %d of the one before until its first run commits",
+                            state.index_dir,
+                            held.version,
+                        )
+                    return held
                 for _attempt in range(3):
                     # the stores read their files after this version was committed;
                     # unchanged version afterwards: the files hold every chunk of it
