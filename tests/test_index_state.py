@@ -1187,3 +1187,26 @@ def test_a_server_keeps_answering_while_a_new_index_is_built_in_its_folder(
         after = server.retrieve("AES-256 encryption")
     assert after.index_id != before.index_id and after.corpus_version == committed.corpus_version
     assert "docs/security.md" in {h.chunk.source for h in after}
+
+
+def test_no_hits_under_a_filter_says_which_field_none_has(tmp_path: Path) -> None:
+    """A misspelt field, or a number compared with a string, gave a bare "no
+    hits" (exit 0), which reads as "nothing matches"."""
+    root = project(
+        tmp_path,
+        docs={
+            "dated.md": "---\nupdated: '2026-02-10'\nyear: 2026\n---\n# Badges\n\n"
+            "Badges are renewed yearly.\n",
+            "other.md": "# Parking\n\nThe garage opens at seven.\n",
+        },
+    )
+    assert cli("index", cwd=root).returncode == 0
+    typo = cli("search", "badges", "--filter", '{"udpated": {"$gte": "2026-01-01"}}', cwd=root)
+    assert typo.returncode == 0
+    assert "has a field `udpated` (did you mean `updated`?)" in typo.stdout, typo.stdout
+    typed = cli("search", "badges", "--filter", '{"year": {"$gt": "2025"}}', cwd=root)
+    assert "`year` holds number values, and the filter compares it with string" in typed.stdout
+    right = cli("search", "badges", "--filter", '{"year": {"$gt": 2025}}', cwd=root)
+    assert "docs/dated.md" in right.stdout
+    none = cli("search", "badges", "--filter", '{"year": {"$gt": 2030}}', cwd=root)
+    assert none.stdout.strip() == "no hits"  # the field and its type are right: nothing matches

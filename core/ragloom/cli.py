@@ -19,7 +19,7 @@ import os
 import shlex
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -393,14 +393,12 @@ def search(
     from rich.table import Table
 
     _check_not_empty(ctx, query, "QUERY", 'ragloom search "refund policy"')
+    spec = parse_filter_json(filter_)
     with load_pipeline(ctx) as pipeline:
         hits = pipeline.retrieve(
-            query,
-            parse_filter_json(filter_),
-            k,
-            principals=principals_list(principals),
-            explain=explain,
+            query, spec, k, principals=principals_list(principals), explain=explain
         )
+        hint = "" if hits or not spec else _filter_hint(pipeline, query, spec, principals)
     if as_json:
         rows = [_hit_json(rank, h) for rank, h in enumerate(hits, 1)]
         if explain and hits.explanation is not None:
@@ -415,7 +413,8 @@ def search(
         return
     if not hits:
         empty = _empty_index(pipeline.index_dir, hits.corpus_version, hits.documents)
-        click.echo(sanitize(f"no hits: {empty}") if empty else "no hits")
+        said = empty or hint
+        click.echo(sanitize(f"no hits: {said}") if said else "no hits")
         return
     if not sys.stdout.isatty():  # piped (| grep, a log): one line a hit, nothing wrapped
         for rank, hit in enumerate(hits, 1):
@@ -437,6 +436,71 @@ def search(
             escape(snippet[:160]),
         )
     console().print(table)
+
+
+def _filter_hint(
+    pipeline: Any, query: str, spec: Mapping[str, Any], principals: tuple[str, ...]
+) -> str:
+    """Why ``--filter`` may have matched nothing, from the best hits without
+    it: a field none of them has (a typo: `udpated`), or one whose values are
+    of another type than the filter's (`"2025"` against numbers)."""
+    import difflib
+
+    wanted: dict[str, set[str]] = {}
+    _filter_fields(spec, wanted)
+    if not wanted:
+        return ""
+    sample = pipeline.retrieve(query, None, 20, principals=principals_list(principals))
+    held: dict[str, set[str]] = {}
+    for hit in sample:
+        for name, value in hit.chunk.metadata.items():
+            held.setdefault(name, set()).add(_kind(value))
+    if not held:
+        return ""
+    notes = []
+    for name, kinds in wanted.items():
+        if name not in held:
+            close = difflib.get_close_matches(name, list(held), n=1)
+            notes.append(
+                f"none of the best {len(sample)} chunks without the filter has a field "
+                f"`{name}`" + (f" (did you mean `{close[0]}`?)" if close else "")
+            )
+        elif kinds and held[name] - {"null"} and not kinds & held[name]:
+            notes.append(
+                f"`{name}` holds {' or '.join(sorted(held[name] - {'null'}))} values, and the "
+                f"filter compares it with {' or '.join(sorted(kinds))}"
+            )
+    return "; ".join(notes)
+
+
+def _filter_fields(spec: Any, wanted: dict[str, set[str]]) -> None:
+    """Each field a filter names, with the kinds of the values it compares it with."""
+    if isinstance(spec, list):
+        for part in spec:
+            _filter_fields(part, wanted)
+        return
+    if not isinstance(spec, Mapping):
+        return
+    for key, value in spec.items():
+        if key in ("$and", "$or", "$not"):
+            _filter_fields(value, wanted)
+            continue
+        kinds = wanted.setdefault(str(key), set())
+        operands = value.values() if isinstance(value, Mapping) else [value]
+        for operand in operands:
+            for item in operand if isinstance(operand, list) else [operand]:
+                if item is not None and not isinstance(item, bool | Mapping):
+                    kinds.add(_kind(item))
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if value is None:
+        return "null"
+    return "string" if isinstance(value, str) else "list" if isinstance(value, list) else "other"
 
 
 def explanation_json(why: Any) -> dict[str, Any]:
