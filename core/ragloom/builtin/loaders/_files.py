@@ -332,6 +332,9 @@ def source_id(path: str | os.PathLike[str], context: Context) -> str:
 
 
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f\udc80-\udcff]")
+_LOOKS_ESCAPED = re.compile(r"\\(?=x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8})")
+"""A backslash followed by what ``path_text`` (or Python's ``backslashreplace``)
+writes for a character: it is written ``\\x5c`` itself."""
 
 
 def path_text(path: str | os.PathLike[str]) -> str:
@@ -341,12 +344,15 @@ def path_text(path: str | os.PathLike[str]) -> str:
     and JSON take only valid UTF-8 (one such name stopped every index run),
     and a newline in a name printed as it is could fake a line of a report."""
     text = os.fspath(path)
-    if text.isascii() and text.isprintable():
+    if text.isascii() and text.isprintable() and "\\" not in text:
         return text
     # the name's bytes read as UTF-8 whatever the locale: under LANG=...ISO-8859-1
     # Python decodes "café.md" as "cafÃ©.md", and every document with such a
     # name would be deleted and added again whenever the locale changes
     text = os.fsencode(text).decode("utf-8", "surrogateescape")
+    # a backslash that reads as an escape ("new\x0aline.txt", written so) is one
+    # too, or two files (that one and "new<LF>line.txt") would get one id
+    text = _LOOKS_ESCAPED.sub(r"\\x5c", text)
     text = _UNSAFE.sub(_escaped, text)
     # any other lone surrogate (not from a file name): escaped as Python writes it
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
