@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -567,6 +568,17 @@ def test_broken_symlink_is_reported_when_following(tmp_path, context, reports):
     assert reports == []
     assert ids(load_dir(context, "root", follow_symlinks=True)) == ["root/a.md"]
     assert "broken symlink" in reports.message("root/gone.md")
+
+
+def test_a_pipe_among_the_files_is_said_not_skipped_silently(tmp_path, context, reports):
+    """A FIFO the patterns take was only a debug line: "an unreadable file is
+    reported" held for the file loader, not the directory loader."""
+    write(tmp_path, "root/a.md", "# A\n")
+    os.mkfifo(tmp_path / "root" / "pipe.md")
+    os.mkfifo(tmp_path / "root" / "pipe.bin")  # not one it would load: nothing said
+    assert ids(load_dir(context, "root")) == ["root/a.md"]
+    assert "not a regular file" in reports.message("root/pipe.md")
+    assert len(reports) == 1
 
 
 def test_symlink_to_secret_file_is_skipped(tmp_path, context, reports):

@@ -412,8 +412,12 @@ class DirectoryLoader(Loader):
                 self.context.report(
                     source_id(path, self.context), "broken symlink (its target is missing)"
                 )
-            else:
-                log.debug("skipping %s: not a regular file or directory", path)
+            elif not self._skip_reason(parts, is_dir=False):
+                # a FIFO, socket or device its patterns take: said, as the file loader does
+                self.context.report(
+                    source_id(path, self.context),
+                    "not a regular file (a device, socket or pipe); skipped",
+                )
 
     def _selected(self, root: Path) -> Iterator[Path]:
         """Files named by ``with_sources``, deduplicated, in walk order."""
