@@ -233,8 +233,23 @@ def test_mass_delete_is_refused_unless_allowed(tmp_path: Path) -> None:
     assert refused.returncode == 1
     assert "would delete 3 of the 3" in refused.stderr and "--allow-mass-delete" in refused.stderr
     assert '"docs/security.md"' in cli("search", "AES-256", "--json", cwd=root).stdout
+    assert "would also add" not in refused.stderr  # nothing found elsewhere: nothing said
     allowed = cli("index", "--allow-mass-delete", cwd=root)
     assert allowed.returncode == 0 and "-3 deleted" in allowed.stdout
+
+
+def test_the_guard_says_when_the_documents_were_found_under_other_ids(tmp_path: Path) -> None:
+    """Documents moved into a subfolder were refused as a mass delete, with
+    advice to look for an unmounted folder: they had all been found again."""
+    root = project(tmp_path)
+    assert cli("index", cwd=root).returncode == 0
+    (root / "docs" / "archive").mkdir()
+    for path in list((root / "docs").glob("*.md")):
+        path.rename(root / "docs" / "archive" / path.name)
+    refused = cli("index", cwd=root)
+    assert refused.returncode == 1
+    assert "It would also add 3 document(s) not indexed before" in refused.stderr
+    assert "moved or renamed" in refused.stderr
 
 
 def test_the_guard_is_configurable_and_ignores_single_deletions(

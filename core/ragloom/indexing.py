@@ -315,7 +315,9 @@ class Indexer:
             )
             for name, message in loaded.failed.items()
         )
-        self._guard_mass_delete(len(vanished), len(in_scope), allow_mass_delete, dry_run)
+        self._guard_mass_delete(
+            len(vanished), len(in_scope), allow_mass_delete, dry_run, added=len(added)
+        )
 
         if dry_run:
             return IndexReport(
@@ -407,14 +409,24 @@ class Indexer:
         )
 
     # -- loading ---------------------------------------------------------------
-    def _guard_mass_delete(self, deleted: int, indexed: int, allow: bool, dry_run: bool) -> None:
+    def _guard_mass_delete(
+        self, deleted: int, indexed: int, allow: bool, dry_run: bool, added: int = 0
+    ) -> None:
         share = self.config.indexing.max_delete_share
         if allow or deleted <= 1 or share >= 1 or deleted <= share * indexed:
             return
+        found = (
+            # the documents are there, under other ids: moved, or another index's ledger
+            f" It would also add {added} document(s) not indexed before: if the documents "
+            "were moved or renamed (or the ledger is another index's), that is expected; "
+            "run `ragloom index --allow-mass-delete` (with `--rebuild` too, if you rebuild)."
+            if added
+            else ""
+        )
         message = (
             f"this run would delete {deleted} of the {indexed} indexed documents "
             f"({deleted / indexed:.0%}), more than `indexing.max_delete_share` "
-            f"({share:.0%}) allows. If a folder is unmounted, renamed or emptied by "
+            f"({share:.0%}) allows.{found} If a folder is unmounted, renamed or emptied by "
             "mistake, bring it back and run again; if the documents really are gone, "
             "run `ragloom index --allow-mass-delete`"
         )
