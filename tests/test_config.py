@@ -224,3 +224,18 @@ def test_each_nested_problem_is_an_issue_on_its_own_line(
         ("chunker.layers", 6),
     ]
     assert "did you mean 'sentence'" in info.value.issues[1].message
+
+
+def test_two_stores_of_one_type_cannot_share_a_folder(registry: Registry) -> None:
+    """`config check` said ok, and both wrote the same `shared/memory.npz`."""
+    data = basic_config(
+        stores=[
+            {"type": "memory", "name": "a", "path": "shared"},
+            {"type": "memory", "name": "b", "path": "shared/"},
+            {"type": "bm25", "path": "shared"},  # its own file there
+        ]
+    )
+    with pytest.raises(ConfigValidationError) as info:
+        validate_config(data, registry, env={})
+    (issue,) = info.value.issues
+    assert issue.path == "stores[1].path" and "as store 'a' (stores[0]) does" in str(issue)

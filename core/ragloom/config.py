@@ -478,6 +478,7 @@ def _cross_check(specs: dict[str, Any], add: Any) -> None:
                 "`{type: llamacpp}`), or remove this component",
             )
     seen: dict[str, str] = {}
+    folders: dict[str, ComponentSpec] = {}
     for spec in stores:
         path = spec.loc
         if spec.name in seen:
@@ -487,6 +488,17 @@ def _cross_check(specs: dict[str, Any], add: Any) -> None:
                 "give each store a distinct `name:`",
             )
         seen[spec.name] = spec.path
+        folder = getattr(spec.config, "path", None)
+        if isinstance(folder, str) and folder:
+            key = os.path.normpath(os.path.expanduser(folder))
+            other = folders.setdefault(key, spec)
+            if other is not spec and other.type == spec.type:
+                add(
+                    (*path, "path"),
+                    f"store {spec.name!r} keeps its files in {folder!r}, as store "
+                    f"{other.name!r} ({other.path}) does: both would write the same files",
+                    "give each store its own `path:`",
+                )
         _check_layer_names(spec, specs.get("chunker"), add)
         vector_only = (
             "dense" in spec.entry.cls.capabilities and "text" not in spec.entry.cls.capabilities
