@@ -3055,3 +3055,29 @@ def test_a_question_that_stands_alone_is_answered_in_a_chat(
         assert expected in answer.text and answer.grounded
     alone = generator.generate("When did it open?", hits_of(OFFICES))  # no chat: as before
     assert alone.text != FOLLOW_UP
+
+
+RANKED = chunk(
+    "docs/offices.md",
+    "# Offices\n\nThe Osaka office opened in 2022 and has 40 employees.\n\n"
+    "The Lisbon office has 120 employees and is our largest office.\n\n"
+    "The Denver office has 85 employees.\n",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # no sums are made: quoting one office's count misled
+        ("Which office has the most employees?", NOT_FOUND),
+        ("What office has the fewest employees?", NOT_FOUND),
+        # a sentence that says the rank answers it
+        ("Which office is the largest?", "The Lisbon office has 120 employees and is our"),
+        # not a pick among several
+        ("How many employees does the Osaka office have?", "The Osaka office opened in 2022"),
+    ],
+)
+def test_a_question_that_picks_by_rank_takes_a_sentence_that_says_the_rank(
+    generator: ExtractiveGenerator, question: str, expected: str
+) -> None:
+    assert generator.generate(question, hits_of(RANKED)).text.startswith(expected)

@@ -273,6 +273,8 @@ class ExtractiveGenerator(Generator):
         rival = rivals(read, names, texts)
         kind = answer_kind(read)
         asks = (asks_when(read), asks_version(read))
+        picked = _PICKS_BY_RANK.match(read)
+        ranked = picked.group(1).lower() if picked else None
         yes_no = is_yes_no(read)
         # a figure in a yes/no question is a condition ("a 35 kg bag"), which
         # the answer need not repeat, nor match by chance ("€35"); but for a
@@ -395,6 +397,10 @@ class ExtractiveGenerator(Generator):
                 continue
             if unit.kind == "heading" and not asks[0]:
                 continue  # a dated release heading says when, nothing else
+            if ranked is not None and not re.search(rf"\b{ranked}\b", unit.text, re.I):
+                # "Which office has the most employees?": one office's count is
+                # no answer; only a sentence that says which (no sums are made)
+                continue
             if (
                 unit.kind == "row"
                 and _table_of(unit) in named_tables
@@ -1614,6 +1620,15 @@ def _where(chunk: Chunk) -> str:
     parts = (chunk.text, chunk.metadata.get("title", ""), chunk.metadata.get("section", ""))
     return " ".join(str(part) for part in (*parts, chunk.source)).lower()
 
+
+_PICKS_BY_RANK = re.compile(
+    r"\s*(?:which|who|what\s+(?!is\b|are\b|was\b|were\b|do\b|does\b)\w+)\b[^?]*?"
+    r"\b(most|least|fewest|highest|lowest|largest|biggest|smallest|cheapest|longest|"
+    r"shortest|earliest|latest|newest|oldest|fastest|slowest)\b",
+    re.I,
+)
+"""A question that picks one of several things by a rank ("Which office has
+the most employees?"): only a sentence that says the rank answers it."""
 
 FOLLOW_UP = (
     "This question leans on the conversation before it, which this answerer does not "
