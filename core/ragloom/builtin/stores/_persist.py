@@ -194,8 +194,10 @@ def file_identity(path: Path) -> tuple[int, int, int] | None:
     except NotADirectoryError:  # `index_dir:` or a store's `path:` names a file
         parent = next(p for p in path.parents if p.exists())
         raise StoreError(
-            f"store file {path} cannot be made: {parent} is a file, not a folder; point "
-            "`index_dir:` (or the store's `path:`) in the config at a folder"
+            f"store file {path} cannot be made: {parent} is a file, not a folder; if the "
+            "config names that file (`index_dir:`, or the store's `path:`), point it at a "
+            "folder; if the file took the folder's place in the index, `ragloom index "
+            "--rebuild` moves it aside"
         ) from None
     return (info.st_ino, info.st_mtime_ns, info.st_size)
 
