@@ -158,6 +158,10 @@ class Retriever:
         with self.state.lock.read():
             for _, store in self.stores:
                 store.warm()
+            # the checks a first query makes once a version, made here; what they
+            # refuse, the queries say (a watcher is not the place to raise it)
+            with contextlib.suppress(IndexStateError):
+                self.check_view(view)
         return held is None or view.key != held.key
 
     def check_view(self, view: View) -> None:
