@@ -1171,6 +1171,9 @@ def test_a_plain_run_completes_a_rebuild_that_failed(
     refused = cli("search", "AES-256", cwd=root)
     assert "run `ragloom index` to complete it" in refused.stderr
     with ragloom.load(config, plugin_manager=pm) as pipeline:
+        # a run of some files would complete it with those alone: refused
+        with pytest.raises(IndexStateError, match="without SOURCES to complete it"):
+            pipeline.index(sources=["docs/security.md"])
         completed = pipeline.index()
         assert sorted(completed.added) == sorted(indexed.added)
         assert any("completing the `ragloom index --rebuild`" in m for _, m in completed.problems)

@@ -257,3 +257,25 @@ def test_a_folder_where_the_index_lock_goes_is_moved_aside(
     assert lock.is_file() and "was a folder" in caplog.text
     (aside,) = lock.parent.glob("index.lock.damaged-*")
     assert (aside / "x").is_dir()  # moved, not deleted
+
+
+@pytest.mark.parametrize("folder", ["ledger.sqlite", "ledger.sqlite-wal"])
+def test_a_folder_where_the_ledger_goes_is_recovered_by_rebuild(
+    corpus: Path, pm, folder: str
+) -> None:
+    """A folder in the ledger's place (a sync tool, a bad restore) was called a
+    permission problem, and --rebuild stopped on it."""
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
+        pipeline.index()
+    index_dir = corpus / ".ragloom"
+    for name in ("ledger.sqlite", "ledger.sqlite-wal", "ledger.sqlite-shm"):
+        (index_dir / name).unlink(missing_ok=True)
+    if folder != "ledger.sqlite":
+        (index_dir / "ledger.sqlite").touch()
+    (index_dir / folder).mkdir()
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
+        with pytest.raises(IndexDamagedError, match="is a folder .*--rebuild"):
+            pipeline.index()
+        assert pipeline.index(rebuild=True).added
+        assert pipeline.retrieve("refund")
+    assert list(index_dir.glob("ledger.sqlite.damaged-*"))

@@ -208,6 +208,14 @@ class Indexer:
         run = self.job
         journal = Journal(self.index_dir / JOURNAL_FILE)
         started = ledger.get_meta("rebuilding")
+        if started is not None and not rebuild and sources is not None:
+            # completing it writes every document into emptied stores: a run of
+            # a few files would leave the rest out, with nothing said
+            raise IndexStateError(
+                "a `ragloom index --rebuild` started "
+                f"{time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime(float(started)))} did "
+                "not end: run `ragloom index` without SOURCES to complete it"
+            )
         if started is not None and not rebuild:
             # a rebuild that was killed, or failed (a store it could not empty):
             # its empty ledger is committed, and the stores may hold anything

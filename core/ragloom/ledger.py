@@ -162,6 +162,12 @@ def ledger_error(path: Path, exc: Exception) -> IndexStateError:
             "another process holds it (a `ragloom index` or a server on this index, "
             "a backup or sync tool?); try again once it lets go"
         )
+    if any(p.is_dir() for p in (path, Path(f"{path}-wal"), Path(f"{path}-shm"))):
+        # a folder where the ledger (or its log) goes: no ledger at all
+        return IndexDamagedError(
+            f"the index ledger {path} (or its -wal or -shm file) is a folder ({exc}): run "
+            "`ragloom index --rebuild`, which moves it aside and indexes every document again"
+        )
     if _unwritable(exc):  # a read-only folder or file: --rebuild could not help
         return IndexStateError(
             f"the index ledger {path} cannot be written ({exc}): ragloom writes in "
@@ -354,11 +360,17 @@ class Ledger:
         """Rename a damaged ledger (and its WAL files) to ``<name>.damaged-<time>``;
         returns the new path, or None when there was nothing to move."""
         if not path.exists():
-            return None
+            if not any(Path(f"{path}{x}").is_dir() for x in ("-wal", "-shm")):
+                return None
+            path.touch()  # a folder beside no ledger: moved aside with an empty one
         target = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
         os.replace(path, target)
         for suffix in ("-wal", "-shm"):
-            Path(f"{path}{suffix}").unlink(missing_ok=True)
+            beside = Path(f"{path}{suffix}")
+            if beside.is_dir():  # no log SQLite wrote: kept, out of the way
+                os.replace(beside, Path(f"{target}{suffix}"))
+            else:
+                beside.unlink(missing_ok=True)
         return target
 
     def close(self) -> None:

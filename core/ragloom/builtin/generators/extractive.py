@@ -1623,8 +1623,8 @@ def _where(chunk: Chunk) -> str:
 
 _PICKS_BY_RANK = re.compile(
     r"\s*(?:which|who|what\s+(?!is\b|are\b|was\b|were\b|do\b|does\b)\w+)\b[^?]*?"
-    r"\b(most|least|fewest|highest|lowest|largest|biggest|smallest|cheapest|longest|"
-    r"shortest|earliest|latest|newest|oldest|fastest|slowest)\b",
+    r"(?<!\bat )\bthe\s+(most|least|fewest|highest|lowest|largest|biggest|smallest|cheapest|"
+    r"longest|shortest|newest|oldest|fastest|slowest)\b(?!\s+(?:time|date|day|hour)\b)",
     re.I,
 )
 """A question that picks one of several things by a rank ("Which office has
@@ -1667,10 +1667,15 @@ def leans_on_history(question: str) -> bool:
     if opener is not None and not _ASKS.search(question, opener.end()):
         return True  # "And the Osaka office?": what is asked is the last question's
     words = re.findall(r"[A-Za-z']+", question.lower())
-    pointing = [w for w in words if w in _PERSONAL]
-    if not pointing:
+    first = next((i for i, w in enumerate(words) if w in _PERSONAL), None)
+    if first is None:
         return False
-    return not (set(pointing) <= {"it"} and _DUMMY_IT.search(question))
+    if content_terms(" ".join(words[:first])):
+        # "Can employees carry over their vacation days?": the question names
+        # what its pronoun stands for before it
+        return False
+    pointing = {w for w in words if w in _PERSONAL}
+    return not (pointing <= {"it"} and _DUMMY_IT.search(question))
 
 
 def _not_found(question: str, hits: tuple[Hit, ...]) -> Answer:
