@@ -551,3 +551,18 @@ def test_a_name_written_as_an_escape_keeps_its_own_id(tmp_path: Path) -> None:
     assert lions[0]["document_id"] == "docs/new\\x0aline.md"
     assert otters[0]["document_id"] == "docs/new\\x5cx0aline.md"
     assert "=2 unchanged" in run("index", cwd=tmp_path).stdout
+
+
+def test_a_run_of_one_file_deletes_it_whatever_its_name(tmp_path: Path) -> None:
+    """`ragloom index FILE` for a deleted file whose id holds an escape (a
+    literal `\\x41` in its name) compared the id as a path: it stayed indexed."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "price\\x41.md").write_text("# Price\n\nThe price is 10 euros.\n")
+    (docs / "other.md").write_text("# Other\n\nAnother note.\n")
+    (tmp_path / "ragloom.yaml").write_text(yaml.safe_dump(basic_config()))
+    assert "+2 added" in run("index", cwd=tmp_path).stdout
+    (docs / "price\\x41.md").unlink()
+    scoped = run("index", "docs/price\\x41.md", cwd=tmp_path)
+    assert scoped.returncode == 0 and "-1 deleted" in scoped.stdout, scoped.stdout + scoped.stderr
+    assert "=1 unchanged" in run("index", cwd=tmp_path).stdout

@@ -213,9 +213,25 @@ def scoped_loaders(
 
 
 def in_scope_of(entry: LedgerEntry, scope: list[Path], base_dir: Path) -> bool:
-    """Whether an indexed document lies under one of the run's ``scope`` paths."""
+    """Whether an indexed document lies under one of the run's ``scope`` paths:
+    by its path, or by its id as the file loaders write it (a name with
+    escapes, ``docs/a\x5cx41.md``, or a redacted secret, names no path)."""
+    from types import SimpleNamespace
+
+    from .builtin.loaders._files import source_id
+
     path = (base_dir / entry.source).resolve()
+    where = SimpleNamespace(base_dir=base_dir)
+    # a file's document: its id is its source (redacted, with a digest); a
+    # record's (jsonl, csv) is the record's own, which names no path
+    a_file = entry.id == entry.source or (
+        "[REDACTED: " in entry.id and "[REDACTED: " in entry.source
+    )
     for root in scope:
+        named = source_id(root, where)  # type: ignore[arg-type]
+        for written in {named, _redacted_id(named)} if a_file else ():
+            if entry.id == written or entry.id.startswith(written.rstrip("/") + "/"):
+                return True
         root = root.resolve()
         if path == root or root in path.parents:
             return True
