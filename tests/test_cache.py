@@ -492,3 +492,29 @@ def test_a_damaged_embedding_cache_does_not_stop_a_rebuild(
     assert again.embedded == 0  # the new cache holds them
     assert list(cache.parent.glob("embeddings.sqlite.damaged-*"))
     assert "embedding cache" in caplog.text and "is damaged" in caplog.text
+
+
+def test_a_second_reader_of_a_damaged_cache_keeps_the_new_one_another_started(
+    tmp_path: Path,
+) -> None:
+    """Two processes on one cache file that gets damaged: the first sets it
+    aside and starts a new one; the second, still reading the old file, moved
+    that new, healthy file aside too."""
+    path = tmp_path / "embeddings.sqlite"
+    vector = np.ones(64, dtype=np.float32)
+    seed = EmbeddingCache(path)
+    seed.put_many("fp", [(f"h{i:05d}", vector) for i in range(3000)])
+    seed.close()
+    first, second = EmbeddingCache(path), EmbeddingCache(path)
+    first.get_many("fp", ["h00001"], 64)
+    second.get_many("fp", ["h00001"], 64)  # both connected to the file
+    size = path.stat().st_size
+    with open(path, "r+b") as handle:  # a torn write in its middle
+        handle.seek(size // 3)
+        handle.write(os.urandom(size // 3))
+    hashes = [f"h{i:05d}" for i in range(3000)]
+    assert first.get_many("fp", hashes, 64) == {}  # damaged: set aside
+    first.put_many("fp", [("new", vector)])
+    assert second.get_many("fp", hashes, 64) == {}  # damaged for it too
+    assert len(list(tmp_path.glob("embeddings.sqlite.damaged-*"))) == 1
+    assert set(EmbeddingCache(path).get_many("fp", ["new"], 64)) == {"new"}  # kept

@@ -126,12 +126,32 @@ def damaged(exc: BaseException) -> bool:
     )
 
 
-def set_aside(path: Path, what: str, exc: BaseException) -> None:
+def identity(path: Path) -> tuple[int, int] | None:
+    """Which file ``path`` is now (device, inode); None when there is none."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino)
+
+
+def set_aside(
+    path: Path, what: str, exc: BaseException, opened: tuple[int, int] | None = None
+) -> None:
     """Move a damaged cache file (and its WAL files) to
     ``<name>.damaged-<time>``, saying so: a cache holds only what can be
     computed again, and a file SQLite cannot read must not stop an index run
-    (or ``--rebuild``) or a query. Another process may have moved it first."""
-    target = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+    (or ``--rebuild``) or a query. ``opened``: the file that was found damaged;
+    when ``path`` is another one now, another process set it aside first and
+    started a new one, which stays."""
+    if opened is not None and identity(path) != opened:
+        return
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    target = path.with_name(f"{path.name}.damaged-{stamp}")
+    number = 1
+    while target.exists():  # an earlier damaged copy of the same second is kept
+        number += 1
+        target = path.with_name(f"{path.name}.damaged-{stamp}-{number}")
     try:
         os.replace(path, target)
     except FileNotFoundError:
@@ -187,6 +207,7 @@ class EmbeddingCache:
         self.hits = 0
         self.misses = 0
         self._db: sqlite3.Connection | None = None
+        self._opened: tuple[int, int] | None = None  # the file the connection is to
         self._lock = threading.RLock()
         self._tracks_use = True
 
@@ -208,7 +229,7 @@ class EmbeddingCache:
                 except sqlite3.DatabaseError as exc:
                     if not damaged(exc):
                         raise
-                    set_aside(self.path, "embedding cache", exc)
+                    set_aside(self.path, "embedding cache", exc, self._opened)
                     db = self._open()
             except (OSError, sqlite3.Error) as exc:  # a file where its folder goes, read-only
                 reason = getattr(exc, "strerror", None) or str(exc)
@@ -222,6 +243,7 @@ class EmbeddingCache:
 
     def _open(self) -> sqlite3.Connection:
         db = _connect(self.path)
+        self._opened = identity(self.path)
         try:
             db.execute(_VECTORS.format(name="vectors"))
             self._tracks_use = _uses_table(db)
@@ -236,7 +258,7 @@ class EmbeddingCache:
         if not damaged(exc):
             raise exc
         self.close()
-        set_aside(self.path, "embedding cache", exc)
+        set_aside(self.path, "embedding cache", exc, self._opened)
 
     def close(self) -> None:
         with self._lock:
@@ -514,6 +536,7 @@ class AnswerCache:
         self._db: sqlite3.Connection | None = None
         self._lock = threading.RLock()
         self._said: set[str] = set()
+        self._opened: tuple[int, int] | None = None
 
     @classmethod
     def configured(cls, settings: CacheSettings, index_dir: Path) -> AnswerCache | None:
@@ -530,6 +553,7 @@ class AnswerCache:
     def db(self) -> sqlite3.Connection:
         if self._db is None:
             self._db = _connect(self.path, private=True)
+            self._opened = identity(self.path)
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, answer TEXT NOT NULL, "
                 "created REAL NOT NULL, used REAL NOT NULL)"
@@ -598,7 +622,7 @@ class AnswerCache:
         question); a locked, read-only or full one is said once a reason."""
         self.close()
         if damaged(exc):
-            set_aside(self.path, "answer cache", exc)
+            set_aside(self.path, "answer cache", exc, self._opened)
             return
         said = str(exc)
         if said not in self._said:
