@@ -16,6 +16,7 @@ hold the documents' text and who may read them.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import logging
@@ -547,10 +548,14 @@ def index_lock(index_dir: Path) -> Iterator[None]:
             # no run's lock (a run locks a file): what a hand or a tool put there
             # is moved aside, as --rebuild does with any file that is not ragloom's
             aside = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
-            os.replace(path, aside)
-            logging.getLogger("ragloom").warning(
-                "the index lock %s was a folder, not a lock file: moved aside to %s", path, aside
-            )
+            if path.is_dir() and not path.is_symlink():  # not another run's new lock file
+                with contextlib.suppress(FileNotFoundError, OSError):
+                    os.rename(path, aside)
+                    logging.getLogger("ragloom").warning(
+                        "the index lock %s was a folder, not a lock file: moved aside to %s",
+                        path,
+                        aside,
+                    )
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     except PermissionError as exc:
         raise IndexStateError(
