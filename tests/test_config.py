@@ -230,12 +230,12 @@ def test_two_stores_of_one_type_cannot_share_a_folder(registry: Registry) -> Non
     """`config check` said ok, and both wrote the same `shared/memory.npz`."""
     data = basic_config(
         stores=[
+            {"type": "bm25", "path": "shared"},  # its own file there
             {"type": "memory", "name": "a", "path": "shared"},
             {"type": "memory", "name": "b", "path": "shared/"},
-            {"type": "bm25", "path": "shared"},  # its own file there
         ]
     )
     with pytest.raises(ConfigValidationError) as info:
         validate_config(data, registry, env={})
     (issue,) = info.value.issues
-    assert issue.path == "stores[1].path" and "as store 'a' (stores[0]) does" in str(issue)
+    assert issue.path == "stores[2].path" and "as store 'a' (stores[1]) does" in str(issue)

@@ -1213,7 +1213,7 @@ def test_no_hits_under_a_filter_says_which_field_none_has(tmp_path: Path) -> Non
     root = project(
         tmp_path,
         docs={
-            "dated.md": "---\nupdated: '2026-02-10'\nyear: 2026\n---\n# Badges\n\n"
+            "dated.md": "---\nupdated: '2026-02-10'\nyear: 2026\ntags: [hr, it]\n---\n# Badges\n\n"
             "Badges are renewed yearly.\n",
             "other.md": "# Parking\n\nThe garage opens at seven.\n",
         },
@@ -1228,3 +1228,6 @@ def test_no_hits_under_a_filter_says_which_field_none_has(tmp_path: Path) -> Non
     assert "docs/dated.md" in right.stdout
     none = cli("search", "badges", "--filter", '{"year": {"$gt": 2030}}', cwd=root)
     assert none.stdout.strip() == "no hits"  # the field and its type are right: nothing matches
+    # a list field matches a string equal to one of its items: no type to blame
+    tags = cli("search", "badges", "--filter", '{"tags": "payroll"}', cwd=root)
+    assert tags.stdout.strip() == "no hits", tags.stdout

@@ -465,7 +465,8 @@ def _filter_hint(
                 f"none of the best {len(sample)} chunks without the filter has a field "
                 f"`{name}`" + (f" (did you mean `{close[0]}`?)" if close else "")
             )
-        elif kinds and held[name] - {"null"} and not kinds & held[name]:
+        elif kinds and held[name] - {"null", "list"} and not kinds & held[name]:
+            # (a list field matches a value equal to one of its items)
             notes.append(
                 f"`{name}` holds {' or '.join(sorted(held[name] - {'null'}))} values, and the "
                 f"filter compares it with {' or '.join(sorted(kinds))}"

@@ -490,9 +490,9 @@ def _cross_check(specs: dict[str, Any], add: Any) -> None:
         seen[spec.name] = spec.path
         folder = getattr(spec.config, "path", None)
         if isinstance(folder, str) and folder:
-            key = os.path.normpath(os.path.expanduser(folder))
-            other = folders.setdefault(key, spec)
-            if other is not spec and other.type == spec.type:
+            key = f"{spec.type}:{os.path.normpath(os.path.expanduser(folder))}"
+            other = folders.setdefault(key, spec)  # one file per type in a folder
+            if other is not spec:
                 add(
                     (*path, "path"),
                     f"store {spec.name!r} keeps its files in {folder!r}, as store "
