@@ -65,9 +65,9 @@ of the WITHOUT ROWID table files written before (4.7 KB a 384-dimension
 vector on disk, against 2.2 KB)."""
 
 _BUSY_MS = 30_000
+"""How long a connection waits for another process's lock."""
 
 log = logging.getLogger("ragloom")
-"""How long a connection waits for another process's lock."""
 
 ROW_BYTES = 740
 """Bytes a vector's row costs on disk beside the vector itself, in the
