@@ -178,7 +178,9 @@ def test_pypdf_warnings_still_reach_handlers_the_application_set(
     from ragloom.builtin.loaders.parsers.pdf import parse_pdf
 
     said: list[str] = []
-    with caplog.at_level(logging.WARNING):
+    # (the pypdf logger's own level too: a CLI run in this process before, as
+    # another test in the same worker may make, sets it to ERROR for a terminal)
+    with caplog.at_level(logging.WARNING), caplog.at_level(logging.WARNING, logger="pypdf"):
         assert parse_pdf(b"%PDF-1.4\n1 0 obj garbage\n", report=said.append) is None
     assert any(r.name.startswith("pypdf") for r in caplog.records), caplog.records
     assert "pypdf: " in said[0]
