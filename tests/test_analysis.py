@@ -125,3 +125,37 @@ def test_config_check_reports_the_analyzer_path(registry) -> None:
     assert "stores[0].analyzer.language" in issues
     assert "unknown language 'klingon'" in issues["stores[0].analyzer.language"]
     assert "english" in issues["stores[0].analyzer.language"]
+
+
+VERSIONS = r"(?u)\b\d+(?:\.\d+)+\b|\b\w\w+\b"
+"""The pattern docs/config.md gives for software documentation."""
+
+
+def test_the_documented_pattern_keeps_a_version_or_a_decimal_as_one_term() -> None:
+    """With the default pattern "When was version 2.3.1 released?" gives bm25
+    no term for the version (three single digits, each dropped)."""
+    assert "2.3.1" not in Analyzer(AnalyzerConfig()).analyze("version 2.3.1")
+    analyze = Analyzer(AnalyzerConfig(token_pattern=VERSIONS)).analyze
+    assert analyze("When was version 2.3.1 released?") == ["when", "version", "2.3.1", "releas"]
+    assert analyze("Python 3.8 and p < 0.05.") == ["python", "3.8", "0.05"]
+    assert analyze("v2, 10 users, a.b.c") == ["v2", "10", "user"]  # as before otherwise
+
+
+def test_bm25_finds_a_changelog_section_by_its_version(tmp_path) -> None:
+    import ragloom
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "CHANGELOG.md").write_text(
+        "# Changelog\n\n## 2.4.0 - 2026-09-14\n\n- Added the PagerDuty notifier.\n\n"
+        "## 2.3.1 - 2026-06-02\n\n- Fixed a crash on an empty reading.\n\n"
+        "## 2.3.0 - 2026-04-20\n\n- Added the max_feeds option.\n"
+    )
+    config = basic_config(
+        chunker={"type": "markdown", "size": 200, "overlap": 0},
+        stores=[{"type": "bm25", "analyzer": {"token_pattern": VERSIONS}}],
+    )
+    with ragloom.load(config, base_dir=tmp_path) as pipeline:
+        pipeline.index()
+        hits = pipeline.retrieve("2.3.1", k=1)
+    assert hits and "2.3.1" in hits[0].chunk.text and "2.3.0" not in hits[0].chunk.text
