@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import RagloomError
+from .ledger import aside_path, not_a_database
 from .types import Answer, Chunk, Citation, Hit
 
 if TYPE_CHECKING:
@@ -114,18 +115,6 @@ def _connect(path: Path, *, private: bool = False) -> sqlite3.Connection:
     return db
 
 
-def damaged(exc: BaseException) -> bool:
-    """SQLite's word for a file that is not (or no longer) a database: not
-    one it cannot reach now (locked, read-only, a full disk)."""
-    code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+
-    if code is not None:
-        return code & 0xFF in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
-    text = str(exc).lower()
-    return isinstance(exc, sqlite3.DatabaseError) and (
-        "not a database" in text or "malformed" in text
-    )
-
-
 def identity(path: Path) -> tuple[int, int] | None:
     """Which file ``path`` is now (device, inode); None when there is none."""
     try:
@@ -146,12 +135,7 @@ def set_aside(
     started a new one, which stays."""
     if opened is not None and identity(path) != opened:
         return
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    target = path.with_name(f"{path.name}.damaged-{stamp}")
-    number = 1
-    while target.exists():  # an earlier damaged copy of the same second is kept
-        number += 1
-        target = path.with_name(f"{path.name}.damaged-{stamp}-{number}")
+    target = aside_path(path)
     try:
         os.replace(path, target)
     except FileNotFoundError:
@@ -227,7 +211,7 @@ class EmbeddingCache:
                 try:
                     db = self._open()
                 except sqlite3.DatabaseError as exc:
-                    if not damaged(exc):
+                    if not not_a_database(exc):
                         raise
                     set_aside(self.path, "embedding cache", exc, self._opened)
                     db = self._open()
@@ -255,7 +239,7 @@ class EmbeddingCache:
     def _damaged_now(self, exc: sqlite3.DatabaseError) -> None:
         """A damaged page found while reading or writing: the file is set
         aside, and the next use starts a new one."""
-        if not damaged(exc):
+        if not not_a_database(exc):
             raise exc
         self.close()
         set_aside(self.path, "embedding cache", exc, self._opened)
@@ -621,7 +605,7 @@ class AnswerCache:
         it. A damaged file is set aside (a new one starts with the next
         question); a locked, read-only or full one is said once a reason."""
         self.close()
-        if damaged(exc):
+        if not_a_database(exc):
             set_aside(self.path, "answer cache", exc, self._opened)
             return
         said = str(exc)

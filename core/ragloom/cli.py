@@ -446,8 +446,13 @@ def _filter_hint(
     of another type than the filter's (`"2025"` against numbers)."""
     import difflib
 
-    wanted: dict[str, set[str]] = {}
-    _filter_fields(spec, wanted)
+    from .filters import conditions, parse
+
+    wanted: dict[str, set[str]] = {}  # each field, and the kinds of what it is compared with
+    for condition in conditions(parse(spec)):
+        kinds = wanted.setdefault(condition.field, set())
+        values = condition.value if isinstance(condition.value, list) else [condition.value]
+        kinds.update(_kind(v) for v in values if v is not None and not isinstance(v, bool))
     if not wanted:
         return ""
     sample = pipeline.retrieve(query, None, 20, principals=principals_list(principals))
@@ -472,26 +477,6 @@ def _filter_hint(
                 f"filter compares it with {' or '.join(sorted(kinds))}"
             )
     return "; ".join(notes)
-
-
-def _filter_fields(spec: Any, wanted: dict[str, set[str]]) -> None:
-    """Each field a filter names, with the kinds of the values it compares it with."""
-    if isinstance(spec, list):
-        for part in spec:
-            _filter_fields(part, wanted)
-        return
-    if not isinstance(spec, Mapping):
-        return
-    for key, value in spec.items():
-        if key in ("$and", "$or", "$not"):
-            _filter_fields(value, wanted)
-            continue
-        kinds = wanted.setdefault(str(key), set())
-        operands = value.values() if isinstance(value, Mapping) else [value]
-        for operand in operands:
-            for item in operand if isinstance(operand, list) else [operand]:
-                if item is not None and not isinstance(item, bool | Mapping):
-                    kinds.add(_kind(item))
 
 
 def _kind(value: Any) -> str:

@@ -131,8 +131,9 @@ def _read_yaml(text: str, source: str) -> tuple[dict[str, Any], dict[Path_, int]
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
         hint = None
-        if mark is not None and line is not None and mark.line < len(text.splitlines()):
-            said = text.splitlines()[mark.line]
+        lines = text.splitlines()
+        if mark is not None and mark.line < len(lines):
+            said = lines[mark.line]
             if _UNQUOTED_VARIABLE.search(said) and re.search(r"[\[{]", said):
                 # `{type: directory, path: ${DOCS:-docs}}`: YAML reads its "{" as a mapping
                 hint = (

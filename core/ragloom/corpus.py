@@ -18,7 +18,6 @@ commit.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -106,21 +105,24 @@ def _redacted_id(doc_id: str) -> str:
     ``source`` is, each with a digest of what it hid: ids must stay unique
     (two files named after two keys) and the same from run to run, and they
     go to every caller (``document_id``, chunk ids, citations)."""
+    from .secrets import redact
+
+    hits = _secrets_in(doc_id, "path")  # read as a config writes it, as the metadata is
+    return redact(doc_id, hits, digest=True) if hits else doc_id
+
+
+def _secrets_in(value: str, key: str) -> list[Secret]:
+    """The secrets in ``value``, read after its field's name as a config file
+    writes it (``secret_access_key = ...`` names what the bare value does
+    not say), as spans into ``value``."""
     from .secrets import find_secrets
 
-    said = "path = "  # read as a config writes it, as the metadata is
-    hits = sorted(
-        (s for s in find_secrets(said + doc_id) if s.start >= len(said)), key=lambda s: s.start
-    )
-    out, done = [], 0
-    for secret in hits:
-        start, end = secret.start - len(said), secret.end - len(said)
-        if start < done:
-            continue
-        digest = hashlib.sha256(doc_id[start:end].encode("utf-8")).hexdigest()[:8]
-        out += [doc_id[done:start], f"[REDACTED: {secret.kind} {digest}]"]
-        done = end
-    return "".join([*out, doc_id[done:]])
+    said = f"{key} = "
+    return [
+        replace(s, start=s.start - len(said), end=s.end - len(said))
+        for s in find_secrets(said + value)
+        if s.start >= len(said)
+    ]
 
 
 def _screened(value: Any, key: str, name: str, fields: dict[str, list[Secret]]) -> Any:
@@ -128,15 +130,10 @@ def _screened(value: Any, key: str, name: str, fields: dict[str, list[Secret]]) 
     redacted, each string read after its field's name, as a config file writes
     it (``secret_access_key: ...`` names what the bare value does not say);
     each field that held any into ``fields`` (``a.b``, ``a[0]``)."""
-    from .secrets import find_secrets, redact
+    from .secrets import redact
 
     if isinstance(value, str):
-        said = f"{key} = "
-        hits = [
-            replace(s, start=s.start - len(said), end=s.end - len(said))
-            for s in find_secrets(said + value)
-            if s.start >= len(said)
-        ]
+        hits = _secrets_in(value, key)
         if not hits:
             return value
         fields[name] = hits

@@ -23,7 +23,7 @@ deeper filter is a ``FilterError``, not a ``RecursionError`` in ``parse``,
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Union
 
@@ -39,6 +39,7 @@ __all__ = [
     "Or",
     "beyond",
     "check_supported",
+    "conditions",
     "evaluate",
     "fields",
     "operators",
@@ -244,18 +245,22 @@ def beyond(where: Filter | None, own: Filter | None) -> Filter | None:
     return where
 
 
+def conditions(node: Filter | None) -> Iterator[Condition]:
+    """Every condition of a filter tree, in order."""
+    if node is None:
+        return
+    if isinstance(node, Condition):
+        yield node
+    elif isinstance(node, Not):
+        yield from conditions(node.item)
+    else:
+        for item in node.items:
+            yield from conditions(item)
+
+
 def fields(node: Filter | None) -> set[str]:
     """Every metadata field a filter tree reads."""
-    if node is None:
-        return set()
-    if isinstance(node, Condition):
-        return {node.field}
-    if isinstance(node, Not):
-        return fields(node.item)
-    found: set[str] = set()
-    for item in node.items:
-        found |= fields(item)
-    return found
+    return {condition.field for condition in conditions(node)}
 
 
 def check_supported(node: Filter | None, supported: frozenset[str], store: str) -> None:

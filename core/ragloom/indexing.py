@@ -208,24 +208,22 @@ class Indexer:
         run = self.job
         journal = Journal(self.index_dir / JOURNAL_FILE)
         started = ledger.get_meta("rebuilding")
-        if started is not None and not rebuild and sources is not None:
-            # completing it writes every document into emptied stores: a run of
-            # a few files would leave the rest out, with nothing said
-            raise IndexStateError(
-                "a `ragloom index --rebuild` started "
-                f"{time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime(float(started)))} did "
-                "not end: run `ragloom index` without SOURCES to complete it"
-            )
         if started is not None and not rebuild:
             # a rebuild that was killed, or failed (a store it could not empty):
             # its empty ledger is committed, and the stores may hold anything
             # from before; this run completes it, as the query's message says
+            when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(float(started)))
+            if sources is not None:
+                # completing it writes every document into emptied stores: a run
+                # of a few files would leave the rest out, with nothing said
+                raise IndexStateError(
+                    f"a `ragloom index --rebuild` started {when} did not end: run "
+                    "`ragloom index` without SOURCES to complete it"
+                )
             rebuild = True
             run.report(
                 str(self.index_dir),
-                "completing the `ragloom index --rebuild` started "
-                f"{time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime(float(started)))}, "
-                "which did not end",
+                f"completing the `ragloom index --rebuild` started {when}, which did not end",
             )
         wipe = rebuild and not dry_run
         entries = ledger.entries()

@@ -37,9 +37,11 @@ __all__ = [
     "Ledger",
     "LedgerEntry",
     "ensure_index_dir",
+    "aside_path",
     "index_lock",
     "ledger_error",
     "read_only_mount",
+    "not_a_database",
     "private_file",
     "use_wal",
 ]
@@ -142,13 +144,45 @@ def use_wal(db: sqlite3.Connection, timeout: float) -> None:
         pause = min(2 * pause, 0.05)
 
 
+def _sqlite_code(exc: BaseException) -> int | None:
+    """SQLite's primary result code of ``exc`` (Python 3.11+ says it; None
+    before, and for what SQLite did not raise): read its text instead."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return None if code is None else code & 0xFF
+
+
 def _busy(exc: Exception) -> bool:
     """SQLite's "database is locked" (or "... table is locked"): another
     connection holds the file, which is not damaged."""
-    code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+
+    code = _sqlite_code(exc)
     if code is not None:
-        return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+        return code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
     return "is locked" in str(exc)
+
+
+def not_a_database(exc: BaseException) -> bool:
+    """SQLite's word for a file that is not (or no longer) a database: not
+    one it cannot reach now (locked, read-only, a full disk)."""
+    code = _sqlite_code(exc)
+    if code is not None:
+        return code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+    text = str(exc).lower()
+    return isinstance(exc, sqlite3.DatabaseError) and (
+        "not a database" in text or "malformed" in text
+    )
+
+
+def aside_path(path: Path) -> Path:
+    """Where a file or folder that is not what ragloom expects at ``path`` is
+    moved: ``<name>.damaged-<time>``, numbered on when an earlier one of the
+    same second is there (it is kept)."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    target = path.with_name(f"{path.name}.damaged-{stamp}")
+    number = 1
+    while target.exists():
+        number += 1
+        target = path.with_name(f"{path.name}.damaged-{stamp}-{number}")
+    return target
 
 
 def ledger_error(path: Path, exc: Exception) -> IndexStateError:
@@ -191,8 +225,7 @@ def _disk_trouble(exc: Exception) -> str | None:
     """A full disk or an I/O error (SQLite's SQLITE_FULL, SQLITE_IOERR; the
     OS's ENOSPC, EIO), said as what could not be done: the file is not
     damaged, the volume under it failed."""
-    code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+
-    primary = None if code is None else code & 0xFF
+    primary = _sqlite_code(exc)
     text = str(exc).lower()
     errno_ = getattr(exc, "errno", None)
     if (
@@ -364,7 +397,7 @@ class Ledger:
             if not any(Path(f"{path}{x}").is_dir() for x in ("-wal", "-shm")):
                 return None
             path.touch()  # a folder beside no ledger: moved aside with an empty one
-        target = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+        target = aside_path(path)
         os.replace(path, target)
         for suffix in ("-wal", "-shm"):
             beside = Path(f"{path}{suffix}")
@@ -547,7 +580,7 @@ def index_lock(index_dir: Path) -> Iterator[None]:
         except IsADirectoryError:
             # no run's lock (a run locks a file): what a hand or a tool put there
             # is moved aside, as --rebuild does with any file that is not ragloom's
-            aside = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+            aside = aside_path(path)
             if path.is_dir() and not path.is_symlink():  # not another run's new lock file
                 with contextlib.suppress(FileNotFoundError, OSError):
                     os.rename(path, aside)

@@ -881,9 +881,7 @@ def _heading_answers(unit: _Unit, asks: tuple[bool, bool], question: str) -> boo
     where = " ".join(
         str(v) for v in (heading, meta.get("section", ""), meta.get("title", ""), unit.chunk.source)
     )
-    if _NOT_OUT.search(where) or any(
-        int(y) > date.today().year for y in _ANY_YEAR.findall(heading)
-    ):
+    if not _is_out(heading, where):
         return False
     if unit.text == unit.released:  # "Released 2024-01-19" says whose release it is
         return True
@@ -958,7 +956,13 @@ def _dated_release(heading: str, chunk: Chunk) -> bool:
     of a release that is out (not one planned)."""
     if not (has_version(heading) and has_date(heading)):
         return False
-    where = f"{heading} {chunk.metadata.get('title', '')} {chunk.source}"
+    return _is_out(heading, f"{heading} {chunk.metadata.get('title', '')} {chunk.source}")
+
+
+def _is_out(heading: str, where: str) -> bool:
+    """Whether the release of ``heading`` is out: ``where`` (its heading,
+    section, title, source) does not say it is not (unreleased, a roadmap),
+    and its heading names no year to come."""
     if _NOT_OUT.search(where):
         return False
     return not any(int(y) > date.today().year for y in _ANY_YEAR.findall(heading))
