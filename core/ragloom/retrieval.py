@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import logging
+import math
 import os
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -36,8 +37,8 @@ if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor
 
 from .access import caller_filter, restrict
-from .errors import IndexRebuildingError, IndexStateError
-from .filters import Filter, check_supported, parse, to_spec
+from .errors import IndexRebuildingError, IndexStateError, StoreError
+from .filters import Filter, check_supported, evaluate, parse, to_spec
 from .fingerprints import describe_fingerprint, fingerprints_match
 from .fusion import best_per_document, fuse
 from .ledger import JOURNAL_FILE
@@ -80,6 +81,7 @@ class Retriever:
         self._embedder_fingerprint: Any = None
         self._stores_checked: tuple[str, int] | None = None
         self._new_index_said = ""  # the new index (its id) a warning named
+        self._broken: set[str] = set()  # stores (by name) said to break the contract
         self._pool: ThreadPoolExecutor | None = None
         self._pool_pid = 0
 
@@ -330,7 +332,7 @@ class Retriever:
                 for spec, (name, store) in zip(self.config.stores, self.stores):
                     own = restrict(where, spec.filter)  # the store's filter comes first
                     ask = spec.k or candidates
-                    asked.append(_Asked(number, name, store, own, ask, spec.weight))
+                    asked.append(_Asked(number, name, store, own, ask, spec.weight, acl))
             lists = self._query_stores(run, view, queries, vectors, asked)
             weights = [a.weight for a in asked]
             fusion = partial(
@@ -488,6 +490,7 @@ class Retriever:
                 vectors[a.query],
                 a.where,
                 a.k,
+                a.acl,
             )
 
         away = [i for i, a in enumerate(asked) if a.store.remote_queries]
@@ -535,8 +538,8 @@ class Retriever:
             raise errors[min(errors)]  # the first store's, in the config's order
         return lists
 
-    @staticmethod
     def _query_store(
+        self,
         run: Run,
         view: View,
         name: str,
@@ -545,24 +548,118 @@ class Retriever:
         vector: Any,
         where: Filter | None,
         k: int,
+        acl: Filter | None = None,
     ) -> list[Hit]:
         """``store``'s best ``k`` hits that belong to ``view``. A store may hold
         chunks of a version being written (or of one being deleted); they are
         dropped, and the store asked again for more when that left fewer than
-        it could give."""
+        it could give. What a store returns is held to the store contract
+        first (``_as_promised``), and, under access control, every hit to
+        the access filter: a store that ignored it leaks nothing."""
         kwargs = query_arguments(store, text, vector, where)
         ask = k
         while True:
             found = run.stage("retrieve", name, store, store.query, k=ask, **kwargs)
+            found = _as_promised(found, name, store, ask, self._broken)
             stamps = view.stamps  # View.visible, inlined: it runs for every candidate
             visible = [
                 h
                 for h in found
                 if stamps.get(h.chunk.document_id, "\0") == h.chunk.id.rpartition("@")[2]
             ]
+            if acl is not None:
+                visible = _readable(visible, acl, name, store, self._broken)
             if len(visible) >= k or len(found) < ask or ask >= 8 * k:
                 return visible[:k]
             ask *= 2
+
+
+def _as_promised(found: Any, name: str, store: Store, k: int, said: set[str]) -> list[Hit]:
+    """A store's answer to ``query(k=k)`` as the store contract promises it:
+    a list of ``Hit`` with number scores (else ``StoreError``, naming the
+    store), best first, each chunk once, at most ``k``. A plugin that breaks
+    the last three is put right here, and said once a store: a chunk twice
+    or the worst first would reach fusion, and the answer, as it came."""
+    try:
+        if type(found) is not list:
+            found = list(found)
+        scores = [h.score for h in found]
+        total = sum(scores)  # TypeError for a score that is no number
+        if (
+            len(found) <= k
+            and len({h.chunk.id for h in found}) == len(found)
+            and (total == total or _finite_order(scores))  # NaN: looked at below
+            and scores == sorted(scores, reverse=True)
+        ):
+            return found
+        if not all(isinstance(h, Hit) for h in found):
+            raise TypeError("not a Hit")
+    except (TypeError, AttributeError):
+        raise StoreError(
+            f"store {name!r} ({store_kind(store)}) returned {_shown(found)} from query(), "
+            "not a list of ragloom.Hit with number scores: its plugin breaks the store "
+            "contract (run ragloom.testing's StoreContract against it)"
+        ) from None
+    faults = []
+    unique: dict[str, Hit] = {}
+    for hit in found:
+        unique.setdefault(hit.chunk.id, hit)
+    if len(unique) < len(found):
+        faults.append("a chunk more than once")
+
+    def rank(hit: Hit) -> float:
+        score = float(hit.score)
+        return -math.inf if score != score else score
+
+    ordered = sorted(unique.values(), key=rank, reverse=True)  # stable: ties as given
+    if any(h.score != h.score for h in ordered):
+        faults.append("NaN scores (ranked last)")
+    if ordered != list(unique.values()):
+        faults.append("hits not best first")
+    if len(ordered) > k:
+        faults.append(f"more than the {k} hits asked")
+    if name not in said:
+        said.add(name)
+        log.warning(
+            "store %r (%s) answered a query with %s: put right here; its plugin breaks the "
+            "store contract (run ragloom.testing's StoreContract against it)",
+            name,
+            store_kind(store),
+            ", ".join(faults) or "hits out of order",
+        )
+    return ordered[:k]
+
+
+def _finite_order(scores: list[Any]) -> bool:
+    """Whether ``scores`` hold no NaN (their sum may be NaN from inf - inf)."""
+    return all(s == s for s in scores)
+
+
+def _shown(found: Any) -> str:
+    if isinstance(found, list):
+        wrong = next((h for h in found if not isinstance(h, Hit)), None)
+        if wrong is not None:
+            return f"a list holding {type(wrong).__name__}"
+        bad = next((h.score for h in found if not isinstance(h.score, (int, float))), None)
+        return f"a hit whose score is {type(bad).__name__} {bad!r}"
+    return type(found).__name__
+
+
+def _readable(hits: list[Hit], acl: Filter, name: str, store: Store, said: set[str]) -> list[Hit]:
+    """``hits`` that the access filter ``acl`` lets the caller read. A store
+    is asked with it inside its filter; a store whose hits are not all
+    readable ignored it (a plugin bug), and what it leaked is dropped here."""
+    readable = [h for h in hits if evaluate(acl, h.chunk.metadata)]
+    if len(readable) < len(hits) and f"{name} acl" not in said:
+        said.add(f"{name} acl")
+        log.error(
+            "store %r (%s) returned chunks the caller's access filter excludes: it does not "
+            "apply the filter it is given (its plugin breaks the store contract); they were "
+            "dropped",
+            name,
+            store_kind(store),
+        )
+    return readable
 
 
 def rebuilding_message(started: float) -> str:
@@ -597,6 +694,8 @@ class _Asked(NamedTuple):
     where: Filter | None
     k: int
     weight: float
+    acl: Filter | None = None
+    """The access filter inside ``where``, checked again on every hit."""
 
 
 def feedback_vector(
