@@ -47,6 +47,21 @@ from ragloom import hookimpl
 def register_storez(register):
     pass
 """,
+    "wrong_argument": """
+from ragloom import hookimpl
+
+
+@hookimpl
+def register_loaders(registry):
+    pass
+""",
+    "unmarked": """
+from ragloom.builtin.stores.memory import MemoryStore
+
+
+def register_stores(register):
+    register("unmarked", MemoryStore)
+""",
     "fine": """
 from ragloom import hookimpl
 
@@ -169,6 +184,32 @@ def test_a_misspelt_hook_fails_loading(install: Install) -> None:
     assert "must be named after a ragloom hook" in message
 
 
+def test_a_hook_with_another_parameter_name_is_a_plugin_error(install: Install) -> None:
+    install(("wrongarg", "wrong_argument", "ragloom-wrongarg"))
+    with pytest.raises(PluginError) as info:
+        build_plugin_manager(env={})
+    message = str(info.value)
+    assert "plugin 'wrongarg' from ragloom-wrongarg" in message
+    assert "registry" in message and "the hook's own parameter names" in message
+    assert "RAGLOOM_DISABLE_PLUGINS=wrongarg" in message
+    pm = build_plugin_manager(env={"RAGLOOM_DISABLE_PLUGINS": "wrongarg"})
+    assert pm.get_plugin("wrongarg") is None
+
+
+def test_a_hook_without_hookimpl_is_warned_of(
+    install: Install, caplog: pytest.LogCaptureFixture
+) -> None:
+    install(("unmarked", "unmarked", "ragloom-unmarked"), ("fine", "fine", "ragloom-fine"))
+    with caplog.at_level("WARNING", "ragloom"):
+        pm = build_plugin_manager(env={})
+    assert pm.get_plugin("unmarked") is not None
+    said = [r.getMessage() for r in caplog.records]
+    assert said == [
+        "plugin 'unmarked' defines register_stores() without @ragloom.hookimpl: it is not "
+        "called; mark it with @hookimpl"
+    ]
+
+
 @pytest.mark.parametrize(
     ("plugins", "expected"),
     [
@@ -182,8 +223,9 @@ def test_a_misspelt_hook_fails_loading(install: Install) -> None:
             "store 'vault' is registered twice",
         ),
         ([("typo", "typo", "ragloom-typo")], "register_storez"),
+        ([("wrongarg", "wrong_argument", "ragloom-x")], "plugin 'wrongarg' from ragloom-x"),
     ],
-    ids=["import-fails", "one-plugin-name", "one-component-name", "misspelt-hook"],
+    ids=["import-fails", "one-plugin-name", "one-component-name", "misspelt-hook", "argument"],
 )
 def test_the_command_exits_2_with_one_line(
     install: Install,
@@ -230,6 +272,18 @@ def test_the_help_and_the_version_work_while_a_plugin_is_broken(
         assert err.startswith("warning: plugin 'broken' from ragloom-broken failed to import")
         assert "RAGLOOM_DISABLE_PLUGINS=broken" in err
         assert ("Usage: ragloom" in out) or ragloom.__version__ in out
+    install(("wrongarg", "wrong_argument", "ragloom-wrongarg"))
+    for args in (["--help"], ["--version"]):
+        monkeypatch.setattr(ragloom.plugins, "_pm", None)
+        try:
+            ragloom.cli.main(args)
+        except SystemExit as exc:
+            assert exc.code in (0, None), args
+        out, err = capsys.readouterr()
+        assert err.startswith("warning: plugin 'wrongarg' from ragloom-wrongarg")
+        assert "Traceback" not in err
+        assert ("Usage: ragloom" in out) or ragloom.__version__ in out
+    install(("broken", "broken", "ragloom-broken"))
     monkeypatch.setattr(ragloom.plugins, "_pm", None)
     with pytest.raises(SystemExit) as info:
         ragloom.cli.main(["search", "--help-me"])

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import logging
 import os
 import sys
 from collections.abc import Mapping
@@ -37,6 +38,8 @@ __all__ = [
 
 ENTRY_POINT_GROUP = "ragloom"
 CORE_PLUGIN = "ragloom.core"
+
+log = logging.getLogger("ragloom")
 
 DEFAULT_PLUGINS: tuple[str, ...] = ("ragloom.builtin.plugin",)
 
@@ -96,7 +99,16 @@ def build_plugin_manager(
                     f"failed to import ({exc!r}); reinstall it, or skip it with "
                     f"RAGLOOM_DISABLE_PLUGINS={ep.name}"
                 ) from exc
-            pm.register(plugin, name=ep.name)
+            try:
+                pm.register(plugin, name=ep.name)
+            except pluggy.PluginValidationError as exc:
+                raise PluginError(
+                    f"plugin {ep.name!r} from {dist_name or 'an unknown distribution'}: "
+                    f"{exc}. A hook implementation takes the hook's own parameter names "
+                    "(docs/hooks/); fix the plugin, or skip it with "
+                    f"RAGLOOM_DISABLE_PLUGINS={ep.name}"
+                ) from exc
+            _say_unmarked(pm, plugin, ep.name)
             if ep.dist is not None:
                 pm._plugin_distinfo.append((plugin, _DistFacade(ep.dist)))  # type: ignore[arg-type]
 
@@ -108,6 +120,22 @@ def build_plugin_manager(
             "(register_loaders, register_stores, run_stage, on_event...)"
         ) from exc
     return pm
+
+
+def _say_unmarked(pm: pluggy.PluginManager, plugin: object, name: str) -> None:
+    """Warn of a function of ``plugin`` named after a hook but not marked
+    ``@hookimpl``: pluggy passes it over, and what it would register is
+    simply missing ("unknown store type" later, about a type it names)."""
+    hooks = set(pm.hook.__dict__)
+    for attribute in sorted(hooks & set(dir(plugin))):
+        method = getattr(plugin, attribute, None)
+        if callable(method) and pm.parse_hookimpl_opts(plugin, attribute) is None:
+            log.warning(
+                "plugin %r defines %s() without @ragloom.hookimpl: it is not called; "
+                "mark it with @hookimpl",
+                name,
+                attribute,
+            )
 
 
 class _DistFacade:
