@@ -157,6 +157,24 @@ def test_a_ragloom_server_key_is_a_secret() -> None:
             "sk_test_4eC39HqLyjWDarjtT1zdp7dcXYZ",
             "Stripe Access Key",
         ),
+        (  # an AWS secret with few digits, given to its name
+            "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ9hx2EXAMPLE\n",
+            "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ9hx2EXAMPLE",
+            "Secret Keyword",
+        ),
+        (  # RFC 3986 allows ! in a URL's password; detect-secrets' pattern does not
+            "database URL: postgresql://monitor:S3cretPgPass!@db-prd-01:5432/metrics",
+            "S3cretPgPass!",
+            "Basic Auth Credentials",
+        ),
+        (
+            "grafana admin password: Tr0ub4dor&3-halvard.",
+            "Tr0ub4dor&3-halvard",
+            "Password",
+        ),
+        ("The diving wiki password Kelp4ever! is on the board.", "Kelp4ever!", "Password"),
+        ("For the guest Wi-Fi the password is Fjord2026.", "Fjord2026", "Password"),
+        ('DB_PASSWORD="x7#kLp92"', "x7#kLp92", "Password"),
         (
             f"token {GITHUB_TOKEN}EXTRA99 in the log",
             f"{GITHUB_TOKEN}EXTRA99",
@@ -195,6 +213,11 @@ def test_keys_without_a_known_marker_are_found_and_redacted_whole(
         "The forward primer 5'-ACCAGTCGATTGCAAGTCCA-3' amplified the AKIA1 locus.",
         "Set AWS_SECRET_ACCESS_KEY=${AWS_SECRET_ACCESS_KEY} in the CI settings.",
         "password: see the vault; api_key = os.environ['API_KEY']",
+        "Passwords must be at least 12 characters long; reset your password at "
+        "https://example.com/reset2 today.",
+        "password = self.password2 and PASSWORD=settings.DB_PASSWORD",
+        "password: ********, password: ${DB_PASSWORD}, Password: Required (min. 8 chars)",
+        "the password hashing uses bcrypt2b; passwords are hashed with sha256.",
     ],
 )
 def test_prose_placeholders_and_lookalikes_are_not_secrets(text: str) -> None:

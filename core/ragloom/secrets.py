@@ -13,8 +13,11 @@ the header line), ``aws_secret_access_key = ...`` without quotes, GitHub
 fine-grained tokens, Google and Anthropic API keys, npm ``npm_`` tokens,
 JSON Web Tokens with their signature, ``sk-`` keys without OpenAI's old
 marker (its project keys, and the services that copied the shape), Stripe
-test keys, and a value that looks drawn at random given to a name that says
-it is a credential (``STORAGE_API_KEY=9f8e...``, ``"client_secret": "..."``).
+test keys, passwords in URLs with characters detect-secrets' pattern leaves
+out (``!``), a value that looks drawn at random given to a name that says
+it is a credential (``STORAGE_API_KEY=9f8e...``, ``"client_secret": "..."``),
+and a password given to its name or in words (``password: Tr0ub4dor&3``,
+``the password is Kelp4ever!``).
 A match runs to the end of its token: a key longer than its pattern (most
 Stripe and GitHub keys) is found, and redacted, whole.
 
@@ -258,6 +261,27 @@ _OWN: tuple[tuple[str, tuple[str, ...], str], ...] = (
         r"""[A-Za-z0-9_-]*["']?\s*[:=]\s*["']?"""
         r"([A-Za-z0-9_+/=-]{16,})(?![A-Za-z0-9_+/=.-])",
     ),
+    # a password in a URL whose password holds characters detect-secrets'
+    # pattern leaves out (RFC 3986 allows ``!$&'()*+,;=`` there): ``S3cret!``
+    (
+        "Basic Auth Credentials",
+        ("://",),
+        r"://[^\s:/?#\[\]@<>{}\"']+:([^\s/?#\[\]@<>{}\"']+)@",
+    ),
+    # a password given in words or to a name (``grafana admin password:
+    # Tr0ub4dor&3-halvard``, ``the password is Kelp4ever!``, ``PASSWD=...``):
+    # any characters but spaces and quotes, so long as they hold a letter and
+    # a digit or a symbol (see _password_value); not the end of a sentence
+    (
+        "Password",
+        tuple(
+            spelled
+            for word in ("password", "passwd", "passphrase")
+            for spelled in (word, word.upper(), word.capitalize())
+        ),
+        r"""(?i:passw(?:or)?d|passphrase)[A-Za-z0-9_-]*["']?(?:\s*[:=]\s*|\s+is\s+|\s+)["']?"""
+        r"""([^\s"'<>`{}()\[\],;]*[^\s"'<>`{}()\[\],;.:])""",
+    ),
     # ragloom's own server keys (``ragloom serve --generate-key``: 43 URL-safe
     # characters, upper and lower case and digits among them), not a name
     # ("ragloom-sentence-transformers", a folder "ragloom-pgvector-4242-quickstart-x1y2")
@@ -409,6 +433,9 @@ def _random_value(value: str) -> bool:
     capitals or in snake case (``MY_SECRET_NAME_2024``, ``token_store_v2_0001``)."""
     digits = sum(c.isdigit() for c in value)
     letters = sum(c.isalpha() for c in value)
+    mixed = not value.isupper() and not value.islower()
+    if len(value) >= 30 and digits and len(set(value)) >= 12 and mixed:
+        return True  # as a base64 secret (AWS's are 40 characters, some with few digits)
     if digits < 4 or letters < 4 or len(set(value)) < 8:
         return False
     return not (
@@ -416,7 +443,28 @@ def _random_value(value: str) -> bool:
     )
 
 
-_OWN_VALID: dict[str, Callable[[str], bool]] = {"Secret Keyword": _random_value}
+_SYMBOLS = frozenset("!@#$%^&*+=?~|")
+_DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+
+
+def _password_value(value: str) -> bool:
+    """What follows a password's name is one: eight or more characters with
+    a letter, and a digit or a symbol; not a placeholder, a template, a URL,
+    or code (``self.password``, ``settings.DB_PASSWORD``)."""
+    if len(value) < 8 or "://" in value or _DOTTED_NAME.fullmatch(value):
+        return False
+    if not any(c.isalpha() for c in value):
+        return False
+    if not any(c.isdigit() or c in _SYMBOLS for c in value):
+        return False
+    return _real_password(value)
+
+
+_OWN_VALID: dict[str, Callable[[str], bool]] = {
+    "Secret Keyword": _random_value,
+    "Basic Auth Credentials": _real_password,
+    "Password": _password_value,
+}
 """Further checks on what one of ``_OWN``'s patterns matches."""
 
 _VALID: dict[str, Callable[[str], bool]] = {
