@@ -8,6 +8,7 @@ shared by the other tests/test_serve_*.py and tests/test_mcp*.py modules.
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -552,6 +553,47 @@ def test_excess_concurrency_is_429_with_retry_after(corpus: Path) -> None:
             httpx.post(f"{url}/v1/search", json={"query": "x"}, headers=auth(ALICE)).status_code
             == 200
         )
+
+
+def _stall(url: str, key: str | None) -> socket.socket:
+    """A request to /v1/search whose body stops after 3 of 100 bytes."""
+    host, port = url.removeprefix("http://").split(":")
+    conn = socket.create_connection((host, int(port)))
+    head = f"POST /v1/search HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+    if key is not None:
+        head += f"Authorization: Bearer {key}\r\n"
+    conn.sendall((head + "Content-Length: 100\r\n\r\n").encode() + b'{"q')
+    return conn
+
+
+def test_stalled_bodies_hold_no_slot_without_a_key_and_time_out_with_one(corpus: Path) -> None:
+    """Slowloris: bodies that never arrive. Without a valid key a request
+    takes no concurrency slot; with one, the body must arrive within the
+    request time limit (408), and the slot comes back."""
+    settings = ServerSettings(max_concurrency=2, request_timeout=1.5)
+    with (
+        sleepy_pipeline(corpus) as (pipeline, _gate),
+        live_server(pipeline, settings=settings) as url,
+    ):
+        strangers = [_stall(url, None) for _ in range(6)] + [_stall(url, "wrong") for _ in range(6)]
+        time.sleep(0.3)
+        good = httpx.post(f"{url}/v1/search", json={"query": "x"}, headers=auth(ALICE))
+        assert good.status_code == 200, good.text
+        holders = [_stall(url, ALICE) for _ in range(2)]
+        time.sleep(0.3)
+        busy = httpx.post(f"{url}/v1/search", json={"query": "x"}, headers=auth(ALICE))
+        assert busy.status_code == 429  # the two slots are held, for now
+        for conn in holders:
+            conn.settimeout(10)
+            reply = conn.recv(65536).decode()
+            while "request_timeout" not in reply and (more := conn.recv(65536)):
+                reply += more.decode()
+            assert reply.startswith("HTTP/1.1 408"), reply
+            assert '"code":"request_timeout"' in reply.replace(" ", "")
+        again = httpx.post(f"{url}/v1/search", json={"query": "x"}, headers=auth(ALICE))
+        assert again.status_code == 200
+        for conn in strangers + holders:
+            conn.close()
 
 
 def test_a_request_past_the_time_limit_is_504(corpus: Path) -> None:

@@ -42,7 +42,7 @@ def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
     return {code: {"model": ErrorOut} for code in codes}
 
 
-ERRORS = _errors(400, 401, 413, 415, 422, 429, 500, 502, 503, 504)
+ERRORS = _errors(400, 401, 408, 413, 415, 422, 429, 500, 502, 503, 504)
 
 
 def service_of(request: Request) -> Service:

@@ -124,7 +124,7 @@ def create_app(
         _mount_mcp(app, mcp_server, settings)
     _install_error_handlers(app)
     # added last = outermost: RequestLog, then ConcurrencyLimit, then BodyLimit
-    app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
+    app.add_middleware(BodyLimit, limit=settings.max_body_bytes, timeout=settings.request_timeout)
     app.add_middleware(
         ConcurrencyLimit,
         limit=settings.max_concurrency,

@@ -44,6 +44,7 @@ CODES: dict[str, tuple[int, str]] = {
     "not_found": (404, "not_found_error"),
     "model_not_found": (404, "not_found_error"),
     "method_not_allowed": (405, "invalid_request_error"),
+    "request_timeout": (408, "timeout_error"),
     "index_busy": (409, "conflict_error"),
     "body_too_large": (413, "invalid_request_error"),
     "unsupported_media_type": (415, "invalid_request_error"),

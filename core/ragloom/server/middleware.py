@@ -5,12 +5,14 @@
   (``ragloom.server.access``: method, path, status, milliseconds, the
   caller's name, never its key), and turns anything that escaped into a
   JSON 500 without a stack trace.
-- :class:`ConcurrencyLimit`: at most ``max_concurrency`` requests to
-  ``/v1/*`` and ``/mcp`` at once, a streamed response counting until its
-  last byte; the next one gets 429 with ``Retry-After`` at once.
+- :class:`ConcurrencyLimit`: at most ``max_concurrency`` authenticated
+  requests to ``/v1/*`` and ``/mcp`` at once, a streamed response counting
+  until its last byte; the next one gets 429 with ``Retry-After`` at once.
+  A request without a valid key holds no slot (its route answers 401).
 - :class:`BodyLimit`: a body larger than ``max_body_bytes`` gets 413, by its
   ``Content-Length`` before it is read, or as soon as a chunked body
-  passes the limit.
+  passes the limit; one that has not arrived whole within the request time
+  limit gets 408 (a client that stalls mid-body holds nothing for long).
 """
 
 from __future__ import annotations
@@ -147,6 +149,15 @@ class ConcurrencyLimit:
         if scope["type"] != "http" or not scope["path"].startswith(self.prefixes):
             await self.app(scope, receive, send)
             return
+        authenticator = getattr(getattr(scope.get("app"), "state", None), "authenticator", None)
+        if authenticator is not None:
+            try:
+                authenticator.of_scope(scope)
+            except ApiError:
+                # no valid key: the route answers 401; such a request holds no
+                # slot, or sixteen idle sockets from anyone would lock out all
+                await self.app(scope, receive, send)
+                return
         if self.in_flight >= self.limit:
             await send_error(
                 send,
@@ -169,14 +180,26 @@ class BodyTooLarge(Exception):
     """A chunked request body passed the limit while it was read."""
 
 
+class BodyTooSlow(Exception):
+    """A request body did not arrive whole within the time limit."""
+
+
 class BodyLimit:
-    def __init__(self, app: ASGIApp, *, limit: int) -> None:
+    def __init__(self, app: ASGIApp, *, limit: int, timeout: float = 60.0) -> None:
         self.app = app
         self.limit = limit
+        self.timeout = timeout
 
     def error(self) -> ApiError:
         return ApiError(
             "body_too_large", f"the request body is larger than {self.limit} bytes, the limit"
+        )
+
+    def slow(self) -> ApiError:
+        return ApiError(
+            "request_timeout",
+            f"the request body did not arrive within {self.timeout:g}s (its Content-Length "
+            "promised more than was sent?)",
         )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -194,36 +217,46 @@ class BodyLimit:
                 await send_error(send, scope, self.error())
                 return
         received = 0
-        exceeded = False
+        exceeded: ApiError | None = None
         replaced = False
+        whole = False  # the body is in: later reads wait for a disconnect, unbounded
+        deadline = asyncio.get_running_loop().time() + self.timeout
 
         async def limited_receive() -> Message:
-            nonlocal received, exceeded
-            message = await receive()
+            nonlocal received, exceeded, whole
+            if whole:
+                return await receive()
+            left = deadline - asyncio.get_running_loop().time()
+            try:
+                message = await asyncio.wait_for(receive(), max(left, 0.0))
+            except TimeoutError:
+                exceeded = self.slow()
+                raise BodyTooSlow() from None
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
+                whole = not message.get("more_body", False)
                 if received > self.limit:
-                    exceeded = True
+                    exceeded = self.error()
                     raise BodyTooLarge()
             return message
 
         async def watch(message: Message) -> None:
             # whatever the app made of the interrupted read (FastAPI: a 400),
-            # the client is told the truth: 413
+            # the client is told the truth: 413, or 408
             nonlocal replaced
-            if exceeded:
+            if exceeded is not None:
                 if not replaced and message["type"] == "http.response.start":
                     replaced = True
-                    await send_error(send, scope, self.error())
+                    await send_error(send, scope, exceeded)
                 return
             await send(message)
 
         try:
             await self.app(scope, limited_receive, watch)
-        except BodyTooLarge:
-            if not replaced:
+        except (BodyTooLarge, BodyTooSlow):
+            if not replaced and exceeded is not None:
                 replaced = True
-                await send_error(send, scope, self.error())
+                await send_error(send, scope, exceeded)
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
