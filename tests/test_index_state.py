@@ -205,6 +205,39 @@ def test_an_edited_loader_still_keeps_its_documents_when_its_root_goes(
         assert pipeline.index().deleted == ("share/m.md",)
 
 
+def test_a_root_that_goes_while_the_run_reads_keeps_the_unread_documents(
+    tmp_path: Path, pm: pluggy.PluginManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The folder unmounted (or moved) after the run listed its files: the
+    files not yet read are not deleted (the check at the start of the run
+    saw the folder), they are kept, and the run says so."""
+    import ragloom.builtin.loaders.directory as directory
+
+    docs = {f"d{i}.md": f"# D{i}\n\nThe d{i} fact is {i}.\n" for i in range(12)}
+    root = project(tmp_path, docs=docs)
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        assert len(pipeline.index().added) == 12
+        read = directory.read_document
+
+        def unmounting(path: Path, **kwargs: Any) -> Any:
+            if path.name == "d6.md" and (root / "docs").exists():
+                (root / "docs").rename(root / "docs-away")
+            return read(path, **kwargs)
+
+        monkeypatch.setattr(directory, "read_document", unmounting)
+        (root / "docs" / "d0.md").write_text("# D0\n\nThe d0 fact is now 100.\n")
+        report = pipeline.index()
+        assert report.deleted == (), report
+        assert report.kept == ("docs/d6.md", "docs/d7.md", "docs/d8.md", "docs/d9.md")
+        assert report.changed == ("docs/d0.md",)  # read before the folder went
+        assert sum("is gone" in message for _, message in report.problems) == 4
+        monkeypatch.setattr(directory, "read_document", read)
+        (root / "docs-away").rename(root / "docs")
+        (root / "docs" / "d9.md").unlink()  # back, one file gone: now it goes
+        report = pipeline.index()
+        assert report.deleted == ("docs/d9.md",) and not report.errors, report
+
+
 def test_a_run_limited_to_a_folder_that_is_gone_deletes_its_documents(
     tmp_path: Path, pm: pluggy.PluginManager
 ) -> None:

@@ -70,6 +70,21 @@ def file_format(path: PurePath, head: bytes = b"") -> str:
     return "text"
 
 
+def _not_found(path: Path, source: str, context: Context) -> None:
+    """A file listed but gone when read: deleted (its document goes with it),
+    or its whole folder gone meanwhile (an unmounted volume, a folder moved
+    during the run), which says nothing of the file: its indexed version is
+    kept until a run finds the folder again, or finds it without the file."""
+    if path.parent.exists():
+        context.report(source, "file not found; check the path (it may have been moved or deleted)")
+        return
+    context.report_unreadable(
+        source,
+        f"its folder {path.parent} is gone (an unmounted volume, a folder moved during the "
+        "run?); the indexed version is kept",
+    )
+
+
 def read_document(
     path: Path,
     *,
@@ -120,7 +135,7 @@ def read_document(
     try:
         info = path.stat()
     except FileNotFoundError:
-        report("file not found; check the path (it may have been moved or deleted)")
+        _not_found(path, source, context)
         return None
     except OSError as exc:  # it exists but cannot be read now: keep what was indexed
         context.report_unreadable(
@@ -141,7 +156,7 @@ def read_document(
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        report("file not found; check the path (it may have been moved or deleted)")
+        _not_found(path, source, context)
         return None
     except OSError as exc:
         context.report_unreadable(
