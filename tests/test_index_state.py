@@ -1130,6 +1130,32 @@ def test_a_folder_of_a_store_the_config_dropped_is_named_on_every_run(
         assert not pipeline.index().problems
 
 
+def test_an_index_in_the_project_folder_never_calls_the_documents_a_stray_store(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    """``index_dir: .`` puts the stores beside ``docs/``: the documents'
+    own folder is no forgotten copy to delete."""
+    root = project(tmp_path, index_dir=".")
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        report = pipeline.index()
+        assert len(report.added) == len(DOCS) and not report.problems, report.problems
+        (root / "old-store").mkdir()
+        (root / "old-store" / "chunks.json").write_text("[]")
+        problems = dict(pipeline.index().problems)
+        assert set(problems) == {str(root / "old-store")}  # a real stray one still is
+
+
+@pytest.mark.parametrize("value", ["", "  "])
+def test_an_empty_index_dir_is_a_config_error(tmp_path: Path, value: str) -> None:
+    """A variable set to nothing (``index_dir: ${IDX}``, ``IDX=``) put the
+    index in the project folder, silently."""
+    from ragloom.errors import ConfigValidationError
+
+    with pytest.raises(ConfigValidationError) as info:
+        ragloom.load(basic_config(index_dir=value), base_dir=tmp_path)
+    assert "index_dir is empty" in str(info.value)
+
+
 @pytest.mark.parametrize("damage", ["deleted", "emptied"])
 def test_a_query_refuses_a_store_whose_file_lost_chunks(tmp_path: Path, damage: str) -> None:
     """A store file deleted (or swapped for an emptier one) answered "no hits"

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from .access import access_filter
 from .components import COMPONENT_KINDS, ComponentConfig
@@ -69,6 +69,17 @@ class _Root(BaseModel):
     version: Literal[1] = 1
     index_dir: str = ".ragloom"
     loaders: list[_Spec] = Field(default_factory=list)
+
+    @field_validator("index_dir")
+    @classmethod
+    def _some_folder(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError(
+                "index_dir is empty (an environment variable set to nothing?): name the "
+                "folder of the index, or leave the key out for .ragloom"
+            )
+        return value
+
     chunker: _Spec = Field(default_factory=lambda: _Spec(type="recursive"))
     embedder: _Spec | None = None
     stores: list[_StoreSpec] = Field(min_length=1)

@@ -255,7 +255,7 @@ class Indexer:
             bool(entries) and not fingerprints_match(stored_chunker, chunker_fp, self.chunker)
         )
 
-        for folder in self.writer.stray_folders(self.index_dir):
+        for folder in self.writer.stray_folders(self.index_dir, self._loader_roots()):
             run.report(
                 str(folder),
                 "a folder of no store in the config (one removed or renamed, or moved aside "
@@ -505,6 +505,17 @@ class Indexer:
                 "run `ragloom index` again"
             )
         return written, failed
+
+    def _loader_roots(self) -> list[Path]:
+        """The folders and files the loaders read (their ``path`` option):
+        an index folder holding one (``index_dir: .``) holds the documents
+        themselves, never a store's copy to forget."""
+        roots = []
+        for spec in self.config.loaders:
+            path = getattr(spec.config, "path", None)
+            if isinstance(path, str) and path:
+                roots.append(Path(self.config.base_dir, path))
+        return roots
 
     def _executor(self) -> Executor:
         """The run's executor (one per run: the one that loaded maps too)."""

@@ -18,7 +18,7 @@ a store half-way through a call. Around the writes:
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -93,10 +93,11 @@ class StoreWriter:
         journal.clear()
         return len(orphans)
 
-    def stray_folders(self, index_dir: Path) -> list[Path]:
+    def stray_folders(self, index_dir: Path, sources: Sequence[Path] = ()) -> list[Path]:
         """Folders in ``index_dir`` that are no configured store's, nor hold
         one: left by a store the config dropped or renamed, or moved aside by
-        a rebuild, and holding what was indexed into them."""
+        a rebuild, and holding what was indexed into them. Not a folder that
+        is, or holds, one of ``sources`` (what the loaders read)."""
         try:
             folders = [p for p in index_dir.iterdir() if p.is_dir() and not p.is_symlink()]
         except OSError:
@@ -108,6 +109,7 @@ class StoreWriter:
             context = getattr(store, "context", None)
             if context is not None:
                 used.append(context.store_dir(getattr(store.config, "path", None)).absolute())
+        used += [source.absolute() for source in sources]
         return sorted(
             folder
             for folder in folders
