@@ -149,6 +149,24 @@ def test_links_to_files_in_denied_folders_or_to_denied_files_are_skipped(
     assert got == ["root/a.md", "root/ok.md"]
 
 
+def test_links_out_of_the_root_into_system_folders_are_never_followed(
+    tmp_path: Path, context: Context
+):
+    """``docs/shadow.txt -> /etc/shadow``: a server run as root read and
+    served it."""
+    write(tmp_path, "root/a.md", "# A\n")
+    root = tmp_path / "root"
+    for name, target in (
+        ("passwd.txt", "/etc/passwd"),
+        ("hosts.txt", "/etc/hosts"),
+        ("environ.txt", "/proc/self/environ"),
+        ("etc", "/etc"),
+    ):
+        symlink(root / name, Path(target))
+    got = load_ids(context, "root", include=["**"], follow_symlinks=True)
+    assert got == ["root/a.md"]
+
+
 def test_a_source_reached_through_a_link_to_a_denied_folder_is_skipped(
     tmp_path: Path, context: Context
 ):

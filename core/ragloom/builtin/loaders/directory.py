@@ -148,6 +148,26 @@ DENIED_DIRECTORIES = frozenset(
 )
 """Directory names whose contents are never loaded, whatever ``include`` says."""
 
+SYSTEM_FOLDERS = tuple(
+    Path(p)
+    for p in (
+        "/etc",
+        "/proc",
+        "/sys",
+        "/dev",
+        "/root",
+        "/boot",
+        "/run",
+        "/var/lib",
+        "/var/run",
+        "/private/etc",
+        "/private/var",
+    )
+)
+"""Where a followed symlink that leads out of the loader's root is never
+read (``docs/notes.txt -> /etc/shadow``): the system's own files, which a
+server run as root could read and serve."""
+
 
 @functools.cache
 def _denied_patterns() -> tuple[re.Pattern[str], tuple[tuple[re.Pattern[str], ...], ...]]:
@@ -494,6 +514,11 @@ class DirectoryLoader(Loader):
             log.debug("skipping %s: links into the index directory %s", path, real_index)
             return "links into the index directory"
         real_root = Path(os.path.realpath(root))
+        if not is_within(real, real_root):
+            system = next((str(f) for f in SYSTEM_FOLDERS if is_within(real, f)), None)
+            if system is not None:
+                log.debug("skipping %s: links to %s, in %s", path, real, system)
+                return f"links to {real}, in the system folder {system} (always skipped)"
         try:
             shared = Path(os.path.commonpath([real, real_root]))
         except ValueError:  # on different drives (Windows)
