@@ -293,3 +293,29 @@ def test_the_loaders_configured_label_is_always_trusted(tmp_path: Path) -> None:
         pipeline.index()
         assert pipeline.retrieve("launch plan", principals=["group:pm"], k=1)
         assert pipeline.retrieve("launch plan", principals=["group:eng"], k=1) == []
+
+
+def test_a_path_rule_that_matches_no_document_is_named_on_every_run(tmp_path: Path) -> None:
+    """A glob that misses every source (a loader that puts ``file#id`` in
+    ``source``, a path relative to the wrong folder) labelled nothing, with
+    nothing said: its documents fell to ``unlabeled``."""
+    records = [{"text": "salary bands"}, {"text": "holiday policy"}]
+    config = basic_config(
+        loaders=[{"type": "records", "records": records}],
+        access={
+            "unlabeled": "deny",
+            "rules": [
+                {"path": "rec-0", "principals": ["group:hr"]},
+                {"path": "docs/hr/*.md", "principals": ["group:hr"]},
+            ],
+        },
+    )
+    with ragloom.load(config, plugin_manager=make_pm(), base_dir=tmp_path) as pipeline:
+        for _ in range(2):
+            problems = pipeline.index().problems
+            said = [message for source, message in problems if source == "access"]
+            assert len(said) == 1, problems
+            assert "access.rules[1] (path: 'docs/hr/*.md') matched no document" in said[0]
+        assert [h.chunk.source for h in pipeline.retrieve("salary", principals=["group:hr"])] == [
+            "rec-0"
+        ]

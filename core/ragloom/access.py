@@ -79,6 +79,22 @@ class Labeller:
             (compile_glob(r.path) if r.path else None, parse(r.match), tuple(r.principals))
             for r in (access.rules if access else [])
         ]
+        self.matched: set[int] = set()
+        """The rules (by position) that matched a document since ``reset``."""
+
+    def reset(self) -> None:
+        self.matched = set()
+
+    def unmatched(self) -> list[str]:
+        """The rules with a ``path`` glob that matched no document since
+        ``reset``: a glob that misses every document's ``source`` labels
+        nothing, and leaves its documents unlabelled (to ``unlabeled``)."""
+        rules = self.access.rules if self.access else []
+        return [
+            f"access.rules[{i}] (path: {rule.path!r})"
+            for i, rule in enumerate(rules)
+            if rule.path and i not in self.matched
+        ]
 
     def configured(self, loader: Any) -> Any:
         """The access field the loader's config ``metadata:`` sets, if any."""
@@ -94,11 +110,12 @@ class Labeller:
         field = access.field
         own = doc.metadata.get(field) if access.trusts_documents else None
         granted: set[str] = set(_labels(own)) | set(_labels(configured))
-        for glob, match, principals in self._rules:
+        for number, (glob, match, principals) in enumerate(self._rules):
             if (glob is not None and glob.fullmatch(doc.source)) or (
                 match is not None and evaluate(match, doc.metadata)
             ):
                 granted.update(principals)
+                self.matched.add(number)
         metadata = {k: v for k, v in doc.metadata.items() if k != field}
         if granted or (field in doc.metadata and access.trusts_documents):
             metadata[field] = sorted(granted)

@@ -18,6 +18,8 @@ commit.
 
 from __future__ import annotations
 
+import json
+import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -28,6 +30,8 @@ from .errors import RagloomError, SourceUnavailableError
 from .executors import LoadsDocuments, LoadWork, component_recipe
 from .fingerprints import loader_key
 from .types import Document, content_hash
+
+log = logging.getLogger("ragloom")
 
 if TYPE_CHECKING:
     from .components import Loader
@@ -55,6 +59,10 @@ class Admission:
     def __call__(
         self, doc: Document, configured: object, report: Callable[[str, str], None]
     ) -> Document | None:
+        wrong = malformed(doc)
+        if wrong is not None:  # (load_here says so first, and keeps its indexed version)
+            report(str(getattr(doc, "id", "?")), f"a loader gave {wrong}; skipped")
+            return None
         if self.policy != "allow":
             screened = _screen_secrets(doc, self.policy, report)
             if screened is None:
@@ -240,14 +248,40 @@ def load_here(run: Run, loaders: Iterable[LoaderItem], admit: Admission) -> Load
     it loads; a loader whose source is unavailable is listed in ``failed``."""
     loaded = Loaded()
     for key, name, loader in loaders:
+        docs: list[Any] = []
+
+        def load(ld: Loader = loader, into: list[Any] = docs) -> list[Any]:
+            into.extend(ld.load())
+            return into
+
         try:
-            docs = run.stage("load", name, loader, lambda ld=loader: list(ld.load()))
+            run.stage("load", name, loader, load)
         except SourceUnavailableError as exc:
             loaded.failed[key] = f"loader {name}: {exc}"
+            continue
+        except Exception as exc:
+            # a bug in the loader's plugin, met part way: what it loaded
+            # before is not enough to tell deleted documents from unread
+            # ones, so it counts as failed and every document it indexed
+            # is kept; the other loaders go on
+            last = getattr(docs[-1], "id", None) if docs else None
+            after = f"after document {last!r}" if last else "before its first document"
+            loaded.failed[key] = (
+                f"loader {name} ({type(loader).__name__}) failed {after}: {exc!r}, a bug in "
+                "its plugin or a file it cannot handle (run with -v for the traceback)"
+            )
+            log.debug("loader %s failed", name, exc_info=True)
             continue
         loaded.ran.add(key)
         configured = admit.labeller.configured(loader)
         for doc in docs:
+            wrong = malformed(doc)
+            if wrong is not None:
+                shown = str(getattr(doc, "id", "?"))
+                run.report(shown, f"loader {name} gave {wrong}; skipped, a bug in its plugin")
+                if isinstance(getattr(doc, "id", None), str):
+                    run.keep(doc.id)  # its indexed version stays
+                continue
             if doc.id in loaded.seen:
                 loaded.add(doc, key, run)  # reported, not kept
                 continue
@@ -255,6 +289,23 @@ def load_here(run: Run, loaders: Iterable[LoaderItem], admit: Admission) -> Load
             if admitted is not None:
                 loaded.add(admitted, key, run)
     return loaded
+
+
+def malformed(doc: Any) -> str | None:
+    """What makes ``doc`` no document the pipeline can index (a loader's
+    bug): not a ``Document``, an id or text that is no string, or metadata
+    that is not JSON (every store writes it as JSON). None when it is fine."""
+    if not isinstance(doc, Document):
+        return f"a {type(doc).__name__}, not a ragloom.Document"
+    if not isinstance(doc.id, str) or not doc.id:
+        return f"a document whose id is {doc.id!r}, not a non-empty string"
+    if not isinstance(doc.text, str):
+        return f"a document whose text is {type(doc.text).__name__}, not a string"
+    try:
+        json.dumps(doc.metadata)
+    except (TypeError, ValueError) as exc:
+        return f"a document whose metadata is not JSON ({exc})"
+    return None
 
 
 def load_on(

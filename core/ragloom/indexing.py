@@ -269,7 +269,16 @@ class Indexer:
             executor.open(self._executor_context(executor))
             loaded = load_on(self.job, executor, self.config, self.index_dir, admit)
         else:
+            self._labeller.reset()
             loaded = load_here(self.job, loaders, admit)
+            if sources is None and loaded.ran and not loaded.failed:
+                for rule in self._labeller.unmatched():
+                    run.report(
+                        "access",
+                        f"{rule} matched no document's source: it labels nothing, and the "
+                        "documents it means are unlabelled; sources are paths relative to "
+                        "the config's folder (ragloom search shows them)",
+                    )
         self._loader_of.update(loaded.loader_of)
         self._states.update(loaded.states)
 
