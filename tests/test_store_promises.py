@@ -43,7 +43,14 @@ class Faulty(BM25Store):
             return [Hit(h.chunk, str(h.score), h.store, h.scores) for h in hits]
         if kind == "tuple":
             return tuple(hits)
+        if kind == "print":
+            print("querying!")
         return hits
+
+    def upsert(self, chunks: Any, vectors: Any = None) -> None:
+        if FAULT["kind"] == "print":
+            print(f"writing {len(chunks)} chunk(s)")
+        super().upsert(chunks, vectors)
 
 
 class Plugin:
@@ -174,3 +181,39 @@ def test_a_store_ignoring_the_access_filter_leaks_nothing(
     assert list(nobody) == []
     assert {h.chunk.source for h in finance} == {"docs/pay.md"}
     assert caplog.text.count("does not apply the filter") == 1
+
+
+def test_what_a_plugin_prints_never_reaches_the_json_a_command_prints(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    import ragloom.cli
+    import ragloom.plugins
+    import yaml
+
+    pm = build_plugin_manager(load_entry_points=False, env={})
+    pm.register(Plugin(), name="faulty")
+    monkeypatch.setattr(ragloom.plugins, "_pm", pm)
+    monkeypatch.setattr(ragloom.plugins, "_registry", None)
+    config = basic_config(stores=[{"type": "faulty", "name": "kw"}], retrieval={"k": 3})
+    (project / "ragloom.yaml").write_text(yaml.safe_dump(config))
+    monkeypatch.chdir(project)
+    FAULT["kind"] = "print"
+
+    def run(*argv: str) -> tuple[object, str]:
+        try:
+            ragloom.cli.main(list(argv))
+        except SystemExit as exc:
+            assert not exc.code, capsys.readouterr()
+        out, err = capsys.readouterr()
+        return json.loads(out), err  # the whole of stdout is the command's JSON
+
+    try:
+        assert "writing" in run("index", "--json")[1]
+        hits, err = run("search", "--json", "refund 30 days")
+        assert hits and "querying!" in err
+        answer, _ = run("ask", "--json", "How long do refunds take?")
+        assert isinstance(answer, dict) and answer["answer"]
+    finally:
+        FAULT["kind"] = ""

@@ -39,6 +39,7 @@ from .cli_support import (
     load_pipeline,
     on_sigterm,
     parse_filter_json,
+    plugin_output_to_stderr,
     principals_list,
     sanitize,
     stop_quietly,
@@ -213,6 +214,7 @@ def index(
     pipeline = load_pipeline(ctx)
     out = console()
     with (
+        plugin_output_to_stderr(),
         pipeline,
         Progress(
             TextColumn("[progress.description]{task.description}"),
@@ -394,7 +396,7 @@ def search(
 
     _check_not_empty(ctx, query, "QUERY", 'ragloom search "refund policy"')
     spec = parse_filter_json(filter_)
-    with load_pipeline(ctx) as pipeline:
+    with plugin_output_to_stderr(), load_pipeline(ctx) as pipeline:
         hits = pipeline.retrieve(
             query, spec, k, principals=principals_list(principals), explain=explain
         )
@@ -609,10 +611,13 @@ def ask(
         raise click.UsageError("--stream prints text as it comes; drop it with --json", ctx=ctx)
     filters, who = parse_filter_json(filter_), principals_list(principals)
     with load_pipeline(ctx) as pipeline:
+        with plugin_output_to_stderr():
+            pipeline.open()
         if stream:
             _print_stream(pipeline.stream(question, filters, k=k, principals=who))
             return
-        answer = pipeline.ask(question, filters, k=k, principals=who, trace=trace)
+        with plugin_output_to_stderr():
+            answer = pipeline.ask(question, filters, k=k, principals=who, trace=trace)
         empty = _empty_index(
             pipeline.index_dir,
             answer.metadata.get("corpus_version"),

@@ -215,6 +215,13 @@ def config_path(ctx: click.Context) -> Path:
     return found
 
 
+def plugin_output_to_stderr() -> contextlib.AbstractContextManager[Any]:
+    """What components print while the pipeline works goes to stderr: stdout
+    is the command's output (``--json``, TSV for a pipe), which a plugin's
+    stray ``print`` would corrupt."""
+    return contextlib.redirect_stdout(sys.stderr)
+
+
 def load_pipeline(ctx: click.Context) -> Any:
     from .pipeline import Pipeline
 

@@ -16,8 +16,10 @@ those the caller may read.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import logging
+import sys
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
@@ -244,7 +246,10 @@ def build_mcp_server(service: Service, *, caller: Caller | None = None) -> MCPSe
 async def run_stdio(service: Service, caller: Caller) -> None:
     """Open the pipeline and serve MCP on stdin/stdout until the client leaves."""
     server = build_mcp_server(service, caller=caller)
-    await service.open()
+    # what components print while they open goes to stderr, not into the
+    # protocol (the SDK diverts stdout itself once it serves)
+    with contextlib.redirect_stdout(sys.stderr):
+        await service.open()
     try:
         await server.run_stdio_async()
     finally:
