@@ -132,3 +132,28 @@ def test_registering_an_incomplete_class_names_what_it_lacks(pm: pluggy.PluginMa
     pm.register(plugin(register_stores=register_stores), name="half-plugin")
     with pytest.raises(PluginError, match="'half-plugin'.*does not implement count, delete, query"):
         Registry.from_plugin_manager(pm)
+
+
+@pytest.mark.parametrize(
+    ("attributes", "said"),
+    [
+        ({"filter_operators": frozenset({"eq", "$in"})}, "unknown operators ['eq']"),
+        ({"capabilities": frozenset({"keyword"})}, "capabilities ['keyword']"),
+        ({"capabilities": frozenset()}, "capabilities []"),
+    ],
+)
+def test_a_store_declaring_unknown_capabilities_or_operators_is_refused(
+    attributes: dict, said: str
+) -> None:
+    """A typo there passed `config check`, then refused valid filters (or
+    gave the store neither text nor a vector)."""
+    from ragloom.builtin.stores.bm25 import BM25Store
+    from ragloom.errors import PluginError
+    from ragloom.registry import Registry, RegistryEntry
+
+    typo = type("Typo", (BM25Store,), attributes)
+    registry = Registry()
+    with pytest.raises(PluginError) as info:
+        registry.add(RegistryEntry("store", "typo", typo, "plugin-x", None))
+    assert "plugin 'plugin-x' registered store 'typo' as Typo" in str(info.value)
+    assert said in str(info.value)

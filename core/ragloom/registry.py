@@ -138,6 +138,8 @@ class Registry:
                 f"{entry.cls.__name__}, which does not implement {', '.join(missing)}: "
                 f"a {entry.kind} must define {'it' if len(missing) == 1 else 'them'}"
             )
+        if entry.kind == "store":
+            _check_store_class(entry)
         key = (entry.kind, entry.name)
         if key in self._entries:
             first = self._entries[key]
@@ -191,3 +193,36 @@ def _core_version() -> str:
     from . import __version__
 
     return __version__
+
+
+def _check_store_class(entry: RegistryEntry) -> None:
+    """A store's declared ``capabilities`` and ``filter_operators`` (when set
+    on the class, not computed from its config) name only what ragloom
+    knows: a typo (``eq`` for ``$eq``, ``keyword`` for ``text``) would pass
+    a config check and then refuse valid filters, or pass the store neither
+    text nor a vector."""
+    from .filters import ALL_OPERATORS
+
+    # a property (set from the config) is checked by the store contract instead
+    capabilities = getattr(entry.cls, "capabilities", None)
+    operators = getattr(entry.cls, "filter_operators", None)
+    problems = []
+    if isinstance(capabilities, (set, frozenset)):
+        unknown = sorted(str(c) for c in capabilities - {"dense", "text"})
+        if unknown or not capabilities:
+            problems.append(
+                f"capabilities {sorted(map(str, capabilities))} (a store answers "
+                "'dense' queries, 'text' queries, or both)"
+            )
+    if isinstance(operators, (set, frozenset)):
+        unknown = sorted(str(o) for o in operators - ALL_OPERATORS)
+        if unknown:
+            problems.append(
+                f"filter_operators with unknown operators {unknown} (they are "
+                f"{', '.join(sorted(ALL_OPERATORS))})"
+            )
+    if problems:
+        raise PluginError(
+            f"plugin {entry.plugin!r} registered store {entry.name!r} as "
+            f"{entry.cls.__name__}, which declares {' and '.join(problems)}"
+        )
