@@ -365,19 +365,27 @@ def test_readable_files_a_narrowed_include_leaves_out_are_noted_once(tmp_path, c
     (an image) and those `exclude` names are not mentioned."""
     for name in ["a.md", "tools/backup.sh", "app/main.py", "logo.png", "build/gen.py"]:
         write(tmp_path, name)
+    write(tmp_path, "prices.csv", "sku,price\nVC-300,249.00\n")
     got = load_dir(context, include=["**/*.md"], exclude=["build"])
     assert ids(got) == ["a.md"]
     assert reports == [
         (
             ".",
-            "2 files that ragloom can read (.py, .sh) are left out by `include` (such as "
+            "3 files that ragloom can read (.csv, .py, .sh) are left out by `include` (such as "
             "app/main.py); add their pattern to `include` to index them, or `exclude` them "
             "to silence this",
         )
     ]
     reports.clear()
     assert ids(load_dir(context)) == ["a.md", "app/main.py", "build/gen.py", "tools/backup.sh"]
-    assert reports == []
+    assert reports == [
+        (
+            ".",
+            "1 file that ragloom can read (.csv) is left out by `include` (such as "
+            "prices.csv); add its pattern to `include` to index it, or `exclude` it "
+            "to silence this",
+        )
+    ]
 
 
 @pytest.mark.parametrize(

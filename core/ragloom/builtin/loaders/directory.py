@@ -36,6 +36,7 @@ from ._files import (
     HTML_EXTENSIONS,
     MARKDOWN_EXTENSIONS,
     RST_EXTENSIONS,
+    TABLE_EXTENSIONS,
     TEXT_EXTENSIONS,
     TextFileOptions,
     absolute,
@@ -273,9 +274,11 @@ class DirectoryLoader(Loader):
         self._include = _any_of(self.config.include)
         self._exclude = _any_of(self.config.exclude)
         self._sources: tuple[Path, ...] | None = None
-        # files a narrowed ``include`` leaves out that the default would load
-        self._readable = (
-            None if self.config.include == list(DEFAULT_INCLUDE) else _any_of(DEFAULT_INCLUDE)
+        # files a narrowed ``include`` leaves out that ragloom reads: what the
+        # default loads, and tables (.csv, .tsv: a price list left out of
+        # `ragloom init`'s include, with nothing said)
+        self._readable = _any_of(
+            [*DEFAULT_INCLUDE, *(f"**/*{e}" for e in sorted(TABLE_EXTENSIONS))]
         )
         self._left_out: list[str] = []
 
@@ -337,7 +340,8 @@ class DirectoryLoader(Loader):
                 f"({', '.join(kinds[:6])}{', ...' if len(kinds) > 6 else ''}) "
                 f"{'are' if count > 1 else 'is'} left out by `include` "
                 f"(such as {self._left_out[0]}); add {'their' if count > 1 else 'its'} "
-                "pattern to `include` to index them, or `exclude` them to silence this",
+                f"pattern to `include` to index {'them' if count > 1 else 'it'}, or "
+                f"`exclude` {'them' if count > 1 else 'it'} to silence this",
             )
         if missing:
             # one line for all of them: the cause is the environment, not the files
