@@ -424,3 +424,24 @@ def test_loaders_in_a_pipeline(tmp_path: Path, pm) -> None:
             "faq.csv#faq-4",
         }
         assert pipeline.index().unchanged == 6
+
+
+def test_field_labels_name_each_text_column(tmp_path: Path) -> None:
+    """A price list's bare values (``249.00``, ``12``) said nothing of what
+    they were: neither search nor an answer could tell price from stock."""
+    (tmp_path / "prices.csv").write_text(
+        "sku,product,price_eur,stock\nVC-300,Nimbus Vacuum,249.00,12\n", encoding="utf-8"
+    )
+    options = {
+        "path": "prices.csv",
+        "id_field": "sku",
+        "title_field": "product",
+        "text_fields": ["sku", "price_eur", "stock"],
+    }
+    texts = []
+    for labels in (False, True):
+        loader = CsvLoader(**options, field_labels=labels)
+        loader.open(Context(base_dir=tmp_path))
+        texts.append([d.text for d in loader.load()])
+    assert texts[0] == ["Nimbus Vacuum\nVC-300\n\n249.00\n\n12"]
+    assert texts[1] == ["Nimbus Vacuum\nsku: VC-300\n\nprice_eur: 249.00\n\nstock: 12"]

@@ -62,7 +62,9 @@ class RecordOptions(ComponentConfig):
     number); ``text_fields`` are joined with a blank line; ``title_field``
     becomes ``metadata.title`` and the first line of the text;
     ``metadata_fields`` are copied into the metadata (``"*"``: every field not
-    used for the id, text or title).
+    used for the id, text or title); ``field_labels`` writes each text field
+    as ``name: value`` (a price list's ``price: 249.00``, which bare values
+    would leave unnamed).
     """
 
     path: str
@@ -70,6 +72,7 @@ class RecordOptions(ComponentConfig):
     text_fields: list[str] = Field(default_factory=lambda: ["text"], min_length=1)
     title_field: str | None = None
     metadata_fields: list[str] | Literal["*"] = Field(default_factory=list)
+    field_labels: bool = False
     encoding: str = "utf-8"
 
     @field_validator("encoding")
@@ -370,7 +373,11 @@ def record_document(
             context.report(source, f"{where}: id field {options.id_field!r} is empty; skipped")
             return None
 
-    parts = [t for t in (_as_text(record.get(f)) for f in options.text_fields) if t]
+    parts = [
+        f"{f}: {t}" if options.field_labels else t
+        for f, t in ((f, _as_text(record.get(f))) for f in options.text_fields)
+        if t
+    ]
     title = _as_text(record.get(options.title_field)) if options.title_field else ""
     title = " ".join(title.split())
     text = "\n\n".join(parts)
