@@ -151,9 +151,15 @@ def test_cli_explain_and_trace(corpus: Path) -> None:
         )
 
     assert cli("index").returncode == 0
-    table = cli("search", "--explain", "refund", "-k", "2")
-    assert table.returncode == 0 and "memory" in table.stdout and "bm25" in table.stdout
-    assert "fused" in table.stdout and "#1" in table.stdout
+    table = cli("search", "--explain", "refund", "-k", "2")  # piped: tab-separated lines
+    assert table.returncode == 0, table.stderr
+    lines = table.stdout.splitlines()
+    assert lines[0].split("\t")[:2] == ["rank", "label"] and "fused" in lines[0]
+    assert {"memory", "bm25"} <= set(lines[0].split("\t"))
+    assert len(lines) == 3 and all(
+        len(line.split("\t")) == len(lines[0].split("\t")) for line in lines
+    )
+    assert "#1" in table.stdout and "│" not in table.stdout and "┃" not in table.stdout
     data = json.loads(cli("search", "--explain", "--json", "refund", "-k", "2").stdout)
     assert set(data) == {
         "queries",

@@ -525,6 +525,9 @@ def _print_explanation(hits: Any) -> None:
     columns = ("rank", "label", *stores, "fused", *(("rerank", "moved") if reranked else ()))
     for column in columns:
         table.add_column(column, overflow="fold")
+    piped = not sys.stdout.isatty()  # one tab-separated line a hit, as search prints
+    if piped:
+        click.echo("\t".join(columns))
     for rank, (hit, why) in enumerate(zip(hits, explanation.hits), 1):
         cells = [
             f"#{why.stores[n][0]} {why.stores[n][1]:.4f}" if n in why.stores else "—"
@@ -535,8 +538,12 @@ def _print_explanation(hits: Any) -> None:
             cells += [f"#{why.fused_rank} {why.fused_score:.4f}", f"{why.rerank_score:.4f}", moved]
         else:
             cells.append(f"#{why.fused_rank} {why.fused_score:.4f}")
-        table.add_row(str(rank), escape(hit.chunk.label), *cells)
-    out.print(table)
+        if piped:
+            click.echo("\t".join(sanitize(c) for c in (str(rank), hit.chunk.label, *cells)))
+        else:
+            table.add_row(str(rank), escape(hit.chunk.label), *cells)
+    if not piped:
+        out.print(table)
     if len(explanation.queries) > 1:
         queries = "; ".join(explanation.queries)
         out.print(f"queries: {escape(queries)}", markup=False)
