@@ -453,6 +453,11 @@ def test_principals_in_the_body_are_refused(client: httpx.Client) -> None:
         ({"query": "x", "filters": {"$or": "nope"}}, 400, "invalid_filter"),
         ({"query": "x", "surprise": 1}, 422, "validation_error"),
         ({"query": "x" * 9000}, 422, "validation_error"),
+        # values of another JSON type are not taken for what they are not
+        ({"query": "x", "k": "5"}, 422, "validation_error"),
+        ({"query": "x", "k": True}, 422, "validation_error"),
+        ({"query": "x", "explain": "yes"}, 422, "validation_error"),
+        ({"query": 42}, 422, "validation_error"),
     ],
 )
 def test_bad_requests_are_json_errors(

@@ -35,7 +35,10 @@ MAX_HISTORY = 50
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    """A request body: no unknown field, and no value of another JSON type
+    taken for what it is not (``"k": "5"``, ``"k": true``, ``"explain": "yes"``)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 def _not_blank(value: str) -> str:
