@@ -75,6 +75,12 @@ def test_chunker_change_rechunks_everything(corpus: Path, pm) -> None:
         for name, store in pipeline.stores:
             after = store_ids(store)
             assert not (after & before[name]) and len(after) == report.chunks, name
+        # said, with what changed (two configs taking turns on one index_dir
+        # chunked everything again on every run, with nothing said)
+        said = dict(report.problems)["chunker"]
+        assert "chunked by another chunker config" in said
+        assert "size 200 -> 40" in said and "type recursive -> fixed" in said
+        assert "chunker" not in dict(pipeline.index().problems)  # once, not every run
 
 
 def test_two_runs_cannot_hold_one_index(corpus: Path, pm) -> None:

@@ -254,6 +254,15 @@ class Indexer:
         rechunk = rebuild or (
             bool(entries) and not fingerprints_match(stored_chunker, chunker_fp, self.chunker)
         )
+        if rechunk and not rebuild:
+            # a chunker edit, or another config on this index_dir: two configs
+            # that take turns would chunk everything again on every run
+            run.report(
+                "chunker",
+                f"the index was chunked by another chunker config "
+                f"({_changed(stored_chunker, chunker_fp)}): every document is chunked "
+                "again. If another config indexes into this index_dir too, give each its own",
+            )
 
         for folder in self.writer.stray_folders(self.index_dir, self._loader_roots()):
             run.report(
@@ -731,3 +740,12 @@ def _counting(
     if len(positional) >= 3 or any(p.kind is p.VAR_POSITIONAL for p in parameters):
         return progress
     return lambda done, total, chunks: progress(done, total)
+
+
+def _changed(was: Any, now: Any) -> str:
+    """What differs between two chunker fingerprints, for a message:
+    ``size 400 -> 300, type recursive -> fixed``."""
+    if not isinstance(was, Mapping) or not isinstance(now, Mapping):
+        return f"{was} -> {now}"
+    keys = sorted(k for k in {*was, *now} if was.get(k) != now.get(k))
+    return ", ".join(f"{k} {was.get(k)} -> {now.get(k)}" for k in keys)[:300]
