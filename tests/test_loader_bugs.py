@@ -104,3 +104,24 @@ def test_a_malformed_document_is_skipped_naming_the_loader_and_its_version_kept(
     with _pipeline(tmp_path / "fresh") as pipeline:
         report = pipeline.index()
         assert sorted(report.added) == ["docs/other.md", "faq#0", "faq#2"]
+
+
+def test_a_run_limited_to_sources_names_a_loader_that_cannot_limit_itself(
+    tmp_path: Path,
+) -> None:
+    """`ragloom index faq.txt` blamed the path when the loader simply has no
+    ``with_sources``."""
+    from ragloom.errors import RagloomError
+
+    pm = build_plugin_manager(load_entry_points=False, env={})
+    pm.register(Plugin(), name="faq")
+    config = basic_config(loaders=[{"type": "faq"}])
+    with (
+        ragloom.load(config, plugin_manager=pm, base_dir=tmp_path) as pipeline,
+        pytest.raises(RagloomError) as info,
+    ):
+        pipeline.index(sources=[str(tmp_path / "faq.txt")])
+    message = str(info.value)
+    assert "is covered by a configured loader" in message
+    assert "loader faq cannot limit a run to some sources" in message
+    assert "with_sources()" in message

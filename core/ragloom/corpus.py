@@ -211,8 +211,17 @@ def scoped_loaders(
     ]
     chosen = [(key, name, ld) for key, name, ld in restricted if ld is not None]
     if not chosen:
+        from .components import Loader
+
+        unable = [name for _, name, ld in items if type(ld).with_sources is Loader.with_sources]
+        why = (
+            f" (loader {', '.join(unable)} cannot limit a run to some sources: it does not "
+            "implement with_sources(); run `ragloom index` without SOURCES)"
+            if unable
+            else ""
+        )
         raise RagloomError(
-            f"none of {', '.join(map(str, sources))} is covered by a configured loader"
+            f"none of {', '.join(map(str, sources))} is covered by a configured loader{why}"
         )
     return scope, chosen
 
