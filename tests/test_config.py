@@ -90,6 +90,30 @@ def test_unknown_top_level_key_and_missing_store(registry: Registry) -> None:
     assert "at least one store" in str(issues["stores"])
 
 
+@pytest.mark.parametrize(
+    ("extra", "where", "guess"),
+    [
+        ({"retrieval": {"kk": 3}}, "retrieval.kk", "did you mean 'k'?"),
+        ({"indexing": {"secret": "skip"}}, "indexing.secret", "did you mean 'secrets'?"),
+        ({"retrieval": {"feedback": {"doc": 3}}}, "retrieval.feedback.doc", "'docs'"),
+        (
+            {"access": {"rules": [{"pth": "x/**", "principals": ["a"]}]}},
+            "access.rules[0].pth",
+            "did you mean 'path'?",
+        ),
+    ],
+)
+def test_an_unknown_key_in_a_settings_section_gets_the_nearest_one(
+    registry: Registry, extra: dict, where: str, guess: str
+) -> None:
+    """Top-level keys and component options had a "did you mean"; the
+    settings sections said only "Extra inputs are not permitted"."""
+    with pytest.raises(ConfigValidationError) as info:
+        validate_config(basic_config(**extra), registry, env={})
+    said = str(info.value)
+    assert f"{where}: unknown key" in said and guess in said
+
+
 def test_dense_store_needs_embedder_and_names_unique(registry: Registry) -> None:
     data = basic_config(stores=[{"type": "memory"}, {"type": "bm25", "name": "memory"}])
     del data["embedder"]

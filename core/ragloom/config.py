@@ -255,6 +255,29 @@ def load_config(
     return validate_config(data, registry, lines=lines, env=env, source=name, base_dir=base)
 
 
+def _fields_at(model: type[BaseModel], path: Path_) -> list[str]:
+    """The keys the settings model at ``path`` under ``model`` takes
+    (``("retrieval",)``: RetrievalSettings'); [] where no model is found."""
+    import typing
+
+    for key in path:
+        if isinstance(key, int):
+            continue  # an item of a list: the list's own model
+        field = model.model_fields.get(str(key))
+        if field is None:
+            return []
+        found = [
+            t
+            for t in (field.annotation, *typing.get_args(field.annotation))
+            for t in (t, *typing.get_args(t))
+            if isinstance(t, type) and issubclass(t, BaseModel)
+        ]
+        if not found:
+            return []
+        model = found[0]
+    return list(model.model_fields)
+
+
 def validate_config(
     data: Mapping[str, Any],
     registry: Registry,
@@ -300,6 +323,13 @@ def validate_config(
                     f"did you mean {guess!r}?"
                     if guess
                     else f"allowed: {', '.join(_Root.model_fields)}",
+                )
+            elif err["type"] == "extra_forbidden" and (known := _fields_at(_Root, loc[:-1])):
+                guess = closest(str(loc[-1]), known)
+                add(
+                    loc,
+                    f"unknown key {loc[-1]!r}",
+                    f"did you mean {guess!r}?" if guess else f"allowed: {', '.join(known)}",
                 )
             elif err["type"] == "missing" and loc[-1] == "type":
                 add(loc, "missing 'type'", _type_hint(registry, str(loc[0])))
