@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from ragloom import Hit
 from ragloom.errors import StoreError
 from ragloom.filters import And, Condition, Filter, Not, Or, evaluate
 from ragloom.testing import DenseStoreContract
@@ -180,6 +181,17 @@ class WrongHitVector(TinyStore):
     def query(self, *, vector: Any = None, **kwargs: Any) -> list:
         hits = super().query(vector=vector, **kwargs)
         return [replace(hit, vector=np.asarray(vector, dtype=np.float32)) for hit in hits]
+
+
+# -- Hit.score --------------------------------------------------------------------
+class TextScores(TinyStore):
+    """``Hit.score`` as text (``"0.93"``): sorts, prints, and fuses wrong."""
+
+    def query(self, **kwargs: Any) -> list:
+        return [
+            Hit(h.chunk, str(h.score), h.store, {**h.scores}, h.vector)  # type: ignore[arg-type]
+            for h in super().query(**kwargs)
+        ]
 
 
 def _contract_class(store: type[TinyStore]) -> type[DenseStoreContract]:

@@ -237,6 +237,10 @@ class StoreContract(StoreStateTests):
                 assert hit.store == CONTRACT_STORE_NAME, (
                     f"Hit.store is {hit.store!r}: set it to self.context.name"
                 )
+                assert isinstance(hit.score, (int, float)) and hit.score == hit.score, (
+                    f"Hit.score is {hit.score!r} ({type(hit.score).__name__}): a score is a "
+                    "float, never NaN (the pipeline ranks and fuses by it)"
+                )
                 assert hit.scores.get(CONTRACT_STORE_NAME) == hit.score, (
                     f"Hit.scores is {dict(hit.scores)}: record the score under the store's name"
                 )
@@ -447,8 +451,10 @@ class TextStoreContract(StoreContract):
     def test_keyword_order(self, store: Store) -> None:
         self.upsert(store, keyword_chunks())
         hits = self.search(store, "text", k=10, text="zephyr")
+        got = [(h.chunk.id, h.score) for h in hits]
         assert [h.chunk.id for h in hits] == ["k1", "k2", "k3"], (
-            "more occurrences rank higher, and chunks sharing no term with the query are no hits"
+            "more occurrences rank higher, and chunks sharing no term with the query are no "
+            f"hits: expected k1, k2, k3 in that order, got {got}"
         )
         scores = [h.score for h in hits]
         assert scores == sorted(scores, reverse=True), f"scores must not increase: {scores}"
