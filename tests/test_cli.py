@@ -55,6 +55,19 @@ def test_init_then_index_and_ask(tmp_path: Path) -> None:
     assert data["citations"][0]["source"] == "docs/faq.md"
 
 
+def test_init_says_when_the_default_embedder_is_not_installed(tmp_path: Path) -> None:
+    """A plain `pip install ragloom` has no sentence-transformers embedder:
+    the config init wrote then failed `config check` with nothing said before."""
+    blocked = {"RAGLOOM_DISABLE_PLUGINS": "ragloom-sentence-transformers"}
+    result = run("init", cwd=tmp_path, env=blocked)
+    assert result.returncode == 0
+    said = " ".join(result.stderr.split())
+    assert "note: unknown embedder type 'sentence-transformers' in the config written" in said
+    assert "pip install ragloom-sentence-transformers" in said
+    installed = run("init", "--force", cwd=tmp_path)
+    assert "note:" not in installed.stderr
+
+
 def test_init_names_the_folder_the_documents_are_in(tmp_path: Path) -> None:
     """Documents kept elsewhere than docs/: init says where they are and how
     to point the config there (`--docs`), and that config indexes them."""

@@ -121,6 +121,7 @@ def init(directory: str, docs_path: str, force: bool) -> None:
     text = text.replace("    path: docs\n", f"    path: {written}\n", 1)
     target.write_text(text, "utf-8")
     folder = target.parent / Path(docs_path).expanduser()  # as the directory loader reads it
+    _say_uninstalled(text)
     if folder.is_dir():
         click.echo(sanitize(f"wrote {target}: it indexes {folder}; run `ragloom index`"))
         return
@@ -140,6 +141,30 @@ def init(directory: str, docs_path: str, force: bool) -> None:
             ),
             err=True,
         )
+
+
+def _say_uninstalled(text: str) -> None:
+    """A note for each component type of the written config that no installed
+    plugin registers (a plain ``pip install ragloom`` has no
+    ``sentence-transformers`` embedder): `ragloom index` would stop on it."""
+    import yaml
+
+    from .plugins import get_registry
+
+    try:
+        config = yaml.safe_load(text)
+        registry = get_registry()
+    except Exception:  # a broken plugin: every other command says so
+        return
+    for kind in ("embedder", "reranker", "generator"):
+        spec = config.get(kind)
+        name = spec.get("type") if isinstance(spec, dict) else None
+        if name and (kind, name) not in registry:
+            message, hint = registry.unknown_parts(kind, name)
+            click.echo(
+                sanitize(f"note: {message} in the config written; {hint or 'install its plugin'}"),
+                err=True,
+            )
 
 
 _DOCUMENT_SUFFIXES = frozenset({".md", ".rst", ".txt", ".html", ".pdf"})
