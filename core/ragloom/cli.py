@@ -848,14 +848,15 @@ def config_schema() -> None:
     type=click.FloatRange(min=0, min_open=True),
     default=60.0,
     show_default=True,
-    help="Seconds a search or an answer may take (504 after).",
+    help="Seconds a search or an answer may take (504 after), and a request body "
+    "may take to arrive (408 after).",
 )
 @click.option(
     "--max-concurrency",
     type=click.IntRange(min=1),
     default=16,
     show_default=True,
-    help="Requests handled at once; more get 429 with Retry-After.",
+    help="Requests with a valid key handled at once; more get 429 with Retry-After.",
 )
 @click.option(
     "--shutdown-timeout",
