@@ -558,6 +558,32 @@ def test_a_table_row_answers_with_the_header_as_context(generator: ExtractiveGen
     assert answer.text == "model: City; frame: steel; gears: 8 [1]."
 
 
+def test_a_table_without_outer_pipes_is_a_table(generator: ExtractiveGenerator) -> None:
+    """A table in a plain-text runbook, written GitHub's other way (no pipe at
+    either end): its rows were lines of a paragraph, and "Who is the primary
+    on-call in week 28?" was answered with the header row alone."""
+    rota = chunk(
+        "docs/oncall.txt",
+        "Rotation changes every Monday.\n\n"
+        "Week  | Primary       | Secondary\n"
+        "------|---------------|-------------\n"
+        "27    | Ingrid Saether | Tomasz Wrobel\n"
+        "28    | Tomasz Wrobel | Ama Mensah\n"
+        "29    | Ama Mensah    | Lars Oberg\n\n"
+        "Pages go to the primary | then the secondary.\n",
+    )
+    assert [kind for _, kind in split_sentences(rota.text, kinds=True)] == [
+        "sentence",
+        "header",
+        "row",
+        "row",
+        "row",
+        "sentence",  # a pipe in prose after the table: no row
+    ]
+    answer = generator.generate("Who is the primary on-call in week 28?", hits_of(rota))
+    assert answer.text == "Week: 28; Primary: Tomasz Wrobel; Secondary: Ama Mensah [1]."
+
+
 def test_a_lifetime_answers_how_long(generator: ExtractiveGenerator) -> None:
     text = "Every Kestrel frame carries a lifetime warranty. Shipping takes 3 days."
     answer = generator.generate("How long is the frame warranty?", hits_of(chunk("w.md", text)))

@@ -79,6 +79,16 @@ _LINK = re.compile(r"!?\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])")
 _NAVIGATION = re.compile(r"!\[[^\]]*\]\([^)]*\)|\[[^\]]*\]\(#[^)]*\)")
 _URL_OR_TAG = re.compile(r"(?:https?|ftp)://\S+|www\.\S+|<[^>\n]*>")
 _SKIPPED_LINES = (_HRULE, _TABLE_RULE, _LINK_DEFINITION)
+
+
+def _bare_row(line: str) -> bool:
+    """Whether a line may be a row of a table without outer pipes: cells
+    between unescaped ``|`` (not ``a || b``, not a lone ``|`` at an end)."""
+    if "|" not in line or "||" in line or line.endswith("|"):
+        return False
+    return all(cell.strip() for cell in _CELL_BORDER.split(line))
+
+
 _TERMINAL = ".!?:;\u2026\u3002\uff01\uff1f"
 _BOUNDARY = re.compile(r"([.!?\u2026]+)([\"'\u201d\u2019)\]*_]*)(\s+)|([\u3002\uff01\uff1f])")
 END_PUNCT = re.compile(r"([.!?\u2026\u3002\uff01\uff1f]+[\"'\u201d\u2019)\]*_]*)$")
@@ -237,6 +247,7 @@ def split_sentences(text: str, *, kinds: bool = False, cells: bool = False) -> l
             paragraph.clear()
 
     lines = text.splitlines()
+    bare_table = 0  # the cells of a table written without outer pipes, while in one
     for i, line in enumerate(lines):
         stripped = line.strip()
         if _FENCE.match(line):
@@ -265,6 +276,19 @@ def split_sentences(text: str, *, kinds: bool = False, cells: bool = False) -> l
         if not paragraph and _looks_like_title(lines, i) and not _BULLET.match(line):
             out.append((stripped, "heading"))
             continue
+        following = lines[i + 1] if i + 1 < len(lines) else ""
+        if not stripped.startswith("|") and _bare_row(stripped):
+            # a GitHub table without outer pipes ("Week | Primary", then a
+            # "-----|-----" rule): its header, then rows of as many cells
+            width = len(_CELL_BORDER.split(stripped))
+            if _TABLE_RULE.match(following) and "|" in following:
+                bare_table = width
+            elif width != bare_table:
+                bare_table = 0
+            if bare_table:
+                stripped = f"|{stripped}|"
+        elif not _TABLE_RULE.match(line):
+            bare_table = 0
         if stripped.startswith("|") and stripped.count("|") >= 2:
             flush()
             row = [
