@@ -584,6 +584,31 @@ def test_a_table_without_outer_pipes_is_a_table(generator: ExtractiveGenerator) 
     assert answer.text == "Week: 28; Primary: Tomasz Wrobel; Secondary: Ama Mensah [1]."
 
 
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # an aside in brackets after the subject is not its head: priced
+        # express delivery, not a day (it was refused)
+        ("How much does express delivery cost?", "costs 14.90 EUR [1]."),
+        ("How much is express delivery?", "costs 14.90 EUR [1]."),
+        # and another kind of the same thing is not priced by it
+        ("How much does standard delivery cost?", None),
+    ],
+)
+def test_a_price_is_of_its_subject_not_its_aside_nor_another_kind(
+    generator: ExtractiveGenerator, question: str, expected: str | None
+) -> None:
+    shipping = chunk(
+        "docs/delivery.md",
+        "Standard delivery takes 2–4 working days; express delivery (next day) costs 14.90 EUR.\n",
+    )
+    answer = generator.generate(question, hits_of(shipping))
+    if expected is None:
+        assert not answer.grounded, answer.text
+    else:
+        assert answer.grounded and answer.text.endswith(expected), answer.text
+
+
 def test_a_lifetime_answers_how_long(generator: ExtractiveGenerator) -> None:
     text = "Every Kestrel frame carries a lifetime warranty. Shipping takes 3 days."
     answer = generator.generate("How long is the frame warranty?", hits_of(chunk("w.md", text)))

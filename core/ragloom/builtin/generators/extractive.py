@@ -537,7 +537,7 @@ class ExtractiveGenerator(Generator):
                 and not (
                     kind in {"money", "much"}
                     and (
-                        _prices_another(unit.text, weights, spoken)
+                        _prices_another(unit.text, weights, spoken, question)
                         or _row_of_another(unit, weights, said_age, read)
                     )
                 )
@@ -1178,7 +1178,9 @@ _PRICES = re.compile(
 _CLAUSE_BREAK = re.compile(r"[,;:(]|[.!?](?=\s)")
 
 
-def _prices_another(text: str, asked: Mapping[str, float], spoken: Collection[str] = ()) -> bool:
+def _prices_another(
+    text: str, asked: Mapping[str, float], spoken: Collection[str] = (), question: str = ""
+) -> bool:
     """Whether what the sentence prices is another thing than the question
     asks about: the subject of its "costs" shares no word with the question
     ("An extra bed costs €35 per night and is only available in the Harbour
@@ -1197,7 +1199,9 @@ def _prices_another(text: str, asked: Mapping[str, float], spoken: Collection[st
     for listed in _LISTED_PRICE.finditer(text, match.end()):
         if set(content_terms(listed.group(1))) & set(asked):
             return False
-    before = _CLAUSE_BREAK.split(text[: match.start()])[-1]
+    # an aside in brackets is no part of the subject ("express delivery (next
+    # day) costs 14.90 EUR" prices express delivery, not a day)
+    before = _CLAUSE_BREAK.split(_ASIDE.sub(" ", text[: match.start()]))[-1]
     if not TOKEN.findall(before) and _AFTER_COMMA.search(text, 0, match.start()):
         # "Associate membership, for people who ..., costs £4": the subject
         # is before the clause set off by commas
@@ -1249,9 +1253,40 @@ def _prices_another(text: str, asked: Mapping[str, float], spoken: Collection[st
         if things and not things & set(subject) and not _GROUP.fullmatch(" ".join(words)):
             return True
         head += whom
-    return bool(subject) and not any(term in asked for term in head)
+    if bool(subject) and not any(term in asked for term in head):
+        return True
+    return bool(question) and _another_kind(core, question)
 
 
+def _another_kind(subject: str, question: str) -> bool:
+    """Whether the subject's core (its words before a preposition) and the
+    question name two kinds of one thing, each by the word right before it:
+    "express delivery (next day) costs 14.90 EUR" is no price of standard
+    delivery, "A return ticket costs £9" none of a single one. A question
+    without such a word ("How much is delivery?", "the late fee for books")
+    is not one."""
+    said = TOKEN.findall(subject.lower())
+    if len(said) < 2 or not content_terms(said[-1]) or not content_terms(said[-2]):
+        return False
+    head, mine = stem(said[-1]), stem(said[-2])
+    said_stems = {stem(w) for w in said}
+    words = TOKEN.findall(question.lower())
+    asked = [stem(w) for w in words]
+    for j in range(1, len(asked)):
+        if asked[j] != head:
+            continue
+        theirs = asked[j - 1]
+        if (
+            content_terms(words[j - 1])
+            and theirs != mine
+            and theirs not in said_stems
+            and mine not in asked
+        ):
+            return True
+    return False
+
+
+_ASIDE = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
 _PARTICIPLE = re.compile(r"[a-z]{3,}ed")
 _MANNER = frozenset({"late", "early", "later", "earlier", "online", "today", "twice", "again"})
 _AFTER_COMMA = re.compile(r",\s*$")
