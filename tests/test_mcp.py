@@ -163,6 +163,16 @@ def test_bad_arguments_are_tool_errors(project: Path) -> None:
         text = result.content[0].text
         assert result.is_error and text.startswith("invalid_request: ") and said in text, text
 
+    async def mistyped(s: Any) -> Any:
+        return await s.call_tool("search", {"query": 5, "k": "many"})
+
+    result = session(project, "--principal", "alice")(mistyped)
+    text = result.content[0].text
+    # one line, as the HTTP API says it: no pydantic type codes or links
+    assert result.is_error and text.startswith("validation_error: "), text
+    assert "query: Input should be a valid string" in text and "k: " in text
+    assert "pydantic" not in text and "\n" not in text
+
 
 @pytest.mark.parametrize(
     "command", [("mcp",), ("serve", "--no-auth", "--port", "0")], ids=["mcp", "serve"]

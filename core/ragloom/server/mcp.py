@@ -111,6 +111,26 @@ def build_mcp_server(service: Service, *, caller: Caller | None = None) -> MCPSe
         )
 
     class RagloomMCP(MCPServer):  # type: ignore[type-arg]
+        async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+            """Arguments that do not fit a tool's schema are a ``validation_error``
+            result in one line, as the HTTP API says it, not the SDK's text of
+            pydantic's error (its type codes and a link to its site)."""
+            from mcp.server.mcpserver.exceptions import ToolError
+            from pydantic import ValidationError
+
+            try:
+                return await super().call_tool(name, arguments, context)
+            except ToolError as exc:
+                cause = exc.__cause__
+                if not isinstance(cause, ValidationError):
+                    raise
+                said = "; ".join(
+                    f"{'.'.join(str(part) for part in error['loc'])}: {error['msg']}"
+                    for error in cause.errors(include_url=False)
+                )
+                text = f"validation_error: {said}"
+                return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+
         async def list_resources(self) -> list[Resource]:
             who = current_caller()
             service.require_ready()
