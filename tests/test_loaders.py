@@ -587,6 +587,11 @@ def test_a_pipe_among_the_files_is_said_not_skipped_silently(tmp_path, context, 
     assert ids(load_dir(context, "root")) == ["root/a.md"]
     assert "not a regular file" in reports.message("root/pipe.md")
     assert len(reports) == 1
+    # reached through a followed link, a pipe is a pipe, not "a broken symlink"
+    os.mkfifo(tmp_path / "elsewhere.fifo")
+    symlink(tmp_path / "root" / "linked.md", tmp_path / "elsewhere.fifo")
+    assert ids(load_dir(context, "root", follow_symlinks=True)) == ["root/a.md"]
+    assert "not a regular file" in reports.message("root/linked.md")
 
 
 def test_symlink_to_secret_file_is_skipped(tmp_path, context, reports):

@@ -432,7 +432,7 @@ class DirectoryLoader(Loader):
                 if link and self._target_skip_reason(path, root, is_dir=False):
                     continue
                 yield path
-            elif link:
+            elif link and not path.exists():
                 self.context.report(
                     source_id(path, self.context), "broken symlink (its target is missing)"
                 )
