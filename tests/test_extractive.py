@@ -609,6 +609,40 @@ def test_a_price_is_of_its_subject_not_its_aside_nor_another_kind(
         assert answer.grounded and answer.text.endswith(expected), answer.text
 
 
+def test_a_pdfs_headings_do_not_run_into_the_next_sentence() -> None:
+    """A PDF's text has no blank lines around its headings: "Budget Total
+    expenditure in 2025 was ..." was quoted. A short capitalised line after a
+    finished sentence, before a sentence, is a heading; lines of a wrapped
+    sentence are not."""
+    page = (
+        "Coastal Ecology Lab - Annual Report 2025\n"
+        "Outreach\n"
+        "The lab hosted 3 school visits and the Open Fjord Day, attended by about 850\n"
+        "visitors.\n"
+        "Budget\n"
+        "Total expenditure in 2025 was 4.2 million NOK.\n"
+        "The grant from the Research Council covered\n"
+        "Most of It\n"
+        "And the rest came from the county.\n"
+    )
+    assert split_sentences(page, kinds=True) == [
+        ("Coastal Ecology Lab - Annual Report 2025", "heading"),
+        ("Outreach", "heading"),
+        (
+            "The lab hosted 3 school visits and the Open Fjord Day, attended by about 850 "
+            "visitors.",
+            "sentence",
+        ),
+        ("Budget", "heading"),
+        ("Total expenditure in 2025 was 4.2 million NOK.", "sentence"),
+        (
+            "The grant from the Research Council covered Most of It And the rest came from "
+            "the county.",
+            "sentence",
+        ),
+    ]
+
+
 def test_a_lifetime_answers_how_long(generator: ExtractiveGenerator) -> None:
     text = "Every Kestrel frame carries a lifetime warranty. Shipping takes 3 days."
     answer = generator.generate("How long is the frame warranty?", hits_of(chunk("w.md", text)))

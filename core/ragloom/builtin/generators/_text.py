@@ -276,6 +276,10 @@ def split_sentences(text: str, *, kinds: bool = False, cells: bool = False) -> l
         if not paragraph and _looks_like_title(lines, i) and not _BULLET.match(line):
             out.append((stripped, "heading"))
             continue
+        if _run_in_heading(lines, i, paragraph) and not _BULLET.match(line):
+            flush()
+            out.append((stripped, "heading"))
+            continue
         following = lines[i + 1] if i + 1 < len(lines) else ""
         if not stripped.startswith("|") and _bare_row(stripped):
             # a GitHub table without outer pipes ("Week | Primary", then a
@@ -393,6 +397,26 @@ def _looks_like_title(lines: list[str], i: int) -> bool:
         and all(w[0].isupper() or w[0].isdigit() or w.lower() in _TITLE_SMALL for w in words)
         and sum(w[0].isupper() for w in words) >= 2
     )
+
+
+def _run_in_heading(lines: list[str], i: int, paragraph: list[str]) -> bool:
+    """A heading with no blank line around it, as a PDF's text has them: one
+    to four capitalised words, without digits or final punctuation, after a
+    finished sentence (or nothing), before a line that starts a sentence of
+    its own ("visitors.", "Budget", "Total expenditure in 2025 was ..."):
+    else it runs into that sentence ("Budget Total expenditure ...")."""
+    line = lines[i].strip()
+    after = lines[i + 1].strip() if i + 1 < len(lines) else ""
+    words = line.split()
+    if not 1 <= len(words) <= 4 or line[-1] in _TERMINAL or any(c.isdigit() for c in line):
+        return False
+    if not after or not after[0].isupper() or len(after.split()) < 4:
+        return False
+    if not words[0][0].isupper() or not all(
+        w[0].isupper() or w.lower() in _TITLE_SMALL for w in words
+    ):
+        return False
+    return not paragraph or paragraph[-1].rstrip()[-1:] in (".", "!", "?")
 
 
 _TITLE_SMALL = frozenset(
