@@ -643,6 +643,23 @@ def test_a_pdfs_headings_do_not_run_into_the_next_sentence() -> None:
     ]
 
 
+def test_a_models_size_is_part_of_its_name(generator: ExtractiveGenerator) -> None:
+    """ "Does the Fjord Toaster 2-slot have a bun warmer?" was answered with
+    the 4-slot's sentence, which a reader takes for "yes": the size that
+    follows a name is part of it, and names a rival."""
+    toasters = chunk(
+        "docs/product-lines.md",
+        "The Fjord Toaster 4-slot costs 69.00 EUR. It includes a crumb tray, a defrost "
+        "setting and a bun warmer.\n\nThe Fjord Toaster 2-slot costs 44.50 EUR.\n",
+    )
+    two = generator.generate("Does the Fjord Toaster 2-slot have a bun warmer?", hits_of(toasters))
+    assert not two.grounded, two.text
+    four = generator.generate("Does the Fjord Toaster 4-slot have a bun warmer?", hits_of(toasters))
+    assert four.grounded and "bun warmer [1]" in four.text
+    price = generator.generate("How much is the Fjord Toaster 2-slot?", hits_of(toasters))
+    assert price.text == "The Fjord Toaster 2-slot costs 44.50 EUR [1]."
+
+
 def test_a_lifetime_answers_how_long(generator: ExtractiveGenerator) -> None:
     text = "Every Kestrel frame carries a lifetime warranty. Shipping takes 3 days."
     answer = generator.generate("How long is the frame warranty?", hits_of(chunk("w.md", text)))

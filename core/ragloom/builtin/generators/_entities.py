@@ -129,6 +129,9 @@ most five words, so that a run of capitalised words ("If If If ...", 100 kB)
 is read in linear time."""
 
 
+_VARIANT = re.compile(r"\d+(?:-[a-z]+)?")
+"""What goes on with a name: a number, or one with its unit ("2-slot", "4-door")."""
+
 _CODE = re.compile(r"([A-Za-z]{1,4})-?\d+[A-Za-z]*")
 """A model or line code: letters, then digits (``X200``, ``N1``, ``RTX-4090``)."""
 
@@ -163,7 +166,9 @@ def entities(question: str, texts: Iterable[str] = ()) -> list[str]:
     found: list[str] = []
     current: list[str] = []
     for i, word in enumerate(words):
-        capital = bool(word) and (word[0].isupper() or (current and word.isdigit()))
+        # a name goes on with a number or a model's size ("Zone 3", "Fjord
+        # Toaster 2-slot": the 4-slot is another toaster)
+        capital = bool(word) and (word[0].isupper() or (current and _VARIANT.fullmatch(word)))
         # a sentence's first word ("We are a charity. Can we ...?") is a
         # name only as the passages write it
         opens = i == 0 or _ends_sentence(raw[i - 1])
@@ -371,7 +376,9 @@ def rivals(question: str, names: Iterable[str], texts: Iterable[str]) -> set[str
         # number needs no more: "Pontoon B" has rivals in "Pontoon A", "Pontoon D")
         parts = name.split()
         if len(parts) > 1 and (
-            re.search(rf"\b{re.escape(name)}\b", joined) or re.fullmatch(r"[A-Z]|\d+", parts[-1])
+            re.search(rf"\b{re.escape(name)}\b", joined)
+            or _VARIANT.fullmatch(parts[-1])
+            or re.fullmatch(r"[A-Z]", parts[-1])
         ):
             stem = " ".join(parts[:-1])
             for match in re.finditer(rf"\b{re.escape(stem)}\s+([A-Z0-9][\w-]*)\b", joined):
