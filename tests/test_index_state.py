@@ -984,6 +984,36 @@ class _Pause:
             self.then()
 
 
+def test_a_rebuild_that_starts_between_a_querys_check_and_its_stores_is_refused(
+    tmp_path: Path, pm: pluggy.PluginManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pipeline queried from threads while it rebuilds its own index: a
+    query that checked the version it held, then took the store lock after
+    the rebuild had emptied the stores, answered "no hits" labelled with that
+    version (a few in every 30,000 such queries). It is refused now, as the
+    other queries of the rebuild are."""
+    from ragloom.errors import IndexRebuildingError
+    from ragloom.ledger import Ledger
+
+    root = project(tmp_path)
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        pipeline.index()
+        retriever = pipeline.retriever
+        checked = retriever.check_view
+
+        def then_a_rebuild_clears(view: Any) -> None:
+            checked(view)
+            if not view.rebuilding:  # what the rebuild's wipe does, at the worst moment
+                Ledger(pipeline.index_dir / "ledger.sqlite").open().clear(rebuilding=time.time())
+                with pipeline.state.lock.write():
+                    pipeline.stores.reopen_all(fresh=True)
+                    pipeline.state.set_view(pipeline.state.load_view())
+
+        monkeypatch.setattr(retriever, "check_view", then_a_rebuild_clears)
+        with pytest.raises(IndexRebuildingError):
+            pipeline.retrieve("AES-256")
+
+
 def test_a_query_during_a_rebuild_says_so(tmp_path: Path, pm: pluggy.PluginManager) -> None:
     """A pipeline opened while `--rebuild` runs found no documents and said
     "no hits"; it now raises IndexRebuildingError. One opened before keeps

@@ -327,7 +327,13 @@ class Retriever:
         self.check_view(view)
         asked: list[_Asked] = []  # what each list answered
         with self.state.lock.read():
-            view = self.state.view  # switched only under the write lock
+            latest = self.state.view  # switched only under the write lock
+            if latest is not view:
+                # switched since it was checked: a rebuild by this pipeline
+                # emptied its stores meanwhile, say; checked again, or the
+                # query would answer "no hits" from a version it does not hold
+                self.check_view(latest)
+            view = latest
             for number in range(len(queries)):
                 for spec, (name, store) in zip(self.config.stores, self.stores):
                     own = restrict(where, spec.filter)  # the store's filter comes first
