@@ -283,3 +283,16 @@ def test_python_api_rejects_bad_arguments_clearly(pm: pluggy.PluginManager, corp
             with pytest.raises(ValueError, match="k must be between 1 and"):
                 pipeline.retrieve("refund", k=bad)
         assert len(pipeline.retrieve("plan", k=1)) == 1
+        # and each is in the documented tree: an app that turns RagloomError
+        # into a 4xx answer does not answer 500 to a caller's mistake
+        from ragloom.errors import InvalidRequestError, RagloomError
+
+        for call in (
+            lambda: pipeline.ask(None),  # type: ignore[arg-type]
+            lambda: pipeline.retrieve("   "),
+            lambda: pipeline.retrieve("refund", k=0),
+            lambda: pipeline.retrieve("refund", principals="alice"),  # type: ignore[arg-type]
+        ):
+            with pytest.raises(InvalidRequestError) as info:
+                call()
+            assert isinstance(info.value, RagloomError)

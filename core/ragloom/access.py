@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from .errors import AccessError
+from .errors import AccessError, InvalidRequestError
 from .filters import And, Condition, Filter, Or, evaluate, parse
 from .globs import compile_glob
 
@@ -61,7 +61,7 @@ def caller_filter(access: AccessSettings | None, principals: Sequence[str] | Non
             )
         return None
     if isinstance(principals, str):
-        raise TypeError("principals must be a list of ids, not one string")
+        raise InvalidRequestError("principals must be a list of ids, not one string")
     if access is None:  # no ACL configured: unlabelled chunks are public
         return access_filter(principals, unlabeled="public")
     return access_filter(principals, field=access.field, unlabeled=access.unlabeled)

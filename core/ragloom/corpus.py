@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .access import Labeller
-from .errors import RagloomError, SourceUnavailableError
+from .errors import InvalidRequestError, SourceUnavailableError
 from .executors import LoadsDocuments, LoadWork, component_recipe
 from .fingerprints import loader_key
 from .types import Document, content_hash
@@ -220,7 +220,7 @@ def scoped_loaders(
             if unable
             else ""
         )
-        raise RagloomError(
+        raise InvalidRequestError(
             f"none of {', '.join(map(str, sources))} is covered by a configured loader{why}"
         )
     return scope, chosen

@@ -44,6 +44,7 @@ __all__ = [
     "IndexDamagedError",
     "IndexDirError",
     "IndexStateError",
+    "InvalidRequestError",
     "LoaderError",
     "OptionProblems",
     "PluginError",
@@ -158,6 +159,13 @@ class IndexRebuildingError(IndexStateError):
 
 class AccessError(RagloomError):
     """A query on a pipeline with ``access:`` configured did not say whose it is."""
+
+
+class InvalidRequestError(RagloomError, ValueError, TypeError):
+    """A call's own arguments are wrong: an empty question, ``k`` out of range
+    or not a whole number, principals given as one string, sources no loader
+    covers. Also a ``ValueError`` and a ``TypeError``, as it was before it
+    joined the tree."""
 
 
 class ComponentError(RagloomError):

@@ -32,6 +32,7 @@ from .answers import (
 from .cache import AnswerCache, EmbeddingCache, fingerprint_key
 from .components import Component, Context, Loader, Message
 from .config import PipelineConfig, load_config
+from .errors import InvalidRequestError
 from .filters import Filter, fields, parse
 from .indexing import Indexer, IndexReport
 from .retrieval import Retriever
@@ -564,18 +565,20 @@ def _keep(source: str) -> None:
 
 def _check_question(question: Any) -> None:
     if not isinstance(question, str):
-        raise TypeError(f"the question must be a string, not {type(question).__name__}")
+        raise InvalidRequestError(f"the question must be a string, not {type(question).__name__}")
     if not question.strip():
-        raise ValueError("the question is empty: ask something")
+        raise InvalidRequestError("the question is empty: ask something")
 
 
 def _check_k(k: Any) -> int | None:
     if k is None:
         return None
     if isinstance(k, bool) or not isinstance(k, int):
-        raise TypeError(f"k must be a whole number of hits, not {k!r} ({type(k).__name__})")
+        raise InvalidRequestError(
+            f"k must be a whole number of hits, not {k!r} ({type(k).__name__})"
+        )
     if not 1 <= k <= MAX_K:
-        raise ValueError(f"k must be between 1 and {MAX_K}, not {k}")
+        raise InvalidRequestError(f"k must be between 1 and {MAX_K}, not {k}")
     return k
 
 

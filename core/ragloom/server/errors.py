@@ -25,6 +25,7 @@ from ..errors import (
     FilterError,
     IndexRebuildingError,
     IndexStateError,
+    InvalidRequestError,
     PluginError,
     RagloomError,
 )
@@ -101,6 +102,8 @@ def from_exception(exc: BaseException, request_id: str | None, *, admin: bool = 
         return exc
     if isinstance(exc, FilterError):
         return ApiError("invalid_filter", str(exc), param="filters")
+    if isinstance(exc, InvalidRequestError):
+        return ApiError("invalid_request", str(exc))
     if isinstance(exc, asyncio.TimeoutError | TimeoutError):
         return ApiError("timeout", "the request took longer than the server's time limit")
     if isinstance(exc, AccessError):
