@@ -279,8 +279,12 @@ _OWN: tuple[tuple[str, tuple[str, ...], str], ...] = (
             for word in ("password", "passwd", "passphrase")
             for spelled in (word, word.upper(), word.capitalize())
         ),
-        r"""(?i:passw(?:or)?d|passphrase)[A-Za-z0-9_-]*["']?(?:\s*[:=]\s*|\s+is\s+|\s+)["']?"""
-        r"""([^\s"'<>`{}()\[\],;]*[^\s"'<>`{}()\[\],;.:])""",
+        r"""(?i:passw(?:or)?d|passphrase)"""
+        # not the name of something else: a password's file, hash, length...
+        r"""(?![A-Za-z0-9_-]*?(?i:file|path|hash|length|len|field|policy|reset|prompt|hint"""
+        r"""|rule|regex|min|max|env|var|command|cmd|manager|store|salt)s?\b)"""
+        r"""[A-Za-z0-9_-]*["'`]?(?:\s*(?:[:=]|=>)\s*|\s+is:?\s+|\s+)["'`]?"""
+        r"""([^\s"'<>`{}()\[\],;]*[^\s"'<>`{}()\[\],;.:])(?!\()""",
     ),
     # ragloom's own server keys (``ragloom serve --generate-key``: 43 URL-safe
     # characters, upper and lower case and digits among them), not a name
@@ -434,8 +438,17 @@ def _random_value(value: str) -> bool:
     digits = sum(c.isdigit() for c in value)
     letters = sum(c.isalpha() for c in value)
     mixed = not value.isupper() and not value.islower()
-    if len(value) >= 30 and digits and len(set(value)) >= 12 and mixed:
-        return True  # as a base64 secret (AWS's are 40 characters, some with few digits)
+    if (
+        len(value) >= 30
+        and digits
+        and len(set(value)) >= 12
+        and mixed
+        and _BASE64.fullmatch(value)
+        and ("/" in value or "+" in value)
+    ):
+        # base64, as an AWS secret (40 characters, some with few digits): not a
+        # class name (Gemma3nTextScaledWordEmbedding) nor a model id (org/model-v2)
+        return True
     if digits < 4 or letters < 4 or len(set(value)) < 8:
         return False
     return not (
@@ -445,13 +458,18 @@ def _random_value(value: str) -> bool:
 
 _SYMBOLS = frozenset("!@#$%^&*+=?~|")
 _DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+_SNAKE_NAME = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+"""A name in code (``new_password1``, ``DB_PASSWORD_2``), not a password."""
 
 
 def _password_value(value: str) -> bool:
     """What follows a password's name is one: eight or more characters with
     a letter, and a digit or a symbol; not a placeholder, a template, a URL,
-    or code (``self.password``, ``settings.DB_PASSWORD``)."""
+    a path, or code (``self.password``, ``settings.DB_PASSWORD``,
+    ``new_password1``)."""
     if len(value) < 8 or "://" in value or _DOTTED_NAME.fullmatch(value):
+        return False
+    if value[0] in "/~.$%" or _SNAKE_NAME.fullmatch(value):
         return False
     if not any(c.isalpha() for c in value):
         return False
@@ -459,6 +477,8 @@ def _password_value(value: str) -> bool:
         return False
     return _real_password(value)
 
+
+_BASE64 = re.compile(r"[A-Za-z0-9/+]+=*")
 
 _OWN_VALID: dict[str, Callable[[str], bool]] = {
     "Secret Keyword": _random_value,
