@@ -1173,6 +1173,10 @@ def test_an_index_in_the_project_folder_never_calls_the_documents_a_stray_store(
         (root / "old-store" / "chunks.json").write_text("[]")
         problems = dict(pipeline.index().problems)
         assert set(problems) == {str(root / "old-store")}  # a real stray one still is
+    # and a loader that reads the whole project folder: every folder is documents
+    config = basic_config(index_dir=".", loaders=[{"type": "directory", "path": "."}])
+    with ragloom.load(config, plugin_manager=pm, base_dir=root) as pipeline:
+        assert not [s for s, _ in pipeline.index().problems if s.endswith(("docs", "old-store"))]
 
 
 @pytest.mark.parametrize("value", ["", "  "])

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import ragloom
 from ragloom import Document, Loader, hookimpl
@@ -33,6 +34,8 @@ class Faq(Loader):
                 raise KeyError("answer")
             if i == 1 and BUG["kind"] == "text_none":
                 doc = Document(doc.id, None, doc.metadata)  # type: ignore[arg-type]
+            if i == 1 and BUG["kind"] == "numpy_meta":  # np.int64 from pandas: fine
+                doc = Document(doc.id, doc.text, {"source": "faq.txt", "n": np.int64(3)})
             if i == 1 and BUG["kind"] == "bad_meta":
                 doc = Document(doc.id, doc.text, {"source": "faq.txt", "when": object()})
             yield doc
@@ -125,3 +128,10 @@ def test_a_run_limited_to_sources_names_a_loader_that_cannot_limit_itself(
     assert "is covered by a configured loader" in message
     assert "loader faq cannot limit a run to some sources" in message
     assert "with_sources()" in message
+
+
+def test_numpy_numbers_in_metadata_are_no_malformed_document(tmp_path: Path) -> None:
+    BUG["kind"] = "numpy_meta"
+    with _pipeline(tmp_path) as pipeline:
+        report = pipeline.index()
+    assert "faq#1" in report.added and not report.problems, report

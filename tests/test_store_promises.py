@@ -47,6 +47,11 @@ class Faulty(BM25Store):
             print("querying!")
         return hits
 
+    def open(self, context: Any = None) -> None:
+        if FAULT["kind"] == "print":
+            print("opening!")
+        super().open(context)
+
     def upsert(self, chunks: Any, vectors: Any = None) -> None:
         if FAULT["kind"] == "print":
             print(f"writing {len(chunks)} chunk(s)")
@@ -213,7 +218,8 @@ def test_what_a_plugin_prints_never_reaches_the_json_a_command_prints(
         assert "writing" in run("index", "--json")[1]
         hits, err = run("search", "--json", "refund 30 days")
         assert hits and "querying!" in err
-        answer, _ = run("ask", "--json", "How long do refunds take?")
+        answer, err = run("ask", "--json", "How long do refunds take?")
+        assert "opening!" in err  # printed while the pipeline opens, before `with`
         assert isinstance(answer, dict) and answer["answer"]
     finally:
         FAULT["kind"] = ""

@@ -654,9 +654,10 @@ def ask(
     if stream and as_json:
         raise click.UsageError("--stream prints text as it comes; drop it with --json", ctx=ctx)
     filters, who = parse_filter_json(filter_), principals_list(principals)
-    with load_pipeline(ctx) as pipeline:
-        with plugin_output_to_stderr():
-            pipeline.open()
+    pipeline = load_pipeline(ctx)
+    with plugin_output_to_stderr():
+        pipeline.open()  # before `with`, whose entering opens it otherwise
+    with pipeline:
         if stream:
             _print_stream(pipeline.stream(question, filters, k=k, principals=who))
             return

@@ -291,6 +291,7 @@ def load_here(run: Run, loaders: Iterable[LoaderItem], admit: Admission) -> Load
                 if isinstance(getattr(doc, "id", None), str):
                     run.keep(doc.id)  # its indexed version stays
                 continue
+            doc = _plain_numbers(doc)
             if doc.id in loaded.seen:
                 loaded.add(doc, key, run)  # reported, not kept
                 continue
@@ -298,6 +299,25 @@ def load_here(run: Run, loaders: Iterable[LoaderItem], admit: Admission) -> Load
             if admitted is not None:
                 loaded.add(admitted, key, run)
     return loaded
+
+
+def _plain_numbers(doc: Document) -> Document:
+    """``doc`` with numpy numbers in its metadata (``np.int64`` from pandas)
+    made Python's, which every store writes as JSON."""
+    try:
+        json.dumps(doc.metadata)
+    except (TypeError, ValueError):
+        return replace(doc, metadata=json.loads(json.dumps(doc.metadata, default=_scalar)))
+    return doc
+
+
+def _scalar(value: Any) -> Any:
+    """A numpy number (``np.int64`` from pandas) as the number it is; else
+    not JSON (``TypeError``)."""
+    item = getattr(value, "item", None)
+    if callable(item) and getattr(value, "shape", None) == ():
+        return item()
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
 def malformed(doc: Any) -> str | None:
@@ -311,7 +331,7 @@ def malformed(doc: Any) -> str | None:
     if not isinstance(doc.text, str):
         return f"a document whose text is {type(doc.text).__name__}, not a string"
     try:
-        json.dumps(doc.metadata)
+        json.dumps(doc.metadata, default=_scalar)
     except (TypeError, ValueError) as exc:
         return f"a document whose metadata is not JSON ({exc})"
     return None

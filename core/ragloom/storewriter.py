@@ -109,11 +109,15 @@ class StoreWriter:
             context = getattr(store, "context", None)
             if context is not None:
                 used.append(context.store_dir(getattr(store.config, "path", None)).absolute())
-        used += [source.absolute() for source in sources]
+        read = [source.absolute() for source in sources]
         return sorted(
             folder
             for folder in folders
-            if not any(u == folder.absolute() or folder.absolute() in u.parents for u in used)
+            if not any(
+                u == folder.absolute() or folder.absolute() in u.parents for u in used + read
+            )
+            # a folder under one a loader reads is documents (``index_dir: .``, ``path: .``)
+            and not any(r in folder.absolute().parents for r in read)
         )
 
     def kinds(self) -> dict[str, str]:

@@ -229,7 +229,7 @@ class BodyLimit:
             left = deadline - asyncio.get_running_loop().time()
             try:
                 message = await asyncio.wait_for(receive(), max(left, 0.0))
-            except TimeoutError:
+            except (TimeoutError, asyncio.TimeoutError):  # one class from 3.11 on
                 exceeded = self.slow()
                 raise BodyTooSlow() from None
             if message["type"] == "http.request":

@@ -156,13 +156,10 @@ SYSTEM_FOLDERS = tuple(
         "/proc",
         "/sys",
         "/dev",
-        "/root",
         "/boot",
-        "/run",
-        "/var/lib",
-        "/var/run",
+        "/run/secrets",
+        "/var/run/secrets",
         "/private/etc",
-        "/private/var",
     )
 )
 """Where a followed symlink that leads out of the loader's root is never
