@@ -132,6 +132,13 @@ is read in linear time."""
 _VARIANT = re.compile(r"\d+(?:-[a-z]+)?")
 """What goes on with a name: a number, or one with its unit ("2-slot", "4-door")."""
 
+
+def _sized(name: str, joined: str) -> bool:
+    """Whether the passages write ``name`` with a size after it ("Fjord
+    Toaster 4-slot"): then sizes tell its kinds apart."""
+    return re.search(rf"\b{re.escape(name)}\s+\d+-[a-z]+\b", joined) is not None
+
+
 _CODE = re.compile(r"([A-Za-z]{1,4})-?\d+[A-Za-z]*")
 """A model or line code: letters, then digits (``X200``, ``N1``, ``RTX-4090``)."""
 
@@ -166,9 +173,14 @@ def entities(question: str, texts: Iterable[str] = ()) -> list[str]:
     found: list[str] = []
     current: list[str] = []
     for i, word in enumerate(words):
-        # a name goes on with a number or a model's size ("Zone 3", "Fjord
-        # Toaster 2-slot": the 4-slot is another toaster)
-        capital = bool(word) and (word[0].isupper() or (current and _VARIANT.fullmatch(word)))
+        # a name goes on with a number, or with a size the passages write after
+        # it ("Zone 3"; "Fjord Toaster 2-slot" where they price the 4-slot;
+        # not "Acme Cloud 14-day trial", which they call the Acme Cloud trial)
+        capital = bool(word) and (
+            word[0].isupper()
+            or (current and word.isdigit())
+            or (current and _VARIANT.fullmatch(word) and _sized(" ".join(current), joined))
+        )
         # a sentence's first word ("We are a charity. Can we ...?") is a
         # name only as the passages write it
         opens = i == 0 or _ends_sentence(raw[i - 1])

@@ -81,6 +81,9 @@ _URL_OR_TAG = re.compile(r"(?:https?|ftp)://\S+|www\.\S+|<[^>\n]*>")
 _SKIPPED_LINES = (_HRULE, _TABLE_RULE, _LINK_DEFINITION)
 
 
+_TRAILING_PIPE = re.compile(r"(?<!\\)\|\s*$")
+
+
 def _bare_row(line: str) -> bool:
     """Whether a line may be a row of a table without outer pipes: cells
     between unescaped ``|`` (not ``a || b``, not a lone ``|`` at an end)."""
@@ -260,13 +263,30 @@ def split_sentences(text: str, *, kinds: bool = False, cells: bool = False) -> l
             continue
         if not stripped or any(rule.match(line) for rule in _SKIPPED_LINES):
             flush()
+            if not stripped:
+                bare_table = 0  # a blank line ends a table
             continue
         heading = _HEADING.match(line)
         if heading:
             flush()
+            bare_table = 0
             if heading.group(2):
                 out.append((heading.group(2), "heading"))
             continue
+        following = lines[i + 1] if i + 1 < len(lines) else ""
+        if not stripped.startswith("|") and "|" in stripped:
+            # a GitHub table without outer pipes ("Week | Primary", then a
+            # "-----|-----" rule): its header, then the lines of as many cells
+            # (empty ones too), before a title or a heading could take a row
+            body = stripped[:-1] if _TRAILING_PIPE.search(stripped) else stripped
+            if _bare_row(body) and _TABLE_RULE.match(following) and "|" in following:
+                bare_table = len(_CELL_BORDER.split(body))
+            if bare_table:  # as GitHub reads one: a row short of cells has them empty
+                parts = _CELL_BORDER.split(stripped)
+                parts += [""] * (bare_table - len(parts))
+                stripped = f"|{'|'.join(parts[:bare_table])}|"
+        elif not _TABLE_RULE.match(line):
+            bare_table = 0
         following = lines[i + 1] if i + 1 < len(lines) else ""
         if _SETEXT.match(following) and not paragraph and not _BULLET.match(line):
             out.append((stripped, "heading"))
@@ -276,23 +296,6 @@ def split_sentences(text: str, *, kinds: bool = False, cells: bool = False) -> l
         if not paragraph and _looks_like_title(lines, i) and not _BULLET.match(line):
             out.append((stripped, "heading"))
             continue
-        if _run_in_heading(lines, i, paragraph) and not _BULLET.match(line):
-            flush()
-            out.append((stripped, "heading"))
-            continue
-        following = lines[i + 1] if i + 1 < len(lines) else ""
-        if not stripped.startswith("|") and _bare_row(stripped):
-            # a GitHub table without outer pipes ("Week | Primary", then a
-            # "-----|-----" rule): its header, then rows of as many cells
-            width = len(_CELL_BORDER.split(stripped))
-            if _TABLE_RULE.match(following) and "|" in following:
-                bare_table = width
-            elif width != bare_table:
-                bare_table = 0
-            if bare_table:
-                stripped = f"|{stripped}|"
-        elif not _TABLE_RULE.match(line):
-            bare_table = 0
         if stripped.startswith("|") and stripped.count("|") >= 2:
             flush()
             row = [
@@ -397,26 +400,6 @@ def _looks_like_title(lines: list[str], i: int) -> bool:
         and all(w[0].isupper() or w[0].isdigit() or w.lower() in _TITLE_SMALL for w in words)
         and sum(w[0].isupper() for w in words) >= 2
     )
-
-
-def _run_in_heading(lines: list[str], i: int, paragraph: list[str]) -> bool:
-    """A heading with no blank line around it, as a PDF's text has them: one
-    to four capitalised words, without digits or final punctuation, after a
-    finished sentence (or nothing), before a line that starts a sentence of
-    its own ("visitors.", "Budget", "Total expenditure in 2025 was ..."):
-    else it runs into that sentence ("Budget Total expenditure ...")."""
-    line = lines[i].strip()
-    after = lines[i + 1].strip() if i + 1 < len(lines) else ""
-    words = line.split()
-    if not 1 <= len(words) <= 4 or line[-1] in _TERMINAL or any(c.isdigit() for c in line):
-        return False
-    if not after or not after[0].isupper() or len(after.split()) < 4:
-        return False
-    if not words[0][0].isupper() or not all(
-        w[0].isupper() or w.lower() in _TITLE_SMALL for w in words
-    ):
-        return False
-    return not paragraph or paragraph[-1].rstrip()[-1:] in (".", "!", "?")
 
 
 _TITLE_SMALL = frozenset(

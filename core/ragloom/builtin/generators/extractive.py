@@ -1255,21 +1255,24 @@ def _prices_another(
         head += whom
     if bool(subject) and not any(term in asked for term in head):
         return True
-    return bool(question) and _another_kind(core, question)
+    return bool(question) and _another_kind(core, question, text[: match.start()])
 
 
-def _another_kind(subject: str, question: str) -> bool:
+def _another_kind(subject: str, question: str, before: str) -> bool:
     """Whether the subject's core (its words before a preposition) and the
-    question name two kinds of one thing, each by the word right before it:
-    "express delivery (next day) costs 14.90 EUR" is no price of standard
-    delivery, "A return ticket costs £9" none of a single one. A question
-    without such a word ("How much is delivery?", "the late fee for books")
-    is not one."""
+    question name two kinds of one thing, each by the word right before it,
+    the sentence naming the question's kind too: "Standard delivery takes
+    2-4 days; express delivery (next day) costs 14.90 EUR" is no price of
+    standard delivery. Not a question without such a word ("How much is
+    delivery?", "the late fee for books"), nor one whose kind the sentence
+    does not name ("overnight parking" to "Hotel parking costs ...") or
+    names in the subject's aside ("next-day delivery")."""
     said = TOKEN.findall(subject.lower())
     if len(said) < 2 or not content_terms(said[-1]) or not content_terms(said[-2]):
         return False
     head, mine = stem(said[-1]), stem(said[-2])
-    said_stems = {stem(w) for w in said}
+    said_stems = {stem(w) for w in TOKEN.findall(_CLAUSE_BREAK.split(before)[-1].lower())}
+    said_stems |= {stem(w) for w in said}
     words = TOKEN.findall(question.lower())
     asked = [stem(w) for w in words]
     for j in range(1, len(asked)):
@@ -1281,6 +1284,7 @@ def _another_kind(subject: str, question: str) -> bool:
             and theirs != mine
             and theirs not in said_stems
             and mine not in asked
+            and re.search(rf"\b{re.escape(words[j - 1])}\s+{re.escape(words[j])}", before, re.I)
         ):
             return True
     return False
