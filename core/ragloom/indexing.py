@@ -286,7 +286,8 @@ class Indexer:
                         "access",
                         f"{rule} matched no document's source: it labels nothing, and the "
                         "documents it means are unlabelled; sources are paths relative to "
-                        "the config's folder (ragloom search shows them)",
+                        "the config's folder (ragloom search shows them). Documents left "
+                        "out for holding secrets are not counted",
                     )
         self._loader_of.update(loaded.loader_of)
         self._states.update(loaded.states)
