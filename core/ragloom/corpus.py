@@ -18,7 +18,6 @@ commit.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -27,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from .access import Labeller
 from .errors import InvalidRequestError, SourceUnavailableError
-from .executors import LoadsDocuments, LoadWork, component_recipe
+from .executors import LoadsDocuments, LoadWork, component_recipe, malformed, plain_numbers
 from .fingerprints import loader_key
 from .types import Document, content_hash
 
@@ -291,7 +290,7 @@ def load_here(run: Run, loaders: Iterable[LoaderItem], admit: Admission) -> Load
                 if isinstance(getattr(doc, "id", None), str):
                     run.keep(doc.id)  # its indexed version stays
                 continue
-            doc = _plain_numbers(doc)
+            doc = plain_numbers(doc)
             if doc.id in loaded.seen:
                 loaded.add(doc, key, run)  # reported, not kept
                 continue
@@ -299,42 +298,6 @@ def load_here(run: Run, loaders: Iterable[LoaderItem], admit: Admission) -> Load
             if admitted is not None:
                 loaded.add(admitted, key, run)
     return loaded
-
-
-def _plain_numbers(doc: Document) -> Document:
-    """``doc`` with numpy numbers in its metadata (``np.int64`` from pandas)
-    made Python's, which every store writes as JSON."""
-    try:
-        json.dumps(doc.metadata)
-    except (TypeError, ValueError):
-        return replace(doc, metadata=json.loads(json.dumps(doc.metadata, default=_scalar)))
-    return doc
-
-
-def _scalar(value: Any) -> Any:
-    """A numpy number (``np.int64`` from pandas) as the number it is; else
-    not JSON (``TypeError``)."""
-    item = getattr(value, "item", None)
-    if callable(item) and getattr(value, "shape", None) == ():
-        return item()
-    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
-
-
-def malformed(doc: Any) -> str | None:
-    """What makes ``doc`` no document the pipeline can index (a loader's
-    bug): not a ``Document``, an id or text that is no string, or metadata
-    that is not JSON (every store writes it as JSON). None when it is fine."""
-    if not isinstance(doc, Document):
-        return f"a {type(doc).__name__}, not a ragloom.Document"
-    if not isinstance(doc.id, str) or not doc.id:
-        return f"a document whose id is {doc.id!r}, not a non-empty string"
-    if not isinstance(doc.text, str):
-        return f"a document whose text is {type(doc.text).__name__}, not a string"
-    try:
-        json.dumps(doc.metadata, default=_scalar)
-    except (TypeError, ValueError) as exc:
-        return f"a document whose metadata is not JSON ({exc})"
-    return None
 
 
 def load_on(

@@ -29,6 +29,7 @@ chunk id the journal does not name first.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -60,6 +61,8 @@ __all__ = [
     "embed_cached",
     "from_recipe",
     "held_ids",
+    "malformed",
+    "plain_numbers",
     "prepare_batch",
     "stand_in",
 ]
@@ -228,6 +231,44 @@ def stand_in(doc: Document) -> Document:
     from .types import Document
 
     return Document(id=doc.id, text="", metadata={"source": doc.source})
+
+
+def plain_numbers(doc: Document) -> Document:
+    """``doc`` with numpy numbers in its metadata (``np.int64`` from pandas)
+    made Python's, which every store writes as JSON."""
+    try:
+        json.dumps(doc.metadata)
+    except (TypeError, ValueError):
+        return replace(doc, metadata=json.loads(json.dumps(doc.metadata, default=_scalar)))
+    return doc
+
+
+def _scalar(value: Any) -> Any:
+    """A numpy number (``np.int64`` from pandas) as the number it is; else
+    not JSON (``TypeError``)."""
+    item = getattr(value, "item", None)
+    if callable(item) and getattr(value, "shape", None) == ():
+        return item()
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def malformed(doc: Any) -> str | None:
+    """What makes ``doc`` no document the pipeline can index (a loader's
+    bug): not a ``Document``, an id or text that is no string, or metadata
+    that is not JSON (every store writes it as JSON). None when it is fine."""
+    from .types import Document
+
+    if not isinstance(doc, Document):
+        return f"a {type(doc).__name__}, not a ragloom.Document"
+    if not isinstance(doc.id, str) or not doc.id:
+        return f"a document whose id is {doc.id!r}, not a non-empty string"
+    if not isinstance(doc.text, str):
+        return f"a document whose text is {type(doc.text).__name__}, not a string"
+    try:
+        json.dumps(doc.metadata, default=_scalar)
+    except (TypeError, ValueError) as exc:
+        return f"a document whose metadata is not JSON ({exc})"
+    return None
 
 
 class InProcessExecutor(Executor):

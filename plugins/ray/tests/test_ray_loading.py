@@ -13,7 +13,7 @@ import ragloom
 import ray.cloudpickle
 from ragloom import hookimpl
 from ragloom.builtin.loaders.directory import DirectoryLoader
-from ray_helpers import config, make_corpus, ray_executor, snapshot
+from ray_helpers import config, entries, make_corpus, ray_executor, snapshot
 
 AWS_KEY_ID = "AKIAZ7VQ3L5XK2M4P6RT"
 
@@ -94,3 +94,57 @@ def test_loaders_run_on_the_cluster_and_give_the_in_process_index(
     report, state = index(".ray-driver", {**on_cluster, "load": "driver"})
     assert pids.read_text().split() == [str(os.getpid())]
     assert state[0] == {k: v for k, v in local_state[0].items() if k != "more/extra.md"}
+
+
+class BuggyDirectory(DirectoryLoader):
+    """The directory loader with a bug, as ``bug`` says: ``text_none`` gives
+    one document without text, ``raise`` fails after the first document."""
+
+    class Config(DirectoryLoader.Config):
+        bug: str = ""
+
+    def load(self):
+        from dataclasses import replace
+
+        for number, doc in enumerate(super().load()):
+            if self.config.bug == "raise" and number == 1:
+                raise KeyError("answer")
+            if self.config.bug == "text_none" and doc.id == "docs/doc-003.md":
+                doc = replace(doc, text=None)
+            yield doc
+
+
+class BuggyPlugin:
+    @hookimpl
+    def register_loaders(self, register):
+        register("buggy-directory", BuggyDirectory)
+
+
+def test_a_buggy_loader_on_the_cluster_loses_nothing_as_in_one_process(
+    tmp_path: Path, pm, ray_address: str
+) -> None:
+    """A document that is no document is skipped and its indexed version
+    kept, and a loader that raises fails alone, keeping what it indexed: on
+    the cluster as in one process (the review found the cluster deleted the
+    one, and failed the whole run for the other)."""
+    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    pm.register(BuggyPlugin())
+    make_corpus(tmp_path, 6)
+    on_cluster = ray_executor(ray_address)
+
+    def index(name: str, executor: dict | None, bug: str):
+        loaders = [{"type": "buggy-directory", "path": "docs", "bug": bug}]
+        cfg = config(name, executor, loaders=loaders)
+        with ragloom.load(cfg, plugin_manager=pm, base_dir=tmp_path) as pipeline:
+            return pipeline.index(), entries(pipeline)
+
+    for name, executor in ((".ray", on_cluster), (".local", None)):
+        report, before = index(name, executor, "")
+        assert len(report.added) == 6
+        report, after = index(name, executor, "text_none")
+        assert "docs/doc-003.md" in report.kept and not report.deleted, (name, report)
+        assert after == before
+        report, after = index(name, executor, "raise")
+        assert report.errors and not report.deleted, (name, report)
+        assert "KeyError('answer')" in report.errors[0][1]
+        assert set(after) == set(before)

@@ -146,7 +146,7 @@ class RayExecutor(Executor):
                 documents.extend(head[0])
                 states.extend(head[1])
                 groups.append((head[0], next(stream)))
-            if error is not None and node != driver_node:
+            if error is not None and node != driver_node and not error.startswith("loader "):
                 error += (
                     f" (read on Ray node {node}, not the driver's: with `load: cluster` every "
                     "node must see the sources at the paths the config gives; mount them "

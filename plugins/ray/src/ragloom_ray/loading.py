@@ -11,7 +11,7 @@ from typing import Any
 
 from ragloom.components import Context
 from ragloom.errors import SourceUnavailableError
-from ragloom.executors import from_recipe, stand_in
+from ragloom.executors import from_recipe, malformed, plain_numbers, stand_in
 from ragloom.fingerprints import state_hash
 
 __all__ = ["END", "load_part"]
@@ -55,7 +55,14 @@ def load_part(
         configured = admit.labeller.configured(loader)
         batch = []
         for doc in loader.load():
-            admitted = admit(doc, configured, report)
+            wrong = malformed(doc)
+            if wrong is not None:  # a loader's bug: said, and its indexed version kept
+                shown = str(getattr(doc, "id", "?"))
+                report(shown, f"loader {name} gave {wrong}; skipped, a bug in its plugin")
+                if isinstance(getattr(doc, "id", None), str):
+                    kept.append(doc.id)
+                continue
+            admitted = admit(plain_numbers(doc), configured, report)
             if admitted is None:
                 continue
             batch.append(admitted)
@@ -68,6 +75,13 @@ def load_part(
             yield batch
     except SourceUnavailableError as exc:
         error = str(exc)
+    except Exception as exc:
+        # a bug in the loader met part way: it fails alone, as in one process,
+        # and every document it indexed that it did not give is kept
+        error = (
+            f"loader {name} ({type(loader).__name__}) failed: {exc!r}, a bug in its plugin "
+            "or a file it cannot handle"
+        )
     finally:
         loader.close()
     import ray
