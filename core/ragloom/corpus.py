@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from .access import Labeller
 from .errors import InvalidRequestError, SourceUnavailableError
-from .executors import LoadsDocuments, LoadWork, component_recipe, malformed, plain_numbers
+from .executors import LoadsDocuments, LoadWork, component_recipe, screened
 from .fingerprints import loader_key
 from .types import Document, content_hash
 
@@ -58,10 +58,6 @@ class Admission:
     def __call__(
         self, doc: Document, configured: object, report: Callable[[str, str], None]
     ) -> Document | None:
-        wrong = malformed(doc)
-        if wrong is not None:  # (load_here says so first, and keeps its indexed version)
-            report(str(getattr(doc, "id", "?")), f"a loader gave {wrong}; skipped")
-            return None
         if self.policy != "allow":
             screened = _screen_secrets(doc, self.policy, report)
             if screened is None:
@@ -282,15 +278,10 @@ def load_here(run: Run, loaders: Iterable[LoaderItem], admit: Admission) -> Load
             continue
         loaded.ran.add(key)
         configured = admit.labeller.configured(loader)
-        for doc in docs:
-            wrong = malformed(doc)
-            if wrong is not None:
-                shown = str(getattr(doc, "id", "?"))
-                run.report(shown, f"loader {name} gave {wrong}; skipped, a bug in its plugin")
-                if isinstance(getattr(doc, "id", None), str):
-                    run.keep(doc.id)  # its indexed version stays
+        for loaded_doc in docs:
+            doc = screened(loaded_doc, name, run.report, run.keep)
+            if doc is None:
                 continue
-            doc = plain_numbers(doc)
             if doc.id in loaded.seen:
                 loaded.add(doc, key, run)  # reported, not kept
                 continue

@@ -64,6 +64,7 @@ __all__ = [
     "malformed",
     "plain_numbers",
     "prepare_batch",
+    "screened",
     "stand_in",
 ]
 
@@ -154,8 +155,8 @@ class LoadWork:
     ``loaders`` are ``(key, type name, recipe)`` for each configured loader, in
     config order (:func:`component_recipe`; a worker builds and opens its own).
     ``admit(doc, configured, report)`` must be called on every loaded
-    document, where it was loaded: it screens secrets (``indexing.secrets``)
-    and applies access labels (``configured`` is
+    document that ``screened`` returns, where it was loaded: it screens
+    secrets (``indexing.secrets``) and applies access labels (``configured`` is
     ``admit.labeller.configured(loader)``), and returns the document to index
     or None to leave it out. It pickles."""
 
@@ -250,6 +251,23 @@ def _scalar(value: Any) -> Any:
     if callable(item) and getattr(value, "shape", None) == ():
         return item()
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def screened(
+    doc: Any, loader: str, report: Callable[[str, str], None], keep: Callable[[str], None]
+) -> Document | None:
+    """A loaded ``doc`` as the index takes it (numpy numbers in its metadata
+    made Python's), or None when it is no document (``malformed``, a bug of
+    loader ``loader``): reported, and its indexed version kept. Wherever
+    documents are loaded, before ``admit``."""
+    wrong = malformed(doc)
+    if wrong is None:
+        return plain_numbers(doc)
+    said = f"loader {loader} gave {wrong}; skipped, a bug in its plugin"
+    report(str(getattr(doc, "id", "?")), said)
+    if isinstance(getattr(doc, "id", None), str):
+        keep(doc.id)
+    return None
 
 
 def malformed(doc: Any) -> str | None:

@@ -49,7 +49,11 @@ class Authenticator:
         return caller
 
     def of_scope(self, scope: Any) -> Caller:
-        """Authenticate an ASGI request (for routes outside FastAPI: ``/mcp``)."""
+        """Authenticate an ASGI request (for routes outside FastAPI: ``/mcp``),
+        once: the concurrency limit authenticates it before its route does."""
+        found = scope.get(CALLER)
+        if found is not None:
+            return found  # type: ignore[no-any-return]
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope.get("headers", ())}
         caller = self.authenticate(headers.get("authorization"), headers.get("x-api-key"))
         scope[CALLER] = caller

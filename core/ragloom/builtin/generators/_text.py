@@ -285,9 +285,8 @@ def split_sentences(text: str, *, kinds: bool = False, cells: bool = False) -> l
                 parts = _CELL_BORDER.split(stripped)
                 parts += [""] * (bare_table - len(parts))
                 stripped = f"|{'|'.join(parts[:bare_table])}|"
-        elif not _TABLE_RULE.match(line):
+        else:  # (a rule line was skipped above)
             bare_table = 0
-        following = lines[i + 1] if i + 1 < len(lines) else ""
         if _SETEXT.match(following) and not paragraph and not _BULLET.match(line):
             out.append((stripped, "heading"))
             continue

@@ -11,7 +11,7 @@ from typing import Any
 
 from ragloom.components import Context
 from ragloom.errors import SourceUnavailableError
-from ragloom.executors import from_recipe, malformed, plain_numbers, stand_in
+from ragloom.executors import from_recipe, screened, stand_in
 from ragloom.fingerprints import state_hash
 
 __all__ = ["END", "load_part"]
@@ -54,15 +54,9 @@ def load_part(
     try:
         configured = admit.labeller.configured(loader)
         batch = []
-        for doc in loader.load():
-            wrong = malformed(doc)
-            if wrong is not None:  # a loader's bug: said, and its indexed version kept
-                shown = str(getattr(doc, "id", "?"))
-                report(shown, f"loader {name} gave {wrong}; skipped, a bug in its plugin")
-                if isinstance(getattr(doc, "id", None), str):
-                    kept.append(doc.id)
-                continue
-            admitted = admit(plain_numbers(doc), configured, report)
+        for loaded in loader.load():
+            doc = screened(loaded, name, report, kept.append)
+            admitted = None if doc is None else admit(doc, configured, report)
             if admitted is None:
                 continue
             batch.append(admitted)
