@@ -296,3 +296,26 @@ def test_python_api_rejects_bad_arguments_clearly(pm: pluggy.PluginManager, corp
             with pytest.raises(InvalidRequestError) as info:
                 call()
             assert isinstance(info.value, RagloomError)
+
+
+def test_history_is_checked_before_anything_runs(pm: pluggy.PluginManager, corpus: Path) -> None:
+    """A malformed chat history is the caller's mistake, named, on every
+    entry point; a well-formed one (any iterable of messages) is used."""
+    from ragloom.errors import InvalidRequestError
+
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
+        pipeline.index()
+        cases = [
+            ("hello", "history must be a list of messages"),
+            (["x"], "history message 1 must be a dict"),
+            ([{"role": "user", "content": "a"}, {"role": "user"}], 'message 2 has no "content"'),
+            ([{"role": "user", "content": 5}], '"content" must be text, not int'),
+            ([{"role": "bot", "content": "a"}], "role must be one of user, assistant"),
+        ]
+        for history, message in cases:
+            for call in (pipeline.ask, pipeline.retrieve, pipeline.stream):
+                with pytest.raises(InvalidRequestError, match=message):
+                    call("What does the plan cost?", history=history)  # type: ignore[arg-type]
+        turns = iter([{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"}])
+        assert pipeline.ask("What does the plan cost?", history=turns).text
+        assert pipeline.ask("What does the plan cost?", history=None).text  # type: ignore[arg-type]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -367,6 +367,7 @@ class Pipeline:
         """
         _check_question(question)
         k = _check_k(k)
+        history = _check_history(history)
         run = self.run("retrieve")
         try:
             with run.active():
@@ -470,6 +471,7 @@ class Pipeline:
         with ``trace``, ``answer.metadata["trace"]`` lists every stage's timing."""
         _check_question(question)
         k = _check_k(k)
+        history = _check_history(history)
         run = self.run("ask")
         try:
             with run.active():
@@ -538,6 +540,7 @@ class Pipeline:
         caller stops iterating early."""
         _check_question(question)
         k = _check_k(k)
+        history = _check_history(history)
         run = self.run("stream")
         try:
             with run.active():
@@ -568,6 +571,43 @@ def _check_question(question: Any) -> None:
         raise InvalidRequestError(f"the question must be a string, not {type(question).__name__}")
     if not question.strip():
         raise InvalidRequestError("the question is empty: ask something")
+
+
+HISTORY_ROLES = ("user", "assistant", "system", "developer", "tool")
+"""The roles a ``history`` message may have (chat APIs' own); generators
+and query transformers read the ``user`` and ``assistant`` turns."""
+
+
+def _check_history(history: Any) -> tuple[Message, ...]:
+    """``history`` as a tuple of ``{"role", "content"}`` dicts (copies), or an
+    InvalidRequestError naming the first message that is not one."""
+    if history is None:
+        return ()
+    if isinstance(history, (str, bytes, Mapping)) or not isinstance(history, Iterable):
+        raise InvalidRequestError(
+            "history must be a list of messages such as "
+            f'{{"role": "user", "content": "..."}}, not {type(history).__name__}'
+        )
+    checked = []
+    for number, message in enumerate(history, start=1):
+        where = f"history message {number}"
+        if not isinstance(message, Mapping):
+            raise InvalidRequestError(
+                f'{where} must be a dict with "role" and "content", not {type(message).__name__}'
+            )
+        role, content = message.get("role"), message.get("content")
+        if role not in HISTORY_ROLES:
+            raise InvalidRequestError(
+                f"{where}: role must be one of {', '.join(HISTORY_ROLES)}, not {role!r}"
+            )
+        if not isinstance(content, str):
+            raise InvalidRequestError(
+                f'{where} has no "content"'
+                if content is None
+                else f'{where}: "content" must be text, not {type(content).__name__}'
+            )
+        checked.append({**message, "role": role, "content": content})
+    return tuple(checked)
 
 
 def _check_k(k: Any) -> int | None:
