@@ -77,6 +77,10 @@ def test_env_vars_defaults_and_escapes(registry: Registry) -> None:
     # placeholders are written back, never the values
     assert config.to_dict()["stores"][0]["name"] == "${NAME}"
     assert config.to_dict()["index_dir"] == "${IDX:-fallback}"
+    # and escapes: the dict loads back to the same literal, not the variable
+    assert config.to_dict()["stores"][1]["name"] == "$${lit}"
+    again = validate_config(config.to_dict(), registry, env={"NAME": "kw", "lit": "no"})
+    assert [s.name for s in again.stores] == ["kw", "${lit}"]
     # set but empty takes the default too, as a shell's :- does (not index_dir "")
     assert validate_config(data, registry, env={"NAME": "kw", "IDX": ""}).index_dir == "fallback"
     assert validate_config(data, registry, env={"NAME": "kw", "IDX": "x"}).index_dir == "x"

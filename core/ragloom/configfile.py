@@ -247,9 +247,9 @@ def interpolate(
 
     def substitute(match: re.Match[str]) -> str:
         escaped, name, default = match.groups()
+        seen[path] = data  # written back as written: placeholders, and escapes
         if escaped:
             return match.group(0)[1:]
-        seen[path] = data
         if default is not None and not env.get(name):  # unset or empty, as a shell's :-
             return default
         if name in env:
