@@ -196,6 +196,30 @@ def test_beir(quickstart: Path, tmp_path: Path) -> None:
     assert missing.exit_code == 1 and "splits here: dev" in missing.output
 
 
+def test_the_beir_index_kept_in_the_index_dir_is_no_stray_store(
+    quickstart: Path, tmp_path: Path
+) -> None:
+    """``eval --beir`` keeps its index in ``<index_dir>/beir/`` on purpose;
+    ``ragloom index`` told the user to delete it on every run."""
+    data = tmp_path / "tiny"
+    (data / "qrels").mkdir(parents=True)
+    (data / "corpus.jsonl").write_text('{"_id": "d1", "title": "Aspirin", "text": "Aspirin."}\n')
+    (data / "queries.jsonl").write_text('{"_id": "q1", "text": "aspirin"}\n')
+    (data / "qrels" / "dev.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\n")
+    config = str(quickstart / "ragloom.yaml")
+    result = invoke("--config", config, "eval", "--beir", str(data), "--split", "dev")
+    assert result.exit_code == 0, result.output
+    assert any((quickstart / ".ragloom" / "beir").iterdir())
+    indexed = run("--config", config, "index", cwd=tmp_path)
+    assert indexed.returncode == 0, indexed.stderr
+    assert "a folder of no store" not in indexed.stderr + indexed.stdout
+    # a store folder the config dropped still is named
+    (quickstart / ".ragloom" / "old-store").mkdir()
+    (quickstart / ".ragloom" / "old-store" / "chunks.json").write_text("[]")
+    again = run("--config", config, "index", cwd=tmp_path)
+    assert "old-store: a folder of no store" in again.stderr + again.stdout
+
+
 def test_beir_on_a_folder_it_cannot_write_says_where_else(tmp_path: Path) -> None:
     # an index folder that cannot be created (here a file is in its way; on a
     # read-only mount, the same error) names --index-dir, unless it was given

@@ -118,6 +118,7 @@ class StoreWriter:
             )
             # a folder under one a loader reads is documents (``index_dir: .``, ``path: .``)
             and not any(r in folder.absolute().parents for r in read)
+            and not _holds_indexes(folder)
         )
 
     def kinds(self) -> dict[str, str]:
@@ -263,3 +264,16 @@ class StoreWriter:
                     store.refresh()
                 except Exception as exc:  # the original error matters more
                     log.warning("store %s could not be refreshed after a failed run: %r", name, exc)
+
+
+def _holds_indexes(folder: Path) -> bool:
+    """Whether ``folder`` is an index of its own, or a folder of them (the
+    ``beir/`` where ``ragloom eval --beir`` keeps its indexes): each has its
+    ledger. A store's folder never holds a ledger."""
+    if (folder / "ledger.sqlite").exists():
+        return True
+    try:
+        inner = [p for p in folder.iterdir() if p.is_dir()]
+    except OSError:
+        return False
+    return bool(inner) and all((p / "ledger.sqlite").exists() for p in inner)
