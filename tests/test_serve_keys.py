@@ -194,3 +194,9 @@ def test_the_serve_command_answers_with_its_keys_file(corpus: Path) -> None:
         ("/v1/search", 401, None),
         ("/v1/index", 403, "bot"),
     }
+    # the text line says the same: who, and the request id to find it by
+    found_line = next(e for e in access if (e["path"], e["status"]) == ("/v1/search", 200))
+    assert found_line["message"].endswith(f"caller=bot id={found_line['request_id']}")
+    assert next(e for e in access if e["status"] == 401)["message"].endswith(
+        f"caller=- id={next(e for e in access if e['status'] == 401)['request_id']}"
+    )

@@ -118,11 +118,15 @@ class RequestLog:
         finally:
             caller = scope.get(CALLER)
             access_log.info(
-                "%s %s %d %.1fms",
+                # the caller's name (keys file: 1-64 of letters, digits, _.:@-) and
+                # the request id (as sane, or made here) cannot break the line
+                "%s %s %d %.1fms caller=%s id=%s",
                 scope.get("method"),
                 scope.get("path"),
                 status,
                 (time.perf_counter() - began) * 1000,
+                caller.name if caller is not None else "-",
+                request_id,
                 extra={
                     "request_id": request_id,
                     "method": scope.get("method"),
