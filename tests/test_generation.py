@@ -178,6 +178,19 @@ def test_a_model_that_refuses_gives_an_ungrounded_answer(
     assert answer.grounded is False and answer.citations == () and answer.text == NOT_FOUND
 
 
+def test_a_partial_answer_that_cites_a_passage_is_kept(
+    corpus: Path, llm_pm: pluggy.PluginManager
+) -> None:
+    """"I could not find X, but Y [1]" is an answer in part (as generation.md
+    says), not a refusal; the same opening with no citation is one."""
+    partial = "I could not find the CEO's name, but the Pro plan costs $29 [1]."
+    with scripted(corpus, llm_pm, replies=[partial, "I could not find the CEO's name."]) as p:
+        answer = p.ask("Who is the CEO and what does Pro cost?")
+        assert answer.grounded is True and answer.text == partial and len(answer.citations) == 1
+        refused = p.ask("Who is the CEO?")
+        assert refused.grounded is False and refused.text == NOT_FOUND and not refused.citations
+
+
 def test_an_uncited_answer_says_so(corpus: Path, llm_pm: pluggy.PluginManager) -> None:
     with scripted(corpus, llm_pm, replies=["The Pro plan costs $29."]) as pipeline:
         answer = pipeline.ask("How much does the Pro plan cost?")
