@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 from bench_answers import print_report, report_answers  # noqa: E402
-from bench_bm25 import bench_bm25  # noqa: E402
+from bench_bm25 import bench_bm25, bench_bm25_reopen  # noqa: E402
 from bench_chunkers import bench_recursive, bench_recursive_documents  # noqa: E402
 from bench_embedder import bench_embedder  # noqa: E402
 from bench_filters import bench_filtered_query  # noqa: E402
@@ -53,6 +53,7 @@ BENCHMARKS = [
     bench_recursive,
     bench_recursive_documents,
     bench_bm25,
+    bench_bm25_reopen,
     bench_filtered_query,
     bench_retrieve,
     bench_hybrid_overhead,

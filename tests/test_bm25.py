@@ -406,3 +406,116 @@ def test_document_scope_is_in_the_fingerprint_and_validated() -> None:
     assert BM25Store(scope="document").fingerprint()["scope"] == "document"
     with pytest.raises(ValidationError):
         BM25Store(scope="page")
+
+
+# -- the index kept on disk (keep_index) ------------------------------------------
+
+
+def _no_build(monkeypatch) -> None:
+    """Fail any bm25s index build: what answers must come from disk."""
+    import bm25s
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the index was built again")
+
+    monkeypatch.setattr(bm25s.BM25, "index", refuse)
+
+
+def _kept(tmp_path: Path) -> list[str]:
+    folder = tmp_path / "bm25" / "scores"
+    return sorted(p.name.rsplit("-", 1)[0] for p in folder.iterdir()) if folder.is_dir() else []
+
+
+@pytest.mark.parametrize("scope", ["chunk", "document"])
+def test_a_kept_index_answers_the_next_process_as_a_built_one(
+    tmp_path: Path, scifact, monkeypatch, scope: str
+) -> None:
+    docs, queries = scifact
+    parts = _chunked(docs[:150], size=300, overlap=60)
+    store = opened(BM25Store(scope=scope), tmp_path)
+    store.upsert(parts)
+    store.flush()
+    built = [store.query(text=q, k=10) for q in queries[:30]]  # builds, and keeps it
+    store.close()
+    kinds = ["chunks", "documents"] if scope == "document" else ["chunks"]
+    assert _kept(tmp_path) == kinds
+    reference = opened(BM25Store(scope=scope, keep_index=False), tmp_path / "copy")
+    reference.upsert(parts)
+    rebuilt = [reference.query(text=q, k=10) for q in queries[:30]]
+    assert not (tmp_path / "copy" / "bm25" / "scores").exists()  # keep_index: false
+    _no_build(monkeypatch)
+    again = opened(BM25Store(scope=scope), tmp_path)
+    for want, same, got in zip(built, rebuilt, (again.query(text=q, k=10) for q in queries[:30])):
+        assert ids(got) == ids(want) == ids(same)
+        assert [h.score for h in got] == pytest.approx([h.score for h in want], rel=1e-6)
+
+
+def test_a_kept_index_is_never_used_for_other_terms_or_settings(
+    tmp_path: Path, monkeypatch
+) -> None:
+    store = opened(BM25Store(), tmp_path)
+    store.upsert(chunks())
+    store.flush()
+    assert ids(store.query(text="free plan", k=1)) == ["memory"]
+    store.close()
+    first = sorted((tmp_path / "bm25" / "scores").iterdir())
+    # another process changed the terms: the kept index is not theirs
+    writer = opened(BM25Store(), tmp_path)
+    writer.delete(ids=["memory"])
+    writer.upsert([chunk("plan", "The free plan has no support.", {})])
+    writer.flush()
+    writer.close()
+    assert not (tmp_path / "bm25" / "scores").exists()  # the write dropped the stale one
+    reader = opened(BM25Store(), tmp_path)
+    assert ids(reader.query(text="free plan", k=1)) == ["plan"]
+    assert ids(reader.query(text="memories kept", k=5)) == []  # the deleted chunk's words
+    second = sorted((tmp_path / "bm25" / "scores").iterdir())
+    assert len(second) == 1 and second != first  # the earlier one deleted
+    # other scoring settings over the same terms: built, not read
+    other = opened(BM25Store(k1=0.9, b=0.4), tmp_path)
+    scores = [h.score for h in other.query(text="free plan", k=3)]
+    plain = BM25Store(k1=0.9, b=0.4)
+    plain.upsert(list(reader._chunks.values()))
+    assert scores == pytest.approx([h.score for h in plain.query(text="free plan", k=3)])
+
+
+def test_a_damaged_kept_index_is_built_again(tmp_path: Path, caplog) -> None:
+    store = opened(BM25Store(), tmp_path)
+    store.upsert(chunks())
+    store.flush()
+    want = store.query(text="plan days", k=5)
+    store.close()
+    (folder,) = (tmp_path / "bm25" / "scores").iterdir()
+    for damage in (b"garbage", None):
+        data = folder / "data.csc.index.npy"
+        if damage is None:  # a whole array, of the wrong length
+            np.save(data, np.zeros(3, dtype=np.float32))
+        else:
+            data.write_bytes(damage)
+        with caplog.at_level(logging.WARNING, logger="ragloom"):
+            again = opened(BM25Store(), tmp_path)
+            got = again.query(text="plan days", k=5)
+        assert ids(got) == ids(want)
+        assert [h.score for h in got] == pytest.approx([h.score for h in want])
+        assert "building it again" in caplog.text
+        caplog.clear()
+        (folder,) = (tmp_path / "bm25" / "scores").iterdir()  # written over
+
+
+def test_an_index_that_cannot_be_kept_is_still_answered(tmp_path: Path) -> None:
+    (tmp_path / "bm25").mkdir()
+    (tmp_path / "bm25" / "scores").write_text("a file where the folder goes")
+    store = opened(BM25Store(), tmp_path)
+    store.upsert(chunks())
+    store.flush()
+    assert ids(store.query(text="free plan", k=1)) == ["memory"]
+    store.close()
+    assert (tmp_path / "bm25" / "scores").is_file()
+
+
+def test_a_rank_bm25_store_keeps_nothing(tmp_path: Path) -> None:
+    store = opened(BM25Store(backend="rank-bm25"), tmp_path)
+    store.upsert(chunks())
+    assert ids(store.query(text="free plan", k=1)) == ["memory"]
+    store.close()
+    assert not (tmp_path / "bm25" / "scores").exists()

@@ -43,8 +43,9 @@ def read_only(indexed: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The index folder (``.ragloom``) said to lie on a read-only mount."""
     index_dir = (indexed / ".ragloom").resolve()
 
-    def read_only_mount(path: Path) -> bool:
-        return Path(path).resolve() == index_dir
+    def read_only_mount(path: Path) -> bool:  # the folder and all in it, as a mount
+        path = Path(path).resolve()
+        return path == index_dir or index_dir in path.parents
 
     monkeypatch.setattr(ragloom.ledger, "read_only_mount", read_only_mount)
     monkeypatch.setattr(ragloom.state, "read_only_mount", read_only_mount)
@@ -64,6 +65,32 @@ def test_queries_on_a_read_only_mount_write_nothing(indexed: Path, read_only: Pa
         assert pipeline.retriever.state.changed() is False
         assert len(pipeline.retriever.state.view.stamps) == 3
     assert files(read_only) == before
+
+
+def test_a_bm25_index_kept_before_the_mount_is_read_there(
+    corpus: Path, monkeypatch: pytest.MonkeyPatch, pm
+) -> None:
+    """An index built elsewhere, queried once there (which keeps the bm25
+    search index on disk), then mounted read-only: the kept index is read,
+    not built again, and nothing is written."""
+    import bm25s
+
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
+        pipeline.index()
+        want = [h.chunk.id for h in pipeline.retrieve("Pro plan price")]
+    index_dir = (corpus / ".ragloom").resolve()
+    assert list((index_dir / "bm25" / "scores").iterdir())
+    monkeypatch.setattr(
+        ragloom.ledger,
+        "read_only_mount",
+        lambda p: index_dir in (Path(p).resolve(), *Path(p).resolve().parents),
+    )
+    monkeypatch.setattr(ragloom.state, "read_only_mount", ragloom.ledger.read_only_mount)
+    monkeypatch.setattr(bm25s.BM25, "index", lambda *a, **k: pytest.fail("built again"))
+    before = files(index_dir)
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
+        assert [h.chunk.id for h in pipeline.retrieve("Pro plan price")] == want
+    assert files(index_dir) == before
 
 
 def test_a_writable_index_is_opened_as_before(indexed: Path, pm) -> None:

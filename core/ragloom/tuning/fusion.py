@@ -686,7 +686,10 @@ def _requery(
     instance of it, on the same files, read and closed again (it writes nothing)."""
     spec = pipeline.config.stores[index]
     _, store = pipeline.stores[index]
-    config = type(spec.config)(**{**spec.config.model_dump(exclude_unset=True), **options})
+    settings = {**spec.config.model_dump(exclude_unset=True), **options}
+    if "keep_index" in type(spec.config).model_fields:  # a variant keeps nothing on disk
+        settings["keep_index"] = False
+    config = type(spec.config)(**settings)
     variant = spec.entry.cls(config)
     variant.type_name = spec.type
     variant.open(store.context)
