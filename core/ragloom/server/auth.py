@@ -87,7 +87,8 @@ def not_admin(caller: Caller) -> ApiError:
         return ApiError(
             "forbidden",
             "index runs over HTTP need an admin key, and this server runs with --no-auth: "
-            "run `ragloom index` where the server runs, or serve with --keys and a key "
-            "with admin: true",
+            "run `ragloom index` where the server runs (with a store one process holds at "
+            "a time, such as an embedded Qdrant, stop the server for the run), or serve "
+            "with --keys and a key with admin: true",
         )
     return ApiError("forbidden", f"the key {caller.name!r} may not index: it needs admin: true")

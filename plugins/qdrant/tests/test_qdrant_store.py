@@ -93,6 +93,24 @@ def test_path_and_collection_place_the_embedded_data(tmp_path: Path) -> None:
     again.close()
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_folders_it_creates_are_private(tmp_path: Path, engine: str) -> None:
+    """The engines write document text (payloads, the write-ahead log) with
+    the process umask; the folders ragloom creates for them are its owner's
+    only, as index_dir is. A folder that exists is left as it is."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o755)
+    index_dir = shared / "project" / ".ragloom"
+    store = QdrantStore(engine=engine)
+    store.open(Context(index_dir=index_dir, base_dir=shared, name="q"))
+    store.upsert(contract_chunks(), contract_vectors())
+    store.close()
+    for folder in (shared / "project", index_dir, index_dir / "q"):
+        assert folder.stat().st_mode & 0o077 == 0, folder
+    assert shared.stat().st_mode & 0o777 == 0o755  # there before: left as it was
+
+
 def test_a_store_without_sparse_answers_vectors_only(tmp_path: Path) -> None:
     assert QdrantStore().capabilities == frozenset({"dense"})
     assert QdrantStore(sparse="bm25").capabilities == frozenset({"dense", "text"})

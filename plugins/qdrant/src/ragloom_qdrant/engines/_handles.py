@@ -43,12 +43,31 @@ class Handle:
     lock: threading.RLock = field(default_factory=threading.RLock)
 
 
+def private_folder(folder: Path) -> None:
+    """Create ``folder`` and each missing folder above it readable by their
+    owner only, as ragloom creates ``index_dir``: the engines write document
+    text there (payloads, the write-ahead log) with the process umask, 0644
+    at the usual 022. Folders that exist are left as they are."""
+    missing = []
+    for path in (folder, *folder.parents):
+        if path.exists():
+            break
+        missing.append(path)
+    for path in reversed(missing):
+        try:
+            path.mkdir(mode=0o700)
+        except FileExistsError:  # another thread or process made it meanwhile
+            pass
+    if not folder.is_dir():
+        folder.mkdir(parents=True, exist_ok=True)  # the error that says why
+
+
 def acquire(folder: Path, lock_name: str, what: str) -> Handle:
     """The handle of ``folder`` for this process, taking its file lock on the
     first use. Raises ``StoreError`` when another process holds it."""
     import portalocker
 
-    folder.mkdir(parents=True, exist_ok=True)
+    private_folder(folder)
     lock_path = folder / lock_name
     key = f"{os.path.realpath(lock_path)}"
     with _TABLE_LOCK:
