@@ -184,7 +184,14 @@ class SourceUnavailableError(LoaderError):
 
 
 class EmbedderError(ComponentError):
-    """An embedder failed to embed a batch."""
+    """An embedder failed to embed a batch.
+
+    ``done``, when the embedder sets it, holds the vectors of the texts
+    before the batch that failed (their first ``len(done)``, in order): the
+    index run puts them in the embedding cache before it fails, so that a
+    rerun sends only what is missing."""
+
+    done: object = None  # a float32 array, one row a text
 
 
 class StoreError(ComponentError):

@@ -385,8 +385,17 @@ def embed_cached(
     found = cache.get_many(key, hashes, embedder.dimension)
     missing = list(dict.fromkeys(h for h in hashes if h not in found))
     if missing:
+        from .errors import EmbedderError
+
         first = {h: i for i, h in reversed(list(enumerate(hashes)))}
-        fresh = embed([texts[first[h]] for h in missing])
+        try:
+            fresh = embed([texts[first[h]] for h in missing])
+        except EmbedderError as exc:
+            # what the embedder sent before it failed is kept: a rerun sends the rest
+            done = exc.done
+            if done is not None and getattr(done, "ndim", 0) == 2 and len(done) <= len(missing):
+                cache.put_many(key, zip(missing, done))
+            raise
         cache.put_many(key, zip(missing, fresh))
         found.update(zip(missing, fresh))
     return np.ascontiguousarray(np.vstack([found[h] for h in hashes]), dtype=np.float32), len(

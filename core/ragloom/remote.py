@@ -511,6 +511,17 @@ def batches(
         yield start, batch
 
 
+def keep_done(exc: BaseException) -> None:
+    """For an embedder: the vectors of the batches :func:`send_batches` sent
+    before the one that failed (``exc.partial``), stacked into
+    ``exc.done`` (see ``EmbedderError``), so that the index run caches them."""
+    import numpy as np
+
+    parts = getattr(exc, "partial", None)
+    if parts and len({np.shape(p)[1] for p in parts}) == 1:
+        exc.done = np.ascontiguousarray(np.vstack(parts), dtype=np.float32)  # type: ignore[attr-defined]
+
+
 def send_batches(
     items: Sequence[T],
     send: Callable[[list[T]], R],
@@ -563,5 +574,7 @@ def send_batches(
                     f"{exc.args[0]} ({number - 1} earlier batch(es) went through; nothing "
                     "after this one was sent)",
                 )
+            # what went through, for a caller that keeps it (an embedder's vectors)
+            exc.partial = results  # type: ignore[attr-defined]
             raise
     return results

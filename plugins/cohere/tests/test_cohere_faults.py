@@ -116,6 +116,11 @@ def test_an_embed_batch_that_keeps_failing_raises_and_names_it(cohere_server: Fa
     message = str(caught.value)
     assert "batch 2 of 3" in message and "503" in message, message
     assert len(cohere_server.calls("/v2/embed")) == 3, "nothing after the failed batch"
+    # the first batch's vectors, for the index run to cache: what a good call gives
+    cohere_server.clear()
+    whole = embedder(cohere_server, slept, batch_size=2).embed_documents(CONTRACT_PASSAGES)
+    assert caught.value.done is not None and caught.value.done.shape == (2, whole.shape[1])
+    assert caught.value.done.tobytes() == whole[:2].tobytes()
 
 
 def test_unknown_model_says_which(cohere_server: FakeCohere) -> None:

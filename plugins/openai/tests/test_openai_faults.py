@@ -240,9 +240,10 @@ def test_a_batch_that_keeps_failing_is_named_and_nothing_after_is_sent(
 def test_an_index_run_that_fails_resumes_from_the_embedding_cache(
     openai_server: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """80 documents: the first index round (64 documents) is embedded; a batch of
-    the second keeps failing, so the run fails naming it. The rerun sends only
-    the texts of the round that failed: the rest come from the embedding cache."""
+    """80 documents: the first index round (64 documents) is embedded; the
+    second batch of the second keeps failing, so the run fails naming it. The
+    rerun sends only the texts of the batch that failed: the rest, the batch
+    before it in the same round included, come from the embedding cache."""
     monkeypatch.setenv("RAGLOOM_CACHE_DIR", str(tmp_path / "cache"))
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -272,8 +273,8 @@ def test_an_index_run_that_fails_resumes_from_the_embedding_cache(
         report = p.index()
         again = [t for c in openai_server.calls(EMBED) for t in c.body["input"]]
         assert p.retrieve("Topic number 70")[0].chunk.source == "docs/note-70.md"
-    assert sorted(again) == sorted(first[64:]), "only the failed round is embedded again"
-    assert report.embedded == 16 and report.chunks == 80
+    assert sorted(again) == sorted(first[74:]), "only the failed batch is embedded again"
+    assert report.embedded == 6 and report.chunks == 80
 
 
 # -- a pipeline on FakeOpenAI ---------------------------------------------------------------

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import Field, SecretStr, model_validator
 from ragloom import Embedder
 from ragloom.errors import EmbedderError
-from ragloom.remote import RemoteOptions, send_batches
+from ragloom.remote import RemoteOptions, keep_done, send_batches
 
 from .client import KEY_VARIABLE, api_key, classify, connect
 
@@ -125,18 +125,22 @@ class CohereEmbedder(Embedder):
             return np.zeros((0, width), dtype=np.float32)
         if self._client is None:
             self.open(self.context)
-        parts = send_batches(
-            list(texts),
-            lambda batch: self._request(batch, input_type, width),
-            max_count=min(self.config.batch_size, MAX_TEXTS),
-            policy=self.config.retry_policy(),
-            classify=classify,
-            error=EmbedderError,
-            what=f"cohere embed of {len(texts)} text(s) (model {self.config.model!r})",
-            key_variable=KEY_VARIABLE,
-            hint="the `model` and `output_dimension` options",
-            sleep=self._sleep,
-        )
+        try:
+            parts = send_batches(
+                list(texts),
+                lambda batch: self._request(batch, input_type, width),
+                max_count=min(self.config.batch_size, MAX_TEXTS),
+                policy=self.config.retry_policy(),
+                classify=classify,
+                error=EmbedderError,
+                what=f"cohere embed of {len(texts)} text(s) (model {self.config.model!r})",
+                key_variable=KEY_VARIABLE,
+                hint="the `model` and `output_dimension` options",
+                sleep=self._sleep,
+            )
+        except EmbedderError as exc:
+            keep_done(exc)  # the batches that went through: the index run caches them
+            raise
         return np.ascontiguousarray(np.vstack(parts), dtype=np.float32)
 
     def _request(self, batch: list[str], input_type: str, width: int) -> np.ndarray:

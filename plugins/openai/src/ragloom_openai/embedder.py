@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field, SecretStr, model_validator
 from ragloom import Embedder
 from ragloom.errors import EmbedderError
-from ragloom.remote import BatchTooLargeError, RemoteOptions, send_batches
+from ragloom.remote import BatchTooLargeError, RemoteOptions, keep_done, send_batches
 
 from .client import KEY_VARIABLE, api_key, classify, connect
 
@@ -165,6 +165,9 @@ class OpenAIEmbedder(Embedder):
                 f"{what}: text {exc.index} alone takes about {exc.size} tokens, more than "
                 f"`max_batch_tokens` ({self.config.max_batch_tokens}): split it smaller"
             ) from None
+        except EmbedderError as exc:
+            keep_done(exc)  # the batches that went through: the index run caches them
+            raise
         width = {part.shape[1] for part in parts}
         if len(width) > 1:
             raise EmbedderError(f"{what}: the batches came back with widths {sorted(width)}")
