@@ -141,6 +141,8 @@ class StoreWriter:
         fixed: list[str] = []
         for name, store in self.stores:
             if not store.exact_count:
+                self._check_lagging(name, store, owned, repair=repair, dry_run=dry_run,
+                                    forced=forced, fixed=fixed)  # fmt: skip
                 continue
             held = self.run.stage("count", name, store, store.count)
             off = 0  # with as many chunks as the ledger: how many are not its own
@@ -186,6 +188,52 @@ class StoreWriter:
                 fixed.append(line)
         return forced, fixed
 
+    def _check_lagging(
+        self,
+        name: str,
+        store: Store,
+        owned: Mapping[str, str],
+        *,
+        repair: bool,
+        dry_run: bool,
+        forced: set[str],
+        fixed: list[str],
+    ) -> None:
+        """A store whose count lags its writes (``exact_count`` False, a service
+        such as Pinecone) cannot be held to the ledger's count on every run.
+        With ``repair`` its ids are listed and it is repaired as any store
+        (``--repair`` is what an operator runs after moving it: another
+        namespace or index). Otherwise a store that holds nothing while the
+        ledger lists chunks gets a note: a count can lag a write by seconds,
+        not a whole index."""
+        if repair:
+            if dry_run:
+                return
+            try:
+                present = list(self.run.stage("ids", name, store, lambda: list(store.ids())))
+            except NotImplementedError:
+                self.run.report(
+                    name,
+                    "a store whose count lags its writes and that cannot list its ids cannot "
+                    "be repaired from the ledger: `ragloom index --rebuild` writes it afresh",
+                )
+                return
+            line = self._repair(name, store, owned, len(present), forced, present=present)
+            if line:
+                fixed.append(line)
+            return
+        if not owned:
+            return
+        held = self.run.stage("count", name, store, store.count)
+        if held == 0:
+            self.run.report(
+                name,
+                f"the store holds no chunk but the ledger lists {len(owned)}: if it was moved "
+                "(another index, namespace or collection in the config) or emptied, run "
+                "`ragloom index --repair` to write the documents into it from the ledger; "
+                "until then its queries find nothing",
+            )
+
     def _strangers(self, name: str, store: Store, owned: Mapping[str, str]) -> int:
         """How many of the chunks a store in this process holds the ledger does
         not list (a store folder restored from a backup holds as many chunks,
@@ -200,12 +248,21 @@ class StoreWriter:
         return sum(1 for cid in present if cid not in owned)
 
     def _repair(
-        self, name: str, store: Store, owned: Mapping[str, str], held: int, forced: set[str]
+        self,
+        name: str,
+        store: Store,
+        owned: Mapping[str, str],
+        held: int,
+        forced: set[str],
+        present: list[str] | None = None,
     ) -> str | None:
         """Delete the chunks ``store`` holds that no document owns, and mark the
-        documents whose chunks it lacks for writing again."""
+        documents whose chunks it lacks for writing again (``present``: its ids,
+        when listed already)."""
         try:
-            present = set(self.run.stage("ids", name, store, lambda: list(store.ids())))
+            if present is None:
+                present = list(self.run.stage("ids", name, store, lambda: list(store.ids())))
+            found = set(present)
         except NotImplementedError:
             if held == len(owned):
                 return None
@@ -214,8 +271,8 @@ class StoreWriter:
                 self.stores.reopen(name, fresh=True)
             forced.update(owned.values())
             return f"{name}: rebuilt from the ledger's {len(set(owned.values()))} document(s)"
-        extra = sorted(present - owned.keys())
-        missing = owned.keys() - present
+        extra = sorted(found - owned.keys())
+        missing = owned.keys() - found
         if extra:
             self.call("delete", name, store, store.delete, ids=extra)
             self.call("flush", name, store, store.flush)

@@ -101,3 +101,35 @@ def test_a_failed_upsert_stops_the_run_and_the_next_run_resumes(
         assert len(pinecone.vectors("quickstart", "demo")) == report.chunks
         hits = pipeline.retrieve("How much does the Team plan cost?")
     assert hits and hits[0].chunk.source == "docs/pricing-faq.md"
+
+
+def test_a_namespace_changed_in_the_config_is_said_and_repaired(
+    pm: pluggy.PluginManager, services: tuple[Any, Any], tmp_path: Path
+) -> None:
+    """Pinecone's count lags writes, so it is not held to the ledger on every
+    run: a config pointed at another namespace wrote nothing there, said
+    nothing, and `--repair` did nothing either; a document deleted meanwhile
+    kept its text in the first namespace for good."""
+    pinecone, cohere = services
+    config = demo(tmp_path, pinecone, cohere)
+    with ragloom.load(config, plugin_manager=pm, base_dir=tmp_path) as pipeline:
+        chunks = pipeline.index().chunks
+    moved = yaml.safe_load(yaml.safe_dump(config))
+    moved["stores"][0]["namespace"] = "elsewhere"
+    with ragloom.load(moved, plugin_manager=pm, base_dir=tmp_path) as pipeline:
+        problems = dict(pipeline.index().problems)
+        assert "holds no chunk but the ledger lists" in problems["pinecone"], problems
+        (tmp_path / "docs" / "security.md").unlink()
+        pipeline.index()
+        report = pipeline.index(repair=True)
+        assert any(line.startswith("pinecone:") for line in report.repaired), report.repaired
+        held = pinecone.vectors("quickstart", "elsewhere")
+        assert len(held) == report.chunks and report.chunks < chunks
+        assert not pipeline.index().problems
+    # back to the first namespace: --repair deletes what the deleted document left there
+    with ragloom.load(config, plugin_manager=pm, base_dir=tmp_path) as pipeline:
+        pipeline.index(repair=True)
+        left = pinecone.vectors("quickstart", "demo")
+        assert not [m for _, m in left.values() if "security.md" in str(m)], "deleted text"
+        assert [m for _, m in left.values() if "pricing-faq.md" in str(m)]
+        assert len(left) == len(held)
