@@ -246,6 +246,15 @@ class Embedder(Component):
             return np.zeros((0, self.dimension), dtype=np.float32)
         return np.ascontiguousarray(np.vstack([self.embed_query(t) for t in texts]), np.float32)
 
+    @classmethod
+    def declared_dimension(cls, config: Any) -> int | None:
+        """The length of the vectors as ``config`` alone tells it, without
+        loading a model or asking a service (``ragloom config check`` compares
+        it with each store's ``dimension:``); None when only embedding tells.
+        By default a ``dimension`` option; override for models of known width."""
+        width = getattr(config, "dimension", None)
+        return width if isinstance(width, int) and not isinstance(width, bool) else None
+
     @property
     def dimension(self) -> int:
         """Length of the vectors. Derived by embedding a probe unless overridden."""

@@ -551,7 +551,7 @@ def _cross_check(specs: dict[str, Any], add: Any) -> None:
                 "add e.g. `embedder: {type: hash}`",
             )
         store_dim = getattr(spec.config, "dimension", None)
-        embed_dim = getattr(embedder.config, "dimension", None) if embedder else None
+        embed_dim = _declared_dimension(embedder)
         if store_dim and embed_dim and store_dim != embed_dim:
             add(
                 (*path, "dimension"),
@@ -559,6 +559,22 @@ def _cross_check(specs: dict[str, Any], add: Any) -> None:
                 f"makes {embed_dim}",
                 "make the two dimensions equal",
             )
+
+
+def _declared_dimension(embedder: Any) -> int | None:
+    """The width the embedder's config alone tells (``Embedder.declared_dimension``),
+    or None: unknown, or an embedder class that fails to tell (never a config error)."""
+    if embedder is None:
+        return None
+    declared = getattr(embedder.entry.cls, "declared_dimension", None)
+    if declared is None:
+        width = getattr(embedder.config, "dimension", None)
+        return width if isinstance(width, int) else None
+    try:
+        width = declared(embedder.config)
+    except Exception:  # a plugin's bug is not the user's config error
+        return None
+    return width if isinstance(width, int) and not isinstance(width, bool) else None
 
 
 def _check_filters(root: _Root, specs: dict[str, Any], add: Any) -> None:

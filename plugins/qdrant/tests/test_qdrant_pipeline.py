@@ -48,19 +48,54 @@ def test_ragloom_plugins_lists_the_store() -> None:
     assert "ragloom-qdrant" in result.output and "store: qdrant" in result.output
 
 
-@pytest.mark.usefixtures("entry_points_qdrant_only")
-def test_config_check_catches_a_width_mismatch(tmp_path: Path) -> None:
+LOCAL_OPENAI = "http://127.0.0.1:9/v1"  # never called: config check asks no service
+
+
+@pytest.fixture
+def entry_points_with_embedders(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As ``entry_points_qdrant_only``, with the embedders of the other plugins."""
+    import ragloom.plugins
+
+    monkeypatch.setattr(ragloom.plugins, "_pm", None)
+    monkeypatch.setattr(ragloom.plugins, "_registry", None)
+    monkeypatch.setenv("RAGLOOM_LOAD_PLUGINS", "qdrant,openai,cohere,sentence-transformers")
+    monkeypatch.delenv("RAGLOOM_DISABLE_PLUGINS", raising=False)
+
+
+@pytest.mark.parametrize(
+    ("embedder", "width"),
+    [
+        ({"type": "hash", "dimension": 64}, 64),
+        ({"type": "openai", "base_url": LOCAL_OPENAI, "dimensions": 256}, 256),
+        ({"type": "openai", "base_url": LOCAL_OPENAI, "model": "text-embedding-3-large"}, 3072),
+        ({"type": "cohere", "model": "embed-english-v3.0", "api_key": "k"}, 1024),
+        ({"type": "sentence-transformers", "model": "m", "truncate_dim": 128}, 128),
+    ],
+)
+@pytest.mark.usefixtures("entry_points_with_embedders")
+def test_config_check_catches_a_width_mismatch(
+    tmp_path: Path, embedder: dict[str, Any], width: int
+) -> None:
+    """Whatever the embedder, when its config tells its width (the hash
+    embedder's `dimension`, OpenAI's `dimensions` or a known model, ...):
+    it was compared for the hash embedder only, and the first index run
+    then blamed a changed embedder."""
     from ragloom.cli import cli
 
     config = {
         "loaders": [{"type": "directory", "path": "docs"}],
-        "embedder": {"type": "hash", "dimension": 64},
+        "embedder": embedder,
         "stores": [{"type": "qdrant", "dimension": 384}],
         "generator": {"type": "extractive"},
     }
     (tmp_path / "ragloom.yaml").write_text(yaml.safe_dump(config))
     result = CliRunner().invoke(cli, ["-c", str(tmp_path / "ragloom.yaml"), "config", "check"])
-    assert result.exit_code != 0 and "384" in result.output and "64" in result.output
+    assert result.exit_code == 2, result.output
+    assert f"expects 384-dimensional vectors but the embedder makes {width}" in result.output
+    config["stores"][0]["dimension"] = width
+    (tmp_path / "ragloom.yaml").write_text(yaml.safe_dump(config))
+    result = CliRunner().invoke(cli, ["-c", str(tmp_path / "ragloom.yaml"), "config", "check"])
+    assert "dimensional vectors but" not in result.output, result.output
 
 
 @pytest.fixture(scope="module")

@@ -82,13 +82,18 @@ class CohereEmbedder(Embedder):
     def close(self) -> None:
         self._client = None
 
+    @classmethod
+    def declared_dimension(cls, config: Any) -> int | None:
+        if config.output_dimension is not None:
+            return int(config.output_dimension)
+        known = MODELS.get(config.model)
+        return known[0] if known is not None else None
+
     @property
     def dimension(self) -> int:
-        known = MODELS.get(self.config.model)
-        if self.config.output_dimension is not None:
-            return self.config.output_dimension
-        if known is not None:
-            return known[0]
+        declared = self.declared_dimension(self.config)
+        if declared is not None:
+            return declared
         return super().dimension
 
     def fingerprint(self) -> dict[str, Any]:

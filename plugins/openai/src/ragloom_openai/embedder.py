@@ -103,13 +103,18 @@ class OpenAIEmbedder(Embedder):
             self._client.close()
         self._client = None
 
+    @classmethod
+    def declared_dimension(cls, config: Any) -> int | None:
+        if config.dimensions is not None:
+            return int(config.dimensions)
+        known = MODELS.get(config.model)
+        return known[0] if known is not None else None
+
     @property
     def dimension(self) -> int:
-        if self.config.dimensions is not None:
-            return self.config.dimensions
-        known = MODELS.get(self.config.model)
-        if known is not None:
-            return known[0]
+        declared = self.declared_dimension(self.config)
+        if declared is not None:
+            return declared
         return super().dimension  # another server's model: probed once
 
     def fingerprint(self) -> dict[str, Any]:

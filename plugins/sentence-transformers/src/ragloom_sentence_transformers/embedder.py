@@ -195,6 +195,14 @@ class SentenceTransformersEmbedder(LazyModel["SentenceTransformer"], Embedder):
         return query_model
 
     # -- what the model is -------------------------------------------------
+    @classmethod
+    def declared_dimension(cls, config: Any) -> int | None:
+        """``truncate_dim`` when set (a model narrower than it is refused when it
+        loads); otherwise only the model tells."""
+        if config.truncate_dim is not None and config.precision in ("float32", "int8", "uint8"):
+            return int(config.truncate_dim)
+        return None
+
     @property
     def dimension(self) -> int:
         """Length of the vectors (after ``truncate_dim``); loads the model if need be."""
