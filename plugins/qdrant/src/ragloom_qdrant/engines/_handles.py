@@ -15,6 +15,7 @@ open engines, guarded by a lock.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections.abc import Callable
@@ -54,10 +55,8 @@ def private_folder(folder: Path) -> None:
             break
         missing.append(path)
     for path in reversed(missing):
-        try:
+        with contextlib.suppress(FileExistsError):  # another thread or process made it
             path.mkdir(mode=0o700)
-        except FileExistsError:  # another thread or process made it meanwhile
-            pass
     if not folder.is_dir():
         folder.mkdir(parents=True, exist_ok=True)  # the error that says why
 
