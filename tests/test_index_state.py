@@ -778,6 +778,45 @@ def test_rebuild_refuses_a_store_that_does_not_honour_fresh(
     assert "does not honour `Context.fresh`" in message and "empty it by hand" in message
 
 
+def test_a_store_whose_count_lags_is_noted_when_empty_moved_and_repaired(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    """``exact_count = False`` (a service such as Pinecone) spares a store the
+    count check of every run; it must not spare it every check: one the
+    config moved, or that holds nothing, is said, and --repair repairs it."""
+    from ragloom.builtin.stores.memory import MemoryStore
+
+    from .conftest import register_store
+
+    class Lagging(MemoryStore):
+        exact_count = False
+
+        @property
+        def location(self) -> str:
+            return f"folder {self.config.path or 'default'}"
+
+    register_store(pm, "lagging", Lagging)
+    root = project(tmp_path, stores=[{"type": "lagging"}, {"type": "bm25"}])
+    config = yaml.safe_load((root / "ragloom.yaml").read_text())
+    with ragloom.load(config, plugin_manager=pm, base_dir=root) as pipeline:
+        assert len(pipeline.index().added) == 3 and not pipeline.index().problems
+    moved = {**config, "stores": [{"type": "lagging", "path": "elsewhere"}, {"type": "bm25"}]}
+    with ragloom.load(moved, plugin_manager=pm, base_dir=root) as pipeline:
+        for _ in range(2):  # every run, until repaired
+            said = dict(pipeline.index().problems)["lagging"]
+            assert "it was folder default at the last run and is folder elsewhere now" in said
+        assert dict(pipeline.stores)["lagging"].count() == 0
+        report = pipeline.index(repair=True)
+        assert report.repaired and dict(pipeline.stores)["lagging"].count() > 0
+        assert "lagging" not in dict(pipeline.index().problems)  # (its old folder is named)
+    # emptied where it is (no move): a note, as the count cannot lag a whole index
+    shutil.rmtree(root / "elsewhere")
+    with ragloom.load(moved, plugin_manager=pm, base_dir=root) as pipeline:
+        said = dict(pipeline.index().problems)["lagging"]
+        assert "holds no chunk but the ledger lists" in said and "--repair" in said
+        assert pipeline.index(repair=True).repaired
+
+
 def test_store_open_errors_surface_on_use_not_on_open(
     tmp_path: Path, pm: pluggy.PluginManager
 ) -> None:

@@ -302,6 +302,16 @@ class Store(Component):
     (an eventually consistent service) sets this False and is not checked."""
 
     @property
+    def location(self) -> str | None:
+        """Where the store keeps its chunks, as the config names it (a
+        collection, a namespace, a table), when options choose it; None by
+        default. Each index run records it, so that a run after the config
+        moved the store says so (and, for a store whose count lags, asks for
+        ``--repair``) instead of calling it changed outside ragloom. Never a
+        secret: no key, no password in a DSN."""
+        return None
+
+    @property
     def shared_writes(self) -> bool:
         """Whether processes other than the one running the index may write this
         store at the same time, each through an instance of its own opened with

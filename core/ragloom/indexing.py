@@ -248,7 +248,11 @@ class Indexer:
             if not dry_run:
                 orphans = self.writer.repair_journal(entries, journal)
             forced, repaired = self.writer.check(
-                entries, repair=repair, dry_run=dry_run, known=ledger.get_meta("stores")
+                entries,
+                repair=repair,
+                dry_run=dry_run,
+                known=ledger.get_meta("stores"),
+                located=ledger.get_meta("locations"),
             )
         stored_chunker = ledger.get_meta("chunker")
         rechunk = rebuild or (
@@ -380,6 +384,7 @@ class Indexer:
         ledger.set_meta("embedder", embedder_fp)
         ledger.set_meta("chunker", chunker_fp)
         ledger.set_meta("stores", self.writer.kinds())  # which store each name was
+        ledger.set_meta("locations", self.writer.locations())  # and where
         doomed: list[str] = []
         chunks_written = 0
         counting = _counting(progress)

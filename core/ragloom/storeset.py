@@ -11,6 +11,7 @@ pairs, as ``Pipeline.stores`` always has.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
@@ -94,6 +95,16 @@ class StoreSet(Sequence[tuple[str, "Store"]]):
     def kinds(self) -> dict[str, str]:
         """Each store's name and type (``store_kind``)."""
         return {name: store_kind(store) for name, store in self._items}
+
+    def locations(self) -> dict[str, str]:
+        """Each store's ``location``, for those that tell one."""
+        out = {}
+        for name, store in self._items:
+            with contextlib.suppress(Exception):  # a plugin's bug is no reason to fail a run
+                where = store.location
+                if isinstance(where, str) and where:
+                    out[name] = where
+        return out
 
     def check(self) -> None:
         """Raise the error of a store that could not be opened, if any."""

@@ -44,6 +44,9 @@ class StoreWriter:
         self.stores = stores
         self.state = state
         self.run = run
+        # stores the config moved and this run did not repair: the ledger keeps
+        # their former location, so that every run says so until --repair
+        self._not_moved_yet: dict[str, str] = {}
 
     def call(self, stage: str, name: str, store: Store, func: Any, *args: Any, **kw: Any) -> Any:
         """A store write, as a stage, with the store lock held: no query runs meanwhile."""
@@ -125,6 +128,10 @@ class StoreWriter:
         """Each store's name and type, as the ledger records them after a run."""
         return self.stores.kinds()
 
+    def locations(self) -> dict[str, str]:
+        """Each store's location (``Store.location``), as the ledger records them."""
+        return {**self.stores.locations(), **self._not_moved_yet}
+
     def check(
         self,
         entries: Mapping[str, LedgerEntry],
@@ -132,6 +139,7 @@ class StoreWriter:
         repair: bool,
         dry_run: bool,
         known: Mapping[str, str] | None = None,
+        located: Mapping[str, str] | None = None,
     ) -> tuple[set[str], list[str]]:
         """Every store must hold the chunks the ledger lists. Returns the
         documents to write again and, with ``repair``, what was fixed; without
@@ -140,9 +148,11 @@ class StoreWriter:
         forced: set[str] = set()
         fixed: list[str] = []
         for name, store in self.stores:
+            moved = _moved(name, store, located)
             if not store.exact_count:
                 self._check_lagging(name, store, owned, repair=repair, dry_run=dry_run,
-                                    forced=forced, fixed=fixed)  # fmt: skip
+                                    forced=forced, fixed=fixed, moved=moved,
+                                    located=located)  # fmt: skip
                 continue
             held = self.run.stage("count", name, store, store.count)
             off = 0  # with as many chunks as the ledger: how many are not its own
@@ -159,12 +169,14 @@ class StoreWriter:
                 )
                 # the ledger says which store each name was (ledgers before it, nothing)
                 was = known.get(name) if isinstance(known, Mapping) else store_kind(store)
-                if was != store_kind(store):  # the config changed, not the files
+                if was != store_kind(store) or moved:  # the config changed, not the files
                     cause = (
                         "the config added it since the last run"
                         if was is None
                         else f"it was a {was!r} store at the last run and is a "
                         f"{store_kind(store)!r} one now"
+                        if was != store_kind(store)
+                        else moved
                     )
                     message = (
                         f"store {name!r} {said}: {cause}; run `ragloom index --repair` to write "
@@ -198,6 +210,8 @@ class StoreWriter:
         dry_run: bool,
         forced: set[str],
         fixed: list[str],
+        moved: str | None = None,
+        located: Mapping[str, str] | None = None,
     ) -> None:
         """A store whose count lags its writes (``exact_count`` False, a service
         such as Pinecone) cannot be held to the ledger's count on every run.
@@ -223,6 +237,15 @@ class StoreWriter:
                 fixed.append(line)
             return
         if not owned:
+            return
+        if moved:
+            assert located is not None
+            self._not_moved_yet[name] = located[name]
+            self.run.report(
+                name,
+                f"{moved}: run `ragloom index --repair` to write the documents there from the "
+                "ledger; until then its queries find only what that location holds",
+            )
             return
         held = self.run.stage("count", name, store, store.count)
         if held == 0:
@@ -334,3 +357,18 @@ def _holds_indexes(folder: Path) -> bool:
     except OSError:
         return False
     return bool(inner) and all((p / "ledger.sqlite").exists() for p in inner)
+
+
+def _moved(name: str, store: Store, located: Mapping[str, str] | None) -> str | None:
+    """How the config moved ``store`` since the last run (its ``location``
+    then and now), or None: not moved, or no location recorded or told."""
+    if not isinstance(located, Mapping) or name not in located:
+        return None
+    try:
+        now = store.location
+    except Exception:  # a plugin's bug: no claim either way
+        return None
+    was = located[name]
+    if not isinstance(now, str) or not now or now == was:
+        return None
+    return f"the config moved it: it was {was} at the last run and is {now} now"

@@ -118,9 +118,11 @@ def test_a_namespace_changed_in_the_config_is_said_and_repaired(
     moved["stores"][0]["namespace"] = "elsewhere"
     with ragloom.load(moved, plugin_manager=pm, base_dir=tmp_path) as pipeline:
         problems = dict(pipeline.index().problems)
-        assert "holds no chunk but the ledger lists" in problems["pinecone"], problems
+        said = problems["pinecone"]
+        assert "the config moved it: it was index 'quickstart', namespace 'demo'" in said
+        assert "is index 'quickstart', namespace 'elsewhere' now" in said and "--repair" in said
         (tmp_path / "docs" / "security.md").unlink()
-        pipeline.index()
+        assert "the config moved it" in dict(pipeline.index().problems)["pinecone"]  # again
         report = pipeline.index(repair=True)
         assert any(line.startswith("pinecone:") for line in report.repaired), report.repaired
         held = pinecone.vectors("quickstart", "elsewhere")

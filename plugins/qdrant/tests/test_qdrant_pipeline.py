@@ -221,3 +221,33 @@ def test_access_control_is_applied_inside_the_store(
         )
         assert widened == []
     assert seen and all(f is not None and "principals" in repr(f) for f in seen)
+
+
+def test_a_collection_changed_in_the_config_is_said_to_be_the_configs_doing(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    """A new `collection:` was reported as the store's files "changed outside
+    ragloom (deleted, restored from a backup)"; it is the config that moved it."""
+    from ragloom.errors import IndexStateError
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name in ("a", "b", "c"):
+        (docs / f"{name}.md").write_text(f"# {name}\n\nNote {name} about plans.\n")
+    config = {
+        "loaders": [{"type": "directory", "path": "docs"}],
+        "embedder": {"type": "hash", "dimension": 32},
+        "stores": [{"type": "qdrant"}],
+        "generator": {"type": "extractive"},
+    }
+    with load(config, plugin_manager=pm, base_dir=tmp_path) as pipeline:
+        assert len(pipeline.index().added) == 3
+    config["stores"] = [{"type": "qdrant", "collection": "other"}]
+    with load(config, plugin_manager=pm, base_dir=tmp_path) as pipeline:
+        with pytest.raises(IndexStateError) as info:
+            pipeline.index()
+        message = str(info.value)
+        assert "the config moved it: it was collection 'ragloom'" in message, message
+        assert "is collection 'other'" in message and "outside ragloom" not in message
+        assert pipeline.index(repair=True).repaired
+        assert pipeline.retrieve("Note b plans")

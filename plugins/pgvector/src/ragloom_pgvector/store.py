@@ -73,6 +73,12 @@ class PgvectorStore(Store):
         self._ef_search: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
 
     @property
+    def location(self) -> str | None:
+        """The table (its schema and name; never the DSN, which may hold a password)."""
+        table = self._table
+        return f"table {table.schema}.{table.name}" if table is not None else None
+
+    @property
     def shared_writes(self) -> bool:
         """A PostgreSQL server (``dsn``) takes writes from many processes at once
         (each write is a transaction); the embedded server (no ``dsn``) lives in

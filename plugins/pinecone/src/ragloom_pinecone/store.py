@@ -85,6 +85,13 @@ class PineconeStore(Store):
         """Every query is an HTTP request: asked at once with the other stores."""
         return True
 
+    @property
+    def location(self) -> str:
+        """The index (by name or host) and the namespace."""
+        config = self.config
+        index = f"index {config.index!r}" if config.index else f"host {config.host!r}"
+        return f"{index}, namespace {config.namespace!r}"
+
     class Config(RemoteOptions):
         index: str | None = Field(None, description="Index name (or give `host`).")
         host: str | None = Field(None, description="Index host, e.g. https://docs-abc.svc...")

@@ -97,6 +97,15 @@ class QdrantStore(Store):
         stores; an embedded collection computes in this process."""
         return self.config.url is not None
 
+    @property
+    def location(self) -> str:
+        """The collection, and the server or (embedded) folder holding it."""
+        config = self.config
+        if config.url is not None:
+            return f"collection {config.collection!r} on {_without_userinfo(config.url)}"
+        folder = config.path or "<index_dir>"
+        return f"collection {config.collection!r} (engine {config.engine}) in {folder}"
+
     # -- lifecycle ---------------------------------------------------------------------
     def open(self, context: Context | None = None) -> None:
         super().open(context)
@@ -517,3 +526,14 @@ def _holds(folder: Any, collection: str, engine: str) -> bool:
     if engine == "edge":
         return (folder / collection / "edge_config.json").exists()
     return (folder / "collection" / collection).is_dir()
+
+
+def _without_userinfo(url: str) -> str:
+    """``url`` without a ``user:password@`` part: a location is logged."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    host = parts.hostname or ""
+    return urlunsplit(parts._replace(netloc=host + (f":{parts.port}" if parts.port else "")))
