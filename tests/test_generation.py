@@ -181,7 +181,7 @@ def test_a_model_that_refuses_gives_an_ungrounded_answer(
 def test_a_partial_answer_that_cites_a_passage_is_kept(
     corpus: Path, llm_pm: pluggy.PluginManager
 ) -> None:
-    """"I could not find X, but Y [1]" is an answer in part (as generation.md
+    """ "I could not find X, but Y [1]" is an answer in part (as generation.md
     says), not a refusal; the same opening with no citation is one."""
     partial = "I could not find the CEO's name, but the Pro plan costs $29 [1]."
     with scripted(corpus, llm_pm, replies=[partial, "I could not find the CEO's name."]) as p:
