@@ -46,7 +46,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, TypeVar
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from .components import ComponentConfig
 from .errors import ComponentError
@@ -182,6 +182,22 @@ class RemoteOptions(ComponentConfig):
     TRANSPORT_FIELDS: ClassVar[frozenset[str]] = frozenset(
         {"timeout", "max_retries", "retry_initial_delay", "retry_max_delay", "api_key", "base_url"}
     )
+
+    @field_validator("base_url", mode="after", check_fields=False)
+    @classmethod
+    def _a_whole_url(cls, value: Any) -> Any:
+        """A ``base_url`` is a whole URL: without ``http://`` the SDKs failed
+        every request as a connection error, after all their retries."""
+        from urllib.parse import urlsplit
+
+        if isinstance(value, str) and value:
+            parts = urlsplit(value)
+            if parts.scheme not in ("http", "https") or not parts.netloc:
+                raise ValueError(
+                    f"base_url must be a whole URL with http:// or https:// "
+                    f"(e.g. http://127.0.0.1:8080/v1), not {value!r}"
+                )
+        return value
 
     def retry_policy(self) -> RetryPolicy:
         return RetryPolicy(

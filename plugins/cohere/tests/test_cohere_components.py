@@ -96,3 +96,12 @@ def test_a_short_answer_is_an_error(cohere_server: FakeCohere, monkeypatch) -> N
     monkeypatch.setattr(cohere_server, "_embed", short)
     with pytest.raises(EmbedderError, match="1 float vector.*2 text"):
         component.embed_documents(["a", "b"])
+
+
+def test_top_k_and_top_n_together_are_one_option_given_twice() -> None:
+    """It said `top_n` was an unknown option, though the docs accept it."""
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="top_k and top_n are the same option"):
+        CohereReranker(top_k=3, top_n=4)
+    assert CohereReranker(top_n=4).config.top_k == 4

@@ -140,3 +140,13 @@ def test_importing_the_plugin_loads_no_sdk() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]", done.stdout
+
+
+@pytest.mark.parametrize("given", ["127.0.0.1:18101/v1", "localhost/v1", "ftp://host/v1"])
+def test_a_base_url_without_its_scheme_is_a_config_error(given: str) -> None:
+    """It passed config check, and every request then failed as a connection
+    error after all retries: a degraded answer, exit 0."""
+    for component in (OpenAIEmbedder, OpenAIGenerator):
+        with pytest.raises(ValidationError, match="base_url must be a whole URL with http://"):
+            component(base_url=given)
+    assert OpenAIGenerator(base_url="http://127.0.0.1:8080/v1").config.base_url

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr, model_validator
 from ragloom import Hit, Reranker
 from ragloom.errors import RerankerError
 from ragloom.remote import RemoteOptions, retry
@@ -43,6 +43,15 @@ class CohereReranker(Reranker):
         with_heading: bool = Field(True, description="Send the section heading with the text.")
         api_key: SecretStr | None = Field(None, description="Default: $CO_API_KEY.")
         base_url: str | None = Field(None, description="Default: https://api.cohere.com.")
+
+        @model_validator(mode="before")
+        @classmethod
+        def _one_name_for_top_k(cls, data: Any) -> Any:
+            if isinstance(data, dict) and "top_k" in data and "top_n" in data:
+                raise ValueError(
+                    "top_k and top_n are the same option (Cohere calls it top_n): give one"
+                )
+            return data
 
     config: Config
 
