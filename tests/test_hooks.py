@@ -171,6 +171,44 @@ def test_hook_register_rerankers(pm, corpus: Path) -> None:
     assert "rerank" in hits[0].scores and "fusion" in hits[0].scores
 
 
+def test_a_reranker_that_fails_leaves_the_fused_order_said_to_be_one(
+    pm, corpus: Path, caplog
+) -> None:
+    """A reranker is an optional stage: its service down after the retries
+    failed the whole query (exit 1, 502), where a failing generator degrades.
+    By default the fused order answers, marked and logged; `raise` keeps the
+    error."""
+    import logging
+
+    from ragloom.errors import RerankerError
+
+    class Down(Reranker):
+        def rerank(self, query, hits, top_k=None):
+            raise RerankerError("service unavailable after 5 attempt(s)")
+
+    class Plugin:
+        @hookimpl
+        def register_rerankers(self, register):
+            register("down", Down)
+
+    plain = ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus)
+    plain.index()
+    fused = [h.chunk.id for h in plain.retrieve("plan", k=3)]
+    plain.close()
+    with use(pm, Plugin(), corpus, reranker={"type": "down"}) as pipeline:
+        with caplog.at_level(logging.WARNING, logger="ragloom"):
+            hits = pipeline.retrieve("plan", k=3)
+        assert [h.chunk.id for h in hits] == fused
+        assert hits.degraded == "the reranker failed (RerankerError); fused order"
+        assert "reranker failed, answering with the fused order" in caplog.text
+        answer = pipeline.ask("How much does the Pro plan cost?")
+        assert answer.metadata["retrieval_degraded"] and answer.citations
+    config = basic_config(reranker={"type": "down"}, retrieval={"on_rerank_error": "raise"})
+    with ragloom.load(config, plugin_manager=pm, base_dir=corpus) as pipeline:
+        with pytest.raises(RerankerError, match="service unavailable"):
+            pipeline.retrieve("plan", k=3)
+
+
 def test_hook_register_generators(pm, corpus: Path) -> None:
     class Echo(Generator):
         class Config(ComponentConfig):

@@ -143,5 +143,6 @@ def _with_version(answer: Answer, hits: Hits) -> Answer:
             **answer.metadata,
             "corpus_version": hits.corpus_version,
             "documents": hits.documents,
+            **({"retrieval_degraded": hits.degraded} if hits.degraded else {}),
         },
     )

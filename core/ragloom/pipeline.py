@@ -520,7 +520,11 @@ class Pipeline:
             return cached
         hits = self._retrieve(run, question, filters, k, history, principals)
         answer = self.answerer.generate(run, question, hits, history)
-        if not answer.degraded and (hits.index_id, hits.corpus_version) == view.key:
+        if (
+            not answer.degraded
+            and not hits.degraded  # a reranker that failed once is asked again next time
+            and (hits.index_id, hits.corpus_version) == view.key
+        ):
             cache.put(key, answer)  # only under the version the key names
         return answer
 

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor
 
 from .access import caller_filter, restrict
-from .errors import IndexRebuildingError, IndexStateError, StoreError
+from .errors import ComponentError, IndexRebuildingError, IndexStateError, StoreError
 from .filters import Filter, check_supported, evaluate, parse, to_spec
 from .fingerprints import describe_fingerprint, fingerprints_match
 from .fusion import best_per_document, fuse
@@ -363,16 +363,24 @@ class Retriever:
 
         fused = run.stage("fuse", settings.fusion, None, fusion, lists, limit=k)
         ranked = fused
+        degraded = ""
         if self.reranker is not None and fused:
-            ranked = run.stage(
-                "rerank",
-                self.config.reranker.type,  # type: ignore[union-attr]
-                self.reranker,
-                self.reranker.rerank,
-                question,
-                fused,
-                None,
-            )
+            try:
+                ranked = run.stage(
+                    "rerank",
+                    self.config.reranker.type,  # type: ignore[union-attr]
+                    self.reranker,
+                    self.reranker.rerank,
+                    question,
+                    fused,
+                    None,
+                )
+            except ComponentError as exc:
+                if settings.on_rerank_error == "raise":
+                    raise
+                # an optional stage: the fused order is still an answer, said to be one
+                log.warning("reranker failed, answering with the fused order: %s", exc)
+                degraded = f"the reranker failed ({type(exc).__name__}); fused order"
         explanation = None
         if explain:
             explanation = Explanation(
@@ -407,6 +415,7 @@ class Retriever:
             documents=len(view.stamps),
             explanation=explanation,
             trace=tuple(run.timings),
+            degraded=degraded,
         )
 
     def _moved_vectors(

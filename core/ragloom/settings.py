@@ -65,6 +65,11 @@ class RetrievalSettings(BaseModel):
         description="order of the passages given to the generator: best first, or the "
         "strongest at both edges of the context (lost in the middle)",
     )
+    on_rerank_error: Literal["fuse", "raise"] = Field(
+        "fuse",
+        description="when the reranker fails (a service down after its retries): answer "
+        "with the fused order, logged and marked (`hits.degraded`), or raise",
+    )
 
 
 class AccessRule(BaseModel):

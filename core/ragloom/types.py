@@ -171,7 +171,8 @@ class Hits(list[Hit]):
     every other respect), and the committed corpus version they were all drawn
     from (``corpus_version``, with the ``index_id`` of the ledger, and the
     number of ``documents`` that version holds, before any filter); the stages'
-    timings (``trace``), and with ``explain=True`` an ``Explanation``."""
+    timings (``trace``), and with ``explain=True`` an ``Explanation``;
+    ``degraded`` says why, when a failed stage was skipped."""
 
     def __init__(
         self,
@@ -182,6 +183,7 @@ class Hits(list[Hit]):
         explanation: Explanation | None = None,
         trace: tuple[StageTiming, ...] = (),
         documents: int = 0,
+        degraded: str = "",
     ) -> None:
         super().__init__(hits)
         self.corpus_version = corpus_version
@@ -189,6 +191,9 @@ class Hits(list[Hit]):
         self.documents = documents
         self.explanation = explanation
         self.trace = trace
+        self.degraded = degraded
+        """Empty, or why the hits are not what the config asks (``the reranker
+        failed (RerankerError); fused order``, under ``retrieval.on_rerank_error: fuse``)."""
 
 
 @dataclass(frozen=True)

@@ -137,6 +137,9 @@ class SearchOut(BaseModel):
     query: str
     corpus_version: int
     hits: list[HitOut]
+    degraded: str | None = None
+    """Why the hits skip a stage that failed (the reranker, under
+    ``retrieval.on_rerank_error: fuse``); absent otherwise."""
     queries: list[str] | None = None
     filter: dict[str, Any] | None = None
     retrieval_filter: dict[str, Any] | None = None

@@ -273,6 +273,8 @@ class Service:
     def search_json(self, query: str, hits: Hits) -> dict[str, Any]:
         rows = [self.hit(rank, h) for rank, h in enumerate(hits, 1)]
         out: dict[str, Any] = {"query": query, "corpus_version": hits.corpus_version, "hits": rows}
+        if hits.degraded:
+            out["degraded"] = hits.degraded
         explanation = hits.explanation
         if explanation is not None:
             for row, why in zip(rows, explanation.hits):
