@@ -204,9 +204,11 @@ def test_a_reranker_that_fails_leaves_the_fused_order_said_to_be_one(
         answer = pipeline.ask("How much does the Pro plan cost?")
         assert answer.metadata["retrieval_degraded"] and answer.citations
     config = basic_config(reranker={"type": "down"}, retrieval={"on_rerank_error": "raise"})
-    with ragloom.load(config, plugin_manager=pm, base_dir=corpus) as pipeline:
-        with pytest.raises(RerankerError, match="service unavailable"):
-            pipeline.retrieve("plan", k=3)
+    with (
+        ragloom.load(config, plugin_manager=pm, base_dir=corpus) as pipeline,
+        pytest.raises(RerankerError, match="service unavailable"),
+    ):
+        pipeline.retrieve("plan", k=3)
 
 
 def test_hook_register_generators(pm, corpus: Path) -> None:
