@@ -49,6 +49,17 @@ def test_every_problem_of_a_keys_file_at_once(tmp_path: Path) -> None:
     assert "line 2" in text
 
 
+def test_a_key_from_an_unset_variable_is_one_problem(tmp_path: Path) -> None:
+    """Its empty value was also "a key must be at least 16 characters": a
+    consequence, said as a second problem of the same line."""
+    path = tmp_path / "keys.yaml"
+    path.write_text("keys:\n  - {name: ops, key: '${RAGLOOM_OPS_KEY}'}\n", "utf-8")
+    with pytest.raises(ConfigValidationError) as caught:
+        load_keys(path, env={})
+    (issue,) = caught.value.issues
+    assert issue.path == "keys[0].key" and "RAGLOOM_OPS_KEY is not set" in issue.message
+
+
 @pytest.mark.parametrize(
     "key", ["schlüssel-geheim-123456", "tab\tin-the-key-123456", " padded-key-0123456 "]
 )

@@ -116,11 +116,19 @@ def load_keys(path: str | Path, env: Mapping[str, str] | None = None) -> KeyRing
     data, lines = read_config_file(path)
     issues: list[ConfigIssue] = []
 
+    unset: set[tuple[Any, ...]] = set()  # values whose ${VAR} is not set
+
     def add(where: tuple[Any, ...], message: str, hint: str | None = None) -> None:
+        if where in unset:
+            return  # what is wrong with an empty value is that its variable is not set
         text = ".".join(str(p) if not isinstance(p, int) else f"[{p}]" for p in where)
         issues.append(ConfigIssue(text.replace(".[", "["), message, line_of(lines, where), hint))
 
-    data = interpolate(data, env, (), add, {})
+    def add_unset(where: tuple[Any, ...], message: str, hint: str | None = None) -> None:
+        add(where, message, hint)
+        unset.add(tuple(where))
+
+    data = interpolate(data, env, (), add_unset, {})
     unknown = sorted(set(data) - {"keys"})
     for key in unknown:
         add((key,), f"unknown top-level key {key!r}", "a keys file has one key: `keys:`")
