@@ -580,7 +580,7 @@ def _digest(docs: list[np.ndarray], terms: int, params: dict[str, Any]) -> str:
     return digest.hexdigest()
 
 
-def _read_kept(folder: Path, rows: int, terms: int) -> Any:
+def _read_kept(folder: Path, rows: int, terms: int, *, quiet: bool = False) -> Any:
     """The bm25s index kept in ``folder`` (memory-mapped), or None when there
     is none or it does not hold ``rows`` rows over ``terms`` terms whole (it is
     then built again, and written over)."""
@@ -592,17 +592,24 @@ def _read_kept(folder: Path, rows: int, terms: int) -> Any:
         model = bm25s.BM25.load(folder, mmap=True)
         matrix = model.scores
         indptr, indices, data = matrix["indptr"], matrix["indices"], matrix["data"]
+        absent = getattr(model, "nonoccurrence_array", None)  # bm25l and bm25+: a score a term
         whole = (
             matrix["num_docs"] == rows
             and len(indptr) == terms + 1
             and len(indices) == len(data) == int(indptr[-1])
             and (not len(indices) or (int(indices.min()) >= 0 and int(indices.max()) < rows))
+            and (absent is None or (getattr(absent, "ndim", 0) == 1 and len(absent) == terms))
         )
     except Exception as exc:  # unreadable: built again
-        log.warning("bm25 index kept in %s is unreadable (%s); building it again", folder, exc)
+        reason = str(exc)
+        if "allow_pickle" in reason:  # numpy's guess for bytes that hold no array
+            reason = "not a file bm25s wrote"
+        if not quiet:
+            log.warning("bm25 index kept in %s is unreadable (%s); building again", folder, reason)
         return None
     if not whole:
-        log.warning("bm25 index kept in %s is not whole; building it again", folder)
+        if not quiet:
+            log.warning("bm25 index kept in %s is not whole; building it again", folder)
         return None
     log.debug("bm25 index read from %s", folder)
     return model
@@ -626,6 +633,12 @@ def _keep(model: Any, folder: Path) -> None:
         for file in tmp.iterdir():
             with open(file, "rb") as handle:
                 os.fsync(handle.fileno())
+        if folder.is_dir() and _read_kept(folder, *_shape(model), quiet=True) is None:
+            # one found damaged (a run killed while deleting it, a disk error): aside
+            aside = Path(tempfile.mkdtemp(prefix=f".{folder.name}.damaged.", dir=folder.parent))
+            with contextlib.suppress(OSError):
+                os.replace(folder, aside / "index")
+            shutil.rmtree(aside, ignore_errors=True)
         os.rename(tmp, folder)  # fails when another process kept the same index first
     except OSError as exc:
         if not folder.is_dir():
@@ -642,6 +655,12 @@ def _keep(model: Any, folder: Path) -> None:
             )
             if earlier or abandoned:
                 shutil.rmtree(old, ignore_errors=True)
+
+
+def _shape(model: Any) -> tuple[int, int]:
+    """(rows, terms) of a bm25s model's score matrix."""
+    matrix = model.scores
+    return int(matrix["num_docs"]), len(matrix["indptr"]) - 1
 
 
 class _RankBM25Index(_Index):
