@@ -180,11 +180,18 @@ def test_a_reranker_that_fails_leaves_the_fused_order_said_to_be_one(
     error."""
     import logging
 
-    from ragloom.errors import RerankerError
+    from ragloom.errors import RagloomError, RerankerError
+    from ragloom.evaluation.cases import EvalCase, run_cases
+    from ragloom.remote import Failure
+    from ragloom.server.service import answer_json
+
+    failure = [Failure("status", status=503)]
 
     class Down(Reranker):
         def rerank(self, query, hits, top_k=None):
-            raise RerankerError("service unavailable after 5 attempt(s)")
+            exc = RerankerError("service unavailable after 5 attempt(s)")
+            exc.failure = failure[0]  # as ragloom.remote's retry raises it
+            raise exc
 
     class Plugin:
         @hookimpl
@@ -203,6 +210,17 @@ def test_a_reranker_that_fails_leaves_the_fused_order_said_to_be_one(
         assert "reranker failed, answering with the fused order" in caplog.text
         answer = pipeline.ask("How much does the Pro plan cost?")
         assert answer.metadata["retrieval_degraded"] and answer.citations
+        assert answer_json(answer)["retrieval_degraded"] == hits.degraded  # /v1/ask, MCP
+        explained = pipeline.retrieve("plan", k=3, explain=True).explanation
+        assert all(h.rerank_score is None for h in explained.hits)  # no rerank happened
+        # an evaluation measures the configured pipeline, or says it cannot
+        with pytest.raises(RagloomError, match="the reranker failed.*during the evaluation"):
+            run_cases(pipeline, [EvalCase(question="plan", must_retrieve=["docs/pricing.md"])])
+        # a refusal a retry would meet again (a revoked key) is the config's: raised
+        failure[0] = Failure("status", status=401)
+        with pytest.raises(RerankerError):
+            pipeline.retrieve("plan", k=3)
+        failure[0] = Failure("status", status=503)
     config = basic_config(reranker={"type": "down"}, retrieval={"on_rerank_error": "raise"})
     with (
         ragloom.load(config, plugin_manager=pm, base_dir=corpus) as pipeline,

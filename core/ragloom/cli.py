@@ -679,6 +679,11 @@ def ask(
                     "answer": answer.text,
                     "grounded": answer.grounded,
                     "degraded": answer.degraded,
+                    **(
+                        {"retrieval_degraded": answer.metadata["retrieval_degraded"]}
+                        if answer.metadata.get("retrieval_degraded")
+                        else {}
+                    ),
                     "citations": [
                         {
                             "number": c.number,

@@ -376,8 +376,8 @@ class Retriever:
                     None,
                 )
             except ComponentError as exc:
-                if settings.on_rerank_error == "raise":
-                    raise
+                if settings.on_rerank_error == "raise" or not _outage(exc):
+                    raise  # a refused key, a wrong model: the config's to fix, said
                 # an optional stage: the fused order is still an answer, said to be one
                 log.warning("reranker failed, answering with the fused order: %s", exc)
                 degraded = f"the reranker failed ({type(exc).__name__}); fused order"
@@ -404,7 +404,7 @@ class Retriever:
                     ranked,
                     fused,
                     zip((a.name for a in asked), lists),
-                    self.reranker is not None,
+                    self.reranker is not None and not degraded,
                     by_document=settings.fuse_by == "document",
                 ),
             )
@@ -807,6 +807,16 @@ def _explained(
             )
         )
     return tuple(out)
+
+
+def _outage(exc: ComponentError) -> bool:
+    """Whether ``exc`` is a service out of reach or overloaded after its
+    retries (a timeout, no connection, 429, 5xx), not a refusal a retry
+    would meet again (a 401 key, a 404 model) or a bug."""
+    from .remote import RetryPolicy
+
+    failure = getattr(exc, "failure", None)
+    return failure is not None and RetryPolicy().retryable(failure)
 
 
 class _PoolFlag(threading.local):

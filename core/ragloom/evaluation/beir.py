@@ -23,6 +23,7 @@ from ..config import QUERY_STORE_KEYS
 from ..errors import RagloomError
 from ..events import Event, StageFinished
 from ..hookspecs import hookimpl
+from .cases import measured_whole
 from .metrics import Qrels, score_run
 
 if TYPE_CHECKING:
@@ -348,6 +349,7 @@ def evaluate_beir(
                 share = max(wall - math.fsum(own), 0.0) / len(batch)
                 times.extend(ms + share for ms in own)
                 for (qid, _), hits in zip(batch, found):
+                    measured_whole(hits.degraded)
                     run[qid] = _document_scores(hits)
                 if progress:
                     progress("query", start + len(batch), len(items))

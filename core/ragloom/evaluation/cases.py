@@ -279,6 +279,7 @@ def run_cases(pipeline: Pipeline, cases: Iterable[EvalCase]) -> CaseReport:
             hits = pipeline.retrieve(
                 case.question, case.filters, case.top_k, principals=case.principals
             )
+            measured_whole(hits.degraded)
             labels = tuple(h.chunk.label for h in hits)
             ranks = {
                 entry: next((r for r, h in enumerate(hits, 1) if matches(entry, h)), None)
@@ -293,6 +294,7 @@ def run_cases(pipeline: Pipeline, cases: Iterable[EvalCase]) -> CaseReport:
             answered = pipeline.ask(
                 case.question, case.filters, k=case.top_k, principals=case.principals
             )
+            measured_whole(answered.metadata.get("retrieval_degraded", ""))
             answer = check_answer(case.answer, answered.text, answered.grounded)
             labels = labels or tuple(h.chunk.label for h in answered.hits)
         results.append(CaseResult(case, ranks, forbidden, labels, answer))
@@ -333,4 +335,16 @@ def _check_entries(pipeline: Pipeline, cases: list[EvalCase]) -> None:
             f"document: {lines}{more}. An entry is a document id or source path "
             "(docs/pricing.md) or a chunk label (docs/pricing.md#refunds)"
             + (f"; did you mean {guess!r}?" if guess else "")
+        )
+
+
+def measured_whole(degraded: str) -> None:
+    """An evaluation measures the configured pipeline or nothing: a query that
+    skipped a failed stage (``hits.degraded``: the reranker down, under
+    ``retrieval.on_rerank_error: fuse``) stops it, or its scores would be
+    another pipeline's, unsaid."""
+    if degraded:
+        raise RagloomError(
+            f"{degraded} during the evaluation: its scores would be of the fused order, not "
+            "of the configured pipeline; run it again when the reranker answers"
         )

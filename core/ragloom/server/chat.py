@@ -212,12 +212,15 @@ def sources_footer(answer: Any) -> str:
 
 
 def _extra(answer: Any) -> dict[str, Any]:
-    return {
+    out = {
         "grounded": answer.grounded,
         "degraded": answer.degraded,
         "cached": bool(answer.metadata.get("cached")),
         "corpus_version": answer.metadata.get("corpus_version"),
     }
+    if answer.metadata.get("retrieval_degraded"):
+        out["retrieval_degraded"] = answer.metadata["retrieval_degraded"]
+    return out
 
 
 def _text(message: ChatMessage) -> str:

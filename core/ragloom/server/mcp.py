@@ -60,6 +60,9 @@ class SearchResult(BaseModel):
     query: str
     corpus_version: int
     hits: list[McpHit]
+    degraded: str | None = Field(
+        None, description="Why the order skips a stage that failed (the reranker), if it does."
+    )
 
 
 class McpCitation(BaseModel):
@@ -79,6 +82,9 @@ class AskResult(BaseModel):
     )
     corpus_version: int | None
     citations: list[McpCitation]
+    retrieval_degraded: str | None = Field(
+        None, description="Why the passages skip a stage that failed (the reranker), if so."
+    )
 
 
 def document_uri(document_id: str) -> str:
@@ -210,6 +216,7 @@ def build_mcp_server(service: Service, *, caller: Caller | None = None) -> MCPSe
                 )
                 for rank, h in enumerate(hits, 1)
             ],
+            degraded=hits.degraded or None,
         )
 
     @server.tool(title="Ask the documents")
@@ -238,6 +245,7 @@ def build_mcp_server(service: Service, *, caller: Caller | None = None) -> MCPSe
             citations=[
                 McpCitation(**c, uri=uris.get(c["chunk_id"], "")) for c in data["citations"]
             ],
+            retrieval_degraded=data.get("retrieval_degraded"),
         )
 
     @server.resource(

@@ -171,6 +171,9 @@ class AnswerOut(BaseModel):
     cached: bool
     corpus_version: int | None = None
     citations: list[CitationOut]
+    retrieval_degraded: str | None = None
+    """Why the passages skip a stage that failed (the reranker, under
+    ``retrieval.on_rerank_error: fuse``); absent otherwise."""
     trace: list[StageOut] | None = None
 
 

@@ -342,6 +342,8 @@ def answer_json(answer: Answer, *, trace: bool = False) -> dict[str, Any]:
         "corpus_version": answer.metadata.get("corpus_version"),
         "citations": citations_json(answer),
     }
+    if answer.metadata.get("retrieval_degraded"):
+        out["retrieval_degraded"] = answer.metadata["retrieval_degraded"]
     if trace:
         out["trace"] = [
             {"stage": t.stage, "name": t.name, "seconds": t.seconds, "count": t.count}
