@@ -815,6 +815,12 @@ def test_a_store_whose_count_lags_is_noted_when_empty_moved_and_repaired(
         said = dict(pipeline.index().problems)["lagging"]
         assert "holds no chunk but the ledger lists" in said and "--repair" in said
         assert pipeline.index(repair=True).repaired
+    # moved in a run that writes every document anyway (a new chunker): settled
+    again = {**moved, "stores": [{"type": "lagging", "path": "third"}, {"type": "bm25"}],
+             "chunker": {"type": "recursive", "size": 150, "overlap": 10}}  # fmt: skip
+    with ragloom.load(again, plugin_manager=pm, base_dir=root) as pipeline:
+        assert "the config moved it" in dict(pipeline.index().problems)["lagging"]
+        assert "lagging" not in dict(pipeline.index().problems)
 
 
 def test_store_open_errors_surface_on_use_not_on_open(

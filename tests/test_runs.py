@@ -316,6 +316,9 @@ def test_history_is_checked_before_anything_runs(pm: pluggy.PluginManager, corpu
             for call in (pipeline.ask, pipeline.retrieve, pipeline.stream):
                 with pytest.raises(InvalidRequestError, match=message):
                     call("What does the plan cost?", history=history)  # type: ignore[arg-type]
+        parts = {"role": "user", "content": [{"type": "text", "text": "hi"}]}
+        tool_call = {"role": "assistant", "content": None, "tool_calls": []}
+        assert pipeline.ask("What does the plan cost?", history=[parts, tool_call]).text
         turns = iter([{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"}])
         assert pipeline.ask("What does the plan cost?", history=turns).text
         assert pipeline.ask("What does the plan cost?", history=None).text  # type: ignore[arg-type]

@@ -384,7 +384,7 @@ class Indexer:
         ledger.set_meta("embedder", embedder_fp)
         ledger.set_meta("chunker", chunker_fp)
         ledger.set_meta("stores", self.writer.kinds())  # which store each name was
-        ledger.set_meta("locations", self.writer.locations())  # and where
+        ledger.set_meta("locations", self.writer.locations(everything_written=rechunk))
         doomed: list[str] = []
         chunks_written = 0
         counting = _counting(progress)

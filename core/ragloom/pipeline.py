@@ -600,6 +600,13 @@ def _check_history(history: Any) -> tuple[Message, ...]:
                 f'{where} must be a dict with "role" and "content", not {type(message).__name__}'
             )
         role, content = message.get("role"), message.get("content")
+        if isinstance(content, list) and all(
+            isinstance(p, Mapping) and p.get("type") == "text" and isinstance(p.get("text"), str)
+            for p in content
+        ):  # chat APIs' content parts, text only
+            content = "\n".join(p["text"] for p in content)
+        elif content is None and role in ("assistant", "tool") and "content" in message:
+            content = ""  # an assistant turn that only called a tool
         if role not in HISTORY_ROLES:
             raise InvalidRequestError(
                 f"{where}: role must be one of {', '.join(HISTORY_ROLES)}, not {role!r}"

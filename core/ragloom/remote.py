@@ -192,7 +192,7 @@ class RemoteOptions(ComponentConfig):
 
         if isinstance(value, str) and value:
             parts = urlsplit(value)
-            if parts.scheme not in ("http", "https") or not parts.netloc:
+            if parts.scheme not in ("http", "https") or not parts.netloc or value != value.strip():
                 raise ValueError(
                     f"base_url must be a whole URL with http:// or https:// "
                     f"(e.g. http://127.0.0.1:8080/v1), not {value!r}"

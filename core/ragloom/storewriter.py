@@ -128,9 +128,12 @@ class StoreWriter:
         """Each store's name and type, as the ledger records them after a run."""
         return self.stores.kinds()
 
-    def locations(self) -> dict[str, str]:
-        """Each store's location (``Store.location``), as the ledger records them."""
-        return {**self.stores.locations(), **self._not_moved_yet}
+    def locations(self, *, everything_written: bool = False) -> dict[str, str]:
+        """Each store's location (``Store.location``), as the ledger records them:
+        a store moved and not repaired keeps its former one, unless this run
+        wrote every document anew (a rebuild, a new chunker)."""
+        now = self.stores.locations()
+        return now if everything_written else {**now, **self._not_moved_yet}
 
     def check(
         self,

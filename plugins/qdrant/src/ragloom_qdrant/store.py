@@ -533,7 +533,6 @@ def _without_userinfo(url: str) -> str:
     from urllib.parse import urlsplit, urlunsplit
 
     parts = urlsplit(url)
-    if parts.username is None and parts.password is None:
+    if "@" not in parts.netloc:
         return url
-    host = parts.hostname or ""
-    return urlunsplit(parts._replace(netloc=host + (f":{parts.port}" if parts.port else "")))
+    return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))  # [::1]:6333 kept
