@@ -211,3 +211,30 @@ def test_the_serve_command_answers_with_its_keys_file(corpus: Path) -> None:
     assert next(e for e in access if e["status"] == 401)["message"].endswith(
         f"caller=- id={next(e for e in access if e['status'] == 401)['request_id']}"
     )
+
+
+def test_a_newline_in_the_request_path_cannot_forge_an_access_line(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``%0A`` in a URL arrives as a newline in the path: the text access line
+    would end there and the rest read as a line of its own."""
+    import logging
+
+    import ragloom
+    from ragloom.plugins import build_plugin_manager
+    from ragloom.server import create_app
+    from starlette.testclient import TestClient
+
+    from .conftest import basic_config
+
+    (tmp_path / "docs").mkdir()
+    pm = build_plugin_manager(load_entry_points=False, env={})
+    pipeline = ragloom.load(basic_config(), plugin_manager=pm, base_dir=tmp_path)
+    with (
+        caplog.at_level(logging.INFO, logger="ragloom.server.access"),
+        TestClient(create_app(pipeline, keys=KeyRing.of({"k" * 20: Caller("bot", ())}))) as c,
+    ):
+        c.get("/v1/x%0AINFO ragloom.server.access: GET /v1/search 200 1.0ms%1b[2J")
+    (line,) = [r.getMessage() for r in caplog.records if r.name == "ragloom.server.access"]
+    assert "\n" not in line and "\x1b" not in line
+    assert line.startswith("GET /v1/x\\x0aINFO ragloom.server.access") and "\\x1b[2J" in line

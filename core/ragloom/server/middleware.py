@@ -122,7 +122,7 @@ class RequestLog:
                 # the request id (as sane, or made here) cannot break the line
                 "%s %s %d %.1fms caller=%s id=%s",
                 scope.get("method"),
-                scope.get("path"),
+                _one_line(scope.get("path")),
                 status,
                 (time.perf_counter() - began) * 1000,
                 caller.name if caller is not None else "-",
@@ -130,7 +130,7 @@ class RequestLog:
                 extra={
                     "request_id": request_id,
                     "method": scope.get("method"),
-                    "path": scope.get("path"),
+                    "path": _one_line(scope.get("path")),
                     "status": status,
                     "ms": round((time.perf_counter() - began) * 1000, 2),
                     "caller": caller.name if caller is not None else None,
@@ -268,3 +268,15 @@ def _header(scope: Scope, name: bytes) -> str | None:
         if key == name:
             return value.decode("latin-1")
     return None
+
+
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _one_line(path: Any) -> Any:
+    """A request path as a log line may hold it: ``%0A`` in a URL arrives as a
+    newline, which would start a forged line in a text log; control
+    characters are written as ``\\xNN``."""
+    if not isinstance(path, str):
+        return path
+    return _UNPRINTABLE.sub(lambda m: f"\\x{ord(m.group()):02x}", path)
