@@ -257,8 +257,11 @@ class Embedder(Component):
 
     @property
     def dimension(self) -> int:
-        """Length of the vectors. Derived by embedding a probe unless overridden."""
+        """Length of the vectors: ``declared_dimension``, else derived by
+        embedding a probe once, unless overridden."""
         cached = getattr(self, "_dimension", None)
+        if cached is None:
+            cached = self.declared_dimension(self.config)
         if cached is None:
             cached = int(self.embed_batch(["dimension probe"]).shape[1])
             self._dimension = cached

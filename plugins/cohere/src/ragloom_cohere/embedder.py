@@ -89,13 +89,6 @@ class CohereEmbedder(Embedder):
         known = MODELS.get(config.model)
         return known[0] if known is not None else None
 
-    @property
-    def dimension(self) -> int:
-        declared = self.declared_dimension(self.config)
-        if declared is not None:
-            return declared
-        return super().dimension
-
     def fingerprint(self) -> dict[str, Any]:
         """Model, width and input types: what decides the vectors (not the key,
         address, timeout, retries or batch size)."""

@@ -110,13 +110,6 @@ class OpenAIEmbedder(Embedder):
         known = MODELS.get(config.model)
         return known[0] if known is not None else None
 
-    @property
-    def dimension(self) -> int:
-        declared = self.declared_dimension(self.config)
-        if declared is not None:
-            return declared
-        return super().dimension  # another server's model: probed once
-
     def fingerprint(self) -> dict[str, Any]:
         """Model and width: what decides the vectors (not the key, address,
         timeout, retries or batching)."""
