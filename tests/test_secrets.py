@@ -178,6 +178,16 @@ def test_a_ragloom_server_key_is_a_secret() -> None:
         ("The password is: Kelp4ever2", "Kelp4ever2", "Password"),
         ("password: `Kelp4ever2`", "Kelp4ever2", "Password"),
         ("'password' => 'Kelp4ever2'", "Kelp4ever2", "Password"),
+        # words between the name and "is", and other languages' names (new user #1)
+        (
+            "The VPN shared secret for contractors is: correct-horse-battery-staple-77",
+            "correct-horse-battery-staple-77",
+            "Password",
+        ),
+        ("the password for the diving wiki is: Kelp4ever!", "Kelp4ever!", "Password"),
+        ("Das WLAN-Passwort lautet: Sommer2024!", "Sommer2024!", "Password"),
+        ("Kennwort: Geheim#2024x", "Geheim#2024x", "Password"),
+        ("La contraseña es: Lobo#2025mar", "Lobo#2025mar", "Password"),
         (
             f"token {GITHUB_TOKEN}EXTRA99 in the log",
             f"{GITHUB_TOKEN}EXTRA99",
@@ -228,6 +238,10 @@ def test_keys_without_a_known_marker_are_found_and_redacted_whole(
         "password_hash = hash_password_sha256(password)",
         "password_file: /run/secrets/postgres-16",
         "PASSWORD=DB_PASSWORD_2",
+        "The password for the account is managed by IT.",
+        "The client secret is stored in the vault; the shared secret is rotated every 90 days.",
+        "Das Passwort muss mindestens 12 Zeichen haben. The password policy is: 12 chars min.",
+        "Passwords for contractors are issued by the helpdesk on day 1.",
     ],
 )
 def test_prose_placeholders_and_lookalikes_are_not_secrets(text: str) -> None:

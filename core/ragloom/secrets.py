@@ -209,6 +209,14 @@ _TOKEN_TAIL = re.compile(r"[A-Za-z0-9_-]*")
 
 # the names of credentials in several casings: ``re`` finds a fixed anchor
 # fast, and each casing people write is one (case-insensitive ones are slow)
+_PASSWORD_WORDS = (
+    "password", "passwd", "passphrase", "passcode", "passwort", "kennwort", "contraseña",
+    "contrasena", "mot de passe", "shared secret", "shared_secret", "shared-secret",
+    "client secret", "client_secret", "client-secret",
+)  # fmt: skip
+"""Names a password is given to, in the words of a few languages: the
+``Password`` pattern's prefilter (each also in upper case and capitalised)."""
+
 _KEYWORD_ANCHORS: tuple[str, ...] = tuple(
     spelled
     for word in (
@@ -269,21 +277,26 @@ _OWN: tuple[tuple[str, tuple[str, ...], str], ...] = (
         r"://[^\s:/?#\[\]@<>{}\"']+:([^\s/?#\[\]@<>{}\"']+)@",
     ),
     # a password given in words or to a name (``grafana admin password:
-    # Tr0ub4dor&3-halvard``, ``the password is Kelp4ever!``, ``PASSWD=...``):
-    # any characters but spaces and quotes, so long as they hold a letter and
-    # a digit or a symbol (see _password_value); not the end of a sentence
+    # Tr0ub4dor&3-halvard``, ``the password is Kelp4ever!``, ``PASSWD=...``,
+    # ``the VPN shared secret for contractors is: ...``, ``Das Passwort
+    # lautet: ...``): any characters but spaces and quotes, so long as they
+    # hold a letter and a digit or a symbol (see _password_value); not the
+    # end of a sentence. Up to four words may stand between the name and an
+    # ``is``/``ist``/``lautet``/``es``/``est`` before it
     (
         "Password",
         tuple(
             spelled
-            for word in ("password", "passwd", "passphrase")
-            for spelled in (word, word.upper(), word.capitalize())
+            for word in _PASSWORD_WORDS
+            for spelled in (word, word.upper(), word.capitalize(), word.title())
         ),
-        r"""(?i:passw(?:or)?d|passphrase)"""
+        r"""(?i:passw(?:or)?d|passwort|kennwort|passphrase|passcode|contrase[ñn]a"""
+        r"""|mot de passe|(?:shared|client)[ _-]secret)"""
         # not the name of something else: a password's file, hash, length...
         r"""(?![A-Za-z0-9_-]*?(?i:file|path|hash|length|len|field|policy|reset|prompt|hint"""
         r"""|rule|regex|min|max|env|var|command|cmd|manager|store|salt)s?\b)"""
-        r"""[A-Za-z0-9_-]*["'`]?(?:\s*(?:[:=]|=>)\s*|\s+is:?\s+|\s+)["'`]?"""
+        r"""[A-Za-z0-9_-]*["'`]?(?:\s*(?:[:=]|=>)\s*"""
+        r"""|(?:\s+[\w-]{1,20}){0,4}?\s+(?i:is|ist|lautet|es|est)\s*:?\s+|\s+)["'`]?"""
         r"""([^\s"'<>`{}()\[\],;]*[^\s"'<>`{}()\[\],;.:])(?!\()""",
     ),
     # ragloom's own server keys (``ragloom serve --generate-key``: 43 URL-safe
