@@ -79,3 +79,38 @@ def test_vectors_of_cached_and_fresh_texts_land_on_their_chunks(
         mixed = pipeline.index(rebuild=True)
         assert (mixed.embedded, mixed.cached) == (3, 6), mixed
         assert_every_vector_is_its_own(pipeline, chunks=9)
+
+
+def test_an_interrupted_run_keeps_what_it_embedded_of_a_huge_document(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    """One document of thousands of chunks was embedded in one call and
+    cached after it: Ctrl-C after many minutes kept nothing, and the rerun
+    started over. Slices are cached as they are embedded."""
+    import pytest
+    from ragloom.executors import EMBED_SLICE
+
+    (tmp_path / "docs").mkdir()
+    words = [f"Record {i} of the big log says value {i * 7} was seen." for i in range(3000)]
+    (tmp_path / "docs" / "big.txt").write_text("\n\n".join(words) + "\n")
+    config = basic_config(chunker={"type": "recursive", "size": 60, "overlap": 0})
+    sent: list[int] = []
+
+    with ragloom.load(config, plugin_manager=pm, base_dir=tmp_path) as pipeline:
+        embedder = pipeline.embedder
+        assert embedder is not None
+        real = embedder.embed_documents
+
+        def stopped(texts):  # Ctrl-C while the third slice is embedded
+            sent.append(len(texts))
+            if len(sent) == 3:
+                raise KeyboardInterrupt
+            return real(texts)
+
+        embedder.embed_documents = stopped  # type: ignore[method-assign]
+        with pytest.raises(KeyboardInterrupt):
+            pipeline.index()
+        assert sent[:2] == [EMBED_SLICE, EMBED_SLICE]
+    with ragloom.load(config, plugin_manager=pm, base_dir=tmp_path) as pipeline:
+        report = pipeline.index()
+    assert report.cached == 2 * EMBED_SLICE and report.embedded == report.chunks - 2 * EMBED_SLICE

@@ -367,6 +367,12 @@ def prepare_batch(
     )
 
 
+EMBED_SLICE = 1024
+"""Texts embedded per call when an embedding cache keeps them: a model still
+sorts a thousand texts by length for its own batches, and an interrupted
+run loses at most one slice's work."""
+
+
 def embed_cached(
     embed: Callable[[list[str]], np.ndarray],
     texts: list[str],
@@ -388,16 +394,20 @@ def embed_cached(
         from .errors import EmbedderError
 
         first = {h: i for i, h in reversed(list(enumerate(hashes)))}
-        try:
-            fresh = embed([texts[first[h]] for h in missing])
-        except EmbedderError as exc:
-            # what the embedder sent before it failed is kept: a rerun sends the rest
-            done = exc.done
-            if done is not None and getattr(done, "ndim", 0) == 2 and len(done) <= len(missing):
-                cache.put_many(key, zip(missing, done))
-            raise
-        cache.put_many(key, zip(missing, fresh))
-        found.update(zip(missing, fresh))
+        # in slices, each cached once embedded: a run stopped in a huge document
+        # (Ctrl-C, a kill, a failure) keeps what it embedded for the next one
+        for start in range(0, len(missing), EMBED_SLICE):
+            part = missing[start : start + EMBED_SLICE]
+            try:
+                fresh = embed([texts[first[h]] for h in part])
+            except EmbedderError as exc:
+                # what the embedder sent before it failed is kept: a rerun sends the rest
+                done = exc.done
+                if done is not None and getattr(done, "ndim", 0) == 2 and len(done) <= len(part):
+                    cache.put_many(key, zip(part, done))
+                raise
+            cache.put_many(key, zip(part, fresh))
+            found.update(zip(part, fresh))
     return np.ascontiguousarray(np.vstack([found[h] for h in hashes]), dtype=np.float32), len(
         missing
     )
