@@ -143,7 +143,16 @@ class Pipeline:
         return self._context(name, fresh, own)
 
     def _context(self, name: str, fresh: bool = False, own: Filter | None = None) -> Context:
-        services: dict[str, Any] = {"generator": self.generator}
+        services: dict[str, Any] = {
+            "generator": self.generator,
+            # what each loader reads (its `path:`): a folder's loader does not
+            # call a file another loader indexes left out
+            "loader_paths": tuple(
+                Path(self.config.base_dir, path).absolute()
+                for spec in self.config.loaders
+                if isinstance(path := getattr(spec.config, "path", None), str) and path
+            ),
+        }
         if self.embedder is not None:
             services["embedder"] = self.embedder
         return Context(

@@ -423,6 +423,7 @@ class DirectoryLoader(Loader):
                         reason == "not included"
                         and self._readable is not None
                         and self._readable.fullmatch("/".join(parts))
+                        and not self._read_elsewhere(path)
                     ):
                         self._left_out.append("/".join(parts))
                     continue
@@ -486,6 +487,12 @@ class DirectoryLoader(Loader):
                 log.debug("skipping %s: through a symlink %s", path, step)
                 return False
         return True
+
+    def _read_elsewhere(self, path: Path) -> bool:
+        """Whether another loader of the config reads the file ``path`` itself
+        (its ``path:``: a csv or jsonl loader's file)."""
+        here = Path(path).absolute()
+        return here in self.context.services.get("loader_paths", ())
 
     def _skip_reason(self, parts: tuple[str, ...], *, is_dir: bool) -> str | None:
         """Why a path (given relative to the root) is not loaded, judged by name
