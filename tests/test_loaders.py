@@ -690,3 +690,28 @@ def test_with_sources_does_not_follow_symlinks_unless_asked(tree, context):
     assert list(only.load()) == []
     _, only = restricted(context, ["docs/ext/c.md"], follow_symlinks=True)
     assert ids(only.load()) == ["docs/ext/c.md"]
+
+
+def test_office_files_and_rtf_are_named_with_what_to_save_them_as(
+    tmp_path: Path, context: Context, reports
+) -> None:
+    """A .docx was "binary file (NUL byte ...)", which did not say the format
+    has no reader; an .rtf included by hand was indexed and quoted with its
+    control words."""
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("[Content_Types].xml", "<Types/>")
+        archive.writestr("word/document.xml", "<w:document/>")
+    write(tmp_path, "pricing.docx", buffer.getvalue())
+    write(tmp_path, "old.doc", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 64)
+    write(tmp_path, "plan.rtf", r"{\rtf1\ansi{\fonttbl\f0 Helvetica;}\f0\pard The plan.\par}")
+    write(tmp_path, "a.md", "# A\n\nText.\n")
+    got = load_dir(context, include=["**/*"])
+    assert ids(got) == ["a.md"]
+    said = dict(reports)
+    assert said["pricing.docx"].startswith("a Word document (.docx), which ragloom has no reader")
+    assert "a Microsoft Office file" in said["old.doc"]
+    assert said["plan.rtf"].startswith("an RTF document, which ragloom has no reader for")

@@ -126,6 +126,24 @@ class TextFileOptions(FileOptions):
         return value
 
 
+_OFFICE = ((b"word/", "a Word document (.docx)"), (b"xl/", "an Excel workbook (.xlsx)"),
+           (b"ppt/", "a PowerPoint deck (.pptx)"))  # fmt: skip
+
+
+def _binary(data: bytes) -> str:
+    """Why a file with a NUL byte near its start is skipped: a known office
+    format by its signature (what to save it as instead), else binary."""
+    head = data[:BINARY_SNIFF_BYTES]
+    kind = None
+    if head.startswith(b"PK\x03\x04"):
+        kind = next((name for marker, name in _OFFICE if marker in head), None)
+    elif head.startswith(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"):
+        kind = "a Microsoft Office file (.doc, .xls or .ppt)"
+    if kind is not None:
+        return f"{kind}, which ragloom has no reader for: save it as PDF, HTML or text; skipped"
+    return "binary file (NUL byte in the first 8 KB), not text; skipped"
+
+
 def decode_text(
     data: bytes,
     encoding: str,
@@ -158,7 +176,13 @@ def decode_text(
             if data.startswith(bom):
                 return _decode_strict(data, codec, report)
         if b"\x00" in data[:BINARY_SNIFF_BYTES]:
-            report("binary file (NUL byte in the first 8 KB), not text; skipped")
+            report(_binary(data))
+            return None
+        if data.lstrip()[:5] == b"{\\rtf":
+            report(
+                "an RTF document, which ragloom has no reader for (its text would be read "
+                "with the RTF control words): save it as .txt, .md, .html or .pdf; skipped"
+            )
             return None
         try:
             return data.decode("utf-8")
@@ -202,7 +226,7 @@ def decode_text(
     codec = codecs.lookup(encoding).name
     wide = codec.startswith(("utf-16", "utf-32"))
     if not wide and b"\x00" in data[:BINARY_SNIFF_BYTES]:
-        report("binary file (NUL byte in the first 8 KB), not text; skipped")
+        report(_binary(data))
         return None
     text = _decode_strict(data, encoding, report)
     if text is not None and wide and "\x00" in text[:BINARY_SNIFF_BYTES]:
