@@ -154,3 +154,57 @@ def test_weighted_ignores_nan() -> None:
     sparse = [hit("c5", 12.0, "b"), hit("c1", float("nan"), "b"), hit("c2", 3.0, "b")]
     fused = fuse([dense, sparse], method="weighted")
     assert all(h.score == h.score for h in fused)
+
+
+def record(cid: str, record_id: str, score: float, store: str = "bm25") -> Hit:
+    chunk = Chunk(cid, cid, f"incident {record_id}", 0, 0, 10, cid, {"record_id": record_id})
+    return Hit(chunk=chunk, score=score, store=store, scores={store: score})
+
+
+def test_a_record_the_question_names_comes_first_from_any_stores_candidates() -> None:
+    """RRF weighs ranks only: a record keyword search found far ahead (its id
+    in the question) sank below passages both stores placed in the middle,
+    and past k. `retrieval.exact_ids` puts it first, scored as the top hit."""
+    from ragloom.retrieval import named_records_first
+
+    fused = [hit("post-1", 0.0325), hit("post-8", 0.0320), hit("readme", 0.0300)]
+    lists = [
+        [record("inc-6", "INC-1006", 1.56), hit("post-8", 0.41), hit("post-1", 0.40)],
+        [hit("post-1", 0.8), hit("post-8", 0.7), record("inc-7", "INC-1007", 0.1)],
+    ]
+    got = named_records_first("What was the root cause of inc-1006?", fused, lists)
+    assert [h.chunk.id for h in got] == ["inc-6", "post-1", "post-8"]  # as long as it was
+    assert got[0].score == 0.0325 and got[0].scores["named"] == 1.0
+    # no id in the question, or none that is a record's: the fused order as it was
+    for question in ("What was the root cause?", "What happened in INC-2000?", "Is v2 out?"):
+        assert named_records_first(question, fused, lists) == fused
+    # two named: in the order the stores found them
+    both = named_records_first("INC-1007 and INC-1006?", fused, lists)
+    assert [h.chunk.id for h in both[:2]] == ["inc-6", "inc-7"]
+
+
+def test_exact_ids_in_a_pipeline_and_switched_off(tmp_path, pm) -> None:
+    import ragloom
+
+    from .conftest import basic_config
+
+    (tmp_path / "docs").mkdir()
+    rows = "\n".join(f"INC-10{i:02d},service {i} failed,cause {i}" for i in range(1, 13))
+    (tmp_path / "docs" / "incidents.csv").write_text("id,title,root_cause\n" + rows + "\n")
+    for i in (1, 8):
+        (tmp_path / "docs" / f"INC-10{i:02d}.md").write_text(
+            f"# Post-mortem INC-10{i:02d}\n\nThe root cause of the incident was a failed deploy.\n"
+        )
+    loaders = [
+        {"type": "directory", "path": "docs", "include": ["*.md"]},
+        {"type": "csv", "path": "docs/incidents.csv", "id_field": "id", "field_labels": True,
+         "text_fields": ["id", "title", "root_cause"]},
+    ]  # fmt: skip
+    question = "What was the root cause of INC-1006?"
+    with ragloom.load(basic_config(loaders=loaders), plugin_manager=pm, base_dir=tmp_path) as p:
+        p.index()
+        hits = p.retrieve(question, k=3)
+        assert hits[0].chunk.metadata["record_id"] == "INC-1006" and "named" in hits[0].scores
+    off = basic_config(loaders=loaders, retrieval={"exact_ids": False})
+    with ragloom.load(off, plugin_manager=pm, base_dir=tmp_path) as p:
+        assert not any("named" in h.scores for h in p.retrieve(question, k=3))

@@ -28,8 +28,10 @@ import contextvars
 import logging
 import math
 import os
+import re
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -362,6 +364,8 @@ class Retriever:
                 # lists, all of the version this query pinned, stand
 
         fused = run.stage("fuse", settings.fusion, None, fusion, lists, limit=k)
+        if settings.exact_ids and fused:
+            fused = named_records_first(question, fused, lists)
         ranked = fused
         degraded = ""
         if self.reranker is not None and fused:
@@ -807,6 +811,39 @@ def _explained(
             )
         )
     return tuple(out)
+
+
+_IDENTIFIER = re.compile(r"(?<![\w.-])(?=[\w.-]*[A-Za-z])(?=[\w.-]*\d)[\w][\w.-]{2,63}(?<![.-])")
+"""A token that may name a record: letters and digits together (``INC-1006``,
+``CM-330``, ``ERR_4012``), 3 to 64 characters."""
+
+
+def named_records_first(
+    question: str, fused: list[Hit], lists: Sequence[Sequence[Hit]]
+) -> list[Hit]:
+    """``retrieval.exact_ids``: the records whose id the question names
+    (a csv or jsonl record's ``record_id``: ``INC-1006``) first, from any
+    store's candidates, then the fused order, as long as it was. Rank fusion
+    weighs ranks only: a record that keyword search found far ahead of the
+    rest but that the embedder missed sank below passages that both placed
+    in the middle."""
+    named = {m.group().lower() for m in _IDENTIFIER.finditer(question)}
+    if not named:
+        return fused
+    first: dict[str, Hit] = {}
+    for hit in [*fused, *(h for found in lists for h in found)]:
+        record = hit.chunk.metadata.get("record_id")
+        if isinstance(record, str) and record.lower() in named and hit.chunk.id not in first:
+            first[hit.chunk.id] = hit
+    if not first:
+        return fused
+    top = max(h.score for h in fused)
+    promoted = [
+        replace(h, score=top, scores={**h.scores, "fusion": top, "named": 1.0})
+        for h in first.values()
+    ]
+    rest = [h for h in fused if h.chunk.id not in first]
+    return (promoted + rest)[: len(fused)]
 
 
 def _outage(exc: ComponentError) -> bool:

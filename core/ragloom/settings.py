@@ -65,6 +65,11 @@ class RetrievalSettings(BaseModel):
         description="order of the passages given to the generator: best first, or the "
         "strongest at both edges of the context (lost in the middle)",
     )
+    exact_ids: bool = Field(
+        True,
+        description="records whose id the question names (a csv or jsonl record's "
+        "`record_id`, such as INC-1006) come first, from any store's candidates",
+    )
     on_rerank_error: Literal["fuse", "raise"] = Field(
         "fuse",
         description="when the reranker fails (a service down after its retries): answer "
