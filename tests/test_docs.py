@@ -463,7 +463,9 @@ def test_every_top_level_key_is_documented(builtin_registry: Any) -> None:
     for key, info in RetrievalSettings.model_fields.items():
         assert f"| `{key}` |" in retrieval, f"retrieval.{key} is not documented"
         if info.default is not None:
-            assert f"`{info.default}`" in retrieval, f"retrieval.{key} defaults to {info.default}"
+            # as a config writes it: YAML's `true`, not Python's True
+            shown = str(info.default).lower() if isinstance(info.default, bool) else info.default
+            assert f"`{shown}`" in retrieval, f"retrieval.{key} defaults to {shown}"
     stores = section(text, "#### `stores`")
     for key in STORE_KEYS:
         assert f"| `{key}` |" in stores, f"the store key `{key}` is not documented"
