@@ -153,9 +153,11 @@ class StoreWriter:
         for name, store in self.stores:
             moved = _moved(name, store, located)
             if not store.exact_count:
-                self._check_lagging(name, store, owned, repair=repair, dry_run=dry_run,
-                                    forced=forced, fixed=fixed, moved=moved,
-                                    located=located)  # fmt: skip
+                said_moved = self._check_lagging(name, store, owned, repair=repair,
+                                                 dry_run=dry_run, forced=forced, fixed=fixed,
+                                                 moved=moved)  # fmt: skip
+                if said_moved and located is not None:
+                    self._not_moved_yet[name] = located[name]
                 continue
             held = self.run.stage("count", name, store, store.count)
             off = 0  # with as many chunks as the ledger: how many are not its own
@@ -214,18 +216,17 @@ class StoreWriter:
         forced: set[str],
         fixed: list[str],
         moved: str | None = None,
-        located: Mapping[str, str] | None = None,
-    ) -> None:
+    ) -> bool:
         """A store whose count lags its writes (``exact_count`` False, a service
         such as Pinecone) cannot be held to the ledger's count on every run.
         With ``repair`` its ids are listed and it is repaired as any store
         (``--repair`` is what an operator runs after moving it: another
         namespace or index). Otherwise a store that holds nothing while the
         ledger lists chunks gets a note: a count can lag a write by seconds,
-        not a whole index."""
+        not a whole index. Returns whether it said the store was ``moved``."""
         if repair:
             if dry_run:
-                return
+                return False
             try:
                 present = list(self.run.stage("ids", name, store, lambda: list(store.ids())))
             except NotImplementedError:
@@ -234,22 +235,20 @@ class StoreWriter:
                     "a store whose count lags its writes and that cannot list its ids cannot "
                     "be repaired from the ledger: `ragloom index --rebuild` writes it afresh",
                 )
-                return
+                return False
             line = self._repair(name, store, owned, len(present), forced, present=present)
             if line:
                 fixed.append(line)
-            return
+            return False
         if not owned:
-            return
+            return False
         if moved:
-            assert located is not None
-            self._not_moved_yet[name] = located[name]
             self.run.report(
                 name,
                 f"{moved}: run `ragloom index --repair` to write the documents there from the "
                 "ledger; until then its queries find only what that location holds",
             )
-            return
+            return True
         held = self.run.stage("count", name, store, store.count)
         if held == 0:
             self.run.report(
@@ -259,6 +258,7 @@ class StoreWriter:
                 "`ragloom index --repair` to write the documents into it from the ledger; "
                 "until then its queries find nothing",
             )
+        return False
 
     def _strangers(self, name: str, store: Store, owned: Mapping[str, str]) -> int:
         """How many of the chunks a store in this process holds the ledger does

@@ -552,7 +552,8 @@ class _BM25sIndex(_Index):
         self.model.vocab_dict, self.model.unique_token_ids_set = {}, set()
         self._postings_from_model()
         if folder is not None:
-            _keep(self.model, folder)
+            # a folder of that name that was not read whole is damaged: replaced
+            _keep(self.model, folder, damaged=folder.is_dir())
 
     def _postings_from_model(self) -> None:
         matrix = self.model.scores
@@ -580,7 +581,7 @@ def _digest(docs: list[np.ndarray], terms: int, params: dict[str, Any]) -> str:
     return digest.hexdigest()
 
 
-def _read_kept(folder: Path, rows: int, terms: int, *, quiet: bool = False) -> Any:
+def _read_kept(folder: Path, rows: int, terms: int) -> Any:
     """The bm25s index kept in ``folder`` (memory-mapped), or None when there
     is none or it does not hold ``rows`` rows over ``terms`` terms whole (it is
     then built again, and written over)."""
@@ -604,21 +605,20 @@ def _read_kept(folder: Path, rows: int, terms: int, *, quiet: bool = False) -> A
         reason = str(exc)
         if "allow_pickle" in reason:  # numpy's guess for bytes that hold no array
             reason = "not a file bm25s wrote"
-        if not quiet:
-            log.warning("bm25 index kept in %s is unreadable (%s); building again", folder, reason)
+        log.warning("bm25 index kept in %s is unreadable (%s); building again", folder, reason)
         return None
     if not whole:
-        if not quiet:
-            log.warning("bm25 index kept in %s is not whole; building it again", folder)
+        log.warning("bm25 index kept in %s is not whole; building it again", folder)
         return None
     log.debug("bm25 index read from %s", folder)
     return model
 
 
-def _keep(model: Any, folder: Path) -> None:
+def _keep(model: Any, folder: Path, *, damaged: bool = False) -> None:
     """Write ``model`` to ``folder`` through a temporary folder renamed into
-    place, then delete the folders of earlier indexes of its kind. Best effort:
-    a read-only or full disk leaves the index in memory only."""
+    place (a ``damaged`` one there moved aside first), then delete the folders
+    of earlier indexes of its kind. Best effort: a read-only or full disk
+    leaves the index in memory only."""
     existing = next((p for p in (folder.parent, *folder.parents) if p.is_dir()), None)
     if existing is None or ledger.read_only_mount(existing):
         return  # nothing is written on a read-only mount, not even an attempt
@@ -633,8 +633,7 @@ def _keep(model: Any, folder: Path) -> None:
         for file in tmp.iterdir():
             with open(file, "rb") as handle:
                 os.fsync(handle.fileno())
-        if folder.is_dir() and _read_kept(folder, *_shape(model), quiet=True) is None:
-            # one found damaged (a run killed while deleting it, a disk error): aside
+        if damaged:  # a run killed while deleting it, a disk error: aside
             aside = Path(tempfile.mkdtemp(prefix=f".{folder.name}.damaged.", dir=folder.parent))
             with contextlib.suppress(OSError):
                 os.replace(folder, aside / "index")
@@ -655,12 +654,6 @@ def _keep(model: Any, folder: Path) -> None:
             )
             if earlier or abandoned:
                 shutil.rmtree(old, ignore_errors=True)
-
-
-def _shape(model: Any) -> tuple[int, int]:
-    """(rows, terms) of a bm25s model's score matrix."""
-    matrix = model.scores
-    return int(matrix["num_docs"]), len(matrix["indptr"]) - 1
 
 
 class _RankBM25Index(_Index):
