@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -29,6 +30,39 @@ cases:
     must_not_retrieve: [docs/security.md]
     top_k: 1
 """
+
+
+def on_terminal(*args: str, cwd: Path) -> str:
+    """What the command prints with its stdout on a terminal (a pty, 200
+    columns), not piped."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAGLOOM_")}
+    env.update(TERM="xterm", NO_COLOR="1")
+    primary, secondary = pty.openpty()
+    fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
+    try:
+        process = subprocess.Popen(
+            [RAGLOOM, *args], cwd=cwd, stdout=secondary, stderr=subprocess.DEVNULL, env=env
+        )
+        os.close(secondary)
+        chunks = []
+        while True:
+            try:
+                data = os.read(primary, 65536)
+            except OSError:  # the pty is closed once the command has ended
+                break
+            if not data:
+                break
+            chunks.append(data)
+        process.wait(timeout=120)
+    finally:
+        os.close(primary)
+    text = b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n")
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)  # bold headers, styles
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -87,8 +121,23 @@ def test_a_failing_case_exits_1(indexed: Path, tmp_path: Path) -> None:
     result = run("--config", config, "eval", str(cases), cwd=tmp_path)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "FAIL" in result.stdout and "1 of 2 case(s) failed" in result.stdout
-    assert "docs/pricing-faq.md: —" in result.stdout  # missing
-    assert "docs/security.md (rank 1)" in result.stdout  # forbidden, found
+    # piped (a CI log, | grep): a header, then one tab-separated line a case
+    lines = result.stdout.splitlines()
+    header = "#\tquestion\tstatus\tmust retrieve (rank)\tmissing\tforbidden found"
+    assert lines[0] == header
+    assert lines[1].split("\t") == [
+        "1", "How much does the Team plan cost?", "PASS", "docs/pricing-faq.md: 1", "", ""
+    ]  # fmt: skip
+    assert lines[2].split("\t") == [
+        "2", "Is my data used to train AI models?", "FAIL", "docs/pricing-faq.md: —",
+        "docs/pricing-faq.md", "docs/security.md (rank 1)",
+    ]  # fmt: skip
+    assert lines[3] == "1 of 2 case(s) failed (retrieval 1/2)"
+
+    # on a terminal: the table, every cell whole
+    table = on_terminal("--config", config, "eval", str(cases), cwd=tmp_path)
+    assert "┃ must retrieve (rank)" in table and "\t" not in table
+    assert "docs/security.md (rank 1)" in table and "1 of 2 case(s) failed" in table
 
     as_json = run("--config", config, "eval", str(cases), "--json", cwd=tmp_path)
     assert as_json.returncode == 1

@@ -14,7 +14,14 @@ from typing import Any
 
 import click
 
-from .cli_support import console, escape, handle_errors, index_dir_hint, load_pipeline
+from .cli_support import (
+    console,
+    escape,
+    handle_errors,
+    index_dir_hint,
+    load_pipeline,
+    sanitize,
+)
 from .errors import RagloomError
 
 __all__ = ["eval_command"]
@@ -92,13 +99,58 @@ def _run_cases(ctx: click.Context, file: Path, as_json: bool) -> None:
 
 
 def _print_cases(report: Any) -> None:
-    from rich.table import Table
-
     answers = any(r.answer is not None for r in report.results)
-    table = Table(show_lines=True)
     columns = ["#", "question", "status", "must retrieve (rank)", "missing", "forbidden found"]
     if answers:
         columns.append("answer")
+    if not sys.stdout.isatty():  # piped (| grep, a CI log): one line a case, nothing wrapped
+        _print_cases_piped(report, columns, answers)
+    else:
+        _print_cases_table(report, columns, answers)
+    _print_summary(report, console())
+
+
+def _print_cases_piped(report: Any, columns: list[str], answers: bool) -> None:
+    click.echo("\t".join(columns))
+    for number, result in enumerate(report.results, start=1):
+        ranks = [
+            f"{entry}: {rank if rank is not None else '—'}" for entry, rank in result.ranks.items()
+        ]
+        forbidden = [f"{entry} (rank {rank})" for entry, rank in result.forbidden.items()]
+        fields = [
+            str(number),
+            result.case.question,
+            "PASS" if result.passed else "FAIL",
+            "; ".join(ranks) or "—",
+            "; ".join(result.missing),
+            "; ".join(forbidden),
+        ]
+        if answers:
+            fields.append(_answer_line(result.answer))
+        click.echo("\t".join(" ".join(sanitize(f).split()) for f in fields))
+
+
+def _answer_line(answer: Any) -> str:
+    if answer is None:
+        return "—"
+    if answer.passed:
+        return "PASS"
+    text = " ".join(answer.text.split())[:160]
+    return "FAIL: " + "; ".join(_answer_reasons(answer)) + f": {text}"
+
+
+def _answer_reasons(answer: Any) -> list[str]:
+    reasons = [f"lacks {m}" for m in answer.missing]
+    reasons += [f"says {f}" for f in answer.forbidden]
+    if answer.refusal:
+        reasons.append(answer.refusal)
+    return reasons
+
+
+def _print_cases_table(report: Any, columns: list[str], answers: bool) -> None:
+    from rich.table import Table
+
+    table = Table(show_lines=True)
     for column in columns:
         table.add_column(column, overflow="fold")
     for number, result in enumerate(report.results, start=1):
@@ -120,8 +172,10 @@ def _print_cases(report: Any) -> None:
         if answers:
             row.append(_answer_cell(result.answer))
         table.add_row(*row)
-    out = console()
-    out.print(table)
+    console().print(table)
+
+
+def _print_summary(report: Any, out: Any) -> None:
     failed = len(report.failures)
     total = len(report.results)
     scores = []
@@ -141,10 +195,7 @@ def _answer_cell(answer: Any) -> str:
         return "—"
     if answer.passed:
         return "[green]PASS[/]"
-    reasons = [f"lacks {escape(m)!s}" for m in answer.missing]
-    reasons += [f"says {escape(f)!s}" for f in answer.forbidden]
-    if answer.refusal:
-        reasons.append(answer.refusal)
+    reasons = [escape(reason) for reason in _answer_reasons(answer)]
     text = escape(" ".join(answer.text.split())[:160])
     return "[bold red]FAIL[/]: " + "; ".join(reasons) + f"\n[dim]{text}[/]"
 
