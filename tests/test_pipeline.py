@@ -80,6 +80,24 @@ def test_state_persists_across_processes(corpus: Path, pm: pluggy.PluginManager)
         assert set(hits[0].scores) >= {"memory", "bm25", "fusion"}
 
 
+def test_a_closed_pipeline_opens_again_on_use(corpus: Path, pm: pluggy.PluginManager) -> None:
+    """As concepts.md says: retrieve() after close() opens it again (the stores
+    read their files anew, another process's commit included), and a second
+    close() closes it again."""
+    config = write_config(corpus)
+    pipeline = ragloom.load(config, plugin_manager=pm)
+    with pipeline:
+        pipeline.index()
+    (corpus / "docs" / "pricing.md").unlink()
+    with ragloom.load(config, plugin_manager=pm) as other:
+        assert other.index().deleted == ("docs/pricing.md",)
+    hits = pipeline.retrieve("refunded within 30 days", k=3)
+    assert hits and "docs/pricing.md" not in {hit.chunk.source for hit in hits}
+    assert pipeline._opened
+    pipeline.close()
+    assert not pipeline._opened
+
+
 def test_embedder_change_refuses_to_mix_vectors(corpus: Path, pm: pluggy.PluginManager) -> None:
     with ragloom.load(write_config(corpus), plugin_manager=pm) as pipeline:
         pipeline.index()
