@@ -155,6 +155,25 @@ def test_a_failing_case_exits_1(indexed: Path, tmp_path: Path) -> None:
     assert "must_not_retrieve 'docs/securty.md'" in misspelt.stderr
     assert "did you mean 'docs/security.md'?" in misspelt.stderr
 
+    # a chunk label of an indexed document with its section misspelt: the same
+    trail = "must_not_retrieve: [docs/pricing-faq.md#is-there-a-free-trail]"
+    cases.write_text(FAILING.replace("must_not_retrieve: [docs/security.md]", trail), "utf-8")
+    section = run("--config", config, "eval", str(cases), cwd=tmp_path)
+    assert section.returncode == 2, section.stdout + section.stderr
+    assert "must_not_retrieve 'docs/pricing-faq.md#is-there-a-free-trail' names no chunk" in (
+        section.stderr
+    )
+    assert "did you mean 'docs/pricing-faq.md#is-there-a-free-trial'?" in section.stderr
+    # spelt right, it is a label the run checks (and finds at rank 1: the case fails)
+    cases.write_text(section_case := FAILING.replace(
+        "must_not_retrieve: [docs/security.md]",
+        "must_not_retrieve: [docs/pricing-faq.md#is-there-a-free-trial]").replace(
+        "Is my data used to train AI models?", "Is there a free trial?"), "utf-8")  # fmt: skip
+    assert "free-trial]" in section_case
+    right = run("--config", config, "eval", str(cases), cwd=tmp_path)
+    assert right.returncode == 1, right.stdout + right.stderr
+    assert "docs/pricing-faq.md#is-there-a-free-trial (rank 1)" in right.stdout
+
 
 # -- through click's runner, on a group like the `ragloom` one ------------------
 

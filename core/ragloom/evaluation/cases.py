@@ -336,6 +336,58 @@ def _check_entries(pipeline: Pipeline, cases: list[EvalCase]) -> None:
             "(docs/pricing.md) or a chunk label (docs/pricing.md#refunds)"
             + (f"; did you mean {guess!r}?" if guess else "")
         )
+    _check_labels(pipeline, [e for e in entries if "#" in e[3] and e[3] not in ids], ids)
+
+
+def _check_labels(
+    pipeline: Pipeline, entries: list[tuple[int, EvalCase, str, str]], ids: set[str]
+) -> None:
+    """Every chunk label (``docs/pricing.md#refunds``) whose document is
+    indexed is one of that document's labels: a misspelt section in
+    ``must_not_retrieve`` would pass every time. A document's labels are
+    read back from the stores (its every chunk, by a filter on its id);
+    when they cannot all be (a store caps ``k``, a reranker keeps fewer,
+    access rules), its entries are not checked."""
+    from ..ledger import LEDGER_FILE, Ledger
+
+    documents = {entry.partition("#")[0] for _, _, _, entry in entries} & ids
+    if not documents:
+        return
+    ledger = Ledger(pipeline.index_dir / LEDGER_FILE).open(read_only=True)
+    try:
+        counts = {
+            doc_id: len(entry.chunk_ids)
+            for doc_id, entry in ledger.entries().items()
+            if doc_id in documents
+        }
+    finally:
+        ledger.close()
+    labels: dict[str, set[str]] = {}
+    for doc_id, count in counts.items():
+        try:
+            hits = pipeline.retrieve(doc_id, {"document_id": doc_id}, k=max(count, 1))
+        except RagloomError:
+            continue
+        if len({hit.chunk.id for hit in hits}) == count:
+            labels[doc_id] = {hit.chunk.label for hit in hits}
+    wrong = [
+        (number, case, field, entry)
+        for number, case, field, entry in entries
+        if entry.partition("#")[0] in labels and entry not in labels[entry.partition("#")[0]]
+    ]
+    if wrong:
+        number, case, field, entry = wrong[0]
+        doc = entry.partition("#")[0]
+        count = counts[doc]
+        guess = closest(entry, sorted(labels[entry.partition("#")[0]]))
+        more = f" (and {len(wrong) - 1} more entries)" if len(wrong) > 1 else ""
+        raise ConfigError(
+            f"case {number} ({case.question[:60]!r}): {field} {entry!r} names no chunk "
+            f"of {entry.partition('#')[0]}{more}, so it would never be found"
+            + (f"; did you mean {guess!r}?" if guess else "")
+            + f' (`ragloom search --filter \'{{"document_id": "{doc}"}}\' -k {count} '
+            f"{doc}` lists its labels)"
+        )
 
 
 def measured_whole(degraded: str) -> None:
