@@ -953,6 +953,88 @@ def test_documents_holding_secrets(tmp_path: Path, pm: pluggy.PluginManager, pol
             assert "AKIAZ7VQ3L5XK2M4P6RT" in texts and messages == []
 
 
+def _as_an_older_ragloom_committed(root: Path) -> None:
+    """The ledger as a ragloom from before commit stamps leaves it after its
+    commit: a new corpus version and commit id, and the newer one's ``writer``
+    meta untouched (it knows nothing of it)."""
+    import sqlite3
+
+    with sqlite3.connect(root / ".ragloom" / "ledger.sqlite") as db:
+        meta = "UPDATE meta SET value = ? WHERE key = ?"
+        row = db.execute("SELECT value FROM meta WHERE key = 'corpus_version'").fetchone()
+        db.execute(meta, (json.dumps(json.loads(row[0]) + 1), "corpus_version"))
+        db.execute(meta, (json.dumps("0ldc0mm1t"), "commit"))
+
+
+@pytest.mark.parametrize("policy", ["skip", "redact", "allow"])
+def test_a_version_an_older_ragloom_committed_is_screened_for_secrets(
+    tmp_path: Path, pm: pluggy.PluginManager, policy: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A rolling upgrade: a machine not yet upgraded indexes a document whose
+    secret its older rules did not find (here: an index written under
+    `allow`, then committed by an "older" ragloom). Until this version
+    indexes again, its readers screen every hit by the config's policy, and
+    say why; once it has, the stamp is its own and nothing is screened."""
+    root = project(tmp_path, indexing={"secrets": "allow"})
+    (root / "docs" / "deploy.md").write_text(SECRET_DOC)
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        pipeline.index()
+        stamped = pipeline.retrieve("kiwi deploys", k=10)
+    assert stamped.corpus_version == 1
+    assert any("AKIAZ7VQ3L5XK2M4P6RT" in h.chunk.text for h in stamped)  # allowed, stamped
+    _as_an_older_ragloom_committed(root)
+    (root / "ragloom.yaml").write_text(yaml.safe_dump(basic_config(indexing={"secrets": policy})))
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as reader:
+        hits = reader.retrieve("kiwi deploys AKIAZ7VQ3L5XK2M4P6RT", k=10)
+        assert hits.corpus_version == 2
+        texts = " ".join(h.chunk.text for h in hits if h.chunk.source == "docs/deploy.md")
+        said = " ".join(r.getMessage() for r in caplog.records)
+        assert "committed by an older ragloom" in said
+        if policy == "skip":
+            assert texts == "" and "left out the hits of docs/deploy.md" in said
+            assert {h.chunk.source for h in hits} - {"docs/deploy.md"}  # the rest is served
+        elif policy == "redact":
+            assert "kiwi" in texts and "AKIAZ7VQ3L5XK2M4P6RT" not in texts
+            assert "[REDACTED" in texts
+        else:
+            assert "AKIAZ7VQ3L5XK2M4P6RT" in texts
+        report = reader.index()  # this version indexes again: its own rules, its stamp
+        after = reader.retrieve("kiwi deploys AKIAZ7VQ3L5XK2M4P6RT", k=10)
+    assert after.corpus_version == (2 if policy == "allow" else 3)
+    assert (report.deleted == ("docs/deploy.md",)) == (policy == "skip")
+    deploy = " ".join(h.chunk.text for h in after if h.chunk.source == "docs/deploy.md")
+    assert ("AKIAZ7VQ3L5XK2M4P6RT" in deploy) == (policy == "allow")
+
+
+def test_an_index_a_newer_ragloom_wrote_is_not_written_by_this_one(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    """A ledger stamped with a format past this ragloom's (a newer one wrote it,
+    then a machine was rolled back): an index run refuses, saying what to do;
+    queries still answer; `--rebuild` starts it afresh under this version."""
+    import sqlite3
+
+    from ragloom.ledger import LEDGER_FORMAT
+
+    root = project(tmp_path)
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        pipeline.index()
+    ledger = root / ".ragloom" / "ledger.sqlite"
+    with sqlite3.connect(ledger) as db:
+        writer = json.loads(db.execute("SELECT value FROM meta WHERE key = 'writer'").fetchone()[0])
+        assert writer["format"] == LEDGER_FORMAT and writer["ragloom"] == ragloom.__version__
+        writer.update(format=LEDGER_FORMAT + 1, ragloom="9.0.0")
+        db.execute("UPDATE meta SET value = ? WHERE key = 'writer'", (json.dumps(writer),))
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        assert pipeline.retrieve("refund", k=3)  # reading is fine
+        with pytest.raises(IndexStateError, match=r"newer ragloom \(9\.0\.0, ledger format"):
+            pipeline.index()
+        assert pipeline.index(rebuild=True).corpus_version == 2
+    with sqlite3.connect(ledger) as db:
+        writer = json.loads(db.execute("SELECT value FROM meta WHERE key = 'writer'").fetchone()[0])
+    assert writer["format"] == LEDGER_FORMAT
+
+
 @pytest.mark.parametrize("policy", ["skip", "redact"])
 def test_secrets_in_front_matter_and_an_html_title(
     tmp_path: Path, pm: pluggy.PluginManager, policy: str

@@ -55,7 +55,15 @@ from .fingerprints import (
     fingerprints_match,
     state_hash,
 )
-from .ledger import JOURNAL_FILE, LEDGER_FILE, Journal, Ledger, LedgerEntry, index_lock
+from .ledger import (
+    JOURNAL_FILE,
+    LEDGER_FILE,
+    Journal,
+    Ledger,
+    LedgerEntry,
+    check_writer,
+    index_lock,
+)
 from .storewriter import StoreWriter
 from .types import Document
 
@@ -225,6 +233,8 @@ class Indexer:
                 str(self.index_dir),
                 f"completing the `ragloom index --rebuild` started {when}, which did not end",
             )
+        if not rebuild:
+            check_writer(ledger.get_meta("writer"), self.index_dir)
         wipe = rebuild and not dry_run
         entries = ledger.entries()
         embedder_fp = self.embedder.fingerprint() if self.embedder is not None else None

@@ -64,6 +64,14 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 _COLUMNS = {"stamp": "TEXT NOT NULL DEFAULT ''", "loader": "TEXT NOT NULL DEFAULT ''"}
 """Columns added after the first release: migrated in place on open."""
 
+LEDGER_FORMAT = 2
+"""The ledger format this ragloom writes. 1: a ledger whose commits carry no
+``writer`` meta (every ragloom before the stamp). 2: every commit stamps
+meta ``writer`` ``{format, ragloom, commit}`` with its own commit id, so a
+reader can tell that a ragloom without the stamp (an older one, on a
+machine not yet upgraded) made the last commit, and a writer that a newer
+ragloom wrote the index (:func:`check_writer`)."""
+
 LEDGER_FILE = "ledger.sqlite"
 JOURNAL_FILE = "journal.jsonl"
 """The journal of an index run (``Journal``): present while one writes, or
@@ -80,6 +88,32 @@ class LedgerEntry:
     """The suffix every chunk id of this document version carries."""
     loader: str = ""
     """Key of the loader that produced the document ('' if recorded before loaders were)."""
+
+
+def stamped(writer: Any, commit: str) -> bool:
+    """Whether the commit ``commit`` was made by a ragloom that stamps its
+    commits (``writer`` is the ledger's meta of that name): False when an
+    older ragloom committed last, whose rules (secrets, access labels) may
+    have let in what this one leaves out."""
+    return isinstance(writer, dict) and writer.get("commit") == commit
+
+
+def check_writer(writer: Any, path: Path) -> None:
+    """Refuse to write an index that a newer ragloom wrote (its ledger format
+    is past :data:`LEDGER_FORMAT`): this one would write it by older rules."""
+    if not isinstance(writer, dict):
+        return
+    try:
+        found = int(writer.get("format", 0))
+    except (TypeError, ValueError):
+        return
+    if found > LEDGER_FORMAT:
+        raise IndexStateError(
+            f"the index in {path} was last written by a newer ragloom "
+            f"({writer.get('ragloom', '?')}, ledger format {found}; this ragloom writes "
+            f"format {LEDGER_FORMAT}): upgrade ragloom on this machine too, or start the "
+            "index afresh with this one by `ragloom index --rebuild`"
+        )
 
 
 def stamp_of(chunk_id: str) -> str:
@@ -482,9 +516,13 @@ class Ledger:
         """The next corpus version, with a new random ``commit`` id: a ledger
         restored from a backup counts its versions again from an older one,
         and what was cached under a number it reuses held other documents."""
+        from . import __version__
+
         version = self.corpus_version + 1
+        commit = os.urandom(8).hex()
         self.set_meta("corpus_version", version)
-        self.set_meta("commit", os.urandom(8).hex())
+        self.set_meta("commit", commit)
+        self.set_meta("writer", {"format": LEDGER_FORMAT, "ragloom": __version__, "commit": commit})
         return version
 
     def delete_meta(self, key: str) -> None:

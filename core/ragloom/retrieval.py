@@ -151,7 +151,24 @@ class Retriever:
                         break
                     view = latest
                 state.set_view(view)
+                if not view.stamped and view.exists:
+                    self._unstamped_said(view)
             return state.view
+
+    def _unstamped_said(self, view: View) -> None:
+        policy = self.config.indexing.secrets
+        log.warning(
+            "corpus version %d of the index in %s was committed by an older ragloom "
+            "(a machine not yet upgraded, or the index as the last version left it): "
+            "its documents were screened by that version's rules%s; run `ragloom "
+            "index` with this version, and upgrade every machine that writes this index",
+            view.version,
+            self.state.index_dir,
+            ""
+            if policy == "allow"
+            else f", so until then each hit is screened for secrets here "
+            f"(`indexing.secrets: {policy}`)",
+        )
 
     def catch_up(self) -> bool:
         """Move to a version another process committed, and let every store
@@ -588,9 +605,43 @@ class Retriever:
             ]
             if acl is not None:
                 visible = _readable(visible, acl, name, store, self._broken)
+            if not view.stamped:
+                visible = _screened(visible, self.config.indexing.secrets)
             if len(visible) >= k or len(found) < ask or ask >= 8 * k:
                 return visible[:k]
             ask *= 2
+
+
+def _screened(hits: list[Hit], policy: str) -> list[Hit]:
+    """``hits`` screened for secrets as an index run of this version would
+    have screened their documents (``indexing.secrets``): under ``skip`` a hit
+    holding one is dropped, under ``redact`` its text is redacted. For a
+    version an older ragloom committed (``View.stamped`` False), whose rules
+    may have let secrets in that this one finds."""
+    if policy == "allow":
+        return hits
+    from .secrets import find_secrets, redact
+
+    kept = []
+    for hit in hits:
+        found = find_secrets(hit.chunk.text)
+        if not found:
+            kept.append(hit)
+        elif policy == "redact":
+            chunk = replace(hit.chunk, text=redact(hit.chunk.text, found))
+            kept.append(Hit(chunk, hit.score, hit.store, hit.scores, hit.vector))
+        elif hit.chunk.document_id not in _SECRETS_SAID and len(_SECRETS_SAID) < 1000:
+            _SECRETS_SAID.add(hit.chunk.document_id)  # said once a document, not each query
+            log.warning(
+                "left out the hits of %s: they hold a secret (%s), and an older ragloom "
+                "indexed them; run `ragloom index` to take them out of the index",
+                hit.chunk.source,
+                found[0].kind,
+            )
+    return kept
+
+
+_SECRETS_SAID: set[str] = set()
 
 
 def _as_promised(found: Any, name: str, store: Store, k: int, said: set[str]) -> list[Hit]:

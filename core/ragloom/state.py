@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import IndexStateError
-from .ledger import LEDGER_FILE, Ledger, ledger_error, read_only_mount, stamp_of
+from .ledger import LEDGER_FILE, Ledger, ledger_error, read_only_mount, stamp_of, stamped
 
 __all__ = ["IndexState", "RWLock", "View"]
 
@@ -61,6 +61,10 @@ class View:
     """A random id of the commit that made this version (empty in a ledger
     written before there were any): one version number may be reached twice
     with other documents (a ledger restored from a backup), never one commit."""
+    stamped: bool = True
+    """Whether this version's commit was made by a ragloom that stamps its
+    commits (``ledger.stamped``): False when an older one made it, whose
+    rules may have let in documents this one leaves out (secrets)."""
 
     @property
     def key(self) -> tuple[str, int]:
@@ -217,6 +221,7 @@ class IndexState:
             stores=stores if isinstance(stores := value("stores"), dict) else None,
             rebuilding=value("rebuilding"),
             commit=str(value("commit") or ""),
+            stamped=not value("corpus_version") or stamped(value("writer"), value("commit")),
         )
 
     def chunk_total(self, view: View) -> int | None:
