@@ -468,6 +468,49 @@ def test_a_judged_query_without_text_scores_0_and_is_said(
     assert any("1 judged query(ies) have no text" in m and "'99'" in m for _, m in more.problems)
 
 
+def test_judgements_no_run_can_meet_are_said(beir_dir: Path, tmp_path: Path, record_pm) -> None:
+    """A relevant document not in the corpus (an id's typo) and a query that
+    judges nothing relevant: counted as trec_eval counts them, and said; a
+    clean set says neither."""
+    config = beir_config([{"type": "memory"}, {"type": "bm25"}])
+    clean = evaluate_beir(config, beir_dir, index_dir=tmp_path / "i", plugin_manager=record_pm)
+    assert not any("not in the index" in m or "judge no document" in m for _, m in clean.problems)
+    with (beir_dir / "qrels" / "test.tsv").open("a", encoding="utf-8") as qrels:
+        qrels.write("1\tkb-9999\t2\n5\t101\t0\n")  # a typo'd relevant id; query 5: nothing relevant
+    noted = evaluate_beir(config, beir_dir, index_dir=tmp_path / "i", plugin_manager=record_pm)
+    said = [m for _, m in noted.problems]
+    assert any("1 relevant judgement(s) name a document not in the index" in m and "'kb-9999'" in m
+               and "query '1'" in m for m in said)  # fmt: skip
+    assert any("1 query(ies) judge no document relevant (first: '5')" in m for m in said)
+    assert noted.queries == clean.queries + 1
+
+
+def test_a_query_id_given_twice_keeps_its_first_text_and_a_bom_is_no_json(
+    beir_dir: Path, tmp_path: Path, record_pm
+) -> None:
+    config = beir_config([{"type": "memory"}, {"type": "bm25"}])
+    clean = evaluate_beir(config, beir_dir, index_dir=tmp_path / "i", plugin_manager=record_pm)
+    queries = beir_dir / "queries.jsonl"
+    text = queries.read_text("utf-8")
+    first_line = text.splitlines()[0]
+    # saved by a Windows tool, with query 1 pasted again at the end
+    pasted = json.dumps({"_id": "1", "text": "what is a banana"})
+    queries.write_bytes(
+        b"\xef\xbb\xbf" + (text + pasted + "\n").encode()
+    )  # saved by a Windows tool, with query 1 pasted again at the end
+    (beir_dir / "qrels" / "test.tsv").write_bytes(
+        b"\xef\xbb\xbf" + (beir_dir / "qrels" / "test.tsv").read_bytes()
+    )
+    again = evaluate_beir(config, beir_dir, index_dir=tmp_path / "i", plugin_manager=record_pm)
+    assert again.metrics == clean.metrics  # the first text of query 1, every judgement read
+    lines = len(text.splitlines()) + 1
+    assert any(f"1 query id(s) given twice (first: '1' on lines 1 and {lines})" in m
+               for _, m in again.problems)  # fmt: skip
+    assert json.loads(first_line)["_id"] == "1"
+    _, loaded, qrels = load_beir(beir_dir, "test")
+    assert loaded["1"] == json.loads(first_line)["text"] and "1" in qrels
+
+
 def test_evaluate_beir_takes_a_config_file_as_ragloom_load_does(
     beir_dir: Path, tmp_path: Path, record_pm
 ) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import logging
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
 
 __all__ = ["BeirReport", "default_beir_index_dir", "evaluate_beir", "load_beir"]
 
+
+log = logging.getLogger("ragloom")
 
 _QUERY_BATCH = 64
 """Queries retrieved per ``retrieve_many`` call."""
@@ -57,14 +60,20 @@ def load_beir(directory: str | Path, split: str = "test") -> tuple[Path, dict[st
 
     The qrels file is tab-separated ``query-id corpus-id score`` with an
     optional header line; TREC's four columns (``qid 0 docid grade``) work too.
-    A malformed line raises ``RagloomError`` naming the file and line.
+    A malformed line raises ``RagloomError`` naming the file and line. A
+    query id given twice keeps its first text, as a corpus id does (logged).
     """
-    corpus, queries, judged = _read_beir(directory, split)
+    corpus, queries, judged, notes = _read_beir(directory, split)
+    for source, message in notes:
+        log.warning("%s: %s", source, message)
     return corpus, queries, {qid: judged[qid] for qid in queries}
 
 
-def _read_beir(directory: str | Path, split: str) -> tuple[Path, dict[str, str], Qrels]:
-    """:func:`load_beir`, with every judged query's qrels, those without a text too."""
+def _read_beir(
+    directory: str | Path, split: str
+) -> tuple[Path, dict[str, str], Qrels, list[tuple[str, str]]]:
+    """:func:`load_beir`, with every judged query's qrels, those without a text
+    too, and notes on what was read (a query id given twice)."""
     root = Path(directory)
     corpus = corpus_file(root)
     qrels_path = root / "qrels" / f"{split}.tsv"
@@ -79,8 +88,11 @@ def _read_beir(directory: str | Path, split: str) -> tuple[Path, dict[str, str],
 
     qrels = _read_qrels(qrels_path)
     queries: dict[str, str] = {}
+    first: dict[str, int] = {}
+    twice: list[tuple[str, int, int]] = []
     queries_path = root / "queries.jsonl"
-    with queries_path.open(encoding="utf-8") as lines:
+    # utf-8-sig: a byte order mark (files saved by Windows tools) is no part of the JSON
+    with queries_path.open(encoding="utf-8-sig") as lines:
         for number, line in enumerate(lines, start=1):
             if not line.strip():
                 continue
@@ -91,15 +103,29 @@ def _read_beir(directory: str | Path, split: str) -> tuple[Path, dict[str, str],
                 raise RagloomError(
                     f'{queries_path}, line {number}: expected {{"_id": ..., "text": ...}} ({exc!r})'
                 ) from None
+            if qid in first:
+                twice.append((qid, first[qid], number))
+                continue
+            first[qid] = number
             if qid in qrels:
                 queries[qid] = text
-    return corpus, queries, qrels
+    notes = []
+    if twice:
+        qid, was, again = twice[0]
+        notes.append(
+            (
+                str(queries_path),
+                f"{len(twice)} query id(s) given twice (first: {qid!r} on lines {was} and "
+                f"{again}): each keeps its first text",
+            )
+        )
+    return corpus, queries, qrels, notes
 
 
 def _read_qrels(qrels_path: Path) -> Qrels:
     """A BEIR qrels file: ``{query id: {doc id: grade}}`` (see :func:`load_beir`)."""
     qrels: dict[str, dict[str, int]] = {}
-    with qrels_path.open(encoding="utf-8") as lines:
+    with qrels_path.open(encoding="utf-8-sig") as lines:
         for number, line in enumerate(lines, start=1):
             parts = line.split()
             if not parts:
@@ -298,8 +324,8 @@ def evaluate_beir(
     if isinstance(config, (str, PathLike)):  # a config file, as ragloom.load takes one
         read = Pipeline.from_config(Path(config), plugin_manager=plugin_manager)
         config, base_dir = read.to_config(), base_dir or read.config.base_dir
-    corpus, queries, judged = _read_beir(directory, split)
-    problems: list[tuple[str, str]] = []
+    corpus, queries, judged, notes = _read_beir(directory, split)
+    problems: list[tuple[str, str]] = list(notes)
     if limit_queries is not None:
         queries = dict(list(queries.items())[:limit_queries])
         qrels = {qid: judged[qid] for qid in queries}
@@ -353,6 +379,7 @@ def evaluate_beir(
                     run[qid] = _document_scores(hits)
                 if progress:
                     progress("query", start + len(batch), len(items))
+            problems.extend(_unfindable(qrels, pipeline.retriever.sync(), corpus))
     finally:
         pm.unregister(timer)
 
@@ -373,6 +400,44 @@ def evaluate_beir(
         problems=(*problems, *report.problems),
         run=run,
     )
+
+
+def _unfindable(qrels: Qrels, view: Any, corpus: Path) -> list[tuple[str, str]]:
+    """Notes on judgements no run could meet: documents judged relevant that
+    are not in the index (an id's typo, qrels of another corpus version, a
+    record the loader skipped), and queries with no document judged
+    relevant (each scores 0). They count as trec_eval counts them; said,
+    since they lower every config's score alike."""
+    marker = f"{corpus.name}#"  # a record's document id: <the corpus file's path>#<its _id>
+    indexed = {i.partition(marker)[2] for i in view.stamps if marker in i}
+    missing = [
+        (qid, doc)
+        for qid, grades in qrels.items()
+        for doc, grade in grades.items()
+        if grade > 0 and doc not in indexed
+    ]
+    notes = []
+    if missing and indexed:
+        qid, doc = missing[0]
+        notes.append(
+            (
+                str(corpus.parent / "qrels"),
+                f"{len(missing)} relevant judgement(s) name a document not in the index "
+                f"(first: {doc!r}, for query {qid!r}): no run can find them, so they lower "
+                "recall and nDCG for every config alike (an id's typo, or qrels of another "
+                "corpus version?)",
+            )
+        )
+    nothing = [qid for qid, grades in qrels.items() if not any(g > 0 for g in grades.values())]
+    if nothing:
+        notes.append(
+            (
+                str(corpus.parent / "qrels"),
+                f"{len(nothing)} query(ies) judge no document relevant (first: {nothing[0]!r}): "
+                "each scores 0",
+            )
+        )
+    return notes
 
 
 def _document_scores(hits: Sequence[Hit]) -> dict[str, float]:
