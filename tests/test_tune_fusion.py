@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from ragloom.cli import cli
 from ragloom.cli_tune import tune
 from ragloom.config import load_config
-from ragloom.errors import RagloomError
+from ragloom.errors import ConfigError, RagloomError
 from ragloom.evaluation import evaluate_beir
 from ragloom.registry import Registry
 from ragloom.tuning import FusionChoice, apply_choice, tune_fusion
@@ -130,9 +130,9 @@ def test_apply_choice_writes_fusion_into_the_config(registry: Registry, tmp_path
 def test_tune_fusion_refuses_what_it_cannot_tune(tmp_path: Path, pm: pluggy.PluginManager) -> None:
     beir = write_beir(tmp_path / "beir")
     one = {**config(tmp_path), "stores": [{"type": "bm25"}], "embedder": None}
-    with pytest.raises(RagloomError, match="two or more stores"):
+    with pytest.raises(ConfigError, match="two or more stores"):
         tune_fusion(one, beir, "tune", plugin_manager=pm)
-    with pytest.raises(RagloomError, match="unknown metric"):
+    with pytest.raises(ConfigError, match="unknown metric"):
         tune_fusion(config(tmp_path), beir, "tune", metric="nDCG", plugin_manager=pm)
     with pytest.raises(RagloomError, match="unknown fusion method"):
         tune_fusion(config(tmp_path), beir, "tune", methods=["max"], plugin_manager=pm)
@@ -155,6 +155,7 @@ def test_command_writes_a_tuned_config(
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
     assert "nDCG@10" in result.output and "(best)" in result.output
+    assert "tuning queries are too few to tell settings apart" in result.output  # a tiny split
     tuned = yaml.safe_load(out.read_text("utf-8"))
     assert tuned["index_dir"] == "index"  # the file's own values, not resolved ones
     assert all("weight" in s and "k" in s for s in tuned["stores"])
@@ -335,6 +336,9 @@ def test_a_gain_within_chance_is_not_kept() -> None:
     mixed = [1.0, 0.0] * 20  # as many queries lost as won
     assert not beats_by(mixed, old, 0.0)
     assert not beats_by(old, old, 0.0)
+    # a single query: no spread to weigh its gain against, so none beyond chance
+    assert not beats_by([1.0], [0.5], 1.0)
+    assert beats_by([1.0], [0.5], 0.0)
 
 
 def test_the_ascent_keeps_only_changes_beyond_chance() -> None:

@@ -260,6 +260,10 @@ def _progress_printer() -> Any:
     return progress
 
 
+FEW_QUERIES = 50
+"""Below this many tuning queries ``tune fusion`` says its choice may be chance."""
+
+
 def _print_report(report: Any, out: Path) -> None:
     from rich.table import Table
 
@@ -285,6 +289,12 @@ def _print_report(report: Any, out: Path) -> None:
         )
     shown = console()
     shown.print(table)
+    if report.queries < FEW_QUERIES:
+        shown.print(
+            f"[yellow]note[/] {report.queries} tuning queries are too few to tell settings "
+            f"apart (the standard error of a mean over them is large; tune.md's splits hold "
+            f"hundreds): what was chosen may be chance"
+        )
     if report.best == report.before:
         shown.print(
             "nothing beat the config's own settings (a step must gain more than "

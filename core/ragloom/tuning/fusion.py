@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..access import restrict
-from ..errors import RagloomError
+from ..errors import ConfigError, RagloomError
 from ..evaluation import METRICS, load_beir
 from ..evaluation.beir import beir_index_config, corpus_file
 from ..evaluation.metrics import MetricScores
@@ -148,7 +148,7 @@ def _metric(name: str) -> tuple[Callable[..., Any], int]:
     family, _, cutoff = name.partition("@")
     if family not in METRICS or not cutoff.isdigit() or int(cutoff) <= 0:
         choices = ", ".join(f"{m}@10" for m in METRICS)
-        raise RagloomError(f"unknown metric {name!r}: use a metric and a cutoff, e.g. {choices}")
+        raise ConfigError(f"unknown metric {name!r}: use a metric and a cutoff, e.g. {choices}")
     return METRICS[family], int(cutoff)
 
 
@@ -282,7 +282,10 @@ def beats_by(new: Sequence[float], old: Sequence[float], significance: float) ->
     gain = MetricScores("gain", {str(i): a - b for i, (a, b) in enumerate(zip(new, old))})
     if not gain.per_query or gain.mean <= 1e-12:
         return False
-    return significance <= 0 or gain.mean > significance * gain.standard_error + 1e-12
+    if significance <= 0:
+        return True
+    # one question has no spread to weigh a gain against: no gain is told from chance
+    return len(gain.per_query) >= 2 and gain.mean > significance * gain.standard_error + 1e-12
 
 
 def _ascend(
@@ -373,21 +376,21 @@ def tune_fusion(
 
     unknown = [m for m in methods if m not in FUSION_METHODS]
     if unknown or not methods:
-        raise RagloomError(
+        raise ConfigError(
             f"unknown fusion method(s) {', '.join(unknown) or '(none given)'}: "
             f"use {', '.join(FUSION_METHODS)}"
         )
     _metric(metric)
     if not significance >= 0:
-        raise RagloomError(f"significance must be 0 or more standard errors, not {significance}")
+        raise ConfigError(f"significance must be 0 or more standard errors, not {significance}")
     stores = [s for s in config.get("stores") or [] if isinstance(s, Mapping)]
     if len(stores) < 2:
-        raise RagloomError(
+        raise ConfigError(
             "tune fusion needs a config with two or more stores (e.g. a vector store and bm25): "
             "with one store there is nothing to fuse"
         )
     if config.get("query_transformers"):
-        raise RagloomError(
+        raise ConfigError(
             "tune fusion does not support query_transformers (each rewrite adds lists to "
             "fuse); tune with a config without them"
         )
