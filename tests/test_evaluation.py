@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import statistics
 from pathlib import Path
 from typing import Any
@@ -546,6 +547,30 @@ def test_evaluate_beir_default_index_dir(beir_dir: Path, tmp_path: Path, record_
     assert default_beir_index_dir(tuned, beir_dir, tmp_path) == expected
     renamed = {**config, "stores": [{"type": "bm25", "path": "elsewhere", "name": "kw"}]}
     assert default_beir_index_dir(renamed, beir_dir, tmp_path) != expected
+    # a bm25 store's scoring options score the terms it holds: the same index
+    scored = {**config, "stores": [{"type": "bm25", "path": "elsewhere", "k1": 0.9, "b": 0.4}]}
+    assert default_beir_index_dir(scored, beir_dir, tmp_path) == expected
+    scope = {**config, "stores": [{"type": "bm25", "path": "elsewhere", "scope": "document"}]}
+    assert default_beir_index_dir(scope, beir_dir, tmp_path) != expected
+    # another dataset in a folder of the same name: another index
+    twin = tmp_path / "v2" / beir_dir.name
+    shutil.copytree(beir_dir, twin)
+    assert default_beir_index_dir(config, twin, tmp_path).name != expected.name
+    assert default_beir_index_dir(config, twin, tmp_path).name.startswith("tiny-beir-")
+
+
+def test_a_corpus_cut_to_a_slice_is_evaluated_not_refused(
+    beir_dir: Path, tmp_path: Path, record_pm
+) -> None:
+    """The benchmark's index is its own: a corpus cut by more than half since
+    the last evaluation is indexed as it is, not refused as a mass delete."""
+    config = beir_config([{"type": "memory"}, {"type": "bm25"}])
+    full = evaluate_beir(config, beir_dir, index_dir=tmp_path / "i", plugin_manager=record_pm)
+    corpus = beir_dir / "corpus.jsonl"
+    lines = corpus.read_text("utf-8").splitlines(keepends=True)
+    corpus.write_text("".join(lines[:2]), "utf-8")
+    cut = evaluate_beir(config, beir_dir, index_dir=tmp_path / "i", plugin_manager=record_pm)
+    assert cut.documents == 2 < full.documents
 
 
 def test_metrics_match_pytrec_eval_with_ties_everywhere() -> None:

@@ -35,6 +35,7 @@ from .errors import (
     ConfigValidationError,
     FilterError,
     IndexDirError,
+    IndexStateError,
     PluginError,
     RagloomError,
 )
@@ -72,6 +73,15 @@ def index_dir_hint(given: str | None, command: str) -> Iterator[None]:
             f"{exc}; or index the benchmark corpus in a folder you can write: "
             f"`{command} ... --index-dir DIR`",
             exc.path,
+        ) from None
+    except IndexStateError as exc:
+        if type(exc) is not IndexStateError:  # damaged, being rebuilt: said as they are
+            raise
+        # its advice is the project's (`ragloom index --rebuild`, a new index_dir):
+        # the benchmark's index is the command's own
+        raise IndexStateError(
+            f"{exc} (this is the benchmark's own index: `{command} ... --index-dir DIR` "
+            "indexes the corpus afresh in another folder, or delete the folder it names)"
         ) from None
 
 

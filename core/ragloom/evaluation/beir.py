@@ -153,22 +153,44 @@ def default_beir_index_dir(
     setup (chunker, embedder, stores), inside the config's own index directory
     but apart from its ledger, so evaluating never touches the project's index
     and re-running the same setup reuses its index. A store's ``weight`` and
-    ``k`` only weigh and cut its hits at query time, so the configs that
-    ``ragloom tune fusion`` writes share the index of the config they tuned."""
+    ``k`` only weigh and cut its hits at query time, and a ``bm25`` store's
+    ``k1``, ``b``, ``method`` and ``delta`` only score the terms it holds, so
+    the configs that ``ragloom tune fusion`` writes share the index of the
+    config they tuned. The dataset's folder is part of the hash: two datasets
+    in folders of one name get an index each."""
     stores = config.get("stores")
     if isinstance(stores, list):
         stores = [
-            {key: value for key, value in store.items() if key not in QUERY_STORE_KEYS}
+            {key: value for key, value in store.items() if key not in _query_keys(store)}
             if isinstance(store, Mapping)
             else store
             for store in stores
         ]
-    setup = {"chunker": config.get("chunker"), "embedder": config.get("embedder"), "stores": stores}
+    setup = {
+        "chunker": config.get("chunker"),
+        "embedder": config.get("embedder"),
+        "stores": stores,
+        # two datasets in folders of one name (data/v1/mine, data/v2/mine) are two indexes
+        "dataset": str(Path(directory).resolve()),
+    }
     digest = hashlib.sha256(json.dumps(setup, sort_keys=True, default=str).encode()).hexdigest()
     index_dir = Path(str(config.get("index_dir", ".ragloom"))).expanduser()
     if not index_dir.is_absolute():
         index_dir = (base_dir or Path.cwd()) / index_dir
     return index_dir / "beir" / f"{Path(directory).resolve().name}-{digest[:10]}"
+
+
+_BM25_SCORING = frozenset({"k1", "b", "method", "delta"})
+"""A ``bm25`` store's scoring options: it scores its stored terms with them
+when it opens, so the chunks it holds are the same whatever they are."""
+
+
+def _query_keys(store: Mapping[str, Any]) -> frozenset[str]:
+    """The options of ``store`` that change what a query finds, not what the
+    store holds: they share an index."""
+    if store.get("type") == "bm25":
+        return frozenset(QUERY_STORE_KEYS) | _BM25_SCORING
+    return frozenset(QUERY_STORE_KEYS)
 
 
 @dataclass(frozen=True)
@@ -352,7 +374,8 @@ def evaluate_beir(
         with pipeline:
             started = time.perf_counter()
             report = pipeline.index(
-                progress=(lambda done, total: progress("index", done, total)) if progress else None
+                allow_mass_delete=True,  # the benchmark's own: a corpus cut to a slice, say
+                progress=(lambda done, total: progress("index", done, total)) if progress else None,
             )
             index_seconds = time.perf_counter() - started
             timer.phase = "query"
