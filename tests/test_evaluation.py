@@ -15,7 +15,7 @@ import pytrec_eval
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ragloom.builtin.loaders.records import CsvLoader, JsonlLoader
-from ragloom.errors import ConfigValidationError, RagloomError
+from ragloom.errors import ConfigError, ConfigValidationError, RagloomError
 from ragloom.evaluation import (
     EvalCase,
     MetricScores,
@@ -301,6 +301,23 @@ def test_load_cases_reports_every_problem_with_its_line(tmp_path: Path) -> None:
         load_cases(tmp_path / "missing.yaml")
     with pytest.raises(ConfigValidationError):
         load_cases({"cases": []})
+    # an unknown key under `answer:` is matched against the answer check's keys
+    path.write_text(
+        "cases:\n  - question: Q\n    answer: {must_mention: [x]}\n", "utf-8"
+    )  # fmt: skip
+    with pytest.raises(ConfigValidationError) as info:
+        load_cases(path)
+    (issue,) = info.value.issues
+    assert issue.path == "cases[0].answer.must_mention"
+    assert issue.hint in ("did you mean 'must_contain'?", "did you mean 'must_not_contain'?")
+    # the top level said as a test set's, not a config's
+    path.write_text("- question: Q\n  must_retrieve: [docs/a.md]\n", "utf-8")
+    with pytest.raises(ConfigError, match="a test set is a mapping whose `cases:` lists"):
+        load_cases(path)
+    path.write_text("# nothing yet\n", "utf-8")
+    with pytest.raises(ConfigError, match="is empty .*examples/quickstart/eval.yaml") as empty:
+        load_cases(path)
+    assert "ragloom init" not in str(empty.value)
 
 
 # ---------------------------------------------------------------------------

@@ -41,8 +41,20 @@ def find_config(start: Path | None = None) -> Path | None:
     return None
 
 
-def read_config_file(path: Path) -> tuple[dict[str, Any], dict[Path_, int]]:
+_CONFIG_SHAPE = (
+    "a config is a mapping of `key: value` lines (such as `loaders:` and `stores:`)",
+    "run `ragloom init` for a commented config to start from",
+)
+
+
+def read_config_file(
+    path: Path, shape: tuple[str, str] = _CONFIG_SHAPE
+) -> tuple[dict[str, Any], dict[Path_, int]]:
     """Parse a YAML or TOML file into a dict and a map of path -> line.
+
+    ``shape`` is what the errors say of a file whose top level is no mapping,
+    and how to start an empty one: a config's by default (a test set's for
+    ``ragloom eval``).
 
     Raises ``ConfigError`` (one line, naming the file and what to do) for a
     file that cannot be read, is binary, is not UTF-8 (a UTF-8 byte-order mark
@@ -58,7 +70,7 @@ def read_config_file(path: Path) -> tuple[dict[str, Any], dict[Path_, int]]:
         if path.suffix.lower() == ".toml":
             parsed, lines = _read_toml(text, str(path))
         else:
-            parsed, lines = _read_yaml(text, str(path))
+            parsed, lines = _read_yaml(text, str(path), shape[0])
     except RecursionError:
         raise ConfigError(
             f"{path} nests lists or mappings too deeply to read (over Python's recursion "
@@ -67,7 +79,7 @@ def read_config_file(path: Path) -> tuple[dict[str, Any], dict[Path_, int]]:
     if not parsed:
         raise ConfigError(
             f"{path} is empty (no settings, only blanks or comments); write the settings "
-            "into it, or run `ragloom init` for a commented config to start from"
+            f"into it, or {shape[1]}"
         )
     return parsed, lines
 
@@ -121,7 +133,9 @@ _UNQUOTED_VARIABLE = re.compile(r"([:,\[{]\s*)(\$\{[^}\s]*\}[^,}\]\s]*)")
 """A ``${VAR}`` left bare after a key or in a flow collection."""
 
 
-def _read_yaml(text: str, source: str) -> tuple[dict[str, Any], dict[Path_, int]]:
+def _read_yaml(
+    text: str, source: str, shape: str = _CONFIG_SHAPE[0]
+) -> tuple[dict[str, Any], dict[Path_, int]]:
     import yaml
 
     try:
@@ -152,8 +166,7 @@ def _read_yaml(text: str, source: str) -> tuple[dict[str, Any], dict[Path_, int]
         listed = isinstance(data, list)
         kind = "a list" if listed else f"a single {type(data).__name__} value"
         raise ConfigError(
-            f"{source}: the top level is {kind}, but a config is a mapping of `key: value` "
-            "lines (such as `loaders:` and `stores:`); "
+            f"{source}: the top level is {kind}, but {shape}; "
             + ("remove the leading `- ` or check " if listed else "check ")
             + "the file is the one you meant"
         )

@@ -141,6 +141,13 @@ class _CaseFile(BaseModel):
     cases: list[EvalCase] = Field(min_length=1)
 
 
+_TEST_SET_SHAPE = (
+    "a test set is a mapping whose `cases:` lists the cases "
+    "(`cases:` on its own line, then `  - question: ...`)",
+    "see examples/quickstart/eval.yaml for one to start from",
+)
+
+
 def load_cases(source: str | Path | Mapping[str, Any]) -> list[EvalCase]:
     """Read and validate a test set (a YAML or TOML file, or a dict).
 
@@ -157,7 +164,7 @@ def load_cases(source: str | Path | Mapping[str, Any]) -> list[EvalCase]:
         path = Path(source)
         if not path.is_file():
             raise RagloomError(f"test set {path} does not exist")
-        data, lines = read_config_file(path)
+        data, lines = read_config_file(path, _TEST_SET_SHAPE)
         name = str(path)
     try:
         return list(_CaseFile.model_validate(data).cases)
@@ -169,7 +176,13 @@ def load_cases(source: str | Path | Mapping[str, Any]) -> list[EvalCase]:
             where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
             message, hint = err["msg"].removeprefix("Value error, "), None
             if err["type"] == "extra_forbidden":
-                fields = list(EvalCase.model_fields if len(loc) > 1 else _CaseFile.model_fields)
+                fields = list(
+                    AnswerCheck.model_fields
+                    if "answer" in loc[:-1]
+                    else EvalCase.model_fields
+                    if len(loc) > 1
+                    else _CaseFile.model_fields
+                )
                 guess = closest(str(loc[-1]), fields)
                 message = f"unknown key {loc[-1]!r}"
                 hint = f"did you mean {guess!r}?" if guess else f"allowed: {', '.join(fields)}"
@@ -323,18 +336,21 @@ def _check_entries(pipeline: Pipeline, cases: list[EvalCase]) -> None:
         if entry not in known and entry.partition("#")[0] not in known
     ]
     if unknown:
-        lines = "; ".join(
-            f"case {number} ({case.question[:60]!r}): {field} {entry!r}"
-            for number, case, field, entry in unknown[:5]
-        )
+        choices = sorted(known)
+
+        def said(number: int, case: EvalCase, field: str, entry: str) -> str:
+            guess = closest(entry.partition("#")[0], choices)
+            return f"case {number} ({case.question[:60]!r}): {field} {entry!r}" + (
+                f" (did you mean {guess!r}?)" if guess else ""
+            )
+
+        lines = "; ".join(said(*wrong) for wrong in unknown[:5])
         more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
-        guess = closest(unknown[0][3].partition("#")[0], sorted(known))
         raise ConfigError(
             f"{len(unknown)} "
             f"{'entry names' if len(unknown) == 1 else 'entries name'} no indexed "
             f"document: {lines}{more}. An entry is a document id or source path "
             "(docs/pricing.md) or a chunk label (docs/pricing.md#refunds)"
-            + (f"; did you mean {guess!r}?" if guess else "")
         )
     _check_labels(pipeline, [e for e in entries if "#" in e[3] and e[3] not in ids], ids)
 
