@@ -201,7 +201,7 @@ def test_usage_errors(quickstart: Path) -> None:
     both = invoke("--config", config, "eval", cases, "--beir", "data")
     assert both.exit_code == 2
     stray = invoke("--config", config, "eval", cases, "--split", "train")
-    assert stray.exit_code == 2 and "--split only apply with --beir" in stray.output
+    assert stray.exit_code == 2 and "--split only applies with --beir" in stray.output
     missing = invoke("--config", config, "eval", str(quickstart / "nope.yaml"))
     assert missing.exit_code == 2 and "does not exist" in missing.output
 

@@ -160,6 +160,13 @@ def test_command_writes_a_tuned_config(
     assert tuned["index_dir"] == "index"  # the file's own values, not resolved ones
     assert all("weight" in s and "k" in s for s in tuned["stores"])
     assert "my config" not in out.read_text("utf-8").split("\n", 1)[1]
+    assert "is not beside" not in result.output
+    # written into another folder: its relative paths would resolve there, said
+    (tmp_path / "conf").mkdir()
+    elsewhere = [*args[:-1], str(tmp_path / "conf" / "tuned.yaml")]
+    moved = CliRunner().invoke(cli, elsewhere)
+    assert moved.exit_code == 0, moved.output
+    assert "is not beside" in moved.output and "relative paths in it" in moved.output
     # refuses to overwrite without --force, and never the config itself
     assert CliRunner().invoke(cli, args).exit_code == 2
     assert CliRunner().invoke(cli, [*args, "--force", "--significance", "-1"]).exit_code == 2

@@ -74,7 +74,8 @@ def eval_command(
         given = [name for name, v in (("--split", split), ("--index-dir", index_dir)) if v]
         given += ["--limit-queries"] if limit_queries is not None else []
         if given:
-            raise click.UsageError(f"{', '.join(given)} only apply with --beir DIR")
+            verb = "applies" if len(given) == 1 else "apply"
+            raise click.UsageError(f"{', '.join(given)} only {verb} with --beir DIR")
         _run_cases(ctx, Path(file), as_json)  # type: ignore[arg-type]
     else:
         _run_beir(ctx, Path(beir_dir), split or "test", limit_queries, index_dir, as_json)

@@ -248,6 +248,13 @@ def tune_fusion_command(
         "utf-8",
     )
     _print_report(report, out)
+    if out.resolve().parent != source.resolve().parent:
+        console().print(
+            f"[yellow]note[/] {escape(str(out))} is not beside {escape(str(source))}: "
+            "relative paths in it (a loader's `path`, `index_dir`, a store's `path`) "
+            f"now resolve against {escape(str(out.resolve().parent))}; move it beside "
+            "the config, or make them absolute"
+        )
 
 
 def _progress_printer() -> Any:
@@ -298,7 +305,8 @@ def _print_report(report: Any, out: Path) -> None:
     if report.best == report.before:
         shown.print(
             "nothing beat the config's own settings (a step must gain more than "
-            "--significance standard errors); written unchanged"
+            "--significance standard errors); written with them, made explicit (each "
+            "store's weight and k, the fusion)"
         )
     shown.print(
         f"tuned config written to {escape(str(out))}; measure it on questions it never saw:\n"

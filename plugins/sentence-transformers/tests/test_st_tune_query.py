@@ -138,5 +138,6 @@ def test_query_model_tuned_for_another_model_is_refused(
     )  # fmt: skip
     with pytest.raises(EmbedderError, match="was not tuned against"):
         embedder(other_tiny_model, query_model=str(out))
-    with pytest.raises(EmbedderError, match="was not tuned against"):
+    with pytest.raises(EmbedderError, match="was not tuned against") as untuned:
         embedder(tiny_model, query_model=str(other_tiny_model))  # no ragloom-tune.json
+    assert "it has no ragloom-tune.json" in str(untuned.value) and "None" not in str(untuned.value)

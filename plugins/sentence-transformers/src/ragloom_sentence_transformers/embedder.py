@@ -178,10 +178,15 @@ class SentenceTransformersEmbedder(LazyModel["SentenceTransformer"], Embedder):
         if record and record.is_file():
             tuned = json.loads(record.read_text("utf-8"))
         if tuned.get("document_model") != identity:
+            said = (
+                f"its ragloom-tune.json says {tuned['document_model']!r}"
+                if tuned.get("document_model")
+                else "it has no ragloom-tune.json naming the model it was tuned against: "
+                "no `ragloom tune embedder --query-only` wrote it"
+            )
             raise EmbedderError(
                 f"embedder.query_model {cfg.query_model!r} was not tuned against "
-                f"embedder.model {cfg.model!r} (its ragloom-tune.json says "
-                f"{tuned.get('document_model')!r}): its vectors would not match the "
+                f"embedder.model {cfg.model!r} ({said}): its vectors would not match the "
                 "documents'; tune one with `ragloom tune embedder --query-only`"
             )
         query_model = self._open(SentenceTransformer, resolved, "embedder.query_model", False)
