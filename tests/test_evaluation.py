@@ -203,11 +203,19 @@ def test_cases_pass_and_fail(pipeline) -> None:
                     "must_retrieve": ["docs/security.md"],
                     "filters": {"source": "docs/pricing.md"},
                 },
+                {
+                    "question": "encrypted",
+                    "must_retrieve": ["docs/security.md"],
+                    "filters": {"sourc": "docs/security.md"},  # a field no chunk has
+                },
             ]
         }
     )
     report = run_cases(pipeline, cases)
-    first, label, failing, filtered = report.results
+    first, label, failing, filtered, typo = report.results
+    assert typo.hits == () and "has a field `sourc` (did you mean `source`?)" in typo.hint
+    assert report.to_dict()["cases"][4]["hint"] == typo.hint
+    assert filtered.hint == "" and "hint" not in report.to_dict()["cases"][3]
     assert first.passed and first.ranks == {"docs/pricing.md": 1}
     assert label.passed and label.ranks == {"docs/pricing.md#pricing": 1} and not label.forbidden
     assert not failing.passed
@@ -216,7 +224,7 @@ def test_cases_pass_and_fail(pipeline) -> None:
     assert failing.forbidden == {"docs/security.md": 1}
     assert not filtered.passed and filtered.missing == ["docs/security.md"]
     assert all(h.startswith("docs/pricing.md") for h in filtered.hits)
-    assert not report.passed and report.failures == [failing, filtered]
+    assert not report.passed and report.failures == [failing, filtered, typo]
     data = report.to_dict()
     assert data["passed"] is False and data["cases"][2]["forbidden"] == {"docs/security.md": 1}
     json.dumps(data)

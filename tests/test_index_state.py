@@ -953,22 +953,31 @@ def test_documents_holding_secrets(tmp_path: Path, pm: pluggy.PluginManager, pol
             assert "AKIAZ7VQ3L5XK2M4P6RT" in texts and messages == []
 
 
-def _as_an_older_ragloom_committed(root: Path) -> None:
+def _as_an_older_ragloom_committed(root: Path, commit_id: bool = True) -> None:
     """The ledger as a ragloom from before commit stamps leaves it after its
-    commit: a new corpus version and commit id, and the newer one's ``writer``
-    meta untouched (it knows nothing of it)."""
+    commit: a new corpus version, a new commit id (``commit_id``; the oldest
+    versions leave it as they found it), and the newer one's ``writer`` meta
+    untouched (it knows nothing of it)."""
     import sqlite3
 
     with sqlite3.connect(root / ".ragloom" / "ledger.sqlite") as db:
         meta = "UPDATE meta SET value = ? WHERE key = ?"
         row = db.execute("SELECT value FROM meta WHERE key = 'corpus_version'").fetchone()
         db.execute(meta, (json.dumps(json.loads(row[0]) + 1), "corpus_version"))
-        db.execute(meta, (json.dumps("0ldc0mm1t"), "commit"))
+        if commit_id:
+            db.execute(meta, (json.dumps("0ldc0mm1t"), "commit"))
 
 
-@pytest.mark.parametrize("policy", ["skip", "redact", "allow"])
+@pytest.mark.parametrize(
+    ("policy", "commit_id"),
+    [("skip", True), ("redact", True), ("allow", True), ("skip", False)],
+)
 def test_a_version_an_older_ragloom_committed_is_screened_for_secrets(
-    tmp_path: Path, pm: pluggy.PluginManager, policy: str, caplog: pytest.LogCaptureFixture
+    tmp_path: Path,
+    pm: pluggy.PluginManager,
+    policy: str,
+    commit_id: bool,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     """A rolling upgrade: a machine not yet upgraded indexes a document whose
     secret its older rules did not find (here: an index written under
@@ -982,9 +991,16 @@ def test_a_version_an_older_ragloom_committed_is_screened_for_secrets(
         stamped = pipeline.retrieve("kiwi deploys", k=10)
     assert stamped.corpus_version == 1
     assert any("AKIAZ7VQ3L5XK2M4P6RT" in h.chunk.text for h in stamped)  # allowed, stamped
-    _as_an_older_ragloom_committed(root)
-    (root / "ragloom.yaml").write_text(yaml.safe_dump(basic_config(indexing={"secrets": policy})))
+    _as_an_older_ragloom_committed(root, commit_id)
+    config = basic_config(indexing={"secrets": policy}, cache={"answers": True})
+    (root / "ragloom.yaml").write_text(yaml.safe_dump(config))
     with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as reader:
+        # an older ragloom may have cached answers from what this one screens out
+        assert reader.answer_cache is not None
+        asked: list[object] = []
+        reader.answer_cache.get = lambda key: asked.append(key)  # type: ignore[method-assign]
+        reader.ask("When does the kiwi deploy?")
+        assert asked == []  # the cache is not read for a version an older ragloom made
         hits = reader.retrieve("kiwi deploys AKIAZ7VQ3L5XK2M4P6RT", k=10)
         assert hits.corpus_version == 2
         texts = " ".join(h.chunk.text for h in hits if h.chunk.source == "docs/deploy.md")
@@ -1000,10 +1016,47 @@ def test_a_version_an_older_ragloom_committed_is_screened_for_secrets(
             assert "AKIAZ7VQ3L5XK2M4P6RT" in texts
         report = reader.index()  # this version indexes again: its own rules, its stamp
         after = reader.retrieve("kiwi deploys AKIAZ7VQ3L5XK2M4P6RT", k=10)
+        reader.ask("When does the kiwi deploy?")
+        assert len(asked) == 1  # its own version (stamped even when nothing changed): read
     assert after.corpus_version == (2 if policy == "allow" else 3)
     assert (report.deleted == ("docs/deploy.md",)) == (policy == "skip")
     deploy = " ".join(h.chunk.text for h in after if h.chunk.source == "docs/deploy.md")
     assert ("AKIAZ7VQ3L5XK2M4P6RT" in deploy) == (policy == "allow")
+
+
+def test_a_rebuild_mark_an_older_ragloom_left_behind_does_not_block_queries(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    """This version's rebuild was killed (the mark, stamped), then a ragloom
+    from before the mark completed the index (it knows neither the mark nor
+    the stamp): queries answer from its commit rather than refuse forever. A
+    mark still this version's own, or on a ledger no stamping ragloom ever
+    wrote, still refuses."""
+    import sqlite3
+
+    from ragloom.errors import IndexRebuildingError
+
+    root = project(tmp_path)
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        pipeline.index()
+    ledger = root / ".ragloom" / "ledger.sqlite"
+    with sqlite3.connect(ledger) as db:  # as a killed `--rebuild` leaves it, but the documents
+        db.execute("INSERT INTO meta VALUES ('rebuilding', ?)", (json.dumps(time.time()),))
+    with (
+        ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as reader,
+        pytest.raises(IndexRebuildingError),
+    ):
+        reader.retrieve("refund", k=3)
+    _as_an_older_ragloom_committed(root, commit_id=False)
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as reader:
+        assert reader.retrieve("refund", k=3)
+    with sqlite3.connect(ledger) as db:  # no stamping ragloom ever wrote it: the mark holds
+        db.execute("DELETE FROM meta WHERE key = 'writer'")
+    with (
+        ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as reader,
+        pytest.raises(IndexRebuildingError),
+    ):
+        reader.retrieve("refund", k=3)
 
 
 def test_an_index_a_newer_ragloom_wrote_is_not_written_by_this_one(

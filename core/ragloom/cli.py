@@ -20,7 +20,7 @@ import shlex
 import signal
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -431,13 +431,19 @@ def search(
     """Show the hits retrieval finds for QUERY (no generation)."""
     from rich.table import Table
 
+    from .filters import why_nothing_matched
+
     _check_not_empty(ctx, query, "QUERY", 'ragloom search "refund policy"')
     spec = parse_filter_json(filter_)
     with plugin_output_to_stderr(), load_pipeline(ctx) as pipeline:
         hits = pipeline.retrieve(
             query, spec, k, principals=principals_list(principals), explain=explain
         )
-        hint = "" if hits or not spec else _filter_hint(pipeline, query, spec, principals)
+        hint = (
+            ""
+            if hits or not spec
+            else why_nothing_matched(pipeline, query, spec, principals_list(principals))
+        )
     if as_json:
         rows = [_hit_json(rank, h) for rank, h in enumerate(hits, 1)]
         if explain and hits.explanation is not None:
@@ -475,57 +481,6 @@ def search(
             escape(snippet[:160]),
         )
     console().print(table)
-
-
-def _filter_hint(
-    pipeline: Any, query: str, spec: Mapping[str, Any], principals: tuple[str, ...]
-) -> str:
-    """Why ``--filter`` may have matched nothing, from the best hits without
-    it: a field none of them has (a typo: `udpated`), or one whose values are
-    of another type than the filter's (`"2025"` against numbers)."""
-    import difflib
-
-    from .filters import conditions, parse
-
-    wanted: dict[str, set[str]] = {}  # each field, and the kinds of what it is compared with
-    for condition in conditions(parse(spec)):
-        kinds = wanted.setdefault(condition.field, set())
-        values = condition.value if isinstance(condition.value, list) else [condition.value]
-        kinds.update(_kind(v) for v in values if v is not None and not isinstance(v, bool))
-    if not wanted:
-        return ""
-    sample = pipeline.retrieve(query, None, 20, principals=principals_list(principals))
-    held: dict[str, set[str]] = {}
-    for hit in sample:
-        for name, value in hit.chunk.metadata.items():
-            held.setdefault(name, set()).add(_kind(value))
-    if not held:
-        return ""
-    notes = []
-    for name, kinds in wanted.items():
-        if name not in held:
-            close = difflib.get_close_matches(name, list(held), n=1)
-            notes.append(
-                f"none of the best {len(sample)} chunks without the filter has a field "
-                f"`{name}`" + (f" (did you mean `{close[0]}`?)" if close else "")
-            )
-        elif kinds and held[name] - {"null", "list"} and not kinds & held[name]:
-            # (a list field matches a value equal to one of its items)
-            notes.append(
-                f"`{name}` holds {' or '.join(sorted(held[name] - {'null'}))} values, and the "
-                f"filter compares it with {' or '.join(sorted(kinds))}"
-            )
-    return "; ".join(notes)
-
-
-def _kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if value is None:
-        return "null"
-    return "string" if isinstance(value, str) else "list" if isinstance(value, list) else "other"
 
 
 def explanation_json(why: Any) -> dict[str, Any]:

@@ -177,6 +177,10 @@ def _print_cases_table(report: Any, columns: list[str], answers: bool) -> None:
 
 
 def _print_summary(report: Any, out: Any) -> None:
+    for number, result in enumerate(report.results, start=1):
+        if result.hint:  # its filters matched nothing: why they may not have
+            out.print(f"[yellow]note[/] case {number}: no hits under its filters: "
+                      + escape(result.hint))  # fmt: skip
     failed = len(report.failures)
     total = len(report.results)
     scores = []

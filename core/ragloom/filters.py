@@ -338,3 +338,53 @@ def _compare(value: Any, op: str, arg: Any) -> bool:
     if op == "$lt":
         return bool(left < right)
     return bool(left <= right)
+
+
+def why_nothing_matched(
+    pipeline: Any, query: str, spec: Mapping[str, Any], principals: Sequence[str] | None = None
+) -> str:
+    """Why the filter ``spec`` may have matched nothing for ``query``, from the
+    pipeline's best hits without it: a field none of them has (a typo:
+    `udpated`), or one whose values are of another type than the filter's
+    (`"2025"` against numbers). Empty when neither."""
+    import difflib
+
+    wanted: dict[str, set[str]] = {}  # each field, and the kinds of what it is compared with
+    for condition in conditions(parse(spec)):
+        kinds = wanted.setdefault(condition.field, set())
+        values = condition.value if isinstance(condition.value, list) else [condition.value]
+        kinds.update(_kind(v) for v in values if v is not None and not isinstance(v, bool))
+    if not wanted:
+        return ""
+    sample = pipeline.retrieve(query, None, 20, principals=principals)
+    held: dict[str, set[str]] = {}
+    for hit in sample:
+        for name, value in hit.chunk.metadata.items():
+            held.setdefault(name, set()).add(_kind(value))
+    if not held:
+        return ""
+    notes = []
+    for name, kinds in wanted.items():
+        if name not in held:
+            close = difflib.get_close_matches(name, list(held), n=1)
+            notes.append(
+                f"none of the best {len(sample)} chunks without the filter has a field "
+                f"`{name}`" + (f" (did you mean `{close[0]}`?)" if close else "")
+            )
+        elif kinds and held[name] - {"null", "list"} and not kinds & held[name]:
+            # (a list field matches a value equal to one of its items)
+            notes.append(
+                f"`{name}` holds {' or '.join(sorted(held[name] - {'null'}))} values, and the "
+                f"filter compares it with {' or '.join(sorted(kinds))}"
+            )
+    return "; ".join(notes)
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if value is None:
+        return "null"
+    return "string" if isinstance(value, str) else "list" if isinstance(value, list) else "other"

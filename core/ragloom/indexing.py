@@ -422,6 +422,11 @@ class Indexer:
             version = ledger.bump_version()
         else:  # nothing added, changed, deleted or repaired: the same version
             version = ledger.corpus_version
+            if sources is None and not kept and not failed and not dry_run:
+                # an older ragloom's commit, every document of it screened again by
+                # this one's rules and found fine: this one's now (readers stop
+                # screening their hits and warning)
+                ledger.stamp()
         ledger.commit()
         view = self.state.load_view()
         with self.state.lock.write():  # queries of this process move to the new version

@@ -67,7 +67,8 @@ _COLUMNS = {"stamp": "TEXT NOT NULL DEFAULT ''", "loader": "TEXT NOT NULL DEFAUL
 LEDGER_FORMAT = 2
 """The ledger format this ragloom writes. 1: a ledger whose commits carry no
 ``writer`` meta (every ragloom before the stamp). 2: every commit stamps
-meta ``writer`` ``{format, ragloom, commit}`` with its own commit id, so a
+meta ``writer`` ``{format, ragloom, commit, version}`` with its own commit id
+and corpus version, so a
 reader can tell that a ragloom without the stamp (an older one, on a
 machine not yet upgraded) made the last commit, and a writer that a newer
 ragloom wrote the index (:func:`check_writer`)."""
@@ -90,12 +91,18 @@ class LedgerEntry:
     """Key of the loader that produced the document ('' if recorded before loaders were)."""
 
 
-def stamped(writer: Any, commit: str) -> bool:
-    """Whether the commit ``commit`` was made by a ragloom that stamps its
-    commits (``writer`` is the ledger's meta of that name): False when an
-    older ragloom committed last, whose rules (secrets, access labels) may
-    have let in what this one leaves out."""
-    return isinstance(writer, dict) and writer.get("commit") == commit
+def stamped(writer: Any, commit: Any, version: Any) -> bool:
+    """Whether the ledger's last commit (meta ``commit`` and ``corpus_version``)
+    was made by a ragloom that stamps its commits (``writer`` is the ledger's
+    meta of that name): False when an older ragloom committed last, whose
+    rules (secrets, access labels) may have let in what this one leaves out.
+    Both must match: the oldest versions move the corpus version but leave
+    the commit id as they found it."""
+    return (
+        isinstance(writer, dict)
+        and writer.get("commit") == commit
+        and writer.get("version") == version
+    )
 
 
 def check_writer(writer: Any, path: Path) -> None:
@@ -516,14 +523,33 @@ class Ledger:
         """The next corpus version, with a new random ``commit`` id: a ledger
         restored from a backup counts its versions again from an older one,
         and what was cached under a number it reuses held other documents."""
-        from . import __version__
-
         version = self.corpus_version + 1
         commit = os.urandom(8).hex()
         self.set_meta("corpus_version", version)
         self.set_meta("commit", commit)
-        self.set_meta("writer", {"format": LEDGER_FORMAT, "ragloom": __version__, "commit": commit})
+        self._stamp(commit, version)
         return version
+
+    def stamp(self) -> bool:
+        """Stamp the current commit as this ragloom's, when it is not: for an
+        index run that found nothing to change after an older ragloom's commit,
+        having screened every document again (a full run). True when it did."""
+        commit, version = self.get_meta("commit"), self.corpus_version
+        if not version or stamped(self.get_meta("writer"), commit, version):
+            return False
+        if not commit:  # a ledger from before commit ids: one of its own now
+            commit = os.urandom(8).hex()
+            self.set_meta("commit", commit)
+        self._stamp(commit, version)
+        return True
+
+    def _stamp(self, commit: str, version: int) -> None:
+        from . import __version__
+
+        self.set_meta(
+            "writer",
+            {"format": LEDGER_FORMAT, "ragloom": __version__, "commit": commit, "version": version},
+        )
 
     def delete_meta(self, key: str) -> None:
         self.db.execute("DELETE FROM meta WHERE key = ?", (key,))

@@ -514,6 +514,12 @@ class Pipeline:
             hits = self._retrieve(run, question, filters, k, history, principals)
             return self.answerer.generate(run, question, hits, history)
         view = self.retriever.sync()
+        if not view.stamped:
+            # an older ragloom committed this version (and may have cached answers
+            # from documents this one screens out): its hits are screened, answers
+            # made afresh, and none cached until this version indexes again
+            hits = self._retrieve(run, question, filters, k, history, principals)
+            return self.answerer.generate(run, question, hits, history)
         key = AnswerCache.key(
             question=question,
             corpus_version=view.version,

@@ -84,6 +84,7 @@ class Retriever:
         self._stores_checked: tuple[str, int] | None = None
         self._new_index_said = ""  # the new index (its id) a warning named
         self._broken: set[str] = set()  # stores (by name) said to break the contract
+        self._secrets_said: set[str] = set()  # documents said to hold a secret (_screened)
         self._pool: ThreadPoolExecutor | None = None
         self._pool_pid = 0
 
@@ -190,7 +191,10 @@ class Retriever:
         rebuild under way, another embedder, a store the last run did not
         write, or a lost ledger (``IndexStateError`` and its subclasses)."""
         try:
-            if view.rebuilding is not None:
+            if view.rebuilding is not None and (view.stamped or not view.stamp_seen):
+                # (a ragloom from before the stamp committed after this one's
+                # rebuild stopped: it completed the index, and left the mark,
+                # which it does not know)
                 raise IndexRebuildingError(rebuilding_message(view.rebuilding))
             self.check_embedder(view)
             self.check_stores(view)
@@ -606,13 +610,13 @@ class Retriever:
             if acl is not None:
                 visible = _readable(visible, acl, name, store, self._broken)
             if not view.stamped:
-                visible = _screened(visible, self.config.indexing.secrets)
+                visible = _screened(visible, self.config.indexing.secrets, self._secrets_said)
             if len(visible) >= k or len(found) < ask or ask >= 8 * k:
                 return visible[:k]
             ask *= 2
 
 
-def _screened(hits: list[Hit], policy: str) -> list[Hit]:
+def _screened(hits: list[Hit], policy: str, said: set[str]) -> list[Hit]:
     """``hits`` screened for secrets as an index run of this version would
     have screened their documents (``indexing.secrets``): under ``skip`` a hit
     holding one is dropped, under ``redact`` its text is redacted. For a
@@ -630,8 +634,8 @@ def _screened(hits: list[Hit], policy: str) -> list[Hit]:
         elif policy == "redact":
             chunk = replace(hit.chunk, text=redact(hit.chunk.text, found))
             kept.append(Hit(chunk, hit.score, hit.store, hit.scores, hit.vector))
-        elif hit.chunk.document_id not in _SECRETS_SAID and len(_SECRETS_SAID) < 1000:
-            _SECRETS_SAID.add(hit.chunk.document_id)  # said once a document, not each query
+        elif hit.chunk.document_id not in said and len(said) < 1000:
+            said.add(hit.chunk.document_id)  # said once a document, not each query
             log.warning(
                 "left out the hits of %s: they hold a secret (%s), and an older ragloom "
                 "indexed them; run `ragloom index` to take them out of the index",
@@ -639,9 +643,6 @@ def _screened(hits: list[Hit], policy: str) -> list[Hit]:
                 found[0].kind,
             )
     return kept
-
-
-_SECRETS_SAID: set[str] = set()
 
 
 def _as_promised(found: Any, name: str, store: Store, k: int, said: set[str]) -> list[Hit]:

@@ -65,6 +65,8 @@ class View:
     """Whether this version's commit was made by a ragloom that stamps its
     commits (``ledger.stamped``): False when an older one made it, whose
     rules may have let in documents this one leaves out (secrets)."""
+    stamp_seen: bool = False
+    """Whether a ragloom that stamps its commits ever wrote this ledger."""
 
     @property
     def key(self) -> tuple[str, int]:
@@ -221,7 +223,9 @@ class IndexState:
             stores=stores if isinstance(stores := value("stores"), dict) else None,
             rebuilding=value("rebuilding"),
             commit=str(value("commit") or ""),
-            stamped=not value("corpus_version") or stamped(value("writer"), value("commit")),
+            stamped=not value("corpus_version")
+            or stamped(value("writer"), value("commit"), value("corpus_version")),
+            stamp_seen=value("writer") is not None,
         )
 
     def chunk_total(self, view: View) -> int | None:

@@ -207,6 +207,9 @@ class CaseResult:
     forbidden: Mapping[str, int]
     hits: tuple[str, ...] = ()
     answer: AnswerResult | None = None
+    hint: str = ""
+    """Why the case's ``filters`` may have matched nothing, when they did
+    (a field no chunk has: `sourc`), as ``ragloom search`` says it."""
 
     @property
     def missing(self) -> list[str]:
@@ -256,6 +259,7 @@ class CaseReport:
                     "missing": r.missing,
                     "forbidden": dict(r.forbidden),
                     "hits": list(r.hits),
+                    **({"hint": r.hint} if r.hint else {}),
                     **({"answer": _answer_dict(r.answer)} if r.answer is not None else {}),
                 }
                 for r in self.results
@@ -281,6 +285,8 @@ def run_cases(pipeline: Pipeline, cases: Iterable[EvalCase]) -> CaseReport:
     Raises ``ConfigError`` first when an entry of ``must_retrieve`` or
     ``must_not_retrieve`` names no indexed document: a misspelt
     ``must_not_retrieve`` entry would pass every time."""
+    from ..filters import why_nothing_matched
+
     cases = list(cases)
     _check_entries(pipeline, cases)
     results = []
@@ -288,11 +294,14 @@ def run_cases(pipeline: Pipeline, cases: Iterable[EvalCase]) -> CaseReport:
         ranks: dict[str, int | None] = {}
         forbidden: dict[str, int] = {}
         labels: tuple[str, ...] = ()
+        hint = ""
         if case.checks_retrieval:
             hits = pipeline.retrieve(
                 case.question, case.filters, case.top_k, principals=case.principals
             )
             measured_whole(hits.degraded)
+            if not hits and case.filters:
+                hint = why_nothing_matched(pipeline, case.question, case.filters, case.principals)
             labels = tuple(h.chunk.label for h in hits)
             ranks = {
                 entry: next((r for r, h in enumerate(hits, 1) if matches(entry, h)), None)
@@ -310,7 +319,7 @@ def run_cases(pipeline: Pipeline, cases: Iterable[EvalCase]) -> CaseReport:
             measured_whole(answered.metadata.get("retrieval_degraded", ""))
             answer = check_answer(case.answer, answered.text, answered.grounded)
             labels = labels or tuple(h.chunk.label for h in answered.hits)
-        results.append(CaseResult(case, ranks, forbidden, labels, answer))
+        results.append(CaseResult(case, ranks, forbidden, labels, answer, hint))
     return CaseReport(tuple(results))
 
 
