@@ -316,3 +316,12 @@ def test_beir_on_a_folder_it_cannot_write_says_where_else(tmp_path: Path) -> Non
     )
     assert works.exit_code == 0, works.output
     assert (elsewhere / "ledger.sqlite").exists()
+    # that index with another embedder: the way out is the benchmark's, not `ragloom index`'s
+    config.write_text(config.read_text().replace("dimension: 32", "dimension: 48"))
+    other = invoke(
+        "--config", str(config), "eval", "--beir", str(data), "--index-dir", str(elsewhere)
+    )
+    assert other.exit_code == 1, other.output
+    assert "this is the benchmark's own index: `ragloom eval --beir ... --index-dir DIR`" in (
+        other.output
+    )
