@@ -1025,38 +1025,81 @@ def test_a_version_an_older_ragloom_committed_is_screened_for_secrets(
 
 
 def test_a_rebuild_mark_an_older_ragloom_left_behind_does_not_block_queries(
-    tmp_path: Path, pm: pluggy.PluginManager
+    tmp_path: Path, pm: pluggy.PluginManager, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """This version's rebuild was killed (the mark, stamped), then a ragloom
-    from before the mark completed the index (it knows neither the mark nor
-    the stamp): queries answer from its commit rather than refuse forever. A
-    mark still this version's own, or on a ledger no stamping ragloom ever
-    wrote, still refuses."""
+    """This version's `--rebuild` was killed after clearing the ledger (its
+    mark, stamped as its own), then a ragloom from before the mark indexed
+    again (it knows neither the mark nor the stamp): queries answer from its
+    commit rather than refuse forever. The mark while still this version's
+    own, or on a ledger no stamping ragloom ever wrote, refuses."""
     import sqlite3
 
     from ragloom.errors import IndexRebuildingError
+    from ragloom.ledger import LEDGER_FILE, Ledger
 
     root = project(tmp_path)
     with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
         pipeline.index()
-    ledger = root / ".ragloom" / "ledger.sqlite"
-    with sqlite3.connect(ledger) as db:  # as a killed `--rebuild` leaves it, but the documents
-        db.execute("INSERT INTO meta VALUES ('rebuilding', ?)", (json.dumps(time.time()),))
+    path = root / ".ragloom" / LEDGER_FILE
+    ledger = Ledger(path).open()
+    rows = ledger.db.execute("SELECT * FROM documents").fetchall()
+    ledger.clear(rebuilding=time.time())  # what `--rebuild` commits first (local stores)
+    assert ledger.stamped
+    ledger.close()
     with (
         ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as reader,
         pytest.raises(IndexRebuildingError),
     ):
         reader.retrieve("refund", k=3)
+    assert "older ragloom" not in caplog.text  # its own mark: no false warning
+    with sqlite3.connect(path) as db:  # the older one indexes every document again
+        marks = ",".join("?" * len(rows[0]))
+        db.executemany(f"INSERT INTO documents VALUES ({marks})", rows)
     _as_an_older_ragloom_committed(root, commit_id=False)
     with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as reader:
-        assert reader.retrieve("refund", k=3)
-    with sqlite3.connect(ledger) as db:  # no stamping ragloom ever wrote it: the mark holds
+        assert reader.retrieve("refunded within 30 days", k=3)  # what the older one indexed
+    assert "committed by an older ragloom" in caplog.text
+    with sqlite3.connect(path) as db:  # no stamping ragloom ever wrote it: the mark holds
         db.execute("DELETE FROM meta WHERE key = 'writer'")
     with (
         ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as reader,
         pytest.raises(IndexRebuildingError),
     ):
         reader.retrieve("refund", k=3)
+
+
+def test_a_run_of_some_sources_does_not_stamp_what_an_older_ragloom_let_in(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    """After an older ragloom's commit, `ragloom index SOURCES` screens only
+    those: its commit is not stamped, so the rest is still screened at query
+    time; a full run stamps it (with a new commit id, so that answers cached
+    under the older one's are not taken for this one's)."""
+    from ragloom.ledger import LEDGER_FILE, Ledger
+
+    root = project(tmp_path, indexing={"secrets": "allow"})
+    (root / "docs" / "deploy.md").write_text(SECRET_DOC)
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        pipeline.index()
+    _as_an_older_ragloom_committed(root)
+    (root / "ragloom.yaml").write_text(yaml.safe_dump(basic_config(indexing={"secrets": "skip"})))
+    (root / "docs" / "pricing.md").write_text(DOCS["pricing.md"] + "\nA new line.\n")
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        scoped = pipeline.index([root / "docs" / "pricing.md"])
+        assert scoped.changed == ("docs/pricing.md",) and scoped.corpus_version == 3
+        hits = pipeline.retrieve("kiwi deploys AKIAZ7VQ3L5XK2M4P6RT", k=10)
+        assert "docs/deploy.md" not in {h.chunk.source for h in hits}  # still screened
+    ledger = Ledger(root / ".ragloom" / LEDGER_FILE).open()
+    assert not ledger.stamped
+    ledger.close()
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        full = pipeline.index()
+        assert full.deleted == ("docs/deploy.md",)
+    ledger = Ledger(root / ".ragloom" / LEDGER_FILE).open()
+    assert ledger.stamped
+    commit = ledger.get_meta("commit")
+    assert not ledger.stamp() and ledger.get_meta("commit") == commit  # already its own
+    ledger.close()
 
 
 def test_an_index_a_newer_ragloom_wrote_is_not_written_by_this_one(

@@ -235,6 +235,7 @@ class Indexer:
             )
         if not rebuild:
             check_writer(ledger.get_meta("writer"), self.index_dir)
+        stamped_before = ledger.stamped
         wipe = rebuild and not dry_run
         entries = ledger.entries()
         embedder_fp = self.embedder.fingerprint() if self.embedder is not None else None
@@ -416,13 +417,16 @@ class Indexer:
             ledger.remove(entry.id)
         self.writer.flush()
         written = len(added) + len(changed) + len(rewritten)
+        # every document screened by this ragloom's rules: a full run that kept
+        # none as it was, or a version this ragloom (or one that stamps) made
+        screened = (sources is None and not kept and not failed) or stamped_before
         if wipe or written or vanished or repaired or orphans or not ledger.corpus_version:
             # readers holding the stores in memory reload on a new version only:
             # a repair or a cleanup that deleted chunks must reach them too
-            version = ledger.bump_version()
+            version = ledger.bump_version(stamp=screened)
         else:  # nothing added, changed, deleted or repaired: the same version
             version = ledger.corpus_version
-            if sources is None and not kept and not failed and not dry_run:
+            if screened:
                 # an older ragloom's commit, every document of it screened again by
                 # this one's rules and found fine: this one's now (readers stop
                 # screening their hits and warning)

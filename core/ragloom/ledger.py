@@ -519,28 +519,39 @@ class Ledger:
     def index_id(self) -> str:
         return str(self.get_meta("index_id") or "")
 
-    def bump_version(self) -> int:
+    def bump_version(self, *, stamp: bool = True) -> int:
         """The next corpus version, with a new random ``commit`` id: a ledger
         restored from a backup counts its versions again from an older one,
-        and what was cached under a number it reuses held other documents."""
+        and what was cached under a number it reuses held other documents.
+        ``stamp``: the commit is stamped as this ragloom's (:data:`LEDGER_FORMAT`);
+        not by a run that screened only some documents of a version an older
+        ragloom committed (the rest are still as it let them in)."""
         version = self.corpus_version + 1
         commit = os.urandom(8).hex()
         self.set_meta("corpus_version", version)
         self.set_meta("commit", commit)
-        self._stamp(commit, version)
+        if stamp:
+            self._stamp(commit, version)
         return version
 
+    @property
+    def stamped(self) -> bool:
+        """Whether this ragloom, or one that stamps its commits, made the last
+        commit (an empty ledger is)."""
+        version = self.corpus_version
+        return not version or stamped(self.get_meta("writer"), self.get_meta("commit"), version)
+
     def stamp(self) -> bool:
-        """Stamp the current commit as this ragloom's, when it is not: for an
+        """Stamp the current version as this ragloom's, when it is not: for an
         index run that found nothing to change after an older ragloom's commit,
-        having screened every document again (a full run). True when it did."""
-        commit, version = self.get_meta("commit"), self.corpus_version
-        if not version or stamped(self.get_meta("writer"), commit, version):
+        having screened every document again (a full run). A new commit id
+        goes with it, so nothing cached under the older one's (answers it
+        made) is taken for this one's. True when it stamped."""
+        if self.stamped:
             return False
-        if not commit:  # a ledger from before commit ids: one of its own now
-            commit = os.urandom(8).hex()
-            self.set_meta("commit", commit)
-        self._stamp(commit, version)
+        commit = os.urandom(8).hex()
+        self.set_meta("commit", commit)
+        self._stamp(commit, self.corpus_version)
         return True
 
     def _stamp(self, commit: str, version: int) -> None:
@@ -568,6 +579,8 @@ class Ledger:
                 self.set_meta("rebuilding", rebuilding)
             if bump:
                 self.bump_version()
+            else:  # the empty ledger is this ragloom's (its mark too): an older one's
+                self.stamp()  # commit after it is told apart by its version
             self.commit()
         except BaseException:
             self.db.execute("ROLLBACK")
