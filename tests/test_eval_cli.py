@@ -41,7 +41,7 @@ def on_terminal(*args: str, cwd: Path) -> str:
     import termios
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("RAGLOOM_")}
-    env.update(TERM="xterm", NO_COLOR="1")
+    env.update(TERM="xterm", NO_COLOR="1", COLUMNS="200")  # a COLUMNS in the env wins
     primary, secondary = pty.openpty()
     fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
     try:
