@@ -270,3 +270,23 @@ def test_batches_never_repeat_a_text() -> None:
     for batch in batches:
         texts = [t for row in batch for t in row]
         assert len(texts) == len(set(texts))
+
+
+def test_a_tuned_model_worse_than_its_base_is_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The table shows the change; a model that lost on every metric also
+    gets a note to keep the base (a cross-encoder trained from a bi-encoder
+    on a few hundred questions does: tune.md)."""
+    from ragloom_sentence_transformers.tune import _report
+
+    def report(after: dict[str, float], out: Path) -> str:
+        out.mkdir()
+        before = {"nDCG@10": 0.60, "MRR@10": 0.55}
+        _report("reranker", before, after, 40, {}, out, "reranker: {...}")
+        return capsys.readouterr().out
+
+    worse = report({"nDCG@10": 0.20, "MRR@10": 0.15}, tmp_path / "worse")
+    assert "scores below its base on every metric over the 40 held-out question(s)" in worse
+    mixed = report({"nDCG@10": 0.65, "MRR@10": 0.50}, tmp_path / "mixed")
+    assert "below its base" not in mixed and "+0.0500" in mixed

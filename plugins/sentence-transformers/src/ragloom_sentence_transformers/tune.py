@@ -194,6 +194,13 @@ def _report(
             delta = after[name] - before[name]
             table.add_row(name, f"{before[name]:.4f}", f"{after[name]:.4f}", f"{delta:+.4f}")
         console.print(table)
+        worse = [name for name in before if after[name] < before[name]]
+        if worse and len(worse) == len(before):
+            console.print(
+                f"[yellow]note[/] the tuned model scores below its base on every metric "
+                f"over the {held_out} held-out question(s): keep the base (or train with "
+                "other settings, or from a model already trained for the task)"
+            )
     else:
         console.print("no questions held out (--holdout 0): nothing was measured")
     (out / "ragloom-tune.json").write_text(
