@@ -68,10 +68,9 @@ LEDGER_FORMAT = 2
 """The ledger format this ragloom writes. 1: a ledger whose commits carry no
 ``writer`` meta (every ragloom before the stamp). 2: every commit stamps
 meta ``writer`` ``{format, ragloom, commit, version}`` with its own commit id
-and corpus version, so a
-reader can tell that a ragloom without the stamp (an older one, on a
-machine not yet upgraded) made the last commit, and a writer that a newer
-ragloom wrote the index (:func:`check_writer`)."""
+and corpus version, so a reader can tell that a ragloom without the stamp
+(an older one, on a machine not yet upgraded) made the last commit, and a
+writer that a newer ragloom wrote the index (:func:`check_writer`)."""
 
 LEDGER_FILE = "ledger.sqlite"
 JOURNAL_FILE = "journal.jsonl"
@@ -97,8 +96,9 @@ def stamped(writer: Any, commit: Any, version: Any) -> bool:
     meta of that name): False when an older ragloom committed last, whose
     rules (secrets, access labels) may have let in what this one leaves out.
     Both must match: the oldest versions move the corpus version but leave
-    the commit id as they found it."""
-    return (
+    the commit id as they found it. A ledger no run committed yet (no
+    version) is."""
+    return not version or (
         isinstance(writer, dict)
         and writer.get("commit") == commit
         and writer.get("version") == version
@@ -538,8 +538,7 @@ class Ledger:
     def stamped(self) -> bool:
         """Whether this ragloom, or one that stamps its commits, made the last
         commit (an empty ledger is)."""
-        version = self.corpus_version
-        return not version or stamped(self.get_meta("writer"), self.get_meta("commit"), version)
+        return stamped(self.get_meta("writer"), self.get_meta("commit"), self.corpus_version)
 
     def stamp(self) -> bool:
         """Stamp the current version as this ragloom's, when it is not: for an

@@ -510,16 +510,14 @@ class Pipeline:
     ) -> Answer:
         self._access_filter(principals)  # refuse before touching any cache
         cache = self.answer_cache if not history else None
-        if cache is None:
+        view = self.retriever.sync() if cache is not None else None
+        if view is None or not view.stamped:
+            # (not stamped: an older ragloom committed this version, and may have
+            # cached answers from documents this one screens out; none is read or
+            # cached until this version indexes again)
             hits = self._retrieve(run, question, filters, k, history, principals)
             return self.answerer.generate(run, question, hits, history)
-        view = self.retriever.sync()
-        if not view.stamped:
-            # an older ragloom committed this version (and may have cached answers
-            # from documents this one screens out): its hits are screened, answers
-            # made afresh, and none cached until this version indexes again
-            hits = self._retrieve(run, question, filters, k, history, principals)
-            return self.answerer.generate(run, question, hits, history)
+        assert cache is not None
         key = AnswerCache.key(
             question=question,
             corpus_version=view.version,

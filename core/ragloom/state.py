@@ -223,8 +223,7 @@ class IndexState:
             stores=stores if isinstance(stores := value("stores"), dict) else None,
             rebuilding=value("rebuilding"),
             commit=str(value("commit") or ""),
-            stamped=not value("corpus_version")
-            or stamped(value("writer"), value("commit"), value("corpus_version")),
+            stamped=stamped(value("writer"), value("commit"), value("corpus_version")),
             stamp_seen=value("writer") is not None,
         )
 

@@ -180,17 +180,16 @@ def default_beir_index_dir(
     return index_dir / "beir" / f"{Path(directory).resolve().name}-{digest[:10]}"
 
 
-_BM25_SCORING = frozenset({"k1", "b", "method", "delta"})
-"""A ``bm25`` store's scoring options: it scores its stored terms with them
-when it opens, so the chunks it holds are the same whatever they are."""
+_QUERY_KEYS = frozenset(QUERY_STORE_KEYS)
+_BM25_QUERY_KEYS = _QUERY_KEYS | {"k1", "b", "method", "delta"}
+"""A ``bm25`` store's scoring options too: it scores its stored terms with
+them when it opens, so the chunks it holds are the same whatever they are."""
 
 
 def _query_keys(store: Mapping[str, Any]) -> frozenset[str]:
     """The options of ``store`` that change what a query finds, not what the
     store holds: they share an index."""
-    if store.get("type") == "bm25":
-        return frozenset(QUERY_STORE_KEYS) | _BM25_SCORING
-    return frozenset(QUERY_STORE_KEYS)
+    return _BM25_QUERY_KEYS if store.get("type") == "bm25" else _QUERY_KEYS
 
 
 @dataclass(frozen=True)

@@ -404,11 +404,11 @@ def _check_labels(
         number, case, field, entry = wrong[0]
         doc = entry.partition("#")[0]
         count = counts[doc]
-        guess = closest(entry, sorted(labels[entry.partition("#")[0]]))
+        guess = closest(entry, sorted(labels[doc]))
         more = f" (and {len(wrong) - 1} more entries)" if len(wrong) > 1 else ""
         raise ConfigError(
             f"case {number} ({case.question[:60]!r}): {field} {entry!r} names no chunk "
-            f"of {entry.partition('#')[0]}{more}, so it would never be found"
+            f"of {doc}{more}, so it would never be found"
             + (f"; did you mean {guess!r}?" if guess else "")
             + f' (`ragloom search --filter \'{{"document_id": "{doc}"}}\' -k {count} '
             f"{doc}` lists its labels)"
