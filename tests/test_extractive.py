@@ -3128,7 +3128,15 @@ CHAT = [
 
 
 @pytest.mark.parametrize(
-    "question", ["When did it open?", "And the Osaka office?", "How much do they pay them?"]
+    "question",
+    [
+        "When did it open?",
+        "And the Osaka office?",
+        "How much do they pay them?",
+        # a verb alone before the pronoun names nothing: the pronoun is its object
+        "Who opened it?",
+        "Where can I visit them?",
+    ],
 )
 def test_a_follow_up_in_a_chat_is_not_answered_about_anything_alike(
     generator: ExtractiveGenerator, question: str
@@ -3149,6 +3157,7 @@ def test_a_follow_up_in_a_chat_is_not_answered_about_anything_alike(
         ("And when did the Denver office open?", "2019"),  # a question of its own
         # the pronoun's noun comes before it, in the question itself
         ("How many employees does the Denver office have in its building?", "85"),
+        ("How many employees does the Denver office have, and when was it opened?", "2019"),
     ],
 )
 def test_a_question_that_stands_alone_is_answered_in_a_chat(

@@ -1681,6 +1681,8 @@ FOLLOW_UP = (
 """The answer to a follow-up question in a chat (``history`` given)."""
 
 _PERSONAL = frozenset({"it", "its", "they", "them", "their", "theirs", "he", "she", "him", "her"})
+_OBJECT_LAST = (["it"], ["them"], ["him"], ["her"])
+"""A question's last word as a pronoun that is its verb's object."""
 _ELLIPTIC = re.compile(r"\s*(?:and|also|what about|how about|and what about|same for)\b", re.I)
 """How a follow-up that asks nothing of its own opens: "And the Osaka office?"."""
 _DUMMY_IT = re.compile(
@@ -1713,9 +1715,11 @@ def leans_on_history(question: str) -> bool:
     first = next((i for i, w in enumerate(words) if w in _PERSONAL), None)
     if first is None:
         return False
-    if content_terms(" ".join(words[:first])):
+    before = content_terms(" ".join(words[:first]))
+    if before and not (len(before) == 1 and words[first:] in _OBJECT_LAST):
         # "Can employees carry over their vacation days?": the question names
-        # what its pronoun stands for before it
+        # what its pronoun stands for before it; a verb alone does not ("Who
+        # led it?", "Where can I buy them?": the pronoun, last, is its object)
         return False
     pointing = {w for w in words if w in _PERSONAL}
     return not (pointing <= {"it"} and _DUMMY_IT.search(question))
