@@ -34,10 +34,15 @@ QUESTIONS = [
 ]
 SNEAKY = [
     None,
+    {"$or": [{"source": {"$in": ["docs/b/plan.md"]}}, {"source": {"$exists": True}}]},
+    {"$not": {"source": "docs/a/plan.md"}},
+    {"source": {"$in": ["docs/b/plan.md", "docs/b/notes.md"]}},
+]
+ON_THE_ACCESS_FIELD = [
     {"principals": "group:b"},
     {"$or": [{"principals": {"$in": ["group:b"]}}, {"source": {"$exists": True}}]},
     {"$not": {"principals": "group:a"}},
-    {"source": {"$in": ["docs/b/plan.md", "docs/b/notes.md"]}},
+    {"principals": {"$in": ["group:a", "group:hr"]}},  # who else may read A's documents
 ]
 
 
@@ -124,9 +129,31 @@ def test_chat_never_cites_b(server: str, stream: bool) -> None:
                 {"role": "assistant", "content": "OK."},
                 {"role": "user", "content": question},
             ],
-            "ragloom": {"filters": {"principals": "group:b"}},
+            "ragloom": {"filters": {"source": {"$in": ["docs/b/plan.md"]}}},
         }
         assert_only_a(without_echo(post(server, "/v1/chat/completions", body)))
+
+
+@pytest.mark.parametrize("filters", ON_THE_ACCESS_FIELD)
+def test_a_filter_on_the_access_field_is_refused(server: str, filters: Any) -> None:
+    """Hits leave the access field out (it names other readers): a filter on
+    it would tell a caller who else may read each document it can read, by
+    which documents come back (trial 20, F2)."""
+    chat = {"model": "ragloom", "messages": [{"role": "user", "content": "budget"}]}
+    for path, body in (
+        ("/v1/search", {"query": "budget codeword"}),
+        ("/v1/ask", {"question": "What is the budget codeword?"}),
+        ("/v1/chat/completions", {**chat, "ragloom": {}}),
+    ):
+        if path.endswith("completions"):
+            body["ragloom"]["filters"] = filters
+        else:
+            body["filters"] = filters
+        response = httpx.post(f"{server}{path}", json=body, headers=auth(KEY_A), timeout=30)
+        assert response.status_code == 400, (path, response.text)
+        error = response.json()["error"]
+        assert error["code"] == "invalid_filter" and "'principals'" in error["message"]
+        assert "ZEBRAFISH" not in response.text and "HELIOTROPE" not in response.text
 
 
 def test_a_sees_a_and_b_sees_b(server: str) -> None:
@@ -172,6 +199,9 @@ def test_mcp_over_http_never_shows_b(server: str) -> None:
                 await session.call_tool("search", {"query": q, "k": 10}) for q in QUESTIONS
             ]
             out["ask"] = [await session.call_tool("ask", {"question": q}) for q in QUESTIONS]
+            out["probe"] = await session.call_tool(
+                "search", {"query": "budget", "filters": {"principals": "group:b"}}
+            )
             out["resources"] = await session.list_resources()
             out["read_b"] = await _read(session, "ragloom://documents/docs/b/plan.md")
             out["read_a"] = await _read(session, "ragloom://documents/docs/a/plan.md")
@@ -183,6 +213,7 @@ def test_mcp_over_http_never_shows_b(server: str) -> None:
         data = dict(result.structured_content)
         data.pop("query", None)
         assert_only_a(json.dumps(data))
+    assert a["probe"].is_error and "invalid_filter" in a["probe"].content[0].text
     assert [r.name for r in a["resources"].resources] == ["docs/a/notes.md", "docs/a/plan.md"]
     assert isinstance(a["read_b"], Exception) and "ZEBRAFISH" not in str(a["read_b"])
     assert "HELIOTROPE" in a["read_a"].contents[0].text

@@ -18,7 +18,8 @@ import time
 from collections.abc import Awaitable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..filters import parse
+from ..errors import FilterError
+from ..filters import fields, parse
 from .errors import ApiError
 from .keys import Caller
 from .models import MAX_TEXT
@@ -54,6 +55,7 @@ class Service:
         self._watcher: threading.Thread | None = None
         pipeline.async_workers = settings.max_concurrency
         access = pipeline.config.access
+        self._access_field = access.field if access is not None else None
         self._hidden = HIDDEN_METADATA | ({access.field} if access is not None else set())
 
     # -- lifecycle -----------------------------------------------------------
@@ -204,7 +206,15 @@ class Service:
             raise ApiError(
                 "invalid_request", f"k is at most {self.settings.max_k} on this server", param="k"
             )
-        parse(filters)  # FilterError (400) before anything runs
+        tested = fields(parse(filters))  # FilterError (400) before anything runs
+        if self._access_field is not None and self._access_field in tested:
+            # hits leave it out, since it names other readers: a filter on it
+            # would tell a caller who else may read each document
+            raise FilterError(
+                f"filters may not test {self._access_field!r}, the access field: it names "
+                "who may read a document, which this server tells no caller; what you "
+                "may read is already limited to your key's principals"
+            )
 
     async def search(
         self,
