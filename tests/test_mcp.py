@@ -135,7 +135,9 @@ def test_principals_come_from_the_command_line_not_the_model(project: Path) -> N
         return searched, smuggled
 
     searched, smuggled = session(project, "--principal", "alice")(sneak)
-    assert "PAYGRADE" not in repr(searched.structured_content["hits"])
+    # a filter on the access field is refused: it would tell who may read what
+    assert searched.is_error and searched.content[0].text.startswith("invalid_filter: ")
+    assert "PAYGRADE" not in searched.content[0].text
     assert smuggled.is_error or "PAYGRADE" not in repr(smuggled.structured_content["hits"])
 
 
@@ -172,6 +174,16 @@ def test_bad_arguments_are_tool_errors(project: Path) -> None:
     assert result.is_error and text.startswith("validation_error: "), text
     assert "query: Input should be a valid string" in text and "k: " in text
     assert "pydantic" not in text and "\n" not in text
+
+    async def as_text(s: Any) -> Any:  # not converted: "5" is no number, as over HTTP
+        return [
+            await s.call_tool("search", {"query": "refunds", "k": "5"}),
+            await s.call_tool("ask", {"question": "refunds?", "k": "5"}),
+        ]
+
+    for result in session(project, "--principal", "alice")(as_text):
+        text = result.content[0].text
+        assert result.is_error and text.startswith("validation_error: ") and "k: " in text, text
 
 
 @pytest.mark.parametrize(

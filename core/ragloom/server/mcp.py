@@ -23,7 +23,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictInt, StrictStr
 
 from .documents import DocumentUnreadable, list_documents, read_document
 from .errors import ApiError
@@ -192,7 +192,9 @@ def build_mcp_server(service: Service, *, caller: Caller | None = None) -> MCPSe
         return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
 
     @server.tool(title="Search the documents")
-    async def search(query: str, k: int = 5, filters: dict[str, Any] | None = None) -> SearchResult:
+    async def search(
+        query: StrictStr, k: StrictInt = 5, filters: dict[str, Any] | None = None
+    ) -> SearchResult:
         """The passages of the indexed documents that best match `query`, best first, each
         with its citable label and the URI of its document. `filters` is a metadata filter
         such as {"year": {"$gte": 2024}}."""
@@ -221,7 +223,7 @@ def build_mcp_server(service: Service, *, caller: Caller | None = None) -> MCPSe
 
     @server.tool(title="Ask the documents")
     async def ask(
-        question: str, k: int | None = None, filters: dict[str, Any] | None = None
+        question: StrictStr, k: StrictInt | None = None, filters: dict[str, Any] | None = None
     ) -> AskResult:
         """An answer to `question` from the indexed documents, with numbered citations ([1])
         of the passages it used. When the documents do not hold the answer, it says so
