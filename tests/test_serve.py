@@ -230,6 +230,17 @@ def test_openapi_schema_is_served_and_root_is_the_playground(server: str) -> Non
     assert root.status_code == 200 and "ragloom playground" in root.text
     missing = httpx.get(f"{server}/nowhere")
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
+    # a trailing slash is no route either: not a redirect (empty, to the client's Host)
+    for method, path in (
+        ("POST", "/v1/search/"),
+        ("GET", "/healthz/"),
+        ("GET", "/v1/models/"),
+        ("POST", "/mcp/"),
+        ("GET", "/docs/"),
+    ):
+        slashed = httpx.request(method, f"{server}{path}", headers={"Host": "evil.example"})
+        assert slashed.status_code == 404, (path, slashed.status_code, slashed.headers)
+        assert slashed.json()["error"]["code"] == "not_found" and "location" not in slashed.headers
 
 
 # -- search, ask --------------------------------------------------------------

@@ -104,6 +104,9 @@ def create_app(
         docs_url=None if docs_assets is not None else "/docs",  # else from a CDN
         redoc_url=None,
         openapi_url="/openapi.json",
+        # "/v1/search/" is no route (404 JSON), not a redirect built from the
+        # client's Host header, with an empty body
+        redirect_slashes=False,
     )
     app.state.service = service
     app.state.authenticator = Authenticator(keys or KeyRing(), anonymous)
