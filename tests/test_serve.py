@@ -243,6 +243,30 @@ def test_openapi_schema_is_served_and_root_is_the_playground(server: str) -> Non
         assert slashed.json()["error"]["code"] == "not_found" and "location" not in slashed.headers
 
 
+def test_every_status_without_a_key_is_one_the_schema_documents(server: str) -> None:
+    """Each operation, asked without a key and with an empty body, answers a
+    status its schema lists: a key's 401 comes from a layer around the route,
+    which the route alone did not declare (trial 20, F7)."""
+    schema = httpx.get(f"{server}/openapi.json").json()
+    asked = 0
+    for path, operations in schema["paths"].items():
+        url = server + path.replace("{model_id}", "nope")
+        for method, operation in operations.items():
+            body = {"json": {}} if "requestBody" in operation else {}
+            response = httpx.request(method.upper(), url, timeout=30, **body)
+            assert str(response.status_code) in operation["responses"], (
+                method,
+                path,
+                response.status_code,
+                sorted(operation["responses"]),
+            )
+            asked += 1
+    assert asked >= 8
+    models = schema["paths"]["/v1/models"]["get"]["responses"]
+    assert {"200", "401", "429"} <= set(models)
+    assert "401" not in schema["paths"]["/healthz"]["get"]["responses"]  # no key asked there
+
+
 # -- search, ask --------------------------------------------------------------
 
 

@@ -126,6 +126,7 @@ def create_app(
     if mcp_server is not None:
         _mount_mcp(app, mcp_server, settings)
     _install_error_handlers(app)
+    _complete_schema(app)
     # added last = outermost: RequestLog, then ConcurrencyLimit, then BodyLimit
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes, timeout=settings.request_timeout)
     app.add_middleware(
@@ -136,6 +137,39 @@ def create_app(
     )
     app.add_middleware(RequestLog)
     return app
+
+
+def _complete_schema(app: FastAPI) -> None:
+    """``/openapi.json`` with the statuses the layers around the routes answer
+    on each operation: 401 where a key is required, 429 on the limited paths
+    (``--max-concurrency``), 408 and 413 where a body is read (``--timeout``,
+    ``--max-body``). A route declares only what it raises itself."""
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is not None:
+            return app.openapi_schema
+        schema = generate()
+        error = {
+            "description": "An error (see `code`)",
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}},
+        }
+        for path, operations in schema.get("paths", {}).items():
+            for operation in operations.values():
+                responses = operation.setdefault("responses", {})
+                added = []
+                if operation.get("security"):
+                    added.append("401")
+                if path.startswith(LIMITED):
+                    added.append("429")
+                if "requestBody" in operation:
+                    added += ["408", "413"]
+                for code in added:
+                    responses.setdefault(code, error)
+        app.openapi_schema = schema
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def _docs_assets() -> Path | None:
