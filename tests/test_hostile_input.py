@@ -24,6 +24,7 @@ from ragloom.components import Context
 from ragloom.configfile import read_config_file
 from ragloom.errors import ConfigError, ConfigValidationError, FilterError
 from ragloom.filters import MAX_DEPTH, And, Condition, Not, evaluate, parse
+from ragloom.terminal import clean
 
 from .conftest import basic_config
 
@@ -295,6 +296,37 @@ def test_json_output_keeps_the_exact_text(hostile: Path) -> None:
 def test_sanitize(text: str, shown: str) -> None:
     assert sanitize(text) == shown
     assert UNSAFE.search(sanitize(text)) is None
+    assert sanitize(clean(text)) == shown  # what answers hold prints the same
+
+
+RTL = (
+    "# Offices\n\nThe Tel Aviv office is at \u202b\u05e8\u05d7\u05d5\u05d1 "
+    "\u05d4\u05e8\u05e6\u05dc 12\u202c, and the invoices are named "
+    "\u2067\u05d7\u05e9\u05d1\u05d5\u05e0\u05d9\u05ea\u2069 or invoice\u202efdp.exe.\n"
+)
+
+
+def test_answers_keep_right_to_left_text_and_show_overrides(tmp_path: Path) -> None:
+    """Hebrew and Arabic text from word processors holds bidi embeddings and
+    isolates (U+202A-U+202C, U+2066-U+2069): answers and their quotes keep
+    them as characters, in JSON as from Python (they were shown as the six
+    characters ``\\u202b``, garbling every such answer: trial 20, F6); the
+    override that reverses letters stays an escape; a terminal gets escapes."""
+    write(tmp_path, "docs/offices.md", RTL)
+    (tmp_path / "ragloom.yaml").write_text(yaml.safe_dump(basic_config()))
+    assert run("index", cwd=tmp_path).returncode == 0
+    asked = run(
+        "ask", "Where is the Tel Aviv office, and how are invoices named?", "--json", cwd=tmp_path
+    )
+    assert asked.returncode == 0, asked.stderr
+    answer = json.loads(asked.stdout)
+    for said in (answer["answer"], answer["citations"][0]["quote"]):
+        assert "\u202b\u05e8\u05d7\u05d5\u05d1" in said and "12\u202c" in said, said
+        assert "\u2067\u05d7" in said and "\\u202b" not in said, said
+        assert "invoice\\u202efdp.exe" in said and "\u202e" not in said, said
+    shown = run("ask", "Where is the Tel Aviv office, and how are invoices named?", cwd=tmp_path)
+    assert "\\u202b" in shown.stdout and "\\u202e" in shown.stdout
+    assert_terminal_safe(shown)
 
 
 # -- command-line validation ------------------------------------------------------------

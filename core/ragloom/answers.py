@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from .terminal import sanitize
+from .terminal import clean
 from .types import Answer, Citation, Hit
 
 __all__ = [
@@ -70,9 +70,9 @@ class AnswerStream:
 
 def quote_of(hit: Hit, limit: int = 300) -> str:
     """The start of a hit's text, whitespace folded and without terminal
-    escape sequences (:func:`ragloom.terminal.sanitize`): what a citation
+    escape sequences (:func:`ragloom.terminal.clean`): what a citation
     quotes, which applications print."""
-    text = sanitize(" ".join(hit.chunk.text.split()))
+    text = clean(" ".join(hit.chunk.text.split()))
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
@@ -197,7 +197,7 @@ def degraded_answer(question: str, hits: Sequence[Hit], exc: Exception) -> Answe
     ]
     citations = []
     for number, hit in enumerate(best, start=1):
-        snippet = sanitize(" ".join(hit.chunk.text.split()))[:300]
+        snippet = clean(" ".join(hit.chunk.text.split()))[:300]
         lines.append(f"[{number}] {snippet}")
         citations.append(Citation(number, hit.chunk.id, hit.chunk.label, hit.chunk.source, snippet))
     return Answer(

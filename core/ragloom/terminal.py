@@ -1,11 +1,12 @@
 """Text made safe to print on a terminal (:func:`sanitize`): for the CLI's
-output, and for what the offline answerer says, whatever a document holds."""
+output; and text made safe to hand to any client without garbling it
+(:func:`clean`): what answers say and quote, whatever a document holds."""
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["sanitize"]
+__all__ = ["clean", "sanitize"]
 
 # What a terminal acts on rather than shows: 7-bit escape sequences (CSI
 # ``ESC [``, OSC ``ESC ]`` up to BEL or ST, DCS/SOS/PM/APC up to ST, and the
@@ -21,6 +22,10 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u
 """Shown as escapes: control characters, bidi overrides, and the bytes of a
 file name that are not UTF-8 (Python's ``surrogateescape``: ``\\xff``, not the
 raw byte)."""
+_CONTROL_KEEPING_BIDI = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202d\u202e\udc80-\udcff]")
+""":data:`_CONTROL` but the embeddings and isolates of right-to-left text
+(U+202A-U+202C, U+2066-U+2069), which only the overrides (U+202D, U+202E)
+can turn into a disguise: they alone reverse letters."""
 
 
 def sanitize(text: str) -> str:
@@ -44,6 +49,21 @@ def sanitize(text: str) -> str:
         return text
     text = _SEQUENCE.sub("", text.replace("\r\n", "\n"))
     return _CONTROL.sub(_visible, text)
+
+
+def clean(text: str) -> str:
+    """``text`` as :func:`sanitize` makes it, but with the bidi embeddings
+    and isolates kept (U+202A-U+202C, U+2066-U+2069): for what answers say
+    and quote, which go to clients as JSON (a chat window, an MCP client) as
+    well as to terminals. Hebrew and Arabic text from word processors and web
+    pages holds them, and shown as ``\\u202b`` they garble it; the overrides
+    that reverse letters (``invoice\\u202efdp.exe``) are still shown as
+    escapes. The CLI sanitizes what it prints again. ``sanitize(clean(t))``
+    is ``sanitize(t)``."""
+    if text.isascii() and text.isprintable():
+        return text
+    text = _SEQUENCE.sub("", text.replace("\r\n", "\n"))
+    return _CONTROL_KEEPING_BIDI.sub(_visible, text)
 
 
 def _visible(match: re.Match[str]) -> str:

@@ -24,7 +24,7 @@ from datetime import date
 from pydantic import Field, field_validator
 
 from ...components import ComponentConfig, Generator, Message
-from ...terminal import sanitize
+from ...terminal import clean
 from ...types import Answer, Chunk, Citation, Hit
 from ._entities import (
     GROUP_WORDS,
@@ -615,7 +615,7 @@ class ExtractiveGenerator(Generator):
                 said = f"{unit.reply} {said}"
             # what it says and quotes holds no terminal control: a quote is
             # verbatim as the document reads, without the escape sequences
-            parts.append(_with_marker(sanitize(said), numbers[chunk_id]))
+            parts.append(_with_marker(clean(said), numbers[chunk_id]))
             quotes[chunk_id].extend(unit.pieces or (unit.text,))
         cited = {unit.chunk.id: unit.chunk for unit in chosen}
         citations = tuple(
@@ -624,7 +624,7 @@ class ExtractiveGenerator(Generator):
                 chunk_id=chunk_id,
                 label=cited[chunk_id].label,
                 source=cited[chunk_id].source,
-                quote=sanitize(" \u2026 ".join(quotes[chunk_id])),
+                quote=clean(" \u2026 ".join(quotes[chunk_id])),
             )
             for chunk_id, number in numbers.items()
         )
