@@ -445,6 +445,41 @@ def test_html_links_are_resolved_deduplicated_and_capped(tmp_path, context):
     assert "links" not in doc.metadata
 
 
+def test_html_drops_what_an_inline_style_hides(tmp_path, context, reports):
+    """Text no reader sees is where scraped pages hide instructions for
+    machines ("ignore your instructions..."): an inline style that hides its
+    element drops it, as the ``hidden`` attribute does (trial 20, F5); a class
+    (``sr-only``, a stylesheet's ``hidden``) is kept, unknowable here; the body
+    a script reveals after loading is kept too."""
+    hidden = [
+        '<div style="display:none">H1</div>',
+        '<div style="color: red; display: none !important">H2</div>',
+        '<p style="visibility:hidden">H3</p>',
+        '<span style="VISIBILITY: collapse">H4</span>',
+        '<span style="font-size:0">H5</span>',
+        '<span style="font-size: 0px">H6</span>',
+        '<div style="opacity:0">H7</div>',
+        "<div style='opacity: 0.0'><p>H8 <b>nested</b></p></div>",
+    ]
+    shown = [
+        '<p style="display:block">S1</p>',
+        '<p style="font-size:0.9em">S2</p>',
+        '<p style="opacity:0.5">S3</p>',
+        '<p class="sr-only">S4</p>',
+        '<p style="font-size: 10px; visibility: visible">S5</p>',
+    ]
+    write(
+        tmp_path,
+        "page.html",
+        '<html><body style="display:none"><main><h1>T</h1>'
+        + "".join(hidden + shown)
+        + "</main></body></html>",
+    )
+    [doc] = load(HtmlLoader, context, "page.html")
+    assert doc.text == "# T\n\nS1\n\nS2\n\nS3\n\nS4\n\nS5\n"
+    assert reports == []
+
+
 def test_html_with_nothing_readable_is_reported(tmp_path, context, reports):
     write(tmp_path, "shell.html", "<html><body><nav>Home</nav><script>app()</script></body></html>")
     assert load(HtmlLoader, context, "shell.html") == []

@@ -54,6 +54,24 @@ CHROME_NAMES = (
 """Class names and ids that mark an element as chrome (matched as a whole class
 token or id, never as a substring), unless it holds ``<main>`` or ``<article>``."""
 
+_HIDING = re.compile(
+    r"^(?:display:none|visibility:(?:hidden|collapse)|opacity:0(?:\.0*)?%?"
+    r"|font-size:0(?:\.0*)?(?:px|pt|em|rem|%|vw|vh)?)$"
+)
+"""An inline style declaration that keeps an element from being seen (the
+hiding places of text meant for machines: prompt injections in scraped pages)."""
+
+
+def _hidden_by(style: str) -> bool:
+    """Whether an inline ``style`` hides its element (``display: none
+    !important``, ``visibility:hidden``, ``font-size: 0``, ``opacity: 0``)."""
+    for declaration in style.split(";"):
+        compact = "".join(declaration.lower().replace("!important", "").split())
+        if _HIDING.match(compact):
+            return True
+    return False
+
+
 _CONTENT = "main, [role=main], article"
 _BLOCKS = frozenset(
     {
@@ -86,6 +104,9 @@ def parse_html(
 
     for node in tree.css(DROPPED_TAGS):
         _drop(node)
+    for node in tree.css("[style]"):
+        if _hidden_by(node.attributes.get("style") or ""):
+            _drop(node)
     for node in tree.css(PAGE_CHROME):
         if not _inside(node, {"main", "article"}):
             _drop(node)
