@@ -46,6 +46,75 @@ def spans(text: str) -> list[tuple[str, str, int]]:
     return [(s.kind, text[s.start : s.end], s.line) for s in find_secrets(text)]
 
 
+API_KEY = "9f8e7d6c5b4a39281706f5e4d3c2b1a0"
+HF_TOKEN = "hf_q8Lm3Tq9xZ7VQ3L5XK2M4P6RTab12cd34e"
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a credential's name in words, as consoles, wikis and READMEs write it
+        (f"Access key ID: {AWS_KEY_ID}\nSecret access key: {AWS_SECRET}\n",
+         [("AWS Access Key", AWS_KEY_ID, 1), ("AWS Access Key", AWS_SECRET, 2)]),
+        (f"AWS Secret Access Key: {AWS_SECRET}", [("AWS Access Key", AWS_SECRET, 1)]),
+        (f"Staging API key: {API_KEY}", [("Secret Keyword", API_KEY, 1)]),
+        (f"Your API key is {API_KEY}.", [("Secret Keyword", API_KEY, 1)]),
+        (f"Signing key: {API_KEY}", [("Secret Keyword", API_KEY, 1)]),
+        (f"DB_PWD={API_KEY}", [("Secret Keyword", API_KEY, 1)]),
+        ("pwd: Kelp4ever!99", [("Password", "Kelp4ever!99", 1)]),
+        # redis and others give a password with no user
+        ("redis://:S3cretPassw0rd@redis.internal:6379",
+         [("Basic Auth Credentials", "S3cretPassw0rd", 1)]),
+        # HTTP headers: Basic is user:password in base64
+        ("Authorization: Basic YWRtaW46aHVudGVyMjIyMjI=",
+         [("Authorization Header", "YWRtaW46aHVudGVyMjIyMjI=", 1)]),
+        (f"curl -H 'Authorization: Bearer {API_KEY}' https://api.example/v1",
+         [("Authorization Header", API_KEY, 1)]),
+        # the value on the line after its name
+        ("Password:\nHunter2Hunter2!\n", [("Password", "Hunter2Hunter2!", 2)]),
+        (f"Secret access key:\n  {AWS_SECRET}\n", [("AWS Access Key", AWS_SECRET, 2)]),
+        # zero-width characters pasted into a key, fullwidth letters: found whole
+        (f"key: {AWS_KEY_ID[:4]}\u200b{AWS_KEY_ID[4:]}",
+         [("AWS Access Key", f"{AWS_KEY_ID[:4]}\u200b{AWS_KEY_ID[4:]}", 1)]),
+        (f"token {GITHUB_TOKEN[:10]}\u2060\u200d{GITHUB_TOKEN[10:]} here",
+         [("GitHub Token", f"{GITHUB_TOKEN[:10]}\u2060\u200d{GITHUB_TOKEN[10:]}", 1)]),
+        ("id: " + "".join(chr(ord(c) + 0xFEE0) for c in AWS_KEY_ID),
+         [("AWS Access Key", "".join(chr(ord(c) + 0xFEE0) for c in AWS_KEY_ID), 1)]),
+        (f"HF_TOKEN={HF_TOKEN}", [("Hugging Face Token", HF_TOKEN, 1)]),
+        (f"login with {HF_TOKEN}", [("Hugging Face Token", HF_TOKEN, 1)]),
+    ],
+)  # fmt: skip
+def test_credentials_in_words_and_disguised_are_found(
+    text: str, found: list[tuple[str, str, int]]
+) -> None:
+    """What an operator's trial found indexed and served under ``redact``
+    (trial 20, F1): names written in words, a password without a user, an
+    Authorization header, a value on its own line, keys with invisible or
+    fullwidth characters."""
+    assert spans(text) == found
+    cleaned = redact(text, find_secrets(text))
+    for _, value, _ in found:
+        assert value not in cleaned and value.replace("\u200b", "") not in cleaned
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Authorization: Bearer YOUR_ACCESS_TOKEN_HERE",
+        "Authorization: Bearer <token>; Authorization: Basic dXNlcm5hbWVvbmx5",
+        "Password:\nMust be at least 12 characters long.\n",
+        "Secret access key:\nsee the vault\n",
+        "API key: see the dashboard. The API key is rotated every 90 days.",
+        "Run pwd to print the working directory; pwd: /home/alice2024",
+        "redis://:@localhost:6379 and https://example.com:8443/path@v2",
+        "Use the \u200bzero-width\u200b joiner in Ｆｕｌｌｗｉｄｔｈ text.",
+        "The token budget: 4096 tokens per request, secret sauce: none.",
+    ],
+)
+def test_names_in_words_without_a_credential_are_not_secrets(text: str) -> None:
+    assert find_secrets(text) == []
+
+
 def test_aws_keys_in_markdown_are_found_at_their_exact_offsets() -> None:
     assert spans(DEPLOY_MD) == [
         ("AWS Access Key", AWS_KEY_ID, 7),

@@ -15,9 +15,11 @@ JSON Web Tokens with their signature, ``sk-`` keys without OpenAI's old
 marker (its project keys, and the services that copied the shape), Stripe
 test keys, passwords in URLs with characters detect-secrets' pattern leaves
 out (``!``), a value that looks drawn at random given to a name that says
-it is a credential (``STORAGE_API_KEY=9f8e...``, ``"client_secret": "..."``),
-and a password given to its name or in words (``password: Tr0ub4dor&3``,
-``the password is Kelp4ever!``).
+it is a credential (``STORAGE_API_KEY=9f8e...``, ``"client_secret": "..."``,
+``API key: 9f8e...``), an HTTP ``Authorization`` header's credentials, Hugging
+Face tokens, and a password given to its name or in words (``password:
+Tr0ub4dor&3``, ``the password is Kelp4ever!``), also on the line after its
+name. Zero-width characters inside a key and fullwidth letters do not hide it.
 A match runs to the end of its token: a key longer than its pattern (most
 Stripe and GitHub keys) is found, and redacted, whole.
 
@@ -80,6 +82,16 @@ def find_secrets(text: str) -> list[Secret]:
     of the text. Overlapping findings are merged into one span, named by the
     one that starts first.
     """
+    if _DISGUISED.search(text) is None:
+        return _merged(text, _spans(text))
+    # zero-width characters inside a key (pasted from a wiki), fullwidth
+    # letters (ＡＫＩＡ...): scanned as read, each span mapped back
+    seen, where = _as_read(text)
+    return _merged(text, [(where[s], where[e - 1] + 1, kind) for s, e, kind in _spans(seen)])
+
+
+def _spans(text: str) -> list[tuple[int, int, str]]:
+    """Every detector's findings in ``text``: (start, end, kind), unmerged."""
     spans: list[tuple[int, int, str]] = []
     if "PRIVATE KEY" in text or "PuTTY-User-Key-File" in text:
         spans.extend(_key_blocks(text))
@@ -91,7 +103,11 @@ def find_secrets(text: str) -> list[Secret]:
                 begin = text.rfind("\n", 0, hit.start()) + 1
                 end = text.find("\n", hit.end())
                 end = len(text) if end < 0 else end
-                lines[begin] = end
+                if end < len(text) and _NAME_ALONE.match(text, hit.end(), end):
+                    # "password:" alone on its line: the value is on the next
+                    following = text.find("\n", end + 1)
+                    end = len(text) if following < 0 else following
+                lines[begin] = max(end, lines.get(begin, end))
                 pos = end + 1
         for begin, end in lines.items():
             line = text[begin:end]
@@ -99,7 +115,36 @@ def find_secrets(text: str) -> list[Secret]:
                 if detector.whole_token:  # a longer key than the pattern's length: all of it
                     e = _TOKEN_TAIL.match(line, e).end()  # type: ignore[union-attr]
                 spans.append((begin + s, begin + e, detector.kind))
-    return _merged(text, spans)
+    return spans
+
+
+_NAME_ALONE = re.compile(r"""[A-Za-z0-9_ -]{0,40}["'`]?[ \t]*[:=][ \t]*\r?$""")
+"""What follows a credential's name to its line's end when the value is on
+the next line: the rest of the name, then a colon (``Secret access key:``)."""
+
+_DISGUISED = re.compile("[\u200b-\u200d\u2060\ufeff\u00ad\uff01-\uff5e]")
+"""Characters that hide a key from the patterns: zero-width ones and the soft
+hyphen (invisible inside it), fullwidth forms (``ＡＫＩＡ``, read as ``AKIA``)."""
+
+
+def _as_read(text: str) -> tuple[str, list[int]]:
+    """``text`` without its invisible characters and with fullwidth forms as
+    their ASCII letters, and where each of its characters was in ``text``."""
+    out: list[str] = []
+    where: list[int] = []
+    for i, char in enumerate(text):
+        code = ord(char)
+        if 0xFF01 <= code <= 0xFF5E:
+            out.append(chr(code - 0xFEE0))
+        elif char in _INVISIBLE:
+            continue
+        else:
+            out.append(char)
+        where.append(i)
+    return "".join(out), where
+
+
+_INVISIBLE = frozenset("\u200b\u200c\u200d\u2060\ufeff\u00ad")
 
 
 def redact(text: str, secrets: Sequence[Secret], *, digest: bool = False) -> str:
@@ -210,7 +255,7 @@ _TOKEN_TAIL = re.compile(r"[A-Za-z0-9_-]*")
 # the names of credentials in several casings: ``re`` finds a fixed anchor
 # fast, and each casing people write is one (case-insensitive ones are slow)
 _PASSWORD_WORDS = (
-    "password", "passwd", "passphrase", "passcode", "passwort", "kennwort", "contraseña",
+    "password", "passwd", "pwd", "passphrase", "passcode", "passwort", "kennwort", "contraseña",
     "contrasena", "mot de passe", "shared secret", "shared_secret", "shared-secret",
     "client secret", "client_secret", "client-secret",
 )  # fmt: skip
@@ -223,25 +268,32 @@ _KEYWORD_ANCHORS: tuple[str, ...] = tuple(
         "api_key",
         "apikey",
         "api-key",
+        "api key",
         "secret",
         "token",
         "password",
         "passwd",
+        "pwd",
         "access_key",
         "accesskey",
+        "access key",
+        "private_key",
+        "private key",
+        "signing key",
         "auth",
     )  # fmt: skip
-    for spelled in dict.fromkeys((word, word.upper(), word.capitalize()))
-) + ("ApiKey", "apiKey", "AccessKey", "accessKey")
+    for spelled in dict.fromkeys((word, word.upper(), word.capitalize(), word.title()))
+) + ("ApiKey", "apiKey", "AccessKey", "accessKey", "API key", "API Key")
 
 # What detect-secrets misses or gets only in part: (kind, anchors, pattern).
 _OWN: tuple[tuple[str, tuple[str, ...], str], ...] = (
     # unquoted, as in ~/.aws/credentials or an .env file (the plugin wants quotes)
+    # and as the AWS console and its CSV name it ("Secret access key: ...")
     (
         "AWS Access Key",
-        ("ecret_?access", "ECRET_?ACCESS", "ecretAccess"),
-        r"""(?i:(?:aws_?)?secret_?access_?key)["']?\s*[:=]\s*["']?"""
-        r"([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+        ("ecret_?access", "ECRET_?ACCESS", "ecretAccess", "ecret access", "ecret Access"),
+        r"""(?i:(?:aws[ _]?)?secret[ _]?access[ _]?key)["']?(?:\s*[:=]\s*|\s+(?i:is)\s+)"""
+        r"""["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])""",
     ),
     ("GitHub Token", ("github_pat_",), r"github_pat_[A-Za-z0-9_]{82}(?![A-Za-z0-9_])"),
     ("Google API Key", ("AIza",), r"AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"),
@@ -262,19 +314,32 @@ _OWN: tuple[tuple[str, tuple[str, ...], str], ...] = (
     # ``"client_secret": "..."``, ``token: ...``), when the value looks drawn at
     # random (see _random_value): prose ("password: see the vault") and code
     # (``api_key = os.environ['API_KEY']``) do not
+    # (also spelled in words, "API key: ...", "Your API key is ...", "Signing
+    # key: ...": a name of two words that says it is a credential)
     (
         "Secret Keyword",
         _KEYWORD_ANCHORS,
-        r"""(?i:api_?key|secret|token|passw(?:or)?d|access_?key|private_?key|auth)"""
-        r"""[A-Za-z0-9_-]*["']?\s*[:=]\s*["']?"""
-        r"([A-Za-z0-9_+/=-]{16,})(?![A-Za-z0-9_+/=.-])",
+        r"""(?i:api[ _]?key|secret|token|passw(?:or)?d|pwd|access[ _]?key|private[ _]?key"""
+        r"""|signing[ _]key|auth)"""
+        r"""[A-Za-z0-9_-]*["']?(?:\s*[:=]\s*|\s+(?i:is)\s+)["']?"""
+        r"([A-Za-z0-9_+/=-]{16,})(?![A-Za-z0-9_+/=-]|\.[A-Za-z0-9_])",  # not a dotted name
     ),
+    # an HTTP Authorization header's credentials: Basic user:password in
+    # base64, a Bearer token (``Authorization: Bearer 7f3a...``)
+    (
+        "Authorization Header",
+        ("uthorization", "UTHORIZATION"),
+        r"""(?i:authorization)["']?\s*[:=]\s*["']?(?i:basic|bearer|token|digest)\s+"""
+        r"([A-Za-z0-9._~+/=-]{16,})(?![A-Za-z0-9._~+/=-])",
+    ),
+    # Hugging Face access tokens
+    ("Hugging Face Token", ("hf_",), r"(?<![A-Za-z0-9_])(hf_[A-Za-z0-9]{34,})(?![A-Za-z0-9])"),
     # a password in a URL whose password holds characters detect-secrets'
     # pattern leaves out (RFC 3986 allows ``!$&'()*+,;=`` there): ``S3cret!``
     (
         "Basic Auth Credentials",
         ("://",),
-        r"://[^\s:/?#\[\]@<>{}\"']+:([^\s/?#\[\]@<>{}\"']+)@",
+        r"://[^\s:/?#\[\]@<>{}\"']*:([^\s/?#\[\]@<>{}\"']+)@",
     ),
     # a password given in words or to a name (``grafana admin password:
     # Tr0ub4dor&3-halvard``, ``the password is Kelp4ever!``, ``PASSWD=...``,
@@ -290,7 +355,7 @@ _OWN: tuple[tuple[str, tuple[str, ...], str], ...] = (
             for word in _PASSWORD_WORDS
             for spelled in (word, word.upper(), word.capitalize(), word.title())
         ),
-        r"""(?i:passw(?:or)?d|passwort|kennwort|passphrase|passcode|contrase[ñn]a"""
+        r"""(?i:passw(?:or)?d|pwd|passwort|kennwort|passphrase|passcode|contrase[ñn]a"""
         r"""|mot de passe|(?:shared|client)[ _-]secret)"""
         # not the name of something else: a password's file, hash, length...
         r"""(?![A-Za-z0-9_-]*?(?i:file|path|hash|length|len|field|policy|reset|prompt|hint"""
@@ -493,7 +558,25 @@ def _password_value(value: str) -> bool:
 
 _BASE64 = re.compile(r"[A-Za-z0-9/+]+=*")
 
+
+def _header_value(value: str) -> bool:
+    """An Authorization header's credentials: a token drawn at random, or
+    HTTP Basic's ``user:password`` in base64 (not ``YOUR_TOKEN_HERE``)."""
+    if _random_value(value):
+        return True
+    import base64
+    import binascii
+
+    try:
+        decoded = base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    user, colon, password = decoded.partition(b":")
+    return bool(colon and password) and _real_password(password.decode("latin-1"))
+
+
 _OWN_VALID: dict[str, Callable[[str], bool]] = {
+    "Authorization Header": _header_value,
     "Secret Keyword": _random_value,
     "Basic Auth Credentials": _real_password,
     "Password": _password_value,
@@ -548,12 +631,19 @@ def _key_body_end(text: str, end: int) -> int:
     return end
 
 
+_GENERIC = frozenset({"Secret Keyword", "Authorization Header", "Password"})
+"""Kinds found by a name before a value, not by the value's own shape."""
+
+
 def _merged(text: str, spans: list[tuple[int, int, str]]) -> list[Secret]:
     """``spans`` sorted, overlaps merged, as :class:`Secret` with line numbers."""
     merged: list[tuple[int, int, str]] = []
-    for start, end, kind in sorted(spans, key=lambda s: (s[0], -s[1])):
+    # where two findings start together, the specific kind names the span
+    for start, end, kind in sorted(spans, key=lambda s: (s[0], -s[1], s[2] in _GENERIC)):
         if merged and start < merged[-1][1]:
             first, last, named = merged[-1]
+            if named in _GENERIC and kind not in _GENERIC:
+                named = kind  # a value's own shape says more than the name before it
             merged[-1] = (first, max(last, end), named)
         else:
             merged.append((start, end, kind))
