@@ -1024,6 +1024,37 @@ def test_a_version_an_older_ragloom_committed_is_screened_for_secrets(
     assert ("AKIAZ7VQ3L5XK2M4P6RT" in deploy) == (policy == "allow")
 
 
+def test_a_version_stamped_under_older_screening_rules_is_screened_again(
+    tmp_path: Path, pm: pluggy.PluginManager, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A ragloom that stamped its commits but found fewer secrets (before
+    "API key: ..." in words was one) made the last commit: its version is
+    read as an older ragloom's, screened hit by hit, until this one indexes
+    again and leaves the document out."""
+    import sqlite3
+
+    secret = "Staging API key: 9f8e7d6c5b4a39281706f5e4d3c2b1a0\n\nThe kiwi deploys at noon.\n"
+    root = project(tmp_path, indexing={"secrets": "allow"})
+    (root / "docs" / "deploy.md").write_text(f"# Deploy\n\n{secret}")
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        pipeline.index()
+    with sqlite3.connect(root / ".ragloom" / "ledger.sqlite") as db:
+        [(value,)] = db.execute("SELECT value FROM meta WHERE key = 'writer'").fetchall()
+        writer = json.loads(value)
+        assert writer["screening"] == 2
+        del writer["screening"]  # as the ragloom before it stamped
+        db.execute("UPDATE meta SET value = ? WHERE key = 'writer'", (json.dumps(writer),))
+    (root / "ragloom.yaml").write_text(yaml.safe_dump(basic_config()))  # skip, the default
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as reader:
+        hits = reader.retrieve("kiwi deploys API key", k=10)
+        assert "docs/deploy.md" not in {h.chunk.source for h in hits}
+        said = " ".join(r.getMessage() for r in caplog.records)
+        assert "committed by an older ragloom" in said and "docs/deploy.md" in said
+        report = reader.index()
+        assert report.deleted == ("docs/deploy.md",)
+        assert reader.retriever.state.view.stamped
+
+
 def test_a_rebuild_mark_an_older_ragloom_left_behind_does_not_block_queries(
     tmp_path: Path, pm: pluggy.PluginManager, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -67,7 +67,7 @@ _COLUMNS = {"stamp": "TEXT NOT NULL DEFAULT ''", "loader": "TEXT NOT NULL DEFAUL
 LEDGER_FORMAT = 2
 """The ledger format this ragloom writes. 1: a ledger whose commits carry no
 ``writer`` meta (every ragloom before the stamp). 2: every commit stamps
-meta ``writer`` ``{format, ragloom, commit, version}`` with its own commit id
+meta ``writer`` ``{format, ragloom, commit, version, screening}`` with its own commit id
 and corpus version, so a reader can tell that a ragloom without the stamp
 (an older one, on a machine not yet upgraded) made the last commit, and a
 writer that a newer ragloom wrote the index (:func:`check_writer`)."""
@@ -90,19 +90,38 @@ class LedgerEntry:
     """Key of the loader that produced the document ('' if recorded before loaders were)."""
 
 
+SCREENING = 2
+"""The screening rules this ragloom indexes by, stamped with each commit
+(``writer["screening"]``): raised when a ragloom finds what earlier ones let
+in (a secret they did not recognise). 1 (no key): every ragloom before
+credentials named in words ("API key: ..."), Authorization headers and keys
+with invisible characters were found. A version stamped under older rules
+counts as an older ragloom's: its readers screen every hit until this one
+indexes again."""
+
+
 def stamped(writer: Any, commit: Any, version: Any) -> bool:
     """Whether the ledger's last commit (meta ``commit`` and ``corpus_version``)
     was made by a ragloom that stamps its commits (``writer`` is the ledger's
     meta of that name): False when an older ragloom committed last, whose
     rules (secrets, access labels) may have let in what this one leaves out.
     Both must match: the oldest versions move the corpus version but leave
-    the commit id as they found it. A ledger no run committed yet (no
+    the commit id as they found it; and its screening rules must be this
+    one's or newer (:data:`SCREENING`). A ledger no run committed yet (no
     version) is."""
     return not version or (
         isinstance(writer, dict)
         and writer.get("commit") == commit
         and writer.get("version") == version
+        and _screening(writer) >= SCREENING
     )
+
+
+def _screening(writer: dict[str, Any]) -> int:
+    try:
+        return int(writer.get("screening", 1))
+    except (TypeError, ValueError):
+        return 1
 
 
 def check_writer(writer: Any, path: Path) -> None:
@@ -558,7 +577,13 @@ class Ledger:
 
         self.set_meta(
             "writer",
-            {"format": LEDGER_FORMAT, "ragloom": __version__, "commit": commit, "version": version},
+            {
+                "format": LEDGER_FORMAT,
+                "ragloom": __version__,
+                "commit": commit,
+                "version": version,
+                "screening": SCREENING,
+            },
         )
 
     def delete_meta(self, key: str) -> None:
