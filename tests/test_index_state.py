@@ -1358,22 +1358,35 @@ class _SharedStore(DictStore):
         return [Hit(chunk=c, score=1.0, store="shared") for c in found[:k]]
 
 
+class _EngineStore(_SharedStore):
+    """One engine for every store of the process, as an embedded Qdrant: its
+    queries compute here (no server), but a write by one instance is the
+    others' at once."""
+
+    remote_queries = False
+    shared_data = True
+
+
+@pytest.mark.parametrize("kind", [_SharedStore, _EngineStore], ids=["server", "engine"])
 def test_a_reader_of_a_store_on_a_server_hears_of_the_rebuild(
-    tmp_path: Path, pm: pluggy.PluginManager
+    tmp_path: Path, pm: pluggy.PluginManager, kind: type
 ) -> None:
     """Its store is emptied and refilled under it: it would answer from part
     of the documents, silently; the cleared ledger comes with a new version,
-    which it loads, and its queries say the index is being rebuilt."""
+    which it loads, and its queries say the index is being rebuilt. So too
+    for a store whose engine the pipelines of one process share (an embedded
+    Qdrant: the reader answered "no hits" through the whole rebuild, trial
+    20's operator F4)."""
     from ragloom.errors import IndexRebuildingError
 
     from .conftest import register_store
 
     _SharedStore.held = {}
-    register_store(pm, "shared", _SharedStore)
+    register_store(pm, "shared", kind)
     root = project(tmp_path, stores=[{"type": "shared"}], embedder=None)
     config = yaml.safe_load((root / "ragloom.yaml").read_text())
     reader_pm = build_plugin_manager(load_entry_points=False, env={})
-    register_store(reader_pm, "shared", _SharedStore)
+    register_store(reader_pm, "shared", kind)
     with ragloom.load(config, plugin_manager=pm, base_dir=root) as writer:
         writer.index()
         reader = ragloom.load(config, plugin_manager=reader_pm, base_dir=root)
@@ -1388,6 +1401,85 @@ def test_a_reader_of_a_store_on_a_server_hears_of_the_rebuild(
         pm.register(_Pause(during), name="pause")
         writer.index(rebuild=True)
     assert seen and "being rebuilt" in seen[0]
+    assert sources(reader, "encrypted") == {"docs/security.md"}
+    reader.close()
+
+
+def test_a_store_on_a_server_emptied_behind_ragloom_is_refused_not_answered_from(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    """A server's table dropped, or rows deleted, by hand: every query said
+    "no hits" (a server's 200s), where an embedded store's was refused
+    (trial 20's operator F2, pgvector); its count is asked once a version."""
+    from .conftest import register_store
+
+    _SharedStore.held = {}
+    register_store(pm, "shared", _SharedStore)
+    root = project(tmp_path, stores=[{"type": "shared"}], embedder=None)
+    config = yaml.safe_load((root / "ragloom.yaml").read_text())
+    with ragloom.load(config, plugin_manager=pm, base_dir=root) as pipeline:
+        pipeline.index()
+    doomed = next(k for k, c in _SharedStore.held.items() if c.source == "docs/security.md")
+    del _SharedStore.held[doomed]  # a row deleted by hand
+    with ragloom.load(config, plugin_manager=pm, base_dir=root) as reader:
+        with pytest.raises(IndexStateError, match="holds .* chunk.* but the ledger lists"):
+            reader.retrieve("encrypted")
+        assert "docs/security.md" in reader.index(repair=True).rewritten
+        assert sources(reader, "encrypted") == {"docs/security.md"}
+
+
+def test_a_rebuild_that_empties_a_shared_store_while_it_answers_is_heard_of(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    """The reader checked its version, then asked its store while another
+    pipeline's rebuild committed the cleared ledger and emptied the store:
+    the store answered nothing, and the query said "no hits" at the old
+    version (trial 20's operator F3, on pgvector). The version moved while
+    it answered, so the query asks again, and is refused as rebuilding."""
+    import threading
+
+    from ragloom.errors import IndexRebuildingError
+
+    from .conftest import register_store
+
+    _SharedStore.held = {}
+    register_store(pm, "shared", _SharedStore)
+    root = project(tmp_path, stores=[{"type": "shared"}], embedder=None)
+    config = yaml.safe_load((root / "ragloom.yaml").read_text())
+    reader_pm = build_plugin_manager(load_entry_points=False, env={})
+    register_store(reader_pm, "shared", _SharedStore)
+    paused, resume = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        paused.set()
+        assert resume.wait(60)
+
+    with ragloom.load(config, plugin_manager=pm, base_dir=root) as writer:
+        writer.index()
+        reader = ragloom.load(config, plugin_manager=reader_pm, base_dir=root)
+        assert sources(reader, "encrypted") == {"docs/security.md"}
+        [(_, store)] = reader.stores
+        answer = store.query
+        rebuild = threading.Thread(target=lambda: writer.index(rebuild=True))
+
+        asks: list[int] = []
+
+        def query_while_it_rebuilds(**kwargs: Any) -> Any:
+            asks.append(len(_SharedStore.held))
+            if len(asks) == 1:  # the first ask: the rebuild starts under it
+                pm.register(_Pause(hold), name="pause")
+                rebuild.start()
+                assert paused.wait(60)
+            return answer(**kwargs)
+
+        store.query = query_while_it_rebuilds  # type: ignore[method-assign]
+        try:
+            with pytest.raises(IndexRebuildingError):
+                reader.retrieve("encrypted")
+        finally:
+            resume.set()
+            rebuild.join(60)
+        assert asks[0] > 0 and len(asks) == 1, asks  # asked once; then refused at its check
     assert sources(reader, "encrypted") == {"docs/security.md"}
     reader.close()
 

@@ -330,6 +330,23 @@ class Store(Component):
         return False
 
     @property
+    def shared_data(self) -> bool:
+        """Whether the instances of this store opened with the same config
+        (in this process or in others) read one copy of its data, so that a
+        write by one is seen by the rest at once: a server, or an embedded
+        engine that the stores of one process share (Qdrant's). Such a store
+        is emptied under the pipelines reading it by ``ragloom index
+        --rebuild``, which therefore commits its cleared ledger as a new
+        corpus version: they refuse queries (``IndexRebuildingError``) until
+        it ends, rather than answer "no hits". False for a store each
+        instance of which holds its own copy (``memory``, ``bm25``): its
+        readers answer from the version they hold. Defaults to
+        ``shared_writes or remote_queries``.
+
+        .. versionadded:: 0.1"""
+        return self.shared_writes or self.remote_queries
+
+    @property
     def remote_queries(self) -> bool:
         """Whether ``query`` mostly waits on another process (a server over
         the network or a socket) rather than computing here. The pipeline asks

@@ -380,9 +380,10 @@ class Indexer:
             # committed now: a run killed later leaves what the next completes;
             # until a run commits documents, queries say a rebuild is under way.
             # A reader in another process keeps the version it holds, from its
-            # own copy of the stores; one whose stores are on a server would
-            # see them emptied under it and refilled: a new version tells it
-            shared = any(store.remote_queries for _, store in self.writer.stores)
+            # own copy of the stores; one whose stores are on a server, or an
+            # engine it shares with this pipeline, would see them emptied under
+            # it and refilled: a new version tells it
+            shared = any(store.shared_data for _, store in self.writer.stores)
             ledger.clear(rebuilding=time.time(), bump=shared)
             self.writer.wipe()
             entries = {}

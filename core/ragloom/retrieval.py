@@ -257,15 +257,17 @@ class Retriever:
         self._stores_checked = view.key
 
     def _check_counts(self, view: View) -> None:
-        """Refuse a store in this process that holds fewer chunks than the
-        ledger lists (its file deleted, emptied, or swapped for another
-        index's): answering from it would be "no hits", or some documents
-        missing, with nothing said, where ``ragloom index`` stops and says so.
+        """Refuse a store that holds fewer chunks than the ledger lists (its
+        file deleted, emptied, or swapped for another index's; a server's
+        table dropped or rows deleted behind ragloom's back): answering from
+        it would be "no hits", or some documents missing, with nothing said,
+        where ``ragloom index`` stops and says so. Once a version, a count
+        each (a store whose count lags, ``exact_count`` False, is not asked).
         More chunks than listed is no reason: a run deletes the old chunks of
         a version after committing it, and the visibility filter drops them.
         Not while a run writes (a journal), nor when the ledger moved
         meanwhile (the next query loads the new version)."""
-        local = [(n, s) for n, s in self.stores if not s.remote_queries and s.exact_count]
+        local = [(n, s) for n, s in self.stores if s.exact_count]
         if not local or (self.state.index_dir / JOURNAL_FILE).exists():
             return
         listed = self.state.chunk_total(view)
@@ -346,34 +348,43 @@ class Retriever:
                 for q in queries
             ]
 
-        view = self.sync()
-        self.check_view(view)
-        asked: list[_Asked] = []  # what each list answered
-        with self.state.lock.read():
-            latest = self.state.view  # switched only under the write lock
-            if latest is not view:
-                # switched since it was checked: a rebuild by this pipeline
-                # emptied its stores meanwhile, say; checked again, or the
-                # query would answer "no hits" from a version it does not hold
-                self.check_view(latest)
-            view = latest
-            for number in range(len(queries)):
-                for spec, (name, store) in zip(self.config.stores, self.stores):
-                    own = restrict(where, spec.filter)  # the store's filter comes first
-                    ask = spec.k or candidates
-                    asked.append(_Asked(number, name, store, own, ask, spec.weight, acl))
-            lists = self._query_stores(run, view, queries, vectors, asked)
-            weights = [a.weight for a in asked]
-            fusion = partial(
-                fuse,
-                method=settings.fusion,
-                k=settings.rrf_k,
-                weights=None if all(w == 1.0 for w in weights) else weights,
-                by=settings.fuse_by,
-            )
-            fed: list[Hit] = []
-            if settings.feedback is not None and any(v is not None for v in vectors):
-                fed = fusion(lists, limit=settings.feedback.docs)
+        for attempt in range(_ASKED_AGAIN + 1):
+            view = self.sync()
+            self.check_view(view)
+            asked: list[_Asked] = []  # what each list answered
+            with self.state.lock.read():
+                latest = self.state.view  # switched only under the write lock
+                if latest is not view:
+                    # switched since it was checked: a rebuild by this pipeline
+                    # emptied its stores meanwhile, say; checked again, or the
+                    # query would answer "no hits" from a version it does not hold
+                    self.check_view(latest)
+                view = latest
+                for number in range(len(queries)):
+                    for spec, (name, store) in zip(self.config.stores, self.stores):
+                        own = restrict(where, spec.filter)  # the store's filter comes first
+                        ask = spec.k or candidates
+                        asked.append(_Asked(number, name, store, own, ask, spec.weight, acl))
+                lists = self._query_stores(run, view, queries, vectors, asked)
+            # a store others write at once (a server, an engine shared in this
+            # process) may have been emptied by a rebuild in another pipeline
+            # while it answered: that rebuild commits its new version first,
+            # so a version moved meanwhile asks again, from the new one
+            if attempt == _ASKED_AGAIN or not any(a.store.shared_data for a in asked):
+                break
+            if not self.state.changed():
+                break
+        weights = [a.weight for a in asked]
+        fusion = partial(
+            fuse,
+            method=settings.fusion,
+            k=settings.rrf_k,
+            weights=None if all(w == 1.0 for w in weights) else weights,
+            by=settings.fuse_by,
+        )
+        fed: list[Hit] = []
+        if settings.feedback is not None and any(v is not None for v in vectors):
+            fed = fusion(lists, limit=settings.feedback.docs)
         if fed:
             # the moved vectors may embed hits a store returned without theirs:
             # a model call, made without holding back an index run's writes
@@ -614,6 +625,11 @@ class Retriever:
             if len(visible) >= k or len(found) < ask or ask >= 8 * k:
                 return visible[:k]
             ask *= 2
+
+
+_ASKED_AGAIN = 2
+"""How many times a query asks its stores again when the corpus version
+moved while stores others write answered it (then it answers as it found)."""
 
 
 def _screened(hits: list[Hit], policy: str, said: set[str]) -> list[Hit]:

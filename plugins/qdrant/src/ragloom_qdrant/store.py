@@ -92,6 +92,13 @@ class QdrantStore(Store):
         return self.config.url is not None
 
     @property
+    def shared_data(self) -> bool:
+        """Always: a server's collection is everyone's, and an embedded one is
+        shared by every store of this process on its folder (a rebuild empties
+        it under a pipeline reading it in the same program)."""
+        return True
+
+    @property
     def remote_queries(self) -> bool:
         """A Qdrant server's queries are requests, asked at once with the other
         stores; an embedded collection computes in this process."""
