@@ -1428,6 +1428,84 @@ def test_a_store_on_a_server_emptied_behind_ragloom_is_refused_not_answered_from
         assert sources(reader, "encrypted") == {"docs/security.md"}
 
 
+class _TableStore(_SharedStore):
+    """A table on a database server, in one of several places (``place``):
+    many processes write it, and it lists its ids."""
+
+    shared_writes = True
+    places: dict[str, dict[str, Any]] = {}
+    place = "public.chunks"
+
+    def __init__(self, config: Any = None, **options: Any) -> None:
+        super().__init__(config, **options)
+        self.chunks = _TableStore.places.setdefault(_TableStore.place, {})
+
+    @property
+    def location(self) -> str:
+        return f"table {_TableStore.place}"
+
+    def ids(self, where: Any = None) -> Any:
+        return iter(list(self.chunks))
+
+
+def test_a_second_index_on_the_same_table_is_told_so_and_not_let_delete_the_first(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    """Two configs on one database with the default table: the second's first
+    run said "run --repair", and --repair deleted the first index's chunks as
+    "no document owns" them (trial 20's operator F6). The run names the clash,
+    and a repair that would delete most of a server's table is refused."""
+    from .conftest import register_store
+
+    _TableStore.places, _TableStore.place = {}, "public.ragloom_table"
+    register_store(pm, "table", _TableStore)
+    first = project(tmp_path / "first", stores=[{"type": "table"}], embedder=None)
+    with ragloom.load(first / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        pipeline.index()
+    held = dict(_TableStore.places["public.ragloom_table"])
+    second = tmp_path / "second"
+    (second / "docs").mkdir(parents=True)
+    (second / "docs" / "other.md").write_text("# Other\n\nA document of another team.\n")
+    (second / "ragloom.yaml").write_text((first / "ragloom.yaml").read_text())
+    with ragloom.load(second / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        with pytest.raises(IndexStateError, match="another index may use the same location"):
+            pipeline.index()
+        with pytest.raises(IndexStateError, match="more than `indexing.max_delete_share`"):
+            pipeline.index(repair=True)
+    assert _TableStore.places["public.ragloom_table"] == held  # the first index's, untouched
+    with ragloom.load(first / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        assert pipeline.index().unchanged == len(pipeline.retriever.state.view.stamps)
+
+
+def test_a_store_moved_back_to_an_older_copy_is_named_whatever_it_holds(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    """The config moved a server's store to another table and back: the old
+    table held as many chunks as the ledger lists, of older versions, and the
+    run passed, its edited documents unfindable (trial 20's operator F7)."""
+    from .conftest import register_store
+
+    _TableStore.places, _TableStore.place = {}, "public.a"
+    register_store(pm, "table", _TableStore)
+    root = project(tmp_path, stores=[{"type": "table"}], embedder=None)
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        pipeline.index()
+    _TableStore.place = "public.b"
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        with pytest.raises(IndexStateError, match="the config moved it"):
+            pipeline.index()
+        pipeline.index(repair=True)
+        path = root / "docs" / "security.md"
+        path.write_text(path.read_text().replace("encrypted", "ciphered"))  # as many chunks
+        assert pipeline.index().changed == ("docs/security.md",)
+    _TableStore.place = "public.a"  # back: as many chunks, the older copy
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        with pytest.raises(IndexStateError, match="as many as the ledger lists: .*moved it"):
+            pipeline.index()
+        pipeline.index(repair=True)
+        assert sources(pipeline, "ciphered") == {"docs/security.md"}
+
+
 def test_a_rebuild_that_empties_a_shared_store_while_it_answers_is_heard_of(
     tmp_path: Path, pm: pluggy.PluginManager
 ) -> None:

@@ -264,6 +264,9 @@ class Indexer:
                 dry_run=dry_run,
                 known=ledger.get_meta("stores"),
                 located=ledger.get_meta("locations"),
+                max_delete_share=1.0
+                if allow_mass_delete
+                else self.config.indexing.max_delete_share,
             )
         stored_chunker = ledger.get_meta("chunker")
         rechunk = rebuild or (

@@ -47,6 +47,7 @@ class StoreWriter:
         # stores the config moved and this run did not repair: the ledger keeps
         # their former location, so that every run says so until --repair
         self._not_moved_yet: dict[str, str] = {}
+        self._max_delete_share = 1.0
 
     def call(self, stage: str, name: str, store: Store, func: Any, *args: Any, **kw: Any) -> Any:
         """A store write, as a stage, with the store lock held: no query runs meanwhile."""
@@ -143,10 +144,15 @@ class StoreWriter:
         dry_run: bool,
         known: Mapping[str, str] | None = None,
         located: Mapping[str, str] | None = None,
+        max_delete_share: float = 1.0,
     ) -> tuple[set[str], list[str]]:
         """Every store must hold the chunks the ledger lists. Returns the
         documents to write again and, with ``repair``, what was fixed; without
-        it, a mismatch stops the run (a dry run reports it)."""
+        it, a mismatch stops the run (a dry run reports it). A repair that
+        would delete more than ``max_delete_share`` of a server store's chunks
+        (which the ledger does not know: another index's, on the same table or
+        collection?) is refused (``IndexStateError``)."""
+        self._max_delete_share = max_delete_share
         owned = {cid: doc_id for doc_id, e in entries.items() for cid in e.chunk_ids}
         forced: set[str] = set()
         fixed: list[str] = []
@@ -161,7 +167,7 @@ class StoreWriter:
                 continue
             held = self.run.stage("count", name, store, store.count)
             off = 0  # with as many chunks as the ledger: how many are not its own
-            if held == len(owned) and not repair:
+            if held == len(owned) and not repair and not moved:
                 off = self._strangers(name, store, owned)
                 if not off:
                     continue
@@ -170,6 +176,9 @@ class StoreWriter:
                     f"holds {held} chunk(s), as many as the ledger lists, but {off} of them "
                     "are not the ledger's"
                     if off
+                    # moved where as many chunks lie (an older copy): which, unknown
+                    else f"holds {held} chunk(s), as many as the ledger lists"
+                    if held == len(owned)
                     else f"holds {held} chunk(s) but the ledger lists {len(owned)}"
                 )
                 # the ledger says which store each name was (ledgers before it, nothing)
@@ -186,6 +195,14 @@ class StoreWriter:
                     message = (
                         f"store {name!r} {said}: {cause}; run `ragloom index --repair` to write "
                         "the documents into it from the ledger (or `ragloom index --rebuild`)"
+                    )
+                elif store.shared_writes and held > len(owned):
+                    message = (
+                        f"store {name!r} ({store.location or store_kind(store)}) {said}: "
+                        "another index may use the same location (two configs on one database "
+                        "or server): give this one its own (`table:`, `collection:`, "
+                        "`namespace:`); if the chunks are this index's own (its ledger lost "
+                        "or restored from a backup), run `ragloom index --repair`"
                     )
                 else:
                     message = (
@@ -292,6 +309,7 @@ class StoreWriter:
         except NotImplementedError:
             if held == len(owned):
                 return None
+            self._guard_repair(name, store, held - len(owned), held)
             # no way to tell which chunks are off: empty it, and write every document again
             with self.state.lock.write():
                 self.stores.reopen(name, fresh=True)
@@ -299,6 +317,7 @@ class StoreWriter:
             return f"{name}: rebuilt from the ledger's {len(set(owned.values()))} document(s)"
         extra = sorted(found - owned.keys())
         missing = owned.keys() - found
+        self._guard_repair(name, store, len(extra), len(found))
         if extra:
             self.call("delete", name, store, store.delete, ids=extra)
             self.call("flush", name, store, store.flush)
@@ -308,6 +327,24 @@ class StoreWriter:
         return (
             f"{name}: deleted {len(extra)} chunk(s) no document owns; "
             f"{len({owned[c] for c in missing})} document(s) written again"
+        )
+
+    def _guard_repair(self, name: str, store: Store, strangers: int, held: int) -> None:
+        """Refuse to delete ``strangers`` of the ``held`` chunks of a store on a
+        server when they are more than ``indexing.max_delete_share`` of it:
+        another index may use the same table or collection (two configs on one
+        database), whose chunks this index's ledger does not list."""
+        share = self._max_delete_share
+        if not store.shared_writes or strangers <= 1 or share >= 1 or strangers <= share * held:
+            return
+        raise IndexStateError(
+            f"store {name!r} ({store.location or store_kind(store)}) holds {held} chunk(s), "
+            f"{strangers} of which no document of this index owns: repairing would delete "
+            f"{strangers / held:.0%} of it, more than `indexing.max_delete_share` "
+            f"({share:.0%}) allows. If another index uses the same location (two configs on "
+            "one database or server), give this one its own (`table:`, `collection:`, "
+            "`namespace:`); if they are this index's own leftovers, run "
+            "`ragloom index --repair --allow-mass-delete`"
         )
 
     def wipe(self) -> None:
