@@ -251,3 +251,56 @@ def test_a_collection_changed_in_the_config_is_said_to_be_the_configs_doing(
         assert "is collection 'other'" in message and "outside ragloom" not in message
         assert pipeline.index(repair=True).repaired
         assert pipeline.retrieve("Note b plans")
+
+
+@pytest.mark.parametrize("engine", ["edge", "local"])
+def test_repair_removes_points_another_tool_wrote(
+    tmp_path: Path, pm: pluggy.PluginManager, engine: str
+) -> None:
+    """Points written into the collection by another tool (ids of their own,
+    a copied payload, or no chunk id at all): `--repair` said "deleted 4" and
+    removed none, so every later run was refused, and a point without a chunk
+    id stopped it with a KeyError (operator trial 20, F1)."""
+    import uuid
+
+    from ragloom.errors import IndexStateError
+
+    from ragloom_qdrant.engines import PointData
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name in ("a", "b", "c"):
+        (docs / f"{name}.md").write_text(f"# {name}\n\nNote {name} about plans.\n")
+    config = {
+        "loaders": [{"type": "directory", "path": "docs"}],
+        "embedder": {"type": "hash", "dimension": 32},
+        "stores": [{"type": "qdrant", "engine": engine}],
+        "generator": {"type": "extractive"},
+    }
+    with load(config, plugin_manager=pm, base_dir=tmp_path) as pipeline:
+        assert len(pipeline.index().added) == 3
+        [(_, store)] = pipeline.stores
+        [hit] = pipeline.retrieve("Note a plans", k=1)
+        vector = {store.config.vector_name: [0.1] * 32}
+        copied = {**payload_of_hit(hit), "chunk_id": "foreign/x.md::0@deadbeef"}
+        store._engine.upsert(
+            [
+                PointData(str(uuid.uuid4()), vector, copied),
+                PointData(str(uuid.uuid4()), vector, {"note": "no chunk id"}),
+                # one of this index's chunks again, under an id of another tool's
+                PointData(str(uuid.uuid4()), vector, payload_of_hit(hit)),
+            ]
+        )
+        with pytest.raises(IndexStateError, match="holds 6 chunk"):
+            pipeline.index()
+        fixed = pipeline.index(repair=True).repaired
+        assert fixed and "deleted 3 chunk(s)" in fixed[0], fixed
+        assert store.count() == 3 and all("@" in i for i in store.ids())
+        assert not pipeline.index().problems  # agrees again: no loop of refusals
+        assert [h.chunk.source for h in pipeline.retrieve("Note a plans", k=1)] == ["docs/a.md"]
+
+
+def payload_of_hit(hit: Any) -> dict[str, Any]:
+    from ragloom_qdrant.payload import payload_of
+
+    return payload_of(hit.chunk)

@@ -363,14 +363,18 @@ class QdrantStore(Store):
         engine = self._require_engine()
         if not engine.ready():
             return 0
-        doomed: set[str] = set()
+        doomed: set[Any] = set()  # point ids, as Qdrant takes them
         if ids:
-            wanted = [point_id(i) for i in dict.fromkeys(ids)]
+            unique = list(dict.fromkeys(ids))
+            wanted = [point_id(i) for i in unique]
+            # a point another tool wrote, under an id of its own, is listed by
+            # that id (ids()), which is taken here as it is
+            wanted += [_native(i) for i in unique if _is_point_id(i)]
             for start in range(0, len(wanted), 1024):
-                doomed.update(engine.existing(wanted[start : start + 1024]))
+                doomed.update(map(_native, engine.existing(wanted[start : start + 1024])))
         if where is not None:
-            doomed.update(pid for pid, _ in engine.scroll(native, []))
-        ordered = sorted(doomed)
+            doomed.update(_native(pid) for pid, _ in engine.scroll(native, []))
+        ordered = sorted(doomed, key=str)
         for start in range(0, len(ordered), 1024):
             engine.delete(ordered[start : start + 1024])
         return len(ordered)
@@ -386,7 +390,7 @@ class QdrantStore(Store):
         engine = self._require_engine()
         if not engine.ready():
             return iter([])
-        return iter([str(p["chunk_id"]) for _, p in engine.scroll(native, ["chunk_id"])])
+        return iter([_listed(pid, p) for pid, p in engine.scroll(native, ["chunk_id"])])
 
     def query(
         self,
@@ -543,3 +547,33 @@ def _without_userinfo(url: str) -> str:
     if "@" not in parts.netloc:
         return url
     return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))  # [::1]:6333 kept
+
+
+def _is_point_id(value: str) -> bool:
+    """Whether ``value`` is a Qdrant point id (a UUID or an unsigned integer),
+    as ``ids()`` lists a point that holds no chunk id: a chunk id never is one."""
+    import uuid
+
+    if value.isdigit():
+        return True
+    try:
+        uuid.UUID(value)
+    except ValueError:
+        return False
+    return True
+
+
+def _listed(point: str, payload: dict[str, Any]) -> str:
+    """A point as ``ids()`` lists it: by its chunk id when its id is the one
+    this store gives that chunk; else (written by another tool: no chunk id,
+    or another id) by its own id, which ``delete(ids=)`` takes too, so that
+    ``--repair`` removes it rather than calling it deleted."""
+    chunk_id = payload.get("chunk_id")
+    if isinstance(chunk_id, str) and point_id(chunk_id) == point:
+        return chunk_id
+    return point
+
+
+def _native(point: str) -> Any:
+    """A point id as Qdrant takes it: an unsigned integer, or a UUID string."""
+    return int(point) if point.isdigit() else point
