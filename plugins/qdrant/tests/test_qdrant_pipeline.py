@@ -304,3 +304,33 @@ def payload_of_hit(hit: Any) -> dict[str, Any]:
     from ragloom_qdrant.payload import payload_of
 
     return payload_of(hit.chunk)
+
+
+def test_what_a_kill_inside_creating_or_dropping_the_shard_leaves_is_cleared(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    """A `kill -9` inside the edge shard's create (its folder holding only
+    ragloom.json) or drop (half deleted) made the next run call the shard
+    unreadable and ask for --rebuild (operator trial 20, F5). The shard is
+    now made aside and moved into place, and dropped by moving it aside
+    first: what a kill leaves beside it is swept, and a folder holding only
+    the manifest is no shard."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# a\n\nNote a about plans.\n")
+    config = {
+        "loaders": [{"type": "directory", "path": "docs"}],
+        "embedder": {"type": "hash", "dimension": 32},
+        "stores": [{"type": "qdrant"}],
+    }
+    folder = tmp_path / ".ragloom" / "qdrant"
+    (folder / "ragloom").mkdir(parents=True)
+    (folder / "ragloom" / "ragloom.json").write_text('{"format": 1}')
+    for left in (".ragloom.creating", ".ragloom.dropped"):
+        (folder / left).mkdir()
+        (folder / left / "segment").write_text("half")
+    with load(config, plugin_manager=pm, base_dir=tmp_path) as pipeline:
+        assert pipeline.index().added == ("docs/a.md",)
+        assert [h.chunk.source for h in pipeline.retrieve("Note a plans", k=1)] == ["docs/a.md"]
+        assert pipeline.index(rebuild=True).added == ("docs/a.md",)
+    assert sorted(p.name for p in folder.iterdir() if not p.name.endswith(".lock")) == ["ragloom"]

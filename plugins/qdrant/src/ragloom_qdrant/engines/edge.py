@@ -63,10 +63,16 @@ class EdgeEngine:
         self._handle: Handle | None = acquire(path, f".{collection}.lock", "the Qdrant edge shard")
         try:
             with self._handle.lock:
+                self._sweep()
                 if fresh:
                     self._drop_locked()
                 elif self._handle.value is None and self.folder.exists():
-                    self._handle.value = self._load()
+                    if {p.name for p in self.folder.iterdir()} <= {MANIFEST}:
+                        # what a create killed before its shard was made left
+                        # (a ragloom before the staging folder): never a shard
+                        shutil.rmtree(self.folder)
+                    else:
+                        self._handle.value = self._load()
         except BaseException:
             self.close()
             raise
@@ -118,16 +124,32 @@ class EdgeEngine:
         indexes = frozenset(shard.info().payload_schema.keys())
         return CollectionInfo(vectors, sparse, manifest, indexes)
 
+    def _aside(self, purpose: str) -> Path:
+        """A sibling of the shard's folder for work a kill may interrupt."""
+        return self.folder.with_name(f".{self.folder.name}.{purpose}")
+
+    def _sweep(self) -> None:
+        """Remove what a killed create or drop left beside the shard (this
+        process holds the folder's lock: no other one is at it)."""
+        for purpose in ("creating", "dropped"):
+            aside = self._aside(purpose)
+            if aside.exists():
+                shutil.rmtree(aside, ignore_errors=True)
+
     def create(self, spec: CollectionSpec) -> None:
         qe = _qe()
         assert self._handle is not None
         with self._handle.lock:
             if self._handle.value is not None:
                 return  # another store of this process made it meanwhile
-            if self.folder.exists():
-                shutil.rmtree(self.folder)
-            self.folder.mkdir(parents=True)
-            _write_json(self.folder / MANIFEST, spec.manifest)  # first: a shard never lacks it
+            self._drop_locked()
+            # made aside and moved into place whole: a kill in between leaves
+            # no half-made shard where the next run would call it unreadable
+            staging = self._aside("creating")
+            if staging.exists():
+                shutil.rmtree(staging)
+            staging.mkdir(parents=True)
+            _write_json(staging / MANIFEST, spec.manifest)  # first: a shard never lacks it
             quantization = None
             if spec.quantization == "int8":
                 quantization = qe.ScalarQuantizationConfig(
@@ -152,7 +174,9 @@ class EdgeEngine:
             if spec.sparse_name:
                 sparse = {spec.sparse_name: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)}
             config = qe.EdgeConfig(vectors=vectors, sparse_vectors=sparse, hnsw_config=hnsw)
-            self._handle.value = qe.EdgeShard.create(str(self.folder), config)
+            qe.EdgeShard.create(str(staging), config).close()
+            os.replace(staging, self.folder)
+            self._handle.value = self._load()
 
     def drop(self) -> None:
         assert self._handle is not None
@@ -166,7 +190,12 @@ class EdgeEngine:
             with contextlib.suppress(Exception):  # its files are about to go anyway
                 shard.close()
         if self.folder.exists():
-            shutil.rmtree(self.folder)
+            # moved aside first: a kill mid-delete leaves the shard whole, or gone
+            dropped = self._aside("dropped")
+            if dropped.exists():
+                shutil.rmtree(dropped)
+            os.replace(self.folder, dropped)
+            shutil.rmtree(dropped)
 
     def flush(self) -> None:
         shard = self._shard
