@@ -1358,6 +1358,21 @@ class _SharedStore(DictStore):
         return [Hit(chunk=c, score=1.0, store="shared") for c in found[:k]]
 
 
+def _shared_project(
+    tmp_path: Path, pm: pluggy.PluginManager, kind: type
+) -> tuple[Path, dict[str, Any], pluggy.PluginManager]:
+    """A project on one store of ``kind`` (its data shared by every instance),
+    its config, and a plugin manager for a reader pipeline of its own."""
+    from .conftest import register_store
+
+    _SharedStore.held = {}
+    register_store(pm, "shared", kind)
+    root = project(tmp_path, stores=[{"type": "shared"}], embedder=None)
+    reader_pm = build_plugin_manager(load_entry_points=False, env={})
+    register_store(reader_pm, "shared", kind)
+    return root, yaml.safe_load((root / "ragloom.yaml").read_text()), reader_pm
+
+
 class _EngineStore(_SharedStore):
     """One engine for every store of the process, as an embedded Qdrant: its
     queries compute here (no server), but a write by one instance is the
@@ -1379,14 +1394,7 @@ def test_a_reader_of_a_store_on_a_server_hears_of_the_rebuild(
     20's operator F4)."""
     from ragloom.errors import IndexRebuildingError
 
-    from .conftest import register_store
-
-    _SharedStore.held = {}
-    register_store(pm, "shared", kind)
-    root = project(tmp_path, stores=[{"type": "shared"}], embedder=None)
-    config = yaml.safe_load((root / "ragloom.yaml").read_text())
-    reader_pm = build_plugin_manager(load_entry_points=False, env={})
-    register_store(reader_pm, "shared", kind)
+    root, config, reader_pm = _shared_project(tmp_path, pm, kind)
     with ragloom.load(config, plugin_manager=pm, base_dir=root) as writer:
         writer.index()
         reader = ragloom.load(config, plugin_manager=reader_pm, base_dir=root)
@@ -1518,14 +1526,7 @@ def test_a_rebuild_that_empties_a_shared_store_while_it_answers_is_heard_of(
 
     from ragloom.errors import IndexRebuildingError
 
-    from .conftest import register_store
-
-    _SharedStore.held = {}
-    register_store(pm, "shared", _SharedStore)
-    root = project(tmp_path, stores=[{"type": "shared"}], embedder=None)
-    config = yaml.safe_load((root / "ragloom.yaml").read_text())
-    reader_pm = build_plugin_manager(load_entry_points=False, env={})
-    register_store(reader_pm, "shared", _SharedStore)
+    root, config, reader_pm = _shared_project(tmp_path, pm, _SharedStore)
     paused, resume = threading.Event(), threading.Event()
 
     def hold() -> None:

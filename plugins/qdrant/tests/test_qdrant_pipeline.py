@@ -230,16 +230,7 @@ def test_a_collection_changed_in_the_config_is_said_to_be_the_configs_doing(
     ragloom (deleted, restored from a backup)"; it is the config that moved it."""
     from ragloom.errors import IndexStateError
 
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    for name in ("a", "b", "c"):
-        (docs / f"{name}.md").write_text(f"# {name}\n\nNote {name} about plans.\n")
-    config = {
-        "loaders": [{"type": "directory", "path": "docs"}],
-        "embedder": {"type": "hash", "dimension": 32},
-        "stores": [{"type": "qdrant"}],
-        "generator": {"type": "extractive"},
-    }
+    config = three_notes(tmp_path, {"type": "qdrant"})
     with load(config, plugin_manager=pm, base_dir=tmp_path) as pipeline:
         assert len(pipeline.index().added) == 3
     config["stores"] = [{"type": "qdrant", "collection": "other"}]
@@ -267,16 +258,7 @@ def test_repair_removes_points_another_tool_wrote(
 
     from ragloom_qdrant.engines import PointData
 
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    for name in ("a", "b", "c"):
-        (docs / f"{name}.md").write_text(f"# {name}\n\nNote {name} about plans.\n")
-    config = {
-        "loaders": [{"type": "directory", "path": "docs"}],
-        "embedder": {"type": "hash", "dimension": 32},
-        "stores": [{"type": "qdrant", "engine": engine}],
-        "generator": {"type": "extractive"},
-    }
+    config = three_notes(tmp_path, {"type": "qdrant", "engine": engine})
     with load(config, plugin_manager=pm, base_dir=tmp_path) as pipeline:
         assert len(pipeline.index().added) == 3
         [(_, store)] = pipeline.stores
@@ -334,3 +316,17 @@ def test_what_a_kill_inside_creating_or_dropping_the_shard_leaves_is_cleared(
         assert [h.chunk.source for h in pipeline.retrieve("Note a plans", k=1)] == ["docs/a.md"]
         assert pipeline.index(rebuild=True).added == ("docs/a.md",)
     assert sorted(p.name for p in folder.iterdir() if not p.name.endswith(".lock")) == ["ragloom"]
+
+
+def three_notes(root: Path, store: dict[str, Any]) -> dict[str, Any]:
+    """Three short notes under ``root/docs``, and a config indexing them into ``store``."""
+    docs = root / "docs"
+    docs.mkdir()
+    for name in ("a", "b", "c"):
+        (docs / f"{name}.md").write_text(f"# {name}\n\nNote {name} about plans.\n")
+    return {
+        "loaders": [{"type": "directory", "path": "docs"}],
+        "embedder": {"type": "hash", "dimension": 32},
+        "stores": [store],
+        "generator": {"type": "extractive"},
+    }
