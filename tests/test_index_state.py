@@ -1749,3 +1749,51 @@ def test_no_hits_under_a_filter_says_which_field_none_has(tmp_path: Path) -> Non
     # a list field matches a string equal to one of its items: no type to blame
     tags = cli("search", "badges", "--filter", '{"tags": "payroll"}', cwd=root)
     assert tags.stdout.strip() == "no hits", tags.stdout
+
+
+class _SlowToFailStore(DictStore):
+    """A store on a server that does not answer: its open waits out a
+    timeout, then fails."""
+
+    opened = 0
+    wait = 1.1
+
+    def open(self, context: Any = None) -> None:
+        import time
+
+        type(self).opened += 1
+        time.sleep(self.wait)
+        raise StoreError("cannot connect: connection timeout expired")
+
+    def query(self, *, vector: Any = None, text: Any = None, k: int = 10, where: Any = None):
+        return []
+
+
+def test_a_store_that_timed_out_opening_is_not_waited_for_again_at_once(
+    tmp_path: Path, pm: pluggy.PluginManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PostgreSQL hung: a command waited twice its connect_timeout, once as
+    the pipeline opened and again in its first query (operator trial 20, F8).
+    The query raises what the open met; a store that failed fast, or after
+    `REOPEN_AFTER` seconds, is tried again."""
+    from ragloom import storeset
+
+    from .conftest import register_store
+
+    register_store(pm, "slow", _SlowToFailStore)
+    root = project(tmp_path, stores=[{"type": "slow"}], embedder=None)
+    _SlowToFailStore.opened = 0
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        with pytest.raises(StoreError, match="timeout expired"):
+            pipeline.retrieve("anything")
+        assert _SlowToFailStore.opened == 1
+        monkeypatch.setattr(storeset, "REOPEN_AFTER", 0.0)
+        with pytest.raises(StoreError, match="timeout expired"):
+            pipeline.retrieve("anything")
+        assert _SlowToFailStore.opened == 2
+    _SlowToFailStore.wait = 0.0  # failing fast (an unreadable file): tried again each time
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        for _ in range(2):
+            with pytest.raises(StoreError):
+                pipeline.retrieve("anything")
+    assert _SlowToFailStore.opened == 2 + 3

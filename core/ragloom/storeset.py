@@ -12,6 +12,7 @@ pairs, as ``Pipeline.stores`` always has.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
@@ -21,6 +22,14 @@ if TYPE_CHECKING:
     from .executors import StoreRecipe
 
 __all__ = ["StoreSet"]
+
+
+REOPEN_AFTER = 5.0
+"""Seconds before a store whose open failed slowly (``SLOW_OPEN`` or more: a
+server that did not answer) is tried again by the next query or run; its
+error is raised meanwhile. A store that fails fast (an unreadable file) is
+tried again at once, as before."""
+SLOW_OPEN = 1.0
 
 
 class StoreSet(Sequence[tuple[str, "Store"]]):
@@ -39,6 +48,7 @@ class StoreSet(Sequence[tuple[str, "Store"]]):
         self._context = context
         self._opened: set[str] = set()
         self._broken: dict[str, Exception] = {}
+        self._failed_at: dict[str, float] = {}  # when each broken store's open failed
 
     # -- the sequence ---------------------------------------------------------
     def __len__(self) -> int:
@@ -81,15 +91,27 @@ class StoreSet(Sequence[tuple[str, "Store"]]):
     # -- lifecycle ----------------------------------------------------------------
     def open(self) -> None:
         """Open every store not yet open, reading what it persisted. A store that
-        fails is left closed and its error kept for ``check()``."""
+        fails is left closed and its error kept for ``check()``; one that took
+        ``SLOW_OPEN`` seconds or more to fail is tried again only once
+        ``REOPEN_AFTER`` seconds have passed (a database that did not answer
+        made a command wait out its connection timeout twice: the pipeline's
+        open, then its first query's)."""
         for name, store in self._items:
             if name not in self._opened:
+                failed = self._failed_at.get(name)
+                if failed is not None and time.monotonic() - failed < REOPEN_AFTER:
+                    continue
+                started = time.monotonic()
                 try:
                     store.open(self._context(name, False))
                 except Exception as exc:
                     self._broken[name] = exc
+                    ended = time.monotonic()
+                    if ended - started >= SLOW_OPEN:  # waited out a timeout: not again at once
+                        self._failed_at[name] = ended
                     continue
                 self._broken.pop(name, None)
+                self._failed_at.pop(name, None)
                 self._opened.add(name)
 
     def kinds(self) -> dict[str, str]:
@@ -125,6 +147,7 @@ class StoreSet(Sequence[tuple[str, "Store"]]):
             self._items[i] = (name, replacement)
             replacement.open(self._context(name, fresh))
             self._broken.pop(name, None)
+            self._failed_at.pop(name, None)
             self._opened.add(name)
             return
         raise KeyError(name)
