@@ -1480,9 +1480,12 @@ def test_a_second_index_on_the_same_table_is_told_so_and_not_let_delete_the_firs
             pipeline.index()
         with pytest.raises(IndexStateError, match="more than `indexing.max_delete_share`"):
             pipeline.index(repair=True)
+        with pytest.raises(IndexStateError, match="`--rebuild` would delete them"):
+            pipeline.index(rebuild=True)  # it drops the table: the first index's too
     assert _TableStore.places["public.ragloom_table"] == held  # the first index's, untouched
     with ragloom.load(first / "ragloom.yaml", plugin_manager=pm) as pipeline:
         assert pipeline.index().unchanged == len(pipeline.retriever.state.view.stamps)
+        assert pipeline.index(rebuild=True).added  # its own rebuild: nothing in the way
 
 
 def test_a_store_moved_back_to_an_older_copy_is_named_whatever_it_holds(

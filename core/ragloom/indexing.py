@@ -379,6 +379,9 @@ class Indexer:
             )
 
         if wipe:  # every document is written into empty stores, under an empty ledger
+            if started is None and not allow_mass_delete:  # (completing one: its own)
+                listed = sum(len(e.chunk_ids) for e in entries.values())
+                self.writer.guard_wipe(listed, self.config.indexing.max_delete_share)
             journal.clear()
             # committed now: a run killed later leaves what the next completes;
             # until a run commits documents, queries say a rebuild is under way.

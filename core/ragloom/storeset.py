@@ -88,6 +88,9 @@ class StoreSet(Sequence[tuple[str, "Store"]]):
     def opened(self) -> bool:
         return len(self._opened) == len(self._items)
 
+    def is_open(self, name: str) -> bool:
+        return name in self._opened
+
     # -- lifecycle ----------------------------------------------------------------
     def open(self) -> None:
         """Open every store not yet open, reading what it persisted. A store that

@@ -329,6 +329,32 @@ class StoreWriter:
             f"{len({owned[c] for c in missing})} document(s) written again"
         )
 
+    def guard_wipe(self, listed: int, share: float) -> None:
+        """Before ``--rebuild`` empties the stores: refuse when a store on a
+        server holds more than ``share`` of its chunks beyond the ``listed``
+        ones of this index's ledger (another index on the same table or
+        collection would lose them). A store that cannot be opened as it is
+        (the reason to rebuild, often) is not asked."""
+        if share >= 1:
+            return
+        with self.state.lock.write():
+            self.stores.open()  # what fails is kept for later, not raised
+        for name, store in self.stores:
+            if not store.shared_writes or not self.stores.is_open(name):
+                continue
+            held = self.run.stage("count", name, store, store.count)
+            strangers = held - listed
+            if strangers > 1 and strangers > share * held:
+                raise IndexStateError(
+                    f"store {name!r} ({store.location or store_kind(store)}) holds {held} "
+                    f"chunk(s), {strangers} more than this index lists: `--rebuild` would "
+                    f"delete them with the rest ({strangers / held:.0%} of it, more than "
+                    f"`indexing.max_delete_share`, {share:.0%}). If another index uses the "
+                    "same location (two configs on one database or server), give this one its "
+                    "own (`table:`, `collection:`, `namespace:`); if they are this index's own, "
+                    "run `ragloom index --rebuild --allow-mass-delete`"
+                )
+
     def _guard_repair(self, name: str, store: Store, strangers: int, held: int) -> None:
         """Refuse to delete ``strangers`` of the ``held`` chunks of a store on a
         server when they are more than ``indexing.max_delete_share`` of it:
