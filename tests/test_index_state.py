@@ -1511,6 +1511,8 @@ def test_a_store_moved_back_to_an_older_copy_is_named_whatever_it_holds(
         assert pipeline.index().changed == ("docs/security.md",)
     _TableStore.place = "public.a"  # back: as many chunks, the older copy
     with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        with pytest.raises(IndexStateError, match="the config moved it: it was table public.b"):
+            pipeline.retrieve("ciphered")  # a query too: it would answer from the old copy
         with pytest.raises(IndexStateError, match="as many as the ledger lists: .*moved it"):
             pipeline.index()
         pipeline.index(repair=True)

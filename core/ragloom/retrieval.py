@@ -45,6 +45,7 @@ from .fingerprints import describe_fingerprint, fingerprints_match
 from .fusion import best_per_document, fuse
 from .ledger import JOURNAL_FILE
 from .storeset import store_kind
+from .storewriter import moved_location
 from .types import Explanation, Hit, HitExplanation, Hits
 
 if TYPE_CHECKING:
@@ -253,6 +254,16 @@ class Retriever:
                 "`ragloom index --repair` to write them into it from the ledger (or "
                 "`ragloom index --rebuild`)"
             )
+        for name, store in self.stores:
+            # another table or collection than the one written: what it holds is
+            # not this version (an older copy, of as many chunks, or nothing).
+            # A store whose count lags is answered from, as its runs say
+            moved = moved_location(name, store, view.locations) if store.exact_count else None
+            if moved:
+                raise IndexStateError(
+                    f"store {name!r}: {moved}, and does not hold the indexed documents as "
+                    "they are; run `ragloom index --repair` to write them there from the ledger"
+                )
         self._check_counts(view)
         self._stores_checked = view.key
 

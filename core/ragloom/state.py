@@ -54,6 +54,8 @@ class View:
     """Whether a ledger exists: False before the first index run."""
     stores: Mapping[str, str] | None = None
     """Each store's name and type at the last index run (None: not recorded)."""
+    locations: Mapping[str, str] | None = None
+    """Each store's ``location`` that the last index run wrote (or repaired)."""
     rebuilding: float | None = None
     """When a rebuild that has not committed its documents yet started (it
     runs, or it was killed): the ledger is empty until one commits."""
@@ -221,6 +223,7 @@ class IndexState:
             embedder=value("embedder"),
             exists=True,
             stores=stores if isinstance(stores := value("stores"), dict) else None,
+            locations=where if isinstance(where := value("locations"), dict) else None,
             rebuilding=value("rebuilding"),
             commit=str(value("commit") or ""),
             stamped=stamped(value("writer"), value("commit"), value("corpus_version")),

@@ -157,7 +157,7 @@ class StoreWriter:
         forced: set[str] = set()
         fixed: list[str] = []
         for name, store in self.stores:
-            moved = _moved(name, store, located)
+            moved = moved_location(name, store, located)
             if not store.exact_count:
                 said_moved = self._check_lagging(name, store, owned, repair=repair,
                                                  dry_run=dry_run, forced=forced, fixed=fixed,
@@ -425,7 +425,7 @@ def _holds_indexes(folder: Path) -> bool:
     return bool(inner) and all((p / "ledger.sqlite").exists() for p in inner)
 
 
-def _moved(name: str, store: Store, located: Mapping[str, str] | None) -> str | None:
+def moved_location(name: str, store: Store, located: Mapping[str, str] | None) -> str | None:
     """How the config moved ``store`` since the last run (its ``location``
     then and now), or None: not moved, or no location recorded or told."""
     if not isinstance(located, Mapping) or name not in located:
