@@ -319,7 +319,8 @@ _OWN: tuple[tuple[str, tuple[str, ...], str], ...] = (
     (
         "Secret Keyword",
         _KEYWORD_ANCHORS,
-        r"""(?i:api[ _]?key|secret|token|passw(?:or)?d|pwd|access[ _]?key|private[ _]?key"""
+        r"""(?i:api[ _]?key|secret|token|passw(?:or)?d|(?<![A-Za-z0-9])pwd(?![A-Za-z0-9])"""
+        r"""|access[ _]?key|private[ _]?key"""
         r"""|signing[ _]key|auth)"""
         r"""[A-Za-z0-9_-]*["']?(?:\s*[:=]\s*|\s+(?i:is)\s+)["']?"""
         r"([A-Za-z0-9_+/=-]{16,})(?![A-Za-z0-9_+/=-]|\.[A-Za-z0-9_])",  # not a dotted name
@@ -355,7 +356,7 @@ _OWN: tuple[tuple[str, tuple[str, ...], str], ...] = (
             for word in _PASSWORD_WORDS
             for spelled in (word, word.upper(), word.capitalize(), word.title())
         ),
-        r"""(?i:passw(?:or)?d|pwd|passwort|kennwort|passphrase|passcode|contrase[ñn]a"""
+        r"""(?i:passw(?:or)?d|(?<![A-Za-z0-9])pwd(?![A-Za-z0-9])|passwort|kennwort|passphrase|passcode|contrase[ñn]a"""
         r"""|mot de passe|(?:shared|client)[ _-]secret)"""
         # not the name of something else: a password's file, hash, length...
         r"""(?![A-Za-z0-9_-]*?(?i:file|path|hash|length|len|field|policy|reset|prompt|hint"""
