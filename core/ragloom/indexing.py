@@ -237,6 +237,9 @@ class Indexer:
             check_writer(ledger.get_meta("writer"), self.index_dir)
         stamped_before = ledger.stamped
         wipe = rebuild and not dry_run
+        # what a repair or a rebuild may delete of a store on a server that
+        # the ledger does not list (another index's chunks?)
+        delete_share = 1.0 if allow_mass_delete else self.config.indexing.max_delete_share
         entries = ledger.entries()
         embedder_fp = self.embedder.fingerprint() if self.embedder is not None else None
         self._fingerprint_key = fingerprint_key(embedder_fp)
@@ -264,9 +267,7 @@ class Indexer:
                 dry_run=dry_run,
                 known=ledger.get_meta("stores"),
                 located=ledger.get_meta("locations"),
-                max_delete_share=1.0
-                if allow_mass_delete
-                else self.config.indexing.max_delete_share,
+                max_delete_share=delete_share,
             )
         stored_chunker = ledger.get_meta("chunker")
         rechunk = rebuild or (
@@ -379,9 +380,9 @@ class Indexer:
             )
 
         if wipe:  # every document is written into empty stores, under an empty ledger
-            if started is None and not allow_mass_delete:  # (completing one: its own)
+            if started is None:  # (completing one: what the stores hold is its own)
                 listed = sum(len(e.chunk_ids) for e in entries.values())
-                self.writer.guard_wipe(listed, self.config.indexing.max_delete_share)
+                self.writer.guard_wipe(listed, delete_share)
             journal.clear()
             # committed now: a run killed later leaves what the next completes;
             # until a run commits documents, queries say a rebuild is under way.

@@ -226,8 +226,8 @@ class Retriever:
             )
 
     def check_stores(self, view: View) -> None:
-        """Refuse to query a store the config added or retyped since the last
-        index run: it does not hold the indexed documents (none of them, or a
+        """Refuse to query a store the config added, retyped or moved since the
+        last index run: it does not hold the indexed documents (none of them, or a
         copy from before), and its answers would be "no hits", or stale ones,
         with nothing said. Checked once a version."""
         if self._stores_checked == view.key:
@@ -241,6 +241,16 @@ class Retriever:
         for name, store in self.stores:
             was, now = view.stores.get(name), store_kind(store)
             if was == now:
+                # another table or collection than the one written: what it holds
+                # is not this version (an older copy, of as many chunks, or
+                # nothing). A store whose count lags is answered from, as its runs say
+                moved = moved_location(name, store, view.locations) if store.exact_count else None
+                if moved:
+                    raise IndexStateError(
+                        f"store {name!r}: {moved}, and does not hold the indexed documents "
+                        "as they are; run `ragloom index --repair` to write them there from "
+                        "the ledger"
+                    )
                 continue
             cause = (
                 "the config added it since"
@@ -254,16 +264,6 @@ class Retriever:
                 "`ragloom index --repair` to write them into it from the ledger (or "
                 "`ragloom index --rebuild`)"
             )
-        for name, store in self.stores:
-            # another table or collection than the one written: what it holds is
-            # not this version (an older copy, of as many chunks, or nothing).
-            # A store whose count lags is answered from, as its runs say
-            moved = moved_location(name, store, view.locations) if store.exact_count else None
-            if moved:
-                raise IndexStateError(
-                    f"store {name!r}: {moved}, and does not hold the indexed documents as "
-                    "they are; run `ragloom index --repair` to write them there from the ledger"
-                )
         self._check_counts(view)
         self._stores_checked = view.key
 

@@ -122,7 +122,8 @@ _NAME_ALONE = re.compile(r"""[A-Za-z0-9_ -]{0,40}["'`]?[ \t]*[:=][ \t]*\r?$""")
 """What follows a credential's name to its line's end when the value is on
 the next line: the rest of the name, then a colon (``Secret access key:``)."""
 
-_DISGUISED = re.compile("[\u200b-\u200d\u2060\ufeff\u00ad\uff01-\uff5e]")
+_INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u00ad"
+_DISGUISED = re.compile(f"[{_INVISIBLE}\uff01-\uff5e]")
 """Characters that hide a key from the patterns: zero-width ones and the soft
 hyphen (invisible inside it), fullwidth forms (``ＡＫＩＡ``, read as ``AKIA``)."""
 
@@ -142,9 +143,6 @@ def _as_read(text: str) -> tuple[str, list[int]]:
             out.append(char)
         where.append(i)
     return "".join(out), where
-
-
-_INVISIBLE = frozenset("\u200b\u200c\u200d\u2060\ufeff\u00ad")
 
 
 def redact(text: str, secrets: Sequence[Secret], *, digest: bool = False) -> str:
@@ -285,6 +283,9 @@ _KEYWORD_ANCHORS: tuple[str, ...] = tuple(
     for spelled in dict.fromkeys((word, word.upper(), word.capitalize(), word.title()))
 ) + ("ApiKey", "apiKey", "AccessKey", "accessKey", "API key", "API Key")
 
+_PWD = r"(?<![A-Za-z0-9])pwd(?![A-Za-z0-9])"
+"""``pwd`` as a word of its own: inside random tokens (base64) it is no name."""
+
 # What detect-secrets misses or gets only in part: (kind, anchors, pattern).
 _OWN: tuple[tuple[str, tuple[str, ...], str], ...] = (
     # unquoted, as in ~/.aws/credentials or an .env file (the plugin wants quotes)
@@ -319,8 +320,7 @@ _OWN: tuple[tuple[str, tuple[str, ...], str], ...] = (
     (
         "Secret Keyword",
         _KEYWORD_ANCHORS,
-        r"""(?i:api[ _]?key|secret|token|passw(?:or)?d|(?<![A-Za-z0-9])pwd(?![A-Za-z0-9])"""
-        r"""|access[ _]?key|private[ _]?key"""
+        rf"""(?i:api[ _]?key|secret|token|passw(?:or)?d|{_PWD}|access[ _]?key|private[ _]?key"""
         r"""|signing[ _]key|auth)"""
         r"""[A-Za-z0-9_-]*["']?(?:\s*[:=]\s*|\s+(?i:is)\s+)["']?"""
         r"([A-Za-z0-9_+/=-]{16,})(?![A-Za-z0-9_+/=-]|\.[A-Za-z0-9_])",  # not a dotted name
@@ -356,7 +356,7 @@ _OWN: tuple[tuple[str, tuple[str, ...], str], ...] = (
             for word in _PASSWORD_WORDS
             for spelled in (word, word.upper(), word.capitalize(), word.title())
         ),
-        r"""(?i:passw(?:or)?d|(?<![A-Za-z0-9])pwd(?![A-Za-z0-9])|passwort|kennwort|passphrase|passcode|contrase[ñn]a"""
+        rf"""(?i:passw(?:or)?d|{_PWD}|passwort|kennwort|passphrase|passcode|contrase[ñn]a"""
         r"""|mot de passe|(?:shared|client)[ _-]secret)"""
         # not the name of something else: a password's file, hash, length...
         r"""(?![A-Za-z0-9_-]*?(?i:file|path|hash|length|len|field|policy|reset|prompt|hint"""

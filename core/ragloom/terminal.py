@@ -45,10 +45,7 @@ def sanitize(text: str) -> str:
     for programs (``--json``) needs none of this: ``json.dumps`` escapes
     control characters itself.
     """
-    if text.isascii() and text.isprintable():
-        return text
-    text = _SEQUENCE.sub("", text.replace("\r\n", "\n"))
-    return _CONTROL.sub(_visible, text)
+    return _made_safe(text, _CONTROL)
 
 
 def clean(text: str) -> str:
@@ -60,10 +57,16 @@ def clean(text: str) -> str:
     that reverse letters (``invoice\\u202efdp.exe``) are still shown as
     escapes. The CLI sanitizes what it prints again. ``sanitize(clean(t))``
     is ``sanitize(t)``."""
+    return _made_safe(text, _CONTROL_KEEPING_BIDI)
+
+
+def _made_safe(text: str, control: re.Pattern[str]) -> str:
+    """``text`` without escape sequences, ``\\r\\n`` as ``\\n``, and what
+    ``control`` matches shown as escapes."""
     if text.isascii() and text.isprintable():
         return text
     text = _SEQUENCE.sub("", text.replace("\r\n", "\n"))
-    return _CONTROL_KEEPING_BIDI.sub(_visible, text)
+    return control.sub(_visible, text)
 
 
 def _visible(match: re.Match[str]) -> str:

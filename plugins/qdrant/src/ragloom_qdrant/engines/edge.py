@@ -145,9 +145,7 @@ class EdgeEngine:
             self._drop_locked()
             # made aside and moved into place whole: a kill in between leaves
             # no half-made shard where the next run would call it unreadable
-            staging = self._aside("creating")
-            if staging.exists():
-                shutil.rmtree(staging)
+            staging = self._aside("creating")  # swept by the drop
             staging.mkdir(parents=True)
             _write_json(staging / MANIFEST, spec.manifest)  # first: a shard never lacks it
             quantization = None
@@ -191,11 +189,9 @@ class EdgeEngine:
                 shard.close()
         if self.folder.exists():
             # moved aside first: a kill mid-delete leaves the shard whole, or gone
-            dropped = self._aside("dropped")
-            if dropped.exists():
-                shutil.rmtree(dropped)
-            os.replace(self.folder, dropped)
-            shutil.rmtree(dropped)
+            self._sweep()
+            os.replace(self.folder, self._aside("dropped"))
+        self._sweep()
 
     def flush(self) -> None:
         shard = self._shard
