@@ -483,6 +483,75 @@ def search(
     console().print(table)
 
 
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
+@click.pass_context
+@handle_errors
+def status(ctx: click.Context, as_json: bool) -> None:
+    """Show what the index holds and whether queries can use it.
+
+    \b
+    The committed version, its documents and chunks, each store's count and
+    location, an index run under way or stopped, what a query would be told
+    if it is refused (exit code 1), and what the next `ragloom index` will do.
+    Writes nothing.
+    """
+    with plugin_output_to_stderr(), load_pipeline(ctx) as pipeline:
+        found = pipeline.status()
+    if as_json:
+        click.echo(json.dumps(found.to_dict(), indent=2))
+    else:
+        for name, value in _status_lines(found):
+            click.echo(sanitize(f"{name + ':':<11}{value}"))
+    if not found.ready:
+        sys.exit(1)
+
+
+def _status_lines(found: Any) -> list[tuple[str, str]]:
+    if not found.exists:
+        lines = [("index", f"{found.index_dir} (nothing indexed yet: run `ragloom index`)")]
+    else:
+        when = (
+            time.strftime(" %Y-%m-%d %H:%M:%S UTC", time.gmtime(found.committed_at))
+            if found.committed_at is not None
+            else ""
+        )
+        by = f" by ragloom {found.written_by}" if found.written_by else " by an older ragloom"
+        lines = [
+            ("index", found.index_dir),
+            ("version", f"{found.version}, committed{when}{by}" if found.version else "0"),
+            ("documents", f"{found.documents:,} ({found.chunks:,} chunk(s))"),
+            ("embedder", found.embedder or "none"),
+        ]
+    for store in found.stores:
+        held = (
+            f"cannot be read: {store.error}"
+            if store.chunks is None
+            else f"{'' if store.exact else 'about '}{store.chunks:,} chunk(s)"
+        )
+        where = f", {store.location}" if store.location else ""
+        lines.append(("store", f"{store.name} ({store.type}): {held}{where}"))
+    if found.run == "running":
+        pid = f" (process {found.run_pid})" if found.run_pid is not None else ""
+        lines.append(("index run", f"under way{pid}"))
+    elif found.run == "stopped":
+        lines.append(("index run", "one stopped before it ended (killed, or it failed)"))
+    if found.rebuilding is not None:
+        started = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(found.rebuilding))
+        lines.append(("rebuild", f"started {started}, not committed yet"))
+    if found.ready:
+        answered = (
+            f"answered from version {found.version}"
+            if found.version
+            else "answered, with no hits until an index run commits"
+        )
+        lines.append(("queries", answered))
+    else:
+        lines.append(("queries", f"refused: {found.problem}"))
+    lines.extend(("next run", said) for said in found.next_run)
+    return lines
+
+
 def explanation_json(why: Any) -> dict[str, Any]:
     """One hit's explanation as JSON (also the HTTP API's ``explain``)."""
     return {

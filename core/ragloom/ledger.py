@@ -41,6 +41,7 @@ __all__ = [
     "index_lock",
     "ledger_error",
     "read_only_mount",
+    "running_run",
     "not_a_database",
     "private_file",
     "use_wal",
@@ -583,6 +584,7 @@ class Ledger:
                 "commit": commit,
                 "version": version,
                 "screening": SCREENING,
+                "at": round(time.time(), 3),
             },
         )
 
@@ -653,6 +655,52 @@ class Journal:
         self.path.unlink(missing_ok=True)
 
 
+_LOCK_GRACE = 1.0
+"""How long a run waits for the index lock before it says another run holds
+it: ``ragloom status`` takes the lock shared for an instant to see whether a
+run holds it, and a run starting at that instant waits it out."""
+
+
+def _acquire(fd: int) -> bool:
+    """Take the index lock alone: False when a run holds it past the grace."""
+    import fcntl
+
+    deadline = time.monotonic() + _LOCK_GRACE
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.05)
+
+
+def running_run(index_dir: Path) -> tuple[bool, int | None]:
+    """Whether an index run holds ``index_dir``'s lock now, and the process id
+    its lock file names (None when unreadable). Reads only: the lock is taken
+    shared for an instant (a run starting then waits it out, ``_LOCK_GRACE``)."""
+    import fcntl
+
+    path = index_dir / "index.lock"
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:  # no lock file (no run yet), or one this user cannot read
+        return False, None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            pid = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+            return True, int(pid) if pid.isdigit() else None
+        except OSError:  # a file system without locks: nothing to tell
+            return False, None
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False, None
+    finally:
+        os.close(fd)
+
+
 def _holder(path: Path) -> str:
     """`` (process N)``: the process that wrote the lock file, when readable."""
     try:
@@ -665,7 +713,6 @@ def _holder(path: Path) -> str:
 @contextmanager
 def index_lock(index_dir: Path) -> Iterator[None]:
     """Hold ``<index_dir>/index.lock`` for one index run; a second run fails clearly."""
-    import fcntl
 
     if read_only_mount(index_dir):
         raise IndexStateError(
@@ -698,13 +745,11 @@ def index_lock(index_dir: Path) -> Iterator[None]:
             f"{index_dir}; check that this user may write there"
         ) from None
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        if not _acquire(fd):
             raise IndexStateError(
                 f"another index run holds {path}{_holder(path)}; wait for it to finish "
                 "(the lock is released when that run ends, or its process exits)"
-            ) from None
+            )
         os.ftruncate(fd, 0)
         os.write(fd, str(os.getpid()).encode())
         yield

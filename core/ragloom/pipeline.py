@@ -44,6 +44,8 @@ from .types import MAX_K, Answer, Hits
 if TYPE_CHECKING:
     import pluggy
 
+    from .status import IndexStatus
+
 __all__ = ["AnswerStream", "IndexReport", "Pipeline", "load"]
 
 log = logging.getLogger("ragloom")
@@ -198,6 +200,17 @@ class Pipeline:
         if not self._opened:
             return False
         return self.retriever.catch_up()
+
+    def status(self) -> IndexStatus:
+        """What the index holds and whether a query would answer from it now
+        (``ragloom status``): the committed version, its documents and chunks,
+        each store's count and location, an index run under way or stopped,
+        the refusal a query would get, and what the next index run will do
+        beyond indexing changes. Opens the pipeline; writes nothing."""
+        from .status import index_status
+
+        self.open()
+        return index_status(self)
 
     @property
     def embedding_cache(self) -> EmbeddingCache | None:

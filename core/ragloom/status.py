@@ -1,0 +1,199 @@
+"""What an index holds and whether queries can use it: ``ragloom status``.
+
+``index_status(pipeline)`` reads the ledger (read-only), asks each store how
+many chunks it holds, looks whether an index run holds the index lock, and
+runs the checks a query makes before it answers (a rebuild under way,
+another embedder, a store moved, emptied or added since the last run), so
+that an operator reads in one place what `search` would refuse and what the
+next `ragloom index` will do, without reading ``ledger.sqlite`` by hand.
+Nothing is written: no index folder is made where there is none.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
+
+from .errors import RagloomError
+from .fingerprints import describe_fingerprint, fingerprints_match
+from .ledger import JOURNAL_FILE, Ledger, ledger_error, running_run
+from .state import _chunk_total
+from .storeset import store_kind
+
+if TYPE_CHECKING:
+    from .pipeline import Pipeline
+
+__all__ = ["IndexStatus", "StoreStatus", "index_status"]
+
+
+@dataclass(frozen=True)
+class StoreStatus:
+    """One store of the config, as it is now."""
+
+    name: str
+    type: str
+    location: str | None
+    """Where it keeps its chunks (a file, a table, a collection), when it says."""
+    chunks: int | None
+    """How many chunks it holds (None when it could not be asked)."""
+    exact: bool
+    """False for a store whose count lags its writes (Pinecone): about that many."""
+    error: str | None = None
+    """Why it could not be opened or counted."""
+
+
+@dataclass(frozen=True)
+class IndexStatus:
+    """An index directory and the config's view of it (``Pipeline.status()``)."""
+
+    index_dir: str
+    exists: bool
+    """Whether an index run ever committed here (a ledger exists)."""
+    version: int
+    """The corpus version queries answer from (0: none committed yet)."""
+    committed_at: float | None
+    """When that version was committed (None: by a ragloom that did not say)."""
+    written_by: str | None
+    """The ragloom version that committed it (None: an older ragloom)."""
+    documents: int
+    chunks: int
+    """Chunks the ledger lists: what each store should hold."""
+    embedder: str | None
+    """The embedder the index was built with (``model (384-d)``)."""
+    stores: tuple[StoreStatus, ...]
+    run: str | None
+    """``running`` (an index run holds the lock now), ``stopped`` (one was
+    killed or failed: its journal is left, and the next run finishes it), or None."""
+    run_pid: int | None
+    rebuilding: float | None
+    """When a ``--rebuild`` that has not committed its documents started."""
+    ready: bool
+    """Whether a query would answer now: False when it would be refused."""
+    problem: str | None
+    """What a query would be told instead (the message of its error)."""
+    next_run: tuple[str, ...]
+    """What the next ``ragloom index`` will do beyond indexing changes."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def index_status(pipeline: Pipeline) -> IndexStatus:
+    """The status of ``pipeline``'s index; opens its stores (as a query would),
+    writes nothing."""
+    state = pipeline.state
+    running, pid = running_run(state.index_dir) if state.index_dir.is_dir() else (False, None)
+    journal = (state.index_dir / JOURNAL_FILE).exists()
+    run = "running" if running else ("stopped" if journal else None)
+    unreadable: str | None = None
+    try:
+        meta, documents, chunks = _read_ledger(pipeline)
+    except RagloomError as exc:  # a damaged ledger: what a query says of it, below
+        meta, documents, chunks, unreadable = None, 0, 0, str(exc)
+    exists = state.ledger_path.exists()
+    meta = meta or {}
+    version = int(meta.get("corpus_version") or 0)
+    writer = meta.get("writer")
+    stamped = (
+        isinstance(writer, dict)
+        and writer.get("commit") == meta.get("commit")
+        and writer.get("version") == version
+    )
+    at = writer.get("at") if stamped else None
+    problem: str | None = None
+    try:  # the checks a query makes before it answers (with no ledger, too:
+        # stores that hold chunks then lost it)
+        view = pipeline.retriever.sync()
+        pipeline.retriever.check_view(view)
+    except RagloomError as exc:
+        problem = str(exc)
+    problem = problem or unreadable
+    stores = tuple(_store_status(pipeline, name) for name, _ in pipeline.stores)
+    if problem is None and run != "running":
+        failed = next((s for s in stores if s.error), None)
+        if failed is not None:
+            problem = f"store {failed.name!r}: {failed.error}"
+    return IndexStatus(
+        index_dir=str(state.index_dir),
+        exists=exists,
+        version=version,
+        committed_at=float(at) if isinstance(at, (int, float)) else None,
+        written_by=str(writer.get("ragloom")) if stamped else None,
+        documents=documents,
+        chunks=chunks,
+        embedder=describe_fingerprint(meta["embedder"]) if meta.get("embedder") else None,
+        stores=stores,
+        run=run,
+        run_pid=pid,
+        rebuilding=float(meta["rebuilding"]) if meta.get("rebuilding") is not None else None,
+        ready=problem is None,
+        problem=problem,
+        next_run=_next_run(pipeline, meta, documents, run),
+    )
+
+
+def _read_ledger(pipeline: Pipeline) -> tuple[dict[str, Any] | None, int, int]:
+    """The ledger's meta, documents and chunks, read in one transaction
+    (None: no ledger)."""
+    state = pipeline.state
+    if not state.ledger_path.exists():
+        return None, 0, 0
+    ledger = Ledger(state.ledger_path).open(read_only=True)
+    db = ledger.db
+    try:
+        db.execute("BEGIN")
+        rows = db.execute("SELECT key, value FROM meta").fetchall()
+        documents = int(db.execute("SELECT count(*) FROM documents").fetchone()[0])
+        chunks = _chunk_total(db)
+        db.execute("COMMIT")
+        meta = {key: json.loads(value) for key, value in rows}
+    except (sqlite3.DatabaseError, ValueError) as exc:
+        raise ledger_error(state.ledger_path, exc) from None
+    finally:
+        ledger.close()
+    return meta, documents, chunks
+
+
+def _store_status(pipeline: Pipeline, name: str) -> StoreStatus:
+    store = next(s for n, s in pipeline.stores if n == name)
+    try:
+        location = store.location
+    except Exception:  # a plugin's bug: it says nothing of where
+        location = None
+    try:
+        pipeline.stores.open()  # a store whose open failed is tried again (and says why)
+        with pipeline.state.lock.read():
+            held: int | None = int(store.count())
+        error = None
+    except Exception as exc:
+        held, error = None, str(exc) or type(exc).__name__
+    return StoreStatus(
+        name=name,
+        type=store_kind(store),
+        location=location if isinstance(location, str) else None,
+        chunks=held,
+        exact=bool(store.exact_count),
+        error=error,
+    )
+
+
+def _next_run(
+    pipeline: Pipeline,
+    meta: dict[str, Any],
+    documents: int,
+    run: str | None,
+) -> tuple[str, ...]:
+    """What the next plain ``ragloom index`` does beyond indexing changes."""
+    said: list[str] = []
+    if meta.get("rebuilding") is not None and run != "running":
+        said.append("complete the `--rebuild` that did not end: every document indexed again")
+    elif run == "stopped":
+        said.append("delete what the stopped run wrote that no document owns, then go on")
+    stored_chunker = meta.get("chunker")
+    if documents and stored_chunker is not None:
+        current = pipeline.chunker.fingerprint()
+        if not fingerprints_match(stored_chunker, current, pipeline.chunker):
+            said.append("chunk every document again: the config's chunker differs from the index's")
+    return tuple(said)

@@ -1,0 +1,189 @@
+"""`ragloom status` and `Pipeline.status()`: what an index holds, whether a
+query would answer from it, and what the next index run will do."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import ragloom
+import yaml
+from ragloom.errors import IndexStateError
+from ragloom.ledger import Journal, Ledger, index_lock, running_run
+
+from .conftest import basic_config
+
+RAGLOOM = str(Path(sys.executable).parent / "ragloom")
+
+
+def status_of(corpus: Path, pm, **overrides: object):
+    with ragloom.load(basic_config(**overrides), plugin_manager=pm, base_dir=corpus) as pipeline:
+        return pipeline.status()
+
+
+def indexed(corpus: Path, pm, **overrides: object) -> None:
+    with ragloom.load(basic_config(**overrides), plugin_manager=pm, base_dir=corpus) as pipeline:
+        pipeline.index()
+
+
+def cli(corpus: Path, *args: str, **overrides: object) -> subprocess.CompletedProcess:
+    (corpus / "ragloom.yaml").write_text(yaml.safe_dump(basic_config(**overrides)))
+    return subprocess.run(
+        [RAGLOOM, "status", *args],
+        cwd=corpus,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+
+
+def test_before_any_run_nothing_is_made(corpus: Path, pm) -> None:
+    found = status_of(corpus, pm)
+    assert not found.exists and found.version == 0 and found.documents == 0
+    assert found.ready and found.run is None and not found.next_run
+    assert [(s.name, s.chunks) for s in found.stores] == [("memory", 0), ("bm25", 0)]
+    assert not (corpus / ".ragloom").exists()  # status writes nothing
+    result = cli(corpus)
+    assert result.returncode == 0, result.stderr
+    assert "nothing indexed yet: run `ragloom index`" in result.stdout
+
+
+def test_an_index_says_its_version_documents_and_stores(corpus: Path, pm) -> None:
+    before = time.time()
+    small = {"type": "fixed", "size": 40, "overlap": 0}  # more chunks than documents
+    indexed(corpus, pm, chunker=small)
+    found = status_of(corpus, pm, chunker=small)
+    assert found.exists and found.version == 1 and found.ready and found.problem is None
+    assert found.documents == 3 and found.chunks > 3
+    held = {s.name: s.chunks for s in found.stores}
+    assert held == {"memory": found.chunks, "bm25": found.chunks}
+    assert found.written_by == ragloom.__version__
+    assert found.committed_at is not None and before - 1 <= found.committed_at <= time.time()
+    assert found.embedder == "hash (256-d)"
+    result = cli(corpus, chunker=small)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert f"documents: 3 ({found.chunks} chunk(s))" in lines
+    assert f"store:     memory (memory): {found.chunks} chunk(s)" in lines
+    assert "queries:   answered from version 1" in lines
+    assert any(line.startswith("version:   1, committed 20") for line in lines), lines
+    data = json.loads(cli(corpus, "--json", chunker=small).stdout)
+    assert data["version"] == 1 and data["ready"] and data["documents"] == 3
+    assert [s["chunks"] for s in data["stores"]] == [found.chunks, found.chunks]
+
+
+def test_a_run_under_way_is_named_with_its_process(corpus: Path, pm) -> None:
+    indexed(corpus, pm)
+    with index_lock(corpus / ".ragloom"):  # as if `ragloom index` were running
+        found = status_of(corpus, pm)
+        result = cli(corpus)
+    assert found.run == "running" and found.run_pid == os.getpid()
+    assert found.ready  # readers answer from the committed version meanwhile
+    assert f"index run: under way (process {os.getpid()})" in result.stdout.splitlines()
+    assert running_run(corpus / ".ragloom") == (False, None)  # released
+
+
+def test_looking_at_the_lock_never_fails_a_run_starting_then(corpus: Path, pm) -> None:
+    """status takes the lock shared for an instant; a run that starts at that
+    instant waits it out instead of saying that another run holds it."""
+    indexed(corpus, pm)
+    path = corpus / ".ragloom" / "index.lock"
+    fd = os.open(path, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_SH)  # a probe that lasts far longer than any does
+    releaser = threading.Timer(0.3, lambda: os.close(fd))
+    releaser.start()
+    try:
+        with index_lock(corpus / ".ragloom"):
+            assert running_run(corpus / ".ragloom")[0] is True
+    finally:
+        releaser.join()
+    fd = os.open(path, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_SH)
+    try:  # held past the grace: that is another run, and it is said
+        with (
+            pytest.raises(IndexStateError, match="another index run holds"),
+            index_lock(corpus / ".ragloom"),
+        ):
+            pass
+    finally:
+        os.close(fd)
+
+
+def test_a_stopped_run_and_what_the_next_one_does(corpus: Path, pm) -> None:
+    indexed(corpus, pm)
+    Journal(corpus / ".ragloom" / "journal.jsonl").record(["docs/x.md::0@abc"])
+    found = status_of(corpus, pm)
+    assert found.run == "stopped" and found.ready
+    assert any("stopped run" in said for said in found.next_run), found.next_run
+    assert "index run: one stopped before it ended" in cli(corpus).stdout
+
+
+def test_a_rebuild_that_did_not_end_refuses_queries(corpus: Path, pm) -> None:
+    indexed(corpus, pm)
+    ledger = Ledger(corpus / ".ragloom" / "ledger.sqlite").open()
+    ledger.clear(rebuilding=time.time(), bump=True)
+    ledger.close()
+    found = status_of(corpus, pm)
+    assert not found.ready and found.rebuilding is not None
+    assert "rebuild" in (found.problem or "")
+    assert any("complete the `--rebuild`" in said for said in found.next_run)
+    result = cli(corpus)
+    assert result.returncode == 1
+    assert "queries:   refused: " in result.stdout and "rebuild:   started " in result.stdout
+
+
+def test_a_store_emptied_behind_ragloom_is_named(corpus: Path, pm) -> None:
+    indexed(corpus, pm)
+    (corpus / ".ragloom" / "memory" / "memory.npz").unlink()
+    found = status_of(corpus, pm)
+    held = {s.name: s.chunks for s in found.stores}
+    assert held["memory"] == 0 and held["bm25"] == found.chunks
+    assert not found.ready and "store 'memory' holds 0 chunk(s)" in (found.problem or "")
+    assert "--repair" in (found.problem or "")
+    result = cli(corpus, "--json")
+    assert result.returncode == 1 and json.loads(result.stdout)["ready"] is False
+
+
+def test_config_changes_since_the_last_run(corpus: Path, pm) -> None:
+    indexed(corpus, pm)
+    rechunked = status_of(corpus, pm, chunker={"type": "recursive", "size": 120, "overlap": 0})
+    assert rechunked.ready
+    assert rechunked.next_run == (
+        "chunk every document again: the config's chunker differs from the index's",
+    )
+    other = status_of(corpus, pm, embedder={"type": "hash", "dimension": 128})
+    assert not other.ready and "embedder" in (other.problem or "")
+    assert "--rebuild" in (other.problem or "")
+
+
+def test_a_damaged_ledger_is_a_refusal_not_a_crash(corpus: Path, pm) -> None:
+    indexed(corpus, pm)
+    ledger = corpus / ".ragloom" / "ledger.sqlite"
+    for extra in ("-wal", "-shm"):
+        Path(f"{ledger}{extra}").unlink(missing_ok=True)
+    ledger.write_bytes(b"not a database, " * 100)
+    found = status_of(corpus, pm)
+    assert found.exists and not found.ready and "ledger" in (found.problem or "")
+    result = cli(corpus)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "queries:   refused: " in result.stdout
+
+
+def test_a_version_an_older_ragloom_committed(corpus: Path, pm) -> None:
+    indexed(corpus, pm)
+    ledger = Ledger(corpus / ".ragloom" / "ledger.sqlite").open()
+    ledger.begin()
+    ledger.bump_version(stamp=False)  # as a ragloom from before the stamp does
+    ledger.commit()
+    ledger.close()
+    found = status_of(corpus, pm)
+    assert found.version == 2 and found.written_by is None and found.committed_at is None
+    assert "version:   2, committed by an older ragloom" in cli(corpus).stdout
