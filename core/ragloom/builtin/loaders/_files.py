@@ -126,8 +126,7 @@ class TextFileOptions(FileOptions):
         return value
 
 
-_OFFICE = ((b"word/", "a Word document (.docx)"), (b"xl/", "an Excel workbook (.xlsx)"),
-           (b"ppt/", "a PowerPoint deck (.pptx)"))  # fmt: skip
+_OFFICE = ((b"xl/", "an Excel workbook (.xlsx)"), (b"ppt/", "a PowerPoint deck (.pptx)"))
 
 
 def _binary(data: bytes) -> str:
@@ -136,6 +135,8 @@ def _binary(data: bytes) -> str:
     head = data[:BINARY_SNIFF_BYTES]
     kind = None
     if head.startswith(b"PK\x03\x04"):
+        if b"word/" in head:
+            return "a Word document under a text format's name: name it .docx; skipped"
         kind = next((name for marker, name in _OFFICE if marker in head), None)
     elif head.startswith(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"):
         kind = "a Microsoft Office file (.doc, .xls or .ppt)"

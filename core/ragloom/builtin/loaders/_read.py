@@ -15,6 +15,7 @@ from typing import Any
 from ...components import Context
 from ...types import Document, content_hash
 from ._files import (
+    BINARY_SNIFF_BYTES,
     HTML_EXTENSIONS,
     MARKDOWN_EXTENSIONS,
     RST_EXTENSIONS,
@@ -27,6 +28,7 @@ from ._files import (
     source_id,
 )
 from .parsers.code import code_language, parse_code
+from .parsers.docx import parse_docx
 from .parsers.html import parse_html
 from .parsers.markdown import parse_markdown
 from .parsers.pdf import parse_pdf
@@ -37,13 +39,15 @@ __all__ = ["file_format", "read_document"]
 
 
 def file_format(path: PurePath, head: bytes = b"") -> str:
-    """The format a file is read as: ``markdown``, ``html``, ``pdf``, ``code``,
-    ``table`` (``.csv``, ``.tsv``), ``rst`` (``.rst``, ``.rest``) or ``text``.
+    """The format a file is read as: ``markdown``, ``html``, ``pdf``, ``docx``,
+    ``code``, ``table`` (``.csv``, ``.tsv``), ``rst`` (``.rst``, ``.rest``) or
+    ``text``.
 
     By extension first (see the ``directory`` loader's docs for the table); a
     file with no or an unknown extension is sniffed from ``head``, its first
-    bytes: ``%PDF-`` is a PDF, ``#!`` (a shebang) is code, ``<!doctype html`` or
-    ``<html`` is HTML, anything else text.
+    bytes: ``%PDF-`` is a PDF, a zip holding ``word/`` a Word document, ``#!``
+    (a shebang) is code, ``<!doctype html`` or ``<html`` is HTML, anything else
+    text.
     """
     extension = path.suffix.lower()
     if extension in MARKDOWN_EXTENSIONS:
@@ -52,6 +56,8 @@ def file_format(path: PurePath, head: bytes = b"") -> str:
         return "html"
     if extension == ".pdf":
         return "pdf"
+    if extension == ".docx":
+        return "docx"
     if extension in RST_EXTENSIONS:
         return "rst"
     if extension in TEXT_EXTENSIONS:
@@ -63,6 +69,8 @@ def file_format(path: PurePath, head: bytes = b"") -> str:
     start = head.lstrip()[:64].lower()
     if head.startswith(b"%PDF-"):
         return "pdf"
+    if head.startswith(b"PK\x03\x04") and b"word/" in head:
+        return "docx"
     if head.startswith(b"#!"):
         return "code"
     if start.startswith((b"<!doctype html", b"<html")):
@@ -104,12 +112,12 @@ def read_document(
     :param metadata: extra fields merged over the computed ones.
     :param max_size: files bigger than this many bytes are reported and skipped,
         judged from their size alone (they are never read).
-    :param format: ``markdown``, ``html``, ``pdf``, ``code`` or ``text``; None:
+    :param format: ``markdown``, ``html``, ``pdf``, ``docx``, ``code`` or ``text``; None:
         :func:`file_format` chooses.
     :param options: keyword options for the format's parser.
     :returns: the document, or None when the file was reported and skipped.
     :raises LoaderError: only when the format needs a package that is not
-        installed (pypdf); callers report it.
+        installed (pypdf, python-docx); callers report it.
 
     The id and ``source`` are the path relative to ``context.base_dir`` (forward
     slashes), or the absolute path outside it. Metadata: ``source``, ``path``
@@ -166,13 +174,13 @@ def read_document(
         )
         return None
 
-    kind = format or file_format(path, data[:512])
+    kind = format or file_format(path, data[:BINARY_SNIFF_BYTES])
     parsed: Parsed | None
-    if kind == "pdf":
+    if kind in _BINARY_PARSERS:
         if not data.strip():
             report("empty file (no text to index); skipped")
             return None
-        parsed = parse_pdf(data, report=report, **(options or {}))
+        parsed = _BINARY_PARSERS[kind](data, report=report, **(options or {}))
     else:
         text = decode_text(data, encoding, report=report, html=kind == "html")
         if text is None:
@@ -209,6 +217,9 @@ def _parser(kind: str) -> Callable[..., Parsed | None]:
 def _parse_text(text: str, **_: Any) -> Parsed:
     return text, {}
 
+
+_BINARY_PARSERS: dict[str, Callable[..., Parsed | None]] = {"pdf": parse_pdf, "docx": parse_docx}
+"""The formats read from the file's bytes, not from decoded text."""
 
 _PARSERS: dict[str, Callable[..., Parsed | None]] = {
     "markdown": parse_markdown,

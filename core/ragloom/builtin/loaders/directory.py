@@ -64,11 +64,12 @@ DEFAULT_INCLUDE = tuple(
         *sorted(RST_EXTENSIONS),
         *sorted(HTML_EXTENSIONS),
         ".pdf",
+        ".docx",
         *LANGUAGES,
     )
 )
 """Every extension a format is known for: Markdown, plain text,
-reStructuredText, HTML, PDF and source code."""
+reStructuredText, HTML, PDF, Word and source code."""
 
 DENIED_FILES = (
     # environment files and keys

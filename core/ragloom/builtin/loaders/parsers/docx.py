@@ -1,0 +1,209 @@
+"""Word (``.docx``): the body's text, in order, as Markdown-like text.
+
+Needs python-docx: ``pip install 'ragloom[docx]'``. Rendered as the ``html``
+loader renders a page, so the Markdown-aware chunkers cut it by section
+and cite it by heading (``policy.docx#flights``):
+
+- the ``Title`` style and ``Heading 1``–``Heading 9`` as ATX headings
+  (``#`` for the title, ``##`` for ``Heading 1`` when there is a title, so a
+  document keeps one top heading), other paragraphs separated by blank lines;
+- list paragraphs (a ``List`` style, or numbering) as ``- item``, indented by
+  their level;
+- tables as Markdown tables, the rule under the first row (Word's header
+  row), a merged cell in each column it spans (the rows stay as wide as
+  the header), a table inside a cell as its text;
+- hidden text (Word's *Hidden* font effect, on the run or its style) left
+  out, as the ``html`` loader leaves out hidden elements: no reader sees it,
+  and it is where instructions meant for machines are hidden.
+
+Metadata: ``title`` (the document's own title property, else the text of its
+``Title`` paragraph, else the file name, which the reader fills in). Not
+read: headers and footers (the same on every page), footnotes, comments,
+text boxes and tracked deletions. A file that is not a Word document (a
+renamed file, a damaged one, an encrypted one, which Word saves as another
+format) is reported and skipped, as is one whose parts would unpack to more
+than :data:`MAX_UNPACKED` bytes (a zip bomb).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from ....errors import LoaderError
+from .._files import Parsed
+
+if TYPE_CHECKING:
+    from docx.table import Table
+    from docx.text.paragraph import Paragraph
+
+__all__ = ["MAX_UNPACKED", "MISSING_DOCX", "parse_docx"]
+
+MISSING_DOCX = (
+    "reading Word documents needs python-docx, which is not installed: pip install 'ragloom[docx]'"
+)
+
+MAX_UNPACKED = 256 * 1024 * 1024
+"""The most a ``.docx`` may unpack to (its parts together), in bytes: a few
+megabytes of text unpack to tens; a file that claims more is a zip bomb."""
+
+_HEADING = re.compile(r"^heading ([1-9])$")
+_ENCRYPTED = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # an OLE file: what Word saves encrypted
+
+
+def parse_docx(data: bytes, *, report: Callable[[str], None], **_: Any) -> Parsed | None:
+    """The text of a Word document with its ``title``; None after reporting
+    one that cannot be read. Raises :class:`LoaderError` when python-docx is
+    missing."""
+    try:
+        import docx
+    except ImportError:
+        raise LoaderError(MISSING_DOCX) from None
+    if data.startswith(_ENCRYPTED):
+        report(
+            "an encrypted or old-format Word document (.doc, or a .docx with a password); "
+            "save it as .docx without a password; skipped"
+        )
+        return None
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            unpacked = sum(info.file_size for info in archive.infolist())
+        if unpacked > MAX_UNPACKED:
+            report(
+                f"Word document whose parts unpack to {unpacked:,} bytes, over "
+                f"{MAX_UNPACKED:,} (a zip bomb?); skipped"
+            )
+            return None
+        document = docx.Document(io.BytesIO(data))
+        renderer = _Renderer(titled=_has_title(document))
+        for block in document.iter_inner_content():
+            renderer.block(block)
+        title = (document.core_properties.title or "").strip() or renderer.title
+    except Exception as exc:  # python-docx and zipfile raise many kinds on malformed files
+        detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        report(f"not a readable Word document ({detail}); skipped")
+        return None
+    text = renderer.text()
+    if not text.strip():
+        report("Word document with no text (images only?); skipped")
+        return None
+    fields: dict[str, Any] = {}
+    if title:
+        fields["title"] = " ".join(title.split())
+    return text, fields
+
+
+def _has_title(document: Any) -> bool:
+    return any(_style(p) == "title" for p in document.paragraphs[:20])
+
+
+def _style(paragraph: Paragraph) -> str:
+    try:
+        return (paragraph.style.name or "").lower() if paragraph.style is not None else ""
+    except (KeyError, AttributeError):  # a style id the styles part does not define
+        return ""
+
+
+def _hidden(run: Any, paragraph: Paragraph) -> bool:
+    """Whether Word hides ``run``: its own font, its character style's or
+    its paragraph style's (the first that says)."""
+    for font in (
+        run.font,
+        getattr(run.style, "font", None),
+        getattr(paragraph.style, "font", None),
+    ):
+        hidden = getattr(font, "hidden", None)
+        if hidden is not None:
+            return bool(hidden)
+    return False
+
+
+def _visible_text(paragraph: Paragraph) -> str:
+    """A paragraph's text without its hidden runs; line breaks and tabs as
+    spaces (the chunkers treat a paragraph as one block)."""
+    parts: list[str] = []
+    for item in paragraph.iter_inner_content():
+        runs = item.runs if hasattr(item, "runs") else [item]  # a hyperlink holds runs
+        parts.extend(run.text for run in runs if not _hidden(run, paragraph))
+    return " ".join("".join(parts).split())
+
+
+def _list_level(paragraph: Paragraph) -> int | None:
+    """The list level of a list paragraph (0 for the top), or None."""
+    properties = paragraph._p.pPr
+    numbered = properties is not None and properties.numPr is not None
+    if not numbered and not _style(paragraph).startswith("list"):
+        return None
+    if numbered and properties.numPr.ilvl is not None:
+        return int(properties.numPr.ilvl.val or 0)
+    digits = re.search(r"(\d)$", _style(paragraph))
+    return int(digits.group(1)) - 1 if digits else 0
+
+
+class _Renderer:
+    def __init__(self, *, titled: bool) -> None:
+        self.blocks: list[str] = []
+        self.titled = titled  # a Title paragraph is `#`: headings go a level down
+        self.title = ""
+
+    def text(self) -> str:
+        return "\n\n".join(self.blocks) + "\n" if self.blocks else ""
+
+    def block(self, block: Paragraph | Table) -> None:
+        if hasattr(block, "rows"):
+            self.table(block)  # type: ignore[arg-type]
+        else:
+            self.paragraph(block)  # type: ignore[arg-type]
+
+    def paragraph(self, paragraph: Paragraph) -> None:
+        text = _visible_text(paragraph)
+        if not text:
+            return
+        style = _style(paragraph)
+        heading = _HEADING.match(style)
+        if style == "title":
+            self.title = self.title or text
+            self.blocks.append(f"# {text}")
+        elif heading:
+            level = min(int(heading.group(1)) + (1 if self.titled else 0), 6)
+            self.blocks.append(f"{'#' * level} {text}")
+        elif (level := _list_level(paragraph)) is not None:
+            item = f"{'  ' * min(level, 8)}- {text}"
+            if self.blocks and self.blocks[-1].lstrip().startswith("- "):
+                self.blocks[-1] += "\n" + item  # one list, one block
+            else:
+                self.blocks.append(item)
+        else:
+            self.blocks.append(text)
+
+    def table(self, table: Table) -> None:
+        lines: list[str] = []
+        for row in table.rows:
+            # a merged cell in each column it spans, as python-docx gives it:
+            # every row as wide as the header, its cells under their names
+            cells = [" ".join(_cell_text(cell)).replace("|", "\\|") for cell in row.cells]
+            if not any(cells):
+                continue
+            lines.append("| " + " | ".join(cells) + " |")
+            if len(lines) == 1:
+                lines.append("|" + " --- |" * len(cells))
+        if len(lines) == 2:  # one row: no header to rule off
+            del lines[1]
+        if lines:
+            self.blocks.append("\n".join(lines))
+
+
+def _cell_text(cell: Any) -> Iterator[str]:
+    """The visible text of a table cell, tables inside it included."""
+    for block in cell.iter_inner_content():
+        if hasattr(block, "rows"):
+            for row in block.rows:
+                for inner in row.cells:
+                    yield from _cell_text(inner)
+        else:
+            text = _visible_text(block)
+            if text:
+                yield text
