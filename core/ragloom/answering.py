@@ -38,18 +38,36 @@ class Answerer:
         self.config = config
         self.generator = generator
 
-    def passages(self, hits: Sequence[Hit]) -> list[Hit]:
+    def passages(self, hits: Sequence[Hit], history: Sequence[Message] = ()) -> list[Hit]:
         """The hits the generator gets: for a chat model, the best that fit its
-        context budget (whole passages, in relevance order); then arranged as
-        ``retrieval.order`` says."""
-        chosen = list(hits)
-        if isinstance(self.generator, ChatGenerator):
-            chosen = fit_passages(
-                chosen, self.generator.passage_budget(), self.generator.count_tokens
-            )
+        context budget less what the chat history takes (whole passages, in
+        relevance order); then arranged as ``retrieval.order`` says."""
+        return self.fitted(hits, history)[0]
+
+    def fitted(
+        self, hits: Sequence[Hit], history: Sequence[Message]
+    ) -> tuple[list[Hit], list[Message]]:
+        """The passages and the history a chat model gets: the history takes
+        its share of the context budget, its oldest turns left out when it
+        would take more than half (the passages answer the question)."""
+        chosen, kept = list(hits), list(history)
+        generator = self.generator
+        if isinstance(generator, ChatGenerator):
+            budget = generator.passage_budget()
+            costs = [generator.count_tokens(str(m.get("content", ""))) + 4 for m in kept]
+            while kept and sum(costs) > budget // 2:
+                kept.pop(0)
+                costs.pop(0)
+            if len(kept) < len(history):
+                log.info(
+                    "left out the %d oldest chat turn(s): they would take more than half of "
+                    "the generator's context budget",
+                    len(history) - len(kept),
+                )
+            chosen = fit_passages(chosen, max(budget - sum(costs), 1), generator.count_tokens)
         if self.config.retrieval.order == "lost-in-the-middle":
-            return lost_in_the_middle(chosen)
-        return chosen
+            return lost_in_the_middle(chosen), kept
+        return chosen, kept
 
     def _degrade(self, exc: Exception) -> bool:
         """Whether a failed generation becomes a degraded answer (else it raises)."""
@@ -65,7 +83,7 @@ class Answerer:
     ) -> Answer:
         if not hits:
             return Answer(question=question, text=NOT_FOUND, grounded=False)
-        ordered = self.passages(hits)
+        ordered, history = self.fitted(hits, history)
         try:
             answer = run.stage(
                 "generate",
@@ -87,7 +105,7 @@ class Answerer:
         self, run: Run, question: str, hits: Hits, history: Sequence[Message]
     ) -> AnswerStream:
         """The answer as the generator writes it; ``run`` finishes with the stream."""
-        ordered = self.passages(hits)
+        ordered, history = self.fitted(hits, history)
         generator_type = self.config.generator.type
 
         def pieces() -> Iterator[str | Answer]:

@@ -702,6 +702,8 @@ def ask(
                     "question": answer.question,
                     "answer": answer.text,
                     "grounded": answer.grounded,
+                    "uncited": bool(answer.metadata.get("uncited")),
+                    "truncated": bool(answer.metadata.get("truncated")),
                     "degraded": answer.degraded,
                     **(
                         {"retrieval_degraded": answer.metadata["retrieval_degraded"]}
@@ -730,8 +732,24 @@ def ask(
         out.print()
         for c in answer.citations:
             out.print(f"  [{c.number}] {sanitize(c.label)}", markup=False)
+    _answer_notes(answer)
     if trace:
         _print_trace(answer)
+
+
+def _answer_notes(answer: Any) -> None:
+    """What a person must know of an answer that its text does not say."""
+    if answer.metadata.get("uncited"):
+        click.echo(
+            "note: the answer cites no passage: it may come from the model, not the documents",
+            err=True,
+        )
+    if answer.metadata.get("truncated"):
+        click.echo(
+            "note: the answer was cut off at the generator's max_tokens; raise it for a "
+            "whole answer",
+            err=True,
+        )
 
 
 def _trace_json(answer: Any) -> list[dict[str, Any]]:
@@ -771,6 +789,8 @@ def _print_stream(stream: Any) -> None:
         out.print()
         for c in answer.citations:
             out.print(f"  [{c.number}] {sanitize(c.label)}", markup=False)
+    if answer is not None:
+        _answer_notes(answer)
 
 
 def _check_not_empty(ctx: click.Context, text: str, name: str, example: str) -> None:

@@ -30,6 +30,7 @@ generator through this interface (``needs = {"generator"}``): any
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 import string
@@ -39,16 +40,19 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from .answers import NOT_FOUND, CitationRewriter
+from .answers import MARKER, NOT_FOUND, AnswerWriter
 from .components import ComponentConfig, Context, Generator, Message
 from .errors import ConfigError, GeneratorError
 from .types import Answer, Hit
+
+log = logging.getLogger("ragloom")
 
 __all__ = [
     "DEFAULT_PROMPT",
     "DEFAULT_SYSTEM_PROMPT",
     "ChatGenerator",
     "ChatOptions",
+    "Reply",
     "check_template",
     "estimate_tokens",
     "fit_passages",
@@ -73,7 +77,6 @@ Sources:
 Question: {question}"""
 
 _FIELDS = {"sources", "question"}
-_BRACKETED_NUMBER = re.compile(r"\[(\s*\d[\d\s,]*)\]")
 _SOURCE_TAG = re.compile(r"<\s*/?\s*source", re.IGNORECASE)
 
 
@@ -88,11 +91,18 @@ def render_sources(hits: Sequence[Hit]) -> str:
     """The passages as the prompt shows them, numbered from 1, as data."""
     parts = []
     for number, hit in enumerate(hits, start=1):
-        text = _BRACKETED_NUMBER.sub(r"(\1)", hit.chunk.text)  # no marker look-alikes
+        text = MARKER.sub(_as_parentheses, hit.chunk.text)  # no marker look-alikes
         text = _SOURCE_TAG.sub(lambda m: m.group(0).replace("<", "‹"), text)
         label = hit.chunk.label.replace('"', "'")
         parts.append(f'<source id="{number}" label="{label}">\n{text.strip()}\n</source>')
     return "\n\n".join(parts)
+
+
+def _as_parentheses(match: re.Match[str]) -> str:
+    return match.group(0).translate(_PARENTHESES)
+
+
+_PARENTHESES = str.maketrans("[]【】", "()()")
 
 
 def fit_passages(hits: Sequence[Hit], budget: int, count: Any = estimate_tokens) -> list[Hit]:
@@ -231,9 +241,10 @@ class ChatGenerator(Generator):
     ) -> Answer:
         if self.refuses(hits):
             return _not_found(question, hits)
-        rewriter = CitationRewriter(dict(enumerate(hits, start=1)))
-        text = self._call(question, hits, history)
-        return _answer(question, hits, rewriter.rewrite(text), rewriter)
+        writer = AnswerWriter(dict(enumerate(hits, start=1)))
+        reply = self._call(question, hits, history)
+        writer.write(reply)
+        return _answer(question, hits, writer, cut=_cut(reply))
 
     def stream(
         self, question: str, hits: Sequence[Hit], history: Sequence[Message] = ()
@@ -243,17 +254,19 @@ class ChatGenerator(Generator):
             yield answer.text
             yield answer
             return
-        rewriter = CitationRewriter(dict(enumerate(hits, start=1)))
+        writer = AnswerWriter(dict(enumerate(hits, start=1)))
         messages = self.messages(question, hits, history)
         c = self.config
+        cut = False
         for piece in self.chat_stream(messages, max_tokens=c.max_tokens, temperature=c.temperature):
-            shown = rewriter.feed(piece)
+            cut = cut or _cut(piece)
+            shown = writer.feed(piece)
             if shown:
                 yield shown
-        tail = rewriter.finish()
+        tail = writer.finish()
         if tail:
             yield tail
-        yield _answer(question, hits, rewriter.text, rewriter)
+        yield _answer(question, hits, writer, cut=cut)
 
     def _call(self, question: str, hits: Sequence[Hit], history: Sequence[Message]) -> str:
         c = self.config
@@ -271,21 +284,51 @@ def _not_found(question: str, hits: Sequence[Hit]) -> Answer:
     return Answer(question, NOT_FOUND, hits=tuple(hits), grounded=False)
 
 
-def _answer(question: str, hits: Sequence[Hit], text: str, rewriter: CitationRewriter) -> Answer:
-    text = text.strip()
-    refused = _is_refusal(text)
+class Reply(str):
+    """A model's reply (or a streamed piece of it) that says how it ended:
+    ``cut`` when ``max_tokens`` stopped it (``finish_reason: length``). A
+    backend's ``chat`` and ``chat_stream`` may return it in place of ``str``."""
+
+    cut: bool = False
+
+    def __new__(cls, text: str = "", *, cut: bool = False) -> Reply:
+        reply = super().__new__(cls, text)
+        reply.cut = cut
+        return reply
+
+
+def _cut(text: str) -> bool:
+    return bool(getattr(text, "cut", False))
+
+
+def _answer(question: str, hits: Sequence[Hit], writer: AnswerWriter, *, cut: bool) -> Answer:
+    """The answer as written (the text the stream showed, exactly): grounded
+    when it cites a passage it was given; a refusal, or a text that cites
+    none (``metadata["uncited"]``: it may come from the model's own
+    knowledge), is not. An empty reply is a failure, not a refusal."""
+    text = writer.text
+    if not text.strip():
+        raise GeneratorError(
+            "the model's reply was empty (a chat template that does not fit the model, "
+            "or a model that ends at once)"
+        )
+    citations = writer.citations.citations()
     metadata: dict[str, Any] = {}
-    if rewriter.dropped:
-        metadata["dropped_citations"] = sorted(set(rewriter.dropped))
-    citations = rewriter.citations()
-    if not citations and not refused:
+    if writer.citations.dropped:
+        metadata["dropped_citations"] = sorted(set(writer.citations.dropped))
+    if writer.removed_sources:
+        metadata["removed_sources_list"] = True
+    if not citations and not _is_refusal(text):
         metadata["uncited"] = True
+    if cut:
+        metadata["truncated"] = True
+        log.warning("the answer was cut off at max_tokens; raise the generator's `max_tokens`")
     return Answer(
         question,
-        NOT_FOUND if refused and not citations else text,
+        text,
         citations=citations,
         hits=tuple(hits),
-        grounded=not refused or bool(citations),
+        grounded=bool(citations),
         metadata=metadata,
     )
 
@@ -294,4 +337,4 @@ def _is_refusal(text: str) -> bool:
     """Whether the model said the sources do not hold the answer."""
     folded = " ".join(text.lower().split()).strip(" .\"'")
     target = NOT_FOUND.lower().rstrip(".")
-    return folded.startswith(target) or folded == "" or folded.startswith("i could not find")
+    return folded.startswith(target) or folded.startswith("i could not find")

@@ -451,6 +451,13 @@ def _final_error(
         )
     elif failure.kind == "status" and reason == "":
         todo = f"; check {hint}" if hint else ""
+        said = failure.describe().lower()
+        if status == 400 and "context" in said and ("length" in said or "window" in said):
+            # the prompt and the answer do not fit the model's window
+            todo = (
+                "; the prompt and the answer must fit the model's context window: lower "
+                "the generator's `max_context_tokens` (the passages) or `max_tokens`"
+            )
         if status == 404:  # a missing model, or no such path at all: a base URL without /v1
             todo += (
                 " and the service's address (`base_url`: an OpenAI-compatible server's "

@@ -88,8 +88,12 @@ def _fold(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
-def check_answer(check: AnswerCheck, text: str, grounded: bool) -> AnswerResult:
-    """Compare an answer with a case's ``answer:`` check."""
+def check_answer(
+    check: AnswerCheck, text: str, grounded: bool, *, uncited: bool = False
+) -> AnswerResult:
+    """Compare an answer with a case's ``answer:`` check. An answer that
+    cites nothing (``uncited``: a model's own words) is no refusal, and no
+    answer from the documents either."""
     folded = _fold(text)
     missing = []
     for entry in check.must_contain:
@@ -98,8 +102,10 @@ def check_answer(check: AnswerCheck, text: str, grounded: bool) -> AnswerResult:
             missing.append(" | ".join(options))
     forbidden = [entry for entry in check.must_not_contain if _fold(entry) in folded]
     refusal = None
-    if check.must_refuse and grounded:
+    if check.must_refuse and (grounded or uncited):
         refusal = "answered instead of saying the documents do not hold it"
+    elif uncited and (check.must_contain or check.must_not_contain):
+        refusal = "answered without citing any passage: it may not come from the documents"
     elif not check.must_refuse and not grounded and (check.must_contain or check.must_not_contain):
         refusal = "refused, but the documents hold the answer"
     return AnswerResult(text, grounded, tuple(missing), tuple(forbidden), refusal)
@@ -317,7 +323,12 @@ def run_cases(pipeline: Pipeline, cases: Iterable[EvalCase]) -> CaseReport:
                 case.question, case.filters, k=case.top_k, principals=case.principals
             )
             measured_whole(answered.metadata.get("retrieval_degraded", ""))
-            answer = check_answer(case.answer, answered.text, answered.grounded)
+            answer = check_answer(
+                case.answer,
+                answered.text,
+                answered.grounded,
+                uncited=bool(answered.metadata.get("uncited")),
+            )
             labels = labels or tuple(h.chunk.label for h in answered.hits)
         results.append(CaseResult(case, ranks, forbidden, labels, answer, hint))
     return CaseReport(tuple(results))

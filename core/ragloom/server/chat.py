@@ -214,6 +214,8 @@ def sources_footer(answer: Any) -> str:
 def _extra(answer: Any) -> dict[str, Any]:
     out = {
         "grounded": answer.grounded,
+        "uncited": bool(answer.metadata.get("uncited")),
+        "truncated": bool(answer.metadata.get("truncated")),
         "degraded": answer.degraded,
         "cached": bool(answer.metadata.get("cached")),
         "corpus_version": answer.metadata.get("corpus_version"),

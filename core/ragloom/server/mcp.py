@@ -76,7 +76,18 @@ class McpCitation(BaseModel):
 
 class AskResult(BaseModel):
     answer: str
-    grounded: bool = Field(description="False when the documents held nothing relevant.")
+    grounded: bool = Field(
+        description="True when the answer cites a passage it was given; false for a "
+        "refusal, and for an answer that cites none (see uncited)."
+    )
+    uncited: bool = Field(
+        False,
+        description="True when a model's answer cites no passage: it may come from the "
+        "model's own knowledge, not from the documents.",
+    )
+    truncated: bool = Field(
+        False, description="True when the answer was cut off at the generator's max_tokens."
+    )
     degraded: bool = Field(
         description="True when generation failed and the best passages are given."
     )
@@ -242,6 +253,8 @@ def build_mcp_server(service: Service, *, caller: Caller | None = None) -> MCPSe
         return AskResult(
             answer=data["answer"],
             grounded=data["grounded"],
+            uncited=data["uncited"],
+            truncated=data["truncated"],
             degraded=data["degraded"],
             corpus_version=data["corpus_version"],
             citations=[

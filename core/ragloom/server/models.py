@@ -167,6 +167,13 @@ class AnswerOut(BaseModel):
     question: str
     answer: str
     grounded: bool
+    """True when the answer cites a passage it was given; false for a refusal,
+    and for an answer that cites none (``uncited``)."""
+    uncited: bool = False
+    """A model's answer that cites no passage: it may come from the model's
+    own knowledge, not from the documents."""
+    truncated: bool = False
+    """The answer was cut off at the generator's ``max_tokens``."""
     degraded: bool
     cached: bool
     corpus_version: int | None = None

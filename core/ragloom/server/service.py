@@ -347,6 +347,8 @@ def answer_json(answer: Answer, *, trace: bool = False) -> dict[str, Any]:
         "question": answer.question,
         "answer": answer.text,
         "grounded": answer.grounded,
+        "uncited": bool(answer.metadata.get("uncited")),
+        "truncated": bool(answer.metadata.get("truncated")),
         "degraded": answer.degraded,
         "cached": bool(answer.metadata.get("cached")),
         "corpus_version": answer.metadata.get("corpus_version"),

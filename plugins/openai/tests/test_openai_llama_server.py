@@ -74,8 +74,10 @@ def test_chat_and_token_streaming_through_the_sdk(llama_server: Any) -> None:
     before = llama_server.requests(CHAT)
     reply = generator.chat(messages, max_tokens=24, temperature=0.0)
     pieces = list(generator.chat_stream(messages, max_tokens=24, temperature=0.0))
-    assert reply.strip() and len(pieces) > 3, (reply, pieces)
-    assert all(isinstance(p, str) and p for p in pieces)
+    text = [p for p in pieces if p]
+    assert reply.strip() and len(text) > 3, (reply, pieces)
+    # an empty piece only says that max_tokens cut the reply (as the whole reply says)
+    assert all(p.cut for p in pieces if not p) and reply.cut == any(not p for p in pieces)
     assert llama_server.requests(CHAT) == before + 2
 
 
@@ -88,7 +90,7 @@ def test_a_prompt_over_the_context_window_is_rejected_once(llama_server: Any) ->
                        temperature=0.0)  # fmt: skip
     message = str(caught.value)
     assert "rejected (400 Bad Request: This model's maximum context length is 2048" in message
-    assert "check the `model` option (and `max_tokens`" in message
+    assert "lower the generator's `max_context_tokens` (the passages) or `max_tokens`" in message
     assert llama_server.requests(CHAT) == before + 1, "a 400 is not retried"
 
 
@@ -163,7 +165,10 @@ def test_a_streamed_answer_cites_only_retrieved_passages(demo: Path) -> None:
         stream = pipeline.stream(TEAM)
         pieces = list(stream)
         answer = stream.answer
-    assert answer is not None and not answer.degraded and answer.grounded
+    assert answer is not None and not answer.degraded
+    # SmolLM2 seldom writes a marker: grounded only when the answer cites a passage
+    assert answer.grounded is bool(answer.citations)
+    assert answer.metadata.get("uncited", False) is (not answer.citations)
     assert len(pieces) > 3 and "".join(pieces) == answer.text, "tokens as they come"
     assert len(calls) == 1 and calls[0]["stream"] is True
     retrieved = {hit.chunk.label for hit in answer.hits}

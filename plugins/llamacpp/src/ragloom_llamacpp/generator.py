@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import Field
 from ragloom import ChatGenerator, ChatOptions, Message
 from ragloom.errors import GeneratorError
+from ragloom.generation import Reply
 
 from .loading import LlamaModel
 from .models import DEFAULT_MODEL
@@ -84,10 +85,11 @@ class LlamaCppGenerator(LlamaModel, ChatGenerator):
                 )
             except (ValueError, RuntimeError) as exc:
                 raise self._failed(exc) from exc
-        content = result["choices"][0]["message"].get("content")
+        choice = result["choices"][0]
+        content = choice["message"].get("content")
         if not isinstance(content, str):
             raise GeneratorError(f"{self.what} answered no text")
-        return content
+        return Reply(content, cut=choice.get("finish_reason") == "length")
 
     def chat_stream(
         self, messages: Sequence[Message], *, max_tokens: int | None, temperature: float
@@ -103,9 +105,12 @@ class LlamaCppGenerator(LlamaModel, ChatGenerator):
                     stream=True,
                 )
                 for chunk in chunks:
-                    text = chunk["choices"][0]["delta"].get("content")
+                    choice = chunk["choices"][0]
+                    text = choice["delta"].get("content")
                     if text:
                         yield text
+                    if choice.get("finish_reason") == "length":
+                        yield Reply("", cut=True)
             except (ValueError, RuntimeError) as exc:
                 raise self._failed(exc) from exc
 

@@ -23,6 +23,7 @@ from typing import Any, Literal
 from pydantic import Field, SecretStr
 from ragloom import ChatGenerator, ChatOptions, Message
 from ragloom.errors import GeneratorError
+from ragloom.generation import Reply
 from ragloom.remote import RemoteOptions, retry
 
 from .client import KEY_VARIABLE, api_key, classify, connect, is_openai
@@ -76,7 +77,7 @@ class OpenAIGenerator(ChatGenerator):
             refusal = getattr(message, "refusal", None)
             why = f"a refusal ({refusal})" if refusal else "no text"
             raise GeneratorError(f"{self._what} answered {why}")
-        return content
+        return Reply(content, cut=getattr(choices[0], "finish_reason", None) == "length")
 
     def chat_stream(
         self, messages: Sequence[Message], *, max_tokens: int | None, temperature: float
@@ -95,6 +96,8 @@ class OpenAIGenerator(ChatGenerator):
                         pieces += 1
                         yield text
                     if finish:
+                        if finish == "length":
+                            yield Reply("", cut=True)
                         return
             except GeneratorExit:
                 raise
@@ -160,6 +163,8 @@ class OpenAIGenerator(ChatGenerator):
                 if text:
                     first.append(text)
                 if finish:
+                    if finish == "length":
+                        first.append(Reply("", cut=True))
                     return stream, first, True
                 if first:
                     return stream, first, False

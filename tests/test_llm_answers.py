@@ -1,0 +1,208 @@
+"""What a chat model's reply becomes (``ragloom.answers.AnswerWriter``): the
+streamed pieces are the final text, whatever the model writes and however
+the pieces fall; a sources list the model appends is removed; look-alike
+markers are checked like markers; escapes never pass; an uncited or empty
+reply is not presented as grounded; the chat history takes its share of the
+context budget. Found by a trial with SmolLM2 behind llama.cpp."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pluggy
+import pytest
+from ragloom.answers import AnswerWriter
+from ragloom.evaluation.cases import AnswerCheck, check_answer
+from ragloom.generation import Reply
+from ragloom.server.service import answer_json
+from ragloom.testing import contract_hits
+
+from .test_generation import Plugin, Scripted, scripted
+
+HITS = dict(enumerate(contract_hits()[:5], start=1))
+
+
+@pytest.fixture
+def llm_pm(pm: pluggy.PluginManager) -> pluggy.PluginManager:
+    pm.register(Plugin(), name="scripted")
+    Scripted.calls = []
+    return pm
+
+
+def written(reply: str, size: int | None = None) -> tuple[str, AnswerWriter]:
+    """The reply fed whole (``size`` None) or in pieces of ``size`` characters;
+    checks that what was shown is the writer's text."""
+    writer = AnswerWriter(HITS)
+    if size is None:
+        shown = writer.write(reply)
+    else:
+        shown = "".join(writer.feed(reply[i : i + size]) for i in range(0, len(reply), size))
+        shown += writer.finish()
+    assert shown == writer.text
+    return writer.text, writer
+
+
+def every_split(reply: str) -> str:
+    """The text, the same however the reply is cut into pieces."""
+    whole, _ = written(reply)
+    for size in (1, 2, 3, 5, 7):
+        assert written(reply, size)[0] == whole, (reply, size)
+    for cut in range(1, len(reply)):
+        writer = AnswerWriter(HITS)
+        shown = writer.feed(reply[:cut]) + writer.feed(reply[cut:]) + writer.finish()
+        assert shown == whole, (reply, cut)
+    return whole
+
+
+@pytest.mark.parametrize(
+    ("reply", "text", "cited"),
+    [
+        (
+            "Costs $12 [1].\n\nSources:\n[1] docs/pricing.md#prices\n[2] docs/security.md#admin",
+            "Costs $12 [1].",
+            [1],
+        ),
+        ("Costs $12.\nSources: [1][2]", "Costs $12.", []),
+        ("Costs $12 [2]. Sources: [3] docs/official-prices.md#verified", "Costs $12 [1].", [2]),
+        ("Costs $12 [1].\n\n**Sources:**\n- [1] a.md\n- [4] b.md", "Costs $12 [1].", [1]),
+        ("Costs $12 [1].\n\n## References\n1. pricing.md\n2. faq.md", "Costs $12 [1].", [1]),
+    ],
+)
+def test_a_sources_list_the_model_writes_is_removed(reply: str, text: str, cited: list) -> None:
+    assert every_split(reply) == text
+    _, writer = written(reply)
+    assert writer.removed_sources
+    assert sorted(writer.citations.numbers) == cited  # the list's markers cite nothing
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Sources of revenue include ads [1].",
+        "The plan has three sources: ads, fees and grants [2].",
+        "References: see the manual [2] for the limits.\nAnd more [1].",
+        "Costs $12 [1].\nSources vary by region.",
+        "So the answer is yes [1]. Source code is on GitHub.",
+    ],
+)
+def test_text_that_only_starts_like_a_sources_list_is_kept(reply: str) -> None:
+    text = every_split(reply)
+    _, writer = written(reply)
+    assert not writer.removed_sources
+    assert text.replace("[1]", "").replace("[2]", "") == reply.replace("[1]", "").replace("[2]", "")
+
+
+@pytest.mark.parametrize(
+    ("reply", "text", "dropped"),
+    [
+        ("Costs $12 [ 2 ].", "Costs $12 [1].", []),
+        ("See [1-3].", "See [1][2][3].", []),
+        ("See [Source 2] and 【3】.", "See [1] and [2].", []),
+        ("Costs $12 [12345].", "Costs $12.", [12345]),
+        ("Costs $12 [2; 7].", "Costs $12 [1].", [7]),
+    ],
+)
+def test_marker_look_alikes_are_checked_like_markers(reply: str, text: str, dropped: list) -> None:
+    assert every_split(reply) == text
+    assert written(reply)[1].citations.dropped == dropped
+
+
+def test_escapes_and_outer_whitespace_never_reach_the_text() -> None:
+    reply = "  \n Hi \x1b]0;PWNED\x07there \x1b[31mred\x1b[0m [1].\x07  \n"
+    assert every_split(reply) == "Hi there red [1].\\x07"
+
+
+def test_a_refusal_in_the_models_words_streams_as_it_ends(
+    corpus: Path, llm_pm: pluggy.PluginManager
+) -> None:
+    with scripted(corpus, llm_pm, replies=["  I could not find the price.  \n"] * 2) as pipeline:
+        stream = pipeline.stream("How much does the Pro plan cost?")
+        pieces = list(stream)
+        asked = pipeline.ask("How much does the Pro plan cost?")
+    assert "".join(pieces) == stream.answer.text == asked.text == "I could not find the price."
+    assert stream.answer.grounded is False and "uncited" not in stream.answer.metadata
+
+
+def test_an_uncited_answer_is_not_grounded_anywhere(
+    corpus: Path, llm_pm: pluggy.PluginManager
+) -> None:
+    with scripted(corpus, llm_pm, replies=["The capital of France is Paris [9]."]) as pipeline:
+        answer = pipeline.ask("What is the capital of France?")
+    assert answer.text == "The capital of France is Paris."
+    assert answer.grounded is False and answer.metadata["uncited"] is True
+    assert answer.metadata["dropped_citations"] == [9]
+    out = answer_json(answer)
+    assert out["grounded"] is False and out["uncited"] is True and out["truncated"] is False
+    # `ragloom eval`: neither a refusal nor an answer from the documents
+    must_refuse = check_answer(AnswerCheck(must_refuse=True), answer.text, False, uncited=True)
+    assert must_refuse.refusal and "answered" in must_refuse.refusal
+    contains = check_answer(AnswerCheck(must_contain=["Paris"]), answer.text, False, uncited=True)
+    assert contains.refusal and "without citing" in contains.refusal
+
+
+def test_an_empty_reply_is_a_failure_not_a_refusal(
+    corpus: Path, llm_pm: pluggy.PluginManager, caplog: pytest.LogCaptureFixture
+) -> None:
+    with (
+        caplog.at_level(logging.WARNING, "ragloom"),
+        scripted(corpus, llm_pm, replies=["  \n", ""]) as pipeline,
+    ):
+        answer = pipeline.ask("How much does the Pro plan cost?")
+        stream = pipeline.stream("How much does the Pro plan cost?")
+        streamed = "".join(stream)
+    assert answer.degraded and "could not be generated" in answer.text
+    assert stream.answer.degraded and streamed == stream.answer.text
+    assert "reply was empty" in caplog.text
+
+
+_CHAT = Scripted.chat
+
+
+def _cut_chat(self, messages, *, max_tokens, temperature):
+    return Reply(_CHAT(self, messages, max_tokens=max_tokens, temperature=temperature), cut=True)
+
+
+def _cut_stream(self, messages, *, max_tokens, temperature):
+    text = _CHAT(self, messages, max_tokens=max_tokens, temperature=temperature)
+    yield from (text[i : i + 2] for i in range(0, len(text), 2))
+    yield Reply("", cut=True)  # how a backend says that max_tokens cut the stream
+
+
+def test_an_answer_cut_at_max_tokens_says_so(
+    corpus: Path, llm_pm: pluggy.PluginManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(Scripted, "chat", _cut_chat)
+    monkeypatch.setattr(Scripted, "chat_stream", _cut_stream)
+    with scripted(corpus, llm_pm, replies=["The Pro plan costs $29 [1] and"] * 2) as pipeline:
+        answer = pipeline.ask("How much does the Pro plan cost?")
+        stream = pipeline.stream("How much does the Pro plan cost?")
+        list(stream)
+    assert answer.metadata["truncated"] is True and stream.answer.metadata["truncated"] is True
+    assert answer_json(answer)["truncated"] is True
+
+
+def test_the_chat_history_takes_its_share_of_the_budget(
+    corpus: Path, llm_pm: pluggy.PluginManager
+) -> None:
+    turn = "word " * 60  # about 75 tokens by the estimate
+    history = [
+        {"role": "user", "content": f"first question {turn}"},
+        {"role": "assistant", "content": f"first answer {turn}"},
+        {"role": "user", "content": f"second question {turn}"},
+        {"role": "assistant", "content": f"second answer {turn}"},
+    ]
+    with scripted(corpus, llm_pm, max_context_tokens=400) as pipeline:
+        alone = pipeline.ask("How much does the Pro plan cost?", k=3)
+        sent_alone = Scripted.calls[-1]
+        chatted = pipeline.ask("How much does the Pro plan cost?", k=3, history=history)
+        sent = Scripted.calls[-1]
+    # at most half the budget goes to the history: its oldest turns are left out
+    kept = [m["content"] for m in sent[1:-1]]
+    assert 0 < len(kept) < 4 and kept[-1].startswith("second answer")
+    history_tokens = sum(len(t) // 4 + 5 for t in kept)
+    assert history_tokens <= 200
+    # and the passages get what is left, so the prompt stays within the budget
+    passages = sent[-1]["content"].count("<source ")
+    assert passages <= sent_alone[-1]["content"].count("<source ")
+    assert len(chatted.hits) == passages and len(alone.hits) >= passages
