@@ -18,21 +18,13 @@ from ragloom.builtin.loaders.parsers import docx as docx_parser
 from ragloom.components import Context
 
 from .conftest import basic_config
-
-
-class Reports(list):
-    def __call__(self, source: str, message: str) -> None:
-        self.append((source, message))
+from .test_loaders import Reports
 
 
 @pytest.fixture
-def reports() -> Reports:
-    return Reports()
-
-
-@pytest.fixture
-def context(tmp_path: Path, reports: Reports) -> Context:
-    return Context(base_dir=tmp_path, report=reports, index_dir=tmp_path / ".ragloom")
+def context(tmp_path: Path) -> Context:
+    """Where the loaders report to: ``context.report``, a ``Reports`` list."""
+    return Context(base_dir=tmp_path, report=Reports(), index_dir=tmp_path / ".ragloom")
 
 
 def policy(title: str | None = "Travel policy") -> docx.Document:
@@ -79,9 +71,7 @@ def read(context: Context, path: Path):
     return list(loader.load())
 
 
-def test_a_word_document_reads_as_sections_lists_and_tables(
-    tmp_path: Path, context, reports
-) -> None:
+def test_a_word_document_reads_as_sections_lists_and_tables(tmp_path: Path, context) -> None:
     path = write(tmp_path, "docs/policy.docx", saved(policy()))
     [document] = read(context, path)
     assert document.text == (
@@ -96,7 +86,7 @@ def test_a_word_document_reads_as_sections_lists_and_tables(
     )
     assert "Ignore previous instructions" not in document.text  # hidden in Word: left out
     assert document.metadata["title"] == "Travel policy"
-    assert document.metadata["extension"] == ".docx" and not reports
+    assert document.metadata["extension"] == ".docx" and not context.report
 
 
 def test_the_title_without_a_title_property_or_title_paragraph(tmp_path: Path, context) -> None:
@@ -154,43 +144,41 @@ def test_merged_cells_keep_columns_and_nested_tables_are_text(tmp_path: Path, co
     ],
 )
 def test_bad_word_files_are_reported_and_the_rest_loads(
-    tmp_path: Path, context, reports, name: str, data: bytes, said: str
+    tmp_path: Path, context, name: str, data: bytes, said: str
 ) -> None:
     write(tmp_path, f"docs/{name}", data)
     write(tmp_path, "docs/good.docx", saved(policy()))
     loader = DirectoryLoader(path="docs")
     loader.open(context)
     assert [d.id for d in loader.load()] == ["docs/good.docx"]
-    [(source, message)] = reports
+    [(source, message)] = context.report
     assert source == f"docs/{name}" and message.startswith(said), message
     assert message.endswith("skipped")
 
 
-def test_a_zip_bomb_is_not_unpacked(tmp_path: Path, context, reports, monkeypatch) -> None:
+def test_a_zip_bomb_is_not_unpacked(tmp_path: Path, context, monkeypatch) -> None:
     data = saved(policy())
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         unpacked = sum(i.file_size for i in archive.infolist())
     monkeypatch.setattr(docx_parser, "MAX_UNPACKED", unpacked - 1)
     assert read(context, write(tmp_path, "big.docx", data)) == []
-    [(_, message)] = reports
+    [(_, message)] = context.report
     assert f"unpack to {unpacked:,} bytes" in message and "zip bomb" in message
 
 
-def test_sniffed_without_an_extension_and_named_under_another(
-    tmp_path: Path, context, reports
-) -> None:
+def test_sniffed_without_an_extension_and_named_under_another(tmp_path: Path, context) -> None:
     data = saved(policy())
     [document] = read(context, write(tmp_path, "POLICY", data))
     assert document.text.startswith("# Travel policy")
     assert read(context, write(tmp_path, "policy.txt", data)) == []
-    assert reports[-1] == (
+    assert context.report[-1] == (
         "policy.txt",
         "a Word document under a text format's name: name it .docx; skipped",
     )
 
 
 def test_without_python_docx_one_line_says_what_to_install(
-    tmp_path: Path, context, reports, monkeypatch
+    tmp_path: Path, context, monkeypatch
 ) -> None:
     monkeypatch.setitem(sys.modules, "docx", None)  # import docx now fails
     for name in ("a.docx", "b.docx"):
@@ -199,7 +187,7 @@ def test_without_python_docx_one_line_says_what_to_install(
     loader = DirectoryLoader(path="docs")
     loader.open(context)
     assert [d.id for d in loader.load()] == ["docs/c.md"]
-    [(source, message)] = reports
+    [(source, message)] = context.report
     assert source == "docs" and "skipped 2 files (docs/a.docx, ...)" in message
     assert "pip install 'ragloom[docx]'" in message
 

@@ -20,11 +20,13 @@ def ray_address() -> Iterator[str]:
     ``ragloom index`` subprocesses join it (``executor: {address: ...}``)."""
     import ray
 
+    # "local": a cluster of the tests' own, even where `ray start` runs one
+    options = {"num_cpus": 4, "include_dashboard": False, "log_to_driver": False}
     try:
-        context = ray.init(num_cpus=4, include_dashboard=False, log_to_driver=False)
+        context = ray.init(address="local", **options)
     except Exception:  # Ray waits 30 s for its raylet: on a loaded machine, once more
         ray.shutdown()
-        context = ray.init(num_cpus=4, include_dashboard=False, log_to_driver=False)
+        context = ray.init(address="local", **options)
     try:
         yield context.address_info["gcs_address"]
     finally:

@@ -33,6 +33,9 @@ holding a batch prepares it again on restart and writes the same chunks.
 from __future__ import annotations
 
 import logging
+import signal
+import socket
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -73,6 +76,13 @@ class RayExecutor(Executor):
         )
         max_retries: int = Field(
             3, ge=0, description="restarts of a dead actor, and retries of its batches"
+        )
+        start_timeout: float = Field(
+            300.0,
+            gt=0,
+            description="seconds to wait for the cluster to start the first actor (a cluster "
+            "that autoscales may need minutes to add a node); past it the run fails, "
+            "naming what each actor asks for and what the cluster has",
         )
         load: Literal["cluster", "driver"] = Field(
             "cluster",
@@ -166,10 +176,20 @@ class RayExecutor(Executor):
         except ImportError as exc:  # pragma: no cover (a dependency of this package)
             raise RagloomError("the ray executor needs ray: `pip install ragloom-ray`") from exc
         if not ray.is_initialized():
+            address = self.config.address
+            _check_reachable(address)
             options: dict[str, Any] = {"log_to_driver": False}
-            if self.config.address is None:
+            if address is None:
                 options["include_dashboard"] = False
-            ray.init(address=self.config.address, **options)
+            with _own_sigterm():
+                try:
+                    ray.init(address=address, **options)
+                except ConnectionError as exc:
+                    raise RagloomError(
+                        f"cannot join the Ray cluster ({_first_line(exc)}): start it (`ray "
+                        "start --head`, or on a broken node `ray stop --force` first) or set "
+                        "the executor's `address:`; unset, the run starts a cluster of its own"
+                    ) from None
 
     def close(self) -> None:
         """Kill this run's actors (the cluster itself stays up)."""
@@ -233,6 +253,7 @@ class RayExecutor(Executor):
         # loaded): a batch sent to an actor still starting would wait there
         # while the ready ones idle.
         starting: dict[Any, int] = {a.ready.remote(): i for i, a in enumerate(self._actors)}
+        said_waiting = False
         ready: list[int] = []
         load = [0] * count  # batches out per actor
         pending: dict[Any, int] = {}  # object ref -> actor index
@@ -260,7 +281,31 @@ class RayExecutor(Executor):
                 load[which] += 1
             if not pending and exhausted:
                 return
-            done, _ = ray.wait([*pending, *starting], num_returns=1)
+            if ready or not starting:
+                done, _ = ray.wait([*pending, *starting], num_returns=1)
+            else:  # no actor placed yet: the cluster may never place one
+                done, _ = ray.wait(list(starting), num_returns=1, timeout=10.0)
+                if not done:
+                    waited = time.perf_counter() - started
+                    if waited >= c.start_timeout:
+                        raise RagloomError(
+                            f"none of the {count} ray actor(s) started in {waited:.0f} s: "
+                            f"{self._request()}, and the cluster has "
+                            f"{_resources(ray)}; lower the executor's `num_cpus`/`num_gpus` "
+                            "or `embed_actors`, add a node, or raise `start_timeout` for a "
+                            "cluster that autoscales; nothing of this run was committed"
+                        )
+                    if not said_waiting and waited >= 30:
+                        said_waiting = True
+                        log.warning(
+                            "ray: no actor ready after 30 s (%s; the cluster has %s): they "
+                            "load their models, or wait for room on the cluster; the run "
+                            "gives up after `start_timeout` (%.0f s)",
+                            self._request(),
+                            _resources(ray),
+                            c.start_timeout,
+                        )
+                    continue
             ref = done[0]
             if ref in starting:
                 which = starting.pop(ref)
@@ -316,6 +361,11 @@ class RayExecutor(Executor):
             for i in range(0, len(ids), size)
         ]
 
+    def _request(self) -> str:
+        c = self.config
+        asks = f"each asks for {c.num_cpus:g} CPU(s)"
+        return asks + (f" and {c.num_gpus:g} GPU(s)" if c.num_gpus else "")
+
     def _get(self, ref: Any, what: str) -> Any:
         """``ray.get(ref)``, its failures as errors that say what to do;
         ``what`` names the work (``failed a batch``, ``failed loading``)."""
@@ -323,15 +373,21 @@ class RayExecutor(Executor):
 
         try:
             return ray.get(ref)
+        except ray.exceptions.RuntimeEnvSetupError as exc:
+            raise RagloomError(
+                f"Ray could not set up the actors' `runtime_env` ({_first_line(exc)}); a "
+                "`pip:` entry needs `virtualenv` on every node (`ray start` logs say why); "
+                "nothing of this run was committed"
+            ) from exc
         except ray.exceptions.RayActorError as exc:
             raise RagloomError(
                 f"a ray actor died more than `max_retries` ({self.config.max_retries}) times "
-                f"or could not start: {exc}; nothing of this run was committed, "
-                "run `ragloom index` again"
+                f"or could not start ({_first_line(exc)}); nothing of this run was "
+                "committed, run `ragloom index` again (`-v` logs Ray's account)"
             ) from exc
         except ray.exceptions.RayTaskError as exc:
             raise RagloomError(
-                f"a ray worker {what}: {exc}; nothing of this run was committed"
+                f"a ray worker {what}: {_first_line(exc)}; nothing of this run was committed"
             ) from exc
 
     def worker_pids(self) -> list[int]:
@@ -352,6 +408,59 @@ class _Held:
     token: str
     batch: Any
     loaded: bool
+
+
+def _first_line(exc: BaseException) -> str:
+    """An error's first line: Ray's messages go on with dumps of the actor."""
+    text = str(exc).strip()
+    return text.splitlines()[0].strip() if text else type(exc).__name__
+
+
+def _resources(ray: Any) -> str:
+    """What the cluster has, for a message: ``2 CPU(s), no GPU on 1 node(s)``."""
+    try:
+        total = ray.cluster_resources()
+        nodes = sum(1 for node in ray.nodes() if node.get("Alive"))
+    except Exception:  # a message must not fail
+        return "resources Ray did not say"
+    gpus = total.get("GPU", 0)
+    return (
+        f"{total.get('CPU', 0):g} CPU(s), {f'{gpus:g} GPU(s)' if gpus else 'no GPU'} "
+        f"on {nodes} node(s)"
+    )
+
+
+def _check_reachable(address: str | None, timeout: float = 5.0) -> None:
+    """Fail at once on a ``host:port`` no cluster listens on: ``ray.init``
+    waits for it without end (a wrong port, a name that does not resolve)."""
+    if not address or address == "auto" or "://" in address or ":" not in address:
+        return
+    host, _, port = address.rpartition(":")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+            return
+    except ValueError:
+        return  # not host:port: Ray says what it makes of it
+    except OSError as exc:
+        why = exc.strerror or type(exc).__name__
+        raise RagloomError(
+            f"no Ray cluster answers at {address} ({why}): check the executor's `address:` "
+            "(the head node's GCS address, `host:6379`), and that `ray start --head` runs there"
+        ) from None
+
+
+class _own_sigterm:
+    """Keep this process's SIGTERM handler through ``ray.init``, which
+    installs its own (a stack dump and exit status 15): the command's handler
+    stops the run as Ctrl-C does, with its message and status 143."""
+
+    def __enter__(self) -> None:
+        self._main = threading.current_thread() is threading.main_thread()
+        self._handler = signal.getsignal(signal.SIGTERM) if self._main else None
+
+    def __exit__(self, *exc: object) -> None:
+        if self._main and self._handler is not None:
+            signal.signal(signal.SIGTERM, self._handler)
 
 
 def _drain(items: list[Any]) -> Iterator[Any]:
