@@ -159,8 +159,16 @@ def configure(
     root.addHandler(handler)
     root.setLevel(level)
     # pypdf warns about every damaged file it reads ("invalid pdf header"):
-    # ragloom reports a file it cannot read itself, once, with what to do
+    # ragloom reports a file it cannot read itself, once, with what to do and
+    # pypdf's warning in it (the reader's handler on the "pypdf" logger takes
+    # them, so the logger must let them through); this handler leaves them out
     number = logging.getLevelName(level) if isinstance(level, str) else level
     quiet = isinstance(number, int) and number > logging.INFO
-    logging.getLogger("pypdf").setLevel(logging.ERROR if quiet else logging.NOTSET)
+    logging.getLogger("pypdf").setLevel(logging.NOTSET)
+    if quiet:
+        handler.addFilter(_without_pypdf_warnings)
     return handler
+
+
+def _without_pypdf_warnings(record: logging.LogRecord) -> bool:
+    return not (record.name.split(".")[0] == "pypdf" and record.levelno < logging.ERROR)
