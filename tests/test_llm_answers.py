@@ -84,6 +84,7 @@ def test_a_sources_list_the_model_writes_is_removed(reply: str, text: str, cited
         "References: see the manual [2] for the limits.\nAnd more [1].",
         "Costs $12 [1].\nSources vary by region.",
         "So the answer is yes [1]. Source code is on GitHub.",
+        "Sources:\n- Grants [1]\n- Donations [2]",  # the whole answer: a list, kept
     ],
 )
 def test_text_that_only_starts_like_a_sources_list_is_kept(reply: str) -> None:
@@ -206,3 +207,64 @@ def test_the_chat_history_takes_its_share_of_the_budget(
     passages = sent[-1]["content"].count("<source ")
     assert passages <= sent_alone[-1]["content"].count("<source ")
     assert len(chatted.hits) == passages and len(alone.hits) >= passages
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Released on [2024-01-15] [2].",  # a date: no range of passages
+        "Use the pattern [0-9]+ to match digits [1].",  # a character class
+        "See [3-1] backwards.",
+        "Index it as arr[ 2 ] in the code [1].",  # code, right after a word
+        "Between [1-40] of them.",  # beyond the passages given
+    ],
+)
+def test_what_only_looks_like_a_range_of_markers_is_left_as_written(reply: str) -> None:
+    text = every_split(reply)
+    kept = reply.replace(" [2].", " [1].") if "[2024" in reply else reply
+    assert text == kept, text
+
+
+def test_a_sources_heading_over_the_answers_own_list_is_kept() -> None:
+    reply = "Vitamin D comes from two places.\nSources:\n- Sunlight [1]\n- Fatty fish [2]"
+    assert every_split(reply) == reply
+    assert not written(reply)[1].removed_sources
+
+
+def test_line_ends_split_across_pieces_and_long_runs() -> None:
+    assert every_split("Line one.\r\nLine two [1].") == "Line one.\nLine two [1]."
+    # a model looping on newlines, then answering: each piece is read once
+    writer = AnswerWriter(HITS)
+    shown = "".join(writer.feed("\n") for _ in range(3000)) + writer.feed("Costs $12 [1].")
+    assert shown + writer.finish() == "Costs $12 [1]." == writer.text
+    spaced = "a [1]." + " " * 20000 + "b"
+    assert written(spaced)[0] == spaced
+    listed = "a [1].\nSources:\n" + " " * 10000 + "x"
+    assert written(listed)[0] == listed
+
+
+def test_a_reply_of_forged_markers_only_degrades_and_says_why(
+    corpus: Path, llm_pm: pluggy.PluginManager, caplog: pytest.LogCaptureFixture
+) -> None:
+    with (
+        caplog.at_level(logging.WARNING, "ragloom"),
+        scripted(corpus, llm_pm, replies=["[9] [12]"]) as pipeline,
+    ):
+        answer = pipeline.ask("How much does the Pro plan cost?")
+    assert answer.degraded
+    assert "nothing but citation markers of passages it was not given" in caplog.text
+
+
+def test_a_cut_mark_on_a_piece_that_carries_text(
+    corpus: Path, llm_pm: pluggy.PluginManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def stream(self, messages, *, max_tokens, temperature):
+        yield "The Pro plan costs $29 [1]"
+        yield Reply(" and", cut=True)
+
+    monkeypatch.setattr(Scripted, "chat_stream", stream)
+    with scripted(corpus, llm_pm) as pipeline:
+        answer_stream = pipeline.stream("How much does the Pro plan cost?")
+        shown = "".join(answer_stream)
+    assert shown == answer_stream.answer.text == "The Pro plan costs $29 [1] and"
+    assert answer_stream.answer.metadata["truncated"] is True

@@ -32,7 +32,7 @@ from .errors import (
     RagloomError,
 )
 from .events import Event, ProblemReported, RunFinished, RunStarted, StageCall, StageFinished
-from .generation import ChatGenerator, ChatOptions
+from .generation import ChatGenerator, ChatOptions, Reply
 from .hookspecs import hookimpl
 from .pipeline import AnswerStream, IndexReport, Pipeline, load
 from .registry import Register
@@ -43,6 +43,7 @@ __all__ = [
     "AnswerStream",
     "ChatGenerator",
     "ChatOptions",
+    "Reply",
     "Chunk",
     "Chunker",
     "Citation",

@@ -38,31 +38,31 @@ class Answerer:
         self.config = config
         self.generator = generator
 
-    def passages(self, hits: Sequence[Hit], history: Sequence[Message] = ()) -> list[Hit]:
-        """The hits the generator gets: for a chat model, the best that fit its
-        context budget less what the chat history takes (whole passages, in
-        relevance order); then arranged as ``retrieval.order`` says."""
-        return self.fitted(hits, history)[0]
-
     def fitted(
         self, hits: Sequence[Hit], history: Sequence[Message]
     ) -> tuple[list[Hit], list[Message]]:
-        """The passages and the history a chat model gets: the history takes
-        its share of the context budget, its oldest turns left out when it
-        would take more than half (the passages answer the question)."""
+        """The passages and the history the generator gets. For a chat model,
+        the history (its user and assistant turns: what it is sent) takes its
+        share of the context budget first, its oldest turns left out while it
+        would take more than half (the passages answer the question), and
+        the best passages that fit the rest go (whole, in relevance order).
+        Then ``retrieval.order`` arranges the passages."""
         chosen, kept = list(hits), list(history)
         generator = self.generator
         if isinstance(generator, ChatGenerator):
             budget = generator.passage_budget()
+            kept = [m for m in kept if m.get("role") in ("user", "assistant")]
             costs = [generator.count_tokens(str(m.get("content", ""))) + 4 for m in kept]
-            while kept and sum(costs) > budget // 2:
+            turns = len(kept)
+            # the oldest first; never an answer without its question
+            while kept and (sum(costs) > budget // 2 or kept[0].get("role") == "assistant"):
                 kept.pop(0)
                 costs.pop(0)
-            if len(kept) < len(history):
+            if len(kept) < turns:
                 log.info(
                     "left out the %d oldest chat turn(s): they would take more than half of "
                     "the generator's context budget",
-                    len(history) - len(kept),
+                    turns - len(kept),
                 )
             chosen = fit_passages(chosen, max(budget - sum(costs), 1), generator.count_tokens)
         if self.config.retrieval.order == "lost-in-the-middle":

@@ -23,7 +23,7 @@ import time
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -51,6 +51,9 @@ from .errors import (
     PluginError,
 )
 from .types import MAX_K
+
+if TYPE_CHECKING:
+    from .status import IndexStatus
 
 EPILOG = """\b
 A typical session:
@@ -507,7 +510,7 @@ def status(ctx: click.Context, as_json: bool) -> None:
         sys.exit(1)
 
 
-def _status_lines(found: Any) -> list[tuple[str, str]]:
+def _status_lines(found: IndexStatus) -> list[tuple[str, str]]:
     if not found.exists:
         lines = [("index", f"{found.index_dir} (nothing indexed yet: run `ragloom index`)")]
     else:

@@ -40,9 +40,10 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from .answers import MARKER, NOT_FOUND, AnswerWriter
+from .answers import NOT_FOUND
 from .components import ComponentConfig, Context, Generator, Message
 from .errors import ConfigError, GeneratorError
+from .replies import MARKER, AnswerWriter
 from .types import Answer, Hit
 
 log = logging.getLogger("ragloom")
@@ -87,6 +88,13 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(len(text) / 4)
 
 
+_PARENTHESES = str.maketrans("[]【】", "()()")
+
+
+def _as_parentheses(match: re.Match[str]) -> str:
+    return match.group(0).translate(_PARENTHESES)
+
+
 def render_sources(hits: Sequence[Hit]) -> str:
     """The passages as the prompt shows them, numbered from 1, as data."""
     parts = []
@@ -96,13 +104,6 @@ def render_sources(hits: Sequence[Hit]) -> str:
         label = hit.chunk.label.replace('"', "'")
         parts.append(f'<source id="{number}" label="{label}">\n{text.strip()}\n</source>')
     return "\n\n".join(parts)
-
-
-def _as_parentheses(match: re.Match[str]) -> str:
-    return match.group(0).translate(_PARENTHESES)
-
-
-_PARENTHESES = str.maketrans("[]【】", "()()")
 
 
 def fit_passages(hits: Sequence[Hit], budget: int, count: Any = estimate_tokens) -> list[Hit]:
@@ -309,7 +310,9 @@ def _answer(question: str, hits: Sequence[Hit], writer: AnswerWriter, *, cut: bo
     text = writer.text
     if not text.strip():
         raise GeneratorError(
-            "the model's reply was empty (a chat template that does not fit the model, "
+            "the model's reply held nothing but citation markers of passages it was not given"
+            if writer.written
+            else "the model's reply was empty (a chat template that does not fit the model, "
             "or a model that ends at once)"
         )
     citations = writer.citations.citations()

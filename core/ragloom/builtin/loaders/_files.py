@@ -129,13 +129,17 @@ class TextFileOptions(FileOptions):
 _OFFICE = ((b"xl/", "an Excel workbook (.xlsx)"), (b"ppt/", "a PowerPoint deck (.pptx)"))
 
 
+WORD_PART = re.compile(rb"(?<![A-Za-z0-9_])word/")
+"""A zip entry of a Word document's (``word/document.xml``), not ``password/``."""
+
+
 def _binary(data: bytes) -> str:
     """Why a file with a NUL byte near its start is skipped: a known office
     format by its signature (what to save it as instead), else binary."""
     head = data[:BINARY_SNIFF_BYTES]
     kind = None
     if head.startswith(b"PK\x03\x04"):
-        if b"word/" in head:
+        if WORD_PART.search(head):
             return "a Word document under a text format's name: name it .docx; skipped"
         kind = next((name for marker, name in _OFFICE if marker in head), None)
     elif head.startswith(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"):

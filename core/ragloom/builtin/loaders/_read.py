@@ -21,6 +21,7 @@ from ._files import (
     RST_EXTENSIONS,
     TABLE_EXTENSIONS,
     TEXT_EXTENSIONS,
+    WORD_PART,
     Parsed,
     absolute,
     decode_text,
@@ -69,7 +70,7 @@ def file_format(path: PurePath, head: bytes = b"") -> str:
     start = head.lstrip()[:64].lower()
     if head.startswith(b"%PDF-"):
         return "pdf"
-    if head.startswith(b"PK\x03\x04") and b"word/" in head:
+    if head.startswith(b"PK\x03\x04") and WORD_PART.search(head):
         return "docx"
     if head.startswith(b"#!"):
         return "code"

@@ -18,9 +18,8 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from pydantic import Field
-from ragloom import ChatGenerator, ChatOptions, Message
+from ragloom import ChatGenerator, ChatOptions, Message, Reply
 from ragloom.errors import GeneratorError
-from ragloom.generation import Reply
 
 from .loading import LlamaModel
 from .models import DEFAULT_MODEL

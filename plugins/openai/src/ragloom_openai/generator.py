@@ -21,9 +21,8 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Literal
 
 from pydantic import Field, SecretStr
-from ragloom import ChatGenerator, ChatOptions, Message
+from ragloom import ChatGenerator, ChatOptions, Message, Reply
 from ragloom.errors import GeneratorError
-from ragloom.generation import Reply
 from ragloom.remote import RemoteOptions, retry
 
 from .client import KEY_VARIABLE, api_key, classify, connect, is_openai

@@ -32,6 +32,7 @@ holding a batch prepares it again on restart and writes the same chunks.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import signal
 import socket
@@ -181,7 +182,7 @@ class RayExecutor(Executor):
             options: dict[str, Any] = {"log_to_driver": False}
             if address is None:
                 options["include_dashboard"] = False
-            with _own_sigterm():
+            with _sigterm_kept():
                 try:
                     ray.init(address=address, **options)
                 except ConnectionError as exc:
@@ -284,16 +285,18 @@ class RayExecutor(Executor):
             if ready or not starting:
                 done, _ = ray.wait([*pending, *starting], num_returns=1)
             else:  # no actor placed yet: the cluster may never place one
-                done, _ = ray.wait(list(starting), num_returns=1, timeout=10.0)
+                left = c.start_timeout - (time.perf_counter() - started)
+                done, _ = ray.wait(list(starting), num_returns=1, timeout=max(min(left, 10.0), 0))
                 if not done:
                     waited = time.perf_counter() - started
                     if waited >= c.start_timeout:
                         raise RagloomError(
-                            f"none of the {count} ray actor(s) started in {waited:.0f} s: "
-                            f"{self._request()}, and the cluster has "
-                            f"{_resources(ray)}; lower the executor's `num_cpus`/`num_gpus` "
-                            "or `embed_actors`, add a node, or raise `start_timeout` for a "
-                            "cluster that autoscales; nothing of this run was committed"
+                            f"none of the {count} ray actor(s) started in {waited:.0f} s "
+                            f"({self._request()}; the cluster has {_resources(ray)}): the "
+                            "cluster cannot place them (lower the executor's `num_cpus`/"
+                            "`num_gpus`, or add a node), or they take longer to load their "
+                            "models (raise `start_timeout`, as for a cluster that "
+                            "autoscales); nothing of this run was committed"
                         )
                     if not said_waiting and waited >= 30:
                         said_waiting = True
@@ -449,18 +452,20 @@ def _check_reachable(address: str | None, timeout: float = 5.0) -> None:
         ) from None
 
 
-class _own_sigterm:
+@contextlib.contextmanager
+def _sigterm_kept() -> Iterator[None]:
     """Keep this process's SIGTERM handler through ``ray.init``, which
     installs its own (a stack dump and exit status 15): the command's handler
-    stops the run as Ctrl-C does, with its message and status 143."""
-
-    def __enter__(self) -> None:
-        self._main = threading.current_thread() is threading.main_thread()
-        self._handler = signal.getsignal(signal.SIGTERM) if self._main else None
-
-    def __exit__(self, *exc: object) -> None:
-        if self._main and self._handler is not None:
-            signal.signal(signal.SIGTERM, self._handler)
+    stops the run as Ctrl-C does, with its message and status 143. Python's
+    handler is put back, whatever ``ray.init`` installed in C; a handler
+    someone installed in C before (``getsignal`` says None) is left to Ray."""
+    main = threading.current_thread() is threading.main_thread()
+    handler = signal.getsignal(signal.SIGTERM) if main else None
+    try:
+        yield
+    finally:
+        if handler is not None:
+            signal.signal(signal.SIGTERM, handler)
 
 
 def _drain(items: list[Any]) -> Iterator[Any]:

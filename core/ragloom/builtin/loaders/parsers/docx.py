@@ -12,17 +12,22 @@ and cite it by heading (``policy.docx#flights``):
 - tables as Markdown tables, the rule under the first row (Word's header
   row), a merged cell in each column it spans (the rows stay as wide as
   the header), a table inside a cell as its text;
-- hidden text (Word's *Hidden* font effect, on the run or its style) left
-  out, as the ``html`` loader leaves out hidden elements: no reader sees it,
-  and it is where instructions meant for machines are hidden.
+- hidden text (Word's *Hidden* font effect, on the run, its character
+  style or its paragraph style, or a style either is based on) left out, as
+  the ``html`` loader leaves out hidden elements: no reader sees it, and it
+  is where instructions meant for machines are hidden;
+- what content controls hold (a form's fields, a template's blocks) and
+  tracked insertions read as the document shows them; tracked deletions
+  do not.
 
 Metadata: ``title`` (the document's own title property, else the text of its
 ``Title`` paragraph, else the file name, which the reader fills in). Not
-read: headers and footers (the same on every page), footnotes, comments,
-text boxes and tracked deletions. A file that is not a Word document (a
-renamed file, a damaged one, an encrypted one, which Word saves as another
-format) is reported and skipped, as is one whose parts would unpack to more
-than :data:`MAX_UNPACKED` bytes (a zip bomb).
+read: headers and footers (the same on every page), footnotes, comments
+and text boxes. A file that is not a Word document (a renamed file, a
+damaged one, an encrypted one, which Word saves as another format) is
+reported and skipped, as is one whose XML parts would unpack to more than
+:data:`MAX_UNPACKED` bytes (a zip bomb: python-docx parses them whole; the
+images a document holds do not count).
 """
 
 from __future__ import annotations
@@ -46,8 +51,8 @@ MISSING_DOCX = (
     "reading Word documents needs python-docx, which is not installed: pip install 'ragloom[docx]'"
 )
 
-MAX_UNPACKED = 256 * 1024 * 1024
-"""The most a ``.docx`` may unpack to (its parts together), in bytes: a few
+MAX_UNPACKED = 128 * 1024 * 1024
+"""The most a ``.docx``'s XML parts may unpack to, together, in bytes: a few
 megabytes of text unpack to tens; a file that claims more is a zip bomb."""
 
 _HEADING = re.compile(r"^heading ([1-9])$")
@@ -70,7 +75,11 @@ def parse_docx(data: bytes, *, report: Callable[[str], None], **_: Any) -> Parse
         return None
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            unpacked = sum(info.file_size for info in archive.infolist())
+            unpacked = sum(
+                info.file_size
+                for info in archive.infolist()
+                if info.filename.endswith((".xml", ".rels"))
+            )
         if unpacked > MAX_UNPACKED:
             report(
                 f"Word document whose parts unpack to {unpacked:,} bytes, over "
@@ -79,7 +88,7 @@ def parse_docx(data: bytes, *, report: Callable[[str], None], **_: Any) -> Parse
             return None
         document = docx.Document(io.BytesIO(data))
         renderer = _Renderer(titled=_has_title(document))
-        for block in document.iter_inner_content():
+        for block in _blocks(document.element.body, document._body):
             renderer.block(block)
         title = (document.core_properties.title or "").strip() or renderer.title
     except Exception as exc:  # python-docx and zipfile raise many kinds on malformed files
@@ -107,27 +116,64 @@ def _style(paragraph: Paragraph) -> str:
         return ""
 
 
-def _hidden(run: Any, paragraph: Paragraph) -> bool:
-    """Whether Word hides ``run``: its own font, its character style's or
-    its paragraph style's (the first that says)."""
-    for font in (
-        run.font,
-        getattr(run.style, "font", None),
-        getattr(paragraph.style, "font", None),
-    ):
-        hidden = getattr(font, "hidden", None)
+def _blocks(element: Any, parent: Any) -> Iterator[Paragraph | Table]:
+    """The paragraphs and tables of a body or a cell, in order, those inside
+    content controls (``w:sdt``) too."""
+    from docx.oxml.ns import qn
+    from docx.table import Table
+    from docx.text.paragraph import Paragraph
+
+    for child in element.iterchildren():
+        if child.tag == qn("w:p"):
+            yield Paragraph(child, parent)
+        elif child.tag == qn("w:tbl"):
+            yield Table(child, parent)
+        elif child.tag == qn("w:sdt"):
+            content = child.find(qn("w:sdtContent"))
+            if content is not None:
+                yield from _blocks(content, parent)
+
+
+def _style_hidden(style: Any) -> bool | None:
+    """Whether a style, or the style it is based on (and so on), hides text."""
+    seen = 0
+    while style is not None and seen < 20:
+        hidden = getattr(getattr(style, "font", None), "hidden", None)
         if hidden is not None:
             return bool(hidden)
+        style, seen = getattr(style, "base_style", None), seen + 1
+    return None
+
+
+def _hidden(run: Any, paragraph: Paragraph) -> bool:
+    """Whether Word hides ``run``: its own font, its character style's or
+    its paragraph style's (each with the styles it is based on; the first
+    that says)."""
+    if run.font.hidden is not None:
+        return bool(run.font.hidden)
+    for style in (run.style, paragraph.style):
+        hidden = _style_hidden(style)
+        if hidden is not None:
+            return hidden
     return False
 
 
 def _visible_text(paragraph: Paragraph) -> str:
-    """A paragraph's text without its hidden runs; line breaks and tabs as
-    spaces (the chunkers treat a paragraph as one block)."""
+    """A paragraph's text without its hidden runs, with the runs inside
+    hyperlinks, content controls and tracked insertions (not deletions);
+    line breaks and tabs as spaces (the chunkers treat a paragraph as one
+    block)."""
+    from docx.oxml.ns import qn
+    from docx.text.run import Run
+
+    deleted = {qn("w:del"), qn("w:moveFrom")}
     parts: list[str] = []
-    for item in paragraph.iter_inner_content():
-        runs = item.runs if hasattr(item, "runs") else [item]  # a hyperlink holds runs
-        parts.extend(run.text for run in runs if not _hidden(run, paragraph))
+    for element in paragraph._p.iter(qn("w:r")):
+        if any(ancestor.tag in deleted for ancestor in element.iterancestors()):
+            continue
+        run = Run(element, paragraph)
+        if not _hidden(run, paragraph):
+            parts.append(run.text)
     return " ".join("".join(parts).split())
 
 
@@ -198,7 +244,7 @@ class _Renderer:
 
 def _cell_text(cell: Any) -> Iterator[str]:
     """The visible text of a table cell, tables inside it included."""
-    for block in cell.iter_inner_content():
+    for block in _blocks(cell._tc, cell):
         if hasattr(block, "rows"):
             for row in block.rows:
                 for inner in row.cells:
