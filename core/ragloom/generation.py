@@ -310,7 +310,8 @@ def _answer(question: str, hits: Sequence[Hit], writer: AnswerWriter, *, cut: bo
     text = writer.text
     if not text.strip():
         raise GeneratorError(
-            "the model's reply held nothing but citation markers of passages it was not given"
+            "the model's reply held no answer: only a list of sources, or citation markers "
+            "of passages it was not given"
             if writer.written
             else "the model's reply was empty (a chat template that does not fit the model, "
             "or a model that ends at once)"

@@ -22,13 +22,13 @@ __all__ = ["MARKER", "AnswerWriter", "CitationRewriter", "marker_numbers", "quot
 
 MARKER = re.compile(
     r"[ \t]?(?:\[(\d{1,6}(?:\s*,\s*\d{1,6})*)\]"
-    r"|(?<![\w\]])(?:\[|【)[ \t]*(?:(?:source|passage)s?[ \t]*)?"
+    r"|(?:(?<![\w\]])\[|【)[ \t]*(?:(?:source|passage)s?[ \t]*)?"
     r"(\d{1,6}(?:[ \t]*[,;–-][ \t]*(?:(?:source|passage)[ \t]*)?\d{1,6})*)[ \t]*(?:\]|】))",
     re.IGNORECASE,
 )
 """A citation marker as models write them: ``[2]``, ``[1, 3]`` (with the
-space before it); and, not right after a word (``arr[ 2 ]`` is code), the
-look-alikes they also write: ``[ 2 ]``, ``[1-3]``, ``[Source 2]``, ``【1】``.
+space before it); and the look-alikes they also write: ``[ 2 ]``, ``[1-3]``,
+``[Source 2]`` (not right after a word: ``arr[ 2 ]`` is code), ``【1】``.
 A look-alike that names no passages in order (``[2024-01-15]``, ``[0-9]``,
 ``[3-1]``) is left as written: :func:`marker_numbers`."""
 _OPEN_MARKER = re.compile(r"(?:\[|【)[\w \t,;–-]{0,32}$")
@@ -159,10 +159,15 @@ class CitationRewriter:
 
 _SOURCES_WORDS = ("sources", "source", "references", "citations")
 _SOURCES_HEADING = re.compile(
-    r"(?:[#>*_-]+[ \t]*)?(?:sources?|references|citations)[ \t]*(?:[*_]+[ \t]*)?(?::|(?=\n|$))",
+    r"(?:[#>*_-]+[ \t]*)?(?:sources?|references|citations)[ \t]*(?:[*_]+[ \t]*)?"
+    r"(?::(?:[ \t]*[*_]+)?|(?=[ \t]*\n))",
     re.IGNORECASE,
 )
-"""A line that opens a list of sources: ``Sources:``, ``**References**``, ``## Sources``."""
+"""What opens a list of sources: ``Sources:``, ``**Sources:**``, a line of
+``**References**`` or ``## Sources`` (a word without its colon only as a
+line of its own: seen at a piece's end, ``Sources`` may go on ``of revenue``)."""
+_LABEL = re.compile(r"\S*[/.#:]\S*")
+"""A name as lists of sources give them: ``docs/a.md#x``, ``pricing.md``, a URL."""
 _BULLET = re.compile(r"(?:[-*•]|\d{1,3}[.)])[ \t]*")
 _BOUNDARY = re.compile(r"\n[ \t]*|(?<=[.!?)\]])[ \t]+")
 """Where a sources heading may start: a new line, or after a sentence on its line."""
@@ -203,6 +208,7 @@ class AnswerWriter:
         self._escape = ""  # the start of an escape sequence the next piece completes
         self._held = ""  # text whose fate the next piece decides
         self._block = False  # _held is a sources heading and what follows it
+        self._checked = 0  # how much of _held's block was found to be entries
         self._last = ""  # the last character shown
         self._shown: list[str] = []
 
@@ -218,7 +224,7 @@ class AnswerWriter:
         """What was held back, once the model is done."""
         rest = self._held + clean(self._escape)
         self._held = self._escape = ""
-        if self._block and self.text.strip() and _is_sources_list(rest):
+        if self._block and _entries_end(rest, 0, len(rest)) is None:
             self.removed_sources = True
             rest = ""
         out = self.citations.feed(rest.rstrip()) + self.citations.finish()
@@ -244,17 +250,34 @@ class AnswerWriter:
         if not text:
             return ""
         self.written = self.written or not text.isspace()
-        if self._block or text.isspace() or not self.written:
+        if self._block:
+            self._held += text
+            # a line that is no entry makes the block text: shown from here on
+            complete = self._held.rfind("\n") + 1
+            failed = _entries_end(self._held, self._checked, complete)
+            if failed is None:
+                self._checked = max(self._checked, complete)
+                return ""
+            self._block, self._checked = False, 0
+            text, self._held = self._held, ""
+            return self._release(text, skip=text.find("\n", len(text) - len(text.lstrip())) + 1)
+        if text.isspace() or not self.written:
             self._held += text  # nothing to decide yet: no scan of what is held
-            if not self._block and not self._last:
+            if not self._last:
                 self._held = self._held.lstrip()  # before the first word
             return ""
         held, text = self._held, self._held + text
         self._held = ""
         if not self._last:
             held, text = "", text.lstrip()
+        return self._release(text, skip=max(len(held) - 16, 0))
+
+    def _release(self, text: str, skip: int = 0) -> str:
+        """``text`` less a sources heading and what follows it, or an end
+        that may become one, and its trailing whitespace (all held back).
+        ``skip``: where the scan starts (what was scanned before; a block
+        found to be text, after its heading's line)."""
         before = self._last or "\n"  # what precedes text: a line's start at first
-        skip = max(len(held) - 16, 0)  # what was held was scanned when it came
         heading = _sources_start(before, text, skip)
         if heading is not None:
             self._block = True
@@ -320,24 +343,33 @@ def _partial_heading(before: str, text: str) -> int | None:
     return cut if word or tail.strip() else None
 
 
-def _is_sources_list(block: str) -> bool:
-    """Whether ``block`` (a sources heading and what follows it) is only a
-    list of sources: after the heading, entries that start with a marker
-    (``[1] docs/a.md``, ``- [2] faq``), or bulleted names of one word
-    (``1. pricing.md``); not sentences (``- Sunlight [1]``)."""
-    block = block.lstrip()
-    heading = _SOURCES_HEADING.match(block)
-    if heading is None:
-        return False
-    for line in block[heading.end() :].split("\n"):
-        entry = line.strip().lstrip(":").strip()
-        if not entry:
-            continue
-        bullet = _BULLET.match(entry)
-        named = entry[bullet.end() :] if bullet is not None else entry
-        if MARKER.match(named.lstrip(" \t")) is not None and named.lstrip(" \t")[:1] in "[【":
-            continue
-        if bullet is not None and named and len(named.split()) == 1:
-            continue
-        return False
-    return True
+def _entries_end(block: str, start: int, end: int) -> int | None:
+    """Where, in ``block`` (a sources heading and what follows it), the first
+    line between ``start`` and ``end`` that is no entry of a list of sources
+    starts; None when every one is an entry (:func:`_is_entry`)."""
+    lead = len(block) - len(block.lstrip())
+    heading = _SOURCES_HEADING.match(block, lead)
+    at = max(start, heading.end() if heading is not None else lead)
+    while at < end:
+        stop = block.find("\n", at, end)
+        stop = end if stop < 0 else stop
+        if not _is_entry(block[at:stop]):
+            return at
+        at = stop + 1
+    return None
+
+
+def _is_entry(line: str) -> bool:
+    """Whether ``line`` is an entry of a list of sources the model wrote:
+    markers and a name (``[1] docs/a.md``, ``- [2] Pricing FAQ``), or a
+    bulleted name (``1. pricing.md``, ``- docs/a.md [1]``); not a sentence
+    (``- Sunlight [1]``, ``[1] The Team plan costs $12 a month.``)."""
+    entry = line.strip().lstrip(":").strip()
+    if not entry:
+        return True
+    bullet = _BULLET.match(entry)
+    named = entry[bullet.end() :].strip() if bullet is not None else entry
+    rest = MARKER.sub("", named).strip(" \t,;")
+    if named[:1] in "[【" and MARKER.match(named) is not None:  # led by its markers
+        return not (len(rest.split()) >= 4 and rest.endswith((".", "!", "?")))
+    return bool(_LABEL.fullmatch(rest))

@@ -126,7 +126,7 @@ async def chat_completions(
                         "index": 0,
                         "message": {"role": "assistant", "content": content, "refusal": None},
                         "logprobs": None,
-                        "finish_reason": "stop",
+                        "finish_reason": _finish(answer),
                     }
                 ],
                 "usage": _usage(question, history, content),
@@ -194,7 +194,8 @@ async def _chunks(
                 written.append(footer)
                 yield data([delta(footer)])
             extra = {"citations": citations_json(answer), "ragloom": _extra(answer)}
-        yield data([{"index": 0, "delta": {}, "logprobs": None, "finish_reason": "stop"}], **extra)
+        finish = _finish(answer) if answer is not None else "stop"
+        yield data([{"index": 0, "delta": {}, "logprobs": None, "finish_reason": finish}], **extra)
         if include_usage:
             yield data([], usage=_usage(asked[0], asked[1], "".join(written)))
         yield "data: [DONE]\n\n"
@@ -209,6 +210,11 @@ def sources_footer(answer: Any) -> str:
         return ""
     lines = "\n".join(f"[{c.number}] {c.label}" for c in answer.citations)
     return f"\n\nSources:\n{lines}"
+
+
+def _finish(answer: Any) -> str:
+    """OpenAI's ``finish_reason``: ``length`` for an answer ``max_tokens`` cut off."""
+    return "length" if answer.metadata.get("truncated") else "stop"
 
 
 def _extra(answer: Any) -> dict[str, Any]:
