@@ -8,6 +8,7 @@ context budget. Found by a trial with SmolLM2 behind llama.cpp."""
 from __future__ import annotations
 
 import logging
+import time
 from pathlib import Path
 
 import pluggy
@@ -307,3 +308,28 @@ def test_a_cut_mark_on_a_piece_that_carries_text(
         shown = "".join(answer_stream)
     assert shown == answer_stream.answer.text == "The Pro plan costs $29 [1] and"
     assert answer_stream.answer.metadata["truncated"] is True
+
+
+def test_the_chat_route_says_length_for_an_answer_cut_off(
+    corpus: Path, llm_pm: pluggy.PluginManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """OpenAI clients look at ``finish_reason`` to know an answer is whole."""
+    from ragloom.server import Caller, create_app
+    from starlette.testclient import TestClient
+
+    monkeypatch.setattr(Scripted, "chat", _cut_chat)
+    monkeypatch.setattr(Scripted, "chat_stream", _cut_stream)
+    body = {"model": "ragloom", "messages": [{"role": "user", "content": "Pro plan cost?"}]}
+    with (
+        scripted(corpus, llm_pm, replies=["The Pro plan costs $29 [1] and"] * 2) as pipeline,
+        TestClient(create_app(pipeline, anonymous=Caller("x"))) as client,
+    ):
+        for _ in range(200):  # the app opens the pipeline in the background
+            if client.get("/readyz").status_code == 200:
+                break
+            time.sleep(0.05)
+        whole = client.post("/v1/chat/completions", json=body).json()
+        streamed = client.post("/v1/chat/completions", json={**body, "stream": True}).text
+    assert whole["choices"][0]["finish_reason"] == "length"
+    assert whole["ragloom"]["truncated"] is True
+    assert '"finish_reason": "length"' in streamed or '"finish_reason":"length"' in streamed
