@@ -69,6 +69,8 @@ def every_split(reply: str) -> str:
         ("Costs $12 [1].\n\n**Sources:**\n- [1] a.md\n- [4] b.md", "Costs $12 [1].", [1]),
         ("Costs $12 [1].\n\n## References\n1. pricing.md\n2. faq.md", "Costs $12 [1].", [1]),
         ("Costs $12.\n**Sources:** [1][2]", "Costs $12.", []),
+        ("Costs $12.\nReference:\n[1] docs/pricing-faq.md", "Costs $12.", []),
+        ("Costs $12.\n\n## Bibliography\n- [1] Pricing FAQ", "Costs $12.", []),
         (
             "Costs $12.\n\nSources:\n1. docs/pricing-faq.md [1]\n2. docs/faq.md [2]",
             "Costs $12.",
@@ -95,6 +97,10 @@ def test_a_sources_list_the_model_writes_is_removed(reply: str, text: str, cited
         "Sources:\n- Grants [1]\n- Donations [2]",  # the whole answer: a list, kept
         "Costs $12.\nReferences:\n[1] The Team plan costs $12 per user.\n[2] It renews yearly.",
         "Source: the 2023 report says $12 [1].\nIt renews yearly [2].",
+        # claims, when in doubt: no period, a colon, a time, a version
+        "Costs $12.\nSources:\n[1] The Team plan costs $12 per user per month",
+        "Costs $12.\nSources:\n[1] Team plan: $12/user/month.",
+        "Opens at:\nSources:\n- 10:30 [1]\n- v2.1 [2]",
     ],
 )
 def test_text_that_only_starts_like_a_sources_list_is_kept(reply: str) -> None:

@@ -157,17 +157,20 @@ class CitationRewriter:
         )
 
 
-_SOURCES_WORDS = ("sources", "source", "references", "citations")
+_SOURCES_WORDS = ("sources", "source", "references", "reference", "citations", "citation",
+                  "bibliography")  # fmt: skip
 _SOURCES_HEADING = re.compile(
-    r"(?:[#>*_-]+[ \t]*)?(?:sources?|references|citations)[ \t]*(?:[*_]+[ \t]*)?"
+    r"(?:[#>*_-]+[ \t]*)?(?:sources?(?:[ \t]+used)?|references?|citations?|bibliography)"
+    r"[ \t]*(?:[*_]+[ \t]*)?"
     r"(?::(?:[ \t]*[*_]+)?|(?=[ \t]*\n))",
     re.IGNORECASE,
 )
 """What opens a list of sources: ``Sources:``, ``**Sources:**``, a line of
 ``**References**`` or ``## Sources`` (a word without its colon only as a
 line of its own: seen at a piece's end, ``Sources`` may go on ``of revenue``)."""
-_LABEL = re.compile(r"\S*[/.#:]\S*")
+_LABEL = re.compile(r"\S*(?:[/#]\S*|\.[A-Za-z]{1,5})")
 """A name as lists of sources give them: ``docs/a.md#x``, ``pricing.md``, a URL."""
+_SENTENCE_END = ".!?。！？…)\"'”"
 _BULLET = re.compile(r"(?:[-*•]|\d{1,3}[.)])[ \t]*")
 _BOUNDARY = re.compile(r"\n[ \t]*|(?<=[.!?)\]])[ \t]+")
 """Where a sources heading may start: a new line, or after a sentence on its line."""
@@ -371,5 +374,8 @@ def _is_entry(line: str) -> bool:
     named = entry[bullet.end() :].strip() if bullet is not None else entry
     rest = MARKER.sub("", named).strip(" \t,;")
     if named[:1] in "[【" and MARKER.match(named) is not None:  # led by its markers
-        return not (len(rest.split()) >= 4 and rest.endswith((".", "!", "?")))
+        # a name (a path, a title of a few words), not a claim: when in doubt, text
+        return bool(_LABEL.fullmatch(rest)) or (
+            len(rest.split()) <= 5 and not rest.endswith(tuple(_SENTENCE_END)) and ":" not in rest
+        )
     return bool(_LABEL.fullmatch(rest))
