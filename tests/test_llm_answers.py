@@ -151,6 +151,7 @@ def test_an_uncited_answer_is_not_grounded_anywhere(
     assert answer.metadata["dropped_citations"] == [9]
     out = answer_json(answer)
     assert out["grounded"] is False and out["uncited"] is True and out["truncated"] is False
+    assert out["dropped_citations"] == [9]
     # `ragloom eval`: neither a refusal nor an answer from the documents
     must_refuse = check_answer(AnswerCheck(must_refuse=True), answer.text, False, uncited=True)
     assert must_refuse.refusal and "answered" in must_refuse.refusal
@@ -271,6 +272,13 @@ def test_text_that_starts_like_a_heading_streams_without_waiting_for_the_end() -
     shown = writer.feed(".\nMore") + writer.feed(" text.")
     assert shown == "\nSource: the 2023 report [2].\nMore text."
     assert writer.finish() == ""
+
+
+def test_markers_inside_a_fenced_code_block_are_code() -> None:
+    reply = "Set it so [1]:\n\n```python\nsources = [1, 2]\nprint(sources[0])\n```\n\nDone [2]."
+    assert every_split(reply) == reply
+    tilde = "~~~~\nx = [7]\n~~~\nstill code [7]\n~~~~\nCited [7]."
+    assert every_split(tilde) == "~~~~\nx = [7]\n~~~\nstill code [7]\n~~~~\nCited."
 
 
 def test_cjk_markers_right_after_a_word() -> None:

@@ -707,6 +707,7 @@ def ask(
                     "grounded": answer.grounded,
                     "uncited": bool(answer.metadata.get("uncited")),
                     "truncated": bool(answer.metadata.get("truncated")),
+                    "dropped_citations": list(answer.metadata.get("dropped_citations", ())),
                     "degraded": answer.degraded,
                     **(
                         {"retrieval_degraded": answer.metadata["retrieval_degraded"]}

@@ -34,6 +34,9 @@ A look-alike that names no passages in order (``[2024-01-15]``, ``[0-9]``,
 _OPEN_MARKER = re.compile(r"(?:\[|【)[\w \t,;–-]{0,32}$")
 """The start of a marker at a piece's end (``[1``, ``[1, ``, ``[Sour``): the
 next piece decides it."""
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})", re.MULTILINE)
+"""A line that opens or closes a fenced code block: markers inside are code."""
+_FENCE_STARTS = ("`", "``", "~", "~~")
 _RANGE = re.compile(r"(\d+)[ \t]*[–-][ \t]*(?:(?:source|passage)[ \t]*)?(\d+)", re.IGNORECASE)
 _MAX_RANGE = 20
 
@@ -76,7 +79,8 @@ class CitationRewriter:
     ``dropped``. Works on a whole text (``feed`` then ``finish``) or piece by
     piece as a model streams it: a piece ending inside a marker (``[1``) is
     held back until the marker is complete, and so are the spaces before it
-    (they go with a forged marker).
+    (they go with a forged marker). Inside a fenced code block (```` ``` ````
+    or ``~~~`` lines) nothing is rewritten: ``sources = [1, 2]`` is code.
     """
 
     def __init__(self, sources: Mapping[int, Hit]) -> None:
@@ -85,6 +89,7 @@ class CitationRewriter:
         self.dropped: list[int] = []
         self._pending = ""
         self._before = ""  # the last character written: what a marker comes after
+        self._fence = ""  # the fence of the code block the text is in ("" outside)
         self._text: list[str] = []
 
     def feed(self, piece: str) -> str:
@@ -96,6 +101,9 @@ class CitationRewriter:
         if tail is not None and tail.end() == cut:
             cut = len(text[: tail.start()].rstrip(" \t"))
             cut = max(cut, tail.start() - 1)  # one space before a marker is the marker's
+        line = text.rfind("\n", 0, cut) + 1  # a fence's line is decided whole
+        if _FENCE.match(text, line, cut) or text[line:cut].strip(" \t") in _FENCE_STARTS:
+            cut = line
         text, self._pending = text[:cut], text[cut:]
         return self._write(text)
 
@@ -109,15 +117,31 @@ class CitationRewriter:
         (``arr[ 2 ]`` is code however the pieces fell)."""
         joined, start = self._before + text, len(self._before)
         parts, at = [], start
-        for match in MARKER.finditer(joined, start):
-            parts.extend((joined[at : match.start()], self._rewrite(match)))
-            at = match.end()
-        parts.append(joined[at:])
+        for fence in _FENCE.finditer(joined, start):
+            parts.append(self._markers(joined, at, fence.end()))
+            token = fence.group(1)
+            if not self._fence:
+                self._fence = token
+            elif token[0] == self._fence[0] and len(token) >= len(self._fence):
+                self._fence = ""
+            at = fence.end()
+        parts.append(self._markers(joined, at, len(joined)))
         out = "".join(parts)
         if text:
             self._before = text[-1]
         self._text.append(out)
         return out
+
+    def _markers(self, joined: str, start: int, end: int) -> str:
+        """``joined[start:end]`` with its markers rewritten, unless it is code."""
+        if self._fence:
+            return joined[start:end]
+        parts, at = [], start
+        for match in MARKER.finditer(joined, start, end):
+            parts.extend((joined[at : match.start()], self._rewrite(match)))
+            at = match.end()
+        parts.append(joined[at:end])
+        return "".join(parts)
 
     @property
     def text(self) -> str:

@@ -174,6 +174,8 @@ class AnswerOut(BaseModel):
     own knowledge, not from the documents."""
     truncated: bool = False
     """The answer was cut off at the generator's ``max_tokens``."""
+    dropped_citations: list[int] = []
+    """Passage numbers the model cited that it was not given (removed from the text)."""
     degraded: bool
     cached: bool
     corpus_version: int | None = None

@@ -349,6 +349,7 @@ def answer_json(answer: Answer, *, trace: bool = False) -> dict[str, Any]:
         "grounded": answer.grounded,
         "uncited": bool(answer.metadata.get("uncited")),
         "truncated": bool(answer.metadata.get("truncated")),
+        "dropped_citations": list(answer.metadata.get("dropped_citations", ())),
         "degraded": answer.degraded,
         "cached": bool(answer.metadata.get("cached")),
         "corpus_version": answer.metadata.get("corpus_version"),
