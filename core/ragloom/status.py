@@ -23,6 +23,7 @@ from .state import _chunk_total
 from .storeset import store_kind
 
 if TYPE_CHECKING:
+    from .components import Store
     from .pipeline import Pipeline
 
 __all__ = ["IndexStatus", "StoreStatus", "index_status"]
@@ -110,7 +111,9 @@ def index_status(pipeline: Pipeline) -> IndexStatus:
     except RagloomError as exc:
         problem = str(exc)
     problem = problem or unreadable
-    stores = tuple(_store_status(pipeline, name) for name, _ in pipeline.stores)
+    pipeline.stores.open()  # a store whose open failed is tried again (and says why)
+    where = pipeline.stores.locations()
+    stores = tuple(_store_status(pipeline, name, store, where) for name, store in pipeline.stores)
     if problem is None and run != "running":
         failed = next((s for s in stores if s.error), None)
         if failed is not None:
@@ -156,26 +159,24 @@ def _read_ledger(pipeline: Pipeline) -> tuple[dict[str, Any] | None, int, int]:
     return meta, documents, chunks
 
 
-def _store_status(pipeline: Pipeline, name: str) -> StoreStatus:
-    store = next(s for n, s in pipeline.stores if n == name)
-    try:
-        location = store.location
-    except Exception:  # a plugin's bug: it says nothing of where
-        location = None
-    try:
-        pipeline.stores.open()  # a store whose open failed is tried again (and says why)
-        with pipeline.state.lock.read():
-            held: int | None = int(store.count())
-        error = None
-    except Exception as exc:
-        held, error = None, str(exc) or type(exc).__name__
+def _store_status(
+    pipeline: Pipeline, name: str, store: Store, where: dict[str, str]
+) -> StoreStatus:
+    failed: Exception | None = pipeline.stores.error(name)
+    held: int | None = None
+    if failed is None:
+        try:
+            with pipeline.state.lock.read():
+                held = int(store.count())
+        except Exception as exc:
+            failed = exc
     return StoreStatus(
         name=name,
         type=store_kind(store),
-        location=location if isinstance(location, str) else None,
+        location=where.get(name),
         chunks=held,
         exact=bool(store.exact_count),
-        error=error,
+        error=None if failed is None else str(failed) or type(failed).__name__,
     )
 
 

@@ -137,6 +137,10 @@ class StoreSet(Sequence[tuple[str, "Store"]]):
             if name in self._broken:
                 raise self._broken[name]
 
+    def error(self, name: str) -> Exception | None:
+        """Why the store ``name`` could not be opened (None: it is open, or not tried)."""
+        return self._broken.get(name)
+
     def reopen(self, name: str, *, fresh: bool) -> None:
         """Close the store ``name`` and open a new instance of it (``fresh``:
         empty, whatever it persisted)."""
