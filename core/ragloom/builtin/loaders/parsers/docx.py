@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import io
 import re
+import weakref
 import zipfile
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -109,11 +110,27 @@ def _has_title(document: Any) -> bool:
     return any(_style(p) == "title" for p in document.paragraphs[:20])
 
 
+_STYLES: weakref.WeakKeyDictionary[Any, dict[Any, Any]] = weakref.WeakKeyDictionary()
+"""What a document's styles say, by style id, per document: python-docx looks
+a style up by scanning every style (the default one too) on each access,
+which was 90% of reading a document run by run."""
+
+
+def _of_styles(paragraph: Paragraph, key: Any, read: Callable[[], Any]) -> Any:
+    cache = _STYLES.setdefault(paragraph.part, {})
+    if key not in cache:
+        cache[key] = read()
+    return cache[key]
+
+
 def _style(paragraph: Paragraph) -> str:
-    try:
-        return (paragraph.style.name or "").lower() if paragraph.style is not None else ""
-    except (KeyError, AttributeError):  # a style id the styles part does not define
-        return ""
+    def read() -> str:
+        try:
+            return (paragraph.style.name or "").lower() if paragraph.style is not None else ""
+        except (KeyError, AttributeError):  # a style id the styles part does not define
+            return ""
+
+    return str(_of_styles(paragraph, ("name", paragraph._p.style), read))
 
 
 def _blocks(element: Any, parent: Any) -> Iterator[Paragraph | Table]:
@@ -151,11 +168,15 @@ def _hidden(run: Any, paragraph: Paragraph) -> bool:
     that says)."""
     if run.font.hidden is not None:
         return bool(run.font.hidden)
-    for style in (run.style, paragraph.style):
-        hidden = _style_hidden(style)
-        if hidden is not None:
-            return hidden
-    return False
+
+    def read() -> bool:
+        for style in (run.style, paragraph.style):
+            hidden = _style_hidden(style)
+            if hidden is not None:
+                return hidden
+        return False
+
+    return bool(_of_styles(paragraph, ("hidden", run._r.style, paragraph._p.style), read))
 
 
 def _visible_text(paragraph: Paragraph) -> str:
