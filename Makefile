@@ -23,7 +23,7 @@ $(BIN)/python:
 # sentence-transformers would pull a multi-GB CUDA build.
 $(VENV)/.installed: pyproject.toml $(PLUGINS:%=%/pyproject.toml) | $(BIN)/python
 	$(BIN)/python -m pip install -q torch==2.13.0
-	$(BIN)/python -m pip install -q -e '.[dev,docs,pdf,docx]' $(PLUGINS:%=-e %[test])
+	$(BIN)/python -m pip install -q -e '.[dev,docs,pdf,docx,pptx,xlsx]' $(PLUGINS:%=-e %[test])
 	touch $@
 
 venv: $(VENV)/.installed

@@ -24,11 +24,14 @@ __all__ = [
     "BINARY_SNIFF_BYTES",
     "HTML_EXTENSIONS",
     "MARKDOWN_EXTENSIONS",
+    "PPTX_EXTENSIONS",
     "RESERVED_METADATA",
     "RST_EXTENSIONS",
     "SHORT_TEXT",
     "TABLE_EXTENSIONS",
     "TEXT_EXTENSIONS",
+    "WORD_PART",
+    "XLSX_EXTENSIONS",
     "FileOptions",
     "Parsed",
     "TextFileOptions",
@@ -36,6 +39,7 @@ __all__ = [
     "covered",
     "decode_text",
     "is_within",
+    "office_format",
     "source_id",
 ]
 
@@ -126,26 +130,44 @@ class TextFileOptions(FileOptions):
         return value
 
 
-_OFFICE = ((b"xl/", "an Excel workbook (.xlsx)"), (b"ppt/", "a PowerPoint deck (.pptx)"))
-
+PPTX_EXTENSIONS = frozenset({".pptx", ".pptm"})
+XLSX_EXTENSIONS = frozenset({".xlsx", ".xlsm"})
 
 WORD_PART = re.compile(rb"(?<![A-Za-z0-9_])word/")
 """A zip entry of a Word document's (``word/document.xml``), not ``password/``."""
 
+_OFFICE_PARTS = (
+    (WORD_PART, "docx", "a Word document", ".docx"),
+    (re.compile(rb"(?<![A-Za-z0-9_])ppt/"), "pptx", "a PowerPoint deck", ".pptx"),
+    (re.compile(rb"(?<![A-Za-z0-9_])xl/"), "xlsx", "an Excel workbook", ".xlsx"),
+)
+"""Office formats by a zip entry's folder: format, what it is, its extension."""
+
+
+def office_format(head: bytes) -> str | None:
+    """``docx``, ``pptx`` or ``xlsx`` when ``head`` (a file's first bytes)
+    starts a zip whose first entries are that format's, else None."""
+    if head.startswith(b"PK\x03\x04"):
+        for part, kind, _what, _extension in _OFFICE_PARTS:
+            if part.search(head):
+                return kind
+    return None
+
 
 def _binary(data: bytes) -> str:
     """Why a file with a NUL byte near its start is skipped: a known office
-    format by its signature (what to save it as instead), else binary."""
+    format by its signature (what to name it, or save it as, instead), else
+    binary."""
     head = data[:BINARY_SNIFF_BYTES]
-    kind = None
-    if head.startswith(b"PK\x03\x04"):
-        if WORD_PART.search(head):
-            return "a Word document under a text format's name: name it .docx; skipped"
-        kind = next((name for marker, name in _OFFICE if marker in head), None)
-    elif head.startswith(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"):
-        kind = "a Microsoft Office file (.doc, .xls or .ppt)"
-    if kind is not None:
-        return f"{kind}, which ragloom has no reader for: save it as PDF, HTML or text; skipped"
+    if (kind := office_format(head)) is not None:
+        what, extension = next((w, e) for _p, k, w, e in _OFFICE_PARTS if k == kind)
+        return f"{what} under a text format's name: name it {extension}; skipped"
+    if head.startswith(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"):
+        return (
+            "a Microsoft Office file (.doc, .xls or .ppt, or one with a password), which "
+            "ragloom cannot read: save it as .docx, .xlsx, .pptx or PDF without a password; "
+            "skipped"
+        )
     return "binary file (NUL byte in the first 8 KB), not text; skipped"
 
 

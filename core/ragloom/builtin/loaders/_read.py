@@ -18,13 +18,15 @@ from ._files import (
     BINARY_SNIFF_BYTES,
     HTML_EXTENSIONS,
     MARKDOWN_EXTENSIONS,
+    PPTX_EXTENSIONS,
     RST_EXTENSIONS,
     TABLE_EXTENSIONS,
     TEXT_EXTENSIONS,
-    WORD_PART,
+    XLSX_EXTENSIONS,
     Parsed,
     absolute,
     decode_text,
+    office_format,
     path_text,
     source_id,
 )
@@ -33,21 +35,24 @@ from .parsers.docx import parse_docx
 from .parsers.html import parse_html
 from .parsers.markdown import parse_markdown
 from .parsers.pdf import parse_pdf
+from .parsers.pptx import parse_pptx
 from .parsers.rst import parse_rst
 from .parsers.table import parse_table
+from .parsers.xlsx import parse_xlsx
 
 __all__ = ["file_format", "read_document"]
 
 
 def file_format(path: PurePath, head: bytes = b"") -> str:
     """The format a file is read as: ``markdown``, ``html``, ``pdf``, ``docx``,
-    ``code``, ``table`` (``.csv``, ``.tsv``), ``rst`` (``.rst``, ``.rest``) or
-    ``text``.
+    ``pptx``, ``xlsx``, ``code``, ``table`` (``.csv``, ``.tsv``), ``rst``
+    (``.rst``, ``.rest``) or ``text``.
 
     By extension first (see the ``directory`` loader's docs for the table); a
     file with no or an unknown extension is sniffed from ``head``, its first
-    bytes: ``%PDF-`` is a PDF, a zip holding ``word/`` a Word document, ``#!``
-    (a shebang) is code, ``<!doctype html`` or ``<html`` is HTML, anything else
+    bytes: ``%PDF-`` is a PDF, a zip holding ``word/``, ``ppt/`` or ``xl/``
+    a Word document, a PowerPoint deck or an Excel workbook, ``#!`` (a
+    shebang) is code, ``<!doctype html`` or ``<html`` is HTML, anything else
     text.
     """
     extension = path.suffix.lower()
@@ -59,6 +64,10 @@ def file_format(path: PurePath, head: bytes = b"") -> str:
         return "pdf"
     if extension == ".docx":
         return "docx"
+    if extension in PPTX_EXTENSIONS:
+        return "pptx"
+    if extension in XLSX_EXTENSIONS:
+        return "xlsx"
     if extension in RST_EXTENSIONS:
         return "rst"
     if extension in TEXT_EXTENSIONS:
@@ -70,8 +79,8 @@ def file_format(path: PurePath, head: bytes = b"") -> str:
     start = head.lstrip()[:64].lower()
     if head.startswith(b"%PDF-"):
         return "pdf"
-    if head.startswith(b"PK\x03\x04") and WORD_PART.search(head):
-        return "docx"
+    if (office := office_format(head)) is not None:
+        return office
     if head.startswith(b"#!"):
         return "code"
     if start.startswith((b"<!doctype html", b"<html")):
@@ -113,12 +122,11 @@ def read_document(
     :param metadata: extra fields merged over the computed ones.
     :param max_size: files bigger than this many bytes are reported and skipped,
         judged from their size alone (they are never read).
-    :param format: ``markdown``, ``html``, ``pdf``, ``docx``, ``code`` or ``text``; None:
-        :func:`file_format` chooses.
+    :param format: one of :func:`file_format`'s formats; None: :func:`file_format` chooses.
     :param options: keyword options for the format's parser.
     :returns: the document, or None when the file was reported and skipped.
     :raises LoaderError: only when the format needs a package that is not
-        installed (pypdf, python-docx); callers report it.
+        installed (pypdf, python-docx, python-pptx, openpyxl); callers report it.
 
     The id and ``source`` are the path relative to ``context.base_dir`` (forward
     slashes), or the absolute path outside it. Metadata: ``source``, ``path``
@@ -219,7 +227,12 @@ def _parse_text(text: str, **_: Any) -> Parsed:
     return text, {}
 
 
-_BINARY_PARSERS: dict[str, Callable[..., Parsed | None]] = {"pdf": parse_pdf, "docx": parse_docx}
+_BINARY_PARSERS: dict[str, Callable[..., Parsed | None]] = {
+    "pdf": parse_pdf,
+    "docx": parse_docx,
+    "pptx": parse_pptx,
+    "xlsx": parse_xlsx,
+}
 """The formats read from the file's bytes, not from decoded text."""
 
 _PARSERS: dict[str, Callable[..., Parsed | None]] = {

@@ -35,9 +35,11 @@ from .._languages import LANGUAGES
 from ._files import (
     HTML_EXTENSIONS,
     MARKDOWN_EXTENSIONS,
+    PPTX_EXTENSIONS,
     RST_EXTENSIONS,
     TABLE_EXTENSIONS,
     TEXT_EXTENSIONS,
+    XLSX_EXTENSIONS,
     TextFileOptions,
     absolute,
     is_within,
@@ -65,11 +67,13 @@ DEFAULT_INCLUDE = tuple(
         *sorted(HTML_EXTENSIONS),
         ".pdf",
         ".docx",
+        *sorted(PPTX_EXTENSIONS),
         *LANGUAGES,
     )
 )
 """Every extension a format is known for: Markdown, plain text,
-reStructuredText, HTML, PDF, Word and source code."""
+reStructuredText, HTML, PDF, Word, PowerPoint and source code; not tables
+(``.csv``, ``.tsv``, ``.xlsx``), which an ``include`` must name."""
 
 DENIED_FILES = (
     # environment files and keys
@@ -273,10 +277,13 @@ class DirectoryLoader(Loader):
         self._exclude = _any_of(self.config.exclude)
         self._sources: tuple[Path, ...] | None = None
         # files a narrowed ``include`` leaves out that ragloom reads: what the
-        # default loads, and tables (.csv, .tsv: a price list left out of
-        # `ragloom init`'s include, with nothing said)
+        # default loads, and tables (.csv, .tsv, .xlsx: a price list left out
+        # of `ragloom init`'s include, with nothing said)
         self._readable = _any_of(
-            [*DEFAULT_INCLUDE, *(f"**/*{e}" for e in sorted(TABLE_EXTENSIONS))]
+            [
+                *DEFAULT_INCLUDE,
+                *(f"**/*{e}" for e in sorted(TABLE_EXTENSIONS | XLSX_EXTENSIONS)),
+            ]
         )
         self._left_out: list[str] = []
 

@@ -2,7 +2,7 @@
 
 The format is chosen by :func:`~ragloom.builtin.loaders._read.file_format`
 from the extension (and, for unknown extensions, from the first bytes); the
-parsers in ``parsers/`` turn text (or, for PDF, bytes) into the document text
+parsers in ``parsers/`` turn text (or, for PDF and Office files, bytes) into the document text
 and its metadata.
 
     loader:
@@ -27,7 +27,8 @@ __all__ = ["FileLoader"]
 
 class FileLoader(Loader):
     """Loads one file as one document, read by its format: Markdown, HTML, PDF,
-    source code, reStructuredText or plain text, chosen by :func:`file_format`.
+    Word, PowerPoint, Excel, source code, reStructuredText or plain text,
+    chosen by :func:`file_format`.
 
     The document id (also ``metadata["source"]``) is the path relative to
     ``context.base_dir`` with forward slashes, or the absolute path when the

@@ -35,12 +35,12 @@ from __future__ import annotations
 import io
 import re
 import weakref
-import zipfile
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ....errors import LoaderError
 from .._files import Parsed
+from ._office import MAX_UNPACKED, first_line, markdown_table, refused
 
 if TYPE_CHECKING:
     from docx.table import Table
@@ -52,12 +52,7 @@ MISSING_DOCX = (
     "reading Word documents needs python-docx, which is not installed: pip install 'ragloom[docx]'"
 )
 
-MAX_UNPACKED = 128 * 1024 * 1024
-"""The most a ``.docx``'s XML parts may unpack to, together, in bytes: a few
-megabytes of text unpack to tens; a file that claims more is a zip bomb."""
-
 _HEADING = re.compile(r"^heading ([1-9])$")
-_ENCRYPTED = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # an OLE file: what Word saves encrypted
 
 
 def parse_docx(data: bytes, *, report: Callable[[str], None], **_: Any) -> Parsed | None:
@@ -68,33 +63,23 @@ def parse_docx(data: bytes, *, report: Callable[[str], None], **_: Any) -> Parse
         import docx
     except ImportError:
         raise LoaderError(MISSING_DOCX) from None
-    if data.startswith(_ENCRYPTED):
-        report(
-            "an encrypted or old-format Word document (.doc, or a .docx with a password); "
-            "save it as .docx without a password; skipped"
-        )
+    if refused(
+        data,
+        what="Word document",
+        extension=".docx",
+        old=".doc",
+        report=report,
+        limit=MAX_UNPACKED,
+    ):
         return None
     try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            unpacked = sum(
-                info.file_size
-                for info in archive.infolist()
-                if info.filename.endswith((".xml", ".rels"))
-            )
-        if unpacked > MAX_UNPACKED:
-            report(
-                f"Word document whose parts unpack to {unpacked:,} bytes, over "
-                f"{MAX_UNPACKED:,} (a zip bomb?); skipped"
-            )
-            return None
         document = docx.Document(io.BytesIO(data))
         renderer = _Renderer(titled=_has_title(document))
         for block in _blocks(document.element.body, document._body):
             renderer.block(block)
         title = (document.core_properties.title or "").strip() or renderer.title
     except Exception as exc:  # python-docx and zipfile raise many kinds on malformed files
-        detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        report(f"not a readable Word document ({detail}); skipped")
+        report(f"not a readable Word document ({first_line(exc)}); skipped")
         return None
     text = renderer.text()
     if not text.strip():
@@ -247,20 +232,11 @@ class _Renderer:
             self.blocks.append(text)
 
     def table(self, table: Table) -> None:
-        lines: list[str] = []
-        for row in table.rows:
-            # a merged cell in each column it spans, as python-docx gives it:
-            # every row as wide as the header, its cells under their names
-            cells = [" ".join(_cell_text(cell)).replace("|", "\\|") for cell in row.cells]
-            if not any(cells):
-                continue
-            lines.append("| " + " | ".join(cells) + " |")
-            if len(lines) == 1:
-                lines.append("|" + " --- |" * len(cells))
-        if len(lines) == 2:  # one row: no header to rule off
-            del lines[1]
-        if lines:
-            self.blocks.append("\n".join(lines))
+        # a merged cell in each column it spans, as python-docx gives it:
+        # every row as wide as the header, its cells under their names
+        rows = [[" ".join(_cell_text(cell)) for cell in row.cells] for row in table.rows]
+        if text := markdown_table(rows):
+            self.blocks.append(text)
 
 
 def _cell_text(cell: Any) -> Iterator[str]:

@@ -1,0 +1,242 @@
+"""Excel workbooks (``.xlsx``), written by openpyxl, read by the ``file`` and
+``directory`` loaders and indexed."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import sys
+import zipfile
+from pathlib import Path
+
+import openpyxl
+import pytest
+import ragloom
+from ragloom.builtin.loaders.directory import DirectoryLoader
+from ragloom.builtin.loaders.file import FileLoader
+from ragloom.builtin.loaders.parsers import xlsx as xlsx_parser
+from ragloom.builtin.loaders.parsers.xlsx import cell_text
+from ragloom.components import Context
+
+from .conftest import basic_config
+from .test_loaders import Reports
+
+
+@pytest.fixture
+def context(tmp_path: Path) -> Context:
+    """Where the loaders report to: ``context.report``, a ``Reports`` list."""
+    return Context(base_dir=tmp_path, report=Reports(), index_dir=tmp_path / ".ragloom")
+
+
+def price_list() -> openpyxl.Workbook:
+    """A price list as people keep one: a title row, a gap, a table that
+    starts in column B, formatted numbers, a note under it, a hidden sheet."""
+    workbook = openpyxl.Workbook()
+    workbook.properties.title = "Price list"
+    sheet = workbook.active
+    sheet.title = "Plans 2026"
+    sheet["B1"] = "Acme plans, prices from 1 January"
+    sheet.append([])
+    sheet.append([None, "Plan", "Monthly", "Discount", "Starts", "ZIP"])
+    sheet.append([None, "Lite", 12.5, 0.1, dt.date(2026, 1, 1), 2134])
+    sheet.append([None, "Team | Pro", 1234.5, 0.125, dt.datetime(2026, 3, 1, 14, 30), 90210])
+    for row in (4, 5):
+        sheet[f"F{row}"].number_format = "00000"
+    sheet["C4"].number_format = '"£"#,##0.00'
+    sheet["C5"].number_format = "[$€-407] #,##0.00"
+    sheet["D4"].number_format = "0%"
+    sheet["D5"].number_format = "0.0%"
+    sheet.append([])
+    sheet.append([None, "Prices include VAT."])
+    sheet.append([None, "Charities pay half."])
+    secret = workbook.create_sheet("Costs")
+    secret["A1"] = "Our margin is 80%"
+    secret.sheet_state = "hidden"
+    workbook.create_sheet("Empty")
+    staff = workbook.create_sheet("Contacts")
+    staff.append(["Name", "Role"])
+    staff.append(["Ada", "Sales"])
+    return workbook
+
+
+def saved(workbook: openpyxl.Workbook) -> bytes:
+    buffer = io.BytesIO()
+    workbook.save(buffer)
+    return buffer.getvalue()
+
+
+def write(root: Path, name: str, data: bytes) -> Path:
+    path = root / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return path
+
+
+def read(context: Context, path: Path):
+    loader = FileLoader(path=str(path))
+    loader.open(context)
+    return list(loader.load())
+
+
+PRICE_LIST_TEXT = (
+    "# Plans 2026\n\n"
+    "Acme plans, prices from 1 January\n\n"
+    "| Plan | Monthly | Discount | Starts | ZIP |\n"
+    "| --- | --- | --- | --- | --- |\n"
+    "| Lite | £12.50 | 10% | 2026-01-01 | 02134 |\n"
+    "| Team \\| Pro | € 1,234.50 | 12.5% | 2026-03-01 14:30 | 90210 |\n\n"
+    "Prices include VAT.\n\n"
+    "Charities pay half.\n\n"
+    "# Contacts\n\n"
+    "| Name | Role |\n| --- | --- |\n| Ada | Sales |\n"
+)
+
+
+def test_a_workbook_reads_sheet_by_sheet_as_excel_shows_it(tmp_path: Path, context) -> None:
+    [document] = read(context, write(tmp_path, "prices.xlsx", saved(price_list())))
+    assert document.text == PRICE_LIST_TEXT
+    assert "margin" not in document.text  # a hidden sheet: left out
+    assert document.metadata["sheets"] == ["Plans 2026", "Contacts"]
+    assert document.metadata["title"] == "Price list"
+    assert document.metadata["extension"] == ".xlsx" and not context.report
+
+
+@pytest.mark.parametrize(
+    ("value", "number_format", "shown"),
+    [
+        (5.0, "General", "5"),
+        (0.1 + 0.2, "General", "0.3"),
+        (1234567, "#,##0", "1,234,567"),
+        (-1234.5, "#,##0.00;(#,##0.00)", "(1,234.50)"),
+        (-2, "#,##0.00", "-2.00"),
+        (1.5, "$#,##0.00_);[Red]($#,##0.00)", "$1.50"),
+        (0.000123, "0.00E+00", "1.23E-04"),
+        (3, '0 "days"', "3 days"),
+        (0.25, "0%", "25%"),
+        (42, "@", "42"),
+        (True, "General", "TRUE"),
+        (dt.datetime(2026, 5, 1), "dd/mm/yyyy", "2026-05-01"),
+        (dt.datetime(1899, 12, 30, 9, 5), "h:mm", "09:05"),
+        (dt.time(17, 30, 15), "h:mm:ss", "17:30:15"),
+        ("#DIV/0!", "General", "#DIV/0!"),
+    ],
+)
+def test_a_cell_reads_as_its_number_format_shows_it(
+    value: object, number_format: str, shown: str
+) -> None:
+    assert cell_text(value, number_format) == shown
+
+
+def test_a_far_corner_cell_does_not_widen_the_table(tmp_path: Path, context) -> None:
+    """A stray cell far off (or a sheet's stated size) made rows as wide and
+    as many as the corner it named: empty rows and columns are left out."""
+    workbook = openpyxl.Workbook()
+    sheet = workbook.active
+    sheet.append(["Room", "Seats"])
+    sheet.append(["Loft", 40])
+    sheet["XFD1"] = "x"
+    sheet["A100000"] = "Last line."
+    [document] = read(context, write(tmp_path, "rooms.xlsx", saved(workbook)))
+    assert document.text == (
+        "# Sheet\n\n| Room | Seats | x |\n| --- | --- | --- |\n| Loft | 40 |  |\n\nLast line.\n"
+    )
+
+
+def test_by_default_a_workbook_is_noted_not_read(tmp_path: Path, context) -> None:
+    """Tables are left to an ``include`` that names them, as ``.csv`` is; a
+    run says what it left out."""
+    write(tmp_path, "docs/prices.xlsx", saved(price_list()))
+    write(tmp_path, "docs/a.md", b"# A\n\nText.\n")
+    loader = DirectoryLoader(path="docs")
+    loader.open(context)
+    assert [d.id for d in loader.load()] == ["docs/a.md"]
+    [(_, message)] = context.report
+    assert "(.xlsx) is left out by `include`" in message
+    chosen = DirectoryLoader(path="docs", include=["**/*.md", "**/*.xlsx"])
+    chosen.open(context)
+    assert [d.id for d in chosen.load()] == ["docs/a.md", "docs/prices.xlsx"]
+
+
+def _hidden_only() -> bytes:
+    workbook = openpyxl.Workbook()
+    workbook.active["A1"] = "visible sheet, but no"
+    workbook.active["A1"] = None
+    hidden = workbook.create_sheet("Hidden")
+    hidden["A1"] = "only here"
+    hidden.sheet_state = "hidden"
+    return saved(workbook)
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "said"),
+    [
+        ("cut.xlsx", saved(price_list())[:3000], "not a readable Excel workbook ("),
+        ("renamed.xlsx", b"Just some text someone renamed.\n", "not a readable Excel workbook ("),
+        (
+            "locked.xlsx",
+            b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 600,
+            "an encrypted or old-format Excel workbook (.xls, or a .xlsx with a password)",
+        ),
+        ("hidden.xlsx", _hidden_only(), "Excel workbook with no text in a visible sheet"),
+    ],
+)
+def test_bad_workbooks_are_reported_and_the_rest_loads(
+    tmp_path: Path, context, name: str, data: bytes, said: str
+) -> None:
+    write(tmp_path, f"docs/{name}", data)
+    write(tmp_path, "docs/good.xlsx", saved(price_list()))
+    loader = DirectoryLoader(path="docs", include=["**/*.xlsx"])
+    loader.open(context)
+    assert [d.id for d in loader.load()] == ["docs/good.xlsx"]
+    [(source, message)] = context.report
+    assert source == f"docs/{name}" and message.startswith(said), message
+    assert message.endswith("skipped")
+
+
+def test_a_zip_bomb_is_not_unpacked(tmp_path: Path, context, monkeypatch) -> None:
+    data = saved(price_list())
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        unpacked = sum(
+            i.file_size for i in archive.infolist() if i.filename.endswith((".xml", ".rels"))
+        )
+    monkeypatch.setattr(xlsx_parser, "MAX_UNPACKED", unpacked - 1)
+    assert read(context, write(tmp_path, "big.xlsx", data)) == []
+    [(_, message)] = context.report
+    assert f"unpack to {unpacked:,} bytes" in message and "zip bomb" in message
+
+
+def test_sniffed_without_an_extension_and_named_under_another(tmp_path: Path, context) -> None:
+    data = saved(price_list())
+    [document] = read(context, write(tmp_path, "PRICES", data))
+    assert document.text == PRICE_LIST_TEXT
+    assert read(context, write(tmp_path, "prices.csv", data)) == []
+    assert context.report[-1] == (
+        "prices.csv",
+        "an Excel workbook under a text format's name: name it .xlsx; skipped",
+    )
+
+
+def test_without_openpyxl_one_line_says_what_to_install(
+    tmp_path: Path, context, monkeypatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "openpyxl", None)  # import openpyxl now fails
+    write(tmp_path, "docs/a.xlsx", b"PK\x03\x04 xl/")
+    write(tmp_path, "docs/c.md", b"# C\n\nText.\n")
+    loader = DirectoryLoader(path="docs", include=["**/*.md", "**/*.xlsx"])
+    loader.open(context)
+    assert [d.id for d in loader.load()] == ["docs/c.md"]
+    [(source, message)] = context.report
+    assert source == "docs" and "skipped 1 file (docs/a.xlsx)" in message
+    assert "pip install 'ragloom[xlsx]'" in message
+
+
+def test_indexed_cited_by_sheet_and_answered_from_a_row(tmp_path: Path, pm) -> None:
+    write(tmp_path, "docs/prices.xlsx", saved(price_list()))
+    config = basic_config(chunker={"type": "markdown", "size": 300, "overlap": 0})
+    config["loaders"] = [{"type": "directory", "path": "docs", "include": ["**/*.xlsx"]}]
+    with ragloom.load(config, plugin_manager=pm, base_dir=tmp_path) as pipeline:
+        assert list(pipeline.index().added) == ["docs/prices.xlsx"]
+        hit = pipeline.retrieve("Ada sales contacts", k=1)[0]
+        assert hit.chunk.label == "docs/prices.xlsx#contacts"
+        answer = pipeline.ask("What is the monthly price of the Lite plan?")
+        assert "£12.50" in answer.text and "margin" not in answer.text
