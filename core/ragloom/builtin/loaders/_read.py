@@ -32,6 +32,7 @@ from ._files import (
 )
 from .parsers.code import code_language, parse_code
 from .parsers.docx import parse_docx
+from .parsers.eml import parse_eml
 from .parsers.html import parse_html
 from .parsers.markdown import parse_markdown
 from .parsers.pdf import parse_pdf
@@ -45,8 +46,8 @@ __all__ = ["file_format", "read_document"]
 
 def file_format(path: PurePath, head: bytes = b"") -> str:
     """The format a file is read as: ``markdown``, ``html``, ``pdf``, ``docx``,
-    ``pptx``, ``xlsx``, ``code``, ``table`` (``.csv``, ``.tsv``), ``rst``
-    (``.rst``, ``.rest``) or ``text``.
+    ``pptx``, ``xlsx``, ``eml``, ``code``, ``table`` (``.csv``, ``.tsv``),
+    ``rst`` (``.rst``, ``.rest``) or ``text``.
 
     By extension first (see the ``directory`` loader's docs for the table); a
     file with no or an unknown extension is sniffed from ``head``, its first
@@ -68,6 +69,8 @@ def file_format(path: PurePath, head: bytes = b"") -> str:
         return "pptx"
     if extension in XLSX_EXTENSIONS:
         return "xlsx"
+    if extension == ".eml":
+        return "eml"
     if extension in RST_EXTENSIONS:
         return "rst"
     if extension in TEXT_EXTENSIONS:
@@ -232,6 +235,7 @@ _BINARY_PARSERS: dict[str, Callable[..., Parsed | None]] = {
     "docx": parse_docx,
     "pptx": parse_pptx,
     "xlsx": parse_xlsx,
+    "eml": parse_eml,  # each part decoded by the charset it declares
 }
 """The formats read from the file's bytes, not from decoded text."""
 

@@ -68,11 +68,12 @@ DEFAULT_INCLUDE = tuple(
         ".pdf",
         ".docx",
         *sorted(PPTX_EXTENSIONS),
+        ".eml",
         *LANGUAGES,
     )
 )
 """Every extension a format is known for: Markdown, plain text,
-reStructuredText, HTML, PDF, Word, PowerPoint and source code; not tables
+reStructuredText, HTML, PDF, Word, PowerPoint, e-mail and source code; not tables
 (``.csv``, ``.tsv``, ``.xlsx``), which an ``include`` must name."""
 
 DENIED_FILES = (
