@@ -35,6 +35,7 @@ from .parsers.docx import parse_docx
 from .parsers.eml import parse_eml
 from .parsers.html import parse_html
 from .parsers.markdown import parse_markdown
+from .parsers.notebook import parse_notebook
 from .parsers.pdf import parse_pdf
 from .parsers.pptx import parse_pptx
 from .parsers.rst import parse_rst
@@ -46,8 +47,8 @@ __all__ = ["file_format", "read_document"]
 
 def file_format(path: PurePath, head: bytes = b"") -> str:
     """The format a file is read as: ``markdown``, ``html``, ``pdf``, ``docx``,
-    ``pptx``, ``xlsx``, ``eml``, ``code``, ``table`` (``.csv``, ``.tsv``),
-    ``rst`` (``.rst``, ``.rest``) or ``text``.
+    ``pptx``, ``xlsx``, ``eml``, ``notebook`` (``.ipynb``), ``code``,
+    ``table`` (``.csv``, ``.tsv``), ``rst`` (``.rst``, ``.rest``) or ``text``.
 
     By extension first (see the ``directory`` loader's docs for the table); a
     file with no or an unknown extension is sniffed from ``head``, its first
@@ -71,6 +72,8 @@ def file_format(path: PurePath, head: bytes = b"") -> str:
         return "xlsx"
     if extension == ".eml":
         return "eml"
+    if extension == ".ipynb":
+        return "notebook"
     if extension in RST_EXTENSIONS:
         return "rst"
     if extension in TEXT_EXTENSIONS:
@@ -245,4 +248,5 @@ _PARSERS: dict[str, Callable[..., Parsed | None]] = {
     "html": parse_html,
     "code": parse_code,
     "table": parse_table,
+    "notebook": parse_notebook,
 }

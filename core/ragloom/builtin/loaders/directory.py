@@ -69,12 +69,14 @@ DEFAULT_INCLUDE = tuple(
         ".docx",
         *sorted(PPTX_EXTENSIONS),
         ".eml",
+        ".ipynb",
         *LANGUAGES,
     )
 )
 """Every extension a format is known for: Markdown, plain text,
-reStructuredText, HTML, PDF, Word, PowerPoint, e-mail and source code; not tables
-(``.csv``, ``.tsv``, ``.xlsx``), which an ``include`` must name."""
+reStructuredText, HTML, PDF, Word, PowerPoint, e-mail, notebooks and source
+code; not tables (``.csv``, ``.tsv``, ``.xlsx``), which an ``include`` must
+name."""
 
 DENIED_FILES = (
     # environment files and keys
