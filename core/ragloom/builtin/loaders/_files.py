@@ -39,8 +39,8 @@ __all__ = [
     "covered",
     "decode_text",
     "is_within",
-    "office_format",
     "source_id",
+    "zip_format",
 ]
 
 log = logging.getLogger(__name__)
@@ -136,19 +136,21 @@ XLSX_EXTENSIONS = frozenset({".xlsx", ".xlsm"})
 WORD_PART = re.compile(rb"(?<![A-Za-z0-9_])word/")
 """A zip entry of a Word document's (``word/document.xml``), not ``password/``."""
 
-_OFFICE_PARTS = (
+_ZIP_FORMATS = (
+    (re.compile(rb"mimetypeapplication/epub\+zip"), "epub", "an EPUB book", ".epub"),
     (WORD_PART, "docx", "a Word document", ".docx"),
     (re.compile(rb"(?<![A-Za-z0-9_])ppt/"), "pptx", "a PowerPoint deck", ".pptx"),
     (re.compile(rb"(?<![A-Za-z0-9_])xl/"), "xlsx", "an Excel workbook", ".xlsx"),
 )
-"""Office formats by a zip entry's folder: format, what it is, its extension."""
+"""Formats that are zips, by a first entry (an EPUB's ``mimetype``, an Office
+file's folder): format, what it is, its extension."""
 
 
-def office_format(head: bytes) -> str | None:
-    """``docx``, ``pptx`` or ``xlsx`` when ``head`` (a file's first bytes)
-    starts a zip whose first entries are that format's, else None."""
+def zip_format(head: bytes) -> str | None:
+    """``epub``, ``docx``, ``pptx`` or ``xlsx`` when ``head`` (a file's first
+    bytes) starts a zip whose first entries are that format's, else None."""
     if head.startswith(b"PK\x03\x04"):
-        for part, kind, _what, _extension in _OFFICE_PARTS:
+        for part, kind, _what, _extension in _ZIP_FORMATS:
             if part.search(head):
                 return kind
     return None
@@ -159,8 +161,8 @@ def _binary(data: bytes) -> str:
     format by its signature (what to name it, or save it as, instead), else
     binary."""
     head = data[:BINARY_SNIFF_BYTES]
-    if (kind := office_format(head)) is not None:
-        what, extension = next((w, e) for _p, k, w, e in _OFFICE_PARTS if k == kind)
+    if (kind := zip_format(head)) is not None:
+        what, extension = next((w, e) for _p, k, w, e in _ZIP_FORMATS if k == kind)
         return f"{what} under a text format's name: name it {extension}; skipped"
     if head.startswith(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"):
         return (

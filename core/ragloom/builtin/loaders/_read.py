@@ -26,13 +26,14 @@ from ._files import (
     Parsed,
     absolute,
     decode_text,
-    office_format,
     path_text,
     source_id,
+    zip_format,
 )
 from .parsers.code import code_language, parse_code
 from .parsers.docx import parse_docx
 from .parsers.eml import parse_eml
+from .parsers.epub import parse_epub
 from .parsers.html import parse_html
 from .parsers.markdown import parse_markdown
 from .parsers.notebook import parse_notebook
@@ -47,15 +48,15 @@ __all__ = ["file_format", "read_document"]
 
 def file_format(path: PurePath, head: bytes = b"") -> str:
     """The format a file is read as: ``markdown``, ``html``, ``pdf``, ``docx``,
-    ``pptx``, ``xlsx``, ``eml``, ``notebook`` (``.ipynb``), ``code``,
+    ``pptx``, ``xlsx``, ``epub``, ``eml``, ``notebook`` (``.ipynb``), ``code``,
     ``table`` (``.csv``, ``.tsv``), ``rst`` (``.rst``, ``.rest``) or ``text``.
 
     By extension first (see the ``directory`` loader's docs for the table); a
     file with no or an unknown extension is sniffed from ``head``, its first
     bytes: ``%PDF-`` is a PDF, a zip holding ``word/``, ``ppt/`` or ``xl/``
-    a Word document, a PowerPoint deck or an Excel workbook, ``#!`` (a
-    shebang) is code, ``<!doctype html`` or ``<html`` is HTML, anything else
-    text.
+    a Word document, a PowerPoint deck or an Excel workbook, one starting
+    with an EPUB's ``mimetype`` an EPUB book, ``#!`` (a shebang) is code,
+    ``<!doctype html`` or ``<html`` is HTML, anything else text.
     """
     extension = path.suffix.lower()
     if extension in MARKDOWN_EXTENSIONS:
@@ -72,6 +73,8 @@ def file_format(path: PurePath, head: bytes = b"") -> str:
         return "xlsx"
     if extension == ".eml":
         return "eml"
+    if extension == ".epub":
+        return "epub"
     if extension == ".ipynb":
         return "notebook"
     if extension in RST_EXTENSIONS:
@@ -85,8 +88,8 @@ def file_format(path: PurePath, head: bytes = b"") -> str:
     start = head.lstrip()[:64].lower()
     if head.startswith(b"%PDF-"):
         return "pdf"
-    if (office := office_format(head)) is not None:
-        return office
+    if (packaged := zip_format(head)) is not None:
+        return packaged
     if head.startswith(b"#!"):
         return "code"
     if start.startswith((b"<!doctype html", b"<html")):
@@ -238,6 +241,7 @@ _BINARY_PARSERS: dict[str, Callable[..., Parsed | None]] = {
     "docx": parse_docx,
     "pptx": parse_pptx,
     "xlsx": parse_xlsx,
+    "epub": parse_epub,
     "eml": parse_eml,  # each part decoded by the charset it declares
 }
 """The formats read from the file's bytes, not from decoded text."""

@@ -68,14 +68,15 @@ DEFAULT_INCLUDE = tuple(
         ".pdf",
         ".docx",
         *sorted(PPTX_EXTENSIONS),
+        ".epub",
         ".eml",
         ".ipynb",
         *LANGUAGES,
     )
 )
 """Every extension a format is known for: Markdown, plain text,
-reStructuredText, HTML, PDF, Word, PowerPoint, e-mail, notebooks and source
-code; not tables (``.csv``, ``.tsv``, ``.xlsx``), which an ``include`` must
+reStructuredText, HTML, PDF, Word, PowerPoint, EPUB, e-mail, notebooks and
+source code; not tables (``.csv``, ``.tsv``, ``.xlsx``), which an ``include`` must
 name."""
 
 DENIED_FILES = (
