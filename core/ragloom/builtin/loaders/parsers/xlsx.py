@@ -22,10 +22,11 @@ answerer quotes one row with its header:
 
 Metadata: ``title`` (the workbook's title property; else the loader uses
 the file name) and ``sheets`` (the names of the sheets read). Not read:
-charts, pictures, comments, hidden rows and columns are read as the
-others. A file that is not a workbook, a damaged or encrypted one, one
-with no visible text, or one whose XML parts would unpack to more than
-:data:`MAX_UNPACKED` bytes (a zip bomb) is reported and skipped.
+charts, pictures, comments. Hidden rows and columns are read as the others
+(a filter hides rows that are data all the same). A file that is not a
+workbook, a damaged or encrypted one, one with no visible text, or one
+whose XML parts would unpack to more than :data:`MAX_UNPACKED` bytes (a
+zip bomb) is reported and skipped.
 """
 
 from __future__ import annotations
