@@ -17,6 +17,7 @@ from pptx.util import Inches
 from ragloom.builtin.loaders.directory import DirectoryLoader
 from ragloom.builtin.loaders.file import FileLoader
 from ragloom.builtin.loaders.parsers import pptx as pptx_parser
+from ragloom.builtin.loaders.parsers._office import MEDIA
 from ragloom.components import Context
 
 from .conftest import basic_config
@@ -210,7 +211,7 @@ def test_a_zip_bomb_is_not_unpacked(tmp_path: Path, context, monkeypatch) -> Non
     data = saved(deck())
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         unpacked = sum(
-            i.file_size for i in archive.infolist() if i.filename.endswith((".xml", ".rels"))
+            i.file_size for i in archive.infolist() if not i.filename.lower().endswith(MEDIA)
         )
     monkeypatch.setattr(pptx_parser, "MAX_UNPACKED", unpacked - 1)
     assert read(context, write(tmp_path, "big.pptx", data)) == []
@@ -240,7 +241,9 @@ def test_without_python_pptx_one_line_says_what_to_install(
     loader.open(context)
     assert [d.id for d in loader.load()] == ["docs/c.md"]
     [(source, message)] = context.report
-    assert source == "docs" and "skipped 2 files (docs/a.pptx, ...)" in message
+    assert (
+        source == "docs" and "skipped 2 files (docs/a.pptx, ...; indexed versions kept)" in message
+    )
     assert "pip install 'ragloom[pptx]'" in message
 
 
@@ -255,3 +258,77 @@ def test_indexed_and_cited_by_slide(tmp_path: Path, pm) -> None:
         answer = pipeline.ask("How much does the Team plan cost a month?")
         assert "$30" in answer.text and "Omega" not in answer.text
         assert answer.citations and answer.citations[0].label.startswith("docs/pricing.pptx#page=")
+
+
+def test_line_breaks_charts_formats_and_false_headings(tmp_path: Path, context) -> None:
+    """A trial found a Shift+Enter line break joining words (``linesecond``),
+    a percent chart read as ``0.22``, a scatter chart's points lost, and a
+    text box reading ``# ...`` taken for a heading."""
+    from pptx.chart.data import XyChartData
+
+    presentation = Presentation()
+    slide = presentation.slides.add_slide(presentation.slide_layouts[TITLE_AND_CONTENT])
+    slide.shapes.title.text = "Margins"
+    slide.placeholders[1].text_frame.text = "first line\vsecond line"  # <a:br/>
+    data = CategoryChartData(number_format="0%")
+    data.categories = ["Q1", "Q2"]
+    data.add_series("Margin", (0.22, -0.05))
+    slide.shapes.add_chart(
+        XL_CHART_TYPE.COLUMN_CLUSTERED, Inches(1), Inches(3), Inches(4), Inches(2), data
+    )
+    points = XyChartData()
+    deals = points.add_series("Deals")
+    deals.add_data_point(10, 2.5)
+    deals.add_data_point(20, 4)
+    slide.shapes.add_chart(
+        XL_CHART_TYPE.XY_SCATTER, Inches(1), Inches(5), Inches(4), Inches(2), points
+    )
+    slide.shapes.add_textbox(Inches(5), Inches(6), Inches(2), Inches(1)).text = "# Not a heading"
+    [document] = read(context, write(tmp_path, "m.pptx", saved(presentation)))
+    assert document.text == (
+        "# Margins\n\n"
+        "- first line second line\n\n"
+        "|  | Margin |\n| --- | --- |\n| Q1 | 22% |\n| Q2 | -5% |\n\n"
+        "| x | Deals |\n| --- | --- |\n| 10 | 2.5 |\n| 20 | 4 |\n\n"
+        "\\# Not a heading\n"
+    )
+
+
+def test_a_deck_under_another_office_name_says_which(tmp_path: Path, context) -> None:
+    assert read(context, write(tmp_path, "deck.docx", saved(deck()))) == []
+    assert context.report[-1] == (
+        "deck.docx",
+        "a PowerPoint deck under another format's name: name it .pptx; skipped",
+    )
+
+
+def test_a_missing_reader_keeps_what_is_indexed_and_names_each_package(
+    tmp_path: Path, pm, monkeypatch
+) -> None:
+    """Without python-pptx and openpyxl, a run deleted the decks and
+    workbooks already indexed, and one line blamed python-pptx for both."""
+    import openpyxl
+
+    write(tmp_path, "docs/pricing.pptx", saved(deck()))
+    workbook = openpyxl.Workbook()
+    workbook.active.append(["Osprey", "ships on Fridays"])
+    buffer = io.BytesIO()
+    workbook.save(buffer)
+    write(tmp_path, "docs/ships.xlsx", buffer.getvalue())
+    write(tmp_path, "docs/a.md", b"# A\n\nText.\n")
+    config = basic_config()
+    config["loaders"] = [
+        {"type": "directory", "path": "docs", "include": ["**/*.md", "**/*.pptx", "**/*.xlsx"]}
+    ]
+    with ragloom.load(config, plugin_manager=pm, base_dir=tmp_path) as pipeline:
+        assert len(pipeline.index().added) == 3
+    monkeypatch.setitem(sys.modules, "pptx", None)
+    monkeypatch.setitem(sys.modules, "openpyxl", None)
+    with ragloom.load(config, plugin_manager=pm, base_dir=tmp_path) as pipeline:
+        report = pipeline.index()
+        assert not report.deleted and not report.added
+        messages = [message for _, message in report.problems]
+        assert len(messages) == 2, messages
+        assert any("ragloom[pptx]" in m and "docs/pricing.pptx" in m for m in messages)
+        assert any("ragloom[xlsx]" in m and "docs/ships.xlsx" in m for m in messages)
+        assert "Osprey" in pipeline.retrieve("osprey fridays", k=1)[0].chunk.text

@@ -82,6 +82,12 @@ HF_TOKEN = "hf_q8Lm3Tq9xZ7VQ3L5XK2M4P6RTab12cd34e"
          [("AWS Access Key", "".join(chr(ord(c) + 0xFEE0) for c in AWS_KEY_ID), 1)]),
         (f"HF_TOKEN={HF_TOKEN}", [("Hugging Face Token", HF_TOKEN, 1)]),
         (f"login with {HF_TOKEN}", [("Hugging Face Token", HF_TOKEN, 1)]),
+        # a name and its value in two cells of a table row (a spreadsheet of
+        # credentials, read as a Markdown table)
+        (f"| aws_secret_access_key | {AWS_SECRET} |", [("AWS Access Key", AWS_SECRET, 1)]),
+        (f"| Staging | api_token | {API_KEY} |", [("Secret Keyword", API_KEY, 1)]),
+        ("| Password | Kelp4ever!99 |", [("Password", "Kelp4ever!99", 1)]),
+        (f"| Authorization | Bearer {API_KEY} |", [("Authorization Header", API_KEY, 1)]),
     ],
 )  # fmt: skip
 def test_credentials_in_words_and_disguised_are_found(
@@ -109,6 +115,7 @@ def test_credentials_in_words_and_disguised_are_found(
         "redis://:@localhost:6379 and https://example.com:8443/path@v2",
         "Use the \u200bzero-width\u200b joiner in Ｆｕｌｌｗｉｄｔｈ text.",
         "The token budget: 4096 tokens per request, secret sauce: none.",
+        "| Password | Policy |\n| Secret | Santa |\n| Token | value |\n| Auth | on |",
     ],
 )
 def test_names_in_words_without_a_credential_are_not_secrets(text: str) -> None:

@@ -598,7 +598,7 @@ def test_missing_pypdf_is_one_report_for_a_directory(monkeypatch, tmp_path, cont
     assert [d.id for d in documents] == ["docs/c.md"]
     [(source, message)] = reports
     assert source == "docs"
-    assert message.startswith("skipped 2 files (docs/a.pdf, ...)")
+    assert message.startswith("skipped 2 files (docs/a.pdf, ...; indexed versions kept)")
     assert "pip install 'ragloom[pdf]'" in message
     # the file loader reports its one file
     reports.clear()

@@ -293,7 +293,7 @@ _OWN: tuple[tuple[str, tuple[str, ...], str], ...] = (
     (
         "AWS Access Key",
         ("ecret_?access", "ECRET_?ACCESS", "ecretAccess", "ecret access", "ecret Access"),
-        r"""(?i:(?:aws[ _]?)?secret[ _]?access[ _]?key)["']?(?:\s*[:=]\s*|\s+(?i:is)\s+)"""
+        r"""(?i:(?:aws[ _]?)?secret[ _]?access[ _]?key)["']?(?:\s*[:=|]\s*|\s+(?i:is)\s+)"""
         r"""["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])""",
     ),
     ("GitHub Token", ("github_pat_",), r"github_pat_[A-Za-z0-9_]{82}(?![A-Za-z0-9_])"),
@@ -322,7 +322,7 @@ _OWN: tuple[tuple[str, tuple[str, ...], str], ...] = (
         _KEYWORD_ANCHORS,
         rf"""(?i:api[ _]?key|secret|token|passw(?:or)?d|{_PWD}|access[ _]?key|private[ _]?key"""
         r"""|signing[ _]key|auth)"""
-        r"""[A-Za-z0-9_-]*["']?(?:\s*[:=]\s*|\s+(?i:is)\s+)["']?"""
+        r"""[A-Za-z0-9_-]*["']?(?:\s*[:=|]\s*|\s+(?i:is)\s+)["']?"""
         r"([A-Za-z0-9_+/=-]{16,})(?![A-Za-z0-9_+/=-]|\.[A-Za-z0-9_])",  # not a dotted name
     ),
     # an HTTP Authorization header's credentials: Basic user:password in
@@ -330,7 +330,7 @@ _OWN: tuple[tuple[str, tuple[str, ...], str], ...] = (
     (
         "Authorization Header",
         ("uthorization", "UTHORIZATION"),
-        r"""(?i:authorization)["']?\s*[:=]\s*["']?(?i:basic|bearer|token|digest)\s+"""
+        r"""(?i:authorization)["']?\s*[:=|]\s*["']?(?i:basic|bearer|token|digest)\s+"""
         r"([A-Za-z0-9._~+/=-]{16,})(?![A-Za-z0-9._~+/=-])",
     ),
     # Hugging Face access tokens
@@ -361,7 +361,7 @@ _OWN: tuple[tuple[str, tuple[str, ...], str], ...] = (
         # not the name of something else: a password's file, hash, length...
         r"""(?![A-Za-z0-9_-]*?(?i:file|path|hash|length|len|field|policy|reset|prompt|hint"""
         r"""|rule|regex|min|max|env|var|command|cmd|manager|store|salt)s?\b)"""
-        r"""[A-Za-z0-9_-]*["'`]?(?:\s*(?:[:=]|=>)\s*"""
+        r"""[A-Za-z0-9_-]*["'`]?(?:\s*(?:[:=|]|=>)\s*"""
         r"""|(?:\s+[\w-]{1,20}){0,4}?\s+(?i:is|ist|lautet|es|est)\s*:?\s+|\s+)["'`]?"""
         r"""([^\s"'<>`{}()\[\],;]*[^\s"'<>`{}()\[\],;.:])(?!\()""",
     ),

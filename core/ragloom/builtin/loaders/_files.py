@@ -32,6 +32,7 @@ __all__ = [
     "TEXT_EXTENSIONS",
     "WORD_PART",
     "XLSX_EXTENSIONS",
+    "ZIP_FORMATS",
     "FileOptions",
     "Parsed",
     "TextFileOptions",
@@ -136,7 +137,7 @@ XLSX_EXTENSIONS = frozenset({".xlsx", ".xlsm"})
 WORD_PART = re.compile(rb"(?<![A-Za-z0-9_])word/")
 """A zip entry of a Word document's (``word/document.xml``), not ``password/``."""
 
-_ZIP_FORMATS = (
+ZIP_FORMATS = (
     (re.compile(rb"mimetypeapplication/epub\+zip"), "epub", "an EPUB book", ".epub"),
     (WORD_PART, "docx", "a Word document", ".docx"),
     (re.compile(rb"(?<![A-Za-z0-9_])ppt/"), "pptx", "a PowerPoint deck", ".pptx"),
@@ -150,7 +151,7 @@ def zip_format(head: bytes) -> str | None:
     """``epub``, ``docx``, ``pptx`` or ``xlsx`` when ``head`` (a file's first
     bytes) starts a zip whose first entries are that format's, else None."""
     if head.startswith(b"PK\x03\x04"):
-        for part, kind, _what, _extension in _ZIP_FORMATS:
+        for part, kind, _what, _extension in ZIP_FORMATS:
             if part.search(head):
                 return kind
     return None
@@ -162,7 +163,7 @@ def _binary(data: bytes) -> str:
     binary."""
     head = data[:BINARY_SNIFF_BYTES]
     if (kind := zip_format(head)) is not None:
-        what, extension = next((w, e) for _p, k, w, e in _ZIP_FORMATS if k == kind)
+        what, extension = next((w, e) for _p, k, w, e in ZIP_FORMATS if k == kind)
         return f"{what} under a text format's name: name it {extension}; skipped"
     if head.startswith(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"):
         return (

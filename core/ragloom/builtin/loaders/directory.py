@@ -319,8 +319,8 @@ class DirectoryLoader(Loader):
             ) from None
         self._left_out = []
         paths = self._walk(root, root, set()) if self._sources is None else self._selected(root)
-        missing: list[str] = []  # files whose format needs a package that is not installed
-        missing_reason = ""
+        # files whose format needs a package that is not installed, by what it says
+        missing: dict[str, list[str]] = {}
         for path in paths:
             try:
                 document = read_document(
@@ -334,8 +334,9 @@ class DirectoryLoader(Loader):
                     max_size=self.config.max_file_size,
                 )
             except LoaderError as exc:
-                missing.append(source_id(path, self.context))
-                missing_reason = str(exc)
+                source = source_id(path, self.context)
+                self.context.keep(source)  # the environment's doing: what is indexed stays
+                missing.setdefault(str(exc), []).append(source)
                 continue
             if document is not None:
                 yield document
@@ -352,13 +353,13 @@ class DirectoryLoader(Loader):
                 f"pattern to `include` to index {'them' if count > 1 else 'it'}, or "
                 f"`exclude` {'them' if count > 1 else 'it'} to silence this",
             )
-        if missing:
-            # one line for all of them: the cause is the environment, not the files
-            count = f"{len(missing)} files" if len(missing) > 1 else "1 file"
+        for reason, sources in missing.items():
+            # one line a package: the cause is the environment, not the files
+            count = f"{len(sources)} files" if len(sources) > 1 else "1 file"
             self.context.report(
                 source_id(root, self.context),
-                f"skipped {count} ({missing[0]}{', ...' if len(missing) > 1 else ''}): "
-                f"{missing_reason}",
+                f"skipped {count} ({sources[0]}{', ...' if len(sources) > 1 else ''}; "
+                f"indexed versions kept): {reason}",
             )
 
     def with_sources(self, sources: Sequence[str]) -> DirectoryLoader | None:

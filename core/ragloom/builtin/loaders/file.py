@@ -75,7 +75,7 @@ class FileLoader(Loader):
                 options=self.parse_options(),
             )
         except LoaderError as exc:  # a missing optional dependency (pypdf)
-            self.context.report(source, str(exc))
+            self.context.report_unreadable(source, f"{exc} (the indexed version is kept)")
             return
         if document is not None:
             yield document

@@ -15,11 +15,31 @@ import re
 import zipfile
 from collections.abc import Callable, Sequence
 
-__all__ = ["MAX_UNPACKED", "OLE", "first_line", "markdown_table", "refused"]
+__all__ = [
+    "MAX_PARTS",
+    "MAX_UNPACKED",
+    "OLE",
+    "first_line",
+    "markdown_table",
+    "misnamed",
+    "plain",
+    "refused",
+]
 
 MAX_UNPACKED = 128 * 1024 * 1024
 """The most an Office file's XML parts may unpack to, together, in bytes: a
 few megabytes of text unpack to tens; a file that claims more is a zip bomb."""
+
+MAX_PARTS = 256 * 1024 * 1024
+"""The most all of an Office file's parts may unpack to, pictures and video
+included, in bytes: the libraries hold every part in memory."""
+
+MEDIA = (
+    ".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff", ".emf", ".wmf", ".svg",
+    ".wdp", ".mp4", ".m4v", ".mov", ".avi", ".wmv", ".mp3", ".m4a", ".wav", ".wma",
+    ".ttf", ".otf", ".odttf", ".fntdata",
+)  # fmt: skip
+"""Parts the readers never parse: only :data:`MAX_PARTS` bounds them."""
 
 OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 """The signature of an OLE file: an encrypted Office file, or an old one
@@ -31,9 +51,11 @@ def refused(
 ) -> bool:
     """Whether ``data`` is reported and skipped before its library reads it:
     encrypted or old-format (``old`` names the old extension, ``extension``
-    the current one), or a zip whose XML parts unpack to more than ``limit``
-    bytes. A file that is not a zip at all is left to the library, which
-    says why it cannot read it."""
+    the current one), or a zip whose parts but pictures, video and fonts
+    (whatever they are named) unpack to more than ``limit`` bytes, or whose
+    parts together unpack to more than :data:`MAX_PARTS` (the libraries hold
+    them all in memory). A file that is not a zip at all is left to the
+    library, which says why it cannot read it."""
     if data.startswith(OLE):
         report(
             f"an encrypted or old-format {what} ({old}, or a {extension} with a password); "
@@ -42,13 +64,17 @@ def refused(
         return True
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            unpacked = sum(
-                info.file_size
-                for info in archive.infolist()
-                if info.filename.endswith((".xml", ".rels"))
-            )
+            parts = archive.infolist()
     except (zipfile.BadZipFile, ValueError, OSError):
         return False  # the library's own message is the better one
+    unpacked = sum(p.file_size for p in parts if not p.filename.lower().endswith(MEDIA))
+    everything = sum(p.file_size for p in parts)
+    if everything > MAX_PARTS:
+        report(
+            f"{what} whose parts unpack to {everything:,} bytes, over {MAX_PARTS:,} "
+            "(a zip bomb?); skipped"
+        )
+        return True
     if unpacked > limit:
         report(
             f"{what} whose parts unpack to {unpacked:,} bytes, over {limit:,} "
@@ -56,6 +82,29 @@ def refused(
         )
         return True
     return False
+
+
+def misnamed(data: bytes, kind: str, report: Callable[[str], None]) -> bool:
+    """Whether ``data`` is another zip format than ``kind`` (a deck named
+    ``.xlsx``), reported with the name it should have."""
+    from .._files import ZIP_FORMATS, zip_format
+
+    found = zip_format(data[:8192])
+    if found is None or found == kind:
+        return False
+    what, extension = next((w, e) for _p, k, w, e in ZIP_FORMATS if k == found)
+    report(f"{what} under another format's name: name it {extension}; skipped")
+    return True
+
+
+_LOOKS_LIKE_MARKUP = re.compile(r"^ {0,3}(?:#{1,6}(?:[ \t]|$)|`{3,}|~{3,})")
+
+
+def plain(text: str) -> str:
+    """A line of a document's text that must not read as Markdown structure:
+    a cell or a text box reading ``# Totals`` or a code fence would cut the
+    document at a false heading, or swallow the real ones."""
+    return "\\" + text.lstrip(" ") if _LOOKS_LIKE_MARKUP.match(text) else text
 
 
 def first_line(exc: BaseException) -> str:

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from ....errors import LoaderError
 from .._files import Parsed
-from ._office import MAX_UNPACKED, first_line, markdown_table, refused
+from ._office import MAX_UNPACKED, first_line, markdown_table, misnamed, plain, refused
 
 if TYPE_CHECKING:
     from docx.table import Table
@@ -70,7 +70,7 @@ def parse_docx(data: bytes, *, report: Callable[[str], None], **_: Any) -> Parse
         old=".doc",
         report=report,
         limit=MAX_UNPACKED,
-    ):
+    ) or misnamed(data, "docx", report):
         return None
     try:
         document = docx.Document(io.BytesIO(data))
@@ -229,7 +229,7 @@ class _Renderer:
             else:
                 self.blocks.append(item)
         else:
-            self.blocks.append(text)
+            self.blocks.append(plain(text))
 
     def table(self, table: Table) -> None:
         # a merged cell in each column it spans, as python-docx gives it:

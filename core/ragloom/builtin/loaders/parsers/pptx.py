@@ -34,7 +34,7 @@ from typing import Any
 
 from ....errors import LoaderError
 from .._files import Parsed
-from ._office import MAX_UNPACKED, first_line, markdown_table, refused
+from ._office import MAX_UNPACKED, first_line, markdown_table, misnamed, plain, refused
 from .xlsx import cell_text
 
 __all__ = ["MAX_UNPACKED", "MISSING_PPTX", "parse_pptx"]
@@ -67,7 +67,7 @@ def parse_pptx(data: bytes, *, report: Callable[[str], None], **_: Any) -> Parse
         old=".ppt",
         report=report,
         limit=MAX_UNPACKED,
-    ):
+    ) or misnamed(data, "pptx", report):
         return None
     text = ""
     starts: list[int] = []
@@ -157,13 +157,13 @@ def _paragraphs(frame: Any, *, bulleted: bool) -> Iterator[str]:
     placeholder (one block), else one block each."""
     items = []
     for paragraph in frame.paragraphs:
-        line = _one_line("".join(run.text for run in paragraph.runs) or paragraph.text)
+        line = _one_line(paragraph.text)  # a line break (Shift+Enter) as a space
         if not line:
             continue
         if bulleted:
             items.append(f"{'  ' * min(paragraph.level, 8)}- {line}")
         else:
-            yield line
+            yield plain(line)
     if items:
         yield "\n".join(items)
 
@@ -192,31 +192,73 @@ def _merge_origin_text(table: Any, row: int, column: int) -> str:
 
 
 def _chart(chart: Any) -> Iterator[str]:
-    """A chart's title, then its data: a row per category, a column per series."""
+    """A chart's title, then its data: a row per category and a column per
+    series, or, for an XY (scatter) chart, a row per point; each value as
+    the chart's number format shows it."""
     if chart.has_title and chart.chart_title.has_text_frame:
         title = _one_line(chart.chart_title.text_frame.text)
         if title:
-            yield title
+            yield plain(title)
     try:
         plot = chart.plots[0]
-        categories = [str(category) for category in plot.categories]
         series = list(plot.series)
-    except (IndexError, KeyError, AttributeError, ValueError):  # a chart type without categories
+    except (IndexError, KeyError, AttributeError, ValueError):  # no plot python-pptx knows
         return
     if not series:
         return
-    header = ["", *(_one_line(s.name or "") for s in series)]
-    values = [list(s.values) for s in series]
+    names = [_one_line(s.name or "") for s in series]
+    if any(s._element.find(qn("c:xVal")) is not None for s in series):  # scatter, bubble
+        for name, one in zip(names, series, strict=True):
+            xs = _cached(one._element, "c:xVal")
+            ys = _cached(one._element, "c:yVal")
+            rows = [[x, y] for x, y in zip(xs, ys, strict=False)]
+            if table := markdown_table([["x", name or "y"], *rows]):
+                yield table
+        return
+    try:
+        categories = [str(category) for category in plot.categories]
+    except (IndexError, KeyError, AttributeError, ValueError):
+        return
+    values = [_cached(one._element, "c:val") for one in series]
     rows = [
-        [category, *(_value(column[i]) if i < len(column) else "" for column in values)]
+        [category, *(column[i] if i < len(column) else "" for column in values)]
         for i, category in enumerate(categories)
     ]
-    if table := markdown_table([header, *rows]):
+    if table := markdown_table([["", *names], *rows]):
         yield table
 
 
-def _value(value: Any) -> str:
-    return "" if value is None else cell_text(value)
+def _cached(series: Any, tag: str) -> list[str]:
+    """The values a chart's series caches for ``tag`` (``c:val``, ``c:xVal``,
+    ``c:yVal``), by point index, as its format code shows them."""
+    element = series.find(qn(tag))
+    if element is None:
+        return []
+    cache = element.find(".//" + qn("c:numCache"))
+    if cache is None:
+        cache = element.find(".//" + qn("c:strCache"))
+    if cache is None:
+        return []
+    code = cache.findtext(qn("c:formatCode")) or "General"
+    count_element = cache.find(qn("c:ptCount"))
+    points: dict[int, str] = {}
+    for point in cache.iterfind(qn("c:pt")):
+        text = point.findtext(qn("c:v")) or ""
+        try:
+            shown = cell_text(float(text), code)
+        except ValueError:
+            shown = _one_line(text)
+        points[int(point.get("idx", len(points)))] = shown
+    count = int(count_element.get("val", 0)) if count_element is not None else 0
+    count = min(max(count, max(points, default=-1) + 1), 100_000)
+    return [points.get(i, "") for i in range(count)]
+
+
+def qn(tag: str) -> str:
+    """``c:val`` as lxml names it: python-pptx's namespace map."""
+    from pptx.oxml.ns import qn as namespaced
+
+    return str(namespaced(tag))
 
 
 def _one_line(text: str) -> str:
