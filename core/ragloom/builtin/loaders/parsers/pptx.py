@@ -7,9 +7,12 @@ under its title, and a chunk is cited by its slide's number
 - the slide's title as a ``#`` heading (``Slide N`` for a slide without
   one), then its shapes top to bottom, left to right (those in a group
   with the group): the body placeholder's paragraphs as a list, indented
-  by level; other text as paragraphs; tables as Markdown tables (a merged
-  cell's text in each cell it spans); a chart as its title and a table of
-  its categories and series;
+  by level; other text as paragraphs (a line break in a paragraph as a
+  space; a line reading ``# ...`` or a code fence escaped, so it cannot cut
+  the deck at a false heading); tables as Markdown tables (a merged cell's
+  text in each cell it spans); a chart as its title and a table of its
+  categories and series, or of an XY chart's points, each value in the
+  chart's number format;
 - the slide's speaker notes last, as ``Notes: ...``;
 - hidden slides and hidden shapes (PowerPoint's *Hide slide*, the
   selection pane's eye) left out, as the ``html`` loader leaves out hidden
@@ -21,9 +24,9 @@ title, else the file name, which the reader fills in), ``slides`` (how
 many the deck has) and ``page_starts`` (where each slide starts in the
 text: a hidden slide starts where the next does). Not read: pictures,
 SmartArt, the masters' and layouts' text (footers, slide numbers). A file
-that is not a deck, a damaged or encrypted one, one with no text, or one
-whose XML parts would unpack to more than :data:`MAX_UNPACKED` bytes (a
-zip bomb) is reported and skipped.
+that is not a deck, a damaged or encrypted one, one with no text, a zip
+bomb (see :func:`._office.refused`) and a Word document or a workbook
+named ``.pptx`` are reported and skipped.
 """
 
 from __future__ import annotations
