@@ -662,3 +662,26 @@ def test_markdown_sections_give_labels_and_paths() -> None:
     schools = next(c for c in chunks if "schools" in c.text)
     assert schools.label == "docs/pricing.md#discounts"
     assert by_text
+
+
+def test_a_chunk_deep_in_a_long_table_carries_the_header_row() -> None:
+    """A chunk that starts among a long table's rows (a spreadsheet, a CSV
+    file) had no column names: its rows were quoted bare. It carries the
+    header row as ``table_header``; a chunk with the header in its own
+    text, and one outside a table, carry none."""
+    from ragloom.builtin.chunkers.markdown import MarkdownChunker
+
+    rows = "".join(f"| ORD-{i:04d} | Customer {i} | ${i}.50 |\n" for i in range(200))
+    head = "# Orders\n\nAll orders.\n\n| Order | Customer | Amount |\n| --- | --- | --- |\n"
+    text = f"{head}{rows}\nAfter the table.\n"
+    chunks = MarkdownChunker(size=400, overlap=0).split(Document(id="o.md", text=text))
+    assert len(chunks) > 5
+    first, *rest = chunks
+    assert "table_header" not in first.metadata  # its own text holds the header
+    inside = [c for c in rest if c.text.lstrip().startswith("| ORD-")]
+    assert inside and all(
+        c.metadata["table_header"] == "| Order | Customer | Amount |" for c in inside
+    )
+    last = chunks[-1]
+    if last.text.lstrip().startswith("After"):
+        assert "table_header" not in last.metadata

@@ -390,3 +390,24 @@ def test_pictures_count_against_all_parts_and_renamed_parts_against_xml(
     monkeypatch.setattr(xlsx_parser, "MAX_UNPACKED", 300_000)
     assert read(context, write(tmp_path, "bin.xlsx", buffer.getvalue())) == []
     assert "zip bomb" in context.report[-1][1]
+
+
+def test_a_row_deep_in_a_big_sheet_is_answered_with_its_column_names(
+    tmp_path: Path, pm
+) -> None:
+    """Only a table's first chunk held its header: an order deep in a sheet
+    was answered as a bare row of values, nothing saying which was the amount."""
+    workbook = openpyxl.Workbook()
+    sheet = workbook.active
+    sheet.title = "Orders"
+    sheet.append(["Order", "Customer", "Amount", "Status"])
+    for i in range(600):
+        sheet.append([f"ORD-{i:06d}", f"Customer {i * 7 % 500}", 5 + i * 3.25, "paid"])
+        sheet.cell(row=i + 2, column=3).number_format = '"$"#,##0.00'
+    write(tmp_path, "docs/orders.xlsx", saved(workbook))
+    config = basic_config(chunker={"type": "markdown", "size": 800, "overlap": 100})
+    config["loaders"] = [{"type": "directory", "path": "docs", "include": ["**/*.xlsx"]}]
+    with ragloom.load(config, plugin_manager=pm, base_dir=tmp_path) as pipeline:
+        pipeline.index()
+        answer = pipeline.ask("What is the amount of order ORD-000345?")
+        assert "Amount: $1,126.25" in answer.text, answer.text

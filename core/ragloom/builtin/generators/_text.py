@@ -12,6 +12,7 @@ __all__ = [
     "MAX_UNIT_CHARS",
     "TOKEN",
     "content_terms",
+    "header_cells",
     "only_links",
     "split_sentences",
     "stem",
@@ -222,6 +223,18 @@ _HYPHENATED = re.compile(r"\b[^\W\d_]+(?:-[^\W\d_]+)+\b")
 
 
 GENERIC_STEMS = frozenset(stem(word) for word in _GENERIC)
+
+
+def header_cells(header: object) -> tuple[str, ...]:
+    """A Markdown table's header row (``| Plan | Price |``) as its cells;
+    ``()`` for anything else."""
+    if not isinstance(header, str) or not header.strip().startswith("|"):
+        return ()
+    stripped = header.strip()
+    return tuple(
+        cell.strip().replace("\\|", "|")
+        for cell in _CELL_BORDER.split(_OUTER_BORDERS.sub("", stripped))
+    )
 
 
 def split_sentences(text: str, *, kinds: bool = False, cells: bool = False) -> list[Any]:

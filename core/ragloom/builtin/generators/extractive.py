@@ -68,6 +68,7 @@ from ._text import (
     GENERIC_STEMS,
     TOKEN,
     content_terms,
+    header_cells,
     only_links,
     split_sentences,
     stem,
@@ -1827,7 +1828,11 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
         # (its heading in the section path) or just under its heading
         under_release = bool(release)
         previous: _Unit | None = None  # the sentence before, in this block
-        columns: tuple[str, ...] = ()  # the header row of the table a row is in
+        # the header row of the table a row is in: the chunk's own, or, for a
+        # chunk that starts deep in a long table, the one the chunker noted
+        columns = header_cells(chunk.metadata.get("table_header"))
+        if columns:  # its rows are read under the column names, as below a header
+            context = under | frozenset(content_terms(" ".join(columns)))
         subject, cursor = "", 0  # the paragraph's bold lead, and where the last unit was
         for position, (text, kind, cells) in enumerate(split_sentences(chunk.text, cells=True)):
             found = chunk.text.find(text[:40], cursor)
