@@ -196,3 +196,27 @@ def test_indexed_and_cited_by_heading(tmp_path: Path, pm) -> None:
         assert list(pipeline.index().added) == ["docs/guide.epub"]  # in the default include
         hit = pipeline.retrieve("charge hours using", k=1)[0]
         assert hit.chunk.label == "docs/guide.epub#using-it"
+
+
+def test_a_damaged_page_is_reported_and_the_run_goes_on(tmp_path: Path, context) -> None:
+    """A page whose compressed bytes were damaged raised zlib.error, and
+    one EPUB stopped the whole run."""
+    data = bytearray(book())
+    at = data.index(b"OEBPS/text/ch1.xhtml") + 60  # inside that page's deflated bytes
+    data[at : at + 8] = b"\xff" * 8
+    write(tmp_path, "books/bad.epub", bytes(data))
+    write(tmp_path, "books/good.epub", book())
+    loader = DirectoryLoader(path="books")
+    loader.open(context)
+    assert [d.id for d in loader.load()] == ["books/good.epub"]
+    [(source, message)] = context.report
+    assert source == "books/bad.epub" and message.endswith("skipped"), message
+
+
+def test_a_book_far_bigger_than_its_file_is_a_zip_bomb(
+    tmp_path: Path, context, monkeypatch
+) -> None:
+    monkeypatch.setattr(epub_parser, "_RATIO_FROM", 1000)
+    data = book({"OEBPS/text/ch1.xhtml": page("<p>" + "spam " * 100_000 + "</p>")})
+    assert read(context, write(tmp_path, "b.epub", data)) == []
+    assert "zip bomb" in context.report[-1][1]

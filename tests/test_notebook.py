@@ -187,3 +187,39 @@ def test_indexed_cited_by_section(tmp_path: Path, pm) -> None:
         assert list(pipeline.index().added) == ["docs/churn.ipynb"]  # in the default include
         hit = pipeline.retrieve("churn fell in March result", k=1)[0]
         assert hit.chunk.label == "docs/churn.ipynb#result"
+
+
+def test_open_fences_plot_placeholders_and_deep_json(tmp_path: Path, context) -> None:
+    """A Markdown cell with an open fence swallowed the next cells' headings;
+    a plot's "<Figure size ...>" was read as output; a 200 KB notebook of
+    nested lists stopped the whole run (RecursionError)."""
+    notebook = {
+        "nbformat": 4,
+        "cells": [
+            {"cell_type": "markdown", "source": "Run:\n```bash\n# Not a title\nmake\n"},
+            {"cell_type": "markdown", "source": "# Real heading\n\nText."},
+            {
+                "cell_type": "code",
+                "source": "df.describe()\nplt.plot(x)",
+                "outputs": [
+                    {"output_type": "execute_result", "data": {"text/plain": "count  3.0"}},
+                    {
+                        "output_type": "display_data",
+                        "data": {"image/png": "iVBOR", "text/plain": "<Figure size 640x480>"},
+                    },
+                ],
+            },
+        ],
+    }
+    [document] = read(context, write(tmp_path, "nb/a.ipynb", json.dumps(notebook)))
+    assert document.text == (
+        "Run:\n```bash\n# Not a title\nmake\n```\n\n# Real heading\n\nText.\n\n"
+        "```\ndf.describe()\nplt.plot(x)\n```\n\n```output\ncount  3.0\n```\n"
+    )
+    assert document.metadata["title"] == "Real heading"
+    write(tmp_path, "nb/deep.ipynb", "[" * 100_000 + "]" * 100_000)
+    loader = DirectoryLoader(path="nb")
+    loader.open(context)
+    assert [d.id for d in loader.load()] == ["nb/a.ipynb"]
+    [(source, message)] = context.report
+    assert source == "nb/deep.ipynb" and message.startswith("could not be read as notebook (")

@@ -448,9 +448,10 @@ def test_html_links_are_resolved_deduplicated_and_capped(tmp_path, context):
 def test_html_drops_what_an_inline_style_hides(tmp_path, context, reports):
     """Text no reader sees is where scraped pages hide instructions for
     machines ("ignore your instructions..."): an inline style that hides its
-    element drops it, as the ``hidden`` attribute does (trial 20, F5); a class
-    (``sr-only``, a stylesheet's ``hidden``) is kept, unknowable here; the body
-    a script reveals after loading is kept too."""
+    element drops it, as the ``hidden`` attribute does (trial 20, F5), and so
+    does a class or id the page's own ``<style>`` hides (a mail's preheader),
+    but not under ``@media``; a class no rule here hides (``sr-only``) is
+    kept; the body a script reveals after loading is kept too."""
     hidden = [
         '<div style="display:none">H1</div>',
         '<div style="color: red; display: none !important">H2</div>',
@@ -460,6 +461,12 @@ def test_html_drops_what_an_inline_style_hides(tmp_path, context, reports):
         '<span style="font-size: 0px">H6</span>',
         '<div style="opacity:0">H7</div>',
         "<div style='opacity: 0.0'><p>H8 <b>nested</b></p></div>",
+        # how mail hides a preheader, and text moved off the screen
+        '<div style="mso-hide:all">H9</div>',
+        '<div style="max-height:0; overflow:hidden">H10</div>',
+        '<div style="position:absolute; left:-9999px">H11</div>',
+        '<p class="preheader">H12</p>',
+        '<p id="machine">H13</p>',
     ]
     shown = [
         '<p style="display:block">S1</p>',
@@ -467,16 +474,20 @@ def test_html_drops_what_an_inline_style_hides(tmp_path, context, reports):
         '<p style="opacity:0.5">S3</p>',
         '<p class="sr-only">S4</p>',
         '<p style="font-size: 10px; visibility: visible">S5</p>',
+        '<p class="mobile-only">S6</p>',  # hidden by an @media rule: some screens show it
+        '<p style="max-height:0">S7</p>',  # overflow visible: shown
     ]
     write(
         tmp_path,
         "page.html",
-        '<html><body style="display:none"><main><h1>T</h1>'
+        "<html><head><style>.preheader { display: none !important; } #machine{visibility:hidden}"
+        " @media (min-width: 600px) { .mobile-only { display: none } }</style></head>"
+        '<body style="display:none"><main><h1>T</h1>'
         + "".join(hidden + shown)
         + "</main></body></html>",
     )
     [doc] = load(HtmlLoader, context, "page.html")
-    assert doc.text == "# T\n\nS1\n\nS2\n\nS3\n\nS4\n\nS5\n"
+    assert doc.text == "# T\n\nS1\n\nS2\n\nS3\n\nS4\n\nS5\n\nS6\n\nS7\n"
     assert reports == []
 
 
@@ -895,3 +906,24 @@ def test_structured_loaders_by_type_in_a_config(tmp_path, pm):
     assert report.problems == ()
     assert sorted(report.added) == ["cart.js", "manual.md", "ops.pdf", "page.html"]
     assert hit is not None and hit.chunk.source == "ops.pdf"
+
+
+def test_html_layout_tables_read_as_blocks_data_tables_as_tables(tmp_path, context, reports):
+    """Mail is laid out with tables: a newsletter became one table row
+    ("Spring saleAll garden furniture"). A table whose cell holds a heading,
+    a table or two paragraphs, or one marked role=presentation, is read as
+    blocks; a data table with a paragraph in each cell (as wikis export
+    them) stays a table."""
+    write(
+        tmp_path,
+        "mail.html",
+        "<html><body><table><tr><td><h1>Spring sale</h1><p>All garden furniture is 30% off.</p>"
+        "</td></tr></table><table role='presentation'><tr><td>Unsubscribe</td></tr></table>"
+        "<table><tr><th><p>Plan</p></th><th><p>Price</p></th></tr>"
+        "<tr><td><p>Lite</p></td><td><p>$12</p></td></tr></table></body></html>",
+    )
+    [doc] = load(HtmlLoader, context, "mail.html")
+    assert doc.text == (
+        "# Spring sale\n\nAll garden furniture is 30% off.\n\nUnsubscribe\n\n"
+        "| Plan | Price |\n| --- | --- |\n| Lite | $12 |\n"
+    )

@@ -392,9 +392,7 @@ def test_pictures_count_against_all_parts_and_renamed_parts_against_xml(
     assert "zip bomb" in context.report[-1][1]
 
 
-def test_a_row_deep_in_a_big_sheet_is_answered_with_its_column_names(
-    tmp_path: Path, pm
-) -> None:
+def test_a_row_deep_in_a_big_sheet_is_answered_with_its_column_names(tmp_path: Path, pm) -> None:
     """Only a table's first chunk held its header: an order deep in a sheet
     was answered as a bare row of values, nothing saying which was the amount."""
     workbook = openpyxl.Workbook()

@@ -171,7 +171,9 @@ def _say_uninstalled(text: str) -> None:
             )
 
 
-_DOCUMENT_SUFFIXES = frozenset({".md", ".rst", ".txt", ".html", ".pdf", ".docx", ".pptx"})
+_DOCUMENT_SUFFIXES = frozenset(
+    {".md", ".rst", ".txt", ".html", ".pdf", ".docx", ".pptx", ".epub", ".eml", ".ipynb"}
+)
 """What the template's loader includes: the files ``ragloom init`` looks for."""
 _NOT_DOCUMENTS = frozenset({"venv", "site-packages"})
 """Folders not looked in beyond those the directory loader never reads."""

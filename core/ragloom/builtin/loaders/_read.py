@@ -7,12 +7,14 @@ so they agree on ids, metadata, decoding and what counts as a bad file.
 
 from __future__ import annotations
 
+import logging
 import stat
 from collections.abc import Callable, Mapping
 from pathlib import Path, PurePath
 from typing import Any
 
 from ...components import Context
+from ...errors import LoaderError
 from ...types import Document, content_hash
 from ._files import (
     BINARY_SNIFF_BYTES,
@@ -44,6 +46,8 @@ from .parsers.table import parse_table
 from .parsers.xlsx import parse_xlsx
 
 __all__ = ["file_format", "read_document"]
+
+log = logging.getLogger(__name__)
 
 
 def file_format(path: PurePath, head: bytes = b"") -> str:
@@ -193,21 +197,7 @@ def read_document(
         return None
 
     kind = format or file_format(path, data[:BINARY_SNIFF_BYTES])
-    parsed: Parsed | None
-    if kind in _BINARY_PARSERS:
-        if not data.strip():
-            report("empty file (no text to index); skipped")
-            return None
-        parsed = _BINARY_PARSERS[kind](data, report=report, **(options or {}))
-    else:
-        text = decode_text(data, encoding, report=report, html=kind == "html")
-        if text is None:
-            return None
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-        if not text.strip():
-            report("empty file (no text to index); skipped")
-            return None
-        parsed = _parser(kind)(text, path=path, report=report, **(options or {}))
+    parsed = _parsed(kind, data, path=path, encoding=encoding, report=report, options=options)
     if parsed is None:
         return None
     text, fields = parsed
@@ -225,6 +215,45 @@ def read_document(
     }
     document_metadata.update(metadata or {})
     return Document(id=source, text=text, metadata=document_metadata)
+
+
+def _parsed(
+    kind: str,
+    data: bytes,
+    *,
+    path: Path,
+    encoding: str,
+    report: Callable[[str], None],
+    options: Mapping[str, Any] | None,
+) -> Parsed | None:
+    """A file's text and format metadata by its format's parser; None after
+    reporting why not. Whatever a parser (or the library under it) raises on
+    a damaged file, a zlib error in a zip, a recursion limit on deep JSON, is
+    reported for that file and skipped: one file never stops the run.
+    :class:`LoaderError` (a package not installed) is raised to the loader."""
+    try:
+        if kind in _BINARY_PARSERS:
+            if not data.strip():
+                report("empty file (no text to index); skipped")
+                return None
+            return _BINARY_PARSERS[kind](data, report=report, **(options or {}))
+        text = decode_text(data, encoding, report=report, html=kind == "html")
+        if text is None:
+            return None
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        if not text.strip():
+            report("empty file (no text to index); skipped")
+            return None
+        return _parser(kind)(text, path=path, report=report, **(options or {}))
+    except LoaderError:
+        raise
+    except (MemoryError, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # a parser's library on a file it cannot read
+        log.debug("reading %s as %s failed", path, kind, exc_info=True)
+        detail = str(exc).splitlines()[0][:200] if str(exc).strip() else ""
+        report(f"could not be read as {kind} ({type(exc).__name__}: {detail}); skipped")
+        return None
 
 
 def _parser(kind: str) -> Callable[..., Parsed | None]:

@@ -55,21 +55,58 @@ CHROME_NAMES = (
 token or id, never as a substring), unless it holds ``<main>`` or ``<article>``."""
 
 _HIDING = re.compile(
-    r"^(?:display:none|visibility:(?:hidden|collapse)|opacity:0(?:\.0*)?%?"
-    r"|font-size:0(?:\.0*)?(?:px|pt|em|rem|%|vw|vh)?)$"
+    r"^(?:display:none|visibility:(?:hidden|collapse)|opacity:0(?:\.0*)?%?|mso-hide:all"
+    r"|font-size:(?:0(?:\.0*)?(?:px|pt|em|rem|%|vw|vh)?|1px)"
+    r"|text-indent:-\d{3,}(?:\.\d*)?(?:px|em|rem))$"
 )
 """An inline style declaration that keeps an element from being seen (the
-hiding places of text meant for machines: prompt injections in scraped pages)."""
+hiding places of text meant for machines: prompt injections in scraped pages
+and in mail, whose preheaders hide so)."""
+_ZERO = re.compile(r"^0(?:\.0*)?(?:px|pt|em|rem|%)?$")
+_OFF_SCREEN = re.compile(r"^-\d{3,}(?:\.\d*)?(?:px|em|rem)$")
 
 
 def _hidden_by(style: str) -> bool:
     """Whether an inline ``style`` hides its element (``display: none
-    !important``, ``visibility:hidden``, ``font-size: 0``, ``opacity: 0``)."""
+    !important``, ``visibility:hidden``, ``font-size: 0``, ``opacity: 0``,
+    Outlook's ``mso-hide: all``; a zero height or width with ``overflow:
+    hidden``; a position far off the screen)."""
+    declared: dict[str, str] = {}
     for declaration in style.split(";"):
         compact = "".join(declaration.lower().replace("!important", "").split())
         if _HIDING.match(compact):
             return True
-    return False
+        name, _, value = compact.partition(":")
+        declared[name] = value
+    if declared.get("overflow") == "hidden" and any(
+        _ZERO.match(declared.get(side, "-"))
+        for side in ("height", "max-height", "width", "max-width")
+    ):
+        return True
+    return declared.get("position") in ("absolute", "fixed") and any(
+        _OFF_SCREEN.match(declared.get(side, "")) for side in ("left", "top", "right")
+    )
+
+
+_STYLE_RULE = re.compile(r"([^{}@]+)\{([^{}]*)\}")
+_AT_BLOCK = re.compile(r"@[^{;]*\{(?:[^{}]*\{[^{}]*\})*[^{}]*\}|@[^{;]*;")
+_SIMPLE_SELECTOR = re.compile(r"^[a-z0-9]*([.#])([A-Za-z_][\w-]*)$")
+
+
+def _hidden_selectors(css: str) -> list[str]:
+    """The class and id selectors that a page's own ``<style>`` hides
+    (``.preheader { display: none }``), outside ``@media`` blocks (which
+    hide for some screens only), as selectolax selectors."""
+    selectors: list[str] = []
+    for match in _STYLE_RULE.finditer(_AT_BLOCK.sub("", css)):
+        if not _hidden_by(match.group(2)):
+            continue
+        for selector in match.group(1).split(","):
+            simple = _SIMPLE_SELECTOR.match(selector.strip())
+            if simple:
+                kind, name = simple.groups()
+                selectors.append(f'[class~="{name}"]' if kind == "." else f'[id="{name}"]')
+    return selectors[:200]
 
 
 _CONTENT = "main, [role=main], article"
@@ -102,8 +139,14 @@ def parse_html(
     base = tree.css_first("base[href]")
     base_href = (base.attributes.get("href") or "").strip() if base is not None else ""
 
+    css = " ".join(node.text(deep=True) for node in tree.css("style"))
+    hidden = _hidden_selectors(css) if "{" in css else []
     for node in tree.css(DROPPED_TAGS):
         _drop(node)
+    if hidden:
+        for node in tree.css(", ".join(hidden)):
+            if node.tag not in ("html", "body"):
+                _drop(node)
     for node in tree.css("[style]"):
         if _hidden_by(node.attributes.get("style") or ""):
             _drop(node)
@@ -235,8 +278,13 @@ class _Renderer:
             return False
         if tag == "table":
             self._flush()
+            if _layout_table(node):
+                return True  # its cells' content read as the page's own blocks
             self._table(node)
             return False
+        if tag in ("td", "th", "tr"):  # a layout table's
+            self._flush()
+            return True
         if tag == "code":
             code = node.text(deep=True)
             if code.strip():
@@ -280,7 +328,7 @@ class _Renderer:
             self._flush()
             if self.lists:
                 self.lists.pop()
-        elif tag in _BLOCKS:
+        elif tag in _BLOCKS or tag in ("td", "th", "tr"):
             self._flush()
 
     # -- output ------------------------------------------------------------
@@ -347,6 +395,28 @@ class _Renderer:
                 lines.append("|" + " --- |" * len(cells))
         if rows:
             self._emit("\n".join(lines), tight=False)
+
+
+_CELL_BLOCKS = ("h1", "h2", "h3", "h4", "h5", "h6", "table")
+
+
+def _layout_table(table: LexborNode) -> bool:
+    """Whether a table lays out a page (as mail does) rather than holding
+    data: marked ``role="presentation"``, or a cell of its own holds a
+    heading, another table, or two paragraphs or more. Its cells' content
+    is read as blocks then: as a data table, a newsletter became one row
+    ("Spring saleAll garden furniture...")."""
+    if (table.attributes.get("role") or "").lower() in ("presentation", "none"):
+        return True
+    for row in table.css("tr"):
+        for cell in row.iter():
+            if cell.tag not in ("td", "th"):
+                continue
+            if cell.css_first(", ".join(_CELL_BLOCKS)) is not None:
+                return True
+            if len(cell.css("p, div, ul, ol, blockquote")) >= 2:
+                return True
+    return False
 
 
 def _start(node: LexborNode) -> int:

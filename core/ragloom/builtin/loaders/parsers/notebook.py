@@ -33,6 +33,8 @@ MAX_OUTPUT = 2000
 
 _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
+_RICH = ("image/", "application/vnd.jupyter.widget", "application/vnd.plotly")
+"""Rich outputs whose ``text/plain`` is only a placeholder: left out with them."""
 
 
 def parse_notebook(text: str, *, report: Callable[[str], None], **_: Any) -> Parsed | None:
@@ -55,15 +57,35 @@ def parse_notebook(text: str, *, report: Callable[[str], None], **_: Any) -> Par
         return None
     title = metadata.get("title") if isinstance(metadata.get("title"), str) else ""
     if not title.strip():
-        markdown = "\n".join(_source(c) for c in cells if c.get("cell_type") == "markdown")
-        heading = _HEADING.search(markdown)
-        title = heading.group(1) if heading else ""
+        title = next(
+            (
+                heading
+                for c in cells
+                if c.get("cell_type") == "markdown" and (heading := _first_heading(_source(c)))
+            ),
+            "",
+        )
     fields: dict[str, Any] = {"cells": len(cells)}
     if title.strip():
         fields["title"] = " ".join(title.split())
     if language:
         fields["kernel_language"] = language  # not `language`: that makes a file source code
     return "\n\n".join(blocks) + "\n", fields
+
+
+def _first_heading(markdown: str) -> str:
+    """A Markdown cell's first heading outside code fences, or ``""``."""
+    fenced = None
+    for line in markdown.splitlines():
+        fence = _FENCE.match(line)
+        if fence:
+            fenced = (
+                None if fenced and fence.group(1)[0] == fenced[0] else (fenced or fence.group(1))
+            )
+            continue
+        if fenced is None and (heading := _HEADING.match(line)):
+            return heading.group(1)
+    return ""
 
 
 def _cells_of(notebook: dict[str, Any]) -> Any:
@@ -117,7 +139,7 @@ def _cell(cell: dict[str, Any], language: str) -> Iterator[str]:
             level = cell.get("level") if isinstance(cell.get("level"), int) else 1
             yield f"{'#' * min(max(level, 1), 6)} {' '.join(source.split())}"
         else:
-            yield source
+            yield _closed(source)
 
 
 def _joined(outputs: Iterator[str]) -> str:
@@ -142,6 +164,8 @@ def _outputs(cell: dict[str, Any]) -> Iterator[str]:
             yield _source(output, "text")
         elif kind in ("execute_result", "display_data", "pyout"):
             data = output.get("data") if isinstance(output.get("data"), dict) else output
+            if any(key.startswith(_RICH) for key in data):
+                continue  # a plot or a widget: its text/plain is "<Figure size 640x480 ...>"
             plain = data.get("text/plain", data.get("text", ""))
             yield "".join(plain) if isinstance(plain, list) else str(plain or "")
         elif kind in ("error", "pyerr"):
@@ -154,6 +178,20 @@ def _as_shown(output: str) -> str:
     sequences are dropped."""
     lines = output.replace("\r\n", "\n").split("\n")
     return clean("\n".join(line.rsplit("\r", 1)[-1] for line in lines))
+
+
+def _closed(markdown: str) -> str:
+    """A Markdown cell with a code fence it leaves open closed at its end:
+    Jupyter renders each cell alone, and an open fence would swallow the
+    cells after it (their headings too)."""
+    opened: str | None = None
+    for match in _FENCE.finditer(markdown):
+        fence = match.group(1)
+        if opened is None:
+            opened = fence
+        elif fence[0] == opened[0] and len(fence) >= len(opened):
+            opened = None
+    return f"{markdown}\n{opened}" if opened else markdown
 
 
 def _fenced(text: str, info: str) -> str:
