@@ -7,6 +7,7 @@ from typing import Any
 import pluggy
 import pytest
 from ragloom import Store, hookimpl
+from ragloom.components import Context
 from ragloom.plugins import build_plugin_manager
 from ragloom.registry import Registry
 from ragloom.types import Chunk
@@ -44,6 +45,15 @@ def pm() -> pluggy.PluginManager:
 @pytest.fixture
 def registry(pm: pluggy.PluginManager) -> Registry:
     return Registry.from_plugin_manager(pm)
+
+
+@pytest.fixture
+def context(tmp_path: Path) -> Context:
+    """A loader's context whose reports are kept: ``context.report``, a list
+    of ``(source, message)`` (test_loaders.py has its own, with ``reports``)."""
+    from .test_loaders import Reports
+
+    return Context(base_dir=tmp_path, report=Reports(), index_dir=tmp_path / ".ragloom")
 
 
 @pytest.fixture

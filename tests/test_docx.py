@@ -4,8 +4,6 @@ read by the ``file`` and ``directory`` loaders and indexed."""
 from __future__ import annotations
 
 import io
-import sys
-import zipfile
 from pathlib import Path
 
 import docx
@@ -13,19 +11,9 @@ import pytest
 import ragloom
 from docx.enum.style import WD_STYLE_TYPE
 from ragloom.builtin.loaders.directory import DirectoryLoader
-from ragloom.builtin.loaders.file import FileLoader
-from ragloom.builtin.loaders.parsers import docx as docx_parser
-from ragloom.builtin.loaders.parsers._office import MEDIA
-from ragloom.components import Context
 
 from .conftest import basic_config
-from .test_loaders import Reports
-
-
-@pytest.fixture
-def context(tmp_path: Path) -> Context:
-    """Where the loaders report to: ``context.report``, a ``Reports`` list."""
-    return Context(base_dir=tmp_path, report=Reports(), index_dir=tmp_path / ".ragloom")
+from .formats import read, write
 
 
 def policy(title: str | None = "Travel policy") -> docx.Document:
@@ -57,19 +45,6 @@ def saved(document: docx.Document) -> bytes:
     buffer = io.BytesIO()
     document.save(buffer)
     return buffer.getvalue()
-
-
-def write(root: Path, name: str, data: bytes) -> Path:
-    path = root / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
-    return path
-
-
-def read(context: Context, path: Path):
-    loader = FileLoader(path=str(path))
-    loader.open(context)
-    return list(loader.load())
 
 
 def test_a_word_document_reads_as_sections_lists_and_tables(tmp_path: Path, context) -> None:
@@ -195,18 +170,6 @@ def test_bad_word_files_are_reported_and_the_rest_loads(
     assert message.endswith("skipped")
 
 
-def test_a_zip_bomb_is_not_unpacked(tmp_path: Path, context, monkeypatch) -> None:
-    data = saved(policy())
-    with zipfile.ZipFile(io.BytesIO(data)) as archive:  # its XML: python-docx parses that
-        unpacked = sum(
-            i.file_size for i in archive.infolist() if not i.filename.lower().endswith(MEDIA)
-        )
-    monkeypatch.setattr(docx_parser, "MAX_UNPACKED", unpacked - 1)
-    assert read(context, write(tmp_path, "big.docx", data)) == []
-    [(_, message)] = context.report
-    assert f"unpack to {unpacked:,} bytes" in message and "zip bomb" in message
-
-
 def test_sniffed_without_an_extension_and_named_under_another(tmp_path: Path, context) -> None:
     data = saved(policy())
     [document] = read(context, write(tmp_path, "POLICY", data))
@@ -216,23 +179,6 @@ def test_sniffed_without_an_extension_and_named_under_another(tmp_path: Path, co
         "policy.txt",
         "a Word document under a text format's name: name it .docx; skipped",
     )
-
-
-def test_without_python_docx_one_line_says_what_to_install(
-    tmp_path: Path, context, monkeypatch
-) -> None:
-    monkeypatch.setitem(sys.modules, "docx", None)  # import docx now fails
-    for name in ("a.docx", "b.docx"):
-        write(tmp_path, f"docs/{name}", b"PK\x03\x04 word/")
-    write(tmp_path, "docs/c.md", b"# C\n\nText.\n")
-    loader = DirectoryLoader(path="docs")
-    loader.open(context)
-    assert [d.id for d in loader.load()] == ["docs/c.md"]
-    [(source, message)] = context.report
-    assert (
-        source == "docs" and "skipped 2 files (docs/a.docx, ...; indexed versions kept)" in message
-    )
-    assert "pip install 'ragloom[docx]'" in message
 
 
 def test_indexed_cited_by_section_and_screened(tmp_path: Path, pm) -> None:

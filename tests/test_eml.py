@@ -6,20 +6,11 @@ from __future__ import annotations
 from email.message import EmailMessage
 from pathlib import Path
 
-import pytest
 import ragloom
 from ragloom.builtin.loaders.directory import DirectoryLoader
-from ragloom.builtin.loaders.file import FileLoader
-from ragloom.components import Context
 
 from .conftest import basic_config
-from .test_loaders import Reports
-
-
-@pytest.fixture
-def context(tmp_path: Path) -> Context:
-    """Where the loaders report to: ``context.report``, a ``Reports`` list."""
-    return Context(base_dir=tmp_path, report=Reports(), index_dir=tmp_path / ".ragloom")
+from .formats import read, write
 
 
 def support_reply() -> EmailMessage:
@@ -43,19 +34,6 @@ def support_reply() -> EmailMessage:
         b"%PDF-1.4 ...", maintype="application", subtype="pdf", filename="invoice-4471.pdf"
     )
     return message
-
-
-def write(root: Path, name: str, data: bytes) -> Path:
-    path = root / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
-    return path
-
-
-def read(context: Context, path: Path):
-    loader = FileLoader(path=str(path))
-    loader.open(context)
-    return list(loader.load())
 
 
 def test_a_message_reads_as_a_mail_client_shows_it(tmp_path: Path, context) -> None:

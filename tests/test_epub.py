@@ -10,19 +10,10 @@ from pathlib import Path
 import pytest
 import ragloom
 from ragloom.builtin.loaders.directory import DirectoryLoader
-from ragloom.builtin.loaders.file import FileLoader
 from ragloom.builtin.loaders.parsers import epub as epub_parser
-from ragloom.components import Context
 
 from .conftest import basic_config
-from .test_loaders import Reports
-
-
-@pytest.fixture
-def context(tmp_path: Path) -> Context:
-    """Where the loaders report to: ``context.report``, a ``Reports`` list."""
-    return Context(base_dir=tmp_path, report=Reports(), index_dir=tmp_path / ".ragloom")
-
+from .formats import read, write
 
 CONTAINER = """<?xml version="1.0"?>
 <container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">
@@ -74,19 +65,6 @@ def book(extra: dict[str, str] | None = None, *, package: str = PACKAGE) -> byte
         for name, text in {**CHAPTERS, **(extra or {})}.items():
             archive.writestr(name, text)
     return buffer.getvalue()
-
-
-def write(root: Path, name: str, data: bytes) -> Path:
-    path = root / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
-    return path
-
-
-def read(context: Context, path: Path):
-    loader = FileLoader(path=str(path))
-    loader.open(context)
-    return list(loader.load())
 
 
 BOOK_TEXT = (
@@ -220,3 +198,10 @@ def test_a_book_far_bigger_than_its_file_is_a_zip_bomb(
     data = book({"OEBPS/text/ch1.xhtml": page("<p>" + "spam " * 100_000 + "</p>")})
     assert read(context, write(tmp_path, "b.epub", data)) == []
     assert "zip bomb" in context.report[-1][1]
+
+
+def test_a_page_the_spine_lists_again_and_again_is_read_once(tmp_path: Path, context) -> None:
+    """A 1.4 KB book listing one page 2,000 times made 190 million characters."""
+    package = PACKAGE.replace('<itemref idref="c2"/>', '<itemref idref="c2"/>' * 2000)
+    [document] = read(context, write(tmp_path, "s.epub", book(package=package)))
+    assert document.text == BOOK_TEXT

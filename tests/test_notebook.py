@@ -8,18 +8,10 @@ from pathlib import Path
 import pytest
 import ragloom
 from ragloom.builtin.loaders.directory import DirectoryLoader
-from ragloom.builtin.loaders.file import FileLoader
 from ragloom.builtin.loaders.parsers import notebook as notebook_parser
-from ragloom.components import Context
 
 from .conftest import basic_config
-from .test_loaders import Reports
-
-
-@pytest.fixture
-def context(tmp_path: Path) -> Context:
-    """Where the loaders report to: ``context.report``, a ``Reports`` list."""
-    return Context(base_dir=tmp_path, report=Reports(), index_dir=tmp_path / ".ragloom")
+from .formats import read, write
 
 
 def analysis() -> dict:
@@ -83,19 +75,6 @@ def analysis() -> dict:
             {"cell_type": "raw", "metadata": {}, "source": "Reviewed by Ada."},
         ],
     }
-
-
-def write(root: Path, name: str, data: str | bytes) -> Path:
-    path = root / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data.encode() if isinstance(data, str) else data)
-    return path
-
-
-def read(context: Context, path: Path):
-    loader = FileLoader(path=str(path))
-    loader.open(context)
-    return list(loader.load())
 
 
 def test_a_notebook_reads_as_markdown_with_code_and_outputs(tmp_path: Path, context) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import sys
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -15,20 +14,9 @@ from pptx.chart.data import CategoryChartData
 from pptx.enum.chart import XL_CHART_TYPE
 from pptx.util import Inches
 from ragloom.builtin.loaders.directory import DirectoryLoader
-from ragloom.builtin.loaders.file import FileLoader
-from ragloom.builtin.loaders.parsers import pptx as pptx_parser
-from ragloom.builtin.loaders.parsers._office import MEDIA
-from ragloom.components import Context
 
 from .conftest import basic_config
-from .test_loaders import Reports
-
-
-@pytest.fixture
-def context(tmp_path: Path) -> Context:
-    """Where the loaders report to: ``context.report``, a ``Reports`` list."""
-    return Context(base_dir=tmp_path, report=Reports(), index_dir=tmp_path / ".ragloom")
-
+from .formats import read, write
 
 TITLE_ONLY, TITLE_AND_CONTENT, BLANK = 5, 1, 6  # the default template's layouts
 
@@ -84,19 +72,6 @@ def saved(presentation: Presentation) -> bytes:
     buffer = io.BytesIO()
     presentation.save(buffer)
     return buffer.getvalue()
-
-
-def write(root: Path, name: str, data: bytes) -> Path:
-    path = root / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
-    return path
-
-
-def read(context: Context, path: Path):
-    loader = FileLoader(path=str(path))
-    loader.open(context)
-    return list(loader.load())
 
 
 DECK_TEXT = (
@@ -207,18 +182,6 @@ def test_bad_decks_are_reported_and_the_rest_loads(
     assert message.endswith("skipped") and "BytesIO" not in message
 
 
-def test_a_zip_bomb_is_not_unpacked(tmp_path: Path, context, monkeypatch) -> None:
-    data = saved(deck())
-    with zipfile.ZipFile(io.BytesIO(data)) as archive:
-        unpacked = sum(
-            i.file_size for i in archive.infolist() if not i.filename.lower().endswith(MEDIA)
-        )
-    monkeypatch.setattr(pptx_parser, "MAX_UNPACKED", unpacked - 1)
-    assert read(context, write(tmp_path, "big.pptx", data)) == []
-    [(_, message)] = context.report
-    assert f"unpack to {unpacked:,} bytes" in message and "zip bomb" in message
-
-
 def test_sniffed_without_an_extension_and_named_under_another(tmp_path: Path, context) -> None:
     data = saved(deck())
     [document] = read(context, write(tmp_path, "PRICING", data))
@@ -228,23 +191,6 @@ def test_sniffed_without_an_extension_and_named_under_another(tmp_path: Path, co
         "pricing.txt",
         "a PowerPoint deck under a text format's name: name it .pptx; skipped",
     )
-
-
-def test_without_python_pptx_one_line_says_what_to_install(
-    tmp_path: Path, context, monkeypatch
-) -> None:
-    monkeypatch.setitem(sys.modules, "pptx", None)  # import pptx now fails
-    for name in ("a.pptx", "b.pptx"):
-        write(tmp_path, f"docs/{name}", b"PK\x03\x04 ppt/")
-    write(tmp_path, "docs/c.md", b"# C\n\nText.\n")
-    loader = DirectoryLoader(path="docs")
-    loader.open(context)
-    assert [d.id for d in loader.load()] == ["docs/c.md"]
-    [(source, message)] = context.report
-    assert (
-        source == "docs" and "skipped 2 files (docs/a.pptx, ...; indexed versions kept)" in message
-    )
-    assert "pip install 'ragloom[pptx]'" in message
 
 
 def test_indexed_and_cited_by_slide(tmp_path: Path, pm) -> None:

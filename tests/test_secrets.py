@@ -116,6 +116,13 @@ def test_credentials_in_words_and_disguised_are_found(
         "Use the \u200bzero-width\u200b joiner in Ｆｕｌｌｗｉｄｔｈ text.",
         "The token budget: 4096 tokens per request, secret sauce: none.",
         "| Password | Policy |\n| Secret | Santa |\n| Token | value |\n| Auth | on |",
+        # a pipe is a table's cell border only in a table row (a review found
+        # shell pipes and commit tables flagged, and their pages left out)
+        'Hash it: `echo -n "$password" | sha256sum`',
+        "```sh\necho $password | openssl-enc-aes256 -a\ncat secret | kubectl-apply-2024 -f -\n```",
+        "| Component | Commit |\n| --- | --- |\n"
+        "| auth-service | 9fceb02d0ae598e95dc970b74767f19372d61af8 |",
+        "| Service | Build |\n| --- | --- |\n| secrets-manager | build-2024-11-03-rc1 |",
     ],
 )
 def test_names_in_words_without_a_credential_are_not_secrets(text: str) -> None:

@@ -927,3 +927,26 @@ def test_html_layout_tables_read_as_blocks_data_tables_as_tables(tmp_path, conte
         "# Spring sale\n\nAll garden furniture is 30% off.\n\nUnsubscribe\n\n"
         "| Plan | Price |\n| --- | --- |\n| Lite | $12 |\n"
     )
+
+
+def test_html_data_cells_of_paragraphs_and_what_css_shows_again(tmp_path, context, reports):
+    """A review found a table with two paragraphs in a cell (Word's "Save as
+    HTML") read as loose paragraphs, the active tab of `.tab-pane` dropped,
+    a box sized by its padding dropped, and a label hung 120px left dropped."""
+    write(
+        tmp_path,
+        "p.html",
+        "<html><head><style>.tab-pane{display:none} .tab-pane.active{display:block}</style>"
+        "</head><body><table><tr><th>Plan</th><th>Notes</th></tr><tr><td><p>Pro</p></td>"
+        "<td><p>Phone support</p><p>SLA 99.9%</p></td></tr></table>"
+        '<div class="tab-pane active">ACTIVE-TAB</div>'
+        '<div style="position:relative;height:0;padding-bottom:56.25%;overflow:hidden">'
+        "ASPECT-CAPTION</div>"
+        '<span style="position:absolute;left:-120px">MARGIN-NOTE</span></body></html>',
+    )
+    [doc] = load(HtmlLoader, context, "p.html")
+    assert doc.text.startswith(
+        "| Plan | Notes |\n| --- | --- |\n| Pro | Phone support SLA 99.9% |\n"
+    )
+    for shown in ("ACTIVE-TAB", "ASPECT-CAPTION", "MARGIN-NOTE"):
+        assert shown in doc.text

@@ -48,6 +48,7 @@ was four times slower: ``re`` tries every alternative at every position.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -91,6 +92,49 @@ def find_secrets(text: str) -> list[Secret]:
 
 
 def _spans(text: str) -> list[tuple[int, int, str]]:
+    """Every detector's findings in ``text``, and in its table rows a
+    credential's name and its value in the next cell: (start, end, kind),
+    unmerged."""
+    spans = _found(text)
+    if "|" in text:
+        spans.extend(_table_spans(text))
+    return spans
+
+
+_TABLE_ROW = re.compile(r"^[ \t]*\|[^\n]*\|[ \t]*$", re.MULTILINE)
+_CELL = re.compile(r"(?<=\|)([^|\n]*)(?=\|)")
+_CREDENTIAL_NAME = re.compile(
+    r"(?i)(?:aws[ _-]?)?(?:secret[ _-]?access[ _-]?key|access[ _-]?key(?:[ _-]?id)?)"
+    r"|(?:api|access|auth|bearer|refresh|session|personal[ _-]access)?[ _-]?(?:key|token)"
+    r"|api[ _-]?secret|client[ _-]?secret|secret(?:[ _-]?key)?|(?:shared[ _-])?secret"
+    r"|passw(?:or)?d|pwd|passphrase|passcode|private[ _-]?key|signing[ _-]?key"
+    r"|authorization|credentials?"
+)
+"""A table cell that is nothing but a credential's name (``Password``,
+``aws_secret_access_key``, ``API token``): the next cell is its value."""
+
+
+def _table_spans(text: str) -> Iterator[tuple[int, int, str]]:
+    """A credential's value in the cell after its name's, in a Markdown table
+    row (a credentials spreadsheet): read as ``name: value`` would be. Only
+    whole cells count (a shell pipe is no table)."""
+    for row in _TABLE_ROW.finditer(text):
+        cells = list(_CELL.finditer(text, row.start(), row.end()))
+        for name, value in itertools.pairwise(cells):
+            label = name.group(1).strip().replace("\\", "")
+            content = value.group(1).strip()
+            if not content or not _CREDENTIAL_NAME.fullmatch(label):
+                continue
+            if " " in content and label.lower() != "authorization":  # "Bearer <token>" only
+                continue
+            line = f"{label}: {content}"
+            at = value.start(1) + value.group(1).index(content) - (len(label) + 2)
+            for start, end, kind in _found(line):
+                if start >= len(label) + 2:
+                    yield start + at, end + at, kind
+
+
+def _found(text: str) -> list[tuple[int, int, str]]:
     """Every detector's findings in ``text``: (start, end, kind), unmerged."""
     spans: list[tuple[int, int, str]] = []
     if "PRIVATE KEY" in text or "PuTTY-User-Key-File" in text:
@@ -293,7 +337,7 @@ _OWN: tuple[tuple[str, tuple[str, ...], str], ...] = (
     (
         "AWS Access Key",
         ("ecret_?access", "ECRET_?ACCESS", "ecretAccess", "ecret access", "ecret Access"),
-        r"""(?i:(?:aws[ _]?)?secret[ _]?access[ _]?key)["']?(?:\s*[:=|]\s*|\s+(?i:is)\s+)"""
+        r"""(?i:(?:aws[ _]?)?secret[ _]?access[ _]?key)["']?(?:\s*[:=]\s*|\s+(?i:is)\s+)"""
         r"""["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])""",
     ),
     ("GitHub Token", ("github_pat_",), r"github_pat_[A-Za-z0-9_]{82}(?![A-Za-z0-9_])"),
@@ -322,7 +366,7 @@ _OWN: tuple[tuple[str, tuple[str, ...], str], ...] = (
         _KEYWORD_ANCHORS,
         rf"""(?i:api[ _]?key|secret|token|passw(?:or)?d|{_PWD}|access[ _]?key|private[ _]?key"""
         r"""|signing[ _]key|auth)"""
-        r"""[A-Za-z0-9_-]*["']?(?:\s*[:=|]\s*|\s+(?i:is)\s+)["']?"""
+        r"""[A-Za-z0-9_-]*["']?(?:\s*[:=]\s*|\s+(?i:is)\s+)["']?"""
         r"([A-Za-z0-9_+/=-]{16,})(?![A-Za-z0-9_+/=-]|\.[A-Za-z0-9_])",  # not a dotted name
     ),
     # an HTTP Authorization header's credentials: Basic user:password in
@@ -330,7 +374,7 @@ _OWN: tuple[tuple[str, tuple[str, ...], str], ...] = (
     (
         "Authorization Header",
         ("uthorization", "UTHORIZATION"),
-        r"""(?i:authorization)["']?\s*[:=|]\s*["']?(?i:basic|bearer|token|digest)\s+"""
+        r"""(?i:authorization)["']?\s*[:=]\s*["']?(?i:basic|bearer|token|digest)\s+"""
         r"([A-Za-z0-9._~+/=-]{16,})(?![A-Za-z0-9._~+/=-])",
     ),
     # Hugging Face access tokens
@@ -361,7 +405,7 @@ _OWN: tuple[tuple[str, tuple[str, ...], str], ...] = (
         # not the name of something else: a password's file, hash, length...
         r"""(?![A-Za-z0-9_-]*?(?i:file|path|hash|length|len|field|policy|reset|prompt|hint"""
         r"""|rule|regex|min|max|env|var|command|cmd|manager|store|salt)s?\b)"""
-        r"""[A-Za-z0-9_-]*["'`]?(?:\s*(?:[:=|]|=>)\s*"""
+        r"""[A-Za-z0-9_-]*["'`]?(?:\s*(?:[:=]|=>)\s*"""
         r"""|(?:\s+[\w-]{1,20}){0,4}?\s+(?i:is|ist|lautet|es|est)\s*:?\s+|\s+)["'`]?"""
         r"""([^\s"'<>`{}()\[\],;]*[^\s"'<>`{}()\[\],;.:])(?!\()""",
     ),

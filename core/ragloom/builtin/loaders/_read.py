@@ -247,9 +247,7 @@ def _parsed(
         return _parser(kind)(text, path=path, report=report, **(options or {}))
     except LoaderError:
         raise
-    except (MemoryError, KeyboardInterrupt):
-        raise
-    except Exception as exc:  # a parser's library on a file it cannot read
+    except Exception as exc:  # a parser's library on a file it cannot read (MemoryError too)
         log.debug("reading %s as %s failed", path, kind, exc_info=True)
         detail = str(exc).splitlines()[0][:200] if str(exc).strip() else ""
         report(f"could not be read as {kind} ({type(exc).__name__}: {detail}); skipped")

@@ -24,6 +24,7 @@ __all__ = [
     "misnamed",
     "plain",
     "refused",
+    "screened",
 ]
 
 MAX_UNPACKED = 128 * 1024 * 1024
@@ -82,6 +83,24 @@ def refused(
         )
         return True
     return False
+
+
+_KINDS = {
+    "docx": ("Word document", ".docx", ".doc"),
+    "pptx": ("PowerPoint deck", ".pptx", ".ppt"),
+    "xlsx": ("Excel workbook", ".xlsx", ".xls"),
+}
+"""Each Office format: what it is, its extension, its old binary one."""
+
+
+def screened(data: bytes, kind: str, report: Callable[[str], None], *, limit: int) -> bool:
+    """Whether an Office file (``kind``: ``docx``, ``pptx``, ``xlsx``) is
+    reported and skipped before its library opens it: :func:`refused`
+    (encrypted, old, a zip bomb over ``limit``) or :func:`misnamed`."""
+    what, extension, old = _KINDS[kind]
+    return refused(
+        data, what=what, extension=extension, old=old, report=report, limit=limit
+    ) or misnamed(data, kind, report)
 
 
 def misnamed(data: bytes, kind: str, report: Callable[[str], None]) -> bool:

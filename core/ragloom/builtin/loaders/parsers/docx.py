@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from ....errors import LoaderError
 from .._files import Parsed
-from ._office import MAX_UNPACKED, first_line, markdown_table, misnamed, plain, refused
+from ._office import MAX_UNPACKED, first_line, markdown_table, plain, screened
 
 if TYPE_CHECKING:
     from docx.table import Table
@@ -65,14 +65,7 @@ def parse_docx(data: bytes, *, report: Callable[[str], None], **_: Any) -> Parse
         import docx
     except ImportError:
         raise LoaderError(MISSING_DOCX) from None
-    if refused(
-        data,
-        what="Word document",
-        extension=".docx",
-        old=".doc",
-        report=report,
-        limit=MAX_UNPACKED,
-    ) or misnamed(data, "docx", report):
+    if screened(data, "docx", report, limit=MAX_UNPACKED):
         return None
     try:
         document = docx.Document(io.BytesIO(data))

@@ -6,7 +6,8 @@ An EPUB is a zip of XHTML pages; its package file (found through
 lists, tables; scripts, navigation and hidden elements left out), so the
 Markdown-aware chunkers cut the book by its headings and cite it by them
 (``guide.epub#installing``). Pages the spine marks as not part of the
-reading order (``linear="no"``: pop-ups, answer keys) come after the rest.
+reading order (``linear="no"``: pop-ups, answer keys) come after the rest;
+a page the spine lists twice is read once.
 
 Metadata: ``title`` (the book's ``dc:title``; else the loader uses the file
 name) and ``author`` (its first ``dc:creator``). A file that is not an
@@ -52,12 +53,16 @@ def parse_epub(data: bytes, *, report: Callable[[str], None], **_: Any) -> Parse
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as book:
             unpacked = sum(info.file_size for info in book.infolist())
-            if unpacked > MAX_UNPACKED or (
-                unpacked > _RATIO_FROM and unpacked > _MAX_RATIO * len(data)
-            ):
+            if unpacked > MAX_UNPACKED:
                 report(
                     f"EPUB book whose parts unpack to {unpacked:,} bytes, over "
                     f"{MAX_UNPACKED:,} (a zip bomb?); skipped"
+                )
+                return None
+            if unpacked > _RATIO_FROM and unpacked > _MAX_RATIO * len(data):
+                report(
+                    f"EPUB book whose parts unpack to {unpacked:,} bytes, over "
+                    f"{_MAX_RATIO} times its own size (a zip bomb?); skipped"
                 )
                 return None
             if "META-INF/encryption.xml" in book.namelist() and _encrypted_pages(book):
@@ -65,7 +70,8 @@ def parse_epub(data: bytes, *, report: Callable[[str], None], **_: Any) -> Parse
                 return None
             package_path = _package_path(book)
             package = _xml(book, package_path)
-            pages = _reading_order(package, posixpath.dirname(package_path))
+            # each page once: a spine may list one page a thousand times
+            pages = list(dict.fromkeys(_reading_order(package, posixpath.dirname(package_path))))
             texts = [text for path in pages if (text := _page_text(book, path))]
     except (_Unreadable, zipfile.BadZipFile, KeyError, ElementTree.ParseError, OSError) as exc:
         report(f"not a readable EPUB book ({first_line(exc)}); skipped")

@@ -14,7 +14,7 @@ own (the ``extractive`` answerer quotes one row, with the header as context).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
@@ -57,13 +57,15 @@ token or id, never as a substring), unless it holds ``<main>`` or ``<article>``.
 _HIDING = re.compile(
     r"^(?:display:none|visibility:(?:hidden|collapse)|opacity:0(?:\.0*)?%?|mso-hide:all"
     r"|font-size:(?:0(?:\.0*)?(?:px|pt|em|rem|%|vw|vh)?|1px)"
-    r"|text-indent:-\d{3,}(?:\.\d*)?(?:px|em|rem))$"
+    r"|text-indent:-(?:\d{4,}(?:\.\d*)?px|\d{3,}(?:\.\d*)?(?:em|rem)))$"
 )
 """An inline style declaration that keeps an element from being seen (the
 hiding places of text meant for machines: prompt injections in scraped pages
 and in mail, whose preheaders hide so)."""
 _ZERO = re.compile(r"^0(?:\.0*)?(?:px|pt|em|rem|%)?$")
-_OFF_SCREEN = re.compile(r"^-\d{3,}(?:\.\d*)?(?:px|em|rem)$")
+_OFF_SCREEN = re.compile(r"^-(?:\d{4,}(?:\.\d*)?px|\d{3,}(?:\.\d*)?(?:em|rem))$")
+"""A position far off the screen: -1000px or more (-9999px, as mail hides
+text), not a label hung a little left of its box (-120px)."""
 
 
 def _hidden_by(style: str) -> bool:
@@ -78,9 +80,14 @@ def _hidden_by(style: str) -> bool:
             return True
         name, _, value = compact.partition(":")
         declared[name] = value
-    if declared.get("overflow") == "hidden" and any(
-        _ZERO.match(declared.get(side, "-"))
-        for side in ("height", "max-height", "width", "max-width")
+    padded = any(name.startswith("padding") and not _ZERO.match(v) for name, v in declared.items())
+    if (
+        declared.get("overflow") == "hidden"
+        and not padded  # height 0 and a padding: a box sized by its padding (16:9 video)
+        and any(
+            _ZERO.match(declared.get(side, "-"))
+            for side in ("height", "max-height", "width", "max-width")
+        )
     ):
         return True
     return declared.get("position") in ("absolute", "fixed") and any(
@@ -91,22 +98,30 @@ def _hidden_by(style: str) -> bool:
 _STYLE_RULE = re.compile(r"([^{}@]+)\{([^{}]*)\}")
 _AT_BLOCK = re.compile(r"@[^{;]*\{(?:[^{}]*\{[^{}]*\})*[^{}]*\}|@[^{;]*;")
 _SIMPLE_SELECTOR = re.compile(r"^[a-z0-9]*([.#])([A-Za-z_][\w-]*)$")
+_NAMES = re.compile(r"[.#]([A-Za-z_][\w-]*)")
 
 
 def _hidden_selectors(css: str) -> list[str]:
     """The class and id selectors that a page's own ``<style>`` hides
     (``.preheader { display: none }``), outside ``@media`` blocks (which
-    hide for some screens only), as selectolax selectors."""
-    selectors: list[str] = []
+    hide for some screens only), but for those another rule shows
+    (``.tab-pane.active { display: block }``), as selectolax selectors."""
+    hidden: dict[tuple[str, str], None] = {}
+    shown: set[str] = set()  # named by a rule that does not hide: .tab-pane.active {display: block}
     for match in _STYLE_RULE.finditer(_AT_BLOCK.sub("", css)):
-        if not _hidden_by(match.group(2)):
-            continue
+        hides = _hidden_by(match.group(2))
         for selector in match.group(1).split(","):
             simple = _SIMPLE_SELECTOR.match(selector.strip())
-            if simple:
+            if simple and hides:
                 kind, name = simple.groups()
-                selectors.append(f'[class~="{name}"]' if kind == "." else f'[id="{name}"]')
-    return selectors[:200]
+                hidden[(kind, name)] = None
+            elif not hides:
+                shown.update(_NAMES.findall(selector))
+    return [
+        f'[class~="{name}"]' if kind == "." else f'[id="{name}"]'
+        for kind, name in hidden
+        if name not in shown
+    ][:200]
 
 
 _CONTENT = "main, [role=main], article"
@@ -386,7 +401,7 @@ class _Renderer:
         rows = 0
         for row in node.css("tr"):
             cells = [cell for cell in row.iter() if cell.tag in ("td", "th")]
-            texts = [_text(cell).replace("|", "\\|") for cell in cells]
+            texts = [_cell_text(cell).replace("|", "\\|") for cell in cells]
             if not any(texts):
                 continue
             lines.append("| " + " | ".join(texts) + " |")
@@ -397,26 +412,36 @@ class _Renderer:
             self._emit("\n".join(lines), tight=False)
 
 
-_CELL_BLOCKS = ("h1", "h2", "h3", "h4", "h5", "h6", "table")
+_CELL_BLOCKS = "h1, h2, h3, h4, h5, h6, table"
+
+
+def _own_cells(table: LexborNode) -> Iterator[LexborNode]:
+    """A table's own cells (in ``thead``, ``tbody``, ``tfoot`` or bare rows),
+    not those of tables inside them."""
+    for child in table.iter():
+        rows = child.iter() if child.tag in ("thead", "tbody", "tfoot") else (child,)
+        for row in rows:
+            if row.tag == "tr":
+                yield from (cell for cell in row.iter() if cell.tag in ("td", "th"))
 
 
 def _layout_table(table: LexborNode) -> bool:
     """Whether a table lays out a page (as mail does) rather than holding
     data: marked ``role="presentation"``, or a cell of its own holds a
-    heading, another table, or two paragraphs or more. Its cells' content
-    is read as blocks then: as a data table, a newsletter became one row
-    ("Spring saleAll garden furniture...")."""
+    heading or another table. Its cells' content is read as blocks then:
+    as a data table, a newsletter became one row ("Spring saleAll garden
+    furniture..."). A cell of paragraphs (Word's and wikis' HTML) is data."""
     if (table.attributes.get("role") or "").lower() in ("presentation", "none"):
         return True
-    for row in table.css("tr"):
-        for cell in row.iter():
-            if cell.tag not in ("td", "th"):
-                continue
-            if cell.css_first(", ".join(_CELL_BLOCKS)) is not None:
-                return True
-            if len(cell.css("p, div, ul, ol, blockquote")) >= 2:
-                return True
-    return False
+    return any(cell.css_first(_CELL_BLOCKS) is not None for cell in _own_cells(table))
+
+
+def _cell_text(cell: LexborNode) -> str:
+    """A data cell's text on one line, its paragraphs and lines apart by a
+    space (``SSO<br>Audit log`` is not ``SSOAudit log``)."""
+    if cell.css_first("p, div, br, li") is None:
+        return _text(cell)
+    return _SPACE.sub(" ", cell.text(deep=True, separator=" ")).strip()
 
 
 def _start(node: LexborNode) -> int:

@@ -37,7 +37,7 @@ from typing import Any
 
 from ....errors import LoaderError
 from .._files import Parsed
-from ._office import MAX_UNPACKED, first_line, markdown_table, misnamed, plain, refused
+from ._office import MAX_UNPACKED, first_line, markdown_table, plain, screened
 from .xlsx import cell_text
 
 __all__ = ["MAX_UNPACKED", "MISSING_PPTX", "parse_pptx"]
@@ -63,14 +63,7 @@ def parse_pptx(data: bytes, *, report: Callable[[str], None], **_: Any) -> Parse
         import pptx
     except ImportError:
         raise LoaderError(MISSING_PPTX) from None
-    if refused(
-        data,
-        what="PowerPoint deck",
-        extension=".pptx",
-        old=".ppt",
-        report=report,
-        limit=MAX_UNPACKED,
-    ) or misnamed(data, "pptx", report):
+    if screened(data, "pptx", report, limit=MAX_UNPACKED):
         return None
     text = ""
     starts: list[int] = []

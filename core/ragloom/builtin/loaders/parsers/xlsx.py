@@ -13,7 +13,7 @@ answerer quotes one row with its header:
   one cell above a wider table (a title, a note) are paragraphs, the
   rest a Markdown table, its first row the header; empty columns are left
   out; a block one column wide is paragraphs; a merged cell's text is in
-  each cell it covers, but for a merged title alone on its row;
+  each cell it covers, but for a merged cell alone on its row (a title);
 - each cell as Excel shows it, as far as its number format says how:
   ``12.5`` formatted ``"£"#,##0.00`` is ``£12.50``, ``0.125`` formatted
   ``0.0%`` is ``12.5%``, ``1234567`` formatted ``#,##0,"K"`` is ``1,235K``
@@ -40,6 +40,7 @@ from __future__ import annotations
 import bisect
 import datetime as dt
 import io
+import math
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -48,7 +49,7 @@ from typing import Any
 
 from ....errors import LoaderError
 from .._files import Parsed
-from ._office import MAX_UNPACKED, first_line, markdown_table, misnamed, plain, refused
+from ._office import MAX_UNPACKED, first_line, markdown_table, plain, screened
 
 __all__ = ["EXCEL_ROWS", "MAX_UNPACKED", "MISSING_OPENPYXL", "cell_text", "parse_xlsx"]
 
@@ -65,6 +66,9 @@ with, and that openpyxl does not know as dates."""
 
 _MERGE_SPREAD_LIMIT = 10_000
 """Merged ranges with more cells than this are decoration: not spread."""
+
+_MERGE_SPREAD_BUDGET = 1_000_000
+"""The most cells a sheet's merged ranges are spread over, together."""
 
 Row = dict[int, str]
 """One row's cells with text, by column number."""
@@ -90,14 +94,7 @@ def parse_xlsx(data: bytes, *, report: Callable[[str], None], **_: Any) -> Parse
         import openpyxl
     except ImportError:
         raise LoaderError(MISSING_OPENPYXL) from None
-    if refused(
-        data,
-        what="Excel workbook",
-        extension=".xlsx",
-        old=".xls",
-        report=report,
-        limit=MAX_UNPACKED,
-    ) or misnamed(data, "xlsx", report):
+    if screened(data, "xlsx", report, limit=MAX_UNPACKED):
         return None
     blocks: list[str] = []
     sheets: list[str] = []
@@ -112,7 +109,9 @@ def parse_xlsx(data: bytes, *, report: Callable[[str], None], **_: Any) -> Parse
                 sheet = _read_sheet(workbook, worksheet)
                 past_last_row = past_last_row or sheet.past_last_row
                 hidden[0] += len(sheet.hidden_rows & set(sheet.rows))
-                hidden[1] += len(sheet.hidden_columns)
+                hidden[1] += len(
+                    sheet.hidden_columns & {c for row in sheet.rows.values() for c in row}
+                )
                 rendered = [render(block) for block in _blocks(sheet)]
                 if rendered:
                     sheets.append(str(worksheet.title))
@@ -131,7 +130,7 @@ def parse_xlsx(data: bytes, *, report: Callable[[str], None], **_: Any) -> Parse
         report(f"rows numbered past Excel's last row ({EXCEL_ROWS:,}) are not read")
     if any(hidden):
         report(
-            f"{hidden[0]} hidden row(s) with text and {hidden[1]} hidden column(s) left out "
+            f"{hidden[0]} hidden row(s) and {hidden[1]} hidden column(s) with text left out "
             "(hidden in Excel, or by a filter): show them and save to index them"
         )
     fields: dict[str, Any] = {"sheets": sheets}
@@ -179,9 +178,16 @@ def _read_sheet(workbook: Any, worksheet: Any) -> _Sheet:
                 if value is None:
                     continue
                 fmt, fmt_id = number_format(cell)
-                if fmt_id in _LOCALE_DATES and isinstance(value, (int, float)):
-                    value = from_excel(value, workbook.epoch)
-                text = " ".join(cell_text(value, fmt).split())
+                try:
+                    if fmt_id in _LOCALE_DATES and isinstance(value, (int, float)):
+                        value = from_excel(value, workbook.epoch)
+                    text = " ".join(cell_text(value, fmt).split())
+                except (
+                    ArithmeticError,
+                    ValueError,
+                    OverflowError,
+                ):  # 1e30 in #,##0; a date past 9999
+                    text = _general(value) if isinstance(value, (int, float)) else str(value)
                 if text:
                     row[int(cell["column"])] = text
             if row:
@@ -214,9 +220,14 @@ def _spread_merges(sheet: _Sheet) -> None:
     text, but along a row only where that row holds other text (a title
     merged across the table stays one paragraph)."""
     numbers = sorted(sheet.rows)
-    for low_row, high_row, low_col, high_col in sheet.merges:
-        if (high_row - low_row + 1) * (high_col - low_col + 1) > _MERGE_SPREAD_LIMIT:
+    budget = _MERGE_SPREAD_BUDGET  # overlapping ranges (Excel writes none) must not cost hours
+    for low_row, high_row, low_col, high_col in dict.fromkeys(sheet.merges):
+        area = (high_row - low_row + 1) * (high_col - low_col + 1)
+        if area > _MERGE_SPREAD_LIMIT:
             continue
+        budget -= area
+        if budget < 0:
+            break
         text = sheet.rows.get(low_row, {}).get(low_col)
         if text is None:
             continue
@@ -366,6 +377,8 @@ def _holds(value: float, condition: tuple[str, float]) -> bool:
 
 
 def _number(value: float, number_format: str) -> str:
+    if not math.isfinite(value) or abs(value) >= 1e20:  # no format writes 400 digits
+        return _general(value)
     sections = _sections(number_format)[:3]  # the fourth is for text
     conditions = [_condition(section) for section in sections]
     if any(conditions):
@@ -382,7 +395,7 @@ def _number(value: float, number_format: str) -> str:
         shown = _section(-value, sections[1])
         # Excel shows a negative section as written: "(1,234)", or "1,234"
         # in red, which text cannot show: its sign is written then
-        if shown and "-" not in shown and "(" not in shown:
+        if any(c.isdigit() for c in shown) and "-" not in shown and "(" not in shown:
             shown = f"-{shown}"
         return shown
     if value == 0 and len(sections) >= 3:
@@ -450,15 +463,17 @@ def _section(value: float, section: str) -> str:
             continue
         (suffix if (whole or fraction) else prefix).append(literal)
     scale += pending_commas  # commas after the last digit: thousands
-    if slash:  # a fraction (# ?/?): read as its decimal, never rounded to a whole
-        return f"{''.join(prefix)}{_general(value)}{''.join(suffix)}"
+    if slash:  # a fraction (# ?/?, # ?/8): its decimal, never a whole number, no denominator
+        return f"{''.join(prefix)}{_general(value)}"
     if not any(t in "0#?" for t in whole + fraction):  # text alone: "zero", "-"
         return "".join(prefix + suffix) or _general(value)
     amount = Decimal(repr(float(value)))
     if percent:
         amount *= 100
     amount /= Decimal(1000) ** scale
-    if exponent:
+    if exponent and amount == 0:
+        number = format(0.0, f".{len(fraction)}E")
+    elif exponent:
         with localcontext() as context:
             context.rounding = ROUND_HALF_UP
             number = format(amount, f".{len(fraction)}E")
@@ -498,7 +513,9 @@ def _fixed(amount: Decimal, whole: list[str], fraction: list[str], grouping: boo
     integer digits put into the integer placeholders (and the literals
     among them), optional decimal places (``#``) dropped when zero."""
     places = len(fraction)
-    rounded = abs(amount).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+    with localcontext() as context:
+        context.prec = 400  # quantize needs every digit: 1.989e30 in #,##0
+        rounded = abs(amount).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
     digits, _, decimals = f"{rounded:f}".partition(".")
     required = sum(1 for t in fraction if t == "0")
     decimals = decimals.rstrip("0").ljust(required, "0") if places else ""
