@@ -126,6 +126,8 @@ def test_a_workbook_reads_sheet_by_sheet_as_excel_shows_it(tmp_path: Path, conte
         (2.5, "# ?/8", "2.5"),
         (0.75, "# ??/16", "0.75"),
         (-1, '#,##0" items";"none"', "none"),
+        (-2, '0.00;"minus "0.00', "minus 2.00"),  # a sign of its own: as written
+        (-1234.5, "#,##0.00_);[Red]#,##0.00", "-1,234.50"),
         (0, "0.00E+00", "0.00E+00"),
     ],
 )

@@ -393,9 +393,12 @@ def _number(value: float, number_format: str) -> str:
         return _section(value, chosen)
     if value < 0 and len(sections) >= 2:
         shown = _section(-value, sections[1])
-        # Excel shows a negative section as written: "(1,234)", or "1,234"
-        # in red, which text cannot show: its sign is written then
-        if any(c.isdigit() for c in shown) and "-" not in shown and "(" not in shown:
+        # Excel shows a negative section as written: "(1,234)", "CR 1,234";
+        # one with no sign of its own ("1,234" in red, which text cannot
+        # show) gets its minus sign
+        own = _literals(sections[1])
+        signed = any(c in "-(−" or c.isalpha() for c in own)
+        if not signed and any(c.isdigit() for c in shown):
             shown = f"-{shown}"
         return shown
     if value == 0 and len(sections) >= 3:
