@@ -120,13 +120,14 @@ def test_long_output_is_cut_and_says_so_and_fences_hold(
 def test_nbformat_3_worksheets_are_read(tmp_path: Path, context) -> None:
     notebook = {
         "nbformat": 3,
-        "metadata": {"language_info": {"name": "R"}},
+        "metadata": {},
         "worksheets": [
             {
                 "cells": [
                     {"cell_type": "heading", "level": 2, "source": ["Setup"]},
                     {
                         "cell_type": "code",
+                        "language": "R",  # nbformat 3: on each code cell
                         "input": "x <- 1",
                         "outputs": [{"output_type": "pyout", "text": ["[1] 1"]}],
                     },
@@ -136,7 +137,8 @@ def test_nbformat_3_worksheets_are_read(tmp_path: Path, context) -> None:
     }
     [document] = read(context, write(tmp_path, "old.ipynb", json.dumps(notebook)))
     assert document.text == "## Setup\n\n```r\nx <- 1\n```\n\n```output\n[1] 1\n```\n"
-    assert document.metadata["title"] == "old"  # a heading cell is no Markdown title
+    assert document.metadata["title"] == "Setup"  # its heading cell
+    assert document.metadata["kernel_language"] == "r"
 
 
 @pytest.mark.parametrize(

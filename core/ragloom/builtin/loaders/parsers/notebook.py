@@ -49,7 +49,14 @@ def parse_notebook(text: str, *, report: Callable[[str], None], **_: Any) -> Par
         report("not a readable notebook (no list of cells in its JSON); skipped")
         return None
     metadata = notebook.get("metadata") if isinstance(notebook.get("metadata"), dict) else {}
-    language = _language(metadata)
+    language = _language(metadata) or next(  # nbformat 3 names it on each code cell
+        (
+            str(c["language"]).strip().lower()
+            for c in _cells_of(notebook)
+            if isinstance(c, dict) and isinstance(c.get("language"), str) and c["language"].strip()
+        ),
+        "",
+    )
     cells = [cell for cell in _cells_of(notebook) if isinstance(cell, dict)]
     blocks = [block for cell in cells for block in _cell(cell, language)]
     if not blocks:
@@ -57,20 +64,20 @@ def parse_notebook(text: str, *, report: Callable[[str], None], **_: Any) -> Par
         return None
     title = metadata.get("title") if isinstance(metadata.get("title"), str) else ""
     if not title.strip():
-        title = next(
-            (
-                heading
-                for c in cells
-                if c.get("cell_type") == "markdown" and (heading := _first_heading(_source(c)))
-            ),
-            "",
-        )
+        title = next((heading for c in cells if (heading := _cell_title(c))), "")
     fields: dict[str, Any] = {"cells": len(cells)}
     if title.strip():
         fields["title"] = " ".join(title.split())
     if language:
         fields["kernel_language"] = language  # not `language`: that makes a file source code
     return "\n\n".join(blocks) + "\n", fields
+
+
+def _cell_title(cell: dict[str, Any]) -> str:
+    """A cell's heading: a Markdown cell's first, or nbformat 3's heading cell."""
+    if cell.get("cell_type") == "heading":
+        return " ".join(_source(cell).split())
+    return _first_heading(_source(cell)) if cell.get("cell_type") == "markdown" else ""
 
 
 def _first_heading(markdown: str) -> str:
