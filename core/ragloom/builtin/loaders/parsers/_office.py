@@ -1,11 +1,13 @@
 """What the Office readers (Word, PowerPoint, Excel) share: the checks made
-before a package is handed to its library, and Markdown tables.
+before a package is handed to its library, Markdown tables, and text that
+must not read as Markdown structure.
 
 An Office file is a zip of XML parts that its library parses whole (or,
-for a workbook, streams). A file is refused before that when it is
-encrypted (Office then saves an OLE file, as the old binary formats are)
-or when its XML parts claim to unpack to more than :data:`MAX_UNPACKED`
-bytes (a zip bomb); the media it holds (pictures, video) do not count.
+for a workbook, streams). A file is refused before that (:func:`screened`)
+when it is encrypted (Office then saves an OLE file, as the old binary
+formats are), when its parts but pictures, video and fonts claim to unpack
+to more than :data:`MAX_UNPACKED` bytes or all of them to more than
+:data:`MAX_PARTS` (zip bombs), or when it is another Office format.
 """
 
 from __future__ import annotations
@@ -15,15 +17,16 @@ import re
 import zipfile
 from collections.abc import Callable, Sequence
 
+from .._files import ZIP_FORMATS, zip_format
+
 __all__ = [
     "MAX_PARTS",
     "MAX_UNPACKED",
+    "MEDIA",
     "OLE",
     "first_line",
     "markdown_table",
-    "misnamed",
     "plain",
-    "refused",
     "screened",
 ]
 
@@ -47,73 +50,53 @@ OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 (``.doc``, ``.ppt``, ``.xls``)."""
 
 
-def refused(
-    data: bytes, *, what: str, extension: str, old: str, report: Callable[[str], None], limit: int
-) -> bool:
-    """Whether ``data`` is reported and skipped before its library reads it:
-    encrypted or old-format (``old`` names the old extension, ``extension``
-    the current one), or a zip whose parts but pictures, video and fonts
-    (whatever they are named) unpack to more than ``limit`` bytes, or whose
-    parts together unpack to more than :data:`MAX_PARTS` (the libraries hold
-    them all in memory). A file that is not a zip at all is left to the
-    library, which says why it cannot read it."""
+_KINDS = {"docx": ".doc", "pptx": ".ppt", "xlsx": ".xls"}
+"""Each Office format's old binary extension."""
+
+
+def screened(data: bytes, kind: str, report: Callable[[str], None], *, limit: int) -> bool:
+    """Whether an Office file (``kind``: ``docx``, ``pptx``, ``xlsx``) is
+    reported and skipped before its library opens it: encrypted or
+    old-format; a zip whose parts but pictures, video and fonts (whatever
+    they are named) unpack to more than ``limit`` bytes, or whose parts
+    together unpack to more than :data:`MAX_PARTS` (the libraries hold them
+    all in memory); or another Office format under this one's name. Any
+    other file that is not a zip is left to the library, which says why it
+    cannot read it."""
+    _, what, extension = _what(kind)
     if data.startswith(OLE):
         report(
-            f"an encrypted or old-format {what} ({old}, or a {extension} with a password); "
-            f"save it as {extension} without a password; skipped"
+            f"an encrypted or old-format {what} ({_KINDS[kind]}, or a {extension} with a "
+            f"password); save it as {extension} without a password; skipped"
         )
         return True
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             parts = archive.infolist()
     except (zipfile.BadZipFile, ValueError, OSError):
-        return False  # the library's own message is the better one
+        parts = []  # not a zip: the library's own message says so, unless it is misnamed
     unpacked = sum(p.file_size for p in parts if not p.filename.lower().endswith(MEDIA))
     everything = sum(p.file_size for p in parts)
-    if everything > MAX_PARTS:
-        report(
-            f"{what} whose parts unpack to {everything:,} bytes, over {MAX_PARTS:,} "
-            "(a zip bomb?); skipped"
-        )
-        return True
-    if unpacked > limit:
-        report(
-            f"{what} whose parts unpack to {unpacked:,} bytes, over {limit:,} "
-            "(a zip bomb?); skipped"
-        )
+    for size, most in ((everything, MAX_PARTS), (unpacked, limit)):
+        if size > most:
+            report(
+                f"{what} whose parts unpack to {size:,} bytes, over {most:,} (a zip bomb?); skipped"
+            )
+            return True
+    found = zip_format(data[:8192])
+    if found is not None and found != kind:
+        article, other, right = _what(found)
+        report(f"{article} {other} under another format's name: name it {right}; skipped")
         return True
     return False
 
 
-_KINDS = {
-    "docx": ("Word document", ".docx", ".doc"),
-    "pptx": ("PowerPoint deck", ".pptx", ".ppt"),
-    "xlsx": ("Excel workbook", ".xlsx", ".xls"),
-}
-"""Each Office format: what it is, its extension, its old binary one."""
-
-
-def screened(data: bytes, kind: str, report: Callable[[str], None], *, limit: int) -> bool:
-    """Whether an Office file (``kind``: ``docx``, ``pptx``, ``xlsx``) is
-    reported and skipped before its library opens it: :func:`refused`
-    (encrypted, old, a zip bomb over ``limit``) or :func:`misnamed`."""
-    what, extension, old = _KINDS[kind]
-    return refused(
-        data, what=what, extension=extension, old=old, report=report, limit=limit
-    ) or misnamed(data, kind, report)
-
-
-def misnamed(data: bytes, kind: str, report: Callable[[str], None]) -> bool:
-    """Whether ``data`` is another zip format than ``kind`` (a deck named
-    ``.xlsx``), reported with the name it should have."""
-    from .._files import ZIP_FORMATS, zip_format
-
-    found = zip_format(data[:8192])
-    if found is None or found == kind:
-        return False
-    what, extension = next((w, e) for _p, k, w, e in ZIP_FORMATS if k == found)
-    report(f"{what} under another format's name: name it {extension}; skipped")
-    return True
+def _what(kind: str) -> tuple[str, str, str]:
+    """A zip format's article, name and extension (``a``, ``Word document``,
+    ``.docx``), as :data:`~.._files.ZIP_FORMATS` says them."""
+    named, extension = next((w, e) for _p, k, w, e in ZIP_FORMATS if k == kind)
+    article, _, what = named.partition(" ")
+    return article, what, extension
 
 
 _LOOKS_LIKE_MARKUP = re.compile(r"^ {0,3}(?:#{1,6}(?:[ \t]|$)|`{3,}|~{3,})")

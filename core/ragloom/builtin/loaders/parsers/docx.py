@@ -25,7 +25,7 @@ Metadata: ``title`` (the document's own title property, else the text of its
 read: headers and footers (the same on every page), footnotes, comments
 and text boxes. A file that is not a Word document (a renamed file, a
 damaged one, an encrypted one, which Word saves as another format) is
-reported and skipped, as is a zip bomb (see :func:`._office.refused`: its
+reported and skipped, as is a zip bomb (see :func:`._office.screened`: its
 parts but pictures over :data:`MAX_UNPACKED` bytes, or all of them over
 :data:`._office.MAX_PARTS`), and a deck or a workbook named ``.docx``.
 A paragraph's text never reads as a heading or a code fence

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ....terminal import clean
+from ...chunkers._chunking import markdown_headings
 from .._files import Parsed
 
 __all__ = ["MAX_OUTPUT", "parse_notebook"]
@@ -31,7 +32,6 @@ __all__ = ["MAX_OUTPUT", "parse_notebook"]
 MAX_OUTPUT = 2000
 """The most characters of one cell's text output that are read."""
 
-_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
 _RICH = ("image/", "application/vnd.jupyter.widget", "application/vnd.plotly")
 """Rich outputs whose ``text/plain`` is only a placeholder: left out with them."""
@@ -77,22 +77,10 @@ def _cell_title(cell: dict[str, Any]) -> str:
     """A cell's heading: a Markdown cell's first, or nbformat 3's heading cell."""
     if cell.get("cell_type") == "heading":
         return " ".join(_source(cell).split())
-    return _first_heading(_source(cell)) if cell.get("cell_type") == "markdown" else ""
-
-
-def _first_heading(markdown: str) -> str:
-    """A Markdown cell's first heading outside code fences, or ``""``."""
-    fenced = None
-    for line in markdown.splitlines():
-        fence = _FENCE.match(line)
-        if fence:
-            fenced = (
-                None if fenced and fence.group(1)[0] == fenced[0] else (fenced or fence.group(1))
-            )
-            continue
-        if fenced is None and (heading := _HEADING.match(line)):
-            return heading.group(1)
-    return ""
+    if cell.get("cell_type") != "markdown":
+        return ""
+    headings = markdown_headings(_source(cell))  # as the chunkers find them: not in code
+    return headings[0].title if headings else ""
 
 
 def _cells_of(notebook: dict[str, Any]) -> Any:

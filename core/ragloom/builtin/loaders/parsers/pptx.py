@@ -25,7 +25,7 @@ many the deck has) and ``page_starts`` (where each slide starts in the
 text: a hidden slide starts where the next does). Not read: pictures,
 SmartArt, the masters' and layouts' text (footers, slide numbers). A file
 that is not a deck, a damaged or encrypted one, one with no text, a zip
-bomb (see :func:`._office.refused`) and a Word document or a workbook
+bomb (see :func:`._office.screened`) and a Word document or a workbook
 named ``.pptx`` are reported and skipped.
 """
 

@@ -85,6 +85,11 @@ class _Sheet:
     merges: list[tuple[int, int, int, int]] = field(default_factory=list)  # rows, columns
     past_last_row: bool = False
 
+    def hidden_with_text(self) -> tuple[int, int]:
+        """How many hidden rows and hidden columns hold text."""
+        columns = {column for row in self.rows.values() for column in row}
+        return len(self.hidden_rows & self.rows.keys()), len(self.hidden_columns & columns)
+
 
 def parse_xlsx(data: bytes, *, report: Callable[[str], None], **_: Any) -> Parsed | None:
     """The text of a workbook with its ``title`` and ``sheets``; None after
@@ -108,10 +113,8 @@ def parse_xlsx(data: bytes, *, report: Callable[[str], None], **_: Any) -> Parse
                     continue
                 sheet = _read_sheet(workbook, worksheet)
                 past_last_row = past_last_row or sheet.past_last_row
-                hidden[0] += len(sheet.hidden_rows & set(sheet.rows))
-                hidden[1] += len(
-                    sheet.hidden_columns & {c for row in sheet.rows.values() for c in row}
-                )
+                rows, columns = sheet.hidden_with_text()
+                hidden = [hidden[0] + rows, hidden[1] + columns]
                 rendered = [render(block) for block in _blocks(sheet)]
                 if rendered:
                     sheets.append(str(worksheet.title))
@@ -178,15 +181,13 @@ def _read_sheet(workbook: Any, worksheet: Any) -> _Sheet:
                 if value is None:
                     continue
                 fmt, fmt_id = number_format(cell)
+                # a value its format cannot show (1e30 in #,##0, a date past
+                # 9999) reads as General: one cell never loses the workbook
                 try:
                     if fmt_id in _LOCALE_DATES and isinstance(value, (int, float)):
                         value = from_excel(value, workbook.epoch)
                     text = " ".join(cell_text(value, fmt).split())
-                except (
-                    ArithmeticError,
-                    ValueError,
-                    OverflowError,
-                ):  # 1e30 in #,##0; a date past 9999
+                except (ArithmeticError, ValueError):
                     text = _general(value) if isinstance(value, (int, float)) else str(value)
                 if text:
                     row[int(cell["column"])] = text
@@ -423,7 +424,6 @@ def _section(value: float, section: str) -> str:
     fraction: list[str] = []  # the placeholders after the decimal point
     exponent = False
     point = grouping = percent = slash = False
-    scale = 0
     pending_commas = 0
     for match in _FORMAT_TOKEN.finditer(section):
         quoted, escaped, bracket, digit, separator, exp, fraction_bar, other = match.groups()
@@ -465,12 +465,12 @@ def _section(value: float, section: str) -> str:
             whole.append(literal)  # among the digits: 000-00-0000, (000) 000-0000
             continue
         (suffix if (whole or fraction) else prefix).append(literal)
-    scale += pending_commas  # commas after the last digit: thousands
+    scale = pending_commas  # commas after the last digit: thousands each
     if slash:  # a fraction (# ?/?, # ?/8): its decimal, never a whole number, no denominator
         return f"{''.join(prefix)}{_general(value)}"
     if not any(t in "0#?" for t in whole + fraction):  # text alone: "zero", "-"
         return "".join(prefix + suffix) or _general(value)
-    amount = Decimal(repr(float(value)))
+    amount = abs(Decimal(repr(float(value))))
     if percent:
         amount *= 100
     amount /= Decimal(1000) ** scale
@@ -483,8 +483,9 @@ def _section(value: float, section: str) -> str:
         number = re.sub(r"E([+-])(\d)$", r"E\g<1>0\2", number)  # E-4: E-04, as Excel writes
     else:
         number = _fixed(amount, whole, fraction, grouping)
-    sign = "-" if number.lstrip("0.,E+- ") and amount < 0 else ""
-    return f"{sign}{''.join(prefix)}{number.lstrip('-')}{''.join(suffix)}"
+    mantissa = number.partition("E")[0]
+    sign = "-" if value < 0 and any(c in "123456789" for c in mantissa) else ""  # never -0.00
+    return f"{sign}{''.join(prefix)}{number}{''.join(suffix)}"
 
 
 def _literals(fragment: str) -> str:
@@ -506,19 +507,19 @@ def _literals(fragment: str) -> str:
 def _placeholders_follow(section: str, start: int) -> bool:
     """Whether a digit placeholder comes later in the section (before a
     decimal point ends the integer part)."""
-    rest = re.sub(r'"(?:[^"]|"")*"|\\.|\[[^\]]*\]', "", section[start:])
+    rest = _UNQUOTED.sub("", section[start:])
     head = rest.split(".", 1)[0]
     return any(c in "0#?" for c in head)
 
 
 def _fixed(amount: Decimal, whole: list[str], fraction: list[str], grouping: bool) -> str:
-    """``amount`` rounded half away from zero to the fraction's places, its
+    """``amount`` (not negative) rounded half away from zero to the fraction's places, its
     integer digits put into the integer placeholders (and the literals
     among them), optional decimal places (``#``) dropped when zero."""
     places = len(fraction)
     with localcontext() as context:
         context.prec = 400  # quantize needs every digit: 1.989e30 in #,##0
-        rounded = abs(amount).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+        rounded = amount.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
     digits, _, decimals = f"{rounded:f}".partition(".")
     required = sum(1 for t in fraction if t == "0")
     decimals = decimals.rstrip("0").ljust(required, "0") if places else ""
@@ -531,18 +532,15 @@ def _fixed(amount: Decimal, whole: list[str], fraction: list[str], grouping: boo
         if grouping and integer:
             integer = f"{int(integer):,}"
         integer = integer.rjust(minimum, "0")
-    text = f"{integer}.{decimals}" if decimals else integer
-    return f"-{text}" if amount < 0 and rounded != 0 else text
+    return f"{integer}.{decimals}" if decimals else integer
 
 
 def _fill(tokens: list[str], digits: str) -> str:
     """Digits into placeholders among literals, from the right: the first
     placeholder takes every digit left over, as Excel fills (000) 000-0000."""
-    digits = digits.lstrip("0")
     out: list[str] = []
-    remaining = digits
-    placeholder_positions = [i for i, t in enumerate(tokens) if t in "0#?"]
-    first = placeholder_positions[0] if placeholder_positions else -1
+    remaining = digits.lstrip("0")
+    first = next((i for i, t in enumerate(tokens) if t in "0#?"), -1)
     for index in range(len(tokens) - 1, -1, -1):
         token = tokens[index]
         if token not in "0#?":
