@@ -25,7 +25,7 @@ from bench_chunkers import bench_recursive, bench_recursive_documents  # noqa: E
 from bench_embedder import bench_embedder  # noqa: E402
 from bench_filters import bench_filtered_query  # noqa: E402
 from bench_generation import bench_generation  # noqa: E402
-from bench_incremental import bench_incremental  # noqa: E402
+from bench_incremental import bench_incremental, bench_unchanged_files  # noqa: E402
 from bench_memory_store import (  # noqa: E402
     bench_memory_ann,
     bench_memory_precision,
@@ -60,6 +60,7 @@ BENCHMARKS = [
     bench_fusion_share,
     bench_first_query_after_commit,
     bench_incremental,
+    bench_unchanged_files,
     bench_embedder,
     bench_qdrant_plain,
     bench_qdrant_filtered,

@@ -81,6 +81,8 @@ class Labeller:
         ]
         self.matched: set[int] = set()
         """The rules (by position) that matched a document since ``reset``."""
+        self.last: tuple[int, ...] = ()
+        """The rules (by position) that matched the document labelled last."""
 
     def reset(self) -> None:
         self.matched = set()
@@ -105,6 +107,7 @@ class Labeller:
 
     def label(self, doc: Document, configured: Any = None) -> Document:
         access = self.access
+        self.last = ()
         if access is None:
             return doc
         field = access.field
@@ -116,6 +119,7 @@ class Labeller:
             ):
                 granted.update(principals)
                 self.matched.add(number)
+                self.last = (*self.last, number)
         metadata = {k: v for k, v in doc.metadata.items() if k != field}
         if granted or (field in doc.metadata and access.trusts_documents):
             metadata[field] = sorted(granted)

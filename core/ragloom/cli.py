@@ -223,6 +223,12 @@ def _document_folders(root: Path, limit: int = 3) -> list[str]:
     is_flag=True,
     help="Let this run delete more than `indexing.max_delete_share` of the indexed documents.",
 )
+@click.option(
+    "--reread",
+    is_flag=True,
+    help="Read every file again, even those unchanged since they were indexed (by "
+    "default a file whose size, times and inode are as when it was indexed is not read).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.pass_context
 @handle_errors
@@ -233,6 +239,7 @@ def index(
     rebuild: bool,
     repair: bool,
     allow_mass_delete: bool,
+    reread: bool,
     as_json: bool,
 ) -> None:
     """Load, chunk, embed and store documents (incremental; SOURCES limits the run).
@@ -267,6 +274,7 @@ def index(
             rebuild=rebuild,
             repair=repair,
             allow_mass_delete=allow_mass_delete,
+            reread=reread,
             progress=lambda done, total, chunks: bar.update(
                 task, completed=done, total=total, description=f"indexing ({chunks:,} chunks)"
             ),
@@ -327,6 +335,7 @@ def _print_index_report(report: Any, *, as_json: bool, out: Any, opening: float 
                     "rewritten": list(report.rewritten),
                     "deleted": list(report.deleted),
                     "unchanged": report.unchanged,
+                    "unread": report.unread,
                     "chunks": report.chunks,
                     "seconds": round(report.seconds, 3),
                     "opening_seconds": round(opening, 3),
@@ -364,7 +373,9 @@ def _print_index_report(report: Any, *, as_json: bool, out: Any, opening: float 
         out.print(
             f"indexed {report.documents} document(s): +{len(report.added)} added, "
             f"~{len(report.changed)} changed{again}, -{len(report.deleted)} deleted, "
-            f"={report.unchanged} unchanged; {report.chunks} chunk(s) written "
+            f"={report.unchanged} unchanged"
+            + (f" ({report.unread} not read again)" if report.unread else "")
+            + f"; {report.chunks} chunk(s) written "
             f"({report.embedded} embedded, {report.cached} from the embedding cache) in "
             f"{report.seconds:.2f}s (corpus version {report.corpus_version})"
             + (

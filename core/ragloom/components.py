@@ -102,6 +102,22 @@ class Context:
     id, or a folder: every document under it). Loaders call
     ``report_unreadable`` rather than this."""
 
+    unchanged: Callable[[str, str | None], bool] = field(default=lambda source, stamp: False)
+    """Whether the index run takes the document it indexed from ``source`` (a
+    document id) as it is, without the loader reading it: the loader read it
+    last when it had ``stamp`` (a file's: :func:`ragloom.reads.file_stamp`; a
+    service's ETag or a record's version do too), told the run so through
+    ``read``, and nothing since changed what reading it gives (ragloom, the
+    readers, the loader's options, the secrets and access rules), nor the
+    document's indexed version. When True the loader yields nothing for it:
+    the run counts it unchanged. False outside an index run. A loader that
+    cannot stamp cheaply never calls it, and reads as before."""
+    read: Callable[[str, str | None], None] = field(default=lambda source, stamp: None)
+    """Tells the index run that the document the loader yields next as
+    ``source`` was read when it had ``stamp`` (None: no stamp to trust, a
+    file changed a moment ago): the run records it with the document's
+    indexed version, for ``unchanged`` to answer next time."""
+
     def report_unreadable(self, source: str, message: str) -> None:
         """Report ``source`` (a file or folder) as unreadable for now: the run goes
         on, and the documents indexed from it are kept, not deleted."""

@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Any
 from .access import Labeller
 from .errors import InvalidRequestError, SourceUnavailableError
 from .executors import LoadsDocuments, LoadWork, component_recipe, screened
-from .fingerprints import loader_key
+from .fingerprints import loader_key, state_hash
+from .reads import Reuse
 from .types import Document, content_hash
 
 log = logging.getLogger("ragloom")
@@ -164,6 +165,11 @@ class Loaded:
     """Document id -> the key of the loader that loaded it."""
     states: dict[str, str] = field(default_factory=dict)
     """Document id -> state hash, where the loading executor computed it."""
+    reads: list[Reuse] = field(default_factory=list)
+    """The files read this run with a stamp to trust, as the ledger records
+    them once the run commits (``ragloom.reads``)."""
+    unread: int = 0
+    """Documents taken as indexed without reading their files."""
 
     def add(self, doc: Document, loader: str, run: Run) -> bool:
         """Keep ``doc`` unless a document with its id came first (reported)."""
@@ -251,8 +257,12 @@ def load_here(run: Run, loaders: Iterable[LoaderItem], admit: Admission) -> Load
     """Run each loader in this process (a ``load`` stage each) and admit what
     it loads; a loader whose source is unavailable is listed in ``failed``."""
     loaded = Loaded()
+    reads = run.reads
     for key, name, loader in loaders:
         docs: list[Any] = []
+        if reads is not None:
+            reads.loader = key
+            reads.taken()  # what a loader that failed part way took stays unloaded
 
         def load(ld: Loader = loader, into: list[Any] = docs) -> list[Any]:
             into.extend(ld.load())
@@ -277,6 +287,9 @@ def load_here(run: Run, loaders: Iterable[LoaderItem], admit: Admission) -> Load
             log.debug("loader %s failed", name, exc_info=True)
             continue
         loaded.ran.add(key)
+        if reads is not None:
+            for row in reads.taken():
+                _take_unread(loaded, row, admit, run)
         configured = admit.labeller.configured(loader)
         for loaded_doc in docs:
             doc = screened(loaded_doc, name, run.report, run.keep)
@@ -285,10 +298,28 @@ def load_here(run: Run, loaders: Iterable[LoaderItem], admit: Admission) -> Load
             if doc.id in loaded.seen:
                 loaded.add(doc, key, run)  # reported, not kept
                 continue
+            said = len(run.problems)
             admitted = admit(doc, configured, run.report)
-            if admitted is not None:
-                loaded.add(admitted, key, run)
+            if admitted is None or not loaded.add(admitted, key, run):
+                continue
+            stamp = reads.stamps.get((key, doc.id)) if reads is not None else None
+            if reads is not None and stamp and len(run.problems) == said:
+                # nothing redacted, nothing said: what its file gave is recorded
+                state = loaded.states[admitted.id] = state_hash(admitted)
+                rules = admit.labeller.last
+                loaded.reads.append(Reuse(key, doc.id, stamp, admitted.id, state, reads.key, rules))
     return loaded
+
+
+def _take_unread(loaded: Loaded, row: Reuse, admit: Admission, run: Run) -> None:
+    """A document taken as indexed without its file read (``ragloom.reads``):
+    a stand-in with its indexed state, the access rules that matched it
+    counted as matched again."""
+    doc = Document(id=row.doc_id, text="", metadata={"source": row.source})
+    if loaded.add(doc, row.loader, run):
+        loaded.states[row.doc_id] = row.state
+        loaded.unread += 1
+        admit.labeller.matched.update(row.rules)
 
 
 def load_on(

@@ -64,6 +64,7 @@ from .ledger import (
     check_writer,
     index_lock,
 )
+from .reads import Reads, reading_key
 from .storewriter import StoreWriter
 from .types import Document
 
@@ -111,6 +112,9 @@ class IndexReport:
     rewritten: tuple[str, ...] = ()
     """Documents written again though unchanged: a store lacked their chunks
     (``repair=True``). Not counted in ``changed``."""
+    unread: int = 0
+    """Unchanged documents taken as indexed without their files read again
+    (``ragloom.reads``): counted in ``unchanged`` too."""
 
     @property
     def documents(self) -> int:
@@ -171,6 +175,7 @@ class Indexer:
         repair: bool = False,
         allow_mass_delete: bool = False,
         progress: Callable[..., None] | None = None,
+        reread: bool = False,
     ) -> IndexReport:
         if not self.loaders:
             raise RagloomError(
@@ -180,7 +185,7 @@ class Indexer:
             ledger = self._open_ledger(rebuild and not dry_run)
             try:
                 return self._locked(
-                    ledger, sources, dry_run, rebuild, repair, allow_mass_delete, progress
+                    ledger, sources, dry_run, rebuild, repair, allow_mass_delete, progress, reread
                 )
             except BaseException:
                 self.writer.discard()
@@ -212,6 +217,7 @@ class Indexer:
         repair: bool,
         allow_mass_delete: bool,
         progress: Callable[..., None] | None,
+        reread: bool = False,
     ) -> IndexReport:
         run = self.job
         journal = Journal(self.index_dir / JOURNAL_FILE)
@@ -290,6 +296,11 @@ class Indexer:
                 "by --rebuild): it still holds what was indexed into it, document text "
                 "included; delete it if no config uses it",
             )
+        # files unchanged since they were indexed are not read again: not after
+        # an older ragloom's commit (every document is screened again), nor
+        # when every document is chunked again
+        trusted = not (rechunk or reread or not stamped_before)
+        run.reads = self._reads(ledger, entries, forced, trusted)
         scope, loaders = scoped_loaders(self.config, self.loaders, sources)
         admit = Admission(self.config.indexing.secrets, self._labeller)
         executor = self._executor()
@@ -377,6 +388,7 @@ class Indexer:
                 kept=tuple(e.id for e in kept),
                 errors=errors,
                 repaired=tuple(repaired),
+                unread=loaded.unread,
             )
 
         if wipe:  # every document is written into empty stores, under an empty ledger
@@ -423,6 +435,9 @@ class Indexer:
             journal.record(entry.chunk_ids)
             doomed.extend(entry.chunk_ids)
             ledger.remove(entry.id)
+        ledger.put_reads(
+            [r for r in loaded.reads if r.doc_id not in failed], forget=[e.id for e in vanished]
+        )
         self.writer.flush()
         written = len(added) + len(changed) + len(rewritten)
         # every document screened by this ragloom's rules: a full run that kept
@@ -463,6 +478,7 @@ class Indexer:
             kept=tuple(e.id for e in kept),
             errors=errors,
             repaired=tuple(repaired),
+            unread=loaded.unread,
         )
 
     # -- loading ---------------------------------------------------------------
@@ -726,6 +742,33 @@ class Indexer:
             f"{chunks} chunk(s) of {len(names)} document(s) ({shown}) match no store's filter "
             f"({filters}; the first has {which}): no query can find them; {fix}",
         )
+
+    def _reads(
+        self,
+        ledger: Ledger,
+        entries: Mapping[str, LedgerEntry],
+        forced: set[str],
+        trusted: bool,
+    ) -> Reads:
+        """What the run's loaders may leave unread (``ragloom.reads``): nothing
+        unless ``trusted``; else a file whose row the ledger holds, with the
+        same stamp and key, when its document is indexed in the row's state
+        by the same loader, stamped under this chunker config, and complete
+        in every store (not ``forced``). Files are stamped either way."""
+        chunker = self._chunker_key
+
+        def holds(doc_id: str, state: str, loader: str) -> bool:
+            entry = entries.get(doc_id)
+            return (
+                entry is not None
+                and entry.content_hash == state
+                and entry.loader == loader
+                and entry.stamp == document_stamp(state, chunker)
+                and doc_id not in forced
+            )
+
+        rows = ledger.reads() if trusted else {}
+        return Reads(rows, reading_key(self.config, self.job.stage_hooks()), holds)
 
     def _state(self, doc: Document) -> str:
         state = self._states.get(doc.id)

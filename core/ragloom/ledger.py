@@ -28,9 +28,14 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import IndexDamagedError, IndexDirError, IndexStateError
+
+if TYPE_CHECKING:
+    from .reads import Reuse
+
+log = logging.getLogger("ragloom")
 
 __all__ = [
     "Journal",
@@ -61,6 +66,16 @@ CREATE TABLE IF NOT EXISTS documents (
     loader TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS reads (
+    loader TEXT NOT NULL,
+    source TEXT NOT NULL,
+    stamp TEXT NOT NULL,
+    doc_id TEXT NOT NULL,
+    state TEXT NOT NULL,
+    key TEXT NOT NULL,
+    rules TEXT NOT NULL DEFAULT '[]',
+    PRIMARY KEY (loader, source)
+);
 """
 _COLUMNS = {"stamp": "TEXT NOT NULL DEFAULT ''", "loader": "TEXT NOT NULL DEFAULT ''"}
 """Columns added after the first release: migrated in place on open."""
@@ -522,6 +537,42 @@ class Ledger:
     def remove(self, doc_id: str) -> None:
         self.db.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
 
+    def reads(self) -> dict[tuple[str, str], Reuse]:
+        """The files read before (``ragloom.reads``), by loader key and source.
+        A damaged table reads as empty: every file is read again."""
+        from .reads import Reuse
+
+        try:
+            rows = self.db.execute(
+                "SELECT loader, source, stamp, doc_id, state, key, rules FROM reads"
+            ).fetchall()
+            return {
+                (r[0], r[1]): Reuse(r[0], r[1], r[2], r[3], r[4], r[5], tuple(json.loads(r[6])))
+                for r in rows
+            }
+        except (sqlite3.DatabaseError, ValueError, TypeError):
+            log.debug("the ledger's reads could not be read; every file is read", exc_info=True)
+            return {}
+
+    def put_reads(self, rows: Sequence[Reuse], *, forget: Sequence[str] = ()) -> None:
+        """Record ``rows`` and drop those of the documents ``forget`` (deleted),
+        in the run's transaction. A table another program damaged is left as it
+        is (its rows are only ever a reason not to read a file: they are checked
+        against the documents' indexed versions), and the run goes on."""
+        try:
+            self.db.executemany("DELETE FROM reads WHERE doc_id = ?", [(d,) for d in forget])
+            self.db.executemany(
+                "INSERT OR REPLACE INTO reads VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (r.loader, r.source, r.stamp, r.doc_id, r.state, r.key, json.dumps(r.rules))
+                    for r in rows
+                ],
+            )
+        except sqlite3.DatabaseError as exc:
+            if _disk_trouble(exc) or _busy(exc):
+                raise
+            log.debug("the ledger's reads could not be written", exc_info=True)
+
     def get_meta(self, key: str) -> Any:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else json.loads(row[0])
@@ -600,6 +651,7 @@ class Ledger:
         self.begin()
         try:
             self.db.execute("DELETE FROM documents")
+            self.db.execute("DELETE FROM reads")
             self.db.execute("DELETE FROM meta WHERE key NOT IN ('corpus_version', 'index_id')")
             if rebuilding is not None:
                 self.set_meta("rebuilding", rebuilding)

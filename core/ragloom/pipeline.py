@@ -167,6 +167,8 @@ class Pipeline:
             filter_fields=self._filter_fields | fields(own),
             filter=own,
             keep=_keep,
+            unchanged=_unchanged,
+            read=_read,
         )
 
     def open(self) -> Pipeline:
@@ -322,11 +324,15 @@ class Pipeline:
         repair: bool = False,
         allow_mass_delete: bool = False,
         progress: Callable[..., None] | None = None,
+        reread: bool = False,
     ) -> IndexReport:
         """Bring every store up to date with the loaders' documents.
 
         Incremental: unchanged documents (same content hash, same chunker) are
-        skipped; changed ones are re-chunked, re-embedded and replaced;
+        skipped, and a file unchanged since it was indexed (its ``stat``, and
+        ragloom, its readers and the config as they were) is not even read
+        (``ragloom.reads``; ``reread`` reads every file); changed ones are
+        re-chunked, re-embedded and replaced;
         documents that vanished are deleted from every store. ``sources``
         limits the run to those paths (deletions too). ``dry_run`` computes
         the diff and changes nothing; ``rebuild`` starts from empty stores and
@@ -360,6 +366,7 @@ class Pipeline:
                     repair=repair,
                     allow_mass_delete=allow_mass_delete,
                     progress=progress,
+                    reread=reread,
                 )
         except BaseException as exc:
             run.finish(exc)
@@ -594,6 +601,20 @@ def _keep(source: str) -> None:
     run = current_run.get()
     if run is not None:
         run.keep(source)
+
+
+def _unchanged(source: str, stamp: str | None) -> bool:
+    """``Context.unchanged``: asked of the calling thread's index run."""
+    run = current_run.get()
+    reads = getattr(run, "reads", None)
+    return reads is not None and reads.unchanged(source, stamp)
+
+
+def _read(source: str, stamp: str | None) -> None:
+    run = current_run.get()
+    reads = getattr(run, "reads", None)
+    if reads is not None:
+        reads.read(source, stamp)
 
 
 def _check_question(question: Any) -> None:

@@ -40,6 +40,8 @@ from .types import StageTiming
 if TYPE_CHECKING:
     import pluggy
 
+    from .reads import Reads
+
 __all__ = ["Run", "current_run", "guard_observers"]
 
 log = logging.getLogger("ragloom")
@@ -65,6 +67,9 @@ class Run:
         """Every stage that finished, in order (``ragloom ask --trace``)."""
         self.kept: set[str] = set()
         """Sources a loader could not read this run: their indexed documents are kept."""
+        self.reads: Reads | None = None
+        """An index run's files read before (``ragloom.reads``): what loaders
+        may leave unread; None in other runs."""
         self._pm = plugin_manager
         impls = plugin_manager.hook.run_stage.get_hookimpls()
         self._direct = len(impls) == 1 and impls[0].function is core_run_stage
@@ -90,6 +95,10 @@ class Run:
         branch = copy.copy(self)
         branch.timings = []
         return branch
+
+    def stage_hooks(self) -> list[str]:
+        """The plugins that implement ``run_stage`` (core's included)."""
+        return [impl.plugin_name for impl in self._pm.hook.run_stage.get_hookimpls()]
 
     @property
     def seconds(self) -> float:

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import logging
 import stat
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path, PurePath
 from typing import Any
 
 from ...components import Context
 from ...errors import LoaderError
+from ...reads import file_stamp
 from ...types import Document, content_hash
 from ._files import (
     BINARY_SNIFF_BYTES,
@@ -158,10 +160,14 @@ def read_document(
     """
     path = absolute(path)
     source = source_id(path, context)
+    reported = False
 
     def report(message: str) -> None:
+        nonlocal reported
+        reported = True
         context.report(source, message)
 
+    now = time.time()  # before the stat: a file changed after it is not trusted
     try:
         info = path.stat()
     except FileNotFoundError:
@@ -182,6 +188,9 @@ def read_document(
             f"file is {info.st_size} bytes, over max_file_size ({max_size}); "
             "raise max_file_size or exclude it"
         )
+        return None
+    stamp = file_stamp(info, now)
+    if context.unchanged(source, stamp):  # indexed from this very file: not read again
         return None
     try:
         data = path.read_bytes()
@@ -214,6 +223,8 @@ def read_document(
         **fields,
     }
     document_metadata.update(metadata or {})
+    # a file whose reading said something is read (and says it) on every run
+    context.read(source, None if reported else stamp)
     return Document(id=source, text=text, metadata=document_metadata)
 
 

@@ -1,0 +1,167 @@
+"""Files an index run need not read again.
+
+A loader that reads files gives each file a *stamp*, what ``stat`` says of
+it (:func:`file_stamp`), before reading it. The run records the stamp of
+every document it indexed in the ledger (table ``reads``), with the state
+hash of the document the file gave and a key of everything else that
+decides it (:func:`reading_key`: ragloom's code and the readers' versions,
+the secrets policy, the access rules, the stage hooks). On the next run the
+loader asks ``Context.unchanged(source, stamp)`` first, and a file whose
+stamp, key and indexed version all match is taken as it is, without being
+read: a folder of unchanged PDFs costs a ``stat`` a file, not a parse.
+
+What the answer never trusts (the file is read, as before):
+
+- a file changed less than :data:`RACY_SECONDS` before it was stamped: a
+  write within the same tick of a coarse clock would leave its stamp as it
+  was (git's "racily clean" files); such a file gets no stamp;
+- a document not indexed as the row says (another version, another loader,
+  its chunks missing from a store, a chunker change): the ledger decides;
+- a document whose reading was reported (a page without text, a secret
+  redacted): it is read, and reported, on every run;
+- a run after an older ragloom's commit, ``--rebuild`` and ``--reread``.
+
+Loaders other than files may use the same two calls with a stamp of their
+own (an ETag, a record's version): see ``Context.unchanged``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["RACY_SECONDS", "Reads", "Reuse", "file_stamp", "reading_key"]
+
+RACY_SECONDS = 2.0
+"""A file changed (``mtime`` or ``ctime``) less than this long before it was
+stamped gets no stamp: it is read again next run. Two seconds cover the
+coarsest clocks of common filesystems (FAT's)."""
+
+READERS = (
+    "pypdf",
+    "python-docx",
+    "python-pptx",
+    "openpyxl",
+    "selectolax",
+    "charset-normalizer",
+    "PyYAML",
+    "lxml",
+)
+"""The libraries the built-in loaders read files with: a new version of one
+may read a file otherwise, so every file is read again after it changes."""
+
+
+def file_stamp(info: os.stat_result, now: float | None = None) -> str | None:
+    """The stamp of a file from its ``stat`` (taken before the file is read):
+    device, inode, size, and modification and change times in nanoseconds.
+    A write changes the change time, which no tool can set back. None when
+    the file changed less than :data:`RACY_SECONDS` before ``now`` (this
+    clock's time of the ``stat``), or seems to have changed after it (a
+    server's clock ahead of this one's)."""
+    now_ns = int((time.time() if now is None else now) * 1e9)
+    changed = max(info.st_mtime_ns, info.st_ctime_ns)
+    if now_ns - changed < RACY_SECONDS * 1e9:
+        return None
+    return f"{info.st_dev}:{info.st_ino}:{info.st_size}:{info.st_mtime_ns}:{info.st_ctime_ns}"
+
+
+_code_key: str | None = None
+
+
+def _code() -> str:
+    """A digest of ragloom's own code (every module of the installed
+    package) and the versions of the readers it uses: computed once per
+    process (a few milliseconds)."""
+    global _code_key
+    if _code_key is None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        digest = hashlib.sha256()
+        package = Path(__file__).resolve().parent
+        for path in sorted(package.rglob("*.py")):
+            digest.update(path.relative_to(package).as_posix().encode())
+            digest.update(path.read_bytes())
+        for name in READERS:
+            try:
+                digest.update(f"{name}={version(name)}".encode())
+            except PackageNotFoundError:
+                digest.update(f"{name}=-".encode())
+        _code_key = digest.hexdigest()
+    return _code_key
+
+
+def reading_key(config: Any, hooks: list[str]) -> str:
+    """What decides a document besides its file and its loader's options
+    (the loader's key, recorded beside): ragloom's code and the readers'
+    versions, the secrets policy, the access rules, and the plugins that
+    wrap stages (``hooks``: a ``run_stage`` hook may change what is loaded)."""
+    access = config.access.model_dump(mode="json") if config.access is not None else None
+    said = {
+        "code": _code(),
+        "secrets": config.indexing.secrets,
+        "access": access,
+        "hooks": sorted(hooks),
+    }
+    return hashlib.sha256(json.dumps(said, sort_keys=True).encode()).hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class Reuse:
+    """One ledger row of table ``reads``: the file ``source``, read by loader
+    ``loader`` when it had ``stamp``, gave document ``doc_id`` in state
+    ``state`` under ``key``; access rules ``rules`` (by position) matched it."""
+
+    loader: str
+    source: str
+    stamp: str
+    doc_id: str
+    state: str
+    key: str
+    rules: tuple[int, ...] = ()
+
+
+@dataclass
+class Reads:
+    """What one index run may take without reading, and what it read.
+
+    ``rows`` are the ledger's (by loader key and source); ``holds(doc_id,
+    state, loader)`` says whether the ledger holds that document in that
+    state from that loader, complete (not to be written again this run).
+    ``loader`` is the key of the loader running now (set by the run)."""
+
+    rows: Mapping[tuple[str, str], Reuse]
+    key: str
+    holds: Callable[[str, str, str], bool]
+    loader: str = ""
+    reused: list[Reuse] = field(default_factory=list)
+    """The rows taken this run, in the order their loaders asked."""
+    stamps: dict[tuple[str, str], str] = field(default_factory=dict)
+    """(loader, source) -> the stamp of each file read this run."""
+
+    def unchanged(self, source: str, stamp: str | None) -> bool:
+        if not stamp:
+            return False
+        row = self.rows.get((self.loader, source))
+        if row is None or row.stamp != stamp or row.key != self.key:
+            return False
+        if not self.holds(row.doc_id, row.state, self.loader):
+            return False
+        self.reused.append(row)
+        return True
+
+    def read(self, source: str, stamp: str | None) -> None:
+        if stamp:
+            self.stamps[(self.loader, source)] = stamp
+        else:
+            self.stamps.pop((self.loader, source), None)
+
+    def taken(self) -> list[Reuse]:
+        """The rows taken since the last call (the loader that just ran)."""
+        taken, self.reused = self.reused, []
+        return taken

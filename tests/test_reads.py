@@ -1,0 +1,398 @@
+"""Files an index run does not read again (``ragloom.reads``): a file whose
+stat is as when it was indexed, under the same ragloom, readers, loader
+options, secrets policy and access rules, is taken as indexed without being
+parsed; anything else is read, as before."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pluggy
+import pytest
+import ragloom
+import yaml
+from ragloom import Document, Loader
+from ragloom.builtin.loaders import _read
+from ragloom.ledger import Ledger
+from ragloom.registry import Registry
+
+from .conftest import basic_config
+from .test_structured_loaders import make_pdf
+
+RAGLOOM = str(Path(sys.executable).parent / "ragloom")
+
+FILES = {
+    "docs/alpha.md": "# Alpha\n\nThe aardvark eats ants at night.\n",
+    "docs/bravo.md": "# Bravo\n\nThe badger digs burrows in the woods.\n",
+    "docs/sub/charlie.md": "# Charlie\n\nThe chameleon changes colour in the sun.\n",
+}
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    for name, text in FILES.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    (tmp_path / "docs" / "report.pdf").write_bytes(
+        make_pdf(["The quarterly report shows growth.", "Page two of the report."])
+    )
+    return tmp_path
+
+
+@pytest.fixture
+def settled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files count as settled at once (the default waits two seconds after a
+    change before trusting a file's stat; a test would sleep for it)."""
+    monkeypatch.setattr("ragloom.reads.RACY_SECONDS", 0)
+
+
+@pytest.fixture
+def parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The files the run parses, by name, in order."""
+    names: list[str] = []
+    real = _read._parsed
+
+    def counting(kind: str, data: bytes, *, path: Path, **options: Any) -> Any:
+        names.append(path.name)
+        return real(kind, data, path=path, **options)
+
+    monkeypatch.setattr(_read, "_parsed", counting)
+    return names
+
+
+def index(root: Path, pm: pluggy.PluginManager, config: dict | None = None, **options: Any):
+    with ragloom.load(config or basic_config(), plugin_manager=pm, base_dir=root) as pipeline:
+        return pipeline.index(**options)
+
+
+def found(root: Path, pm: pluggy.PluginManager, question: str) -> dict[str, str]:
+    """The indexed text of each document the question finds (its hits' text)."""
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=root) as pipeline:
+        out: dict[str, str] = {}
+        for hit in pipeline.retrieve(question):
+            out[hit.chunk.document_id] = out.get(hit.chunk.document_id, "") + hit.chunk.text
+        return out
+
+
+def test_unchanged_files_are_not_read_again(
+    root: Path, pm: pluggy.PluginManager, settled: None, parsed: list[str]
+) -> None:
+    first = index(root, pm)
+    assert first.documents == 4 and first.unread == 0
+    assert sorted(parsed) == ["alpha.md", "bravo.md", "charlie.md", "report.pdf"]
+    parsed.clear()
+    again = index(root, pm)
+    assert again.unchanged == 4 and again.unread == 4 and not again.changed
+    assert parsed == []  # not one file parsed
+    assert again.corpus_version == first.corpus_version
+    # what is indexed is what was: queries answer from it
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=root) as pipeline:
+        assert (
+            pipeline.retrieve("quarterly report growth")[0].chunk.document_id == "docs/report.pdf"
+        )
+
+
+def test_an_edited_file_is_read_even_with_its_size_and_mtime_put_back(
+    root: Path, pm: pluggy.PluginManager, settled: None, parsed: list[str]
+) -> None:
+    """The change time catches what size and mtime miss: a tool that writes
+    the same number of bytes and sets the old mtime back (``cp -p``,
+    ``rsync -t``, an editor keeping times)."""
+    index(root, pm)
+    path = root / "docs" / "alpha.md"
+    before = path.stat()
+    edited = FILES["docs/alpha.md"].replace("aardvark", "anteater")
+    assert len(edited) == len(FILES["docs/alpha.md"])
+    path.write_text(edited)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_mtime_ns == before.st_mtime_ns and path.stat().st_size == before.st_size
+    parsed.clear()
+    report = index(root, pm)
+    assert report.changed == ("docs/alpha.md",) and report.unread == 3
+    assert parsed == ["alpha.md"]
+    assert "anteater" in found(root, pm, "anteater")["docs/alpha.md"]
+
+
+def test_a_file_touched_is_read_and_found_unchanged(
+    root: Path, pm: pluggy.PluginManager, settled: None, parsed: list[str]
+) -> None:
+    index(root, pm)
+    (root / "docs" / "bravo.md").touch()
+    parsed.clear()
+    report = index(root, pm)
+    assert parsed == ["bravo.md"] and report.unchanged == 4 and report.unread == 3
+    parsed.clear()
+    assert index(root, pm).unread == 4 and parsed == []  # its new stamp was recorded
+
+
+def test_a_file_changed_a_moment_ago_is_not_trusted(
+    root: Path, pm: pluggy.PluginManager, parsed: list[str]
+) -> None:
+    """The default: a file changed less than two seconds before it was read
+    may change again within the same clock tick, leaving its stat as it was;
+    it is read again next run (and trusted once it has settled)."""
+    index(root, pm)
+    parsed.clear()
+    assert index(root, pm).unread == 0 and len(parsed) == 4
+    for path in (root / "docs").rglob("*"):
+        if path.is_file():
+            assert not _read.file_stamp(path.stat())
+    time.sleep(2.1)
+    assert index(root, pm).unread == 0  # read once more, now settled: stamped
+    parsed.clear()
+    assert index(root, pm).unread == 4 and parsed == []
+
+
+def test_deleted_and_new_files(
+    root: Path, pm: pluggy.PluginManager, settled: None, parsed: list[str]
+) -> None:
+    index(root, pm)
+    (root / "docs" / "bravo.md").unlink()
+    (root / "docs" / "delta.md").write_text("# Delta\n\nThe dolphin dives.\n")
+    parsed.clear()
+    report = index(root, pm)
+    assert report.deleted == ("docs/bravo.md",) and report.added == ("docs/delta.md",)
+    assert parsed == ["delta.md"] and report.unread == 3
+    ledger = Ledger(root / ".ragloom" / "ledger.sqlite").open()
+    assert {source for _, source in ledger.reads()} == {
+        "docs/alpha.md",
+        "docs/delta.md",
+        "docs/sub/charlie.md",
+        "docs/report.pdf",
+    }
+    ledger.close()
+    # the same name again, with other text: a new document, read
+    (root / "docs" / "bravo.md").write_text("# Bravo\n\nA bison grazes.\n")
+    parsed.clear()
+    assert index(root, pm).added == ("docs/bravo.md",) and parsed == ["bravo.md"]
+    assert "bison" in found(root, pm, "bison grazes")["docs/bravo.md"]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param({"indexing": {"secrets": "redact"}}, id="secrets-policy"),
+        pytest.param(
+            {"access": {"rules": [{"path": "docs/sub/**", "principals": ["team"]}]}},
+            id="access-rules",
+        ),
+        pytest.param(
+            {"loaders": [{"type": "directory", "path": "docs", "metadata": {"team": "a"}}]},
+            id="loader-options",
+        ),
+        pytest.param({"chunker": {"type": "recursive", "size": 300, "overlap": 20}}, id="chunker"),
+    ],
+)
+def test_a_config_change_reads_every_file(
+    root: Path, pm: pluggy.PluginManager, settled: None, parsed: list[str], change: dict
+) -> None:
+    """What decides a document besides its file: a run under another secrets
+    policy, other access rules, other loader options or another chunker
+    reads every file again, and one under the same config after it does not."""
+    index(root, pm)
+    config = basic_config(**change)
+    parsed.clear()
+    report = index(root, pm, config)
+    assert report.unread == 0 and len(parsed) == 4
+    parsed.clear()
+    assert index(root, pm, config).unread == 4 and parsed == []
+    parsed.clear()
+    assert index(root, pm).unread == 0 and len(parsed) == 4  # and back
+
+
+def test_reread_and_rebuild_read_every_file(
+    root: Path, pm: pluggy.PluginManager, settled: None, parsed: list[str]
+) -> None:
+    index(root, pm)
+    parsed.clear()
+    report = index(root, pm, reread=True)
+    assert report.unread == 0 and report.unchanged == 4 and len(parsed) == 4
+    parsed.clear()
+    report = index(root, pm, rebuild=True)
+    assert report.unread == 0 and len(report.added) == 4 and len(parsed) == 4
+    parsed.clear()
+    assert index(root, pm).unread == 4 and parsed == []  # the rebuild stamped them
+
+
+def test_a_document_a_store_lacks_is_read_and_written_again(
+    root: Path, pm: pluggy.PluginManager, settled: None, parsed: list[str]
+) -> None:
+    index(root, pm)
+    added = basic_config(
+        stores=[{"type": "memory"}, {"type": "bm25"}, {"type": "memory", "name": "extra"}]
+    )
+    parsed.clear()
+    report = index(root, pm, added, repair=True)
+    assert len(report.rewritten) == 4 and len(parsed) == 4
+    with ragloom.load(added, plugin_manager=pm, base_dir=root) as pipeline:
+        extra = dict(pipeline.stores)["extra"]
+        assert extra.count() == sum(len(e.chunk_ids) for e in _entries(root).values())
+
+
+def test_a_reading_that_said_something_is_read_and_said_every_run(
+    root: Path, pm: pluggy.PluginManager, settled: None, parsed: list[str]
+) -> None:
+    """A redacted secret, a PDF page without text: the report lists them on
+    every run, as before, so those files are read every run."""
+    (root / "docs" / "keys.md").write_text(
+        "# Keys\n\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n"
+    )
+    (root / "docs" / "scan.pdf").write_bytes(make_pdf(["Some text on page one.", None]))
+    config = basic_config(indexing={"secrets": "redact"})
+    first = index(root, pm, config)
+    said = {source for source, _ in first.problems}
+    assert {"docs/keys.md", "docs/scan.pdf"} <= said
+    parsed.clear()
+    again = index(root, pm, config)
+    assert {source for source, _ in again.problems} == said
+    assert sorted(parsed) == ["keys.md", "scan.pdf"] and again.unread == 4
+
+
+def test_access_rules_still_count_as_matched_when_files_are_not_read(
+    root: Path, pm: pluggy.PluginManager, settled: None, parsed: list[str]
+) -> None:
+    config = basic_config(access={"rules": [{"path": "docs/sub/**", "principals": ["team"]}]})
+    assert not [m for s, m in index(root, pm, config).problems if s == "access"]
+    parsed.clear()
+    report = index(root, pm, config)
+    assert report.unread == 4 and parsed == []
+    assert not [m for s, m in report.problems if s == "access"]  # no "matched no document"
+    with ragloom.load(config, plugin_manager=pm, base_dir=root) as pipeline:
+        found = pipeline.retrieve("chameleon colour", principals=["team"])
+        assert found[0].chunk.document_id == "docs/sub/charlie.md"
+        assert not [
+            h
+            for h in pipeline.retrieve("chameleon colour", principals=["other"])
+            if h.chunk.document_id == "docs/sub/charlie.md"
+        ]
+
+
+def test_after_an_older_raglooms_commit_every_file_is_read(
+    root: Path, pm: pluggy.PluginManager, settled: None, parsed: list[str]
+) -> None:
+    """An older ragloom may have let in what this one's rules leave out:
+    every document is screened again, so every file is read."""
+    index(root, pm)
+    db = sqlite3.connect(root / ".ragloom" / "ledger.sqlite")
+    db.execute("DELETE FROM meta WHERE key = 'writer'")  # as a ragloom before the stamp
+    db.commit()
+    db.close()
+    parsed.clear()
+    assert index(root, pm).unread == 0 and len(parsed) == 4
+    parsed.clear()
+    assert index(root, pm).unread == 4 and parsed == []
+
+
+def test_a_damaged_reads_table_reads_every_file_and_the_run_goes_on(
+    root: Path, pm: pluggy.PluginManager, settled: None, parsed: list[str]
+) -> None:
+    index(root, pm)
+    db = sqlite3.connect(root / ".ragloom" / "ledger.sqlite")
+    db.execute("DROP TABLE reads")
+    db.execute("CREATE TABLE reads (something TEXT)")  # not ragloom's
+    db.commit()
+    db.close()
+    (root / "docs" / "alpha.md").write_text("# Alpha\n\nAn albatross glides.\n")
+    parsed.clear()
+    report = index(root, pm)
+    assert report.changed == ("docs/alpha.md",) and report.unread == 0 and len(parsed) == 4
+    assert "albatross" in found(root, pm, "albatross")["docs/alpha.md"]
+    # --rebuild starts the ledger afresh
+    assert len(index(root, pm, rebuild=True).added) == 4
+
+
+def test_a_row_for_another_indexed_version_is_not_trusted(
+    root: Path, pm: pluggy.PluginManager, settled: None, parsed: list[str]
+) -> None:
+    """The ledger decides: a row whose state is not the indexed document's
+    (a ledger restored from a backup, a run by a ragloom that keeps no rows)
+    means the file is read."""
+    index(root, pm)
+    db = sqlite3.connect(root / ".ragloom" / "ledger.sqlite")
+    db.execute("UPDATE documents SET content_hash = 'other' WHERE id = 'docs/alpha.md'")
+    db.commit()
+    db.close()
+    parsed.clear()
+    report = index(root, pm)
+    assert parsed == ["alpha.md"] and report.changed == ("docs/alpha.md",)
+
+
+class VersionedLoader(Loader):
+    """A loader of records that carry a version, as a service's ETag: it
+    stamps each with it, and fetches only what the run does not take as
+    indexed (``fetched`` counts them)."""
+
+    records: dict[str, tuple[str, str]] = {}
+    fetched: list[str] = []
+
+    def load(self) -> Iterator[Document]:
+        for record_id, (version, text) in sorted(self.records.items()):
+            if self.context.unchanged(record_id, version):
+                continue
+            self.fetched.append(record_id)
+            self.context.read(record_id, version)
+            yield Document(id=record_id, text=text, metadata={"source": record_id})
+
+
+def test_a_loader_plugin_can_stamp_its_own_sources(tmp_path: Path) -> None:
+    from ragloom.plugins import build_plugin_manager
+
+    pm = build_plugin_manager(load_entry_points=False, env={})
+
+    class Plugin:
+        @ragloom.hookimpl
+        def register_loaders(self, register: Any) -> None:
+            register("versioned", VersionedLoader)
+
+    pm.register(Plugin(), name="versioned-plugin")
+    Registry.from_plugin_manager(pm)
+    VersionedLoader.records = {"a": ("v1", "Apples are red."), "b": ("v1", "Bananas are yellow.")}
+    VersionedLoader.fetched = []
+    config = basic_config(loaders=[{"type": "versioned"}])
+    assert len(index(tmp_path, pm, config).added) == 2
+    VersionedLoader.fetched.clear()
+    report = index(tmp_path, pm, config)
+    assert report.unread == 2 and VersionedLoader.fetched == []
+    VersionedLoader.records["b"] = ("v2", "Bananas are green when unripe.")
+    report = index(tmp_path, pm, config)
+    assert report.changed == ("b",) and VersionedLoader.fetched == ["b"] and report.unread == 1
+    VersionedLoader.records.pop("a")
+    assert index(tmp_path, pm, config).deleted == ("a",)
+
+
+def test_the_cli_says_how_many_files_were_not_read(root: Path) -> None:
+    """End to end with the real two-second wait: ``ragloom index`` run from
+    cron over an unchanged folder reads nothing, and says so."""
+    (root / "ragloom.yaml").write_text(yaml.safe_dump(basic_config()))
+    env = {**os.environ, "RAGLOOM_CACHE_DIR": str(root / "cache")}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run(
+            [RAGLOOM, "index", *args], cwd=root, env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        return done
+
+    time.sleep(2.1)
+    run()
+    shown = run().stdout
+    assert "=4 unchanged (4 not read again)" in shown
+    assert json.loads(run("--json").stdout)["unread"] == 4
+    reread = json.loads(run("--reread", "--json").stdout)
+    assert reread["unread"] == 0 and reread["unchanged"] == 4
+
+
+def _entries(root: Path) -> dict[str, Any]:
+    ledger = Ledger(root / ".ragloom" / "ledger.sqlite").open()
+    try:
+        return ledger.entries()
+    finally:
+        ledger.close()
