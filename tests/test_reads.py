@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pluggy
@@ -21,6 +22,7 @@ import ragloom
 import yaml
 from ragloom import Document, Loader
 from ragloom.builtin.loaders import _read
+from ragloom.builtin.loaders.directory import DirectoryLoader
 from ragloom.ledger import Ledger
 from ragloom.registry import Registry
 
@@ -291,7 +293,7 @@ def test_after_an_older_raglooms_commit_every_file_is_read(
     assert index(root, pm).unread == 4 and parsed == []
 
 
-def test_a_damaged_reads_table_reads_every_file_and_the_run_goes_on(
+def test_a_reads_table_of_another_shape_is_made_afresh(
     root: Path, pm: pluggy.PluginManager, settled: None, parsed: list[str]
 ) -> None:
     index(root, pm)
@@ -305,8 +307,57 @@ def test_a_damaged_reads_table_reads_every_file_and_the_run_goes_on(
     report = index(root, pm)
     assert report.changed == ("docs/alpha.md",) and report.unread == 0 and len(parsed) == 4
     assert "albatross" in found(root, pm, "albatross")["docs/alpha.md"]
-    # --rebuild starts the ledger afresh
-    assert len(index(root, pm, rebuild=True).added) == 4
+    parsed.clear()
+    assert index(root, pm).unread == 4 and parsed == []  # healed
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "UPDATE reads SET rules = 'not json' WHERE source = 'docs/alpha.md'",
+        "UPDATE reads SET stamp = 7 WHERE source = 'docs/alpha.md'",
+        "UPDATE reads SET rules = '{\"a\": 1}' WHERE source = 'docs/alpha.md'",
+    ],
+)
+def test_a_damaged_row_is_passed_over_and_written_afresh(
+    root: Path, pm: pluggy.PluginManager, settled: None, parsed: list[str], damage: str
+) -> None:
+    index(root, pm)
+    db = sqlite3.connect(root / ".ragloom" / "ledger.sqlite")
+    db.execute(damage)
+    db.commit()
+    db.close()
+    parsed.clear()
+    report = index(root, pm)
+    assert parsed == ["alpha.md"] and report.unread == 3 and report.unchanged == 4
+    parsed.clear()
+    assert index(root, pm).unread == 4 and parsed == []
+
+
+def test_a_row_naming_another_document_is_not_trusted(
+    root: Path, pm: pluggy.PluginManager, settled: None, parsed: list[str]
+) -> None:
+    """A damaged row that points a file at another document's indexed
+    version would delete the file's document: a row counts only for the
+    document its file gives."""
+    index(root, pm)
+    db = sqlite3.connect(root / ".ragloom" / "ledger.sqlite")
+    (state,) = db.execute("SELECT state FROM reads WHERE source = 'docs/bravo.md'").fetchone()
+    db.execute(
+        "UPDATE reads SET doc_id = 'docs/bravo.md', state = ? WHERE source = 'docs/alpha.md'",
+        (state,),
+    )
+    db.commit()
+    db.close()
+    parsed.clear()
+    report = index(root, pm)
+    assert not report.deleted and not report.problems and parsed == ["alpha.md"]
+    assert set(_entries(root)) == {
+        "docs/alpha.md",
+        "docs/bravo.md",
+        "docs/sub/charlie.md",
+        "docs/report.pdf",
+    }
 
 
 def test_a_row_for_another_indexed_version_is_not_trusted(
@@ -330,6 +381,7 @@ class VersionedLoader(Loader):
     stamps each with it, and fetches only what the run does not take as
     indexed (``fetched`` counts them)."""
 
+    stamps = True
     records: dict[str, tuple[str, str]] = {}
     fetched: list[str] = []
 
@@ -396,3 +448,136 @@ def _entries(root: Path) -> dict[str, Any]:
         return ledger.entries()
     finally:
         ledger.close()
+
+
+def test_files_on_a_filesystem_that_cannot_be_trusted_are_read_every_run(
+    root: Path, pm: pluggy.PluginManager, settled: None, parsed: list[str], monkeypatch
+) -> None:
+    """FUSE mounts (sshfs, rclone) give the modification time as the change
+    time and may keep a replaced file's inode: a same-size edit with its
+    mtime put back would go unseen, so their files are never stamped."""
+    monkeypatch.setattr("ragloom.reads.filesystem", lambda device: "fuse.rclone")
+    index(root, pm)
+    parsed.clear()
+    assert index(root, pm).unread == 0 and len(parsed) == 4
+    monkeypatch.setattr("ragloom.reads.filesystem", lambda device: None)  # not Linux
+    parsed.clear()
+    assert index(root, pm).unread == 0 and len(parsed) == 4
+
+
+def test_the_filesystem_is_told_from_mountinfo(tmp_path: Path, monkeypatch) -> None:
+    from ragloom import reads
+
+    mounts = tmp_path / "mountinfo"
+    mounts.write_text(
+        "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n"
+        "60 27 0:53 / /mnt/share rw,nosuid - fuse.sshfs me@host:/ rw,user_id=0\n"
+        "61 27 0:54 / /mnt/nfs rw - nfs4 server:/export rw,vers=4.2\n"
+        "garbage line\n"
+    )
+    monkeypatch.setattr(reads, "_MOUNTS", mounts)
+    monkeypatch.setattr(reads, "_filesystems", {})
+    assert reads.filesystem(os.makedev(254, 0)) == "ext4"
+    assert reads.filesystem(os.makedev(0, 53)) == "fuse.sshfs"
+    assert reads.filesystem(os.makedev(0, 54)) == "nfs4"
+    assert reads.filesystem(os.makedev(9, 9)) is None
+
+    def stat(device: int) -> Any:
+        return SimpleNamespace(st_dev=device, st_ino=1, st_size=10, st_mtime_ns=0, st_ctime_ns=0)
+
+    assert reads.file_stamp(stat(os.makedev(0, 53)), now=1e6) is None  # fuse: never stamped
+    local = stat(os.makedev(254, 0))
+    assert reads.file_stamp(local, now=1e6) and not reads.file_stamp(local, now=1.0)
+
+
+def test_a_file_with_a_modification_time_in_the_future_is_stamped_once_settled(
+    root: Path, pm: pluggy.PluginManager, settled: None, parsed: list[str]
+) -> None:
+    """Only the change time, which no tool sets, says when a file was last
+    written (a tarball made on a machine with a fast clock)."""
+    later = time.time_ns() + 10**9 * 86400 * 365
+    os.utime(root / "docs" / "alpha.md", ns=(later, later))
+    index(root, pm)
+    parsed.clear()
+    assert index(root, pm).unread == 4 and parsed == []
+
+
+def test_a_loader_option_that_changes_no_document_costs_one_run(
+    root: Path, pm: pluggy.PluginManager, settled: None, parsed: list[str]
+) -> None:
+    index(root, pm)
+    config = basic_config(
+        loaders=[{"type": "directory", "path": "docs", "max_file_size": 5 * 10**6}]
+    )
+    parsed.clear()
+    report = index(root, pm, config)
+    assert report.unchanged == 4 and report.unread == 0 and len(parsed) == 4
+    parsed.clear()
+    assert index(root, pm, config).unread == 4 and parsed == []
+    db = sqlite3.connect(root / ".ragloom" / "ledger.sqlite")
+    assert db.execute("SELECT count(*) FROM reads").fetchone() == (4,)  # the old key's went
+    db.close()
+
+
+class AppendixLoader(DirectoryLoader):
+    """A plugin's directory loader that adds a document of its own for each
+    file its parent reads: it makes no promise of its own (``stamps``)."""
+
+    def load(self) -> Iterator[Document]:
+        for doc in super().load():
+            yield doc
+            yield Document(
+                id=f"{doc.id}#appendix",
+                text=f"Appendix to {doc.text}",
+                metadata={"source": doc.source},
+            )
+
+
+def test_a_subclass_that_yields_more_does_not_inherit_the_promise(
+    root: Path, settled: None, parsed: list[str]
+) -> None:
+    from ragloom.plugins import build_plugin_manager
+
+    pm = build_plugin_manager(load_entry_points=False, env={})
+
+    class Plugin:
+        @ragloom.hookimpl
+        def register_loaders(self, register: Any) -> None:
+            register("appendix", AppendixLoader)
+
+    pm.register(Plugin(), name="appendix-plugin")
+    config = basic_config(loaders=[{"type": "appendix", "path": "docs"}])
+    assert len(index(root, pm, config).added) == 8
+    parsed.clear()
+    report = index(root, pm, config)
+    assert report.unchanged == 8 and not report.deleted and report.unread == 0
+    assert len(parsed) == 4
+
+
+def test_a_plugin_added_or_upgraded_reads_every_file(
+    root: Path, pm: pluggy.PluginManager, settled: None, parsed: list[str], monkeypatch
+) -> None:
+    """A ``run_stage`` hook may change what a loader loads: a plugin added,
+    removed or at another version reads every file once."""
+    index(root, pm)
+
+    class Tagger:
+        @ragloom.hookimpl(wrapper=True)
+        def run_stage(self, call: Any) -> Any:
+            return (yield)
+
+    pm.register(Tagger(), name="tagger")
+    parsed.clear()
+    assert index(root, pm).unread == 0 and len(parsed) == 4
+    parsed.clear()
+    assert index(root, pm).unread == 4 and parsed == []
+
+    class Dist:
+        project_name, version = "ragloom-tagger", "2.0"
+
+    real = pm.list_plugin_distinfo
+    monkeypatch.setattr(
+        pm, "list_plugin_distinfo", lambda: [*real(), (pm.get_plugin("tagger"), Dist())]
+    )
+    parsed.clear()
+    assert index(root, pm).unread == 0 and len(parsed) == 4

@@ -110,8 +110,9 @@ class Context:
     ``read``, and nothing since changed what reading it gives (ragloom, the
     readers, the loader's options, the secrets and access rules), nor the
     document's indexed version. When True the loader yields nothing for it:
-    the run counts it unchanged. False outside an index run. A loader that
-    cannot stamp cheaply never calls it, and reads as before."""
+    the run counts it unchanged. False outside an index run, and for a loader
+    whose class does not set ``Loader.stamps``. A loader that cannot stamp
+    cheaply never calls it, and reads as before."""
     read: Callable[[str, str | None], None] = field(default=lambda source, stamp: None)
     """Tells the index run that the document the loader yields next as
     ``source`` was read when it had ``stamp`` (None: no stamp to trust, a
@@ -198,6 +199,15 @@ class Loader(Component):
     ``self.context.report(source, message)`` and skipped; the run goes on."""
 
     kind = "loader"
+    stamps: ClassVar[bool] = False
+    """Set True on a loader class whose ``load`` asks ``Context.unchanged``
+    before reading a source and yields nothing for one it answers True to
+    (so the index run takes its indexed document as it is), and tells
+    ``Context.read`` the stamp of each source it reads. It holds for the
+    class that sets it only: a subclass that changes what its parent yields
+    (documents derived from each one, metadata from elsewhere) would lose
+    them for every source left unread, so it must set it again itself to
+    be answered True."""
 
     @abstractmethod
     def load(self) -> Iterator[Document]:

@@ -28,7 +28,7 @@ from .access import Labeller
 from .errors import InvalidRequestError, SourceUnavailableError
 from .executors import LoadsDocuments, LoadWork, component_recipe, screened
 from .fingerprints import loader_key, state_hash
-from .reads import Reuse
+from .reads import Reuse, stamps
 from .types import Document, content_hash
 
 log = logging.getLogger("ragloom")
@@ -261,7 +261,7 @@ def load_here(run: Run, loaders: Iterable[LoaderItem], admit: Admission) -> Load
     for key, name, loader in loaders:
         docs: list[Any] = []
         if reads is not None:
-            reads.loader = key
+            reads.loader = key if stamps(loader) else None
             reads.taken()  # what a loader that failed part way took stays unloaded
 
         def load(ld: Loader = loader, into: list[Any] = docs) -> list[Any]:
@@ -303,7 +303,7 @@ def load_here(run: Run, loaders: Iterable[LoaderItem], admit: Admission) -> Load
             if admitted is None or not loaded.add(admitted, key, run):
                 continue
             stamp = reads.stamps.get((key, doc.id)) if reads is not None else None
-            if reads is not None and stamp and len(run.problems) == said:
+            if reads is not None and stamp and admitted.id == doc.id and len(run.problems) == said:
                 # nothing redacted, nothing said: what its file gave is recorded
                 state = loaded.states[admitted.id] = state_hash(admitted)
                 rules = admit.labeller.last

@@ -53,6 +53,7 @@ from .fingerprints import (
     describe_fingerprint,
     document_stamp,
     fingerprints_match,
+    loader_key,
     state_hash,
 )
 from .ledger import (
@@ -436,7 +437,9 @@ class Indexer:
             doomed.extend(entry.chunk_ids)
             ledger.remove(entry.id)
         ledger.put_reads(
-            [r for r in loaded.reads if r.doc_id not in failed], forget=[e.id for e in vanished]
+            [r for r in loaded.reads if r.doc_id not in failed],
+            forget=[e.id for e in vanished],
+            loaders=[loader_key(spec) for spec in self.config.loaders],
         )
         self.writer.flush()
         written = len(added) + len(changed) + len(rewritten)
@@ -752,23 +755,22 @@ class Indexer:
     ) -> Reads:
         """What the run's loaders may leave unread (``ragloom.reads``): nothing
         unless ``trusted``; else a file whose row the ledger holds, with the
-        same stamp and key, when its document is indexed in the row's state
-        by the same loader, stamped under this chunker config, and complete
-        in every store (not ``forced``). Files are stamped either way."""
+        same stamp and key, when its document is indexed in the row's state,
+        stamped under this chunker config, and complete in every store (not
+        ``forced``). Files are stamped either way."""
         chunker = self._chunker_key
 
-        def holds(doc_id: str, state: str, loader: str) -> bool:
+        def holds(doc_id: str, state: str) -> bool:
             entry = entries.get(doc_id)
             return (
                 entry is not None
                 and entry.content_hash == state
-                and entry.loader == loader
                 and entry.stamp == document_stamp(state, chunker)
                 and doc_id not in forced
             )
 
         rows = ledger.reads() if trusted else {}
-        return Reads(rows, reading_key(self.config, self.job.stage_hooks()), holds)
+        return Reads(rows, reading_key(self.config, self.job.plugins()), holds)
 
     def _state(self, doc: Document) -> str:
         state = self._states.get(doc.id)

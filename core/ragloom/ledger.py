@@ -66,6 +66,8 @@ CREATE TABLE IF NOT EXISTS documents (
     loader TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+_READS_TABLE = """
 CREATE TABLE IF NOT EXISTS reads (
     loader TEXT NOT NULL,
     source TEXT NOT NULL,
@@ -75,8 +77,10 @@ CREATE TABLE IF NOT EXISTS reads (
     key TEXT NOT NULL,
     rules TEXT NOT NULL DEFAULT '[]',
     PRIMARY KEY (loader, source)
-);
+)
 """
+_READS_COLUMNS = ("loader", "source", "stamp", "doc_id", "state", "key", "rules")
+"""The columns of table ``reads`` (``ragloom.reads``), in order."""
 _COLUMNS = {"stamp": "TEXT NOT NULL DEFAULT ''", "loader": "TEXT NOT NULL DEFAULT ''"}
 """Columns added after the first release: migrated in place on open."""
 
@@ -365,6 +369,7 @@ class Ledger:
             use_wal(db, _BUSY_SECONDS)
             db.execute("PRAGMA synchronous=NORMAL")
             db.executescript(_SCHEMA)
+            db.execute(_READS_TABLE)
             self._migrate(db)
             if db.execute("SELECT 1 FROM meta WHERE key = 'index_id'").fetchone() is None:
                 db.execute(
@@ -436,14 +441,22 @@ class Ledger:
 
     @staticmethod
     def _migrate(db: sqlite3.Connection) -> None:
-        """Add the columns a ledger written by an earlier version lacks, in one
-        write transaction (another process or thread may be opening it too)."""
+        """Add the columns a ledger written by an earlier version lacks, and
+        make afresh a ``reads`` table of another shape (only ever a reason not
+        to read a file: dropping it costs one run that reads every file), in
+        one write transaction (another process or thread may be opening it
+        too)."""
         have = {row[1] for row in db.execute("PRAGMA table_info(documents)")}
-        if not set(_COLUMNS) - have:
+        reads = [row[1] for row in db.execute("PRAGMA table_info(reads)")]
+        if not set(_COLUMNS) - have and reads == list(_READS_COLUMNS):
             return
         db.execute("BEGIN IMMEDIATE")
         try:
             Ledger._add_columns(db)
+            if [row[1] for row in db.execute("PRAGMA table_info(reads)")] != list(_READS_COLUMNS):
+                log.warning("the ledger's table of files read was not ragloom's: made afresh")
+                db.execute("DROP TABLE IF EXISTS reads")
+                db.execute(_READS_TABLE)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -539,28 +552,42 @@ class Ledger:
 
     def reads(self) -> dict[tuple[str, str], Reuse]:
         """The files read before (``ragloom.reads``), by loader key and source.
-        A damaged table reads as empty: every file is read again."""
+        A row that cannot be read is passed over (its file is read, and its
+        row written afresh); a table that cannot be read reads as empty."""
         from .reads import Reuse
 
         try:
             rows = self.db.execute(
                 "SELECT loader, source, stamp, doc_id, state, key, rules FROM reads"
             ).fetchall()
-            return {
-                (r[0], r[1]): Reuse(r[0], r[1], r[2], r[3], r[4], r[5], tuple(json.loads(r[6])))
-                for r in rows
-            }
-        except (sqlite3.DatabaseError, ValueError, TypeError):
+        except sqlite3.DatabaseError:
             log.debug("the ledger's reads could not be read; every file is read", exc_info=True)
             return {}
+        out: dict[tuple[str, str], Reuse] = {}
+        for row in rows:
+            if not all(isinstance(v, str) for v in row):
+                continue
+            try:
+                rules = tuple(int(r) for r in json.loads(row[6]))
+            except (TypeError, ValueError):
+                continue
+            out[(row[0], row[1])] = Reuse(*row[:6], rules)
+        return out
 
-    def put_reads(self, rows: Sequence[Reuse], *, forget: Sequence[str] = ()) -> None:
-        """Record ``rows`` and drop those of the documents ``forget`` (deleted),
-        in the run's transaction. A table another program damaged is left as it
-        is (its rows are only ever a reason not to read a file: they are checked
-        against the documents' indexed versions), and the run goes on."""
+    def put_reads(
+        self, rows: Sequence[Reuse], *, forget: Sequence[str] = (), loaders: Sequence[str] = ()
+    ) -> None:
+        """Record ``rows``, in the run's transaction, and drop the rows of the
+        documents ``forget`` (deleted) and of loaders other than ``loaders``
+        (the configured ones: a loader whose options changed has a new key).
+        A table another program damaged is left as it is (its rows are only
+        ever a reason not to read a file, checked against the documents'
+        indexed versions; the next open makes it afresh), and the run goes on."""
         try:
             self.db.executemany("DELETE FROM reads WHERE doc_id = ?", [(d,) for d in forget])
+            if loaders:
+                marks = ", ".join("?" * len(loaders))
+                self.db.execute(f"DELETE FROM reads WHERE loader NOT IN ({marks})", list(loaders))
             self.db.executemany(
                 "INSERT OR REPLACE INTO reads VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [

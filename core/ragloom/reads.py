@@ -4,21 +4,24 @@ A loader that reads files gives each file a *stamp*, what ``stat`` says of
 it (:func:`file_stamp`), before reading it. The run records the stamp of
 every document it indexed in the ledger (table ``reads``), with the state
 hash of the document the file gave and a key of everything else that
-decides it (:func:`reading_key`: ragloom's code and the readers' versions,
-the secrets policy, the access rules, the stage hooks). On the next run the
-loader asks ``Context.unchanged(source, stamp)`` first, and a file whose
-stamp, key and indexed version all match is taken as it is, without being
-read: a folder of unchanged PDFs costs a ``stat`` a file, not a parse.
+decides it (:func:`reading_key`: ragloom's code, Python's and the readers'
+versions, the secrets policy, the access rules, the plugins). On the next
+run the loader asks ``Context.unchanged(source, stamp)`` first, and a file
+whose stamp, key and indexed version all match is taken as it is, without
+being read: a folder of unchanged PDFs costs a ``stat`` a file, not a parse.
 
 What the answer never trusts (the file is read, as before):
 
 - a file changed less than :data:`RACY_SECONDS` before it was stamped: a
   write within the same tick of a coarse clock would leave its stamp as it
   was (git's "racily clean" files); such a file gets no stamp;
-- a document not indexed as the row says (another version, another loader,
-  its chunks missing from a store, a chunker change): the ledger decides;
+- a file on a filesystem whose change times and inodes cannot be trusted
+  (FUSE, network filesystems: see :data:`LOCAL_FILESYSTEMS`);
+- a document not indexed as the row says (another version, its chunks
+  missing from a store, a chunker change): the ledger decides;
 - a document whose reading was reported (a page without text, a secret
   redacted): it is read, and reported, on every run;
+- a loader whose own class does not promise it (``Loader.stamps``);
 - a run after an older ragloom's commit, ``--rebuild`` and ``--reread``.
 
 Loaders other than files may use the same two calls with a stamp of their
@@ -30,18 +33,53 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["RACY_SECONDS", "Reads", "Reuse", "file_stamp", "reading_key"]
+__all__ = [
+    "LOCAL_FILESYSTEMS",
+    "RACY_SECONDS",
+    "Reads",
+    "Reuse",
+    "file_stamp",
+    "filesystem",
+    "reading_key",
+    "stamps",
+]
 
 RACY_SECONDS = 2.0
-"""A file changed (``mtime`` or ``ctime``) less than this long before it was
-stamped gets no stamp: it is read again next run. Two seconds cover the
-coarsest clocks of common filesystems (FAT's)."""
+"""A file changed (its ``ctime``, which the kernel sets and no tool sets back)
+less than this long before it was stamped gets no stamp: it is read again
+next run. Two seconds cover the coarsest clocks of common filesystems."""
+
+LOCAL_FILESYSTEMS = frozenset(
+    {
+        "ext2",
+        "ext3",
+        "ext4",
+        "xfs",
+        "btrfs",
+        "zfs",
+        "f2fs",
+        "bcachefs",
+        "jfs",
+        "reiserfs",
+        "nilfs2",
+        "tmpfs",
+        "ramfs",
+        "overlay",
+    }
+)
+"""The filesystems whose files get stamps: local ones, whose kernel sets a
+file's change time on every write and keeps its inode number. FUSE mounts
+(sshfs, rclone, s3fs) report the modification time as the change time and
+may keep the inode when a file is replaced, and a network filesystem's
+times come from another machine's clock: their files are read on every
+run, as is every file where the filesystem cannot be told (not Linux)."""
 
 READERS = (
     "pypdf",
@@ -60,15 +98,40 @@ may read a file otherwise, so every file is read again after it changes."""
 def file_stamp(info: os.stat_result, now: float | None = None) -> str | None:
     """The stamp of a file from its ``stat`` (taken before the file is read):
     device, inode, size, and modification and change times in nanoseconds.
-    A write changes the change time, which no tool can set back. None when
-    the file changed less than :data:`RACY_SECONDS` before ``now`` (this
-    clock's time of the ``stat``), or seems to have changed after it (a
-    server's clock ahead of this one's)."""
+    A write sets the change time, which no tool can set back. None, for a
+    file read on every run: one changed less than :data:`RACY_SECONDS` before
+    ``now`` (this clock's time of the ``stat``), or seemingly after it, or on
+    a filesystem not in :data:`LOCAL_FILESYSTEMS`."""
     now_ns = int((time.time() if now is None else now) * 1e9)
-    changed = max(info.st_mtime_ns, info.st_ctime_ns)
-    if now_ns - changed < RACY_SECONDS * 1e9:
+    if now_ns - info.st_ctime_ns < RACY_SECONDS * 1e9:
+        return None
+    if filesystem(info.st_dev) not in LOCAL_FILESYSTEMS:
         return None
     return f"{info.st_dev}:{info.st_ino}:{info.st_size}:{info.st_mtime_ns}:{info.st_ctime_ns}"
+
+
+_MOUNTS = Path("/proc/self/mountinfo")
+_filesystems: dict[int, str] = {}
+
+
+def filesystem(device: int) -> str | None:
+    """The type of the filesystem mounted as ``device`` (a ``st_dev``), as
+    Linux's ``/proc/self/mountinfo`` says it (``ext4``, ``fuse.sshfs``); None
+    where it cannot be told. Read again when a device is new to it (a mount
+    made since)."""
+    if device not in _filesystems:
+        try:
+            lines = _MOUNTS.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            return None
+        for line in lines:
+            left, _, right = line.partition(" - ")
+            fields, kind = left.split(), right.split()
+            if len(fields) > 2 and kind and ":" in fields[2]:
+                major, _, minor = fields[2].partition(":")
+                if major.isdigit() and minor.isdigit():
+                    _filesystems[os.makedev(int(major), int(minor))] = kind[0]
+    return _filesystems.get(device)
 
 
 _code_key: str | None = None
@@ -92,23 +155,34 @@ def _code() -> str:
                 digest.update(f"{name}={version(name)}".encode())
             except PackageNotFoundError:
                 digest.update(f"{name}=-".encode())
+        # the standard library reads mail, books and notebooks
+        digest.update(f"{sys.implementation.name} {sys.version}".encode())
         _code_key = digest.hexdigest()
     return _code_key
 
 
-def reading_key(config: Any, hooks: list[str]) -> str:
+def reading_key(config: Any, plugins: list[str]) -> str:
     """What decides a document besides its file and its loader's options
-    (the loader's key, recorded beside): ragloom's code and the readers'
-    versions, the secrets policy, the access rules, and the plugins that
-    wrap stages (``hooks``: a ``run_stage`` hook may change what is loaded)."""
+    (the loader's key, recorded beside): ragloom's code and Python's, the
+    readers' versions, the secrets policy, the access rules, and the
+    plugins (``plugins``: each one's name and its distribution's version; a
+    ``run_stage`` hook may change what is loaded, a loader plugin what it
+    reads)."""
     access = config.access.model_dump(mode="json") if config.access is not None else None
     said = {
         "code": _code(),
         "secrets": config.indexing.secrets,
         "access": access,
-        "hooks": sorted(hooks),
+        "plugins": sorted(plugins),
     }
     return hashlib.sha256(json.dumps(said, sort_keys=True).encode()).hexdigest()[:32]
+
+
+def stamps(loader: object) -> bool:
+    """Whether ``loader``'s own class promises what ``Context.unchanged``
+    asks of a loader (``Loader.stamps``, set on the class itself): a subclass
+    that changes what its parent yields does not inherit the promise."""
+    return vars(type(loader)).get("stamps") is True
 
 
 @dataclass(frozen=True)
@@ -131,31 +205,34 @@ class Reads:
     """What one index run may take without reading, and what it read.
 
     ``rows`` are the ledger's (by loader key and source); ``holds(doc_id,
-    state, loader)`` says whether the ledger holds that document in that
-    state from that loader, complete (not to be written again this run).
-    ``loader`` is the key of the loader running now (set by the run)."""
+    state)`` says whether the ledger holds that document in that state,
+    complete (not to be written again this run). ``loader`` is the key of
+    the loader running now, None when its class makes no promise
+    (:func:`stamps`): it is then told False, and its reads are not recorded."""
 
     rows: Mapping[tuple[str, str], Reuse]
     key: str
-    holds: Callable[[str, str, str], bool]
-    loader: str = ""
+    holds: Callable[[str, str], bool]
+    loader: str | None = None
     reused: list[Reuse] = field(default_factory=list)
     """The rows taken this run, in the order their loaders asked."""
     stamps: dict[tuple[str, str], str] = field(default_factory=dict)
     """(loader, source) -> the stamp of each file read this run."""
 
     def unchanged(self, source: str, stamp: str | None) -> bool:
-        if not stamp:
+        if not stamp or self.loader is None:
             return False
         row = self.rows.get((self.loader, source))
-        if row is None or row.stamp != stamp or row.key != self.key:
+        if row is None or row.stamp != stamp or row.key != self.key or row.doc_id != source:
             return False
-        if not self.holds(row.doc_id, row.state, self.loader):
+        if not self.holds(row.doc_id, row.state):
             return False
         self.reused.append(row)
         return True
 
     def read(self, source: str, stamp: str | None) -> None:
+        if self.loader is None:
+            return
         if stamp:
             self.stamps[(self.loader, source)] = stamp
         else:

@@ -96,9 +96,15 @@ class Run:
         branch.timings = []
         return branch
 
-    def stage_hooks(self) -> list[str]:
-        """The plugins that implement ``run_stage`` (core's included)."""
-        return [impl.plugin_name for impl in self._pm.hook.run_stage.get_hookimpls()]
+    def plugins(self) -> list[str]:
+        """Every registered plugin, as ``name`` or ``name distribution==version``
+        (core's modules included)."""
+        dists = {id(plugin): dist for plugin, dist in self._pm.list_plugin_distinfo()}
+        out = []
+        for name, plugin in self._pm.list_name_plugin():
+            dist = dists.get(id(plugin))
+            out.append(f"{name} {dist.project_name}=={dist.version}" if dist else str(name))
+        return out
 
     @property
     def seconds(self) -> float:

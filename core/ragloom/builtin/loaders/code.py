@@ -28,4 +28,6 @@ class CodeLoader(FileLoader):
     Python, the first line of the module docstring; else the file name.
     """
 
+    stamps = True  # files unchanged since they were indexed are not read (ragloom.reads)
+
     format: ClassVar[str | None] = "code"

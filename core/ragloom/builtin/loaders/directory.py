@@ -251,6 +251,8 @@ class DirectoryLoader(Loader):
     metadata is relative to the loader's root.
     """
 
+    stamps = True  # files unchanged since they were indexed are not read (ragloom.reads)
+
     class Config(TextFileOptions):
         path: str
         include: list[str] = list(DEFAULT_INCLUDE)

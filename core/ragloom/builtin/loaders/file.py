@@ -42,6 +42,8 @@ class FileLoader(Loader):
     its parser through ``parse_options()``.
     """
 
+    stamps = True  # files unchanged since they were indexed are not read (ragloom.reads)
+
     class Config(TextFileOptions):
         path: str
 

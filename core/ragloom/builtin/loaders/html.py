@@ -29,6 +29,8 @@ class HtmlLoader(FileLoader):
     Fragment-only, ``javascript:`` and ``data:`` links are left out.
     """
 
+    stamps = True  # files unchanged since they were indexed are not read (ragloom.reads)
+
     class Config(FileLoader.Config):
         max_links: int = Field(default=DEFAULT_MAX_LINKS, ge=0)
 

@@ -29,4 +29,6 @@ class MarkdownLoader(FileLoader):
     ``front_matter.<key>``. The config's ``metadata:`` wins over front matter.
     """
 
+    stamps = True  # files unchanged since they were indexed are not read (ragloom.reads)
+
     format: ClassVar[str | None] = "markdown"

@@ -36,6 +36,8 @@ class PdfLoader(FileLoader):
     password when that works, else reported.
     """
 
+    stamps = True  # files unchanged since they were indexed are not read (ragloom.reads)
+
     class Config(FileOptions):
         path: str
 
