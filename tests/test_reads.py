@@ -581,3 +581,29 @@ def test_a_plugin_added_or_upgraded_reads_every_file(
     )
     parsed.clear()
     assert index(root, pm).unread == 0 and len(parsed) == 4
+
+
+def test_a_reads_table_damaged_on_disk_is_an_index_error_that_rebuild_recovers(
+    root: Path, pm: pluggy.PluginManager, settled: None
+) -> None:
+    """Garbage written over the table's pages (not its shape): the ledger
+    file is damaged, said as such, and ``--rebuild`` moves it aside."""
+    for n in range(300):  # enough rows for the table to fill pages of its own
+        (root / "docs" / f"n{n:03d}.md").write_text(f"# Note {n}\n\nNumber {n} of the notes.\n")
+    index(root, pm)
+    path = root / ".ragloom" / "ledger.sqlite"
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    (page_size,) = db.execute("PRAGMA page_size").fetchone()
+    (root_page,) = db.execute("SELECT rootpage FROM sqlite_master WHERE name = 'reads'").fetchone()
+    db.close()
+    with path.open("r+b") as handle:
+        handle.seek((root_page - 1) * page_size)
+        handle.write(b"\xa5" * page_size)
+    from ragloom.errors import IndexDamagedError
+
+    with pytest.raises(IndexDamagedError, match="--rebuild"):
+        index(root, pm)
+    report = index(root, pm, rebuild=True)
+    assert len(report.added) == 304
+    assert any("moved aside" in m for _, m in report.problems)

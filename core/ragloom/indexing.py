@@ -201,6 +201,7 @@ class Indexer:
         try:
             ledger = Ledger(path).open()
             ledger.entries()  # a damaged table fails here, not half-way through the run
+            ledger.check_reads()
             return ledger
         except IndexDamagedError:  # (not a full disk, nor a lock: the ledger is good)
             if not rebuild:

@@ -574,6 +574,15 @@ class Ledger:
             out[(row[0], row[1])] = Reuse(*row[:6], rules)
         return out
 
+    def check_reads(self) -> None:
+        """Read table ``reads`` through: IndexDamagedError when the file is
+        damaged there (``--rebuild`` then moves the ledger aside, as for a
+        damaged ``documents`` table)."""
+        try:
+            self.db.execute("SELECT count(*), sum(length(rules)) FROM reads").fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise self._damaged(exc) from None
+
     def put_reads(
         self, rows: Sequence[Reuse], *, forget: Sequence[str] = (), loaders: Sequence[str] = ()
     ) -> None:
