@@ -84,6 +84,33 @@ def found(root: Path, pm: pluggy.PluginManager, question: str) -> dict[str, str]
         return out
 
 
+def read_once_more(
+    root: Path, pm: pluggy.PluginManager, parsed: list[str], config: dict | None = None
+) -> None:
+    """The next run reads every file (4), and the one after it none."""
+    parsed.clear()
+    report = index(root, pm, config)
+    assert report.unread == 0 and report.unchanged == 4 and len(parsed) == 4
+    parsed.clear()
+    report = index(root, pm, config)
+    assert report.unread == 4 and parsed == []
+
+
+def ledger_sql(root: Path, *statements: str | tuple[str, tuple]) -> list[Any]:
+    """Run ``statements`` on the index's ledger, as another program would,
+    committed; the rows the last one gives."""
+    db = sqlite3.connect(root / ".ragloom" / "ledger.sqlite")
+    try:
+        rows: list[Any] = []
+        for statement in statements:
+            sql, params = statement if isinstance(statement, tuple) else (statement, ())
+            rows = db.execute(sql, params).fetchall()
+        db.commit()
+        return rows
+    finally:
+        db.close()
+
+
 def test_unchanged_files_are_not_read_again(
     root: Path, pm: pluggy.PluginManager, settled: None, parsed: list[str]
 ) -> None:
@@ -283,25 +310,15 @@ def test_after_an_older_raglooms_commit_every_file_is_read(
     """An older ragloom may have let in what this one's rules leave out:
     every document is screened again, so every file is read."""
     index(root, pm)
-    db = sqlite3.connect(root / ".ragloom" / "ledger.sqlite")
-    db.execute("DELETE FROM meta WHERE key = 'writer'")  # as a ragloom before the stamp
-    db.commit()
-    db.close()
-    parsed.clear()
-    assert index(root, pm).unread == 0 and len(parsed) == 4
-    parsed.clear()
-    assert index(root, pm).unread == 4 and parsed == []
+    ledger_sql(root, "DELETE FROM meta WHERE key = 'writer'")  # as a ragloom before the stamp
+    read_once_more(root, pm, parsed)
 
 
 def test_a_reads_table_of_another_shape_is_made_afresh(
     root: Path, pm: pluggy.PluginManager, settled: None, parsed: list[str]
 ) -> None:
     index(root, pm)
-    db = sqlite3.connect(root / ".ragloom" / "ledger.sqlite")
-    db.execute("DROP TABLE reads")
-    db.execute("CREATE TABLE reads (something TEXT)")  # not ragloom's
-    db.commit()
-    db.close()
+    ledger_sql(root, "DROP TABLE reads", "CREATE TABLE reads (something TEXT)")  # not ragloom's
     (root / "docs" / "alpha.md").write_text("# Alpha\n\nAn albatross glides.\n")
     parsed.clear()
     report = index(root, pm)
@@ -323,10 +340,7 @@ def test_a_damaged_row_is_passed_over_and_written_afresh(
     root: Path, pm: pluggy.PluginManager, settled: None, parsed: list[str], damage: str
 ) -> None:
     index(root, pm)
-    db = sqlite3.connect(root / ".ragloom" / "ledger.sqlite")
-    db.execute(damage)
-    db.commit()
-    db.close()
+    ledger_sql(root, damage)
     parsed.clear()
     report = index(root, pm)
     assert parsed == ["alpha.md"] and report.unread == 3 and report.unchanged == 4
@@ -341,14 +355,9 @@ def test_a_row_naming_another_document_is_not_trusted(
     version would delete the file's document: a row counts only for the
     document its file gives."""
     index(root, pm)
-    db = sqlite3.connect(root / ".ragloom" / "ledger.sqlite")
-    (state,) = db.execute("SELECT state FROM reads WHERE source = 'docs/bravo.md'").fetchone()
-    db.execute(
-        "UPDATE reads SET doc_id = 'docs/bravo.md', state = ? WHERE source = 'docs/alpha.md'",
-        (state,),
-    )
-    db.commit()
-    db.close()
+    [(state,)] = ledger_sql(root, "SELECT state FROM reads WHERE source = 'docs/bravo.md'")
+    redirect = "UPDATE reads SET doc_id = 'docs/bravo.md', state = ? WHERE source = 'docs/alpha.md'"
+    ledger_sql(root, (redirect, (state,)))
     parsed.clear()
     report = index(root, pm)
     assert not report.deleted and not report.problems and parsed == ["alpha.md"]
@@ -367,10 +376,7 @@ def test_a_row_for_another_indexed_version_is_not_trusted(
     (a ledger restored from a backup, a run by a ragloom that keeps no rows)
     means the file is read."""
     index(root, pm)
-    db = sqlite3.connect(root / ".ragloom" / "ledger.sqlite")
-    db.execute("UPDATE documents SET content_hash = 'other' WHERE id = 'docs/alpha.md'")
-    db.commit()
-    db.close()
+    ledger_sql(root, "UPDATE documents SET content_hash = 'other' WHERE id = 'docs/alpha.md'")
     parsed.clear()
     report = index(root, pm)
     assert parsed == ["alpha.md"] and report.changed == ("docs/alpha.md",)
@@ -514,9 +520,7 @@ def test_a_loader_option_that_changes_no_document_costs_one_run(
     assert report.unchanged == 4 and report.unread == 0 and len(parsed) == 4
     parsed.clear()
     assert index(root, pm, config).unread == 4 and parsed == []
-    db = sqlite3.connect(root / ".ragloom" / "ledger.sqlite")
-    assert db.execute("SELECT count(*) FROM reads").fetchone() == (4,)  # the old key's went
-    db.close()
+    assert ledger_sql(root, "SELECT count(*) FROM reads") == [(4,)]  # the old key's went
 
 
 class AppendixLoader(DirectoryLoader):
@@ -567,10 +571,7 @@ def test_a_plugin_added_or_upgraded_reads_every_file(
             return (yield)
 
     pm.register(Tagger(), name="tagger")
-    parsed.clear()
-    assert index(root, pm).unread == 0 and len(parsed) == 4
-    parsed.clear()
-    assert index(root, pm).unread == 4 and parsed == []
+    read_once_more(root, pm, parsed)
 
     class Dist:
         project_name, version = "ragloom-tagger", "2.0"
