@@ -79,8 +79,17 @@ CREATE TABLE IF NOT EXISTS reads (
     PRIMARY KEY (loader, source)
 )
 """
-_READS_COLUMNS = ("loader", "source", "stamp", "doc_id", "state", "key", "rules")
-"""The columns of table ``reads`` (``ragloom.reads``), in order."""
+_READS_SHAPE = [
+    ("loader", 1),
+    ("source", 2),
+    ("stamp", 0),
+    ("doc_id", 0),
+    ("state", 0),
+    ("key", 0),
+    ("rules", 0),
+]
+"""The columns of table ``reads`` (``ragloom.reads``) in order, each with its
+place in the primary key (0: none)."""
 _COLUMNS = {"stamp": "TEXT NOT NULL DEFAULT ''", "loader": "TEXT NOT NULL DEFAULT ''"}
 """Columns added after the first release: migrated in place on open."""
 
@@ -447,13 +456,12 @@ class Ledger:
         one write transaction (another process or thread may be opening it
         too)."""
         have = {row[1] for row in db.execute("PRAGMA table_info(documents)")}
-        reads = [row[1] for row in db.execute("PRAGMA table_info(reads)")]
-        if not set(_COLUMNS) - have and reads == list(_READS_COLUMNS):
+        if not set(_COLUMNS) - have and Ledger._reads_shape(db) == _READS_SHAPE:
             return
         db.execute("BEGIN IMMEDIATE")
         try:
             Ledger._add_columns(db)
-            if [row[1] for row in db.execute("PRAGMA table_info(reads)")] != list(_READS_COLUMNS):
+            if Ledger._reads_shape(db) != _READS_SHAPE:
                 log.warning("the ledger's table of files read was not ragloom's: made afresh")
                 db.execute("DROP TABLE IF EXISTS reads")
                 db.execute(_READS_TABLE)
@@ -461,6 +469,11 @@ class Ledger:
         except BaseException:
             db.execute("ROLLBACK")
             raise
+
+    @staticmethod
+    def _reads_shape(db: sqlite3.Connection) -> list[tuple[str, int]]:
+        """Table ``reads``'s columns, each with its place in the primary key."""
+        return [(row[1], row[5]) for row in db.execute("PRAGMA table_info(reads)")]
 
     @staticmethod
     def _add_columns(db: sqlite3.Connection) -> None:

@@ -30,6 +30,7 @@ own (an ETag, a record's version): see ``Context.unchanged``.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -56,30 +57,28 @@ RACY_SECONDS = 2.0
 less than this long before it was stamped gets no stamp: it is read again
 next run. Two seconds cover the coarsest clocks of common filesystems."""
 
-LOCAL_FILESYSTEMS = frozenset(
-    {
-        "ext2",
-        "ext3",
-        "ext4",
-        "xfs",
-        "btrfs",
-        "zfs",
-        "f2fs",
-        "bcachefs",
-        "jfs",
-        "reiserfs",
-        "nilfs2",
-        "tmpfs",
-        "ramfs",
-        "overlay",
-    }
-)
-"""The filesystems whose files get stamps: local ones, whose kernel sets a
-file's change time on every write and keeps its inode number. FUSE mounts
-(sshfs, rclone, s3fs) report the modification time as the change time and
-may keep the inode when a file is replaced, and a network filesystem's
-times come from another machine's clock: their files are read on every
-run, as is every file where the filesystem cannot be told (not Linux)."""
+LOCAL_FILESYSTEMS = {
+    0xEF53: "ext4",  # ext2, ext3 and ext4 share it
+    0x58465342: "xfs",
+    0x9123683E: "btrfs",
+    0x2FC12FC1: "zfs",
+    0xF2F52010: "f2fs",
+    0xCA451A4E: "bcachefs",
+    0x3153464A: "jfs",
+    0x52654973: "reiserfs",
+    0x3434: "nilfs2",
+    0x01021994: "tmpfs",
+    0x858458F6: "ramfs",
+    0x794C7630: "overlay",
+}
+"""The filesystems whose files get stamps, by the magic number Linux's
+``statfs`` gives: local ones, whose kernel sets a file's change time on
+every write and keeps its inode number. FUSE mounts (sshfs, rclone, s3fs)
+report the modification time as the change time and may keep a replaced
+file's inode, and a network filesystem's times come from another machine's
+clock: their files are read on every run, as is every file where the
+filesystem cannot be told (not Linux)."""
+
 
 READERS = (
     "pypdf",
@@ -95,43 +94,48 @@ READERS = (
 may read a file otherwise, so every file is read again after it changes."""
 
 
-def file_stamp(info: os.stat_result, now: float | None = None) -> str | None:
-    """The stamp of a file from its ``stat`` (taken before the file is read):
-    device, inode, size, and modification and change times in nanoseconds.
-    A write sets the change time, which no tool can set back. None, for a
-    file read on every run: one changed less than :data:`RACY_SECONDS` before
-    ``now`` (this clock's time of the ``stat``), or seemingly after it, or on
-    a filesystem not in :data:`LOCAL_FILESYSTEMS`."""
+def file_stamp(path: Path, info: os.stat_result, now: float | None = None) -> str | None:
+    """The stamp of file ``path`` from its ``stat`` ``info`` (taken before the
+    file is read): device, inode, size, and modification and change times in
+    nanoseconds. A write sets the change time, which no tool can set back.
+    None, for a file read on every run: one changed less than
+    :data:`RACY_SECONDS` before ``now`` (this clock's time of the ``stat``),
+    or seemingly after it, or on a filesystem not in :data:`LOCAL_FILESYSTEMS`."""
     now_ns = int((time.time() if now is None else now) * 1e9)
     if now_ns - info.st_ctime_ns < RACY_SECONDS * 1e9:
         return None
-    if filesystem(info.st_dev) not in LOCAL_FILESYSTEMS:
+    if filesystem(path) not in LOCAL_FILESYSTEMS.values():
         return None
     return f"{info.st_dev}:{info.st_ino}:{info.st_size}:{info.st_mtime_ns}:{info.st_ctime_ns}"
 
 
-_MOUNTS = Path("/proc/self/mountinfo")
-_filesystems: dict[int, str] = {}
+_statfs: Any = None
 
 
-def filesystem(device: int) -> str | None:
-    """The type of the filesystem mounted as ``device`` (a ``st_dev``), as
-    Linux's ``/proc/self/mountinfo`` says it (``ext4``, ``fuse.sshfs``); None
-    where it cannot be told. Read again when a device is new to it (a mount
-    made since)."""
-    if device not in _filesystems:
-        try:
-            lines = _MOUNTS.read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
-            return None
-        for line in lines:
-            left, _, right = line.partition(" - ")
-            fields, kind = left.split(), right.split()
-            if len(fields) > 2 and kind and ":" in fields[2]:
-                major, _, minor = fields[2].partition(":")
-                if major.isdigit() and minor.isdigit():
-                    _filesystems[os.makedev(int(major), int(minor))] = kind[0]
-    return _filesystems.get(device)
+def filesystem(path: Path) -> str | None:
+    """The kind of the filesystem ``path`` lies on, as Linux's ``statfs``
+    tells it (``ext4``, ``btrfs``: :data:`LOCAL_FILESYSTEMS`), ``fs:0x...`` for
+    another one (FUSE's is ``fs:0x65735546``); None where it cannot be told
+    (not Linux, or the call failed). Asked for each file: a device number
+    may be another filesystem's after a remount, and a btrfs subvolume has a
+    device of its own."""
+    global _statfs
+    if _statfs is None:
+        _statfs = False
+        if sys.platform.startswith("linux"):
+            import ctypes
+
+            with contextlib.suppress(OSError, AttributeError):
+                _statfs = ctypes.CDLL(None, use_errno=True).statfs
+    if not _statfs:
+        return None
+    import ctypes
+
+    buffer = ctypes.create_string_buffer(256)  # struct statfs; f_type comes first
+    if _statfs(os.fsencode(path), buffer) != 0:
+        return None
+    kind = ctypes.c_long.from_buffer(buffer).value & 0xFFFFFFFF
+    return LOCAL_FILESYSTEMS.get(kind, f"fs:{kind:#x}")
 
 
 _code_key: str | None = None

@@ -189,7 +189,7 @@ def read_document(
             "raise max_file_size or exclude it"
         )
         return None
-    stamp = file_stamp(info, now)
+    stamp = file_stamp(path, info, now)
     if context.unchanged(source, stamp):  # indexed from this very file: not read again
         return None
     try:
