@@ -616,3 +616,23 @@ def test_a_reads_table_damaged_on_disk_is_an_index_error_that_rebuild_recovers(
     report = index(root, pm, rebuild=True)
     assert len(report.added) == 304
     assert any("moved aside" in m for _, m in report.problems)
+
+
+def test_a_plugin_registered_without_a_name_is_known_by_its_class(tmp_path: Path) -> None:
+    """pluggy names such a plugin by its ``id``, another in every process:
+    the key would change on every run, and no file would ever be left unread."""
+    from ragloom.plugins import build_plugin_manager
+    from ragloom.runs import Run
+
+    class Observer:
+        @ragloom.hookimpl
+        def on_event(self, event: Any) -> None:
+            return None
+
+    keys = []
+    for _ in range(2):
+        pm = build_plugin_manager(load_entry_points=False, env={})
+        pm.register(Observer())  # no name
+        keys.append(sorted(Run("index", pm).plugins()))
+    assert keys[0] == keys[1]
+    assert any(k.endswith("Observer") for k in keys[0])

@@ -20,6 +20,7 @@ import copy
 import logging
 import os
 import time
+import types
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -97,13 +98,21 @@ class Run:
         return branch
 
     def plugins(self) -> list[str]:
-        """Every registered plugin, as ``name`` or ``name distribution==version``
-        (core's modules included)."""
+        """Every registered plugin (core's modules included), by the code it
+        runs: its module or class, with its distribution's version when it
+        came from one (not the name it was registered under: pluggy names an
+        object registered without one by its ``id``, another every process)."""
         dists = {id(plugin): dist for plugin, dist in self._pm.list_plugin_distinfo()}
         out = []
-        for name, plugin in self._pm.list_name_plugin():
+        for plugin in self._pm.get_plugins():
+            kind = type(plugin)
+            code = (
+                getattr(plugin, "__name__", "?")
+                if isinstance(plugin, types.ModuleType)
+                else f"{kind.__module__}.{kind.__qualname__}"
+            )
             dist = dists.get(id(plugin))
-            out.append(f"{name} {dist.project_name}=={dist.version}" if dist else str(name))
+            out.append(f"{code} {dist.project_name}=={dist.version}" if dist else code)
         return out
 
     @property
