@@ -227,7 +227,8 @@ def _document_folders(root: Path, limit: int = 3) -> list[str]:
     "--reread",
     is_flag=True,
     help="Read every file again, even those unchanged since they were indexed (by "
-    "default a file whose size, times and inode are as when it was indexed is not read).",
+    "default, on a local filesystem, a file whose size, times and inode are as when it "
+    "was indexed is not read).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.pass_context
