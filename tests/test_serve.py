@@ -467,6 +467,12 @@ def test_index_needs_an_admin_key(server: str) -> None:
     done = httpx.post(f"{server}/v1/index", json={"dry_run": True}, headers=auth(ADMIN))
     assert done.status_code == 200, done.text
     assert done.json()["dry_run"] and done.json()["unchanged"] == 3
+    # every file read, as `ragloom index --reread` reads them
+    again = httpx.post(f"{server}/v1/index", json={"reread": True}, headers=auth(ADMIN))
+    assert again.status_code == 200, again.text
+    assert again.json()["unchanged"] == 3 and again.json()["unread"] == 0
+    wrong = httpx.post(f"{server}/v1/index", json={"reread": "yes"}, headers=auth(ADMIN))
+    assert wrong.status_code == 422
 
 
 def test_principals_in_the_body_are_refused(client: httpx.Client) -> None:

@@ -101,6 +101,7 @@ class IndexRequest(_Strict):
     rebuild: bool = False
     repair: bool = False
     allow_mass_delete: bool = False
+    reread: bool = False
 
     @field_validator("sources")
     @classmethod
@@ -192,6 +193,7 @@ class IndexOut(BaseModel):
     rewritten: list[str] = []
     deleted: list[str]
     unchanged: int
+    unread: int = 0
     chunks: int
     seconds: float
     corpus_version: int

@@ -372,6 +372,7 @@ def index_json(report: Any) -> dict[str, Any]:
         "rewritten": list(report.rewritten),
         "deleted": list(report.deleted),
         "unchanged": report.unchanged,
+        "unread": report.unread,
         "chunks": report.chunks,
         "seconds": round(report.seconds, 3),
         "corpus_version": report.corpus_version,
