@@ -636,3 +636,16 @@ def test_a_plugin_registered_without_a_name_is_known_by_its_class(tmp_path: Path
         keys.append(sorted(Run("index", pm).plugins()))
     assert keys[0] == keys[1]
     assert any(k.endswith("Observer") for k in keys[0])
+
+
+def test_a_document_left_behind_by_a_failed_chunking_is_read_and_written_again(
+    root: Path, pm: pluggy.PluginManager, settled: None, parsed: list[str]
+) -> None:
+    """Its ledger row carries another version's chunk stamp (a run whose
+    chunking failed left it so): the diff writes it again, so it is read."""
+    index(root, pm)
+    ledger_sql(root, "UPDATE documents SET stamp = 'deadbeef0000' WHERE id = 'docs/alpha.md'")
+    parsed.clear()
+    report = index(root, pm)
+    assert parsed == ["alpha.md"] and report.changed == ("docs/alpha.md",) and report.unread == 3
+    assert "aardvark" in found(root, pm, "aardvark")["docs/alpha.md"]

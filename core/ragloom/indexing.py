@@ -302,7 +302,11 @@ class Indexer:
         # an older ragloom's commit (every document is screened again), nor
         # when every document is chunked again
         trusted = not (rechunk or reread or not stamped_before)
-        run.reads = self._reads(ledger, entries, forced, trusted)
+        # the ledger names this chunker config exactly (not a tolerated older
+        # spelling): a document stamped under another one was left behind when
+        # it changed (its chunking failed), and is written again
+        chunker = self._chunker_key if stored_chunker == chunker_fp else None
+        run.reads = self._reads(ledger, entries, forced, trusted, chunker)
         scope, loaders = scoped_loaders(self.config, self.loaders, sources)
         admit = Admission(self.config.indexing.secrets, self._labeller)
         executor = self._executor()
@@ -329,10 +333,6 @@ class Indexer:
         rewritten: list[str] = []  # unchanged, but a store lacks its chunks
         todo: list[Document] = []
         unchanged = 0
-        # the ledger names this chunker config exactly (not a tolerated older
-        # spelling): a document stamped under another one was left behind when
-        # it changed (its chunking failed), and is written again
-        chunker = self._chunker_key if stored_chunker == chunker_fp else None
         for doc in loaded.documents:
             entry = entries.get(doc.id)
             if entry is None:
@@ -753,20 +753,25 @@ class Indexer:
         entries: Mapping[str, LedgerEntry],
         forced: set[str],
         trusted: bool,
+        chunker: str | None,
     ) -> Reads:
         """What the run's loaders may leave unread (``ragloom.reads``): nothing
         unless ``trusted``; else a file whose row the ledger holds, with the
-        same stamp and key, when its document is indexed in the row's state,
-        stamped under this chunker config, and complete in every store (not
-        ``forced``). Files are stamped either way."""
-        chunker = self._chunker_key
+        same stamp and key, when the diff would find its document unchanged
+        in the row's state: indexed in that state, stamped under this chunker
+        config (``chunker``, when the diff checks it), and complete in every
+        store (not ``forced``). Files are stamped either way."""
 
         def holds(doc_id: str, state: str) -> bool:
             entry = entries.get(doc_id)
             return (
                 entry is not None
                 and entry.content_hash == state
-                and entry.stamp == document_stamp(state, chunker)
+                and not (
+                    chunker is not None
+                    and entry.stamp
+                    and entry.stamp != document_stamp(state, chunker)
+                )
                 and doc_id not in forced
             )
 
