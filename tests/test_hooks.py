@@ -294,6 +294,26 @@ def test_hook_run_stage(pm, corpus: Path) -> None:
     assert answer.grounded and "$29" in answer.text
 
 
+def test_a_run_stage_wrapper_may_give_the_load_stage_a_list_of_its_own(pm, corpus: Path) -> None:
+    """As the hook's docs say, a wrapper returns the result: one that leaves
+    a document out by returning another list (not editing the one it got)
+    is heard."""
+
+    class Keeper:
+        @hookimpl(wrapper=True)
+        def run_stage(self, call: StageCall):
+            result = yield
+            if call.stage == "load":
+                return [doc for doc in result if doc.id != "docs/security.md"]
+            return result
+
+    with use(pm, Keeper(), corpus) as pipeline:
+        report = pipeline.index()
+        assert "docs/security.md" not in report.added and "docs/pricing.md" in report.added
+        sources = {hit.chunk.document_id for hit in pipeline.retrieve("security plan", k=10)}
+        assert "docs/security.md" not in sources
+
+
 def test_run_stage_wrapper_registered_on_an_open_pipeline_sees_the_next_calls(
     pm, corpus: Path
 ) -> None:

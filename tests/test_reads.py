@@ -622,20 +622,27 @@ def test_a_plugin_registered_without_a_name_is_known_by_its_class(tmp_path: Path
     """pluggy names such a plugin by its ``id``, another in every process:
     the key would change on every run, and no file would ever be left unread."""
     from ragloom.plugins import build_plugin_manager
-    from ragloom.runs import Run
+    from ragloom.reads import plugin_code
 
     class Observer:
         @ragloom.hookimpl
         def on_event(self, event: Any) -> None:
             return None
 
+    class Other:
+        @ragloom.hookimpl
+        @staticmethod
+        def on_event(event: Any) -> None:
+            return None
+
     keys = []
-    for _ in range(2):
+    for plugin in (Observer(), Observer(), Observer, Other):
         pm = build_plugin_manager(load_entry_points=False, env={})
-        pm.register(Observer())  # no name
-        keys.append(sorted(Run("index", pm).plugins()))
-    assert keys[0] == keys[1]
+        pm.register(plugin)  # no name
+        keys.append(sorted(plugin_code(pm)))
+    assert keys[0] == keys[1] == keys[2]  # an instance, or the class itself
     assert any(k.endswith("Observer") for k in keys[0])
+    assert keys[3] != keys[2]  # another class registered as a class
 
 
 def test_a_document_left_behind_by_a_failed_chunking_is_read_and_written_again(
@@ -649,3 +656,39 @@ def test_a_document_left_behind_by_a_failed_chunking_is_read_and_written_again(
     report = index(root, pm)
     assert parsed == ["alpha.md"] and report.changed == ("docs/alpha.md",) and report.unread == 3
     assert "aardvark" in found(root, pm, "aardvark")["docs/alpha.md"]
+
+
+def test_the_code_that_reads_files_and_the_screening_libraries_are_in_the_key(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A new detect-secrets may find a secret the last one did not: an
+    unchanged file must be screened again, so it must be read."""
+    import importlib.metadata
+
+    from ragloom import reads
+
+    assert "detect-secrets" in reads.LIBRARIES and "pypdf" in reads.LIBRARIES
+    before = reads.code_digest()
+    real = importlib.metadata.version
+
+    def newer(name: str) -> str:
+        return "99.0" if name == "detect-secrets" else real(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", newer)
+    assert reads.code_digest() != before
+
+
+def test_a_pipeline_takes_the_code_digest_when_it_opens(
+    root: Path, pm: pluggy.PluginManager, settled: None, parsed: list[str], monkeypatch
+) -> None:
+    """ragloom upgraded in place under a pipeline already open: its runs go
+    on recording under the code it runs, so a new process (the new code)
+    reads every file once."""
+    from ragloom import reads
+
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=root) as pipeline:
+        pipeline.index()
+        monkeypatch.setattr(reads, "code_digest", lambda: "the upgraded code")
+        parsed.clear()
+        assert pipeline.index().unread == 4 and parsed == []  # still the code it runs
+    read_once_more(root, pm, parsed)  # a new pipeline: the new code

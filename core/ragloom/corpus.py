@@ -269,7 +269,7 @@ def load_here(run: Run, loaders: Iterable[LoaderItem], admit: Admission) -> Load
             return into
 
         try:
-            run.stage("load", name, loader, load)
+            given = run.stage("load", name, loader, load)
         except SourceUnavailableError as exc:
             loaded.failed[key] = f"loader {name}: {exc}"
             continue
@@ -287,6 +287,8 @@ def load_here(run: Run, loaders: Iterable[LoaderItem], admit: Admission) -> Load
             log.debug("loader %s failed", name, exc_info=True)
             continue
         loaded.ran.add(key)
+        if given is not None and given is not docs:  # a run_stage wrapper's own list
+            docs = list(given)
         if reads is not None:
             for row in reads.taken():
                 _take_unread(loaded, row, admit, run)

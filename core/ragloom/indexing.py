@@ -65,7 +65,7 @@ from .ledger import (
     check_writer,
     index_lock,
 )
-from .reads import Reads, reading_key
+from .reads import Reads, code_digest, plugin_code, reading_key
 from .storewriter import StoreWriter
 from .types import Document
 
@@ -141,8 +141,12 @@ class Indexer:
         state: IndexState,
         run: Run,
         embedding_cache: EmbeddingCache | None = None,
+        code: str | None = None,
     ) -> None:
         self.config = config
+        self.code = code or code_digest()
+        """The code that reads files (``ragloom.reads.code_digest``), as the
+        pipeline took it when it opened."""
         self.loaders = list(loaders)
         self.chunker = chunker
         self.embedder = embedder
@@ -776,7 +780,8 @@ class Indexer:
             )
 
         rows = ledger.reads() if trusted else {}
-        return Reads(rows, reading_key(self.config, self.job.plugins()), holds)
+        key = reading_key(self.config, self.code, plugin_code(self.job.plugin_manager))
+        return Reads(rows, key, holds)
 
     def _state(self, doc: Document) -> str:
         state = self._states.get(doc.id)

@@ -77,7 +77,8 @@ CREATE TABLE IF NOT EXISTS reads (
     key TEXT NOT NULL,
     rules TEXT NOT NULL DEFAULT '[]',
     PRIMARY KEY (loader, source)
-)
+);
+CREATE INDEX IF NOT EXISTS reads_by_document ON reads (doc_id);
 """
 _READS_SHAPE = [
     ("loader", 1),
@@ -378,7 +379,6 @@ class Ledger:
             use_wal(db, _BUSY_SECONDS)
             db.execute("PRAGMA synchronous=NORMAL")
             db.executescript(_SCHEMA)
-            db.execute(_READS_TABLE)
             self._migrate(db)
             if db.execute("SELECT 1 FROM meta WHERE key = 'index_id'").fetchone() is None:
                 db.execute(
@@ -456,15 +456,18 @@ class Ledger:
         one write transaction (another process or thread may be opening it
         too)."""
         have = {row[1] for row in db.execute("PRAGMA table_info(documents)")}
-        if not set(_COLUMNS) - have and Ledger._reads_shape(db) == _READS_SHAPE:
+        if not set(_COLUMNS) - have and Ledger._reads_fit(db):
             return
         db.execute("BEGIN IMMEDIATE")
         try:
             Ledger._add_columns(db)
-            if Ledger._reads_shape(db) != _READS_SHAPE:
-                log.warning("the ledger's table of files read was not ragloom's: made afresh")
+            if not Ledger._reads_fit(db):
+                if Ledger._reads_shape(db):
+                    log.warning("the ledger's table of files read was not ragloom's: made afresh")
                 db.execute("DROP TABLE IF EXISTS reads")
-                db.execute(_READS_TABLE)
+                for statement in _READS_TABLE.split(";"):
+                    if statement.strip():
+                        db.execute(statement)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -474,6 +477,18 @@ class Ledger:
     def _reads_shape(db: sqlite3.Connection) -> list[tuple[str, int]]:
         """Table ``reads``'s columns, each with its place in the primary key."""
         return [(row[1], row[5]) for row in db.execute("PRAGMA table_info(reads)")]
+
+    @staticmethod
+    def _reads_fit(db: sqlite3.Connection) -> bool:
+        """Whether table ``reads`` is this ragloom's: its columns first, with
+        its primary key (a newer ragloom's may add columns after them), and
+        its index by document."""
+        shape = Ledger._reads_shape(db)
+        return (
+            shape[: len(_READS_SHAPE)] == _READS_SHAPE
+            and all(pk == 0 for _, pk in shape[len(_READS_SHAPE) :])
+            and any(row[1] == "reads_by_document" for row in db.execute("PRAGMA index_list(reads)"))
+        )
 
     @staticmethod
     def _add_columns(db: sqlite3.Connection) -> None:
@@ -566,7 +581,9 @@ class Ledger:
     def reads(self) -> dict[tuple[str, str], Reuse]:
         """The files read before (``ragloom.reads``), by loader key and source.
         A row that cannot be read is passed over (its file is read, and its
-        row written afresh); a table that cannot be read reads as empty."""
+        row written afresh). A table damaged on disk fails ``check_reads``
+        first, as the run opens the ledger; one that still cannot be read
+        here reads as empty (every file is read), said in the log."""
         from .reads import Reuse
 
         try:
@@ -574,7 +591,7 @@ class Ledger:
                 "SELECT loader, source, stamp, doc_id, state, key, rules FROM reads"
             ).fetchall()
         except sqlite3.DatabaseError:
-            log.debug("the ledger's reads could not be read; every file is read", exc_info=True)
+            log.warning("the ledger's table of files read could not be read: every file is read")
             return {}
         out: dict[tuple[str, str], Reuse] = {}
         for row in rows:
@@ -602,16 +619,18 @@ class Ledger:
         """Record ``rows``, in the run's transaction, and drop the rows of the
         documents ``forget`` (deleted) and of loaders other than ``loaders``
         (the configured ones: a loader whose options changed has a new key).
-        A table another program damaged is left as it is (its rows are only
-        ever a reason not to read a file, checked against the documents'
-        indexed versions; the next open makes it afresh), and the run goes on."""
+        Where that fails but the disk is fine (a table another program
+        changed since the ledger was opened), the run goes on without them,
+        said in the log: rows are only ever a reason not to read a file, and
+        the next run reads it."""
         try:
             self.db.executemany("DELETE FROM reads WHERE doc_id = ?", [(d,) for d in forget])
             if loaders:
                 marks = ", ".join("?" * len(loaders))
                 self.db.execute(f"DELETE FROM reads WHERE loader NOT IN ({marks})", list(loaders))
             self.db.executemany(
-                "INSERT OR REPLACE INTO reads VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO reads (loader, source, stamp, doc_id, state, key, rules) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [
                     (r.loader, r.source, r.stamp, r.doc_id, r.state, r.key, json.dumps(r.rules))
                     for r in rows
@@ -620,7 +639,7 @@ class Ledger:
         except sqlite3.DatabaseError as exc:
             if _disk_trouble(exc) or _busy(exc):
                 raise
-            log.debug("the ledger's reads could not be written", exc_info=True)
+            log.warning("the ledger's table of files read could not be written (%s)", exc)
 
     def get_meta(self, key: str) -> Any:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()

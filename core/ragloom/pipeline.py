@@ -87,6 +87,7 @@ class Pipeline:
             state=self.state,
         )
         self._opened: list[Component] = []
+        self._code: str | None = None  # ragloom.reads.code_digest, taken by open()
         self._lock = threading.RLock()  # lifecycle, caches
         self._embedding_cache: EmbeddingCache | None = None
         self._answer_cache: AnswerCache | None = None
@@ -180,6 +181,11 @@ class Pipeline:
             if self._opened:
                 return self
             try:
+                from .reads import code_digest
+
+                # the code that reads files, as loaded now (an upgrade in place
+                # while the pipeline is open is not this process's code)
+                self._code = code_digest()
                 for name, component in self._components():
                     component.open(self._context(name))
                     self._opened.append(component)
@@ -358,6 +364,7 @@ class Pipeline:
                     state=self.state,
                     run=run,
                     embedding_cache=self.embedding_cache,
+                    code=self._code,
                 )
                 report = indexer.run(
                     sources,
@@ -611,6 +618,7 @@ def _unchanged(source: str, stamp: str | None) -> bool:
 
 
 def _read(source: str, stamp: str | None) -> None:
+    """``Context.read``: told to the calling thread's index run."""
     run = current_run.get()
     reads = getattr(run, "reads", None)
     if reads is not None:

@@ -5,7 +5,8 @@ it (:func:`file_stamp`), before reading it. The run records the stamp of
 every document it indexed in the ledger (table ``reads``), with the state
 hash of the document the file gave and a key of everything else that
 decides it (:func:`reading_key`: ragloom's code, Python's and the readers'
-versions, the secrets policy, the access rules, the plugins). On the next
+and secrets screening's versions, the secrets policy, the access rules, the
+plugins). On the next
 run the loader asks ``Context.unchanged(source, stamp)`` first, and a file
 whose stamp, key and indexed version all match is taken as it is, without
 being read: a folder of unchanged PDFs costs a ``stat`` a file, not a parse.
@@ -30,12 +31,13 @@ own (an ETag, a record's version): see ``Context.unchanged``.
 
 from __future__ import annotations
 
-import contextlib
+import functools
 import hashlib
 import json
 import os
 import sys
 import time
+import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,8 +48,10 @@ __all__ = [
     "RACY_SECONDS",
     "Reads",
     "Reuse",
+    "code_digest",
     "file_stamp",
     "filesystem",
+    "plugin_code",
     "reading_key",
     "stamps",
 ]
@@ -80,18 +84,24 @@ clock: their files are read on every run, as is every file where the
 filesystem cannot be told (not Linux)."""
 
 
-READERS = (
+LIBRARIES = (
     "pypdf",
+    "cryptography",
+    "pycryptodome",
     "python-docx",
     "python-pptx",
     "openpyxl",
     "selectolax",
     "charset-normalizer",
     "PyYAML",
+    "tomli",
     "lxml",
+    "detect-secrets",
 )
-"""The libraries the built-in loaders read files with: a new version of one
-may read a file otherwise, so every file is read again after it changes."""
+"""The libraries that decide what a file gives: the readers (and pypdf's
+decryption), and the secrets screening's patterns. A new version of one may
+read a file otherwise, or find a secret the last one did not, so every file
+is read again after one changes."""
 
 
 def file_stamp(path: Path, info: os.stat_result, now: float | None = None) -> str | None:
@@ -109,9 +119,6 @@ def file_stamp(path: Path, info: os.stat_result, now: float | None = None) -> st
     return f"{info.st_dev}:{info.st_ino}:{info.st_size}:{info.st_mtime_ns}:{info.st_ctime_ns}"
 
 
-_statfs: Any = None
-
-
 def filesystem(path: Path) -> str | None:
     """The kind of the filesystem ``path`` lies on, as Linux's ``statfs``
     tells it (``ext4``, ``btrfs``: :data:`LOCAL_FILESYSTEMS`), ``fs:0x...`` for
@@ -119,62 +126,86 @@ def filesystem(path: Path) -> str | None:
     (not Linux, or the call failed). Asked for each file: a device number
     may be another filesystem's after a remount, and a btrfs subvolume has a
     device of its own."""
-    global _statfs
-    if _statfs is None:
-        _statfs = False
-        if sys.platform.startswith("linux"):
-            import ctypes
-
-            with contextlib.suppress(OSError, AttributeError):
-                _statfs = ctypes.CDLL(None, use_errno=True).statfs
-    if not _statfs:
-        return None
     import ctypes
 
+    statfs = _statfs()
+    if statfs is None:
+        return None
     buffer = ctypes.create_string_buffer(256)  # struct statfs; f_type comes first
-    if _statfs(os.fsencode(path), buffer) != 0:
+    if statfs(os.fsencode(path), buffer) != 0:
         return None
     kind = ctypes.c_long.from_buffer(buffer).value & 0xFFFFFFFF
     return LOCAL_FILESYSTEMS.get(kind, f"fs:{kind:#x}")
 
 
-_code_key: str | None = None
+@functools.cache
+def _statfs() -> Callable[..., int] | None:
+    """The C library's ``statfs``, on Linux; None elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    try:
+        return ctypes.CDLL(None, use_errno=True).statfs  # type: ignore[no-any-return]
+    except (OSError, AttributeError):
+        return None
 
 
-def _code() -> str:
-    """A digest of ragloom's own code (every module of the installed
-    package) and the versions of the readers it uses: computed once per
-    process (a few milliseconds)."""
-    global _code_key
-    if _code_key is None:
-        from importlib.metadata import PackageNotFoundError, version
+def code_digest() -> str:
+    """A digest of the code that reads files: ragloom's own (every module of
+    the installed package: its ``.py`` files, else, where it was installed
+    without them, its compiled ones), Python's, and the versions of
+    :data:`LIBRARIES`. The pipeline takes it when it opens (a few
+    milliseconds), with the code it runs loaded."""
+    from importlib.metadata import PackageNotFoundError, version
 
-        digest = hashlib.sha256()
-        package = Path(__file__).resolve().parent
-        for path in sorted(package.rglob("*.py")):
-            digest.update(path.relative_to(package).as_posix().encode())
-            digest.update(path.read_bytes())
-        for name in READERS:
-            try:
-                digest.update(f"{name}={version(name)}".encode())
-            except PackageNotFoundError:
-                digest.update(f"{name}=-".encode())
-        # the standard library reads mail, books and notebooks
-        digest.update(f"{sys.implementation.name} {sys.version}".encode())
-        _code_key = digest.hexdigest()
-    return _code_key
+    from . import __version__
+
+    digest = hashlib.sha256(f"ragloom {__version__}".encode())
+    package = Path(__file__).resolve().parent
+    files = sorted(package.rglob("*.py")) or sorted(
+        p for p in package.rglob("*.pyc") if "__pycache__" not in p.parts
+    )
+    for path in files:
+        digest.update(path.relative_to(package).as_posix().encode())
+        digest.update(path.read_bytes())
+    for name in LIBRARIES:
+        try:
+            digest.update(f"{name}={version(name)}".encode())
+        except PackageNotFoundError:
+            digest.update(f"{name}=-".encode())
+    # the standard library reads mail, books and notebooks
+    digest.update(f"{sys.implementation.name} {sys.version}".encode())
+    return digest.hexdigest()
 
 
-def reading_key(config: Any, plugins: list[str]) -> str:
+def plugin_code(pm: Any) -> list[str]:
+    """Every plugin registered with ``pm`` (core's modules included), by the
+    code it runs: its module or class, with its distribution's version when
+    it came from one (not the name it was registered under: pluggy names an
+    object registered without one by its ``id``, another every process)."""
+    dists = {id(plugin): dist for plugin, dist in pm.list_plugin_distinfo()}
+    out = []
+    for plugin in pm.get_plugins():
+        if isinstance(plugin, types.ModuleType):
+            code = plugin.__name__
+        else:
+            kind = plugin if isinstance(plugin, type) else type(plugin)
+            code = f"{kind.__module__}.{kind.__qualname__}"
+        dist = dists.get(id(plugin))
+        out.append(f"{code} {dist.project_name}=={dist.version}" if dist else code)
+    return out
+
+
+def reading_key(config: Any, code: str, plugins: list[str]) -> str:
     """What decides a document besides its file and its loader's options
-    (the loader's key, recorded beside): ragloom's code and Python's, the
-    readers' versions, the secrets policy, the access rules, and the
-    plugins (``plugins``: each one's name and its distribution's version; a
-    ``run_stage`` hook may change what is loaded, a loader plugin what it
-    reads)."""
+    (the loader's key, recorded beside): the code that reads it (``code``:
+    :func:`code_digest`), the secrets policy, the access rules, and the
+    plugins (``plugins``: :func:`plugin_code`; a ``run_stage`` hook may
+    change what is loaded, a loader plugin what it reads)."""
     access = config.access.model_dump(mode="json") if config.access is not None else None
     said = {
-        "code": _code(),
+        "code": code,
         "secrets": config.indexing.secrets,
         "access": access,
         "plugins": sorted(plugins),

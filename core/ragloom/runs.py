@@ -20,7 +20,6 @@ import copy
 import logging
 import os
 import time
-import types
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -97,23 +96,9 @@ class Run:
         branch.timings = []
         return branch
 
-    def plugins(self) -> list[str]:
-        """Every registered plugin (core's modules included), by the code it
-        runs: its module or class, with its distribution's version when it
-        came from one (not the name it was registered under: pluggy names an
-        object registered without one by its ``id``, another every process)."""
-        dists = {id(plugin): dist for plugin, dist in self._pm.list_plugin_distinfo()}
-        out = []
-        for plugin in self._pm.get_plugins():
-            kind = type(plugin)
-            code = (
-                getattr(plugin, "__name__", "?")
-                if isinstance(plugin, types.ModuleType)
-                else f"{kind.__module__}.{kind.__qualname__}"
-            )
-            dist = dists.get(id(plugin))
-            out.append(f"{code} {dist.project_name}=={dist.version}" if dist else code)
-        return out
+    @property
+    def plugin_manager(self) -> pluggy.PluginManager:
+        return self._pm
 
     @property
     def seconds(self) -> float:
