@@ -261,8 +261,7 @@ def load_here(run: Run, loaders: Iterable[LoaderItem], admit: Admission) -> Load
     for key, name, loader in loaders:
         docs: list[Any] = []
         if reads is not None:
-            reads.loader = key if stamps(loader) else None
-            reads.taken()  # what a loader that failed part way took stays unloaded
+            reads.begin(key if stamps(loader) else None)
 
         def load(ld: Loader = loader, into: list[Any] = docs) -> list[Any]:
             into.extend(ld.load())

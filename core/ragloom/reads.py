@@ -273,7 +273,13 @@ class Reads:
         else:
             self.stamps.pop((self.loader, source), None)
 
+    def begin(self, loader: str | None) -> None:
+        """A loader starts (its key; None when its class makes no promise):
+        rows a loader that failed part way took are dropped with it."""
+        self.loader = loader
+        self.reused = []
+
     def taken(self) -> list[Reuse]:
-        """The rows taken since the last call (the loader that just ran)."""
+        """The rows the loader that just ran took."""
         taken, self.reused = self.reused, []
         return taken
