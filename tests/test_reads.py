@@ -338,6 +338,18 @@ def test_a_reads_table_of_another_shape_is_made_afresh(
     assert ledger_sql(root, "SELECT count(*) FROM reads") == [(4,)]
 
 
+def test_a_reads_table_without_its_index_gets_it_and_keeps_its_rows(
+    root: Path, pm: pluggy.PluginManager, settled: None, parsed: list[str], caplog
+) -> None:
+    index(root, pm)
+    ledger_sql(root, "DROP INDEX reads_by_document")
+    parsed.clear()
+    assert index(root, pm).unread == 4 and parsed == []  # the rows were kept
+    assert "made afresh" not in caplog.text
+    indexes = ledger_sql(root, "PRAGMA index_list(reads)")
+    assert any(row[1] == "reads_by_document" for row in indexes)
+
+
 @pytest.mark.parametrize(
     "damage",
     [

@@ -456,7 +456,7 @@ class Ledger:
         one write transaction (another process or thread may be opening it
         too)."""
         have = {row[1] for row in db.execute("PRAGMA table_info(documents)")}
-        if not set(_COLUMNS) - have and Ledger._reads_fit(db):
+        if not set(_COLUMNS) - have and Ledger._reads_fit(db) and Ledger._reads_indexed(db):
             return
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -465,9 +465,9 @@ class Ledger:
                 if Ledger._reads_shape(db):
                     log.warning("the ledger's table of files read was not ragloom's: made afresh")
                 db.execute("DROP TABLE IF EXISTS reads")
-                for statement in _READS_TABLE.split(";"):
-                    if statement.strip():
-                        db.execute(statement)
+            for statement in _READS_TABLE.split(";"):  # IF NOT EXISTS: what is missing
+                if statement.strip():
+                    db.execute(statement)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -481,14 +481,16 @@ class Ledger:
     @staticmethod
     def _reads_fit(db: sqlite3.Connection) -> bool:
         """Whether table ``reads`` is this ragloom's: its columns first, with
-        its primary key (a newer ragloom's may add columns after them), and
-        its index by document."""
+        its primary key (a newer ragloom's may add columns after them)."""
         shape = Ledger._reads_shape(db)
-        return (
-            shape[: len(_READS_SHAPE)] == _READS_SHAPE
-            and all(pk == 0 for _, pk in shape[len(_READS_SHAPE) :])
-            and any(row[1] == "reads_by_document" for row in db.execute("PRAGMA index_list(reads)"))
+        return shape[: len(_READS_SHAPE)] == _READS_SHAPE and all(
+            pk == 0 for _, pk in shape[len(_READS_SHAPE) :]
         )
+
+    @staticmethod
+    def _reads_indexed(db: sqlite3.Connection) -> bool:
+        """Whether table ``reads`` has its index by document."""
+        return any(row[1] == "reads_by_document" for row in db.execute("PRAGMA index_list(reads)"))
 
     @staticmethod
     def _add_columns(db: sqlite3.Connection) -> None:
