@@ -205,7 +205,8 @@ class Indexer:
         try:
             ledger = Ledger(path).open()
             ledger.entries()  # a damaged table fails here, not half-way through the run
-            ledger.check_reads()
+            if rebuild:  # (the run reads no row, and empties the table)
+                ledger.check_reads()
             return ledger
         except IndexDamagedError:  # (not a full disk, nor a lock: the ledger is good)
             if not rebuild:

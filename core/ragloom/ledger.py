@@ -583,18 +583,16 @@ class Ledger:
     def reads(self) -> dict[tuple[str, str], Reuse]:
         """The files read before (``ragloom.reads``), by loader key and source.
         A row that cannot be read is passed over (its file is read, and its
-        row written afresh). A table damaged on disk fails ``check_reads``
-        first, as the run opens the ledger; one that still cannot be read
-        here reads as empty (every file is read), said in the log."""
+        row written afresh); a table damaged on disk is a damaged ledger
+        (IndexDamagedError: ``--rebuild`` moves it aside)."""
         from .reads import Reuse
 
         try:
             rows = self.db.execute(
                 "SELECT loader, source, stamp, doc_id, state, key, rules FROM reads"
             ).fetchall()
-        except sqlite3.DatabaseError:
-            log.warning("the ledger's table of files read could not be read: every file is read")
-            return {}
+        except sqlite3.DatabaseError as exc:
+            raise self._damaged(exc) from None
         out: dict[tuple[str, str], Reuse] = {}
         for row in rows:
             if not all(isinstance(v, str) for v in row):
@@ -608,8 +606,9 @@ class Ledger:
 
     def check_reads(self) -> None:
         """Read table ``reads`` through: IndexDamagedError when the file is
-        damaged there (``--rebuild`` then moves the ledger aside, as for a
-        damaged ``documents`` table)."""
+        damaged there, so that ``--rebuild`` (which empties it, and reads no
+        row) moves the ledger aside, as for a damaged ``documents`` table.
+        Other runs find the damage reading its rows (``reads``)."""
         try:
             self.db.execute("SELECT count(*), sum(length(rules)) FROM reads").fetchone()
         except sqlite3.DatabaseError as exc:
