@@ -28,7 +28,9 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from . import __version__
+from .cli_answers import answer_json, empty_index, print_answer, print_stream, print_trace
 from .cli_cache import cache
+from .cli_chat import chat
 from .cli_eval import eval_command
 from .cli_support import (
     PRINCIPAL,
@@ -62,6 +64,7 @@ A typical session:
   ragloom index                load, chunk, embed and store the documents
   ragloom search "pricing"     see what retrieval finds
   ragloom ask "How much is the Pro plan?"
+  ragloom chat                 ask many questions, the pipeline loaded once
 """
 
 
@@ -400,20 +403,6 @@ def _print_index_report(report: Any, *, as_json: bool, out: Any, opening: float 
         sys.exit(1)
 
 
-def _empty_index(index_dir: Path, indexed: Any, documents: Any) -> str | None:
-    """What to say when a query found nothing because the index holds
-    nothing (``indexed``: its corpus version, 0 until a run commits;
-    ``documents``: how many it holds); None when it holds documents."""
-    if not indexed:
-        return f"nothing is indexed yet in {index_dir}; run `ragloom index`"
-    if not documents:
-        return (
-            f"the index in {index_dir} holds no documents (the last `ragloom index` "
-            "found none): check the loaders' paths, then run `ragloom index`"
-        )
-    return None
-
-
 @cli.command()
 @click.argument("query")
 @click.option(
@@ -474,7 +463,7 @@ def search(
         _print_explanation(hits)
         return
     if not hits:
-        empty = _empty_index(pipeline.index_dir, hits.corpus_version, hits.documents)
+        empty = empty_index(pipeline.index_dir, hits.corpus_version, hits.documents)
         said = empty or hint
         click.echo(sanitize(f"no hits: {said}") if said else "no hits")
         return
@@ -700,11 +689,11 @@ def ask(
         pipeline.open()  # before `with`, whose entering opens it otherwise
     with pipeline:
         if stream:
-            _print_stream(pipeline.stream(question, filters, k=k, principals=who))
+            print_stream(pipeline.stream(question, filters, k=k, principals=who))
             return
         with plugin_output_to_stderr():
             answer = pipeline.ask(question, filters, k=k, principals=who, trace=trace)
-        empty = _empty_index(
+        empty = empty_index(
             pipeline.index_dir,
             answer.metadata.get("corpus_version"),
             answer.metadata.get("documents", 1),
@@ -713,102 +702,11 @@ def ask(
             # the refusal alone would read as "the documents do not say"
             click.echo(sanitize(f"note: {empty}"), err=True)
     if as_json:
-        click.echo(
-            json.dumps(
-                {
-                    "question": answer.question,
-                    "answer": answer.text,
-                    "grounded": answer.grounded,
-                    "uncited": bool(answer.metadata.get("uncited")),
-                    "truncated": bool(answer.metadata.get("truncated")),
-                    "dropped_citations": list(answer.metadata.get("dropped_citations", ())),
-                    "degraded": answer.degraded,
-                    **(
-                        {"retrieval_degraded": answer.metadata["retrieval_degraded"]}
-                        if answer.metadata.get("retrieval_degraded")
-                        else {}
-                    ),
-                    "citations": [
-                        {
-                            "number": c.number,
-                            "label": c.label,
-                            "source": c.source,
-                            "chunk_id": c.chunk_id,
-                            "quote": c.quote,
-                        }
-                        for c in answer.citations
-                    ],
-                    **({"trace": _trace_json(answer)} if trace else {}),
-                },
-                indent=2,
-            )
-        )
+        click.echo(json.dumps(answer_json(answer, trace=trace), indent=2))
         return
-    out = console()
-    out.print(sanitize(answer.text), markup=False)
-    if answer.citations:
-        out.print()
-        for c in answer.citations:
-            out.print(f"  [{c.number}] {sanitize(c.label)}", markup=False)
-    _answer_notes(answer)
+    print_answer(answer)
     if trace:
-        _print_trace(answer)
-
-
-def _answer_notes(answer: Any) -> None:
-    """What a person must know of an answer that its text does not say."""
-    if answer.metadata.get("uncited"):
-        click.echo(
-            "note: the answer cites no passage: it may come from the model, not the documents",
-            err=True,
-        )
-    if answer.metadata.get("truncated"):
-        click.echo(
-            "note: the answer was cut off at the generator's max_tokens; raise it for a "
-            "whole answer",
-            err=True,
-        )
-
-
-def _trace_json(answer: Any) -> list[dict[str, Any]]:
-    return [
-        {"stage": t.stage, "name": t.name, "seconds": t.seconds, "count": t.count}
-        for t in answer.metadata.get("trace", ())
-    ]
-
-
-def _print_trace(answer: Any) -> None:
-    from rich.table import Table
-
-    timings = answer.metadata.get("trace", ())
-    table = Table(title="stages", show_lines=False)
-    for column in ("stage", "component", "ms", "items"):
-        table.add_column(column, justify="right" if column in ("ms", "items") else "left")
-    for t in timings:
-        count = "" if t.count is None else str(t.count)
-        table.add_row(t.stage, escape(t.name), f"{t.seconds * 1000:.1f}", count)
-    total = sum(t.seconds for t in timings)
-    table.add_row("total", "", f"{total * 1000:.1f}", "")
-    console().print()
-    console().print(table)
-    if answer.metadata.get("cached"):
-        console().print("(answered from the answer cache: no stage ran)")
-
-
-def _print_stream(stream: Any) -> None:
-    """The pieces as they come (sanitised), then the checked answer's citations."""
-    with stream:
-        for piece in stream:
-            click.echo(sanitize(piece), nl=False)
-    click.echo()
-    answer = stream.answer
-    if answer is not None and answer.citations:
-        out = console()
-        out.print()
-        for c in answer.citations:
-            out.print(f"  [{c.number}] {sanitize(c.label)}", markup=False)
-    if answer is not None:
-        _answer_notes(answer)
+        print_trace(answer)
 
 
 def _check_not_empty(ctx: click.Context, text: str, name: str, example: str) -> None:
@@ -1137,6 +1035,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 cli.add_command(cache)
+cli.add_command(chat)
 cli.add_command(eval_command)
 cli.add_command(tune)
 
