@@ -238,3 +238,41 @@ def test_a_newline_in_the_request_path_cannot_forge_an_access_line(
     (line,) = [r.getMessage() for r in caplog.records if r.name == "ragloom.server.access"]
     assert "\n" not in line and "\x1b" not in line
     assert line.startswith("GET /v1/x\\x0aINFO ragloom.server.access") and "\\x1b[2J" in line
+
+
+@pytest.mark.parametrize(("sent", "code"), [("SIGINT", 0), ("SIGTERM", -15)])
+def test_stopping_the_server_is_its_normal_end(corpus: Path, sent: str, code: int) -> None:
+    """Ctrl-C ended it with exit 1 and ``error: interrupted`` (uvicorn raises
+    the signal again once it has stopped), which a supervisor counts as a
+    failure; SIGTERM ends it by the signal, as any server it lets go."""
+    import signal
+    import time
+
+    import httpx
+
+    from .conftest import basic_config
+
+    (corpus / "ragloom.yaml").write_text(yaml.safe_dump(basic_config()), "utf-8")
+    port = _free_port()
+    server = subprocess.Popen(
+        [RAGLOOM, "serve", "--no-auth", "--no-mcp", "--port", str(port)],
+        cwd=corpus, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as at a terminal
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert server.poll() is None, server.communicate()[1]
+            assert time.monotonic() < deadline, "ragloom serve did not become ready"
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/readyz").status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            time.sleep(0.1)
+        server.send_signal(getattr(signal, sent))
+        _, stderr = server.communicate(timeout=60)
+    finally:
+        server.kill()
+    assert server.returncode == code, stderr
+    assert "error" not in stderr.lower(), stderr

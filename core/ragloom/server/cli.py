@@ -3,6 +3,7 @@ declares them, so that ``ragloom --help`` imports nothing of this)."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import logging
 import os
@@ -151,7 +152,10 @@ def run_serve(
     # uvicorn handles SIGTERM while it serves, then restores the handler it
     # found and raises the signal again: the default ends the process by it
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    server.run(sockets=[listening])
+    # Ctrl-C: uvicorn stops serving, restores Python's handler and raises
+    # the signal again; stopping is a server's normal end (exit 0)
+    with contextlib.suppress(KeyboardInterrupt):
+        server.run(sockets=[listening])
     if failed:
         exc = failed[0]
         fail(escape(f"the pipeline failed to open: {type(exc).__name__}: {exc}"), 1)
