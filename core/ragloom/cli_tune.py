@@ -136,7 +136,8 @@ def tune_split(
     default=300,
     show_default=True,
     type=click.IntRange(min=10),
-    help="Hits asked of each store per query: the largest per-store k tried.",
+    help="Hits asked of each store per query: the largest per-store k tried; never "
+    "fewer than a store's own k (300 where the config sets none).",
 )
 @click.option(
     "--limit-queries",
