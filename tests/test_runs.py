@@ -322,3 +322,21 @@ def test_history_is_checked_before_anything_runs(pm: pluggy.PluginManager, corpu
         turns = iter([{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"}])
         assert pipeline.ask("What does the plan cost?", history=turns).text
         assert pipeline.ask("What does the plan cost?", history=None).text  # type: ignore[arg-type]
+
+
+def test_bytes_that_are_no_utf8_in_a_question_are_replaced_not_fatal(
+    pm: pluggy.PluginManager, corpus: Path
+) -> None:
+    """``ragloom ask $'caf\\xe9 ...'`` at a terminal set to UTF-8 (or a JSON
+    body escaping ``\\udce9``) gave the pipeline a lone surrogate, and the
+    embedder failed on it (``TypeError`` from the tokenizer); the bm25
+    analyzer and stores may fail alike. It is now U+FFFD, in the history too."""
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
+        pipeline.index()
+        history = [{"role": "user", "content": "caf\udce9?"}, {"role": "assistant", "content": "?"}]
+        answer = pipeline.ask("How much does the Pro plan cost? caf\udce9", history=history)
+        assert "$29" in answer.text and answer.question.endswith("caf\ufffd")
+        (hits,) = pipeline.retrieve_many(["AES-256 \udcff"], k=1)
+        assert hits[0].chunk.source == "docs/security.md"
+        with pipeline.stream("Pro plan \ud800 price?") as stream:
+            assert "$29" in "".join(stream)

@@ -16,6 +16,7 @@ chunk that is not the committed version of its document is never returned.
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -401,7 +402,7 @@ class Pipeline:
         every store, after fusion and after reranking, and the filters applied.
         ``hits.trace`` holds the stages' timings.
         """
-        _check_question(question)
+        question = _check_question(question)
         k = _check_k(k)
         history = _check_history(history)
         run = self.run("retrieve")
@@ -430,7 +431,7 @@ class Pipeline:
         ``retrieve``; each ``Hits`` has its own corpus version."""
         questions = list(questions)
         for question in questions:
-            _check_question(question)
+            question = _check_question(question)
         k = _check_k(k)
         self.open()
         vectors: Sequence[Any] = [None] * len(questions)
@@ -505,7 +506,7 @@ class Pipeline:
         served from the cache (``answer.metadata["cached"]``); never with history.
         ``answer.metadata["corpus_version"]`` is the version it was drawn from;
         with ``trace``, ``answer.metadata["trace"]`` lists every stage's timing."""
-        _check_question(question)
+        question = _check_question(question)
         k = _check_k(k)
         history = _check_history(history)
         run = self.run("ask")
@@ -582,7 +583,7 @@ class Pipeline:
         generator's iterator of pieces) as the stream is iterated. The run's
         ``RunFinished`` event is emitted when the stream ends, is closed, or the
         caller stops iterating early."""
-        _check_question(question)
+        question = _check_question(question)
         k = _check_k(k)
         history = _check_history(history)
         run = self.run("stream")
@@ -625,11 +626,26 @@ def _read(source: str, stamp: str | None) -> None:
         reads.read(source, stamp)
 
 
-def _check_question(question: Any) -> None:
+def _check_question(question: Any) -> str:
+    """``question`` as text every component takes (see :func:`_as_text`), or
+    an InvalidRequestError when it is no string or nothing but whitespace."""
     if not isinstance(question, str):
         raise InvalidRequestError(f"the question must be a string, not {type(question).__name__}")
     if not question.strip():
         raise InvalidRequestError("the question is empty: ask something")
+    return _as_text(question)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _as_text(text: str) -> str:
+    """``text`` with each lone surrogate replaced by U+FFFD: what Python makes
+    of bytes that are not UTF-8 in a command line or a terminal's input set to
+    UTF-8 (``caf\\xe9`` typed in Latin-1), and what a JSON body may escape
+    (``"\\udce9"``). No tokenizer takes them (the embedder failed with a
+    ``TypeError``), and no text that a document holds contains them."""
+    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
 
 
 HISTORY_ROLES = ("user", "assistant", "system", "developer", "tool")
@@ -672,7 +688,7 @@ def _check_history(history: Any) -> tuple[Message, ...]:
                 if content is None
                 else f'{where}: "content" must be text, not {type(content).__name__}'
             )
-        checked.append({**message, "role": role, "content": content})
+        checked.append({**message, "role": role, "content": _as_text(content)})
     return tuple(checked)
 
 

@@ -161,3 +161,14 @@ def test_ragloom_command_lists_the_plugin(tmp_path: Path) -> None:
     )
     assert helped.returncode == 0, helped.stderr
     assert "embedder" in helped.stdout and "reranker" in helped.stdout
+
+
+def test_a_question_with_bytes_that_are_no_utf8_is_answered(pm, corpus: Path, minilm: Path) -> None:
+    """``ragloom ask $'caf\\xe9 ...'`` at a terminal set to UTF-8 gives Python
+    a lone surrogate, which the tokenizer refused: "embedding 1 text(s) with
+    'all-MiniLM-L6-v2' failed: TypeError: TextEncodeInput must be ...". The
+    pipeline takes it as U+FFFD."""
+    with ragloom.load(config(), plugin_manager=pm, base_dir=corpus) as pipeline:
+        pipeline.index()
+        answer = pipeline.ask("How much does the Pro plan cost? caf\udce9")
+    assert answer.grounded and "$29" in answer.text
