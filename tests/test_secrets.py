@@ -61,6 +61,14 @@ HF_TOKEN = "hf_q8Lm3Tq9xZ7VQ3L5XK2M4P6RTab12cd34e"
         (f"Your API key is {API_KEY}.", [("Secret Keyword", API_KEY, 1)]),
         (f"Signing key: {API_KEY}", [("Secret Keyword", API_KEY, 1)]),
         (f"DB_PWD={API_KEY}", [("Secret Keyword", API_KEY, 1)]),
+        # a service's prefix, then the random part: snake case, yet no name
+        # (a trial found it indexed and shown, as env line, prose and table cell)
+        ("LARKSPUR_API_KEY=lk_live_4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c",
+         [("Secret Keyword", "lk_live_4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c", 1)]),
+        ("LARKSPUR_API_KEY=LK_LIVE_4F9A8B7C6D5E4F3A2B1C0D9E8F7A6B5C",
+         [("Secret Keyword", "LK_LIVE_4F9A8B7C6D5E4F3A2B1C0D9E8F7A6B5C", 1)]),
+        ("Your API key is lk_live_4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c.",
+         [("Secret Keyword", "lk_live_4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c", 1)]),
         ("pwd: Kelp4ever!99", [("Password", "Kelp4ever!99", 1)]),
         # redis and others give a password with no user
         ("redis://:S3cretPassw0rd@redis.internal:6379",
@@ -319,6 +327,7 @@ def test_keys_without_a_known_marker_are_found_and_redacted_whole(
         "pip install scikit-learn sk-learn; the sk-means task was run 20240101 times",
         "Set OPENAI_API_KEY=your-openai-api-key, then SECRET_KEY = settings.SECRET_KEY_ENV1",
         "token = get_token(user_id_12345678); api_key: MY_SECRET_NAME_2024_ABCD",
+        "token: token_store_v2_0001_shard_20241103, api_key: RELEASE_2024_11_03_BUILD_1234",
         "The author: Jane Smith-Jones; sha256: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b8",
         "pip install ragloom-sentence-transformers ragloom-a-very-long-hyphenated-plugin-name",
         # a folder a test or a user made: digits, but no capitals, and not 43 long

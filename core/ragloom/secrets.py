@@ -557,7 +557,8 @@ _NUCLEOTIDES = frozenset("ACGTUN")
 def _random_value(value: str) -> bool:
     """A value drawn at random, as keys are: four or more letters and four or
     more digits among eight or more different characters; not a name in
-    capitals or in snake case (``MY_SECRET_NAME_2024``, ``token_store_v2_0001``)."""
+    capitals or in snake case (``MY_SECRET_NAME_2024``, ``token_store_v2_0001``)
+    unless a part of it is random (``lk_live_4f9a8b7c6d5e4f3a2b1c0d9e``)."""
     digits = sum(c.isdigit() for c in value)
     letters = sum(c.isalpha() for c in value)
     mixed = not value.isupper() and not value.islower()
@@ -574,8 +575,23 @@ def _random_value(value: str) -> bool:
         return True
     if digits < 4 or letters < 4 or len(set(value)) < 8:
         return False
-    return not (
-        "_" in value and (value.upper() == value or value.lower() == value) and value.count("_") > 1
+    if value.count("_") > 1 and (value.upper() == value or value.lower() == value):
+        # a name in snake case or capitals, unless a part of it is drawn at
+        # random: a service's key is often a prefix and the random part
+        # (``lk_live_4f9a8b7c6d5e...``, ``LK_LIVE_4F9A...``)
+        return any(_random_part(part) for part in value.split("_"))
+    return True
+
+
+def _random_part(part: str) -> bool:
+    """A part of a snake-case value that no name has: 16 or more characters
+    with four or more letters and four or more digits among eight or more
+    different ones (a hex digest's, a key's)."""
+    return (
+        len(part) >= 16
+        and sum(c.isdigit() for c in part) >= 4
+        and sum(c.isalpha() for c in part) >= 4
+        and len(set(part)) >= 8
     )
 
 
