@@ -966,3 +966,55 @@ def test_html_nested_past_any_real_page_is_skipped_before_parsing(tmp_path, cont
     write(tmp_path, "sloppy.html", sloppy)
     [doc] = load(HtmlLoader, context, "sloppy.html")
     assert doc.text.count("item") == html_parser.MAX_DEPTH + 10
+
+
+def test_html_wiki_exports_lose_their_chrome_and_keep_bold_headers(tmp_path, context):
+    """A trial's Confluence-style export (no ``<main>``): the sidebar's page
+    tree ("Support is available 24/7 for every plan") and a cookie banner were
+    quoted as answers; the bold first row of an old wiki's table was no header."""
+    write(
+        tmp_path,
+        "wiki.html",
+        "<html><body id='com-atlassian-confluence'>"
+        "<div id='onetrust-banner-sdk'><p>Cookies are kept for 13 months.</p></div>"
+        "<div id='header'><div class='quick-search'>Search this space</div></div>"
+        "<ol class='aui-nav-breadcrumbs'><li>Support</li></ol>"
+        "<div id='sidebar-container'><div class='acs-side-bar'>"
+        "<h3>Space pages</h3><p>Support is available 24/7 for every plan.</p></div></div>"
+        "<div id='main' class='aui-page-panel'>"
+        "<div class='page-metadata'>Created by Ana, last updated today</div>"
+        "<div id='main-content' class='wiki-content'><h1>Support hours</h1>"
+        "<p>Phone support is for Business customers only.</p>"
+        "<table><tr><td><b>Region</b></td><td><strong>Hours</strong></td></tr>"
+        "<tr><td>EMEA</td><td>08:00-18:00</td></tr></table>"
+        "<div class='toc'>Regional hours</div></div></div>"
+        "<div class='wiki-footer'>Was this page helpful? Yes / No</div>"
+        "<div id='footer'><section class='footer-body'>Powered by a wiki</section></div>"
+        "</body></html>",
+    )
+    [doc] = load(HtmlLoader, context, "wiki.html")
+    assert doc.text == (
+        "# Support hours\n\nPhone support is for Business customers only.\n\n"
+        "| Region | Hours |\n| --- | --- |\n| EMEA | 08:00-18:00 |\n"
+    )
+
+
+def test_html_content_keeps_its_own_footer_toc_and_card_footer(tmp_path, context):
+    """Inside ``<main>`` or ``<article>`` a ``footer`` class, a ``toc`` or a
+    ``card-footer`` is the content's own; a row of bold words among normal
+    ones is no header."""
+    write(
+        tmp_path,
+        "page.html",
+        "<html><body><main><h1>Plans</h1><div class='toc'>On this page: Plans</div>"
+        "<div class='card'><p>Team costs $12.</p>"
+        "<div class='card-footer'>Billed yearly.</div></div>"
+        "<p class='footer'>Prices exclude VAT.</p>"
+        "<table><tr><td><b>Team</b> plan</td><td>$12</td></tr><tr><td>Pro</td><td>$29</td></tr>"
+        "</table></main><div class='site-footer'>© Acme</div></body></html>",
+    )
+    [doc] = load(HtmlLoader, context, "page.html")
+    assert doc.text == (
+        "# Plans\n\nOn this page: Plans\n\nTeam costs $12.\n\nBilled yearly.\n\n"
+        "Prices exclude VAT.\n\n| Team plan | $12 |\n| Pro | $29 |\n"
+    )

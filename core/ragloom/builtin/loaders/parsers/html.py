@@ -7,7 +7,8 @@ content kept, and the content rendered so the Markdown-aware chunkers work
 on it: headings as ATX lines (``## Install``), list items as ``- item``,
 paragraphs separated by blank lines, ``<pre>`` blocks kept verbatim inside
 code fences, tables as Markdown tables (``| cell | cell |``, the rule under
-the first row when its cells are ``<th>``), so each row is a unit of its
+the first row when it is a header: in ``<thead>``, or its cells ``<th>`` or
+all bold), so each row is a unit of its
 own (the ``extractive`` answerer quotes one row, with the header as context).
 """
 
@@ -23,7 +24,15 @@ from .._files import Parsed
 if TYPE_CHECKING:
     from selectolax.lexbor import LexborNode
 
-__all__ = ["CHROME_NAMES", "DEFAULT_MAX_LINKS", "MAX_DEPTH", "parse_html"]
+__all__ = [
+    "CHROME_IDS",
+    "CHROME_NAMES",
+    "CHROME_OUTSIDE_CONTENT",
+    "CHROME_SUFFIXES",
+    "DEFAULT_MAX_LINKS",
+    "MAX_DEPTH",
+    "parse_html",
+]
 
 DEFAULT_MAX_LINKS = 50
 
@@ -44,18 +53,59 @@ PAGE_CHROME = "header, footer, aside, [role=banner], [role=contentinfo], [role=c
 CHROME_NAMES = (
     "breadcrumb",
     "breadcrumbs",
+    "cc-window",  # the cookieconsent library's banner
+    "cookie-bar",
     "cookie-banner",
     "cookie-consent",
+    "cookie-law-info-bar",
+    "cookie-notice",
+    "CybotCookiebotDialog",
+    "ia-secondary-container",  # Confluence's space sidebar
+    "mw-head",  # MediaWiki's top bar, side panel and footer
+    "mw-footer",
+    "mw-panel",
     "navbar",
+    "onetrust-banner-sdk",
+    "onetrust-consent-sdk",
+    "page-metadata",  # Confluence's "created by ..., last updated ..."
+    "page-tree",
+    "quick-search",
     "sidebar",
+    "side-bar",
+    "sidenav",
     "site-footer",
     "site-header",
     "site-nav",
     "skip-link",
     "skip-to-content",
+    "topbar",
+    "top-bar",
 )
 """Class names and ids that mark an element as chrome (matched as a whole class
 token or id, never as a substring), unless it holds ``<main>`` or ``<article>``."""
+
+CHROME_IDS = ("header", "navigation", "menu", "sidebar-container")
+"""Ids (not class names, which content uses too: a card's ``header``) that
+mark the page's own header, menus and sidebar, as pages from before
+``<header>`` and ``<nav>`` mark them (``<div id="header">``)."""
+
+CHROME_OUTSIDE_CONTENT = ("footer", "toc")
+"""Class names and ids of chrome too, but not inside ``<main>`` or
+``<article>``, where a ``footer`` or a ``toc`` is the content's own."""
+
+CHROME_SUFFIXES = (
+    "-breadcrumb",
+    "-breadcrumbs",
+    "-footer",
+    "-navbar",
+    "-side-bar",
+    "-sidebar",
+    "-topbar",
+)
+"""Endings of class names and ids that mark chrome as :data:`CHROME_NAMES`
+do, for the names every theme makes its own (``wiki-footer``,
+``acs-side-bar``, ``aui-nav-breadcrumbs``); not inside ``<main>`` or
+``<article>`` (a card's ``card-footer`` there is content)."""
 
 _HIDING = re.compile(
     r"^(?:display:none|visibility:(?:hidden|collapse)|opacity:0(?:\.0*)?%?|mso-hide:all"
@@ -128,6 +178,14 @@ def _hidden_selectors(css: str) -> list[str]:
 
 
 _CONTENT = "main, [role=main], article"
+_CHROME_SELECTOR = ", ".join(
+    [
+        *(f'[class~="{n}"], [id="{n}"]' for n in CHROME_NAMES),
+        *(f'[id="{n}"]' for n in CHROME_IDS),
+        *(f'[class~="{n}"], [id="{n}"]' for n in CHROME_OUTSIDE_CONTENT),
+        *(f'[class*="{n}"], [id$="{n}"]' for n in CHROME_SUFFIXES),
+    ]
+)
 _BLOCKS = frozenset(
     {
         "address", "article", "blockquote", "body", "caption", "center", "dd", "details",
@@ -176,9 +234,23 @@ def parse_html(
     for node in tree.css(PAGE_CHROME):
         if not _inside(node, {"main", "article"}):
             _drop(node)
-    selector = ", ".join(f'[class~="{n}"], [id="{n}"]' for n in CHROME_NAMES)
-    for node in tree.css(selector):
-        if node.css_first(_CONTENT) is None and node.tag not in ("main", "article"):
+    for node in tree.css(_CHROME_SELECTOR):
+        if node.tag in ("main", "article", "html", "body") or node.css_first(_CONTENT) is not None:
+            continue  # it holds the main content
+        attributes = node.attributes
+        names = (attributes.get("class") or "").split()
+        ident = attributes.get("id") or ""
+        if (
+            ident in CHROME_IDS
+            or any(n in CHROME_NAMES for n in (*names, ident))
+            or (
+                any(
+                    n.endswith(CHROME_SUFFIXES) or n in CHROME_OUTSIDE_CONTENT
+                    for n in (*names, ident)
+                )
+                and not _inside(node, {"main", "article"})
+            )
+        ):
             _drop(node)
 
     root = _content_root(tree)
@@ -446,13 +518,26 @@ class _Renderer:
                 continue
             lines.append("| " + " | ".join(texts) + " |")
             rows += 1
-            if rows == 1 and all(cell.tag == "th" for cell in cells):
+            if rows == 1 and (
+                (row.parent is not None and row.parent.tag == "thead")
+                or all(_header_cell(cell) for cell in cells)
+            ):
                 lines.append("|" + " --- |" * len(cells))
         if rows:
             self._emit("\n".join(lines), tight=False)
 
 
 _CELL_BLOCKS = "h1, h2, h3, h4, h5, h6, table"
+
+
+def _header_cell(cell: LexborNode) -> bool:
+    """A ``<th>``, or a cell all of whose text is bold (``<td><b>Plan</b></td>``:
+    the header row of old wikis, exports and mail)."""
+    if cell.tag == "th":
+        return True
+    text = "".join(cell.text(deep=True).split())
+    bold = "".join("".join(b.text(deep=True).split()) for b in cell.css("b, strong"))
+    return bool(text) and bold == text
 
 
 def _own_cells(table: LexborNode) -> Iterator[LexborNode]:
