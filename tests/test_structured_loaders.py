@@ -540,6 +540,50 @@ def test_two_page_pdf(tmp_path, context, reports):
 
 
 @needs_pypdf
+def test_pdf_running_headers_and_footers_are_left_out(tmp_path, context, reports):
+    """A trial's manual had its header and footer on every page, and
+    answers quoted "Page 4 4 Maintenance Replace the air filter..." and "Do
+    not distribute [1]". The footer is drawn first here, as there."""
+    bodies = [
+        "1 Safety\nDisconnect both power supplies first.",
+        "2 Installation\nThe L100 weighs 9 kg.\nDo not distribute the rack keys.",
+        "3 Networking\nEach appliance has a management port.",
+        "4 Maintenance\nReplace the air filter every 6 months.",
+    ]
+    pages = [
+        f"Confidential. Do not distribute. Page {n}\nAcme Appliance Guide - Rev. B\n{body}\n{n} / 4"
+        for n, body in enumerate(bodies, start=1)
+    ]
+    write(tmp_path, "guide.pdf", make_pdf(pages))
+    [doc] = load(PdfLoader, context, "guide.pdf")
+    assert doc.text == PAGE_BREAK.join(bodies)  # a line of the body alike stays
+    starts = doc.metadata["page_starts"]
+    assert page_of(starts, doc.text.index("Replace the air filter")) == 4
+    assert page_of(starts, doc.text.index("The L100")) == 2
+    assert reports == []
+
+
+def test_pdf_lines_are_running_only_at_the_edges_of_most_pages() -> None:
+    from ragloom.builtin.loaders.parsers.pdf import without_running_lines
+
+    # two pages: no telling a running line from a title
+    two = ["Guide\nA.", "Guide\nB."]
+    assert without_running_lines(two) == two
+    # the same line in the middle of every page is the body's (a repeated note)
+    middle = [
+        f"{w} one\n{w} two\n{w} three\nNote: see the table.\n{w} five\n{w} six\n{w} seven"
+        for w in ("alpha", "beta", "gamma", "delta")
+    ]
+    assert without_running_lines(middle) == middle
+    # at the top of two pages of five: not most of them
+    few = ["Draft\nA.", "Draft\nB.", "C.", "D.", "E."]
+    assert without_running_lines(few) == few
+    # at the top of three of five: running; the pages without it keep theirs
+    most = ["Draft\nA.", "Draft\nB.", "Draft\nC.", "D.", "E."]
+    assert without_running_lines(most) == ["A.", "B.", "C.", "D.", "E."]
+
+
+@needs_pypdf
 def test_pdf_scanned_page_is_reported_and_the_rest_loads(tmp_path, context, reports):
     write(tmp_path, "mixed.pdf", make_pdf([PAGE_ONE, None, "", PAGE_TWO]))
     [doc] = load(PdfLoader, context, "mixed.pdf")

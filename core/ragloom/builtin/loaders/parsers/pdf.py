@@ -1,5 +1,9 @@
 """PDF: the text layer of every page, with page offsets.
 
+A page's running header and footer (a line at the top or bottom of most
+pages, such as "Acme Guide - Rev. B" or "Confidential - Page 4") are left
+out: see :func:`without_running_lines`.
+
 Needs pypdf: ``pip install 'ragloom[pdf]'``. Pages are joined with
 :data:`PAGE_BREAK` (a blank line, then a form feed), so a page boundary is a
 paragraph boundary to the chunkers; ``metadata["page_starts"]`` holds the
@@ -11,7 +15,9 @@ from __future__ import annotations
 
 import io
 import logging
+import re
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -19,7 +25,7 @@ from typing import Any
 from ....errors import LoaderError
 from .._files import Parsed
 
-__all__ = ["MISSING_PYPDF", "PAGE_BREAK", "page_of", "parse_pdf"]
+__all__ = ["MISSING_PYPDF", "PAGE_BREAK", "page_of", "parse_pdf", "without_running_lines"]
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +98,7 @@ def _read(data: bytes, report: Callable[[str], None], warned: list[str]) -> Pars
     if scanned:
         report(f"{_pages(scanned)} no text layer (scanned?); OCR it first; loaded the other pages")
 
+    pages = without_running_lines(pages)
     starts: list[int] = []
     offset = 0
     for text in pages:
@@ -148,6 +155,52 @@ def _pypdf_warnings() -> Iterator[list[str]]:
         yield handler.messages
     finally:
         logger.removeHandler(handler)
+
+
+RUNNING_EDGE = 3
+"""How many lines at the top and at the bottom of a page may be its running
+header or footer (pypdf gives them in the order they were drawn: a footer
+drawn first leads the page's text)."""
+
+_DIGITS = re.compile(r"\d+")
+
+
+def without_running_lines(pages: list[str]) -> list[str]:
+    """``pages`` without their running headers and footers: a line among the
+    first or last :data:`RUNNING_EDGE` lines of at least half the pages (and
+    of three or more) with text, its numbers aside ("Page 4", "Rev. B - 4 of
+    12"). They are on every page and say nothing of it: quoted, they made
+    answers such as "Page 4 4 Maintenance Replace the air filter..." or "Do
+    not distribute [1]"; searched, they match every page alike."""
+    with_text = sum(1 for text in pages if text.strip())
+    if with_text < 3:
+        return pages
+    lines = [text.split("\n") for text in pages]
+    edges = [_edge_lines(page) for page in lines]
+    seen: Counter[str] = Counter()
+    for page, at in zip(lines, edges):
+        seen.update({_running_key(page[i]) for i in at})
+    needed = max(3, -(-with_text // 2))
+    running = {key for key, count in seen.items() if count >= needed}
+    if not running:
+        return pages
+    kept = []
+    for page, at in zip(lines, edges):
+        gone = {i for i in at if _running_key(page[i]) in running}
+        kept.append("\n".join(line for i, line in enumerate(page) if i not in gone).strip("\n"))
+    return kept
+
+
+def _edge_lines(page: list[str]) -> set[int]:
+    """The indexes of a page's first and last :data:`RUNNING_EDGE` lines with text."""
+    filled = [i for i, line in enumerate(page) if line.strip()]
+    return set(filled[:RUNNING_EDGE]) | set(filled[-RUNNING_EDGE:])
+
+
+def _running_key(line: str) -> str:
+    """A line as its repetitions on other pages read: spaces collapsed, case
+    folded, each number a ``#`` (the page number changes from page to page)."""
+    return _DIGITS.sub("#", " ".join(line.split()).casefold())
 
 
 def _clean(text: str) -> str:
