@@ -297,3 +297,32 @@ def test_failed_run_leaves_the_ledger_as_it_was(corpus: Path, pm: pluggy.PluginM
         for name, store in pipeline.stores:
             assert store.count(parse({"source": "docs/memory.md"})) == 0, name
             assert store.count(parse({"source": "docs/new.md"})) == 1, name
+
+
+def test_copies_of_a_document_are_said_when_they_come(
+    corpus: Path, pm: pluggy.PluginManager
+) -> None:
+    """A trial's `archive/plans (copy).md` was indexed without a word and
+    cited for every plan question, and after the original changed its old
+    price was the answer."""
+    docs = corpus / "docs"
+    (docs / "archive").mkdir()
+    (docs / "archive" / "pricing (copy).md").write_bytes((docs / "pricing.md").read_bytes())
+    (docs / "archive" / "pricing-2.md").write_bytes((docs / "pricing.md").read_bytes())
+    config = write_config(corpus)
+    with ragloom.load(config, plugin_manager=pm) as pipeline:
+        said = [p for p in pipeline.index(dry_run=True).problems if "same text" in p[1]]
+        assert tuple(said) == pipeline.index().problems  # one line a group; a dry run says it
+        ((source, message),) = said
+        assert source == "docs/archive/pricing (copy).md"
+        assert "docs/archive/pricing-2.md, docs/pricing.md" in message and "exclude" in message
+        assert pipeline.index().problems == ()  # unchanged: said when they came
+        (docs / "memory.md").write_text("# Memory\n\nMemories are kept forever now.\n")
+        assert pipeline.index().problems == ()  # a change elsewhere says nothing of them
+        (docs / "pricing.md").write_text("# Pricing\n\nThe Pro plan costs $31 per user.\n")
+        assert pipeline.index().problems == ()  # no longer the same: nothing to say
+        (docs / "security-copy.md").write_bytes((docs / "security.md").read_bytes())
+        # a new copy of a document whose file is read (a file unchanged for
+        # 2 s is not, and its stand-in has no text to compare: then nothing is said)
+        (copy,) = pipeline.index(reread=True).problems
+        assert copy[0] == "docs/security-copy.md" and "docs/security.md" in copy[1]

@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -67,7 +67,7 @@ from .ledger import (
 )
 from .reads import Reads, code_digest, plugin_code, reading_key
 from .storewriter import StoreWriter
-from .types import Document
+from .types import Document, content_hash
 
 if TYPE_CHECKING:
     import numpy as np
@@ -125,6 +125,30 @@ class IndexReport:
     def ok(self) -> bool:
         """False when a loader's source was unavailable (``errors``)."""
         return not self.errors
+
+
+def _note_copies(run: Run, documents: Iterable[Document], new: set[str]) -> None:
+    """Say which documents this run adds or changes hold the same text as
+    another loaded one (a file copied into ``archive/``): both are indexed,
+    and their passages take each other's places among the hits an answer
+    draws on, the copy cited as often as the original. Said once a group of
+    copies, when one of them is new or changed (a stand-in for a file not
+    read again has no text to compare)."""
+    by_text: dict[str, list[str]] = {}
+    for doc in documents:
+        if doc.text.strip():
+            by_text.setdefault(content_hash(doc.text), []).append(doc.id)
+    for ids in by_text.values():
+        if len(ids) < 2 or not new.intersection(ids):
+            continue
+        first, *others = sorted(ids)
+        shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+        run.report(
+            first,
+            f"has the same text as {shown}: each is indexed and cited, and their passages "
+            "take each other's places in answers; leave the copies out (`exclude:`) unless "
+            "each must be found",
+        )
 
 
 class Indexer:
@@ -358,6 +382,8 @@ class Indexer:
                 unchanged += 1
                 continue
             todo.append(doc)
+
+        _note_copies(run, loaded.documents, {doc.id for doc in todo})
 
         base = self.config.base_dir
         in_scope = [e for e in entries.values() if scope is None or in_scope_of(e, scope, base)]
