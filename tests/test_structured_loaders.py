@@ -1062,3 +1062,28 @@ def test_html_content_keeps_its_own_footer_toc_and_card_footer(tmp_path, context
         "# Plans\n\nOn this page: Plans\n\nTeam costs $12.\n\nBilled yearly.\n\n"
         "Prices exclude VAT.\n\n| Team plan | $12 |\n| Pro | $29 |\n"
     )
+
+
+def test_html_headings_are_cited_by_the_ids_the_page_has(tmp_path, context):
+    """A wiki's ``<h2 id="SupportHours-Regionalhours">`` was cited as
+    ``#regional-hours``, which the page does not have: a browser opened it at
+    the top. A heading without an id, or with one no anchor can hold, keeps
+    its slug."""
+    write(
+        tmp_path,
+        "hours.html",
+        "<html><body><main><h1 id='title-text'>Support hours</h1><p>Intro.</p>"
+        "<h2 id='SupportHours-Regionalhours'>Regional hours</h2><p>EMEA 08:00.</p>"
+        "<h2 id='two words'>Public holidays</h2><p>Routed west.</p>"
+        "<h2>Contact</h2><p>Call us.</p></main></body></html>",
+    )
+    [doc] = load(HtmlLoader, context, "hours.html")
+    assert "## Regional hours {#SupportHours-Regionalhours}\n" in doc.text
+    find = section_finder(doc.text)
+    assert find(doc.text.index("EMEA")) == (
+        "Support hours > Regional hours",
+        "SupportHours-Regionalhours",
+    )
+    assert find(doc.text.index("Routed")) == ("Support hours > Public holidays", "public-holidays")
+    assert find(doc.text.index("Call us")) == ("Support hours > Contact", "contact")
+    assert doc.metadata["title"] == "Support hours"

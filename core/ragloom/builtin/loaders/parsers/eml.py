@@ -205,7 +205,7 @@ class _Reader:
     def _text(self, part: Message) -> str:
         text = self._decoded(part)
         if part.get_content_type() == "text/html":
-            parsed = parse_html(text, report=lambda _message: None, max_links=0)
+            parsed = parse_html(text, report=lambda _message: None, max_links=0, heading_ids=False)
             return parsed[0].strip() if parsed is not None else ""
         return clean(text.replace("\r\n", "\n").replace("\r", "\n")).strip()
 

@@ -132,7 +132,7 @@ def _page_text(book: zipfile.ZipFile, path: str) -> str:
     text = decode_text(data, "auto", report=lambda _message: None, html=True)
     if not text:
         return ""
-    parsed = parse_html(text, report=lambda _message: None, max_links=0)
+    parsed = parse_html(text, report=lambda _message: None, max_links=0, heading_ids=False)
     return parsed[0].strip() if parsed is not None else ""
 
 

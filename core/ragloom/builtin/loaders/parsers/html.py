@@ -195,6 +195,8 @@ _BLOCKS = frozenset(
     }
 )  # fmt: skip
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
+_ANCHOR = re.compile(r"[^\s{}#]{1,200}")
+"""An ``id`` a heading line can carry as ``{#id}``."""
 _SKIPPED_LINKS = re.compile(r"^(?:#|javascript:|data:)", re.IGNORECASE)
 _SPACE = re.compile(r"[ \t\n\r\f\v\u00a0\u2028]+")
 _BREAK = "\u2028"  # a <br> in pending inline text; other whitespace collapses
@@ -205,9 +207,14 @@ def parse_html(
     *,
     report: Callable[[str], None],
     max_links: int = DEFAULT_MAX_LINKS,
+    heading_ids: bool = True,
     **_: Any,
 ) -> Parsed | None:
-    """The readable text of a page with its ``title`` and ``links``; see the module docs."""
+    """The readable text of a page with its ``title`` and ``links``; see the
+    module docs. ``heading_ids``: a heading element's ``id`` is written after
+    its line (``## Regional hours {#SupportHours-Regionalhours}``), so that a
+    chunk is cited by the anchor a browser resolves in the page, not by a
+    slug of its title that the page may not have (a wiki's ids)."""
     from selectolax.lexbor import LexborHTMLParser
 
     if text.count("<") > MAX_DEPTH and _nesting(text) > MAX_DEPTH:
@@ -257,7 +264,7 @@ def parse_html(
     if root is None:
         report("no readable text in the page (nothing but markup, scripts or navigation)")
         return None
-    renderer = _Renderer()
+    renderer = _Renderer(heading_ids=heading_ids)
     renderer.render(root)
     body = renderer.text()
     if not body.strip():
@@ -353,7 +360,8 @@ class _Renderer:
     """Walks the DOM without recursion (deeply nested pages are common) and
     writes Markdown-like blocks."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, heading_ids: bool = True) -> None:
+        self.heading_ids = heading_ids
         self.blocks: list[tuple[str, int]] = []  # (text, id of its outermost list or 0)
         self.list_id = 0
         self.inline: list[str] = []
@@ -449,6 +457,9 @@ class _Renderer:
             line = _SPACE.sub(" ", "".join(self.inline)).strip()
             self.inline = []
             if line:
+                ident = (node.attributes.get("id") or "").strip()
+                if self.heading_ids and _ANCHOR.fullmatch(ident):
+                    line += f" {{#{ident}}}"
                 self._emit("#" * self.heading + " " + line, tight=False)
             self.heading = 0
         elif tag in ("ul", "ol", "menu", "dir"):
