@@ -340,3 +340,58 @@ def test_bytes_that_are_no_utf8_in_a_question_are_replaced_not_fatal(
         assert hits[0].chunk.source == "docs/security.md"
         with pipeline.stream("Pro plan \ud800 price?") as stream:
             assert "$29" in "".join(stream)
+
+
+def test_an_index_run_opens_no_reranker_and_a_query_opens_it_once(
+    pm: pluggy.PluginManager, corpus: Path
+) -> None:
+    """A trial's `ragloom index` failed because the cross-encoder's model
+    could not be loaded, and every cron run loaded it: no index run uses a
+    reranker (nor a query transformer)."""
+    from ragloom import ComponentConfig, Reranker
+    from ragloom.errors import RerankerError
+
+    class Heavy(Reranker):
+        class Config(ComponentConfig):
+            model: str = "gone"
+
+        opened = 0
+
+        def open(self, context=None):  # type: ignore[no-untyped-def]
+            super().open(context)
+            if self.config.model == "gone":
+                raise RerankerError("cross-encoder: model 'gone' is not available offline")
+            type(self).opened += 1
+
+        def rerank(self, query, hits, top_k=None):  # type: ignore[no-untyped-def]
+            return list(hits)[: top_k or len(hits)]
+
+    class Plugin:
+        @hookimpl
+        def register_rerankers(self, register):  # type: ignore[no-untyped-def]
+            register("heavy", Heavy)
+
+    pm.register(Plugin())
+    pipeline = ragloom.load(
+        basic_config(reranker={"type": "heavy"}), plugin_manager=pm, base_dir=corpus
+    )
+    try:
+        assert pipeline.index().added  # the reranker's model is not needed to index
+        assert pipeline.status().documents == 3
+        with pytest.raises(RerankerError, match="not available offline"):
+            pipeline.retrieve("plan")  # the first query needs it, and says so
+        assert pipeline.index().unchanged == 3  # what is open stays open
+    finally:
+        pipeline.close()
+    config = basic_config(reranker={"type": "heavy", "model": "here"})
+    pipeline = ragloom.load(config, plugin_manager=pm, base_dir=corpus)
+    try:
+        pipeline.index()
+        assert Heavy.opened == 0
+        pipeline.retrieve("plan")
+        pipeline.ask("How much is the Pro plan?")
+        assert Heavy.opened == 1
+    finally:
+        pipeline.close()
+    with ragloom.load(config, plugin_manager=pm, base_dir=corpus):
+        assert Heavy.opened == 2  # opening a pipeline for queries opens everything

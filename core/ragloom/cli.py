@@ -256,9 +256,11 @@ def index(
     pipeline = load_pipeline(ctx)
     out = console()
     began = time.perf_counter()
+    with plugin_output_to_stderr():
+        pipeline.open(query=False)  # no reranker nor query transformer: no index run uses them
     with (
         plugin_output_to_stderr(),
-        pipeline,
+        contextlib.closing(pipeline),
         Progress(
             TextColumn("[progress.description]{task.description}"),
             BarColumn(),
@@ -502,8 +504,8 @@ def status(ctx: click.Context, as_json: bool) -> None:
     if it is refused (exit code 1), and what the next `ragloom index` will do.
     Writes nothing.
     """
-    with plugin_output_to_stderr(), load_pipeline(ctx) as pipeline:
-        found = pipeline.status()
+    with plugin_output_to_stderr(), contextlib.closing(load_pipeline(ctx)) as pipeline:
+        found = pipeline.status()  # opens what it needs (no reranker)
     if as_json:
         click.echo(json.dumps(found.to_dict(), indent=2))
     else:

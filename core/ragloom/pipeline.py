@@ -15,6 +15,7 @@ chunk that is not the committed version of its document is never returned.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 import threading
@@ -88,6 +89,7 @@ class Pipeline:
             state=self.state,
         )
         self._opened: list[Component] = []
+        self._query_open = False  # the reranker and query transformers (``open(query=...)``)
         self._code: str | None = None  # ragloom.reads.code_digest, taken by open()
         self._lock = threading.RLock()  # lifecycle, caches
         self._embedding_cache: EmbeddingCache | None = None
@@ -127,7 +129,8 @@ class Pipeline:
 
     # -- lifecycle ---------------------------------------------------------
     def _components(self) -> list[tuple[str, Component]]:
-        """Every component but the stores, those others use (the embedder, the
+        """Every component but the stores and those only queries use (see
+        ``_query_components``), those others use (the embedder, the
         generator) first."""
         c = self.config
         named: list[tuple[str, Component]] = []
@@ -136,7 +139,17 @@ class Pipeline:
         named.append((c.generator.type, self.generator))
         named.extend((s.type, ld) for s, ld in zip(c.loaders, self.loaders))
         named.append((c.chunker.type, self.chunker))
-        named.extend((s.type, q) for s, q in zip(c.query_transformers, self.query_transformers))
+        return named
+
+    def _query_components(self) -> list[tuple[str, Component]]:
+        """The components only queries use: the query transformers and the
+        reranker. An index run opens none of them (a cross-encoder's model
+        is not loaded by every cron run, nor one that cannot be loaded
+        stops it)."""
+        c = self.config
+        named: list[tuple[str, Component]] = [
+            (s.type, q) for s, q in zip(c.query_transformers, self.query_transformers)
+        ]
         if self.reranker is not None and c.reranker is not None:
             named.append((c.reranker.type, self.reranker))
         return named
@@ -173,28 +186,43 @@ class Pipeline:
             read=_read,
         )
 
-    def open(self) -> Pipeline:
+    def open(self, *, query: bool = True) -> Pipeline:
         """Open every component (loads models, reads stores). Idempotent and
         thread-safe. A store that cannot be opened (an unreadable file) fails
         the first query or index run that uses it, not this; ``index(rebuild=True)``
-        starts it afresh."""
+        starts it afresh. ``query=False`` leaves closed the components only
+        queries use (the reranker, the query transformers), as ``index()``
+        and ``status()`` open it: the first query opens them."""
         with self._lock:
-            if self._opened:
-                return self
-            try:
-                from .reads import code_digest
+            if not self._opened:
+                try:
+                    from .reads import code_digest
 
-                # the code that reads files, as loaded now (an upgrade in place
-                # while the pipeline is open is not this process's code)
-                self._code = code_digest()
-                for name, component in self._components():
-                    component.open(self._context(name))
-                    self._opened.append(component)
-                with self.state.lock.write():
-                    self.stores.open()
-            except BaseException:
-                self.close()
-                raise
+                    # the code that reads files, as loaded now (an upgrade in place
+                    # while the pipeline is open is not this process's code)
+                    self._code = code_digest()
+                    for name, component in self._components():
+                        component.open(self._context(name))
+                        self._opened.append(component)
+                    with self.state.lock.write():
+                        self.stores.open()
+                except BaseException:
+                    self.close()
+                    raise
+            if query and not self._query_open:
+                opened: list[Component] = []
+                try:
+                    for name, component in self._query_components():
+                        component.open(self._context(name))
+                        opened.append(component)
+                except BaseException:
+                    # the rest stays open (an index run beside this needs it)
+                    for component in reversed(opened):
+                        with contextlib.suppress(Exception):
+                            component.close()
+                    raise
+                self._opened.extend(opened)
+                self._query_open = True
         return self
 
     def catch_up(self) -> bool:
@@ -218,7 +246,7 @@ class Pipeline:
         beyond indexing changes. Opens the pipeline; writes nothing."""
         from .status import index_status
 
-        self.open()
+        self.open(query=False)
         return index_status(self)
 
     @property
@@ -262,6 +290,7 @@ class Pipeline:
                     cache.close()
             with self.state.lock.write():
                 errors = self.stores.close()
+            self._query_open = False
             while self._opened:
                 component = self._opened.pop()
                 try:
@@ -355,7 +384,7 @@ class Pipeline:
         run = self.run("index")
         try:
             with run.active():
-                self.open()
+                self.open(query=False)
                 indexer = Indexer(
                     config=self.config,
                     loaders=self.loaders,
