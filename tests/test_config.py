@@ -158,7 +158,26 @@ def test_missing_file_and_invalid_yaml(tmp_path: Path, registry: Registry) -> No
     with pytest.raises(ConfigValidationError, match="invalid YAML") as info:
         load_config(bad, registry)
     assert info.value.issues[0].line is not None
-    assert info.value.issues[0].hint is None
+    assert "indentation" in (info.value.issues[0].hint or "")  # `oops` is one space short
+
+
+def test_a_key_indented_unlike_those_beside_it_is_said_to_be(
+    tmp_path: Path, registry: Registry
+) -> None:
+    """A trial's mis-indented key got PyYAML's words alone ("expected <block
+    end>, but found '<block mapping start>'"), which name no fix."""
+    bad = tmp_path / "bad.yaml"
+    for text, line in (
+        ("loaders:\n  - type: directory\n    path: docs\n   include: ['*.md']\n", 4),
+        ("loaders:\n  - type: directory\n    path: docs\n     include: ['*.md']\n", 4),
+        ("generator:\n  type: openai\n  system_prompt: Note: be brief\n", 3),
+    ):
+        bad.write_text(text)
+        with pytest.raises(ConfigValidationError, match="invalid YAML") as info:
+            load_config(bad, registry)
+        (issue,) = info.value.issues
+        assert issue.line == line and "check this line's indentation" in (issue.hint or "")
+    assert "must be quoted" in (issue.hint or "")  # the last: a value holding ": "
 
 
 def test_a_bare_variable_in_a_flow_mapping_says_to_quote_it(
@@ -197,7 +216,11 @@ def test_a_value_of_the_wrong_type_is_told_how_to_write_it(registry: Registry) -
     with pytest.raises(ConfigValidationError) as info:
         validate_config(data, registry, env={})
     hints = {i.path: i.hint for i in info.value.issues}
-    assert hints["chunker.size"] == hints["retrieval.k"] == "write a whole number, such as 800"
+    assert (
+        hints["chunker.size"]
+        == hints["retrieval.k"]
+        == "write a whole number, without quotes or units"
+    )
     assert "one `- item` per line" in hints["loaders"]
 
 

@@ -393,9 +393,9 @@ def validate_config(
 
 
 _FIXES = {
-    "int_parsing": "write a whole number, such as 800",
-    "int_type": "write a whole number, such as 800",
-    "int_from_float": "write a whole number, such as 800",
+    "int_parsing": "write a whole number, without quotes or units",
+    "int_type": "write a whole number, without quotes or units",
+    "int_from_float": "write a whole number, without quotes or units",
     "float_parsing": "write a number, such as 0.5",
     "float_type": "write a number, such as 0.5",
     "bool_parsing": "write true or false",

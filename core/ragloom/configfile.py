@@ -156,6 +156,19 @@ def _read_yaml(
                         lambda m: f'{m.group(1)}"{m.group(2)}"', said, 1
                     ).strip()
                 )
+        problem = str(getattr(exc, "problem", None) or "")
+        indentation = (
+            "keys of one mapping start in the same column, and a key's options are "
+            "indented under it (spaces, not tabs)"
+        )
+        if hint is None and "block end" in problem:  # a key indented unlike those beside it
+            hint = f"check this line's indentation: {indentation}"
+        elif hint is None and "mapping values are not allowed" in problem:
+            # `path: docs` then ` include: [...]` one space deeper; or `prompt: Note: ...`
+            hint = (
+                "a value holding ': ' must be quoted (\"Note: ...\"); else check this "
+                f"line's indentation: {indentation}"
+            )
         raise ConfigValidationError(
             [ConfigIssue("", f"invalid YAML: {getattr(exc, 'problem', None) or exc}", line, hint)],
             source=source,
