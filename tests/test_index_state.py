@@ -253,6 +253,13 @@ def test_a_run_limited_to_a_folder_that_is_gone_deletes_its_documents(
         assert report.deleted == ("docs/old/t.md",) and report.errors == ()
         assert ("docs/old", "not found; skipped") in report.problems
         assert pipeline.index().unchanged == 1
+        # gone, and nothing indexed came from it (a typo): refused, said, nothing changed
+        from ragloom.errors import InvalidRequestError
+
+        for typo in (root / "docs" / "old", root / "docs" / "u-typo.md"):
+            with pytest.raises(InvalidRequestError, match="nothing indexed came from it"):
+                pipeline.index(sources=[typo, root / "docs" / "u.md"])
+        assert pipeline.index(dry_run=True).unchanged == 1
 
 
 def test_mass_delete_is_refused_unless_allowed(tmp_path: Path) -> None:

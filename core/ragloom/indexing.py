@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -39,7 +40,13 @@ from .access import Labeller
 from .cache import fingerprint_key
 from .components import Context
 from .corpus import Admission, in_scope_of, load_here, load_on, scoped_loaders
-from .errors import ComponentError, IndexDamagedError, IndexStateError, RagloomError
+from .errors import (
+    ComponentError,
+    IndexDamagedError,
+    IndexStateError,
+    InvalidRequestError,
+    RagloomError,
+)
 from .executors import (
     IndexWork,
     InProcessExecutor,
@@ -125,6 +132,28 @@ class IndexReport:
     def ok(self) -> bool:
         """False when a loader's source was unavailable (``errors``)."""
         return not self.errors
+
+
+def _check_sources_exist(
+    scope: Sequence[Path], entries: Iterable[LedgerEntry], base_dir: Path
+) -> None:
+    """An InvalidRequestError for a source of a scoped run that is neither
+    on disk nor where anything indexed came from: a typo (``ragloom index
+    docs/typo.md`` said "not found; skipped" and exited 0, which a CI job
+    took for success). A path that is gone but was indexed is the way to
+    delete what came from it."""
+    listed = list(entries)
+    unknown = [
+        path
+        for path in scope
+        if not os.path.lexists(path) and not any(in_scope_of(e, [path], base_dir) for e in listed)
+    ]
+    if unknown:
+        shown = ", ".join(str(p) for p in unknown)
+        raise InvalidRequestError(
+            f"{shown}: not found, and nothing indexed came from "
+            f"{'it' if len(unknown) == 1 else 'them'}; check the path"
+        )
 
 
 def _note_copies(run: Run, documents: Iterable[Document], new: set[str]) -> None:
@@ -337,6 +366,8 @@ class Indexer:
         chunker = self._chunker_key if stored_chunker == chunker_fp else None
         run.reads = self._reads(ledger, entries, forced, trusted, chunker)
         scope, loaders = scoped_loaders(self.config, self.loaders, sources)
+        if scope is not None:
+            _check_sources_exist(scope, entries.values(), self.config.base_dir)
         admit = Admission(self.config.indexing.secrets, self._labeller)
         executor = self._executor()
         if sources is None and isinstance(executor, LoadsDocuments) and executor.loads_documents:
