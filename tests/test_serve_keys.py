@@ -105,6 +105,24 @@ def test_serve_without_keys_is_a_usage_error(tmp_path: Path) -> None:
     assert result.returncode == 2 and "--keys" in result.stderr
 
 
+def _ready(server: subprocess.Popen, url: str) -> None:
+    """Wait until the server at ``url`` answers ``/readyz`` (it must not exit)."""
+    import time
+
+    import httpx
+
+    deadline = time.monotonic() + 120
+    while True:
+        assert server.poll() is None, server.communicate()[1]
+        assert time.monotonic() < deadline, "ragloom serve did not become ready"
+        try:
+            if httpx.get(f"{url}/readyz").status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+
+
 def _free_port() -> int:
     import socket
 
@@ -143,7 +161,6 @@ def test_the_serve_command_answers_with_its_keys_file(corpus: Path) -> None:
     and never holds a key."""
     import json
     import os
-    import time
 
     import httpx
     import yaml
@@ -171,16 +188,7 @@ def test_the_serve_command_answers_with_its_keys_file(corpus: Path) -> None:
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            assert server.poll() is None, server.communicate()[1]
-            assert time.monotonic() < deadline, "ragloom serve did not become ready"
-            try:
-                if httpx.get(f"{url}/readyz").status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            time.sleep(0.1)
+        _ready(server, url)
         found = httpx.post(
             f"{url}/v1/search",
             json={"query": "Pro plan price"},
@@ -246,9 +254,6 @@ def test_stopping_the_server_is_its_normal_end(corpus: Path, sent: str, code: in
     the signal again once it has stopped), which a supervisor counts as a
     failure; SIGTERM ends it by the signal, as any server it lets go."""
     import signal
-    import time
-
-    import httpx
 
     from .conftest import basic_config
 
@@ -260,16 +265,7 @@ def test_stopping_the_server_is_its_normal_end(corpus: Path, sent: str, code: in
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as at a terminal
     )  # fmt: skip
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            assert server.poll() is None, server.communicate()[1]
-            assert time.monotonic() < deadline, "ragloom serve did not become ready"
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/readyz").status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            time.sleep(0.1)
+        _ready(server, f"http://127.0.0.1:{port}")
         server.send_signal(getattr(signal, sent))
         _, stderr = server.communicate(timeout=60)
     finally:

@@ -33,6 +33,7 @@ from .cli_cache import cache
 from .cli_chat import chat
 from .cli_eval import eval_command
 from .cli_support import (
+    ANSWER_K,
     PRINCIPAL,
     config_path,
     console,
@@ -652,13 +653,7 @@ def _hit_json(rank: int, hit: Any) -> dict[str, Any]:
 @cli.command()
 @click.argument("question")
 @click.option("--filter", "filter_", help="Metadata filter as JSON.")
-@click.option(
-    "-k",
-    "k",
-    type=click.IntRange(1, MAX_K),
-    default=None,
-    help=f"How many hits to give the generator, 1 to {MAX_K:,} (default: retrieval.k).",
-)
+@ANSWER_K
 @click.option("--json", "as_json", is_flag=True, help="Print the answer and citations as JSON.")
 @click.option(
     "--stream",

@@ -26,6 +26,7 @@ import click
 
 from .cli_answers import answer_json, empty_index, print_answer, print_stream
 from .cli_support import (
+    ANSWER_K,
     PRINCIPAL,
     Terminated,
     console,
@@ -38,7 +39,6 @@ from .cli_support import (
     sanitize,
 )
 from .errors import AccessError, ConfigError, FilterError, PluginError, RagloomError
-from .types import MAX_K
 
 __all__ = ["chat"]
 
@@ -51,13 +51,7 @@ RESET = frozenset({"/new", "/reset"})
 
 @click.command()
 @click.option("--filter", "filter_", help="Metadata filter as JSON, for every question.")
-@click.option(
-    "-k",
-    "k",
-    type=click.IntRange(1, MAX_K),
-    default=None,
-    help=f"How many hits to give the generator, 1 to {MAX_K:,} (default: retrieval.k).",
-)
+@ANSWER_K
 @click.option(
     "--json",
     "as_json",

@@ -41,6 +41,7 @@ from .errors import (
 )
 from .filters import MAX_DEPTH
 from .terminal import sanitize
+from .types import MAX_K
 
 __all__ = [
     "PRINCIPAL",
@@ -255,6 +256,15 @@ def parse_filter_json(value: str | None) -> Mapping[str, Any] | None:
         ) from None
     return data
 
+
+ANSWER_K = click.option(
+    "-k",
+    "k",
+    type=click.IntRange(1, MAX_K),
+    default=None,
+    help=f"How many hits to give the generator, 1 to {MAX_K:,} (default: retrieval.k).",
+)
+"""``ask``'s and ``chat``'s ``-k``."""
 
 PRINCIPAL = click.option(
     "--principal",
