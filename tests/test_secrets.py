@@ -328,6 +328,12 @@ def test_keys_without_a_known_marker_are_found_and_redacted_whole(
         "Set OPENAI_API_KEY=your-openai-api-key, then SECRET_KEY = settings.SECRET_KEY_ENV1",
         "token = get_token(user_id_12345678); api_key: MY_SECRET_NAME_2024_ABCD",
         "token: token_store_v2_0001_shard_20241103, api_key: RELEASE_2024_11_03_BUILD_1234",
+        # names holding a digest or a time (a review found each flagged, its page left out)
+        "auth: fix_login_loop_9fceb02d0ae598e95dc970b74767f19372d61af8",
+        "token: build_20240115093045abcdef_release",
+        "secret_file: backups_2024_01_15_dump0001of0004parts",
+        "auth_image: ragloom_web_sha256_e3b0c44298fc1c149afbf4c8996fb924",
+        "passwd_md5: file_md5_d41d8cd98f00b204e9800998ecf8427e",
         "The author: Jane Smith-Jones; sha256: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b8",
         "pip install ragloom-sentence-transformers ragloom-a-very-long-hyphenated-plugin-name",
         # a folder a test or a user made: digits, but no capitals, and not 43 long

@@ -506,7 +506,7 @@ def status(ctx: click.Context, as_json: bool) -> None:
     Writes nothing.
     """
     with plugin_output_to_stderr(), contextlib.closing(load_pipeline(ctx)) as pipeline:
-        found = pipeline.status()  # opens what it needs (no reranker)
+        found = pipeline.status()
     if as_json:
         click.echo(json.dumps(found.to_dict(), indent=2))
     else:

@@ -192,7 +192,7 @@ class Pipeline:
         the first query or index run that uses it, not this; ``index(rebuild=True)``
         starts it afresh. ``query=False`` leaves closed the components only
         queries use (the reranker, the query transformers), as ``index()``
-        and ``status()`` open it: the first query opens them."""
+        opens it: the first query opens them."""
         with self._lock:
             if not self._opened:
                 try:
@@ -246,7 +246,7 @@ class Pipeline:
         beyond indexing changes. Opens the pipeline; writes nothing."""
         from .status import index_status
 
-        self.open(query=False)
+        self.open()  # what a query opens: a reranker that cannot load is said here
         return index_status(self)
 
     @property
@@ -459,8 +459,7 @@ class Pipeline:
         call each: for evaluations and bulk lookups. One run each, as
         ``retrieve``; each ``Hits`` has its own corpus version."""
         questions = list(questions)
-        for question in questions:
-            question = _check_question(question)
+        questions = [_check_question(question) for question in questions]
         k = _check_k(k)
         self.open()
         vectors: Sequence[Any] = [None] * len(questions)

@@ -576,10 +576,16 @@ def _random_value(value: str) -> bool:
     if digits < 4 or letters < 4 or len(set(value)) < 8:
         return False
     if value.count("_") > 1 and (value.upper() == value or value.lower() == value):
-        # a name in snake case or capitals, unless a part of it is drawn at
-        # random: a service's key is often a prefix and the random part
-        # (``lk_live_4f9a8b7c6d5e...``, ``LK_LIVE_4F9A...``)
-        return any(_random_part(part) for part in value.split("_"))
+        # a name in snake case or capitals, unless it is a service's key: two
+        # short words, then the random part (``lk_live_4f9a8b7c6d5e...``,
+        # ``LK_LIVE_4F9A...``); not a branch, build or file named with a
+        # digest or a time (``fix_login_loop_9fceb02d...``, ``file_md5_d41d...``)
+        *prefix, last = value.split("_")
+        return (
+            len(prefix) == 2
+            and all(part.isalpha() and len(part) <= 8 for part in prefix)
+            and _random_part(last)
+        )
     return True
 
 

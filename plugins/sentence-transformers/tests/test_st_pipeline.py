@@ -171,4 +171,6 @@ def test_a_question_with_bytes_that_are_no_utf8_is_answered(pm, corpus: Path, mi
     with ragloom.load(config(), plugin_manager=pm, base_dir=corpus) as pipeline:
         pipeline.index()
         answer = pipeline.ask("How much does the Pro plan cost? caf\udce9")
+        (hits,) = pipeline.retrieve_many(["Pro plan price caf\udce9"], k=1)  # eval --beir's way
     assert answer.grounded and "$29" in answer.text
+    assert hits[0].chunk.source == "docs/pricing.md"
