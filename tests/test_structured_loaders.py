@@ -542,45 +542,56 @@ def test_two_page_pdf(tmp_path, context, reports):
 @needs_pypdf
 def test_pdf_running_headers_and_footers_are_left_out(tmp_path, context, reports):
     """A trial's manual had its header and footer on every page, and
-    answers quoted "Page 4 4 Maintenance Replace the air filter..." and "Do
-    not distribute [1]". The footer is drawn first here, as there."""
+    answers quoted "Page 4 4 Maintenance Replace the air filter...". The
+    footer is drawn first here, as there. They stay where they first appear."""
     bodies = [
-        "1 Safety\nDisconnect both power supplies first.",
-        "2 Installation\nThe L100 weighs 9 kg.\nDo not distribute the rack keys.",
-        "3 Networking\nEach appliance has a management port.",
-        "4 Maintenance\nReplace the air filter every 6 months.",
+        f"{n} {title}\nFirst line of {title}.\nSecond of {title}.\nThird of {title}.\n"
+        f"Do not distribute the {title} keys."
+        for n, title in enumerate(("Safety", "Installation", "Networking", "Maintenance"), 1)
     ]
-    pages = [
-        f"Confidential. Do not distribute. Page {n}\nAcme Appliance Guide - Rev. B\n{body}\n{n} / 4"
-        for n, body in enumerate(bodies, start=1)
-    ]
+    head = "Confidential. Do not distribute. Page {n}\nAcme Appliance Guide - Rev. B\n"
+    pages = [head.format(n=n) + body + f"\n{n} / 4" for n, body in enumerate(bodies, start=1)]
     write(tmp_path, "guide.pdf", make_pdf(pages))
     [doc] = load(PdfLoader, context, "guide.pdf")
-    assert doc.text == PAGE_BREAK.join(bodies)  # a line of the body alike stays
+    assert doc.text == PAGE_BREAK.join([pages[0], *bodies[1:]])  # a body line alike stays
     starts = doc.metadata["page_starts"]
-    assert page_of(starts, doc.text.index("Replace the air filter")) == 4
-    assert page_of(starts, doc.text.index("The L100")) == 2
+    assert page_of(starts, doc.text.index("First line of Maintenance")) == 4
+    assert page_of(starts, doc.text.index("First line of Installation")) == 2
     assert reports == []
 
 
-def test_pdf_lines_are_running_only_at_the_edges_of_most_pages() -> None:
+def test_pdf_lines_are_running_only_at_the_edges_of_most_long_pages() -> None:
     from ragloom.builtin.loaders.parsers.pdf import without_running_lines
 
+    def page(head: str, word: str, foot: str = "") -> str:
+        body = "\n".join(f"{word} line {i}." for i in range(6))
+        return f"{head}\n{body}" + (f"\n{foot}" if foot else "")
+
+    words = ("alpha", "beta", "gamma", "delta", "epsilon")
     # two pages: no telling a running line from a title
-    two = ["Guide\nA.", "Guide\nB."]
+    two = [page("Guide", w) for w in words[:2]]
     assert without_running_lines(two) == two
-    # the same line in the middle of every page is the body's (a repeated note)
-    middle = [
-        f"{w} one\n{w} two\n{w} three\nNote: see the table.\n{w} five\n{w} six\n{w} seven"
-        for w in ("alpha", "beta", "gamma", "delta")
-    ]
-    assert without_running_lines(middle) == middle
     # at the top of two pages of five: not most of them
-    few = ["Draft\nA.", "Draft\nB.", "C.", "D.", "E."]
+    few = [page("Draft" if i < 2 else f"{w} title", w) for i, w in enumerate(words)]
     assert without_running_lines(few) == few
-    # at the top of three of five: running; the pages without it keep theirs
-    most = ["Draft\nA.", "Draft\nB.", "Draft\nC.", "D.", "E."]
-    assert without_running_lines(most) == ["A.", "B.", "C.", "D.", "E."]
+    # at the top of three of five, and page numbers at the foot of all: running,
+    # kept where they first appear
+    most = [
+        page("Draft" if i < 3 else f"{w} title", w, f"- {i + 1} -") for i, w in enumerate(words)
+    ]
+    cleaned = without_running_lines(most)
+    assert cleaned[0] == most[0]
+    assert cleaned[1] == page("", "beta").lstrip("\n") and cleaned[4] == page(
+        "epsilon title", "epsilon"
+    )
+    # lines that differ by more than a page number stay (an invoice's number, a
+    # dated heading), and so does every line of a short page (an invoice's)
+    invoices = [
+        f"Invoice {1000 + i}\n2024-01-0{i + 1} Release 1.{i}\nTotal: ${i}0.00" for i in range(4)
+    ]
+    long = [page(f"Invoice {1000 + i}", w, f"Total: ${i}0.00") for i, w in enumerate(words)]
+    assert without_running_lines(invoices) == invoices
+    assert without_running_lines(long) == long
 
 
 @needs_pypdf

@@ -2,7 +2,7 @@
 
 A page's running header and footer (a line at the top or bottom of most
 pages, such as "Acme Guide - Rev. B" or "Confidential - Page 4") are left
-out: see :func:`without_running_lines`.
+out but where they first appear: see :func:`without_running_lines`.
 
 Needs pypdf: ``pip install 'ragloom[pdf]'``. Pages are joined with
 :data:`PAGE_BREAK` (a blank line, then a form feed), so a page boundary is a
@@ -162,45 +162,66 @@ RUNNING_EDGE = 3
 header or footer (pypdf gives them in the order they were drawn: a footer
 drawn first leads the page's text)."""
 
-_DIGITS = re.compile(r"\d+")
+_PAGE_NUMBER = re.compile(
+    r"\b(?:page|seite|p[aá]gina|pg|p)\.?\s*\d+(?:\s*(?:of|/|von|de|di|sur)\s*\d+)?\b"
+    r"|\b\d+\s*(?:of|/)\s*\d+\s*$"
+    r"|^[^\w]*\d+[^\w]*$"
+)
+"""A page number as running lines write it: ``Page 4``, ``Seite 4 von 12``,
+``4 of 12`` or ``4 / 12`` at a line's end, or a line of nothing but the
+number (``- 4 -``). The only numbers a running line may differ by."""
 
 
 def without_running_lines(pages: list[str]) -> list[str]:
     """``pages`` without their running headers and footers: a line among the
     first or last :data:`RUNNING_EDGE` lines of at least half the pages (and
-    of three or more) with text, its numbers aside ("Page 4", "Rev. B - 4 of
-    12"). They are on every page and say nothing of it: quoted, they made
-    answers such as "Page 4 4 Maintenance Replace the air filter..." or "Do
-    not distribute [1]"; searched, they match every page alike."""
-    with_text = sum(1 for text in pages if text.strip())
-    if with_text < 3:
-        return pages
+    of three or more) with more text than that, the same on each but for
+    its page number ("Acme Guide - Rev. B", "Confidential. Page 4", "- 4 -").
+    It stays where it first appears (a title, a letterhead, once) and goes
+    from the other pages: there it says nothing of the page, and an answer
+    quoting the page's first sentence quoted it too ("Page 4 4 Maintenance
+    Replace the air filter..."). Lines that differ otherwise (an invoice's
+    number, a dated heading) stay, and so does every line of a short page
+    (a form, an invoice, a slide: there every line is at an edge)."""
     lines = [text.split("\n") for text in pages]
     edges = [_edge_lines(page) for page in lines]
+    voting = sum(1 for at in edges if at)
+    if voting < 3:
+        return pages
     seen: Counter[str] = Counter()
     for page, at in zip(lines, edges):
         seen.update({_running_key(page[i]) for i in at})
-    needed = max(3, -(-with_text // 2))
+    needed = max(3, -(-voting // 2))
     running = {key for key, count in seen.items() if count >= needed}
     if not running:
         return pages
-    kept = []
+    kept, met = [], set()
     for page, at in zip(lines, edges):
-        gone = {i for i in at if _running_key(page[i]) in running}
+        gone = set()
+        for i in sorted(at):
+            key = _running_key(page[i])
+            if key in running:
+                if key in met:
+                    gone.add(i)
+                met.add(key)
         kept.append("\n".join(line for i, line in enumerate(page) if i not in gone).strip("\n"))
     return kept
 
 
 def _edge_lines(page: list[str]) -> set[int]:
-    """The indexes of a page's first and last :data:`RUNNING_EDGE` lines with text."""
+    """The indexes of a page's first and last :data:`RUNNING_EDGE` lines with
+    text; none on a page of no more lines than those (all its lines are at
+    an edge there: an invoice's, a slide's)."""
     filled = [i for i, line in enumerate(page) if line.strip()]
+    if len(filled) <= 2 * RUNNING_EDGE:
+        return set()
     return set(filled[:RUNNING_EDGE]) | set(filled[-RUNNING_EDGE:])
 
 
 def _running_key(line: str) -> str:
     """A line as its repetitions on other pages read: spaces collapsed, case
-    folded, each number a ``#`` (the page number changes from page to page)."""
-    return _DIGITS.sub("#", " ".join(line.split()).casefold())
+    folded, its page number a ``#`` (see :data:`_PAGE_NUMBER`)."""
+    return _PAGE_NUMBER.sub("#", " ".join(line.split()).casefold())
 
 
 def _clean(text: str) -> str:
