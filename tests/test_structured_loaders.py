@@ -1043,15 +1043,46 @@ def test_html_wiki_exports_lose_their_chrome_and_keep_bold_headers(tmp_path, con
         "<table><tr><td><b>Region</b></td><td><strong>Hours</strong></td></tr>"
         "<tr><td>EMEA</td><td>08:00-18:00</td></tr></table>"
         "<div class='toc'>Regional hours</div></div></div>"
-        "<div class='wiki-footer'>Was this page helpful? Yes / No</div>"
         "<div id='footer'><section class='footer-body'>Powered by a wiki</section></div>"
         "</body></html>",
     )
     [doc] = load(HtmlLoader, context, "wiki.html")
     assert doc.text == (
         "# Support hours\n\nPhone support is for Business customers only.\n\n"
-        "| Region | Hours |\n| --- | --- |\n| EMEA | 08:00-18:00 |\n"
+        "| Region | Hours |\n| --- | --- |\n| EMEA | 08:00-18:00 |\n\n"
+        "Powered by a wiki\n"  # a footer may hold facts (opening hours): kept
     )
+
+
+def test_html_chrome_names_never_take_the_pages_content(tmp_path, context):
+    """A review found pages emptied: a restaurant's ``div#menu``, a layout's
+    ``with-sidebar`` wrapper holding everything, a card's footer price, a
+    table's total row."""
+    write(
+        tmp_path,
+        "luigi.html",
+        "<html><head><title>Luigi's</title></head><body><div id='header'><h1>Luigi's</h1></div>"
+        "<div id='menu'><h2>Mains</h2><p>Spaghetti carbonara costs 14 euros.</p></div>"
+        "<div class='footer'><p>Open Tuesday to Sunday, 12:00 to 23:00.</p></div></body></html>",
+    )
+    write(
+        tmp_path,
+        "layout.html",
+        "<html><body><div class='sidebar'><div class='content'><h1>Refunds</h1>"
+        "<p>Annual plans are refunded within 30 days of purchase, in full.</p>"
+        "<div class='card'><p>Gold</p><div class='card-footer'>49 dollars a month.</div></div>"
+        "<table><tr><td>Platinum</td><td>900</td></tr>"
+        "<tr class='table-footer'><td>Total</td><td>990 dollars</td></tr></table>"
+        "</div></div><p>Short note.</p></body></html>",
+    )
+    [luigi] = load(HtmlLoader, context, "luigi.html")
+    assert luigi.text == (
+        "## Mains\n\nSpaghetti carbonara costs 14 euros.\n\n"
+        "Open Tuesday to Sunday, 12:00 to 23:00.\n"
+    )
+    [layout] = load(HtmlLoader, context, "layout.html")
+    for kept in ("Annual plans are refunded", "49 dollars a month.", "| Total | 990 dollars |"):
+        assert kept in layout.text
 
 
 def test_html_content_keeps_its_own_footer_toc_and_card_footer(tmp_path, context):

@@ -28,7 +28,6 @@ __all__ = [
     "CHROME_IDS",
     "CHROME_NAMES",
     "CHROME_OUTSIDE_CONTENT",
-    "CHROME_SUFFIXES",
     "DEFAULT_MAX_LINKS",
     "MAX_DEPTH",
     "parse_html",
@@ -51,6 +50,9 @@ PAGE_CHROME = "header, footer, aside, [role=banner], [role=contentinfo], [role=c
 (an article's own header holds its title)."""
 
 CHROME_NAMES = (
+    "acs-side-bar",  # Confluence's sidebar, page tree and breadcrumbs
+    "aui-nav-breadcrumbs",
+    "bd-sidebar",  # the sidebars of Sphinx themes and MkDocs Material
     "breadcrumb",
     "breadcrumbs",
     "cc-window",  # the cookieconsent library's banner
@@ -60,9 +62,11 @@ CHROME_NAMES = (
     "cookie-law-info-bar",
     "cookie-notice",
     "CybotCookiebotDialog",
-    "ia-secondary-container",  # Confluence's space sidebar
-    "mw-head",  # MediaWiki's top bar, side panel and footer
-    "mw-footer",
+    "ia-secondary-container",
+    "left-sidebar",
+    "md-sidebar",
+    "mw-footer",  # MediaWiki's top bar, side panel and footer
+    "mw-head",
     "mw-panel",
     "navbar",
     "onetrust-banner-sdk",
@@ -70,42 +74,33 @@ CHROME_NAMES = (
     "page-metadata",  # Confluence's "created by ..., last updated ..."
     "page-tree",
     "quick-search",
-    "sidebar",
+    "right-sidebar",
     "side-bar",
+    "sidebar",
     "sidenav",
     "site-footer",
     "site-header",
     "site-nav",
     "skip-link",
     "skip-to-content",
-    "topbar",
+    "sphinxsidebar",
     "top-bar",
+    "topbar",
+    "wy-breadcrumbs",
+    "wy-nav-side",
 )
 """Class names and ids that mark an element as chrome (matched as a whole class
-token or id, never as a substring), unless it holds ``<main>`` or ``<article>``."""
+token or id, never as a substring), unless it holds ``<main>`` or
+``<article>``, or most of the page's text (a layout wrapper so named)."""
 
-CHROME_IDS = ("header", "navigation", "menu", "sidebar-container")
+CHROME_IDS = ("header", "navigation", "sidebar-container")
 """Ids (not class names, which content uses too: a card's ``header``) that
-mark the page's own header, menus and sidebar, as pages from before
-``<header>`` and ``<nav>`` mark them (``<div id="header">``)."""
+mark the page's own header and menus, as pages from before ``<header>`` and
+``<nav>`` mark them (``<div id="header">``); on the same terms."""
 
-CHROME_OUTSIDE_CONTENT = ("footer", "toc")
+CHROME_OUTSIDE_CONTENT = ("toc",)
 """Class names and ids of chrome too, but not inside ``<main>`` or
-``<article>``, where a ``footer`` or a ``toc`` is the content's own."""
-
-CHROME_SUFFIXES = (
-    "-breadcrumb",
-    "-breadcrumbs",
-    "-footer",
-    "-navbar",
-    "-side-bar",
-    "-sidebar",
-    "-topbar",
-)
-"""Endings of class names and ids that mark chrome as :data:`CHROME_NAMES`
-do, for the names every theme makes its own (``wiki-footer``,
-``acs-side-bar``, ``aui-nav-breadcrumbs``); not inside ``<main>`` or
-``<article>`` (a card's ``card-footer`` there is content)."""
+``<article>``, where a table of contents is the content's own."""
 
 _HIDING = re.compile(
     r"^(?:display:none|visibility:(?:hidden|collapse)|opacity:0(?:\.0*)?%?|mso-hide:all"
@@ -180,10 +175,8 @@ def _hidden_selectors(css: str) -> list[str]:
 _CONTENT = "main, [role=main], article"
 _CHROME_SELECTOR = ", ".join(
     [
-        *(f'[class~="{n}"], [id="{n}"]' for n in CHROME_NAMES),
+        *(f'[class~="{n}"], [id="{n}"]' for n in (*CHROME_NAMES, *CHROME_OUTSIDE_CONTENT)),
         *(f'[id="{n}"]' for n in CHROME_IDS),
-        *(f'[class~="{n}"], [id="{n}"]' for n in CHROME_OUTSIDE_CONTENT),
-        *(f'[class*="{n}"], [id$="{n}"]' for n in CHROME_SUFFIXES),
     ]
 )
 _BLOCKS = frozenset(
@@ -241,24 +234,25 @@ def parse_html(
     for node in tree.css(PAGE_CHROME):
         if not _inside(node, {"main", "article"}):
             _drop(node)
+    page_text = len(_text(tree.body)) if tree.body is not None else 0
     for node in tree.css(_CHROME_SELECTOR):
         if node.tag in ("main", "article", "html", "body") or node.css_first(_CONTENT) is not None:
             continue  # it holds the main content
         attributes = node.attributes
         names = (attributes.get("class") or "").split()
         ident = attributes.get("id") or ""
-        if (
+        if not (
             ident in CHROME_IDS
             or any(n in CHROME_NAMES for n in (*names, ident))
             or (
-                any(
-                    n.endswith(CHROME_SUFFIXES) or n in CHROME_OUTSIDE_CONTENT
-                    for n in (*names, ident)
-                )
+                any(n in CHROME_OUTSIDE_CONTENT for n in (*names, ident))
                 and not _inside(node, {"main", "article"})
             )
         ):
-            _drop(node)
+            continue
+        if 2 * len(_text(node)) >= page_text:
+            continue  # most of the page: its content, whatever its name (a layout's `sidebar`)
+        _drop(node)
 
     root = _content_root(tree)
     if root is None:
