@@ -209,3 +209,30 @@ def _read_until(fd: int, marker: bytes, timeout: float = 60) -> bytes:
             if data.rstrip(b" ").endswith(b">") and data.endswith(marker):
                 return data
     raise AssertionError(f"no {marker!r} at the end of {data!r}")
+
+
+def test_a_question_that_is_no_utf8_is_asked_and_stdin_closed_is_no_question(
+    project: Path,
+) -> None:
+    """A review found a piped chat dead at one Latin-1 byte (stdin decodes
+    strictly under a UTF-8 locale) and `ragloom chat <&-` an unexpected
+    AttributeError; `EXIT` was asked as a question."""
+    env = {**os.environ, "LC_ALL": "C.UTF-8", "PYTHONIOENCODING": "utf-8:strict"}
+    latin = subprocess.run(
+        [RAGLOOM, "chat"],
+        cwd=project,
+        input=b"caf\xe9 Pro plan price?\nEXIT\nHow is data encrypted at rest?\n",
+        capture_output=True,
+        env=env,
+        timeout=120,
+    )
+    assert latin.returncode == 0, latin.stderr
+    assert b"$29" in latin.stdout and b"AES-256" not in latin.stdout
+    closed = subprocess.run(
+        [RAGLOOM, "chat"], cwd=project, stdin=subprocess.DEVNULL, capture_output=True, timeout=120
+    )
+    assert closed.returncode == 0 and not closed.stdout
+    shut = subprocess.run(
+        f"{RAGLOOM} chat <&-", shell=True, cwd=project, capture_output=True, timeout=120
+    )
+    assert shut.returncode == 0, shut.stderr

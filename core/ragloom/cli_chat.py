@@ -92,7 +92,7 @@ def chat(
     if stream and as_json:
         raise click.UsageError("--stream prints text as it comes; drop it with --json", ctx=ctx)
     filters, who = parse_filter_json(filter_), principals_list(principals)
-    interactive = sys.stdin.isatty()
+    interactive = sys.stdin is not None and sys.stdin.isatty()
     pipeline = load_pipeline(ctx)
     with plugin_output_to_stderr():
         pipeline.open()  # the model and stores, once, before the first prompt
@@ -112,6 +112,13 @@ def chat(
                 continue
             try:
                 answer = _answer(pipeline, question, filters, k, who, history, stream)
+            except Terminated:
+                raise
+            except KeyboardInterrupt:
+                if not interactive:
+                    raise  # piped: Ctrl-C stops the whole list, as for any command
+                click.echo("\n(interrupted: ask again, or `exit`)", err=True)
+                continue
             except (ConfigError, PluginError, FilterError, AccessError):
                 raise  # the command's own, the same for every question: said, and exit 2
             except RagloomError as exc:
@@ -167,8 +174,10 @@ def _answer(
 
 
 def _questions(interactive: bool) -> Iterator[str]:
-    """Each question of stdin, stripped, until an ending line or its end: at
-    a terminal with a prompt and line editing, else a line at a time."""
+    """Each question of stdin, stripped, until an ending line (in any case)
+    or its end: at a terminal with a prompt and line editing, else a line at
+    a time, its bytes read as UTF-8 with what is not UTF-8 replaced (a file
+    of questions in Latin-1 is asked, not fatal)."""
     if interactive:
         with contextlib.suppress(ImportError):  # not on every platform
             import readline  # noqa: F401  (arrow keys and recall for input())
@@ -177,19 +186,27 @@ def _questions(interactive: bool) -> Iterator[str]:
             try:
                 line = input("> ")
             except Terminated:
+                click.echo(err=True)  # the error line under the prompt, not on it
                 raise  # SIGTERM: the command ends as a terminated one does (143)
             except (EOFError, KeyboardInterrupt):  # Ctrl-D, or Ctrl-C at the prompt
                 click.echo(err=True)
                 return
             question = line.strip()
-            if question in ENDS:
+            if question.lower() in ENDS:
                 return
             if question:
                 yield question
-    else:
-        for line in sys.stdin:
-            question = line.strip()
-            if question in ENDS:
-                return
-            if question:
-                yield question
+        return
+    stdin = sys.stdin
+    if stdin is None:  # closed (`ragloom chat <&-`): no questions
+        return
+    buffer = getattr(stdin, "buffer", None)
+    lines: Iterator[str] = (
+        (raw.decode("utf-8", errors="replace") for raw in buffer) if buffer is not None else stdin
+    )
+    for line in lines:
+        question = line.strip()
+        if question.lower() in ENDS:
+            return
+        if question:
+            yield question
