@@ -326,3 +326,28 @@ def test_copies_of_a_document_are_said_when_they_come(
         # 2 s is not, and its stand-in has no text to compare: then nothing is said)
         (copy,) = pipeline.index(reread=True).problems
         assert copy[0] == "docs/security-copy.md" and "docs/security.md" in copy[1]
+
+
+def test_copies_are_said_for_files_only_and_a_few_groups_at_most(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    """A review found one note per group of like records (a JSONL file's),
+    whose advice (`exclude:`) cannot apply, and no cap."""
+    (tmp_path / "docs").mkdir()
+    for group in range(7):
+        for copy in range(2):
+            (tmp_path / "docs" / f"g{group}-{copy}.md").write_text(f"# G\n\nText {group}.\n")
+    (tmp_path / "rows.jsonl").write_text(
+        "".join(f'{{"id": "r{i}", "text": "N/A"}}\n' for i in range(20))
+    )
+    config = basic_config(
+        loaders=[
+            {"type": "directory", "path": "docs"},
+            {"type": "jsonl", "path": "rows.jsonl", "id_field": "id"},
+        ]
+    )
+    with ragloom.load(config, plugin_manager=pm, base_dir=tmp_path) as pipeline:
+        problems = pipeline.index().problems
+    sources = [source for source, _ in problems]
+    assert sources == [f"docs/g{g}-0.md" for g in range(5)] + ["copies"], problems
+    assert problems[-1][1].startswith("2 more groups of files with the same text (4 files")

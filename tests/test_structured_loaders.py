@@ -1117,9 +1117,12 @@ def test_html_headings_are_cited_by_the_ids_the_page_has(tmp_path, context):
         "<html><body><main><h1 id='title-text'>Support hours</h1><p>Intro.</p>"
         "<h2 id='SupportHours-Regionalhours'>Regional hours</h2><p>EMEA 08:00.</p>"
         "<h2 id='two words'>Public holidays</h2><p>Routed west.</p>"
-        "<h2>Contact</h2><p>Call us.</p></main></body></html>",
+        "<h2>Contact</h2><p>Call us.</p>"
+        "<h3 id='x'>Phone</h3><p>Ring us.</p><h3 id='x'>Mail</h3><p>Write to us.</p>"
+        "</main></body></html>",
     )
     [doc] = load(HtmlLoader, context, "hours.html")
+    assert "{#x}" not in doc.text  # two headings share it: each keeps its own slug
     assert "## Regional hours {#SupportHours-Regionalhours}\n" in doc.text
     find = section_finder(doc.text)
     assert find(doc.text.index("EMEA")) == (

@@ -156,27 +156,37 @@ def _check_sources_exist(
         )
 
 
+COPIES_SAID = 5
+"""The most groups of copies an index run names, one note each (then one note counts the rest)."""
+
+
 def _note_copies(run: Run, documents: Iterable[Document], new: set[str]) -> None:
-    """Say which documents this run adds or changes hold the same text as
+    """Say which files this run adds or changes hold the same text as
     another loaded one (a file copied into ``archive/``): both are indexed,
     and their passages take each other's places among the hits an answer
     draws on, the copy cited as often as the original. Said once a group of
     copies, when one of them is new or changed (a stand-in for a file not
-    read again has no text to compare)."""
+    read again has no text to compare), for files only (records of one
+    file alike are the data's own), :data:`COPIES_SAID` groups at most."""
     by_text: dict[str, list[str]] = {}
     for doc in documents:
-        if doc.text.strip():
+        if doc.text.strip() and doc.id == doc.metadata.get("source"):
             by_text.setdefault(content_hash(doc.text), []).append(doc.id)
-    for ids in by_text.values():
-        if len(ids) < 2 or not new.intersection(ids):
-            continue
-        first, *others = sorted(ids)
+    groups = [sorted(ids) for ids in by_text.values() if len(ids) > 1 and new.intersection(ids)]
+    for first, *others in groups[:COPIES_SAID]:
         shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
         run.report(
             first,
             f"has the same text as {shown}: each is indexed and cited, and their passages "
             "take each other's places in answers; leave the copies out (`exclude:`) unless "
             "each must be found",
+        )
+    if len(groups) > COPIES_SAID:
+        rest = groups[COPIES_SAID:]
+        run.report(
+            "copies",
+            f"{len(rest)} more groups of files with the same text ({sum(map(len, rest))} files, "
+            f"such as {rest[0][0]})",
         )
 
 

@@ -258,7 +258,10 @@ def parse_html(
     if root is None:
         report("no readable text in the page (nothing but markup, scripts or navigation)")
         return None
-    renderer = _Renderer(heading_ids=heading_ids)
+    ids = [(h.attributes.get("id") or "").strip() for h in root.css("h1, h2, h3, h4, h5, h6")]
+    # an id two headings share (a wiki export's) would cite both by one anchor
+    unique = {i for i in ids if ids.count(i) == 1} if heading_ids else set()
+    renderer = _Renderer(heading_ids=unique)
     renderer.render(root)
     body = renderer.text()
     if not body.strip():
@@ -354,8 +357,8 @@ class _Renderer:
     """Walks the DOM without recursion (deeply nested pages are common) and
     writes Markdown-like blocks."""
 
-    def __init__(self, *, heading_ids: bool = True) -> None:
-        self.heading_ids = heading_ids
+    def __init__(self, *, heading_ids: set[str] | None = None) -> None:
+        self.heading_ids = heading_ids or set()  # the ids written as {#id}
         self.blocks: list[tuple[str, int]] = []  # (text, id of its outermost list or 0)
         self.list_id = 0
         self.inline: list[str] = []
@@ -452,7 +455,7 @@ class _Renderer:
             self.inline = []
             if line:
                 ident = (node.attributes.get("id") or "").strip()
-                if self.heading_ids and _ANCHOR.fullmatch(ident):
+                if ident in self.heading_ids and _ANCHOR.fullmatch(ident):
                     line += f" {{#{ident}}}"
                 self._emit("#" * self.heading + " " + line, tight=False)
             self.heading = 0
