@@ -396,3 +396,51 @@ def test_an_index_run_opens_no_reranker_and_a_query_opens_it_once(
         pipeline.close()
     with ragloom.load(config, plugin_manager=pm, base_dir=corpus):
         assert Heavy.opened == 2  # opening a pipeline for queries opens everything
+
+
+def test_an_index_run_opens_the_generator_only_when_it_chunks_with_it(
+    pm: pluggy.PluginManager, corpus: Path
+) -> None:
+    """A review found every cron run still loading the LLM generator (a
+    llama.cpp model of gigabytes): no index run uses it, unless a component
+    of the run declares it in ``needs``."""
+    from ragloom.errors import GeneratorError
+    from ragloom.generation import ChatGenerator
+
+    class Model(ChatGenerator):
+        class Config(ChatGenerator.Config):
+            model_path: str = "gone.gguf"
+
+        def open(self, context=None):  # type: ignore[no-untyped-def]
+            super().open(context)
+            if self.config.model_path == "gone.gguf":
+                raise GeneratorError("llamacpp: model_path 'gone.gguf' is not a file")
+
+        def chat(self, messages, *, max_tokens, temperature):  # type: ignore[no-untyped-def]
+            return "The Pro plan costs $29 per user per month [1]."
+
+    class Asking(NeedsEmbedderAtOpen):
+        needs = frozenset({"embedder", "generator"})
+
+    class Plugin:
+        @hookimpl
+        def register_generators(self, register):  # type: ignore[no-untyped-def]
+            register("model", Model)
+
+        @hookimpl
+        def register_chunkers(self, register):  # type: ignore[no-untyped-def]
+            register("asking", Asking)
+
+    pm.register(Plugin())
+    pipeline = ragloom.load(
+        basic_config(generator={"type": "model"}), plugin_manager=pm, base_dir=corpus
+    )
+    try:
+        assert pipeline.index().added  # the model is not needed to index
+        with pytest.raises(GeneratorError, match="gone.gguf"):
+            pipeline.ask("How much is the Pro plan?")  # an answer needs it, and says so
+    finally:
+        pipeline.close()
+    asking = basic_config(generator={"type": "model"}, chunker={"type": "asking"})
+    with pytest.raises(GeneratorError, match="gone.gguf"):  # the chunker asks it: opened
+        ragloom.load(asking, plugin_manager=pm, base_dir=corpus).index()

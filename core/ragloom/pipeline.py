@@ -136,20 +136,33 @@ class Pipeline:
         named: list[tuple[str, Component]] = []
         if self.embedder is not None and c.embedder is not None:
             named.append((c.embedder.type, self.embedder))
-        named.append((c.generator.type, self.generator))
+        if self._generator_indexes():
+            named.append((c.generator.type, self.generator))
         named.extend((s.type, ld) for s, ld in zip(c.loaders, self.loaders))
         named.append((c.chunker.type, self.chunker))
         return named
 
+    def _generator_indexes(self) -> bool:
+        """Whether a component an index run uses declares the generator in
+        its ``needs`` (a chunker that asks a model): else the generator opens
+        with the query components (an LLM's model is not loaded by every
+        cron run, nor does one that cannot load stop it)."""
+        used = [*self.loaders, self.chunker, *(store for _, store in self.stores)]
+        if self.embedder is not None:
+            used.append(self.embedder)
+        return any("generator" in type(c).needs_for(c.config) for c in used)
+
     def _query_components(self) -> list[tuple[str, Component]]:
-        """The components only queries use: the query transformers and the
-        reranker. An index run opens none of them (a cross-encoder's model
+        """The components only queries use: the generator (unless an index
+        run's component needs it), the query transformers and the reranker.
+        An index run opens none of them (a cross-encoder's or an LLM's model
         is not loaded by every cron run, nor one that cannot be loaded
         stops it)."""
         c = self.config
-        named: list[tuple[str, Component]] = [
-            (s.type, q) for s, q in zip(c.query_transformers, self.query_transformers)
-        ]
+        named: list[tuple[str, Component]] = []
+        if not self._generator_indexes():  # first: query transformers may use it
+            named.append((c.generator.type, self.generator))
+        named.extend((s.type, q) for s, q in zip(c.query_transformers, self.query_transformers))
         if self.reranker is not None and c.reranker is not None:
             named.append((c.reranker.type, self.reranker))
         return named
