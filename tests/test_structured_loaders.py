@@ -1132,3 +1132,14 @@ def test_html_headings_are_cited_by_the_ids_the_page_has(tmp_path, context):
     assert find(doc.text.index("Routed")) == ("Support hours > Public holidays", "public-holidays")
     assert find(doc.text.index("Call us")) == ("Support hours > Contact", "contact")
     assert doc.metadata["title"] == "Support hours"
+
+
+def test_html_a_bold_first_row_with_an_empty_corner_is_a_header(tmp_path, context):
+    write(
+        tmp_path,
+        "plans.html",
+        "<html><body><main><table><tr><td></td><td><b>Free</b></td><td><b>Pro</b></td></tr>"
+        "<tr><td>SSO</td><td>No</td><td>Yes</td></tr></table></main></body></html>",
+    )
+    [doc] = load(HtmlLoader, context, "plans.html")
+    assert doc.text == "|  | Free | Pro |\n| --- | --- | --- |\n| SSO | No | Yes |\n"

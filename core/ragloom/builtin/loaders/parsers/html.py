@@ -527,8 +527,7 @@ class _Renderer:
             lines.append("| " + " | ".join(texts) + " |")
             rows += 1
             if rows == 1 and (
-                (row.parent is not None and row.parent.tag == "thead")
-                or all(_header_cell(cell) for cell in cells)
+                (row.parent is not None and row.parent.tag == "thead") or _header_row(cells)
             ):
                 lines.append("|" + " --- |" * len(cells))
         if rows:
@@ -538,9 +537,16 @@ class _Renderer:
 _CELL_BLOCKS = "h1, h2, h3, h4, h5, h6, table"
 
 
+def _header_row(cells: list[LexborNode]) -> bool:
+    """Whether a first row is a header: its cells ``<th>``, or all of the text
+    of each bold (``<td><b>Plan</b></td>``: the header row of old wikis,
+    exports and mail), an empty corner cell aside."""
+    filled = [cell for cell in cells if cell.tag == "th" or cell.text(deep=True).strip()]
+    return bool(filled) and all(_header_cell(cell) for cell in filled)
+
+
 def _header_cell(cell: LexborNode) -> bool:
-    """A ``<th>``, or a cell all of whose text is bold (``<td><b>Plan</b></td>``:
-    the header row of old wikis, exports and mail)."""
+    """A ``<th>``, or a cell all of whose text is bold."""
     if cell.tag == "th":
         return True
     text = "".join(cell.text(deep=True).split())
