@@ -324,8 +324,10 @@ def test_copies_of_a_document_are_said_when_they_come(
         (docs / "security-copy.md").write_bytes((docs / "security.md").read_bytes())
         # a new copy of a document whose file is read (a file unchanged for
         # 2 s is not, and its stand-in has no text to compare: then nothing is said)
-        (copy,) = pipeline.index(reread=True).problems
+        archived, copy = pipeline.index(reread=True).problems  # --reread: every group
+        assert archived[0] == "docs/archive/pricing (copy).md"  # the two archived copies
         assert copy[0] == "docs/security-copy.md" and "docs/security.md" in copy[1]
+        assert pipeline.index(reread=True).problems == (archived, copy)  # again
 
 
 def test_copies_are_said_for_files_only_and_a_few_groups_at_most(

@@ -424,7 +424,9 @@ class Indexer:
                 continue
             todo.append(doc)
 
-        _note_copies(run, loaded.documents, {doc.id for doc in todo})
+        # with --reread every file was read: every group is said, as a check of them all
+        news = {doc.id for doc in loaded.documents} if reread else {doc.id for doc in todo}
+        _note_copies(run, loaded.documents, news)
 
         base = self.config.base_dir
         in_scope = [e for e in entries.values() if scope is None or in_scope_of(e, scope, base)]
