@@ -69,6 +69,9 @@ HF_TOKEN = "hf_q8Lm3Tq9xZ7VQ3L5XK2M4P6RTab12cd34e"
          [("Secret Keyword", "LK_LIVE_4F9A8B7C6D5E4F3A2B1C0D9E8F7A6B5C", 1)]),
         ("Your API key is lk_live_4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c.",
          [("Secret Keyword", "lk_live_4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c", 1)]),
+        # in backticks, as Markdown writes a value (a recheck found it shown)
+        ("api_key: `lk_live_4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c`",
+         [("Secret Keyword", "lk_live_4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c", 1)]),
         ("pwd: Kelp4ever!99", [("Password", "Kelp4ever!99", 1)]),
         # redis and others give a password with no user
         ("redis://:S3cretPassw0rd@redis.internal:6379",
@@ -95,6 +98,10 @@ HF_TOKEN = "hf_q8Lm3Tq9xZ7VQ3L5XK2M4P6RTab12cd34e"
         (f"| aws_secret_access_key | {AWS_SECRET} |", [("AWS Access Key", AWS_SECRET, 1)]),
         (f"| Staging | api_token | {API_KEY} |", [("Secret Keyword", API_KEY, 1)]),
         ("| Password | Kelp4ever!99 |", [("Password", "Kelp4ever!99", 1)]),
+        # the name as an environment writes it, with its service's name first
+        ("| LARKSPUR_API_KEY | lk_live_4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c |",
+         [("Secret Keyword", "lk_live_4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c", 1)]),
+        ("| DB_PASSWORD | Kelp4ever!99 |", [("Password", "Kelp4ever!99", 1)]),
         (f"| Authorization | Bearer {API_KEY} |", [("Authorization Header", API_KEY, 1)]),
     ],
 )  # fmt: skip
@@ -124,6 +131,7 @@ def test_credentials_in_words_and_disguised_are_found(
         "Use the \u200bzero-width\u200b joiner in Ｆｕｌｌｗｉｄｔｈ text.",
         "The token budget: 4096 tokens per request, secret sauce: none.",
         "| Password | Policy |\n| Secret | Santa |\n| Token | value |\n| Auth | on |",
+        "| Token budget | 4096 |\n| Sort key | created_at |\n| Primary key | user_id_12345 |",
         # a pipe is a table's cell border only in a table row (a review found
         # shell pipes and commit tables flagged, and their pages left out)
         'Hash it: `echo -n "$password" | sha256sum`',

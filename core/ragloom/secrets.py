@@ -104,14 +104,16 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
 _TABLE_ROW = re.compile(r"^[ \t]*\|[^\n]*\|[ \t]*$", re.MULTILINE)
 _CELL = re.compile(r"(?<=\|)([^|\n]*)(?=\|)")
 _CREDENTIAL_NAME = re.compile(
-    r"(?i)(?:aws[ _-]?)?(?:secret[ _-]?access[ _-]?key|access[ _-]?key(?:[ _-]?id)?)"
+    r"(?i)(?:[a-z0-9]+[ _-]){0,3}(?:"  # the service's or environment's name first (LARKSPUR_)
+    r"(?:aws[ _-]?)?(?:secret[ _-]?access[ _-]?key|access[ _-]?key(?:[ _-]?id)?)"
     r"|(?:api|access|auth|bearer|refresh|session|personal[ _-]access)?[ _-]?(?:key|token)"
     r"|api[ _-]?secret|client[ _-]?secret|secret(?:[ _-]?key)?|(?:shared[ _-])?secret"
     r"|passw(?:or)?d|pwd|passphrase|passcode|private[ _-]?key|signing[ _-]?key"
-    r"|authorization|credentials?"
+    r"|authorization|credentials?)"
 )
 """A table cell that is nothing but a credential's name (``Password``,
-``aws_secret_access_key``, ``API token``): the next cell is its value."""
+``aws_secret_access_key``, ``API token``, ``LARKSPUR_API_KEY``): the next
+cell is its value."""
 
 
 def _table_spans(text: str) -> Iterator[tuple[int, int, str]]:
@@ -366,7 +368,7 @@ _OWN: tuple[tuple[str, tuple[str, ...], str], ...] = (
         _KEYWORD_ANCHORS,
         rf"""(?i:api[ _]?key|secret|token|passw(?:or)?d|{_PWD}|access[ _]?key|private[ _]?key"""
         r"""|signing[ _]key|auth)"""
-        r"""[A-Za-z0-9_-]*["']?(?:\s*[:=]\s*|\s+(?i:is)\s+)["']?"""
+        r"""[A-Za-z0-9_-]*["'`]?(?:\s*[:=]\s*|\s+(?i:is)\s+)["'`]?"""
         r"([A-Za-z0-9_+/=-]{16,})(?![A-Za-z0-9_+/=-]|\.[A-Za-z0-9_])",  # not a dotted name
     ),
     # an HTTP Authorization header's credentials: Basic user:password in
