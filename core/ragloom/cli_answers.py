@@ -35,32 +35,14 @@ def empty_index(index_dir: Path, indexed: Any, documents: Any) -> str | None:
 
 
 def answer_json(answer: Any, *, trace: bool = False) -> dict[str, Any]:
-    """``answer`` as ``ask --json`` prints it (``trace``: with its stages)."""
-    return {
-        "question": answer.question,
-        "answer": answer.text,
-        "grounded": answer.grounded,
-        "uncited": bool(answer.metadata.get("uncited")),
-        "truncated": bool(answer.metadata.get("truncated")),
-        "dropped_citations": list(answer.metadata.get("dropped_citations", ())),
-        "degraded": answer.degraded,
-        **(
-            {"retrieval_degraded": answer.metadata["retrieval_degraded"]}
-            if answer.metadata.get("retrieval_degraded")
-            else {}
-        ),
-        "citations": [
-            {
-                "number": c.number,
-                "label": c.label,
-                "source": c.source,
-                "chunk_id": c.chunk_id,
-                "quote": c.quote,
-            }
-            for c in answer.citations
-        ],
-        **({"trace": _trace_json(answer)} if trace else {}),
-    }
+    """``answer`` as ``ask --json`` prints it (``trace``: with its stages): the
+    server's ``/v1/ask`` fields but those only a server has (``cached``,
+    ``corpus_version``)."""
+    from .server.service import answer_json as served
+
+    out = served(answer, trace=trace)
+    del out["cached"], out["corpus_version"]
+    return out
 
 
 def print_answer(answer: Any) -> None:
@@ -124,10 +106,3 @@ def _answer_notes(answer: Any) -> None:
             "whole answer",
             err=True,
         )
-
-
-def _trace_json(answer: Any) -> list[dict[str, Any]]:
-    return [
-        {"stage": t.stage, "name": t.name, "seconds": t.seconds, "count": t.count}
-        for t in answer.metadata.get("trace", ())
-    ]
