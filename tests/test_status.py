@@ -187,3 +187,56 @@ def test_a_version_an_older_ragloom_committed(corpus: Path, pm) -> None:
     found = status_of(corpus, pm)
     assert found.version == 2 and found.written_by is None and found.committed_at is None
     assert "version:   2, committed by an older ragloom" in cli(corpus).stdout
+
+
+def test_the_last_run_that_ended_is_said_with_its_counts_and_problems(corpus: Path, pm) -> None:
+    before = time.time()
+    (corpus / "docs" / "bad.pdf").write_bytes(b"%PDF-1.4 not a pdf")
+    indexed(corpus, pm)
+    last = status_of(corpus, pm).last_run
+    assert last is not None and last["outcome"] == "committed" and last["error"] is None
+    assert (last["added"], last["changed"], last["deleted"], last["version"]) == (3, 0, 0, 1)
+    assert before <= last["started"] <= last["ended"] <= time.time()
+    assert last["problems"] == 1 and last["problem_examples"][0]["source"] == "docs/bad.pdf"
+    (corpus / "docs" / "bad.pdf").unlink()
+    indexed(corpus, pm)  # nothing changed: said so, not the run before's counts
+    line = next(x for x in cli(corpus).stdout.splitlines() if x.startswith("last run:"))
+    assert line.startswith("last run:  a run ended 20") and line.endswith(": nothing changed")
+    last = json.loads(cli(corpus, "--json").stdout)["last_run"]
+    assert last["problems"] == 0 and last["added"] == 0 and last["unchanged"] == 3
+
+
+def test_a_failed_run_is_said_and_changes_nothing_else(corpus: Path, pm, monkeypatch) -> None:
+    indexed(corpus, pm)
+    for path in (corpus / "docs").iterdir():  # an emptied folder: the mass-delete guard
+        path.unlink()
+    with pytest.raises(IndexStateError, match="would delete 3 of the 3"):
+        indexed(corpus, pm)
+    found = status_of(corpus, pm)
+    assert found.version == 1 and found.documents == 3 and found.ready
+    assert found.last_run["outcome"] == "failed"
+    assert "would delete 3 of the 3" in found.last_run["error"]
+    lines = cli(corpus).stdout.splitlines()
+    assert any(x.startswith("last run:  a run failed 20") for x in lines), lines
+
+    # a failure half-way through writing: the run's ledger changes are rolled
+    # back, and only the record of its failure is committed
+    (corpus / "docs" / "new.md").write_text("# New\n\nA new document about otters.\n")
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
+
+        def broken(texts: list[str]) -> list:
+            raise ragloom.errors.EmbedderError("the embedding server said 503")
+
+        monkeypatch.setattr(pipeline.embedder, "embed_documents", broken)
+        with pytest.raises(ragloom.errors.EmbedderError):
+            pipeline.index(allow_mass_delete=True)
+    found = status_of(corpus, pm)
+    assert found.version == 1 and found.documents == 3
+    assert found.last_run["outcome"] == "failed" and "503" in found.last_run["error"]
+    monkeypatch.undo()
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
+        report = pipeline.index(allow_mass_delete=True)
+    assert report.added == ("docs/new.md",) and len(report.deleted) == 3
+    found = status_of(corpus, pm)
+    assert found.version == 2 and found.documents == 1
+    assert found.last_run["outcome"] == "committed" and found.last_run["deleted"] == 3

@@ -501,8 +501,9 @@ def status(ctx: click.Context, as_json: bool) -> None:
 
     \b
     The committed version, its documents and chunks, each store's count and
-    location, an index run under way or stopped, what a query would be told
-    if it is refused (exit code 1), and what the next `ragloom index` will do.
+    location, an index run under way or stopped, the last run that ended
+    (what it changed, or why it failed), what a query would be told if it
+    is refused (exit code 1), and what the next `ragloom index` will do.
     Writes nothing.
     """
     with plugin_output_to_stderr(), contextlib.closing(load_pipeline(ctx)) as pipeline:
@@ -545,6 +546,8 @@ def _status_lines(found: IndexStatus) -> list[tuple[str, str]]:
         lines.append(("index run", f"under way{pid}"))
     elif found.run == "stopped":
         lines.append(("index run", "one stopped before it ended (killed, or it failed)"))
+    if found.last_run is not None:
+        lines.append(("last run", _last_run_line(found.last_run)))
     if found.rebuilding is not None:
         started = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(found.rebuilding))
         lines.append(("rebuild", f"started {started}, not committed yet"))
@@ -559,6 +562,39 @@ def _status_lines(found: IndexStatus) -> list[tuple[str, str]]:
         lines.append(("queries", f"refused: {found.problem}"))
     lines.extend(("next run", said) for said in found.next_run)
     return lines
+
+
+def _last_run_line(last: dict[str, Any]) -> str:
+    """The ledger's ``last_run`` record in one line of ``ragloom status``."""
+    ended = last.get("ended")
+    when = (
+        time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(ended))
+        if isinstance(ended, (int, float))
+        else "at an unknown time"
+    )
+    seconds = last.get("seconds")
+    took = f" after {seconds:.1f} s" if isinstance(seconds, (int, float)) else ""
+    what = "a --rebuild" if last.get("rebuild") else "a run"
+    if last.get("sources"):
+        what += " of " + ", ".join(str(s) for s in last["sources"])
+    outcome = last.get("outcome")
+    if outcome in ("failed", "interrupted"):
+        return f"{what} {outcome} {when}{took}: {last.get('error') or 'no message'}"
+    counts = ", ".join(
+        f"{last[key]:,} {key}" for key in ("added", "changed", "deleted") if last.get(key)
+    )
+    said = f"{what} ended {when}{took}: {counts or 'nothing changed'}"
+    errors = last.get("errors") or []
+    if errors:
+        first = errors[0]
+        said += f"; {len(errors)} loader(s) failed ({first.get('loader')}: {first.get('message')})"
+    problems = last.get("problems") or 0
+    if problems:
+        example = (last.get("problem_examples") or [{}])[0]
+        said += f"; {problems:,} problem(s) reported" + (
+            f", the first: {example.get('source')}: {example.get('message')}" if example else ""
+        )
+    return said
 
 
 def explanation_json(why: Any) -> dict[str, Any]:

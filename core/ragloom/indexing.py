@@ -66,6 +66,7 @@ from .fingerprints import (
 from .ledger import (
     JOURNAL_FILE,
     LEDGER_FILE,
+    LEDGER_FORMAT,
     Journal,
     Ledger,
     LedgerEntry,
@@ -228,6 +229,7 @@ class Indexer:
         self._labeller = Labeller(config.access)
         self._the_executor: Executor | None = None
         self.writer = StoreWriter(stores, state, run)
+        self.started_at = time.time()  # (wall clock) the run's start, for ``last_run``
 
     @property
     def index_dir(self) -> Path:
@@ -249,14 +251,18 @@ class Indexer:
             raise RagloomError(
                 "no loaders are configured: add e.g. `loaders: [{type: directory, path: docs}]`"
             )
+        self.started_at = time.time()
         with index_lock(self.index_dir):
             ledger = self._open_ledger(rebuild and not dry_run)
             try:
                 return self._locked(
                     ledger, sources, dry_run, rebuild, repair, allow_mass_delete, progress, reread
                 )
-            except BaseException:
+            except BaseException as exc:
                 self.writer.discard()
+                if not dry_run:
+                    record = last_run(self.started_at, self.job, sources, rebuild, exc)
+                    _record_failure(ledger, record)
                 raise
             finally:
                 ledger.close()
@@ -532,6 +538,24 @@ class Indexer:
                 # this one's rules and found fine: this one's now (readers stop
                 # screening their hits and warning)
                 ledger.stamp()
+        ledger.set_meta(
+            "last_run",
+            last_run(
+                self.started_at,
+                run,
+                sources,
+                wipe,
+                counts={
+                    "added": len(added),
+                    "changed": len(changed),
+                    "deleted": len(vanished),
+                    "unchanged": unchanged,
+                    "rewritten": len(rewritten),
+                    "version": version,
+                },
+                errors=errors,
+            ),
+        )
         ledger.commit()
         view = self.state.load_view()
         with self.state.lock.write():  # queries of this process move to the new version
@@ -908,3 +932,68 @@ def _changed(was: Any, now: Any) -> str:
         return f"{was} -> {now}"
     keys = sorted(k for k in {*was, *now} if was.get(k) != now.get(k))
     return ", ".join(f"{k} {was.get(k)} -> {now.get(k)}" for k in keys)[:300]
+
+
+LAST_RUN_EXAMPLES = 3
+"""How many problems (unread files) the ``last_run`` record names."""
+
+
+def last_run(
+    started: float,
+    run: Run,
+    sources: Sequence[str | Path] | None,
+    rebuild: bool,
+    failure: BaseException | None = None,
+    *,
+    counts: Mapping[str, int] | None = None,
+    errors: Sequence[tuple[str, str]] = (),
+) -> dict[str, Any]:
+    """The ledger's ``last_run`` record of one index run that ended, committed
+    or failed (``ragloom status`` shows it: a run from cron that fails every
+    night is otherwise said only to cron's mail). ``failure``: what ended it."""
+    record: dict[str, Any] = {
+        "started": round(started, 3),
+        "ended": round(time.time(), 3),
+        "seconds": round(run.seconds, 3),
+        "outcome": "committed",
+        "error": None,
+        "sources": None if sources is None else [str(s) for s in sources][:5],
+        "rebuild": rebuild,
+        "problems": len(run.problems),
+        "problem_examples": [
+            {"source": source, "message": _clip(message)}
+            for source, message in run.problems[:LAST_RUN_EXAMPLES]
+        ],
+        "errors": [{"loader": name, "message": _clip(message)} for name, message in errors],
+    }
+    if failure is not None:
+        interrupted = isinstance(failure, (KeyboardInterrupt, SystemExit))
+        record["outcome"] = "interrupted" if interrupted else "failed"
+        record["error"] = _clip(str(failure) or type(failure).__name__)
+    record.update(counts or {})
+    return record
+
+
+def _clip(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _record_failure(ledger: Ledger, record: dict[str, Any]) -> None:
+    """``record`` as the ledger's ``last_run``, in a transaction of its own
+    (the failed run's is rolled back first), where the ledger can take it:
+    not one a newer ragloom wrote, nor one on a full disk (that error is the
+    one the caller raises)."""
+    import sqlite3
+
+    try:
+        db = ledger.db
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        writer = ledger.get_meta("writer")
+        if isinstance(writer, dict) and int(writer.get("format", 0)) > LEDGER_FORMAT:
+            return
+        ledger.begin()
+        ledger.set_meta("last_run", record)
+        ledger.commit()
+    except (sqlite3.Error, OSError, ValueError, TypeError) as exc:
+        log.debug("the failed run could not be recorded in the ledger: %s", exc)

@@ -76,6 +76,15 @@ class IndexStatus:
     """What a query would be told instead (the message of its error)."""
     next_run: tuple[str, ...]
     """What the next ``ragloom index`` will do beyond indexing changes."""
+    last_run: dict[str, Any] | None = None
+    """The last index run that ended (the ledger's ``last_run``): ``outcome``
+    (``committed``, ``failed`` or ``interrupted``), ``error``, ``started``,
+    ``ended``, ``seconds``, ``sources``, ``rebuild``, the counts (``added``,
+    ``changed``, ``deleted``, ``unchanged``, ``rewritten``, ``version``, of
+    a committed run), ``problems`` (files not read) with the first
+    ``problem_examples``, and ``errors`` (loaders whose source was missing).
+    None before a run recorded one. A run killed with ``kill -9`` records
+    nothing: ``run`` says ``stopped``."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -134,6 +143,7 @@ def index_status(pipeline: Pipeline) -> IndexStatus:
         ready=problem is None,
         problem=problem,
         next_run=_next_run(pipeline, meta, documents, run),
+        last_run=meta.get("last_run") if isinstance(meta.get("last_run"), dict) else None,
     )
 
 
