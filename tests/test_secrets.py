@@ -406,3 +406,48 @@ def test_importing_ragloom_does_not_import_detect_secrets() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert result.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "starts"),
+    [
+        ("AKIA", ("AKIA",)),
+        ("A(?:KIA|SIA|3T)", ("AKIA", "ASIA", "A3T")),
+        ("gh[pous]_", ("ghp_", "gho_", "ghu_", "ghs_")),
+        (r"SG\.", ("SG.",)),
+        (r"-us\d", ("-us",)),  # up to a class
+        ("ECRET_?ACCESS", ("ECRET",)),  # not the optional "_", nor what follows it
+        ("ab+c", ("ab",)),
+        ("x{2}y", ()),
+        ("[a-z]key", ()),  # a range is not spelled out
+        ("(?<![A-Za-z0-9])pwd", ()),
+        ("token|auth", ()),  # top-level alternatives: every text is a candidate
+        ("(?:a|b.)c", ()),
+    ],
+)
+def test_the_fixed_starts_of_an_anchor(pattern: str, starts: tuple[str, ...]) -> None:
+    from ragloom.secrets import _fixed_starts
+
+    assert _fixed_starts(pattern) == starts
+
+
+def test_the_prefilter_finds_what_searching_every_anchor_finds(monkeypatch) -> None:
+    """Only the anchors whose fixed start the automaton finds are searched:
+    the findings are exactly those of searching every anchor, over texts
+    full of credentials (ragloom's tests) and free of them (its docs)."""
+    from ragloom import secrets
+
+    texts = [DEPLOY_MD] + [
+        path.read_text(encoding="utf-8", errors="replace")
+        for pattern in ("tests/*.py", "plugins/*/tests/*.py", "docs/**/*.md", "core/ragloom/*.py")
+        for path in sorted(ROOT.glob(pattern))
+    ]
+    texts += [line for text in texts for line in text.splitlines() if len(line) > 20]
+    prefiltered = [find_secrets(text) for text in texts]
+    assert sum(map(len, prefiltered)) > 100  # (the tests hold many)
+
+    def every_anchor(text: str) -> list:
+        return list(enumerate(d.anchors for d in secrets._detectors()))
+
+    monkeypatch.setattr(secrets, "_candidates", every_anchor)
+    assert [find_secrets(text) for text in texts] == prefiltered

@@ -35,12 +35,14 @@ Why the plugins' patterns rather than ``detect_secrets.core.scan.scan_line``:
 so two threads scanning at once would trip over each other) and clears its
 filter caches on every line. Matching the same patterns directly gives exact
 character offsets, needs no global state, and costs little: each detector's
-anchors (fixed prefixes such as ``AKIA``, ``ghp_``, ``://``, which ``re``
-finds about as fast as ``str.find``) pick the few lines worth a full scan, so
-a document without a candidate costs some sixty quick passes and nothing
-else (about 20 MB/s on SciFact abstracts, a few hundred of which name a
-token or a secret in prose). One combined regex of all anchors
-was four times slower: ``re`` tries every alternative at every position.
+anchors (patterns with fixed starts such as ``AKIA``, ``ghp_``, ``://``) pick
+the few lines worth a full scan, and an Aho-Corasick automaton of those fixed
+starts (ahocorasick-rs) picks, in one pass over a document, the anchors worth
+searching it for. A document without a candidate costs that one pass and
+nothing else: SciFact's 5,183 abstracts (7.8 MB, a few hundred of which name
+a token or a secret in prose) take 0.3 s, against 1.9 s with the 163
+anchors searched one after another. One combined regex of all anchors was
+slower still: ``re`` tries every alternative at every position.
 
 ``detect_secrets`` is imported on the first call, not with ``ragloom``.
 """
@@ -53,6 +55,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 __all__ = ["Secret", "find_secrets", "redact"]
 
@@ -141,9 +144,11 @@ def _found(text: str) -> list[tuple[int, int, str]]:
     spans: list[tuple[int, int, str]] = []
     if "PRIVATE KEY" in text or "PuTTY-User-Key-File" in text:
         spans.extend(_key_blocks(text))
-    for detector in _detectors():
+    detectors = _detectors()
+    for number, searched in _candidates(text):
+        detector = detectors[number]
         lines: dict[int, int] = {}  # where each candidate line begins -> where it ends
-        for anchor in detector.anchors:
+        for anchor in searched:
             pos = 0
             while (hit := anchor.search(text, pos)) is not None:
                 begin = text.rfind("\n", 0, hit.start()) + 1
@@ -519,6 +524,108 @@ def _detectors() -> tuple[_Detector, ...]:
         )
     )
     return tuple(detectors)
+
+
+_ESCAPED = frozenset(".-/_=:")
+"""Characters a pattern escapes (``SG\\.``) that stand for themselves."""
+_LITERAL = re.compile(r"[A-Za-z0-9_=:/ -]+")
+_MOST_STARTS = 32
+
+
+def _fixed_starts(pattern: str) -> tuple[str, ...]:
+    """Texts one of which every match of ``pattern`` starts with: its fixed
+    characters, a class of letters (``[pousr]``) or a group of fixed texts
+    (``(?:KIA|SIA)``) spelled out, up to the first part that is none of
+    these or may be absent. ``()`` when there is none, or the pattern
+    alternates at its top level: every text is a candidate."""
+    depth = 0
+    escaped = False
+    for c in pattern:
+        if escaped:
+            escaped = False
+        elif c == "\\":
+            escaped = True
+        elif c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            return ()
+    starts = [""]
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            if pattern[i + 1 : i + 2] not in _ESCAPED:
+                break  # a class (\\d, \\w) or an assertion (\\b)
+            pieces, end = [pattern[i + 1]], i + 2
+        elif c == "[":
+            end = pattern.find("]", i) + 1
+            inside = pattern[i + 1 : end - 1]
+            if not end or not inside.isalnum():  # a range, a negation: not spelled out
+                break
+            pieces = list(inside)
+        elif pattern.startswith("(?:", i):
+            end = pattern.find(")", i) + 1
+            pieces = pattern[i + 3 : end - 1].split("|")
+            if not end or not all(_LITERAL.fullmatch(piece) for piece in pieces):
+                break
+        elif c in ".^$*+?{}[]|()":
+            break
+        else:
+            pieces, end = [c], i + 1
+        following = pattern[end : end + 1]
+        if (following and following in "?*{") or len(starts) * len(pieces) > _MOST_STARTS:
+            break  # (this part may be absent)
+        starts = [start + piece for start in starts for piece in pieces]
+        if following == "+":
+            break
+        i = end
+    return tuple(dict.fromkeys(starts)) if starts != [""] else ()
+
+
+@cache
+def _prefilter() -> tuple[
+    Any, tuple[tuple[tuple[int, int], ...], ...], tuple[tuple[int, int], ...]
+]:
+    """An Aho-Corasick automaton of the anchors' fixed starts
+    (:func:`_fixed_starts`; ahocorasick-rs), which anchors (detector,
+    anchor) each start belongs to, by its number, and the anchors without
+    one. One pass of the automaton over a text finds which anchors may
+    match, where searching each of the 163 anchors took 163 passes (three
+    quarters of a `--reread`)."""
+    from ahocorasick_rs import AhoCorasick, Implementation
+
+    of: dict[str, list[tuple[int, int]]] = {}
+    always: list[tuple[int, int]] = []
+    for number, detector in enumerate(_detectors()):
+        for which, anchor in enumerate(detector.anchors):
+            starts = () if anchor.flags & re.IGNORECASE else _fixed_starts(anchor.pattern)
+            for start in starts:
+                of.setdefault(start, []).append((number, which))
+            if not starts:
+                always.append((number, which))
+    # a DFA: more memory than the default (a few hundred KB for these), and
+    # five times as fast on SciFact's abstracts
+    automaton = AhoCorasick(list(of), implementation=Implementation.DFA)
+    return automaton, tuple(tuple(found) for found in of.values()), tuple(always)
+
+
+def _candidates(text: str) -> list[tuple[int, list[re.Pattern[str]]]]:
+    """The anchors worth searching ``text`` for, by detector, each in its
+    detector's order (the order of the findings is the same as searching
+    every anchor)."""
+    automaton, of, always = _prefilter()
+    chosen = set(always)
+    for start in {
+        found for found, _, _ in automaton.find_matches_as_indexes(text, overlapping=True)
+    }:
+        chosen.update(of[start])
+    detectors = _detectors()
+    by_detector: dict[int, list[re.Pattern[str]]] = {}
+    for number, which in sorted(chosen):
+        by_detector.setdefault(number, []).append(detectors[number].anchors[which])
+    return list(by_detector.items())
 
 
 def _plausible(secret: str) -> bool:
