@@ -1245,6 +1245,15 @@ def test_a_number_alone_adds_no_second_sentence(generator: ExtractiveGenerator) 
             "Your final grade is made up as follows [1]. Part: Labs; Weight: 40% [1]. "
             "Part: Midterm exam; Weight: 20% [1].",
         ),
+        # ... and with the command after it: the answer to "how do I"
+        (
+            "# Workers\n\nStart a worker that consumes the `default` queue:\n\n```console\n"
+            "$ ferrule worker --queue default --concurrency 8\n```\n\n"
+            "- Workers restart on failure.\n",
+            "How do I start a worker for the default queue?",
+            "Start a worker that consumes the `default` queue [1]. "
+            "`$ ferrule worker --queue default --concurrency 8` [1].",
+        ),
         # "which days" is answered by weekdays or dates, not by a count of days
         (
             "Each student has five late days for the whole semester. "
@@ -2326,6 +2335,26 @@ def test_a_question_about_an_acronym_no_passage_holds_is_refused(
     assert "6.5" in generator.generate("what IELTS score do you need for the MBA?", hits).text
     # "one of the following scores" gives none
     assert fits_kind("amount", "You need one of the following scores.") is False
+
+
+def test_a_setting_or_call_no_passage_names_is_refused(generator: ExtractiveGenerator) -> None:
+    """An identifier the question names (snake_case, dotted) is a name: a
+    passage about another setting answers another question."""
+    text = (
+        "## Workers\n\nThe default value of `max_workers` is 8. Set `worker.pool` to "
+        "`threads` on Windows. See `ferrule.yaml` for the rest.\n"
+    )
+    hits = hits_of(chunk("configuration.md", text))
+    for question in (
+        "What is the default value of max_queue_length?",
+        "What is the default value of max_worker?",  # not a part of max_workers either
+        "What should worker.timeout be set to on Windows?",
+        "What is in ferrule.toml?",
+    ):
+        assert generator.generate(question, hits).text == NOT_FOUND, question
+    assert "is 8" in generator.generate("What is the default value of max_workers?", hits).text
+    assert "`threads`" in generator.generate("What should worker.pool be on Windows?", hits).text
+    assert generator.generate("What does ferrule.yaml hold, e.g. the pool?", hits).grounded
 
 
 @pytest.mark.parametrize(

@@ -254,9 +254,14 @@ class ExtractiveGenerator(Generator):
         # (of the question itself: "I'm in Italy for 25 days." is who asks)
         # (one of two questions may be answered: "Who is in Berlin, and who is the CEO?")
         asked_names = [name for name in names if mentions(main_question(question), name)]
-        if asked_names and not two_parts(question):
+        # (and an identifier it names, "max_queue_length", "app.schedule",
+        # "config.yaml": where none of them has it, the passages answer for another)
+        identifiers = _IDENTIFIER.findall(main_question(question))
+        if (asked_names or identifiers) and not two_parts(question):
             known = "\n".join(_where(hit.chunk) for hit in hits)
-            if not all(_knows(known, name) for name in asked_names):
+            if not all(_knows(known, name) for name in asked_names) or not all(
+                _has_identifier(known, name) for name in identifiers
+            ):
                 return _not_found(question, hits)
         # "a corporate membership" where the passages know membership but
         # never "corporate": what they say of membership answers another question
@@ -605,6 +610,8 @@ class ExtractiveGenerator(Generator):
                 said = f"{', '.join(label)}: {said}"
             elif unit.columns:  # "Plan: Basic; Joining fee: £20", not "Basic | £24.99 | £20"
                 said = _with_columns(unit)
+            elif unit.kind == "code" and "`" not in said:
+                said = f"`{said}`"  # a command, as written: no sentence's period inside it
             elif _heading_names(unit, names):
                 # "Hollin Island – Tarrow: Crossing time: 40 minutes.": the
                 # heading says which of the things the question names it is of
@@ -805,20 +812,27 @@ _FOLLOWING = 12
 
 def _with_what_follows(chosen: list[_Unit], units: list[_Unit]) -> list[_Unit]:
     """A chosen sentence that ends with a colon ("Your final grade is made up
-    as follows:") is quoted with the list items or table rows right after it
-    (up to ``_FOLLOWING``): alone it says nothing."""
+    as follows:", "Start a worker for the queue:") is quoted with the list
+    items, table rows or code lines right after it (up to ``_FOLLOWING``):
+    alone it says nothing, and in software documentation the command it
+    announces is the answer to "how do I...?". One kind is followed: a list,
+    a table or a code block."""
     out = list(chosen)
     for unit in chosen:
         if not unit.text.rstrip().endswith(":"):
             continue
-        added = 0
+        added, following = 0, ""
         for other in units:
             if other.chunk.id != unit.chunk.id or other.position <= unit.position:
                 continue
             if other.kind == "header":  # a table's first row: its column names
                 continue
-            if other.kind not in {"bullet", "row"} or added >= _FOLLOWING:
+            kind = "list" if other.kind in {"bullet", "row"} else other.kind
+            if kind not in {"list", "code"} or following not in ("", kind):
                 break
+            if added >= _FOLLOWING:
+                break
+            following = kind
             if not any(other.text in c.text or c.text in other.text for c in out):
                 out.append(other)
                 added += 1
@@ -1656,6 +1670,22 @@ def _knows(where: str, name: str) -> bool:
         return mentions(where, name.lower())
     words = [w for w in name.split() if len(w) > 1] or [name]
     return name.lower() in where or all(w.lower() in where for w in words)
+
+
+_IDENTIFIER = re.compile(
+    r"(?<![\w.\-/@])([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+|[A-Za-z][A-Za-z0-9_]*"
+    r"(?:\.[A-Za-z_][A-Za-z0-9_]+)+)(?![\w\-/]|\.[A-Za-z0-9])"
+)
+"""A name as code and configuration write it: snake_case (``max_workers``,
+``FERRULE_CONFIG``) or dotted (``app.schedule``, ``config.yaml``, ``retry.max_attempts``),
+each part after a dot two characters or more ("e.g." is none)."""
+
+
+def _has_identifier(where: str, name: str) -> bool:
+    """Whether ``where`` (lower case) has the identifier ``name`` as a word of
+    its own (``max_workers`` is not in ``max_workers_per_node``)."""
+    pattern = rf"(?<![\w.]){re.escape(name.lower())}(?![\w]|\.[a-z0-9_])"
+    return re.search(pattern, where) is not None
 
 
 def _where(chunk: Chunk) -> str:
