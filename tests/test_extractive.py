@@ -813,6 +813,17 @@ def test_a_bare_yes_or_no_leads_the_reply_to_a_yes_no_question(
     )
     stripe = generator.generate("Does Stripe store card numbers?", hits_of(card))
     assert stripe.text.startswith("Card numbers are handled by Stripe")
+    # nor one about a version the FAQ's question does not name ("1.x" supported it)
+    broker = chunk(
+        "docs/faq.md",
+        "## Does Ferrule support RabbitMQ?\n"
+        "No. RabbitMQ support was removed in 2.0.0; use Redis or PostgreSQL.\n",
+    )
+    for question in ("Is RabbitMQ supported in Ferrule 1.x?", "Did Ferrule 1.4 support RabbitMQ?"):
+        old = generator.generate(question, hits_of(broker))
+        assert not old.text.startswith("No."), (question, old.text)
+    now = generator.generate("Does Ferrule support RabbitMQ?", hits_of(broker))
+    assert now.text.startswith("No. RabbitMQ support was removed")
 
 
 @pytest.mark.parametrize(
@@ -1248,7 +1259,7 @@ def test_a_number_alone_adds_no_second_sentence(generator: ExtractiveGenerator) 
         # ... and with the command after it: the answer to "how do I"
         (
             "# Workers\n\nStart a worker that consumes the `default` queue:\n\n```console\n"
-            "$ ferrule worker --queue default --concurrency 8\n```\n\n"
+            "$ ferrule worker --queue default --concurrency 8\nworker ready: 8 processes\n```\n\n"
             "- Workers restart on failure.\n",
             "How do I start a worker for the default queue?",
             "Start a worker that consumes the `default` queue [1]. "

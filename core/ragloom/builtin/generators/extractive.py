@@ -821,7 +821,8 @@ def _with_what_follows(chosen: list[_Unit], units: list[_Unit]) -> list[_Unit]:
     for unit in chosen:
         if not unit.text.rstrip().endswith(":"):
             continue
-        added, following = 0, ""
+        after: list[_Unit] = []
+        following = ""
         for other in units:
             if other.chunk.id != unit.chunk.id or other.position <= unit.position:
                 continue
@@ -830,13 +831,21 @@ def _with_what_follows(chosen: list[_Unit], units: list[_Unit]) -> list[_Unit]:
             kind = "list" if other.kind in {"bullet", "row"} else other.kind
             if kind not in {"list", "code"} or following not in ("", kind):
                 break
-            if added >= _FOLLOWING:
+            if len(after) >= _FOLLOWING:
                 break
             following = kind
+            after.append(other)
+        if following == "code" and any(_PROMPT.match(u.text) for u in after):
+            # a shell session: its commands, not what they printed
+            after = [u for u in after if _PROMPT.match(u.text)]
+        for other in after:
             if not any(other.text in c.text or c.text in other.text for c in out):
                 out.append(other)
-                added += 1
     return out
+
+
+_PROMPT = re.compile(r"\$ \S")
+"""A shell prompt opening a command line of a console session (``$ ferrule worker``)."""
 
 
 def _with_columns(unit: _Unit) -> str:
@@ -1023,11 +1032,24 @@ def _replies_to(unit: _Unit, question: str, keys: Sequence[str], named: set[str]
         return False
     meta = unit.chunk.metadata
     frame = set(unit.context)
+    framing = [unit.heading]
     for field in ("title", "section"):
         value = meta.get(field)
         if isinstance(value, str):
             frame.update(content_terms(value))
+            framing.append(value)
+    # a version or series the question names ("in Ferrule 1.x?", "in 2.4?")
+    # that the FAQ question does not: its "No." is of another version
+    series = versions_in(question) | {m.lower() for m in _SERIES.findall(question)}
+    if series and not series <= versions_in(" ".join(framing)) | {
+        m.lower() for m in _SERIES.findall(" ".join(framing))
+    }:
+        return False
     return all(term in frame for term in [*keys, *named])
+
+
+_SERIES = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)*\.[xX](?!\w)")
+"""A series of versions ("1.x", "2.4.x")."""
 
 
 def _contrasts(text: str) -> set[str]:
