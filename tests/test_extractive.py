@@ -2368,6 +2368,29 @@ def test_a_setting_or_call_no_passage_names_is_refused(generator: ExtractiveGene
     assert generator.generate("What does ferrule.yaml hold, e.g. the pool?", hits).grounded
 
 
+def test_the_row_of_the_setting_asked_beats_a_row_that_names_it(
+    generator: ExtractiveGenerator,
+) -> None:
+    cli = chunk(
+        "cli.md",
+        "## ferrule worker\n\n| Option | Default | Meaning |\n|---|---|---|\n"
+        "| `--concurrency` | value of `max_workers` | Number of child processes. |\n",
+    )
+    settings = chunk(
+        "configuration.md",
+        "## Main settings\n\n| Setting | Default | Description |\n|---|---|---|\n"
+        "| `broker_url` | `redis://localhost` | Where the broker lives. |\n"
+        "| `max_workers` | `8` | Worker processes per node. |\n",
+    )
+    answer = generator.generate("What is the default value of max_workers?", hits_of(cli, settings))
+    assert answer.text == (
+        "Setting: `max_workers`; Default: `8`; Description: Worker processes per node [1]."
+    )
+    # no row labelled with it: the row that names it is still an answer
+    alone = generator.generate("What is the default value of max_workers?", hits_of(cli))
+    assert "value of `max_workers`" in alone.text
+
+
 @pytest.mark.parametrize(
     ("question", "kind"),
     [

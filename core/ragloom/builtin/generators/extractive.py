@@ -398,6 +398,12 @@ class ExtractiveGenerator(Generator):
         named_tables = {
             _table_of(u) for u in units if u.kind == "row" and _names_row(read, question_terms, u)
         }
+        # a row labelled with a setting the question names ("| `max_workers` | `8` |"):
+        # a row of another table that names it in another cell ("| `--concurrency`
+        # | value of `max_workers` |") is of another thing
+        setting_rows = bool(identifiers) and any(
+            _labelled_by(u, identifiers) for u in units if u.kind == "row"
+        )
         for unit in units:
             if not unit.answer:
                 continue
@@ -413,6 +419,8 @@ class ExtractiveGenerator(Generator):
                 and not _names_row(read, question_terms, unit)
             ):
                 continue  # another row of the table the question names a row of
+            if setting_rows and unit.kind == "row" and not _labelled_by(unit, identifiers):
+                continue  # another setting's row (above)
             if names_other_kind(unit.text, kinds) and not any(
                 kind in unit.context for kind, _ in kinds
             ):
@@ -746,6 +754,15 @@ def _names_row(question: str, terms: set[str], unit: _Unit) -> bool:
         return mentions(lowered, cell.lower())
     label = set(content_terms(cell))
     return bool(label) and label <= terms
+
+
+def _labelled_by(unit: _Unit, identifiers: Sequence[str]) -> bool:
+    """Whether a table row's label (its first cell, less code marks) is one
+    of the identifiers."""
+    if not unit.cells:
+        return False
+    label = unit.cells[0].strip().strip("`* ").lower()
+    return any(label == name.lower() for name in identifiers)
 
 
 _SHORT_TOKEN = re.compile(r"(?<![\w-])(?:[A-Za-z]|\d+)(?![\w-])")
