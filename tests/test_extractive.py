@@ -3259,3 +3259,19 @@ def test_a_question_that_picks_by_rank_takes_a_sentence_that_says_the_rank(
     generator: ExtractiveGenerator, question: str, expected: str
 ) -> None:
     assert generator.generate(question, hits_of(RANKED)).text.startswith(expected)
+
+
+def test_a_source_file_is_quoted_line_by_line(generator: ExtractiveGenerator) -> None:
+    """A source file's lines are code, not a paragraph: no function is quoted
+    whole as one sentence, and a ``def ...:`` does not pull in its body."""
+    code = (
+        '#!/usr/bin/env python3\n"""Command-line entry point of Ferrule."""\nimport argparse\n\n\n'
+        'def main(argv=None):\n    """Parse the arguments and dispatch to a sub-command."""\n'
+        '    parser = argparse.ArgumentParser(prog="ferrule")\n'
+        "    return parser.parse_args(argv)\n"
+    )
+    hits = hits_of(chunk("src/ferrule/cli.py", code))
+    entry = generator.generate("What is the entry point of Ferrule?", hits)
+    assert entry.text == '`"""Command-line entry point of Ferrule."""` [1].'
+    main = generator.generate("What does main do?", hits)
+    assert main.text == "`def main(argv=None):` [1]."

@@ -25,7 +25,7 @@ from pydantic import Field, field_validator
 
 from ...components import ComponentConfig, Generator, Message
 from ...terminal import clean
-from ...types import Answer, Chunk, Citation, Hit
+from ...types import Answer, Chunk, Citation, Document, Hit
 from ._entities import (
     GROUP_WORDS,
     NAMED_VERSION,
@@ -836,8 +836,8 @@ def _with_what_follows(chosen: list[_Unit], units: list[_Unit]) -> list[_Unit]:
     a table or a code block."""
     out = list(chosen)
     for unit in chosen:
-        if not unit.text.rstrip().endswith(":"):
-            continue
+        if unit.kind == "code" or not unit.text.rstrip().endswith(":"):
+            continue  # (a code line's colon opens a block: ``def main():``)
         after: list[_Unit] = []
         following = ""
         for other in units:
@@ -1727,6 +1727,15 @@ def _has_identifier(where: str, name: str) -> bool:
     return re.search(pattern, where) is not None
 
 
+def _source_code(chunk: Chunk) -> bool:
+    """Whether ``chunk`` is of a source file (``.py``, ``Dockerfile``), read as
+    the chunkers read one."""
+    from ..chunkers._chunking import source_code
+
+    metadata = {**chunk.metadata, "source": chunk.source}
+    return source_code(Document(chunk.document_id, "", metadata))
+
+
 def _where(chunk: Chunk) -> str:
     """What a chunk says of what it is about, in lower case: its text, title,
     section and source."""
@@ -1903,7 +1912,14 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
         if columns:  # its rows are read under the column names, as below a header
             context = under | frozenset(content_terms(" ".join(columns)))
         subject, cursor = "", 0  # the paragraph's bold lead, and where the last unit was
-        for position, (text, kind, cells) in enumerate(split_sentences(chunk.text, cells=True)):
+        if _source_code(chunk):
+            # a source file's lines are code, not a paragraph of sentences (a
+            # whole function quoted as one); its docstrings and comments too
+            pieces = [(line.strip(), "code", ()) for line in chunk.text.splitlines()]
+            split = [piece for piece in pieces if piece[0]]
+        else:
+            split = split_sentences(chunk.text, cells=True)
+        for position, (text, kind, cells) in enumerate(split):
             found = chunk.text.find(text[:40], cursor)
             if found >= 0:
                 # (a list item's sentences are its own: "- **Marta** ... Works ...")
