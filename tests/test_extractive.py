@@ -3275,3 +3275,31 @@ def test_a_source_file_is_quoted_line_by_line(generator: ExtractiveGenerator) ->
     assert entry.text == '`"""Command-line entry point of Ferrule."""` [1].'
     main = generator.generate("What does main do?", hits)
     assert main.text == "`def main(argv=None):` [1]."
+
+
+def test_an_item_is_read_under_its_release_when_its_chunk_starts_below_it(
+    generator: ExtractiveGenerator,
+) -> None:
+    """A Keep a Changelog section chunked on its own ("### Fixed" under "##
+    [2.1.0] - 2025-01-30", which only the chunk's section path holds)."""
+
+    def section(text: str, path: str, index: int) -> Chunk:
+        base = chunk("CHANGELOG.md", text, index)
+        return replace(base, metadata={**base.metadata, "section": path})
+
+    fixed = section(
+        "### Fixed\n\n- Fixed a crash when the broker connection drops during startup.\n",
+        "Changelog > [2.1.0] - 2025-01-30 > Fixed",
+        3,
+    )
+    changed = section(
+        "### Changed\n\n- Changed the default `heartbeat_interval` from 30 to 15 seconds.\n",
+        "Changelog > [2.4.0] - 2025-06-20 > Changed",
+        1,
+    )
+    hits = hits_of(changed, fixed)
+    when = generator.generate("When was 2.1.0 released?", hits)
+    assert when.text.startswith("[2.1.0] - 2025-01-30"), when.text
+    what = generator.generate("What changed in version 2.4.0?", hits)
+    assert what.text == "Changed the default `heartbeat_interval` from 30 to 15 seconds [1]."
+    assert_not_found(generator.generate("When was 2.2.0 released?", hits))

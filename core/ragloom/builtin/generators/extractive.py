@@ -991,6 +991,13 @@ _RELEASED_TERMS = frozenset(stem(word) for word in ("version", "release", "relea
 """What a dated release heading says besides its own words."""
 
 
+def _release_terms(release: str, released: str) -> frozenset[str]:
+    """The words of a release's heading (and of the line that says when it
+    came out), with what a dated one says besides: that it was released."""
+    terms = frozenset(content_terms(f"{release} {released}"))
+    return terms | _RELEASED_TERMS if has_date(f"{release} {released}") else terms
+
+
 def _dated_release(heading: str, chunk: Chunk) -> bool:
     """Whether a release heading says its version and the day it came out
     (``2.3.1 - 2026-06-02``, ``[1.2.0] - 2026-02-02``, ``3.1.0 (2026-02-02)``),
@@ -1970,6 +1977,12 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
                 # "## 2.3.1 - 2026-06-02" says when 2.3.1 was released, as a
                 # "Released 2026-06-02" line under "## Version 2.3.1" does
                 answer, terms = True, terms | _RELEASED_TERMS
+            # an item of a release is read under it, where a change-type
+            # heading ("### Fixed") came between or the chunk starts below it
+            # ("What changed in 2.4.0?", "When was 2.1.0 released?")
+            of_release = (
+                _release_terms(release, released) if release and kind != "heading" else frozenset()
+            )
             unit = _Unit(
                 text,
                 chunk,
@@ -1977,7 +1990,7 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
                 position,
                 answer,
                 terms,
-                context,
+                context | of_release,
                 weight,
                 heading,
                 release,
