@@ -3303,3 +3303,28 @@ def test_an_item_is_read_under_its_release_when_its_chunk_starts_below_it(
     what = generator.generate("What changed in version 2.4.0?", hits)
     assert what.text == "Changed the default `heartbeat_interval` from 30 to 15 seconds [1]."
     assert_not_found(generator.generate("When was 2.2.0 released?", hits))
+
+
+def test_a_faq_reply_that_opens_with_its_verdict_answers_its_question(
+    generator: ExtractiveGenerator,
+) -> None:
+    faq = chunk(
+        "docs/faq.md",
+        "# Frequently asked questions\n\n### Does Ferrule support RabbitMQ?\n\nNo. RabbitMQ "
+        "support was removed in 2.0.0; use Redis or PostgreSQL.\n\n"
+        "### Does Ferrule run on Windows?\n\nYes, but workers must use the thread pool: start "
+        "them with\n`ferrule worker --pool threads`.\n\n### How often are new versions "
+        "released?\n\nA minor release comes out every six weeks.\n",
+    )
+    notes = chunk(
+        "notes/windows.txt",
+        "Running on Windows\n\nOn Windows, fork is not available, so the worker must be "
+        "started with --pool threads. The Windows service is named FerruleWorker and is "
+        "installed with ferrule service install.\n",
+    )
+    answer = generator.generate("Does Ferrule run on Windows?", hits_of(notes, faq))
+    assert answer.text == (
+        "Yes, but workers must use the thread pool: start them with "
+        "`ferrule worker --pool threads` [1]."
+    )
+    assert answer.citations[0].source == "docs/faq.md"

@@ -101,6 +101,8 @@ _CONTRAST = frozenset(
 Enterprise plan"): a FAQ's Yes or No answers only a question with the same ones."""
 _MARKUP = re.compile(r"<[^>]*>|[*_`#=~-]{2,}|^[*_#\s]+|[*_\s]+$")
 _LABEL_CHARS = 80
+_VERDICT = re.compile(r"(?:yes|no)\b\s*[,;:\u2014\u2013-]", re.IGNORECASE)
+"""A reply that opens with its yes or no ("Yes, but ...", "No - ...")."""
 _BARE_YES_NO = re.compile(r"(?:yes|no|yes, indeed|no, sorry)[.!]$", re.IGNORECASE)
 """A sentence that is only a yes or a no (a FAQ's reply before its reason)."""
 _NEW_PART = 0.2
@@ -534,6 +536,14 @@ class ExtractiveGenerator(Generator):
             if ruled:
                 said += sum(weights[t] for t in phrase if t not in unit.terms)
             coverage = unit.weight * said / total
+            if (
+                yes_no
+                and (unit.reply or _VERDICT.match(unit.text))
+                and _replies_to(unit, read, keys, named)
+            ):
+                # "Yes, but workers must use the thread pool" under "Does
+                # Ferrule run on Windows?": the FAQ's reply to this question
+                coverage = max(coverage, unit.weight)
             score = coverage + _RANK_BONUS * (1.0 - unit.rank / n_hits)
             if takes and _TAKE_WORD.search(unit.text):
                 score += _RANK_BONUS
