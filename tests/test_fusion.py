@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from ragloom.fusion import fuse, reciprocal_rank_fusion, weighted_fusion
 from ragloom.types import Chunk, Hit
@@ -181,6 +183,30 @@ def test_a_record_the_question_names_comes_first_from_any_stores_candidates() ->
     # two named: in the order the stores found them
     both = named_records_first("INC-1007 and INC-1006?", fused, lists)
     assert [h.chunk.id for h in both[:2]] == ["inc-6", "inc-7"]
+
+
+def test_a_table_row_the_question_names_comes_first() -> None:
+    """A Markdown table of error codes: the chunk with the row labelled with
+    the code the question names comes first, where rank fusion tied it with
+    the embedder's near miss (each first in one list) and it lost the tie."""
+    from ragloom.retrieval import named_records_first
+
+    def rows(cid: str, *codes: str) -> Hit:
+        text = "| Code | Message |\n|---|---|\n" + "".join(f"| `{c}` | text |\n" for c in codes)
+        return Hit(chunk=Chunk(cid, "errors.md", text, 0, 0, len(text), cid, {}), score=0.0164)
+
+    near, right = rows("near", "E1346", "E1348"), rows("right", "E1347", "E1349")
+    fused = [near, right, hit("intro", 0.0150)]
+    lists = [[near, hit("intro", 0.5)], [right, hit("intro", 3.0)]]
+    got = named_records_first("What does error E1347 mean?", fused, lists)
+    assert [h.chunk.id for h in got] == ["right", "near", "intro"]
+    # a code named in another cell, or inside a longer label, is no row's label
+    mention = rows("mention", "E9000")
+    mention = replace(mention, chunk=replace(mention.chunk, text="| E9000 | see E1347 |\n"))
+    assert named_records_first("What does E1347 mean?", [mention, near], [[mention, near]]) == [
+        mention,
+        near,
+    ]
 
 
 def test_exact_ids_in_a_pipeline_and_switched_off(tmp_path, pm) -> None:

@@ -897,22 +897,39 @@ _IDENTIFIER = re.compile(r"(?<![\w.-])(?=[\w.-]*[A-Za-z])(?=[\w.-]*\d)[\w][\w.-]
 ``CM-330``, ``ERR_4012``), 3 to 64 characters."""
 
 
+_ROW_LABEL = re.compile(r"^[ \t]*\|[ \t]*([^|\n]{3,66}?)[ \t]*\|", re.MULTILINE)
+"""A Markdown table row's first cell."""
+
+
+def _labels_a_row(text: str, named: set[str]) -> bool:
+    """Whether ``text`` holds a table row whose first cell is one of the
+    ``named`` ids (code marks aside: ``| `E1347` | ...``)."""
+    if "|" not in text:
+        return False
+    return any(m.group(1).strip("`* ").lower() in named for m in _ROW_LABEL.finditer(text))
+
+
 def named_records_first(
     question: str, fused: list[Hit], lists: Sequence[Sequence[Hit]]
 ) -> list[Hit]:
     """``retrieval.exact_ids``: the records whose id the question names
-    (a csv or jsonl record's ``record_id``: ``INC-1006``) first, from any
-    store's candidates, then the fused order, as long as it was. Rank fusion
-    weighs ranks only: a record that keyword search found far ahead of the
-    rest but that the embedder missed sank below passages that both placed
-    in the middle."""
+    (a csv or jsonl record's ``record_id``: ``INC-1006``; a Markdown table
+    row labelled with it: ``| E1347 | ...``) first, from any store's
+    candidates, then the fused order, as long as it was. Rank fusion weighs
+    ranks only: a record that keyword search found far ahead of the rest but
+    that the embedder missed sank below passages that both placed in the
+    middle (or tied with the embedder's near miss, and lost the tie)."""
     named = {m.group().lower() for m in _IDENTIFIER.finditer(question)}
     if not named:
         return fused
     first: dict[str, Hit] = {}
     for hit in [*fused, *(h for found in lists for h in found)]:
+        if hit.chunk.id in first:
+            continue
         record = hit.chunk.metadata.get("record_id")
-        if isinstance(record, str) and record.lower() in named and hit.chunk.id not in first:
+        if (isinstance(record, str) and record.lower() in named) or _labels_a_row(
+            hit.chunk.text, named
+        ):
             first[hit.chunk.id] = hit
     if not first:
         return fused
