@@ -333,6 +333,21 @@ def test_splitter_handles_markdown_structure() -> None:
     ]
 
 
+def test_a_quoted_reply_is_no_part_of_the_line_before_or_after_it() -> None:
+    """A mail's "... wrote:" line, the text it quotes and the reply after it
+    are each a paragraph: a quote joining them would be in no document."""
+    text = (
+        "On Mon, 21 Jul 2025, Priya Raman wrote:\n"
+        "> After upgrading to 2.4.1 our workers grow\n> to 4 GB of RAM within a day.\n"
+        "Set max_tasks_per_child to 500, not 50.\n"
+    )
+    assert split_sentences(text) == [
+        "On Mon, 21 Jul 2025, Priya Raman wrote:",
+        "After upgrading to 2.4.1 our workers grow to 4 GB of RAM within a day.",
+        "Set max_tasks_per_child to 500, not 50.",
+    ]
+
+
 def test_table_header_gives_context(generator: ExtractiveGenerator) -> None:
     text = "| Plan | Monthly price |\n|---|---|\n| Starter | $0 |\n| Pro | $29 |\n"
     answer = generator.generate("What is the price of the Pro plan?", hits_of(chunk("t.md", text)))

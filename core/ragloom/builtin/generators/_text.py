@@ -255,6 +255,7 @@ def split_sentences(text: str, *, kinds: bool = False, cells: bool = False) -> l
     row_cells: dict[int, tuple[str, ...]] = {}  # by index in ``out``
     paragraph: list[str] = []
     in_code = False
+    in_quote = False  # the paragraph's lines are a blockquote's ("> ...")
 
     def flush() -> None:
         if paragraph:
@@ -324,7 +325,13 @@ def split_sentences(text: str, *, kinds: bool = False, cells: bool = False) -> l
             paragraph.append(bullet.group(1))
             out.append(("", "marker"))
             continue
-        if stripped.startswith(">"):
+        quoted = stripped.startswith(">")
+        if quoted != in_quote:
+            # a reply's quoted text and its "... wrote:" line, or the reply
+            # after it, are no one paragraph: each is quoted as it stands
+            flush()
+            in_quote = quoted
+        if quoted:
             stripped = stripped.lstrip("> ").strip()
             if not stripped:
                 flush()
