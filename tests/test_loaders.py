@@ -488,6 +488,98 @@ def test_custom_index_dir_is_skipped(tmp_path, reports):
     assert ids(load_dir(context)) == ["a.txt"]
 
 
+# -- generated output ------------------------------------------------------------
+
+
+def mkdocs_site(root: Path, folder: str = "site") -> None:
+    """What `mkdocs build` leaves: stale copies of the pages, a sitemap, a search index."""
+    write(root, f"{folder}/index.html", "<h1>Ferrule</h1><p>The current release is 2.4.1.</p>")
+    write(root, f"{folder}/guide/index.html", "<p>Old guide.</p>")
+    write(root, f"{folder}/sitemap.xml", "<urlset/>")
+    write(root, f"{folder}/search/search_index.json", '{"docs": []}')
+
+
+def test_built_docs_below_the_root_are_skipped_with_a_note(tmp_path, context, reports):
+    """`ragloom init --docs .` in a project indexed MkDocs' `site/`: the stale
+    copy of a page answered "the current release" with the old version."""
+    write(tmp_path, "docs/index.md", "# Ferrule\n\nThe current release is 2.5.0.\n")
+    mkdocs_site(tmp_path)
+    write(tmp_path, "docs/_build/html/.buildinfo", "# Sphinx build info\n")
+    write(tmp_path, "docs/_build/html/index.html", "<p>Sphinx copy.</p>")
+    write(tmp_path, "docs/_build/html/_sources/index.rst.txt", "Sphinx source copy.\n")
+    assert ids(load_dir(context)) == ["docs/index.md"]
+    assert reports.sources() == ["docs/_build/html", "site"]
+    said = reports.message("site")
+    assert said.startswith(
+        "skipped: generated documentation output (MkDocs: sitemap.xml and search/search_index.json)"
+    )
+    assert "point a loader's `path` at it to index it" in said
+    assert "(Sphinx: .buildinfo)" in reports.message("docs/_build/html")
+    # excluded, it is not looked into, so nothing is said
+    reports.clear()
+    assert ids(load_dir(context, exclude=["site", "docs/_build"])) == ["docs/index.md"]
+    assert reports == []
+
+
+def test_a_users_own_site_folder_is_not_taken_for_build_output(tmp_path, context, reports):
+    """Marker files decide, not names: a `site/` or `build/` of real documents
+    (even with a sitemap, or a `search/` folder of its own) loads."""
+    write(tmp_path, "site/visit.md", "# Visiting the site\n")
+    write(tmp_path, "site/sitemap.xml", "<urlset/>")
+    write(tmp_path, "site/search/how.md", "# How to search\n")
+    write(tmp_path, "site/search/search_index.md", "# Our search index\n")
+    write(tmp_path, "build/steps.md", "# Build steps\n")
+    write(tmp_path, "_site/page.md", "# Page\n")  # no Jekyll _config.yml beside it
+    got = load_dir(context)
+    assert ids(got) == [
+        "_site/page.md",
+        "build/steps.md",
+        "site/search/how.md",
+        "site/search/search_index.md",
+        "site/visit.md",
+    ]
+    assert reports == []
+
+
+def test_a_jekyll_site_is_known_by_the_config_beside_it(tmp_path, context, reports):
+    write(tmp_path, "_site/index.html", "<p>Built.</p>")
+    write(tmp_path, "index.md", "# Home\n")
+    write(tmp_path, "_config.yml", "title: Blog\n")
+    assert ids(load_dir(context)) == ["index.md"]
+    assert "(Jekyll: _config.yml beside it)" in reports.message("_site")
+
+
+def test_the_root_itself_may_be_a_built_site(tmp_path, context, reports):
+    """A user who points `path:` at a built site asked for it."""
+    mkdocs_site(tmp_path)
+    assert ids(load_dir(context, path="site")) == ["site/guide/index.html", "site/index.html"]
+    assert reports == []
+
+
+def test_a_scoped_run_skips_what_a_full_run_skips(tmp_path, context, reports):
+    mkdocs_site(tmp_path)
+    write(tmp_path, "a.md", "# A\n")
+    loader = DirectoryLoader(path=".")
+    loader.open(context)
+    only = loader.with_sources(["site/index.html", "a.md"])
+    assert ids(only.load()) == ["a.md"]
+    assert ids(loader.with_sources(["site"]).load()) == []
+    assert reports.sources() == ["site"]
+
+
+def test_minified_bundles_and_source_maps_load_only_when_named(tmp_path, context, reports):
+    """`bundle.min.js` was indexed as code under the default `include`."""
+    write(tmp_path, "assets/bundle.min.js", "!function(e){var t={};}")
+    write(tmp_path, "assets/theme.min.css", "body{margin:0}")
+    write(tmp_path, "assets/bundle.min.js.map", '{"version":3}')
+    write(tmp_path, "assets/app.js", "export const answer = 42;\n")
+    assert ids(load_dir(context)) == ["assets/app.js"]
+    assert ids(load_dir(context, include=["**/*.js", "**/*.css", "**/*"])) == ["assets/app.js"]
+    assert reports == []  # not "left out by `include`" either: a wider include would not help
+    got = load_dir(context, include=["**/*.js", "**/*.min.js", "assets/theme.min.css"])
+    assert ids(got) == ["assets/app.js", "assets/bundle.min.js", "assets/theme.min.css"]
+
+
 # -- bad files are reported, the rest loads -----------------------------------
 
 

@@ -46,6 +46,7 @@ from ._files import (
     path_text,
     source_id,
 )
+from ._generated import GENERATED_SUFFIXES, generated_output
 from ._read import read_document
 
 __all__ = [
@@ -237,7 +238,12 @@ class DirectoryLoader(Loader):
 
     Files named in :data:`DENIED_FILES` and anything inside a folder named in
     :data:`DENIED_DIRECTORIES` (and the index directory) are always skipped,
-    silently but for a debug log: they are not errors. Binary, undecodable,
+    silently but for a debug log: they are not errors. A folder below the root
+    that a documentation tool built (:func:`._generated.generated_output`: a
+    MkDocs or Sphinx site, by the files in it) is skipped with one report line
+    each, saying how to index it; minified bundles and source maps
+    (:data:`._generated.GENERATED_SUFFIXES`) are skipped unless an ``include``
+    pattern ends in their suffix (``**/*.min.js``). Binary, undecodable,
     oversized and empty files are reported through ``context.report`` and
     skipped; files and folders that exist but cannot be read right now are
     reported through ``context.report_unreadable``, so the index keeps what it
@@ -281,6 +287,10 @@ class DirectoryLoader(Loader):
         super().__init__(config, **options)
         self._include = _any_of(self.config.include)
         self._exclude = _any_of(self.config.exclude)
+        # minified bundles and source maps load only when a pattern names their suffix
+        self._include_built = _any_of(
+            [p for p in self.config.include if p.lower().endswith(GENERATED_SUFFIXES)]
+        )
         self._sources: tuple[Path, ...] | None = None
         # files a narrowed ``include`` leaves out that ragloom reads: what the
         # default loads, and tables (.csv, .tsv, .xlsx: a price list left out
@@ -407,6 +417,15 @@ class DirectoryLoader(Loader):
                 "documents indexed from it are kept)",
             )
             return
+        if directory != root and (built := generated_output(directory, [e.name for e in entries])):
+            # the root is what the user pointed at: a built site they asked for
+            self.context.report(
+                source_id(directory, self.context),
+                f"skipped: generated documentation output ({built}), a copy of pages "
+                "that may be stale; point a loader's `path` at it to index it, or "
+                "`exclude` it to silence this",
+            )
+            return
         for entry in entries:
             path = directory / entry.name
             parts = path.relative_to(root).parts
@@ -461,7 +480,7 @@ class DirectoryLoader(Loader):
         found: dict[Path, None] = {}
         index_dir = absolute(self.context.resolve(self.context.index_dir))
         for source in self._sources or ():
-            if not self._reachable(source, root, index_dir):
+            if not self._reachable(source, root, index_dir) or self._built_above(source, root):
                 continue
             parts = source.relative_to(root).parts
             is_dir = source.is_dir()
@@ -503,6 +522,21 @@ class DirectoryLoader(Loader):
                 return False
         return True
 
+    def _built_above(self, path: Path, root: Path) -> bool:
+        """Whether a folder between ``root`` and ``path`` is generated output,
+        which a walk from ``root`` skips (``path`` itself, a folder, is judged
+        when it is walked)."""
+        parts = path.relative_to(root).parts
+        for i in range(1, len(parts)):
+            folder = root.joinpath(*parts[:i])
+            try:
+                names = os.listdir(folder)
+            except OSError:
+                continue
+            if generated_output(folder, names):
+                return True
+        return False
+
     def _read_elsewhere(self, path: Path) -> bool:
         """Whether another loader of the config reads the file ``path`` itself
         (its ``path:``: a csv or jsonl loader's file)."""
@@ -520,6 +554,14 @@ class DirectoryLoader(Loader):
             prefix = "/".join(parts[:i])
             if self._exclude is not None and self._exclude.fullmatch(prefix):
                 return "excluded"
+        if (
+            not is_dir
+            and parts
+            and parts[-1].lower().endswith(GENERATED_SUFFIXES)
+            and not (self._include_built and self._include_built.fullmatch("/".join(parts)))
+        ):
+            log.debug("skipping %s: minified or a source map (generated)", "/".join(parts))
+            return "generated"
         if not is_dir and not (self._include and self._include.fullmatch("/".join(parts))):
             return "not included"
         return None
