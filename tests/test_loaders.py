@@ -580,6 +580,99 @@ def test_minified_bundles_and_source_maps_load_only_when_named(tmp_path, context
     assert ids(got) == ["assets/app.js", "assets/bundle.min.js", "assets/theme.min.css"]
 
 
+# -- patterns that match nothing ----------------------------------------------------
+
+
+def test_an_exclude_that_matches_nothing_says_what_would(tmp_path, context, reports):
+    """`exclude: ["*.html"]` left `site/**/*.html` in, and `["v1"]` left
+    `docs/v1/` in, with nothing said: `*` stays within one segment and
+    patterns match from the loader's root."""
+    for name in ["a.md", "pages/one.html", "pages/deep/two.html", "docs/v1/old.md"]:
+        write(tmp_path, name)
+    got = load_dir(context, exclude=["*.html", "v1", "drafts"])
+    assert "docs/v1/old.md" in ids(got) and "pages/one.html" in ids(got)
+    assert reports == [
+        (
+            ".",
+            "exclude pattern '*.html' matched nothing; '**/*.html' would match 2 files "
+            "(such as pages/deep/two.html): patterns match paths from the top of `path`, "
+            "so start one with '**/' to match at any depth",
+        ),
+        (
+            ".",
+            "exclude pattern 'v1' matched nothing; '**/v1' would match 1 folder (docs/v1): "
+            "patterns match paths from the top of `path`, so start one with '**/' to "
+            "match at any depth",
+        ),
+        (
+            ".",
+            "exclude pattern 'drafts' matched nothing; patterns match paths relative to "
+            "`path`; fix it or remove it",
+        ),
+    ]
+
+
+def test_patterns_that_match_are_not_noted(tmp_path, context, reports):
+    """Every pattern that matched a file or folder is quiet, even one whose
+    files another pattern also takes; so is an include's `**/*.epub` in a
+    folder without one (the config `ragloom init` writes lists many kinds),
+    and an exclude of a folder that is skipped anyway."""
+    for name in ["a.md", "docs/b.md", "docs/c.tmp.md", "node_modules/x.js", "drafts/d.md"]:
+        write(tmp_path, name)
+    got = load_dir(
+        context,
+        include=["**/*.md", "docs/*.md", "**/*.epub"],
+        exclude=["drafts", "**/*.tmp.md", "node_modules"],
+    )
+    assert ids(got) == ["a.md", "docs/b.md"]
+    assert reports == []
+    # an include pattern is said only when its `**/` version would take files
+    write(tmp_path, "pages/x.html", "<p>x</p>")
+    load_dir(context, include=["**/*.md", "*.html", "*.tsv"])
+    assert [m for _, m in reports if m.startswith("include pattern")] == [
+        "include pattern '*.html' matched nothing; '**/*.html' would match 1 file "
+        "(pages/x.html): patterns match paths from the top of `path`, so start one "
+        "with '**/' to match at any depth",
+    ]
+
+
+def test_a_scoped_run_says_nothing_of_patterns(tmp_path, context, reports):
+    """A run limited to some files lists too little to judge a pattern by."""
+    write(tmp_path, "a.md")
+    write(tmp_path, "drafts/b.md")
+    loader = DirectoryLoader(path=".", exclude=["drafts"])
+    loader.open(context)
+    assert ids(loader.with_sources(["a.md"]).load()) == ["a.md"]
+    assert reports == []
+
+
+def test_pattern_notes_hold_when_unchanged_files_are_not_read(tmp_path, pm, monkeypatch) -> None:
+    """The second run reads no file (ragloom.reads): patterns are matched on
+    the paths the walk lists, so the notes are the same, and none is false."""
+    import ragloom
+
+    from .conftest import basic_config
+
+    monkeypatch.setattr("ragloom.reads.RACY_SECONDS", 0)
+    write(tmp_path, "docs/a.md", "# A\n\nThe aardvark eats ants.\n")
+    write(tmp_path, "docs/v1/b.md", "# B\n\nThe badger digs.\n")
+    write(tmp_path, "docs/drafts/c.md", "# C\n\nThe cat sleeps.\n")
+    loaders = [{"type": "directory", "path": "docs", "exclude": ["drafts", "v2"]}]
+    config = basic_config(loaders=loaders)
+    runs = []
+    for _ in range(2):
+        with ragloom.load(config, plugin_manager=pm, base_dir=tmp_path) as pipeline:
+            runs.append(pipeline.index())
+    first, again = runs
+    assert again.unread == 2 and again.unchanged == 2
+    said = [m for _, m in first.problems]
+    assert said == [
+        "exclude pattern 'v2' matched nothing; patterns match paths relative to `path`; "
+        "fix it or remove it"
+    ]
+    assert [m for _, m in again.problems] == said
+
+
 # -- bad files are reported, the rest loads -----------------------------------
 
 

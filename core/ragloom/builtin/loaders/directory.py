@@ -28,8 +28,8 @@ from pydantic import Field, field_validator
 
 from ...components import Loader
 from ...errors import LoaderError, SourceUnavailableError
+from ...globs import PatternUse, compile_glob
 from ...globs import check_pattern as _check_pattern
-from ...globs import compile_glob
 from ...types import Document
 from .._languages import LANGUAGES
 from ._files import (
@@ -225,7 +225,10 @@ class DirectoryLoader(Loader):
       segment matches zero or more folders, so ``**/*.md`` matches ``a.md`` as
       well as ``x/y/a.md``. A file is loaded when some ``include`` pattern matches
       it and no ``exclude`` pattern matches it *or one of its folders*, so
-      ``exclude: [drafts]`` drops the whole ``drafts/`` folder.
+      ``exclude: [drafts]`` drops the whole ``drafts/`` folder. After a whole
+      walk, an ``exclude`` pattern that matched nothing is reported, and so is
+      an ``include`` pattern whose ``**/`` version would have matched
+      (:class:`~ragloom.globs.PatternUse`).
     - ``max_file_size``: bigger files (bytes) are reported and skipped.
     - ``follow_symlinks``: when False (the default) symlinked files and folders
       are skipped; when True they are followed (loops are detected) and keep
@@ -302,6 +305,7 @@ class DirectoryLoader(Loader):
             ]
         )
         self._left_out: list[str] = []
+        self._use: tuple[PatternUse, PatternUse] | None = None  # include, exclude
 
     # -- loading -----------------------------------------------------------
 
@@ -330,6 +334,12 @@ class DirectoryLoader(Loader):
                 f"{where}: cannot list the directory: {exc.strerror or exc}; check its permissions"
             ) from None
         self._left_out = []
+        # judged on a whole walk only: a scoped run lists too little to say
+        self._use = (
+            (PatternUse(self.config.include), PatternUse(self.config.exclude))
+            if self._sources is None
+            else None
+        )
         paths = self._walk(root, root, set()) if self._sources is None else self._selected(root)
         # files whose format needs a package that is not installed, by what it says
         missing: dict[str, list[str]] = {}
@@ -365,6 +375,13 @@ class DirectoryLoader(Loader):
                 f"pattern to `include` to index {'them' if count > 1 else 'it'}, or "
                 f"`exclude` {'them' if count > 1 else 'it'} to silence this",
             )
+        if self._use is not None:
+            # `*.html` matches only at the top and `v1` only a top folder: said, not
+            # guessed at; an include's `**/*.pptx` may well find nothing
+            include, exclude = self._use
+            unused = [*include.unused("include", only_misplaced=True), *exclude.unused("exclude")]
+            for line in unused:
+                self.context.report(where, line)
         for reason, sources in missing.items():
             # one line a package: the cause is the environment, not the files
             count = f"{len(sources)} files" if len(sources) > 1 else "1 file"
@@ -441,6 +458,11 @@ class DirectoryLoader(Loader):
                     source_id(path, self.context), f"cannot read: {exc.strerror or exc}"
                 )
                 continue
+            if self._use is not None:
+                relative = "/".join(parts)
+                if is_file:
+                    self._use[0].see(relative)
+                self._use[1].see(relative, folder=is_dir)
             if is_dir:
                 if path == index_dir or self._skip_reason(parts, is_dir=True):
                     continue
