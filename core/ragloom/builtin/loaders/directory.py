@@ -16,8 +16,6 @@ first bytes).
 from __future__ import annotations
 
 import copy
-import fnmatch
-import functools
 import logging
 import os
 import re
@@ -32,6 +30,7 @@ from ...globs import PatternUse, compile_glob
 from ...globs import check_pattern as _check_pattern
 from ...types import Document
 from .._languages import LANGUAGES
+from ._denied import DENIED_DIRECTORIES, DENIED_FILES, SYSTEM_FOLDERS, denied
 from ._files import (
     HTML_EXTENSIONS,
     MARKDOWN_EXTENSIONS,
@@ -79,137 +78,6 @@ DEFAULT_INCLUDE = tuple(
 reStructuredText, HTML, PDF, Word, PowerPoint, EPUB, e-mail, notebooks and
 source code; not tables (``.csv``, ``.tsv``, ``.xlsx``), which an ``include`` must
 name."""
-
-DENIED_FILES = (
-    # environment files and keys
-    ".env",
-    ".env.*",
-    "*.pem",
-    "*.key",
-    "id_rsa*",
-    "id_dsa*",
-    "id_ecdsa*",
-    "id_ed25519*",
-    "*.p12",
-    "*.pfx",
-    "*.pkcs12",
-    "*.p8",
-    "*.ppk",
-    "*.keystore",
-    "*.jks",
-    "*.ovpn",
-    # tool credentials
-    ".netrc",
-    "_netrc",
-    ".npmrc",
-    ".yarnrc.yml",
-    ".pypirc",
-    ".git-credentials",
-    ".pgpass",
-    ".my.cnf",
-    ".htpasswd",
-    ".dockercfg",
-    ".vault-token",
-    ".boto",
-    ".s3cfg",
-    "kubeconfig",
-    "*.kubeconfig",
-    "credentials*.json",
-    "client_secret*.json",
-    "application_default_credentials.json",
-    "credentials.tfrc.json",
-    "secrets.yml",
-    "secrets.yaml",
-    # Terraform state and variables (state holds every secret a plan touched)
-    "*.tfstate",
-    "*.tfstate.*",
-    "*.tfvars",
-    "*.tfvars.json",
-    # by path: a file of this name inside a folder of that name
-    ".docker/config.json",
-    ".cargo/credentials",
-    ".cargo/credentials.toml",
-    ".gem/credentials",
-    "gh/hosts.yml",
-    ".azure/accessTokens.json",
-    ".azure/msal_token_cache.*",
-    "gcloud/credentials.db",
-    "gcloud/access_tokens.db",
-)
-"""File names (matched case-insensitively) that may hold secrets: never loaded,
-whatever ``include`` says. A pattern with a ``/`` matches the last segments of
-a path (``.docker/config.json`` is ``config.json`` inside a ``.docker``
-folder, at any depth)."""
-
-DENIED_DIRECTORIES = frozenset(
-    {
-        ".git",
-        ".hg",
-        ".svn",
-        "node_modules",
-        "__pycache__",
-        ".venv",
-        ".ragloom",
-        # folders that hold credentials and little else
-        ".aws",
-        ".ssh",
-        ".gnupg",
-        ".kube",
-    }
-)
-"""Directory names whose contents are never loaded, whatever ``include`` says."""
-
-SYSTEM_FOLDERS = tuple(
-    Path(p)
-    for p in (
-        "/etc",
-        "/proc",
-        "/sys",
-        "/dev",
-        "/boot",
-        "/run/secrets",
-        "/var/run/secrets",
-        "/private/etc",
-    )
-)
-"""Where a followed symlink that leads out of the loader's root is never
-read (``docs/notes.txt -> /etc/shadow``): the system's own files, which a
-server run as root could read and serve."""
-
-
-@functools.cache
-def _denied_patterns() -> tuple[re.Pattern[str], tuple[tuple[re.Pattern[str], ...], ...]]:
-    """:data:`DENIED_FILES` compiled (on first use, not at import): one regex for
-    the names, and one regex per segment for each pattern with a ``/``."""
-    names = re.compile(
-        "|".join(fnmatch.translate(p) for p in DENIED_FILES if "/" not in p), re.IGNORECASE
-    )
-    paths = tuple(
-        tuple(re.compile(fnmatch.translate(segment), re.IGNORECASE) for segment in p.split("/"))
-        for p in DENIED_FILES
-        if "/" in p
-    )
-    return names, paths
-
-
-def _denied(parts: Sequence[str], *, is_dir: bool) -> str | None:
-    """Why a path is never loaded, judged by its segments (``parts``, relative
-    to the loader's root, or what a symlink's target adds): a folder among
-    them is in :data:`DENIED_DIRECTORIES`, or (for a file) its name or last
-    segments match :data:`DENIED_FILES`. None when neither."""
-    folders = parts if is_dir else parts[:-1]
-    for name in folders:
-        if name in DENIED_DIRECTORIES:
-            return f"inside {name}/ (always skipped)"
-    if not is_dir and parts:
-        names, paths = _denied_patterns()
-        if names.match(parts[-1]):
-            return "may hold secrets (always skipped)"
-        for segments in paths:
-            tail = parts[-len(segments) :]
-            if len(tail) == len(segments) and all(r.match(n) for r, n in zip(segments, tail)):
-                return "may hold secrets (always skipped)"
-    return None
 
 
 class DirectoryLoader(Loader):
@@ -568,7 +436,7 @@ class DirectoryLoader(Loader):
     def _skip_reason(self, parts: tuple[str, ...], *, is_dir: bool) -> str | None:
         """Why a path (given relative to the root) is not loaded, judged by name
         alone; None when it is. Denylisted paths are logged at debug level."""
-        reason = _denied(parts, is_dir=is_dir)
+        reason = denied(parts, is_dir=is_dir)
         if reason is not None:
             log.debug("skipping %s: %s", "/".join(parts), reason)
             return reason
@@ -610,7 +478,7 @@ class DirectoryLoader(Loader):
             shared = Path(os.path.commonpath([real, real_root]))
         except ValueError:  # on different drives (Windows)
             shared = Path(real.anchor)
-        reason = _denied(real.relative_to(shared).parts, is_dir=is_dir)
+        reason = denied(real.relative_to(shared).parts, is_dir=is_dir)
         if reason is not None:
             log.debug("skipping %s: links to %s, %s", path, real, reason)
             return f"links to {real}, {reason}"
