@@ -110,11 +110,13 @@ class DirectoryLoader(Loader):
     Files named in :data:`DENIED_FILES` and anything inside a folder named in
     :data:`DENIED_DIRECTORIES` (and the index directory) are always skipped,
     silently but for a debug log: they are not errors. A folder below the root
-    that a documentation tool built (:func:`._generated.generated_output`: a
-    MkDocs or Sphinx site, by the files in it) is skipped with one report line
-    each, saying how to index it; minified bundles and source maps
-    (:data:`._generated.GENERATED_SUFFIXES`) are skipped unless an ``include``
-    pattern ends in their suffix (``**/*.min.js``). Binary, undecodable,
+    that a documentation tool built (a MkDocs, Sphinx, Jekyll, Hugo or
+    Docusaurus site, known by the files in or beside it:
+    :func:`~ragloom.builtin.loaders._generated.generated_output`) is skipped
+    with one report line each, saying how to index it; minified bundles and
+    source maps (:data:`~ragloom.builtin.loaders._generated.GENERATED_SUFFIXES`)
+    are skipped unless an ``include`` pattern ends in their suffix
+    (``**/*.min.js``). Binary, undecodable,
     oversized and empty files are reported through ``context.report`` and
     skipped; files and folders that exist but cannot be read right now are
     reported through ``context.report_unreadable``, so the index keeps what it
