@@ -91,6 +91,21 @@ def test_init_names_the_folder_the_documents_are_in(tmp_path: Path) -> None:
     assert hits[0]["source"] == "notes/team/oncall.md"
 
 
+def test_init_does_not_suggest_a_built_site(tmp_path: Path) -> None:
+    """A MkDocs `site/` holds more pages than the sources; suggested, its
+    stale copies would be all that is indexed."""
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "a.md").write_text("# A\n\nThe aardvark eats ants.\n")
+    site = tmp_path / "site"
+    (site / "search").mkdir(parents=True)
+    (site / "search" / "search_index.json").write_text('{"docs": []}')
+    for i in range(3):
+        (site / f"page{i}.html").write_text("<p>Old copy.</p>")
+    (site / "index.html").write_text("<p>Old copy.</p>")
+    said = " ".join(run("init", cwd=tmp_path).stderr.split())
+    assert "documents are in notes:" in said and "site" not in said, said
+
+
 def test_the_command_init_suggests_works_pasted(tmp_path: Path) -> None:
     """For a DIRECTORY and a folder with a space in its name, the suggested
     command names both, quoted; `--docs` is written as typed (a `${...}` is

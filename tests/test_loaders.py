@@ -488,6 +488,191 @@ def test_custom_index_dir_is_skipped(tmp_path, reports):
     assert ids(load_dir(context)) == ["a.txt"]
 
 
+# -- generated output ------------------------------------------------------------
+
+
+def mkdocs_site(root: Path, folder: str = "site") -> None:
+    """What `mkdocs build` leaves: stale copies of the pages, a sitemap, a search index."""
+    write(root, f"{folder}/index.html", "<h1>Ferrule</h1><p>The current release is 2.4.1.</p>")
+    write(root, f"{folder}/guide/index.html", "<p>Old guide.</p>")
+    write(root, f"{folder}/sitemap.xml", "<urlset/>")
+    write(root, f"{folder}/search/search_index.json", '{"docs": []}')
+
+
+def test_built_docs_below_the_root_are_skipped_with_a_note(tmp_path, context, reports):
+    """`ragloom init --docs .` in a project indexed MkDocs' `site/`: the stale
+    copy of a page answered "the current release" with the old version."""
+    write(tmp_path, "docs/index.md", "# Ferrule\n\nThe current release is 2.5.0.\n")
+    mkdocs_site(tmp_path)
+    write(tmp_path, "docs/_build/html/.buildinfo", "# Sphinx build info\n")
+    write(tmp_path, "docs/_build/html/index.html", "<p>Sphinx copy.</p>")
+    write(tmp_path, "docs/_build/html/_sources/index.rst.txt", "Sphinx source copy.\n")
+    assert ids(load_dir(context)) == ["docs/index.md"]
+    assert reports.sources() == ["docs/_build/html", "site"]
+    said = reports.message("site")
+    assert said.startswith(
+        "skipped: generated documentation output (MkDocs: sitemap.xml and search/search_index.json)"
+    )
+    assert "point a loader's `path` at it to index it" in said
+    assert "(Sphinx: .buildinfo)" in reports.message("docs/_build/html")
+    # excluded, it is not looked into, so nothing is said
+    reports.clear()
+    assert ids(load_dir(context, exclude=["site", "docs/_build"])) == ["docs/index.md"]
+    assert reports == []
+
+
+def test_a_users_own_site_folder_is_not_taken_for_build_output(tmp_path, context, reports):
+    """Marker files decide, not names: a `site/` or `build/` of real documents
+    (even with a sitemap, or a `search/` folder of its own) loads."""
+    write(tmp_path, "site/visit.md", "# Visiting the site\n")
+    write(tmp_path, "site/sitemap.xml", "<urlset/>")
+    write(tmp_path, "site/search/how.md", "# How to search\n")
+    write(tmp_path, "site/search/search_index.md", "# Our search index\n")
+    write(tmp_path, "build/steps.md", "# Build steps\n")
+    write(tmp_path, "_site/page.md", "# Page\n")  # no Jekyll _config.yml beside it
+    got = load_dir(context)
+    assert ids(got) == [
+        "_site/page.md",
+        "build/steps.md",
+        "site/search/how.md",
+        "site/search/search_index.md",
+        "site/visit.md",
+    ]
+    assert reports == []
+
+
+def test_a_jekyll_site_is_known_by_the_config_beside_it(tmp_path, context, reports):
+    write(tmp_path, "_site/index.html", "<p>Built.</p>")
+    write(tmp_path, "index.md", "# Home\n")
+    write(tmp_path, "_config.yml", "title: Blog\n")
+    assert ids(load_dir(context)) == ["index.md"]
+    assert "(Jekyll: _config.yml beside it)" in reports.message("_site")
+
+
+def test_the_root_itself_may_be_a_built_site(tmp_path, context, reports):
+    """A user who points `path:` at a built site asked for it."""
+    mkdocs_site(tmp_path)
+    assert ids(load_dir(context, path="site")) == ["site/guide/index.html", "site/index.html"]
+    assert reports == []
+
+
+def test_a_scoped_run_skips_what_a_full_run_skips(tmp_path, context, reports):
+    mkdocs_site(tmp_path)
+    write(tmp_path, "a.md", "# A\n")
+    loader = DirectoryLoader(path=".")
+    loader.open(context)
+    only = loader.with_sources(["site/index.html", "a.md"])
+    assert ids(only.load()) == ["a.md"]
+    assert ids(loader.with_sources(["site"]).load()) == []
+    assert reports.sources() == ["site"]
+
+
+def test_minified_bundles_and_source_maps_load_only_when_named(tmp_path, context, reports):
+    """`bundle.min.js` was indexed as code under the default `include`."""
+    write(tmp_path, "assets/bundle.min.js", "!function(e){var t={};}")
+    write(tmp_path, "assets/theme.min.css", "body{margin:0}")
+    write(tmp_path, "assets/bundle.min.js.map", '{"version":3}')
+    write(tmp_path, "assets/app.js", "export const answer = 42;\n")
+    assert ids(load_dir(context)) == ["assets/app.js"]
+    assert ids(load_dir(context, include=["**/*.js", "**/*.css", "**/*"])) == ["assets/app.js"]
+    assert reports == []  # not "left out by `include`" either: a wider include would not help
+    got = load_dir(context, include=["**/*.js", "**/*.min.js", "assets/theme.min.css"])
+    assert ids(got) == ["assets/app.js", "assets/bundle.min.js", "assets/theme.min.css"]
+
+
+# -- patterns that match nothing ----------------------------------------------------
+
+
+def test_an_exclude_that_matches_nothing_says_what_would(tmp_path, context, reports):
+    """`exclude: ["*.html"]` left `site/**/*.html` in, and `["v1"]` left
+    `docs/v1/` in, with nothing said: `*` stays within one segment and
+    patterns match from the loader's root."""
+    for name in ["a.md", "pages/one.html", "pages/deep/two.html", "docs/v1/old.md"]:
+        write(tmp_path, name)
+    got = load_dir(context, exclude=["*.html", "v1", "drafts"])
+    assert "docs/v1/old.md" in ids(got) and "pages/one.html" in ids(got)
+    assert reports == [
+        (
+            ".",
+            "exclude pattern '*.html' matched nothing; '**/*.html' would match 2 files "
+            "(such as pages/deep/two.html): patterns match paths from the top of `path`, "
+            "so start one with '**/' to match at any depth",
+        ),
+        (
+            ".",
+            "exclude pattern 'v1' matched nothing; '**/v1' would match 1 folder (docs/v1): "
+            "patterns match paths from the top of `path`, so start one with '**/' to "
+            "match at any depth",
+        ),
+        (
+            ".",
+            "exclude pattern 'drafts' matched nothing; patterns match paths relative to "
+            "`path`; fix it or remove it",
+        ),
+    ]
+
+
+def test_patterns_that_match_are_not_noted(tmp_path, context, reports):
+    """Every pattern that matched a file or folder is quiet, even one whose
+    files another pattern also takes; so is an include's `**/*.epub` in a
+    folder without one (the config `ragloom init` writes lists many kinds),
+    and an exclude of a folder that is skipped anyway."""
+    for name in ["a.md", "docs/b.md", "docs/c.tmp.md", "node_modules/x.js", "drafts/d.md"]:
+        write(tmp_path, name)
+    got = load_dir(
+        context,
+        include=["**/*.md", "docs/*.md", "**/*.epub"],
+        exclude=["drafts", "**/*.tmp.md", "node_modules"],
+    )
+    assert ids(got) == ["a.md", "docs/b.md"]
+    assert reports == []
+    # an include pattern is said only when its `**/` version would take files
+    write(tmp_path, "pages/x.html", "<p>x</p>")
+    load_dir(context, include=["**/*.md", "*.html", "*.tsv"])
+    assert [m for _, m in reports if m.startswith("include pattern")] == [
+        "include pattern '*.html' matched nothing; '**/*.html' would match 1 file "
+        "(pages/x.html): patterns match paths from the top of `path`, so start one "
+        "with '**/' to match at any depth",
+    ]
+
+
+def test_a_scoped_run_says_nothing_of_patterns(tmp_path, context, reports):
+    """A run limited to some files lists too little to judge a pattern by."""
+    write(tmp_path, "a.md")
+    write(tmp_path, "drafts/b.md")
+    loader = DirectoryLoader(path=".", exclude=["drafts"])
+    loader.open(context)
+    assert ids(loader.with_sources(["a.md"]).load()) == ["a.md"]
+    assert reports == []
+
+
+def test_pattern_notes_hold_when_unchanged_files_are_not_read(tmp_path, pm, monkeypatch) -> None:
+    """The second run reads no file (ragloom.reads): patterns are matched on
+    the paths the walk lists, so the notes are the same, and none is false."""
+    import ragloom
+
+    from .conftest import basic_config
+
+    monkeypatch.setattr("ragloom.reads.RACY_SECONDS", 0)
+    write(tmp_path, "docs/a.md", "# A\n\nThe aardvark eats ants.\n")
+    write(tmp_path, "docs/v1/b.md", "# B\n\nThe badger digs.\n")
+    write(tmp_path, "docs/drafts/c.md", "# C\n\nThe cat sleeps.\n")
+    loaders = [{"type": "directory", "path": "docs", "exclude": ["drafts", "v2"]}]
+    config = basic_config(loaders=loaders)
+    runs = []
+    for _ in range(2):
+        with ragloom.load(config, plugin_manager=pm, base_dir=tmp_path) as pipeline:
+            runs.append(pipeline.index())
+    first, again = runs
+    assert again.unread == 2 and again.unchanged == 2
+    said = [m for _, m in first.problems]
+    assert said == [
+        "exclude pattern 'v2' matched nothing; patterns match paths relative to `path`; "
+        "fix it or remove it"
+    ]
+    assert [m for _, m in again.problems] == said
+
+
 # -- bad files are reported, the rest loads -----------------------------------
 
 

@@ -28,7 +28,7 @@ from ragloom.builtin.loaders.directory import DirectoryLoader
 from ragloom.builtin.loaders.file import FileLoader
 from ragloom.builtin.loaders.html import HtmlLoader
 from ragloom.builtin.loaders.markdown import MarkdownLoader
-from ragloom.builtin.loaders.parsers.markdown import normalise_setext
+from ragloom.builtin.loaders.parsers.markdown import normalise_admonitions, normalise_setext
 from ragloom.builtin.loaders.parsers.pdf import PAGE_BREAK, page_of
 from ragloom.builtin.loaders.parsers.rst import normalise_rst_titles
 from ragloom.builtin.loaders.pdf import PdfLoader
@@ -261,6 +261,85 @@ def test_front_matter_is_bounded(tmp_path, context, reports):
 )
 def test_normalise_setext(text, expected):
     assert normalise_setext(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # the title is a paragraph of its own; the body, dedented, another
+        (
+            'Intro.\n!!! note "Current release"\n    The release is **2.5.0**.\n\nAfter.\n',
+            "Intro.\n\nCurrent release\n\nThe release is **2.5.0**.\n\nAfter.\n",
+        ),
+        # no title: the marker goes; `""` is no title either
+        ("!!! tip\n    Install the extra.\n", "Install the extra.\n"),
+        ('!!! tip ""\n    Install the extra.\n', "Install the extra.\n"),
+        # collapsible, closed and open, with several classes
+        (
+            '??? info "Time zones"\n    In UTC.\n\n    Always.\n',
+            "Time zones\n\nIn UTC.\n\nAlways.\n",
+        ),
+        ('???+ warning inline end "Changed"\n    Now 8.\n', "Changed\n\nNow 8.\n"),
+        # content tabs: a fence inside stays a fence, indented code stays code
+        (
+            '=== "pip"\n    ```console\n    $ pip install ferrule\n    ```\n\n'
+            '=== "conda"\n\n        conda install ferrule\n',
+            "pip\n\n```console\n$ pip install ferrule\n```\n\nconda\n\n    conda install ferrule\n",
+        ),
+        # nested, eight spaces deep
+        (
+            '!!! warning "Outer"\n    Outer body.\n\n    !!! note "Inner"\n        Inner body.\n',
+            "Outer\n\nOuter body.\n\nInner\n\nInner body.\n",
+        ),
+        # admonition syntax shown in a fence, or in indented code, is left alone
+        (
+            '```markdown\n!!! note "Shown"\n    verbatim\n```\n',
+            '```markdown\n!!! note "Shown"\n    verbatim\n```\n',
+        ),
+        ('Text.\n\n    !!! note "x"\n        y\n', 'Text.\n\n    !!! note "x"\n        y\n'),
+        # a tab marker with nothing under it is not a tab; a Setext underline stays one
+        ('=== "x"\nText.\n', '=== "x"\nText.\n'),
+        # a marker with no title that may be prose is kept, not dropped
+        ("!!! Important\nText.\n", "!!! Important\nText.\n"),
+        ("!!! Do not run this:\n\n    rm -rf /\n", "!!! Do not run this:\n\n    rm -rf /\n"),
+        ("!!! Do not run this\n\n    rm -rf /\n", "!!! Do not run this\n\n    rm -rf /\n"),
+        ("Title\n===\n", "Title\n===\n"),
+    ],
+)
+def test_normalise_admonitions(text, expected):
+    assert normalise_admonitions(text) == expected
+
+
+def test_admonitions_read_as_prose_and_quotes_stay_verbatim(tmp_path, context, reports):
+    """`!!! note "Current release"` was quoted as the first words of the
+    answer; a chunk's text and offsets are those of the text as loaded."""
+    from ragloom.builtin.chunkers.markdown import MarkdownChunker
+    from ragloom.builtin.generators._text import split_sentences
+
+    write(
+        tmp_path,
+        "index.md",
+        "# Ferrule\n\n"
+        '!!! note "Current release"\n'
+        "    The current stable release is **2.5.0**, released on 2025-09-14.\n\n"
+        '=== "pip"\n'
+        "    ```console\n"
+        "    $ pip install ferrule\n"
+        "    ```\n",
+    )
+    [doc] = load(MarkdownLoader, context, "index.md")
+    assert "!!!" not in doc.text and "===" not in doc.text
+    sentences = split_sentences(doc.text, kinds=True)
+    assert ("Current release", "heading") in sentences
+    assert (
+        "The current stable release is **2.5.0**, released on 2025-09-14.",
+        "sentence",
+    ) in sentences
+    assert ("$ pip install ferrule", "code") in sentences
+    chunks = MarkdownChunker(size=400, overlap=0).split(doc)
+    assert chunks
+    assert all(doc.text[c.metadata["start"] : c.metadata["end"]] == c.text for c in chunks)
+    assert reports == []
 
 
 # -- reStructuredText ----------------------------------------------------------

@@ -186,6 +186,7 @@ _NOT_DOCUMENTS = frozenset({"venv", "site-packages"})
 def _document_folders(root: Path, limit: int = 3) -> list[str]:
     """Folders under ``root`` (itself as ``.``) that hold documents the
     template would index, most first: at most ``limit``, from a bounded walk."""
+    from .builtin.loaders._generated import generated_output
     from .builtin.loaders.directory import DENIED_DIRECTORIES
 
     skipped = DENIED_DIRECTORIES | _NOT_DOCUMENTS
@@ -193,6 +194,9 @@ def _document_folders(root: Path, limit: int = 3) -> list[str]:
     for seen, (parent, dirs, files) in enumerate(os.walk(root)):
         if seen >= 2_000:  # a home folder: stop looking
             break
+        if seen and generated_output(Path(parent), [*dirs, *files]):
+            dirs[:] = []  # a built site's pages: the directory loader skips them
+            continue
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in skipped)
         here = Path(parent).relative_to(root)
         top = here.parts[0] if here.parts else "."

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["check_pattern", "compile_glob"]
+__all__ = ["PatternUse", "check_pattern", "compile_glob"]
 
 
 def check_pattern(pattern: str) -> str:
@@ -79,3 +79,68 @@ def _segment_regex(segment: str) -> str:
         else:
             out.append(re.escape(ch))
     return "".join(out)
+
+
+class PatternUse:
+    """Which of ``patterns`` matched a path among those shown to :meth:`see`,
+    and, for each that matched none, what its ``**/`` version would have
+    matched: ``*.html`` matches only at the top, and a user who meant
+    ``**/*.html`` is better told than left guessing.
+
+    One combined regex is tried per path; the patterns one by one only when
+    it matches, so a walk pays next to nothing for the bookkeeping.
+    """
+
+    def __init__(self, patterns: list[str]) -> None:
+        self._unused = {p: compile_glob(p) for p in patterns}
+        self._wider = {p: compile_glob(f"**/{p}") for p in self._unused if not p.startswith("**/")}
+        self._any = _union(list(self._unused.values()))
+        self._any_wider = _union(list(self._wider.values()))
+        self._counts = {p: [0, 0] for p in self._wider}  # files, folders the wider one matched
+        self._example: dict[str, str] = {}
+
+    def see(self, path: str, *, folder: bool = False) -> None:
+        """Count ``path`` (relative, with forward slashes) against the patterns."""
+        if self._unused and self._any is not None and self._any.fullmatch(path):
+            for pattern, regex in list(self._unused.items()):
+                if regex.fullmatch(path):
+                    del self._unused[pattern]
+        if self._any_wider is not None and self._any_wider.fullmatch(path):
+            for pattern, regex in self._wider.items():
+                if pattern in self._unused and regex.fullmatch(path):
+                    self._counts[pattern][folder] += 1
+                    self._example.setdefault(pattern, path)
+
+    def unused(self, kind: str, *, only_misplaced: bool = False) -> list[str]:
+        """One line for each pattern that matched nothing, ``kind`` (``include``,
+        ``exclude``) naming the list it came from. With ``only_misplaced``, only
+        for those whose ``**/`` version would have matched: an include's
+        ``*.tsv`` or ``**/*.epub`` in a folder with none is no mistake."""
+        lines = []
+        for pattern in self._unused:
+            files, folders = self._counts.get(pattern, (0, 0))
+            if only_misplaced and not (files or folders):
+                continue
+            what = " and ".join(
+                f"{n} {noun}{'s' if n > 1 else ''}"
+                for n, noun in ((folders, "folder"), (files, "file"))
+                if n
+            )
+            lines.append(
+                f"{kind} pattern {pattern!r} matched nothing; "
+                + (
+                    f"'**/{pattern}' would match {what} "
+                    f"({'' if files + folders == 1 else 'such as '}{self._example[pattern]}): "
+                    "patterns match paths from the top of `path`, so start one with '**/' "
+                    "to match at any depth"
+                    if what
+                    else "patterns match paths relative to `path`; fix it or remove it"
+                )
+            )
+        return lines
+
+
+def _union(regexes: list[re.Pattern[str]]) -> re.Pattern[str] | None:
+    if not regexes:
+        return None
+    return re.compile("|".join(f"(?:{r.pattern})" for r in regexes), re.DOTALL)

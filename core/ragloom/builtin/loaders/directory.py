@@ -16,8 +16,6 @@ first bytes).
 from __future__ import annotations
 
 import copy
-import fnmatch
-import functools
 import logging
 import os
 import re
@@ -28,10 +26,11 @@ from pydantic import Field, field_validator
 
 from ...components import Loader
 from ...errors import LoaderError, SourceUnavailableError
+from ...globs import PatternUse, compile_glob
 from ...globs import check_pattern as _check_pattern
-from ...globs import compile_glob
 from ...types import Document
 from .._languages import LANGUAGES
+from ._denied import DENIED_DIRECTORIES, DENIED_FILES, SYSTEM_FOLDERS, denied
 from ._files import (
     HTML_EXTENSIONS,
     MARKDOWN_EXTENSIONS,
@@ -46,6 +45,7 @@ from ._files import (
     path_text,
     source_id,
 )
+from ._generated import GENERATED_SUFFIXES, generated_output
 from ._read import read_document
 
 __all__ = [
@@ -79,137 +79,6 @@ reStructuredText, HTML, PDF, Word, PowerPoint, EPUB, e-mail, notebooks and
 source code; not tables (``.csv``, ``.tsv``, ``.xlsx``), which an ``include`` must
 name."""
 
-DENIED_FILES = (
-    # environment files and keys
-    ".env",
-    ".env.*",
-    "*.pem",
-    "*.key",
-    "id_rsa*",
-    "id_dsa*",
-    "id_ecdsa*",
-    "id_ed25519*",
-    "*.p12",
-    "*.pfx",
-    "*.pkcs12",
-    "*.p8",
-    "*.ppk",
-    "*.keystore",
-    "*.jks",
-    "*.ovpn",
-    # tool credentials
-    ".netrc",
-    "_netrc",
-    ".npmrc",
-    ".yarnrc.yml",
-    ".pypirc",
-    ".git-credentials",
-    ".pgpass",
-    ".my.cnf",
-    ".htpasswd",
-    ".dockercfg",
-    ".vault-token",
-    ".boto",
-    ".s3cfg",
-    "kubeconfig",
-    "*.kubeconfig",
-    "credentials*.json",
-    "client_secret*.json",
-    "application_default_credentials.json",
-    "credentials.tfrc.json",
-    "secrets.yml",
-    "secrets.yaml",
-    # Terraform state and variables (state holds every secret a plan touched)
-    "*.tfstate",
-    "*.tfstate.*",
-    "*.tfvars",
-    "*.tfvars.json",
-    # by path: a file of this name inside a folder of that name
-    ".docker/config.json",
-    ".cargo/credentials",
-    ".cargo/credentials.toml",
-    ".gem/credentials",
-    "gh/hosts.yml",
-    ".azure/accessTokens.json",
-    ".azure/msal_token_cache.*",
-    "gcloud/credentials.db",
-    "gcloud/access_tokens.db",
-)
-"""File names (matched case-insensitively) that may hold secrets: never loaded,
-whatever ``include`` says. A pattern with a ``/`` matches the last segments of
-a path (``.docker/config.json`` is ``config.json`` inside a ``.docker``
-folder, at any depth)."""
-
-DENIED_DIRECTORIES = frozenset(
-    {
-        ".git",
-        ".hg",
-        ".svn",
-        "node_modules",
-        "__pycache__",
-        ".venv",
-        ".ragloom",
-        # folders that hold credentials and little else
-        ".aws",
-        ".ssh",
-        ".gnupg",
-        ".kube",
-    }
-)
-"""Directory names whose contents are never loaded, whatever ``include`` says."""
-
-SYSTEM_FOLDERS = tuple(
-    Path(p)
-    for p in (
-        "/etc",
-        "/proc",
-        "/sys",
-        "/dev",
-        "/boot",
-        "/run/secrets",
-        "/var/run/secrets",
-        "/private/etc",
-    )
-)
-"""Where a followed symlink that leads out of the loader's root is never
-read (``docs/notes.txt -> /etc/shadow``): the system's own files, which a
-server run as root could read and serve."""
-
-
-@functools.cache
-def _denied_patterns() -> tuple[re.Pattern[str], tuple[tuple[re.Pattern[str], ...], ...]]:
-    """:data:`DENIED_FILES` compiled (on first use, not at import): one regex for
-    the names, and one regex per segment for each pattern with a ``/``."""
-    names = re.compile(
-        "|".join(fnmatch.translate(p) for p in DENIED_FILES if "/" not in p), re.IGNORECASE
-    )
-    paths = tuple(
-        tuple(re.compile(fnmatch.translate(segment), re.IGNORECASE) for segment in p.split("/"))
-        for p in DENIED_FILES
-        if "/" in p
-    )
-    return names, paths
-
-
-def _denied(parts: Sequence[str], *, is_dir: bool) -> str | None:
-    """Why a path is never loaded, judged by its segments (``parts``, relative
-    to the loader's root, or what a symlink's target adds): a folder among
-    them is in :data:`DENIED_DIRECTORIES`, or (for a file) its name or last
-    segments match :data:`DENIED_FILES`. None when neither."""
-    folders = parts if is_dir else parts[:-1]
-    for name in folders:
-        if name in DENIED_DIRECTORIES:
-            return f"inside {name}/ (always skipped)"
-    if not is_dir and parts:
-        names, paths = _denied_patterns()
-        if names.match(parts[-1]):
-            return "may hold secrets (always skipped)"
-        for segments in paths:
-            tail = parts[-len(segments) :]
-            if len(tail) == len(segments) and all(r.match(n) for r, n in zip(segments, tail)):
-                return "may hold secrets (always skipped)"
-    return None
-
 
 class DirectoryLoader(Loader):
     """Loads every file under ``path`` that ``include`` selects, one document each,
@@ -224,7 +93,10 @@ class DirectoryLoader(Loader):
       segment matches zero or more folders, so ``**/*.md`` matches ``a.md`` as
       well as ``x/y/a.md``. A file is loaded when some ``include`` pattern matches
       it and no ``exclude`` pattern matches it *or one of its folders*, so
-      ``exclude: [drafts]`` drops the whole ``drafts/`` folder.
+      ``exclude: [drafts]`` drops the whole ``drafts/`` folder. After a whole
+      walk, an ``exclude`` pattern that matched nothing is reported, and so is
+      an ``include`` pattern whose ``**/`` version would have matched
+      (:class:`~ragloom.globs.PatternUse`).
     - ``max_file_size``: bigger files (bytes) are reported and skipped.
     - ``follow_symlinks``: when False (the default) symlinked files and folders
       are skipped; when True they are followed (loops are detected) and keep
@@ -237,7 +109,14 @@ class DirectoryLoader(Loader):
 
     Files named in :data:`DENIED_FILES` and anything inside a folder named in
     :data:`DENIED_DIRECTORIES` (and the index directory) are always skipped,
-    silently but for a debug log: they are not errors. Binary, undecodable,
+    silently but for a debug log: they are not errors. A folder below the root
+    that a documentation tool built (a MkDocs, Sphinx, Jekyll, Hugo or
+    Docusaurus site, known by the files in or beside it:
+    :func:`~ragloom.builtin.loaders._generated.generated_output`) is skipped
+    with one report line each, saying how to index it; minified bundles and
+    source maps (:data:`~ragloom.builtin.loaders._generated.GENERATED_SUFFIXES`)
+    are skipped unless an ``include`` pattern ends in their suffix
+    (``**/*.min.js``). Binary, undecodable,
     oversized and empty files are reported through ``context.report`` and
     skipped; files and folders that exist but cannot be read right now are
     reported through ``context.report_unreadable``, so the index keeps what it
@@ -281,6 +160,10 @@ class DirectoryLoader(Loader):
         super().__init__(config, **options)
         self._include = _any_of(self.config.include)
         self._exclude = _any_of(self.config.exclude)
+        # minified bundles and source maps load only when a pattern names their suffix
+        self._include_built = _any_of(
+            [p for p in self.config.include if p.lower().endswith(GENERATED_SUFFIXES)]
+        )
         self._sources: tuple[Path, ...] | None = None
         # files a narrowed ``include`` leaves out that ragloom reads: what the
         # default loads, and tables (.csv, .tsv, .xlsx: a price list left out
@@ -292,6 +175,7 @@ class DirectoryLoader(Loader):
             ]
         )
         self._left_out: list[str] = []
+        self._use: tuple[PatternUse, PatternUse] | None = None  # include, exclude
 
     # -- loading -----------------------------------------------------------
 
@@ -320,6 +204,12 @@ class DirectoryLoader(Loader):
                 f"{where}: cannot list the directory: {exc.strerror or exc}; check its permissions"
             ) from None
         self._left_out = []
+        # judged on a whole walk only: a scoped run lists too little to say
+        self._use = (
+            (PatternUse(self.config.include), PatternUse(self.config.exclude))
+            if self._sources is None
+            else None
+        )
         paths = self._walk(root, root, set()) if self._sources is None else self._selected(root)
         # files whose format needs a package that is not installed, by what it says
         missing: dict[str, list[str]] = {}
@@ -355,6 +245,13 @@ class DirectoryLoader(Loader):
                 f"pattern to `include` to index {'them' if count > 1 else 'it'}, or "
                 f"`exclude` {'them' if count > 1 else 'it'} to silence this",
             )
+        if self._use is not None:
+            # `*.html` matches only at the top and `v1` only a top folder: said, not
+            # guessed at; an include's `**/*.pptx` may well find nothing
+            include, exclude = self._use
+            unused = [*include.unused("include", only_misplaced=True), *exclude.unused("exclude")]
+            for line in unused:
+                self.context.report(where, line)
         for reason, sources in missing.items():
             # one line a package: the cause is the environment, not the files
             count = f"{len(sources)} files" if len(sources) > 1 else "1 file"
@@ -407,6 +304,15 @@ class DirectoryLoader(Loader):
                 "documents indexed from it are kept)",
             )
             return
+        if directory != root and (built := generated_output(directory, [e.name for e in entries])):
+            # the root is what the user pointed at: a built site they asked for
+            self.context.report(
+                source_id(directory, self.context),
+                f"skipped: generated documentation output ({built}), a copy of pages "
+                "that may be stale; point a loader's `path` at it to index it, or "
+                "`exclude` it to silence this",
+            )
+            return
         for entry in entries:
             path = directory / entry.name
             parts = path.relative_to(root).parts
@@ -422,6 +328,11 @@ class DirectoryLoader(Loader):
                     source_id(path, self.context), f"cannot read: {exc.strerror or exc}"
                 )
                 continue
+            if self._use is not None:
+                relative = "/".join(parts)
+                if is_file:
+                    self._use[0].see(relative)
+                self._use[1].see(relative, folder=is_dir)
             if is_dir:
                 if path == index_dir or self._skip_reason(parts, is_dir=True):
                     continue
@@ -461,7 +372,7 @@ class DirectoryLoader(Loader):
         found: dict[Path, None] = {}
         index_dir = absolute(self.context.resolve(self.context.index_dir))
         for source in self._sources or ():
-            if not self._reachable(source, root, index_dir):
+            if not self._reachable(source, root, index_dir) or self._built_above(source, root):
                 continue
             parts = source.relative_to(root).parts
             is_dir = source.is_dir()
@@ -503,6 +414,21 @@ class DirectoryLoader(Loader):
                 return False
         return True
 
+    def _built_above(self, path: Path, root: Path) -> bool:
+        """Whether a folder between ``root`` and ``path`` is generated output,
+        which a walk from ``root`` skips (``path`` itself, a folder, is judged
+        when it is walked)."""
+        parts = path.relative_to(root).parts
+        for i in range(1, len(parts)):
+            folder = root.joinpath(*parts[:i])
+            try:
+                names = os.listdir(folder)
+            except OSError:
+                continue
+            if generated_output(folder, names):
+                return True
+        return False
+
     def _read_elsewhere(self, path: Path) -> bool:
         """Whether another loader of the config reads the file ``path`` itself
         (its ``path:``: a csv or jsonl loader's file)."""
@@ -512,7 +438,7 @@ class DirectoryLoader(Loader):
     def _skip_reason(self, parts: tuple[str, ...], *, is_dir: bool) -> str | None:
         """Why a path (given relative to the root) is not loaded, judged by name
         alone; None when it is. Denylisted paths are logged at debug level."""
-        reason = _denied(parts, is_dir=is_dir)
+        reason = denied(parts, is_dir=is_dir)
         if reason is not None:
             log.debug("skipping %s: %s", "/".join(parts), reason)
             return reason
@@ -520,6 +446,14 @@ class DirectoryLoader(Loader):
             prefix = "/".join(parts[:i])
             if self._exclude is not None and self._exclude.fullmatch(prefix):
                 return "excluded"
+        if (
+            not is_dir
+            and parts
+            and parts[-1].lower().endswith(GENERATED_SUFFIXES)
+            and not (self._include_built and self._include_built.fullmatch("/".join(parts)))
+        ):
+            log.debug("skipping %s: minified or a source map (generated)", "/".join(parts))
+            return "generated"
         if not is_dir and not (self._include and self._include.fullmatch("/".join(parts))):
             return "not included"
         return None
@@ -546,7 +480,7 @@ class DirectoryLoader(Loader):
             shared = Path(os.path.commonpath([real, real_root]))
         except ValueError:  # on different drives (Windows)
             shared = Path(real.anchor)
-        reason = _denied(real.relative_to(shared).parts, is_dir=is_dir)
+        reason = denied(real.relative_to(shared).parts, is_dir=is_dir)
         if reason is not None:
             log.debug("skipping %s: links to %s, %s", path, real, reason)
             return f"links to {real}, {reason}"

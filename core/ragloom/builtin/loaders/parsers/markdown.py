@@ -1,11 +1,15 @@
-"""Markdown: front matter out (into metadata), headings in one form.
+"""Markdown: front matter out (into metadata), headings in one form,
+admonitions as prose.
 
 The text keeps its headings as ATX lines (``## Install``) so the chunkers can
 cut by section (they parse headings from the text with ``section_finder``);
 Setext headings (a line underlined with ``===`` or ``---``) are rewritten as
 ATX, so every chunker sees one form. Front matter (a YAML block between
 ``---`` lines, or TOML between ``+++`` lines, at the very top) is removed
-from the text and becomes metadata; nothing else in the text changes.
+from the text and becomes metadata. MkDocs / Python-Markdown admonitions
+(``!!! note "Title"``), collapsible blocks (``??? info``) and content tabs
+(``=== "pip"``) become their title and their body, dedented
+(:func:`normalise_admonitions`). Nothing else in the text changes.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from typing import Any
 
 from .._files import RESERVED_METADATA, Parsed
 
-__all__ = ["markdown_title", "normalise_setext", "parse_markdown"]
+__all__ = ["markdown_title", "normalise_admonitions", "normalise_setext", "parse_markdown"]
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +32,14 @@ _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _BLOCK_START = re.compile(
     r"^ {0,3}(?:#{1,6}(?:[ \t]|$)|>|[-+*][ \t]|\d{1,9}[.)][ \t]|```|~~~|<|\|)"
 )
+_ADMONITION = re.compile(
+    r"^ {0,3}(?:"
+    r"(?:!!!|\?\?\?\+?)[ \t]*(?P<kinds>[\w-]+(?:[ \t]+[\w-]+)*)(?:[ \t]+\"(?P<title>.*)\")?"
+    r"|===[!+]{0,2}[ \t]+\"(?P<tab>.*)\""
+    r")[ \t]*$"
+)
+"""An admonition (``!!! type "title"``; ``???`` and ``???+`` for collapsible
+ones, pymdownx.details) or a content tab (``=== "title"``, pymdownx.tabbed)."""
 _FRONT_MATTER_LIMIT = 64 * 1024
 _FRONT_MATTER_VALUES = 200
 _PROTECTED = RESERVED_METADATA | {"title", "extension"}
@@ -38,7 +50,7 @@ as the title; the others are kept as ``front_matter.<key>``."""
 def parse_markdown(text: str, *, report: Callable[[str], None], **_: Any) -> Parsed | None:
     """Front matter out (into metadata), Setext headings normalised, title found."""
     body, front = _split_front_matter(text, report)
-    body = normalise_setext(body)
+    body = normalise_setext(normalise_admonitions(body))
     if not body.strip():
         report("no text besides front matter; skipped")
         return None
@@ -75,6 +87,87 @@ def markdown_title(text: str) -> str | None:
             if title:
                 return title
     return None
+
+
+def normalise_admonitions(text: str) -> str:
+    """``text`` with each MkDocs admonition and content tab read as prose.
+
+    Its marker line becomes its title alone, a paragraph of its own (no line
+    at all when it has no title: the type, ``note``, says nothing), and its
+    body, the lines indented by four under it, is dedented by four, so a
+    fence in a tab stays a fence and a sentence is not taken for indented
+    code. Left as they were, the marker was quoted as the first words of
+    the body's first sentence (``!!! note "Current release" The current
+    release is ...``). Nested blocks are read the same way; code fences and
+    indented code (the marker must start within three spaces) are left as
+    they are. A marker with neither a title nor a body under it, or with
+    words but no title (``!!! Do not run this``), is left alone: it may be
+    prose, and would vanish.
+    """
+    if "!!!" not in text and "???" not in text and "===" not in text:
+        return text
+    return "\n".join(_unwrap(text.split("\n")))
+
+
+def _unwrap(lines: list[str]) -> list[str]:
+    out: list[str] = []
+    fence: str | None = None
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        stripped = line.lstrip(" ")
+        indent = len(line) - len(stripped)
+        if fence is not None:
+            out.append(line)
+            closing = stripped.rstrip()
+            if indent <= 3 and closing.startswith(fence) and not closing.strip(fence[0]):
+                fence = None
+            continue
+        if indent <= 3 and stripped.startswith(("```", "~~~")):
+            fence = stripped[: len(stripped) - len(stripped.lstrip(stripped[0]))]
+            out.append(line)
+            continue
+        marker = _ADMONITION.match(line)
+        if marker is None:
+            out.append(line)
+            continue
+        end = i
+        while end < len(lines) and (not lines[end].strip() or _indent(lines[end]) >= 4):
+            end += 1
+        while end > i and not lines[end - 1].strip():
+            end -= 1  # blank lines after the body are the text's, not the body's
+        tab, title = marker.group("tab", "title")
+        if end == i and (tab is not None or title is None):
+            out.append(line)  # nothing under it: maybe prose ("!!! Do not run this")
+            continue
+        if tab is None and title is None and len(marker.group("kinds").split()) > 1:
+            out.append(line)  # words, not a type: the line would vanish
+            continue
+        title = (title if tab is None else tab) or ""
+        if out and out[-1].strip():
+            out.append("")
+        if title.strip():
+            out.append(title.strip())
+            if end > i and lines[i].strip():
+                out.append("")
+        out.extend(_unwrap([_dedent(body) for body in lines[i:end]]))
+        i = end
+    return out
+
+
+def _indent(line: str) -> int:
+    return len(line.expandtabs(4)) - len(line.lstrip())
+
+
+def _dedent(line: str) -> str:
+    """``line`` less one level of indentation (four spaces or a tab)."""
+    if line.startswith("    "):
+        return line[4:]
+    if line.startswith("\t"):
+        return line[1:]
+    spaces = len(line) - len(line.lstrip(" "))
+    return line[min(spaces, 4) :].lstrip("\t") if line.strip() else ""
 
 
 def normalise_setext(text: str) -> str:
