@@ -101,7 +101,10 @@ def test_index_emptied_then_filled_again(tmp_path: Path, pm: pluggy.PluginManage
     with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
         pipeline.index()
         (root / "docs" / "a.md").unlink()
-        assert pipeline.index().deleted == ("docs/a.md",)
+        # an empty folder is taken for an unmounted one: the document stays
+        held = pipeline.index()
+        assert held.deleted == () and held.kept == ("docs/a.md",) and not held.ok
+        assert pipeline.index(allow_mass_delete=True).deleted == ("docs/a.md",)
         for _, store in pipeline.stores:
             assert store.count() == 0
     with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
@@ -201,6 +204,7 @@ def test_an_edited_loader_still_keeps_its_documents_when_its_root_goes(
         assert report.deleted == () and report.errors, report
         assert "share/m.md" in sources(pipeline, "glimmer budget quints")
         (root / "share-unmounted").rename(root / "share")
+        (root / "share" / "n.md").write_text("# New\n\nAnother page.\n")
         (root / "share" / "m.md").unlink()  # back, and the file gone: now it goes
         assert pipeline.index().deleted == ("share/m.md",)
 
@@ -265,17 +269,36 @@ def test_a_run_limited_to_a_folder_that_is_gone_deletes_its_documents(
 def test_mass_delete_is_refused_unless_allowed(tmp_path: Path) -> None:
     root = project(tmp_path)
     assert cli("index", cwd=root).returncode == 0
-    for path in (root / "docs").iterdir():  # the mount point is there, but empty
-        path.unlink()
+    for name in ("security.md", "pricing.md"):  # two of three: past max_delete_share
+        (root / "docs" / name).unlink()
     dry = cli("index", "--dry-run", cwd=root)
     assert dry.returncode == 0 and "max_delete_share" in dry.stdout + dry.stderr
     refused = cli("index", cwd=root)
     assert refused.returncode == 1
-    assert "would delete 3 of the 3" in refused.stderr and "--allow-mass-delete" in refused.stderr
+    assert "would delete 2 of the 3" in refused.stderr and "--allow-mass-delete" in refused.stderr
     assert '"docs/security.md"' in cli("search", "AES-256", "--json", cwd=root).stdout
     assert "would also add" not in refused.stderr  # nothing found elsewhere: nothing said
     allowed = cli("index", "--allow-mass-delete", cwd=root)
-    assert allowed.returncode == 0 and "-3 deleted" in allowed.stdout
+    assert allowed.returncode == 0 and "-2 deleted" in allowed.stdout
+
+
+def test_an_emptied_folder_is_taken_for_an_unmounted_share(tmp_path: Path) -> None:
+    """A share's mount point left empty, beside other documents (not half of
+    the index, which the mass-delete guard would catch): its documents stay,
+    the run exits 1 and says so, whatever share of the index they are."""
+    root = project(tmp_path, docs={f"d{i}.md": f"# D{i}\n\nLocal fact {i}.\n" for i in range(6)})
+    (root / "docs" / "archive").mkdir()
+    (root / "docs" / "archive" / "old.md").write_text("# Old\n\nThe glimmer budget was 12.\n")
+    assert cli("index", cwd=root).returncode == 0
+    (root / "docs" / "archive" / "old.md").unlink()  # unmounted: the folder stays, empty
+    held = cli("index", cwd=root)
+    assert held.returncode == 1, held.stdout + held.stderr
+    assert "docs/archive is empty where 1 indexed document(s) were" in held.stderr
+    assert '"docs/archive/old.md"' in cli("search", "glimmer budget", "--json", cwd=root).stdout
+    # a folder deleted with its files is a deletion; so is an emptied folder, allowed
+    (root / "docs" / "archive").rmdir()
+    gone = cli("index", cwd=root)
+    assert gone.returncode == 0 and "-1 deleted" in gone.stdout, gone.stderr
 
 
 def test_the_guard_says_when_the_documents_were_found_under_other_ids(tmp_path: Path) -> None:

@@ -452,6 +452,25 @@ class Indexer:
             )
             for name, message in loaded.failed.items()
         )
+        if vanished and not allow_mass_delete and self.config.indexing.max_delete_share < 1:
+            # an unmounted share leaves its mount point: an empty folder where
+            # documents were. Its documents stay, and the run fails, as for a
+            # loader whose folder is gone, whatever share of the index they are
+            emptied = _emptied_folders(vanished, base)
+            if emptied:
+                held = {entry.id for group in emptied.values() for entry in group}
+                vanished = [e for e in vanished if e.id not in held]
+                kept = [*kept, *(e for group in emptied.values() for e in group)]
+                errors = errors + tuple(
+                    (
+                        folder,
+                        f"{folder} is empty where {len(group)} indexed document(s) were "
+                        "(an unmounted share, or a folder emptied by mistake?): they are "
+                        "kept; mount it again, or if they really are gone, run `ragloom "
+                        "index --allow-mass-delete`",
+                    )
+                    for folder, group in emptied.items()
+                )
         self._guard_mass_delete(
             len(vanished), len(in_scope), allow_mass_delete, dry_run, added=len(added)
         )
@@ -923,6 +942,38 @@ def _counting(
     if len(positional) >= 3 or any(p.kind is p.VAR_POSITIONAL for p in parameters):
         return progress
     return lambda done, total, chunks: progress(done, total)
+
+
+def _emptied_folders(
+    entries: Iterable[LedgerEntry], base_dir: Path
+) -> dict[str, list[LedgerEntry]]:
+    """The indexed documents gone from a folder that is there but empty, by
+    that folder (as the documents' sources name it): the nearest folder of
+    a document's file that still exists holds nothing at all, not even a
+    hidden file, as an unmounted share's mount point does. A folder deleted
+    with its files is not among them (its parent holds other things)."""
+    found: dict[str, list[LedgerEntry]] = {}
+    empty: dict[Path, bool] = {}
+    for entry in entries:
+        source = entry.source
+        if not source or "://" in source:
+            continue
+        folder = (base_dir / source).parent
+        while not os.path.lexists(folder) and folder != folder.parent:
+            folder = folder.parent
+        if folder not in empty:
+            try:
+                with os.scandir(folder) as listing:
+                    empty[folder] = next(listing, None) is None
+            except OSError:  # not a folder, or not readable: the loader said so
+                empty[folder] = False
+        if empty[folder]:
+            try:
+                name = folder.relative_to(base_dir).as_posix()
+            except ValueError:
+                name = str(folder)
+            found.setdefault(name, []).append(entry)
+    return found
 
 
 def _changed(was: Any, now: Any) -> str:
