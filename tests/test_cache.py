@@ -88,6 +88,31 @@ def test_a_cache_path_that_cannot_be_a_folder_names_the_setting(corpus: Path, pm
         assert pipeline.index().added  # the failed run committed nothing; this one does
 
 
+def test_a_cache_that_fills_up_mid_run_is_left_and_the_run_goes_on(
+    corpus: Path, pm, monkeypatch, caplog
+) -> None:
+    """The cache only saves work: its volume filling up half-way through a
+    run is said once, and the run indexes everything without it."""
+    import sqlite3
+
+    config = basic_config(cache={"path": str(corpus / "cache.sqlite")})
+    puts = []
+
+    def full(self, rows):
+        puts.append(len(rows))
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(EmbeddingCache, "_put_rows", full)
+    monkeypatch.setattr("ragloom.executors.EMBED_SLICE", 1)  # a put for each text
+    with ragloom.load(config, plugin_manager=pm, base_dir=corpus) as pipeline:
+        report = pipeline.index()
+        assert report.ok and report.chunks > 1 and report.embedded == report.chunks
+        assert len(puts) == 1  # tried once, then left alone
+        assert pipeline.retrieve("AES-256")[0].chunk.document_id == "docs/security.md"
+    said = [r.getMessage() for r in caplog.records if "could not be written" in r.getMessage()]
+    assert len(said) == 1 and "the disk holding it is full" in said[0]
+
+
 def test_embedding_cache_round_trip(tmp_path: Path) -> None:
     cache = EmbeddingCache(tmp_path / "e.sqlite")
     vectors = HashEmbedder(dimension=16).embed_batch(["one", "two"])

@@ -113,6 +113,21 @@ def test_index_emptied_then_filled_again(tmp_path: Path, pm: pluggy.PluginManage
         assert sources(pipeline, "badgers nocturnal") == {"docs/b.md"}
 
 
+def test_a_store_file_the_disk_cannot_hold_is_named(tmp_path: Path) -> None:
+    """ENOSPC from a write through a file object names no file: the one being
+    written is named, as `ragloom index` says it (`cannot write PATH: ...`)."""
+    from ragloom.builtin.stores._persist import atomic_write
+
+    def fill(handle: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    target = tmp_path / "store" / "memory.npz"
+    with pytest.raises(OSError) as raised:
+        atomic_write(target, fill)
+    assert raised.value.errno == errno.ENOSPC and raised.value.filename == str(target)
+    assert list(target.parent.iterdir()) == []  # no temporary file left behind
+
+
 def test_disk_full_first_run_then_a_normal_run(
     tmp_path: Path, pm: pluggy.PluginManager, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import RagloomError
-from .ledger import aside_path, not_a_database
+from .ledger import _disk_trouble, _unwritable, aside_path, not_a_database
 from .types import Answer, Chunk, Citation, Hit
 
 if TYPE_CHECKING:
@@ -194,6 +194,7 @@ class EmbeddingCache:
         self._opened: tuple[int, int] | None = None  # the file the connection is to
         self._lock = threading.RLock()
         self._tracks_use = True
+        self._unwritable: str = ""  # why vectors are no longer put (said once)
 
     @classmethod
     def configured(cls, settings: CacheSettings, base_dir: Path) -> EmbeddingCache | None:
@@ -313,13 +314,24 @@ class EmbeddingCache:
         rows = [
             (fingerprint, h, np.ascontiguousarray(v, dtype=np.float32).tobytes()) for h, v in items
         ]
-        if not rows:
+        if not rows or self._unwritable:
             return
         for attempt in range(2):  # a damaged file set aside: into a new one
             try:
                 self._put_rows(rows)
                 return
             except sqlite3.DatabaseError as exc:
+                why = _disk_trouble(exc) or ("written: it is read-only" if _unwritable(exc) else "")
+                if why:
+                    # the cache only saves work: the run goes on without it
+                    self._unwritable = why
+                    log.warning(
+                        "the embedding cache %s could not be %s; this run goes on without "
+                        "storing vectors in it (free space, or set `cache: {embeddings: false}`)",
+                        self.path,
+                        why,
+                    )
+                    return
                 if attempt:
                     raise
                 self._damaged_now(exc)

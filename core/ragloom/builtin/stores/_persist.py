@@ -179,6 +179,13 @@ def atomic_write(path: Path, write: Callable[[IO[bytes]], None]) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        if exc.filename is None and exc.errno is not None:
+            # a write through a file object names no file (a full disk's
+            # ENOSPC): the one it was writing is said, as for any other
+            raise OSError(exc.errno, exc.strerror, str(path)) from exc
+        raise
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
