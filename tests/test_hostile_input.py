@@ -518,6 +518,20 @@ def test_the_five_bytes_cp1252_leaves_undefined_decode_as_latin1() -> None:
     assert reports and reports[0].startswith("decoded as cp1252 (guessed")
 
 
+def test_a_guess_from_a_few_stray_bytes_is_said() -> None:
+    """Mostly ASCII with a few bytes that are UTF-8 in no way: a code page
+    guessed from so few is said, with the first of them, not taken silently."""
+    reports: list[str] = []
+    data = b"# Broken\n\nvalid text \xff\xfe\xc3(" + b" more text.\n" * 50
+    assert decode_text(data, "auto", report=reports.append) is not None
+    assert len(reports) == 1 and "guessed from 3 byte(s) outside ASCII" in reports[0]
+    assert "byte 0xff at offset 21" in reports[0]
+    # a text in another script, guessed from many, is read as before, silently
+    russian = ("Привет, как дела? Это текст на русском языке. " * 20).encode("cp1251")
+    assert decode_text(russian, "auto", report=reports.append).startswith("Привет")
+    assert len(reports) == 1
+
+
 @pytest.mark.parametrize(
     ("text", "codec"),
     [

@@ -174,6 +174,11 @@ def _binary(data: bytes) -> str:
     return "binary file (NUL byte in the first 8 KB), not text; skipped"
 
 
+_FEW_BYTES = 16
+"""Fewer bytes outside ASCII than this make a guessed code page a guess
+that is reported."""
+
+
 def decode_text(
     data: bytes,
     encoding: str,
@@ -250,7 +255,16 @@ def decode_text(
                 "encoding; set `encoding:` on the loader (e.g. `encoding: latin-1`)"
             )
             return None
-        log.debug("decoded as %s (guessed)", guessed[0])
+        high = sum(byte > 127 for byte in data)
+        if high < _FEW_BYTES:
+            # a few bytes out of ASCII are too few to tell a code page by (nor
+            # from stray bytes in a damaged UTF-8 file): the guess is said
+            report(
+                f"decoded as {guessed[0]} (guessed from {high} byte(s) outside ASCII, the "
+                f"first {where}: not UTF-8); set `encoding:` on the loader if they look wrong"
+            )
+        else:
+            log.debug("decoded as %s (guessed)", guessed[0])
         return guessed[1]
 
     codec = codecs.lookup(encoding).name

@@ -180,6 +180,9 @@ def read_document(
             "version is kept)",
         )
         return None
+    if stat.S_ISDIR(info.st_mode):  # a file that became a folder since it was listed
+        report("a folder now, no longer a file; skipped")
+        return None
     if not stat.S_ISREG(info.st_mode):
         report("not a regular file (a device, socket or pipe); skipped")
         return None
