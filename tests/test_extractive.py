@@ -2381,6 +2381,20 @@ def test_a_setting_or_call_no_passage_names_is_refused(generator: ExtractiveGene
     assert "is 8" in generator.generate("What is the default value of max_workers?", hits).text
     assert "`threads`" in generator.generate("What should worker.pool be on Windows?", hits).text
     assert generator.generate("What does ferrule.yaml hold, e.g. the pool?", hits).grounded
+    # written with Markdown's escape, as the tail of a longer dotted name, or
+    # as a nested YAML key: the same identifier
+    escaped = hits_of(chunk("export.md", "The default value of max\\_workers is 8.\n"))
+    assert "is 8" in generator.generate("What is the default value of max_workers?", escaped).text
+    longer = hits_of(chunk("win.md", "On Windows, set `ferrule.worker.pool` to `threads`.\n"))
+    assert generator.generate("What should worker.pool be on Windows?", longer).grounded
+    nested = hits_of(
+        chunk(
+            "win.md",
+            "On Windows, set this:\n\n```yaml\nworker:\n  pool: "
+            "threads\n```\n\nThe pool must be threads on Windows.\n",
+        )
+    )
+    assert generator.generate("What should worker.pool be on Windows?", nested).grounded
 
 
 def test_the_row_of_the_setting_asked_beats_a_row_that_names_it(
@@ -2401,6 +2415,16 @@ def test_the_row_of_the_setting_asked_beats_a_row_that_names_it(
     assert answer.text == (
         "Setting: `max_workers`; Default: `8`; Description: Worker processes per node [1]."
     )
+    # a row whose label is of the kind asked for stays an answer
+    env = chunk(
+        "env.md",
+        "## Environment\n\n| Variable | Setting it overrides |\n|---|---|\n"
+        "| `FERRULE_MAX_WORKERS` | `max_workers` |\n",
+    )
+    which = generator.generate(
+        "Which environment variable sets max_workers?", hits_of(settings, env)
+    )
+    assert "FERRULE_MAX_WORKERS" in which.text and "Default: `8`" not in which.text, which.text
     # no row labelled with it: the row that names it is still an answer
     alone = generator.generate("What is the default value of max_workers?", hits_of(cli))
     assert "value of `max_workers`" in alone.text
@@ -3343,3 +3367,47 @@ def test_a_faq_reply_that_opens_with_its_verdict_answers_its_question(
         "`ferrule worker --pool threads` [1]."
     )
     assert answer.citations[0].source == "docs/faq.md"
+
+
+def test_what_follows_a_colon_is_a_whole_command_or_nothing(
+    generator: ExtractiveGenerator,
+) -> None:
+    docker = chunk(
+        "deploy.md",
+        "# Deploy\n\nStart the server in Docker with the config mounted:\n\n```console\n"
+        "$ docker run -d \\\n    -v ./ferrule.yaml:/etc/ferrule.yaml \\\n    ferrule/server:2.5\n"
+        "3f2a9c\n```\n",
+    )
+    answer = generator.generate("How do I start the server in Docker?", hits_of(docker))
+    assert answer.text == (
+        "Start the server in Docker with the config mounted [1]. `$ docker run -d \\` [1]. "
+        "`-v ./ferrule.yaml:/etc/ferrule.yaml \\` [1]. `ferrule/server:2.5` [1]."
+    )
+    # a YAML block, whose nesting a line-by-line quote loses, and prices: no commands
+    yaml_block = chunk(
+        "windows.md",
+        "# Windows\n\nOn Windows, run the workers with this in ferrule.yaml:\n\n```yaml\n"
+        "worker:\n  pool: threads\nqueues:\n  default:\n    pool: prefork\n```\n",
+    )
+    said = generator.generate("How do I run the workers on Windows?", hits_of(yaml_block)).text
+    assert said == "On Windows, run the workers with this in ferrule.yaml [1]."
+    prices = chunk(
+        "prices.md",
+        "# Prices\n\nEach queue is billed per million tasks:\n\n```text\n$ 0.10  default\n"
+        "$ 0.25  priority\n```\n",
+    )
+    said = generator.generate("How are queues billed?", hits_of(prices)).text
+    assert said == "Each queue is billed per million tasks [1]."
+
+
+def test_a_docstring_wrapped_over_lines_is_quoted_whole(generator: ExtractiveGenerator) -> None:
+    code = (
+        "def retry(job):\n"
+        '    """Retry a failed job up to three times, waiting ten\n'
+        '    seconds between tries."""\n'
+        "    return job.run()\n"
+    )
+    answer = generator.generate(
+        "How many times is a failed job retried?", hits_of(chunk("src/retry.py", code))
+    )
+    assert "waiting ten seconds between tries" in answer.text, answer.text

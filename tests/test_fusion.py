@@ -207,6 +207,16 @@ def test_a_table_row_the_question_names_comes_first() -> None:
         mention,
         near,
     ]
+    # one hit a document under fuse_by: document, the promoted chunk in its place
+    other = hit("other", 0.0140)
+    by_doc = named_records_first(
+        "What does error E1347 mean?", [near, other], lists, by_document=True
+    )
+    assert [h.chunk.id for h in by_doc] == ["right", "other"]
+    # a feature matrix's short token is no id: "2FA" or "v2.4" promotes no row
+    matrix = rows("matrix", "2FA", "v2.4")
+    for question in ("How do I enable 2FA?", "What changed in v2.4?"):
+        assert named_records_first(question, [near, matrix], [[near, matrix]]) == [near, matrix]
 
 
 def test_exact_ids_in_a_pipeline_and_switched_off(tmp_path, pm) -> None:

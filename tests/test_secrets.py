@@ -451,3 +451,10 @@ def test_the_prefilter_finds_what_searching_every_anchor_finds(monkeypatch) -> N
 
     monkeypatch.setattr(secrets, "_candidates", every_anchor)
     assert [find_secrets(text) for text in texts] == prefiltered
+
+
+def test_a_lone_surrogate_does_not_stop_the_scan() -> None:
+    text = f"key \ud83d {AWS_KEY_ID} here"
+    assert [(s.kind, text[s.start : s.end]) for s in find_secrets(text)] == [
+        ("AWS Access Key", AWS_KEY_ID)
+    ]

@@ -230,6 +230,7 @@ class Indexer:
         self._the_executor: Executor | None = None
         self.writer = StoreWriter(stores, state, run)
         self.started_at = time.time()  # (wall clock) the run's start, for ``last_run``
+        self._committed: dict[str, Any] | None = None  # the ``last_run`` committed
 
     @property
     def index_dir(self) -> Path:
@@ -262,6 +263,13 @@ class Indexer:
                 self.writer.discard()
                 if not dry_run:
                     record = last_run(self.started_at, self.job, sources, rebuild, exc)
+                    if self._committed is not None:
+                        # its changes are in: the committed record stays, with
+                        # what went wrong after (a store's deletion, Ctrl-C)
+                        record = {
+                            **self._committed,
+                            "error": f"after the commit: {record['error']}",
+                        }
                     _record_failure(ledger, record)
                 raise
             finally:
@@ -557,25 +565,24 @@ class Indexer:
                 # this one's rules and found fine: this one's now (readers stop
                 # screening their hits and warning)
                 ledger.stamp()
-        ledger.set_meta(
-            "last_run",
-            last_run(
-                self.started_at,
-                run,
-                sources,
-                wipe,
-                counts={
-                    "added": len(added),
-                    "changed": len(changed),
-                    "deleted": len(vanished),
-                    "unchanged": unchanged,
-                    "rewritten": len(rewritten),
-                    "version": version,
-                },
-                errors=errors,
-            ),
+        record = last_run(
+            self.started_at,
+            run,
+            sources,
+            wipe,
+            counts={
+                "added": len(added),
+                "changed": len(changed),
+                "deleted": len(vanished),
+                "unchanged": unchanged,
+                "rewritten": len(rewritten),
+                "version": version,
+            },
+            errors=errors,
         )
+        ledger.set_meta("last_run", record)
         ledger.commit()
+        self._committed = record
         view = self.state.load_view()
         with self.state.lock.write():  # queries of this process move to the new version
             self.state.set_view(view)

@@ -408,7 +408,9 @@ class Retriever:
 
         fused = run.stage("fuse", settings.fusion, None, fusion, lists, limit=k)
         if settings.exact_ids and fused:
-            fused = named_records_first(question, fused, lists)
+            fused = named_records_first(
+                question, fused, lists, by_document=settings.fuse_by == "document"
+            )
         ranked = fused
         degraded = ""
         if self.reranker is not None and fused:
@@ -903,14 +905,16 @@ _ROW_LABEL = re.compile(r"^[ \t]*\|[ \t]*([^|\n]{3,66}?)[ \t]*\|", re.MULTILINE)
 
 def _labels_a_row(text: str, named: set[str]) -> bool:
     """Whether ``text`` holds a table row whose first cell is one of the
-    ``named`` ids (code marks aside: ``| `E1347` | ...``)."""
-    if "|" not in text:
+    ``named`` ids (code marks aside: ``| `E1347` | ...``). Only ids with three
+    digits or more: a feature matrix's ``2FA`` or ``v2.4`` row is no record."""
+    codes = {name for name in named if sum(ch.isdigit() for ch in name) >= 3}
+    if not codes or "|" not in text:
         return False
-    return any(m.group(1).strip("`* ").lower() in named for m in _ROW_LABEL.finditer(text))
+    return any(m.group(1).strip("`* ").lower() in codes for m in _ROW_LABEL.finditer(text))
 
 
 def named_records_first(
-    question: str, fused: list[Hit], lists: Sequence[Sequence[Hit]]
+    question: str, fused: list[Hit], lists: Sequence[Sequence[Hit]], *, by_document: bool = False
 ) -> list[Hit]:
     """``retrieval.exact_ids``: the records whose id the question names
     (a csv or jsonl record's ``record_id``: ``INC-1006``; a Markdown table
@@ -938,7 +942,16 @@ def named_records_first(
         replace(h, score=top, scores={**h.scores, "fusion": top, "named": 1.0})
         for h in first.values()
     ]
-    rest = [h for h in fused if h.chunk.id not in first]
+    if by_document:  # (``fuse_by: document``) one hit a document: the promoted one
+        seen: set[str] = set()
+        promoted = [
+            h
+            for h in promoted
+            if not (h.chunk.document_id in seen or seen.add(h.chunk.document_id))
+        ]
+        rest = [h for h in fused if h.chunk.id not in first and h.chunk.document_id not in seen]
+    else:
+        rest = [h for h in fused if h.chunk.id not in first]
     return (promoted + rest)[: len(fused)]
 
 

@@ -625,9 +625,12 @@ def _candidates(text: str) -> list[tuple[int, list[re.Pattern[str]]]]:
     every anchor)."""
     automaton, of, always = _prefilter()
     chosen = set(always)
-    for start in {
-        found for found, _, _ in automaton.find_matches_as_indexes(text, overlapping=True)
-    }:
+    try:
+        matches = automaton.find_matches_as_indexes(text, overlapping=True)
+    except UnicodeEncodeError:  # a lone surrogate: the automaton takes what UTF-8 encodes
+        readable = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        matches = automaton.find_matches_as_indexes(readable, overlapping=True)
+    for start in {found for found, _, _ in matches}:
         chosen.update(of[start])
     detectors = _detectors()
     by_detector: dict[int, list[re.Pattern[str]]] = {}

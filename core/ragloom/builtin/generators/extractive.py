@@ -421,7 +421,14 @@ class ExtractiveGenerator(Generator):
                 and not _names_row(read, question_terms, unit)
             ):
                 continue  # another row of the table the question names a row of
-            if setting_rows and unit.kind == "row" and not _labelled_by(unit, identifiers):
+            if (
+                setting_rows
+                and unit.kind == "row"
+                and not _labelled_by(unit, identifiers)
+                # (unless its label is of the kind the question asks for: the
+                # "Variable" of "Which environment variable sets max_workers?")
+                and not (unit.columns and set(content_terms(unit.columns[0])) & question_terms)
+            ):
                 continue  # another setting's row (above)
             if names_other_kind(unit.text, kinds) and not any(
                 kind in unit.context for kind, _ in kinds
@@ -858,21 +865,38 @@ def _with_what_follows(chosen: list[_Unit], units: list[_Unit]) -> list[_Unit]:
             kind = "list" if other.kind in {"bullet", "row"} else other.kind
             if kind not in {"list", "code"} or following not in ("", kind):
                 break
-            if len(after) >= _FOLLOWING:
+            if kind == "list" and len(after) >= _FOLLOWING:
                 break
             following = kind
             after.append(other)
-        if following == "code" and any(_PROMPT.match(u.text) for u in after):
-            # a shell session: its commands, not what they printed
-            after = [u for u in after if _PROMPT.match(u.text)]
+        if following == "code":
+            after = _commands(after)
         for other in after:
             if not any(other.text in c.text or c.text in other.text for c in out):
                 out.append(other)
     return out
 
 
-_PROMPT = re.compile(r"\$ \S")
-"""A shell prompt opening a command line of a console session (``$ ferrule worker``)."""
+_PROMPT = re.compile(r"\$ (?![\d.,])\S")
+"""A shell prompt opening a command line of a console session (``$ ferrule
+worker``; not a price, ``$ 0.10``)."""
+
+
+def _commands(lines: list[_Unit]) -> list[_Unit]:
+    """The command lines of a shell session (``$ ...``, with the lines a
+    trailing ``\\`` continues it on), not what they print: all of them, or
+    none when there are more than ``_FOLLOWING`` (cut, a session misleads),
+    or when the block is no shell session (a YAML or Python block quoted line
+    by line loses its layout)."""
+    commands: list[_Unit] = []
+    continued = False
+    for line in lines:
+        if continued or _PROMPT.match(line.text):
+            commands.append(line)
+            continued = line.text.endswith("\\")
+        else:
+            continued = False
+    return commands if len(commands) <= _FOLLOWING else []
 
 
 def _with_columns(unit: _Unit) -> str:
@@ -1739,9 +1763,50 @@ each part after a dot two characters or more ("e.g." is none)."""
 
 def _has_identifier(where: str, name: str) -> bool:
     """Whether ``where`` (lower case) has the identifier ``name`` as a word of
-    its own (``max_workers`` is not in ``max_workers_per_node``)."""
-    pattern = rf"(?<![\w.]){re.escape(name.lower())}(?![\w]|\.[a-z0-9_])"
-    return re.search(pattern, where) is not None
+    its own (``max_workers`` is not in ``max_workers_per_node``), also as the
+    tail of a longer dotted name (``ferrule.worker.pool``) or written with
+    Markdown's escapes (``max\\_workers``); a dotted name also where each of
+    its parts is a word of its own (``worker:`` then ``pool:`` in YAML)."""
+    where = where.replace("\\_", "_").replace("\\.", ".")
+    pattern = rf"(?<!\w){re.escape(name.lower())}(?![\w]|\.[a-z0-9_])"
+    if re.search(pattern, where) is not None:
+        return True
+    parts = name.lower().split(".")
+    return len(parts) > 1 and all(
+        re.search(rf"(?<![\w.]){re.escape(part)}(?![\w])", where) for part in parts
+    )
+
+
+def _source_lines(text: str) -> list[str]:
+    """A source file's lines, stripped, with a docstring and a run of comment
+    lines each joined into one: a sentence wrapped over two lines is quoted
+    whole, not cut at the line's end."""
+    out: list[str] = []
+    joining: list[str] = []
+    quote = ""  # the docstring's delimiter while in one
+    for raw in text.splitlines():
+        line = raw.strip()
+        if quote:
+            joining.append(line)
+            if quote in line:
+                out.append(" ".join(joining))
+                joining, quote = [], ""
+            continue
+        if line.startswith("#") and not line.startswith("#!"):
+            if out and joining == [] and out[-1].startswith("#") and not out[-1].startswith("#!"):
+                out[-1] = f"{out[-1]} {line.lstrip('#').strip()}"  # the comment goes on
+            else:
+                out.append(line)
+            continue
+        opened = next((q for q in ('"""', "'''") if line.count(q) % 2 == 1), "")
+        if opened:
+            joining, quote = [line], opened
+            continue
+        if line:
+            out.append(line)
+    if joining:
+        out.append(" ".join(joining))
+    return out
 
 
 def _source_code(chunk: Chunk) -> bool:
@@ -1932,8 +1997,7 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
         if _source_code(chunk):
             # a source file's lines are code, not a paragraph of sentences (a
             # whole function quoted as one); its docstrings and comments too
-            pieces = [(line.strip(), "code", ()) for line in chunk.text.splitlines()]
-            split = [piece for piece in pieces if piece[0]]
+            split = [(line, "code", ()) for line in _source_lines(chunk.text)]
         else:
             split = split_sentences(chunk.text, cells=True)
         for position, (text, kind, cells) in enumerate(split):
