@@ -240,3 +240,27 @@ def test_a_failed_run_is_said_and_changes_nothing_else(corpus: Path, pm, monkeyp
     found = status_of(corpus, pm)
     assert found.version == 2 and found.documents == 2
     assert found.last_run["outcome"] == "committed" and found.last_run["deleted"] == 2
+
+
+def test_a_run_that_fails_after_its_commit_is_said_committed(
+    corpus: Path, pm, monkeypatch
+) -> None:
+    """A store's deletion failing after the ledger committed (a full disk,
+    Ctrl-C): the run's changes are in, and the record says so, with the error."""
+    from ragloom.storewriter import StoreWriter
+
+    (corpus / "docs" / "extra.md").write_text("# Extra\n\nAn extra page.\n")
+    indexed(corpus, pm)
+    (corpus / "docs" / "extra.md").unlink()
+
+    def full(self, ids) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(StoreWriter, "delete", full)
+    with pytest.raises(OSError):
+        indexed(corpus, pm)
+    last = status_of(corpus, pm).last_run
+    assert last["outcome"] == "committed" and last["deleted"] == 1 and last["version"] == 2
+    assert last["error"].startswith("after the commit: ") and "No space left" in last["error"]
+    line = next(x for x in cli(corpus).stdout.splitlines() if x.startswith("last run:"))
+    assert ": 1 deleted; after the commit: " in line, line

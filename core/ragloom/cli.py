@@ -592,6 +592,8 @@ def _last_run_line(last: dict[str, Any]) -> str:
     if errors:
         first = errors[0]
         said += f"; {len(errors)} loader(s) failed ({first.get('loader')}: {first.get('message')})"
+    if last.get("error"):  # what failed after the commit: its changes are in
+        said += f"; {last['error']}"
     problems = last.get("problems") or 0
     if problems:
         example = (last.get("problem_examples") or [{}])[0]
