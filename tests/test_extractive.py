@@ -346,6 +346,13 @@ def test_a_quoted_reply_is_no_part_of_the_line_before_or_after_it() -> None:
         "After upgrading to 2.4.1 our workers grow to 4 GB of RAM within a day.",
         "Set max_tasks_per_child to 500, not 50.",
     ]
+    # a line under a quote's with no ">" goes on with it (Markdown's lazy continuation)
+    lazy = (
+        "> Back up the database before every upgrade, because\nthe migrations cannot be undone.\n"
+    )
+    assert split_sentences(lazy) == [
+        "Back up the database before every upgrade, because the migrations cannot be undone."
+    ]
 
 
 def test_table_header_gives_context(generator: ExtractiveGenerator) -> None:

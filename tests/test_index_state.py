@@ -297,6 +297,25 @@ def test_mass_delete_is_refused_unless_allowed(tmp_path: Path) -> None:
     assert allowed.returncode == 0 and "-2 deleted" in allowed.stdout
 
 
+def test_a_built_site_now_skipped_is_deleted_without_the_guard(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    """An index that held a Sphinx build (indexed before the loader knew it
+    for generated output) loses it on the next run, not refused by the
+    mass-delete guard: the loader's note says why they go."""
+    root = project(tmp_path, docs={"index.md": "# Index\n\nThe index page.\n"})
+    built = root / "docs" / "_build" / "html"
+    built.mkdir(parents=True)
+    for name in ("a", "b", "c"):
+        (built / f"{name}.md").write_text(f"# {name}\n\nA built copy of page {name}.\n")
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        assert len(pipeline.index().added) == 4
+        (built / ".buildinfo").write_text("# Sphinx build info\n")  # now seen as built
+        report = pipeline.index()
+    assert report.ok and len(report.deleted) == 3, report
+    assert any("generated documentation output" in m for _, m in report.problems)
+
+
 def test_an_emptied_folder_is_taken_for_an_unmounted_share(tmp_path: Path) -> None:
     """A share's mount point left empty, beside other documents (not half of
     the index, which the mass-delete guard would catch): its documents stay,

@@ -636,6 +636,17 @@ def test_patterns_that_match_are_not_noted(tmp_path, context, reports):
     ]
 
 
+def test_a_defensive_exclude_that_matches_nothing_is_quiet(tmp_path, context, reports):
+    """`**/.tox/**` or `**/*.draft.md` before there is any: no mistake, said
+    on no run; a literal path that is not there (a typo) is said."""
+    write(tmp_path, "a.md")
+    load_dir(context, exclude=["**/.tox/**", "**/*.draft.md", "archive"])
+    assert [m for _, m in reports] == [
+        "exclude pattern 'archive' matched nothing; patterns match paths relative to "
+        "`path`; fix it or remove it"
+    ]
+
+
 def test_a_scoped_run_says_nothing_of_patterns(tmp_path, context, reports):
     """A run limited to some files lists too little to judge a pattern by."""
     write(tmp_path, "a.md")

@@ -242,9 +242,7 @@ def test_a_failed_run_is_said_and_changes_nothing_else(corpus: Path, pm, monkeyp
     assert found.last_run["outcome"] == "committed" and found.last_run["deleted"] == 2
 
 
-def test_a_run_that_fails_after_its_commit_is_said_committed(
-    corpus: Path, pm, monkeypatch
-) -> None:
+def test_a_run_that_fails_after_its_commit_is_said_committed(corpus: Path, pm, monkeypatch) -> None:
     """A store's deletion failing after the ledger committed (a full disk,
     Ctrl-C): the run's changes are in, and the record says so, with the error."""
     from ragloom.storewriter import StoreWriter

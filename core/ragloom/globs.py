@@ -111,15 +111,20 @@ class PatternUse:
                     self._counts[pattern][folder] += 1
                     self._example.setdefault(pattern, path)
 
-    def unused(self, kind: str, *, only_misplaced: bool = False) -> list[str]:
+    def unused(
+        self, kind: str, *, only_misplaced: bool = False, literals: bool = False
+    ) -> list[str]:
         """One line for each pattern that matched nothing, ``kind`` (``include``,
         ``exclude``) naming the list it came from. With ``only_misplaced``, only
         for those whose ``**/`` version would have matched: an include's
-        ``*.tsv`` or ``**/*.epub`` in a folder with none is no mistake."""
+        ``*.tsv`` or ``**/*.epub`` in a folder with none is no mistake, nor is
+        a defensive exclude (``**/node_modules/**``); with ``literals`` too,
+        for a pattern without wildcards, a path that is not there (a typo)."""
         lines = []
         for pattern in self._unused:
             files, folders = self._counts.get(pattern, (0, 0))
-            if only_misplaced and not (files or folders):
+            literal = literals and not any(ch in pattern for ch in "*?[")
+            if only_misplaced and not (files or folders or literal):
                 continue
             what = " and ".join(
                 f"{n} {noun}{'s' if n > 1 else ''}"

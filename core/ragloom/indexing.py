@@ -479,8 +479,11 @@ class Indexer:
                     )
                     for folder, group in emptied.items()
                 )
+        # documents of a built docs site the loader now skips as generated
+        # output (its note says so) are meant to go: the guard does not count them
+        generated = _in_generated_output(vanished, base) if vanished else 0
         self._guard_mass_delete(
-            len(vanished), len(in_scope), allow_mass_delete, dry_run, added=len(added)
+            len(vanished) - generated, len(in_scope), allow_mass_delete, dry_run, added=len(added)
         )
 
         if dry_run:
@@ -981,6 +984,30 @@ def _emptied_folders(
                 name = str(folder)
             found.setdefault(name, []).append(entry)
     return found
+
+
+def _in_generated_output(entries: Iterable[LedgerEntry], base_dir: Path) -> int:
+    """How many of ``entries`` lie in a folder a docs tool built (a Sphinx
+    ``_build/html``, a MkDocs ``site/``), which the directory loader skips."""
+    from .builtin.loaders._generated import generated_output
+
+    built: dict[Path, bool] = {}
+    count = 0
+    for entry in entries:
+        if not entry.source or "://" in entry.source:
+            continue
+        folder = (base_dir / entry.source).parent
+        while folder != folder.parent and folder != base_dir.parent:
+            if folder not in built:
+                try:
+                    built[folder] = generated_output(folder, os.listdir(folder)) is not None
+                except OSError:  # gone, or not a folder
+                    built[folder] = False
+            if built[folder]:
+                count += 1
+                break
+            folder = folder.parent
+    return count
 
 
 def _changed(was: Any, now: Any) -> str:

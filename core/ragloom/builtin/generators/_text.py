@@ -326,7 +326,10 @@ def split_sentences(text: str, *, kinds: bool = False, cells: bool = False) -> l
             out.append(("", "marker"))
             continue
         quoted = stripped.startswith(">")
-        if quoted != in_quote:
+        # a line right under a quote's, with no ">", goes on with it (Markdown's
+        # lazy continuation: "> back up first, because\nthe migrations ...")
+        lazy = not quoted and in_quote and bool(paragraph)
+        if quoted != in_quote and not lazy:
             # a reply's quoted text and its "... wrote:" line, or the reply
             # after it, are no one paragraph: each is quoted as it stands
             flush()

@@ -249,7 +249,10 @@ class DirectoryLoader(Loader):
             # `*.html` matches only at the top and `v1` only a top folder: said, not
             # guessed at; an include's `**/*.pptx` may well find nothing
             include, exclude = self._use
-            unused = [*include.unused("include", only_misplaced=True), *exclude.unused("exclude")]
+            unused = [
+                *include.unused("include", only_misplaced=True),
+                *exclude.unused("exclude", only_misplaced=True, literals=True),
+            ]
             for line in unused:
                 self.context.report(where, line)
         for reason, sources in missing.items():
