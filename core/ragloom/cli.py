@@ -583,17 +583,18 @@ def _last_run_line(last: dict[str, Any]) -> str:
         what += " of " + ", ".join(str(s) for s in last["sources"])
     outcome = last.get("outcome")
     if outcome in ("failed", "interrupted"):
-        return f"{what} {outcome} {when}{took}: {last.get('error') or 'no message'}"
-    counts = ", ".join(
-        f"{last[key]:,} {key}" for key in ("added", "changed", "deleted") if last.get(key)
-    )
-    said = f"{what} ended {when}{took}: {counts or 'nothing changed'}"
+        said = f"{what} {outcome} {when}{took}: {last.get('error') or 'no message'}"
+    else:
+        counts = ", ".join(
+            f"{last[key]:,} {key}" for key in ("added", "changed", "deleted") if last.get(key)
+        )
+        said = f"{what} ended {when}{took}: {counts or 'nothing changed'}"
     errors = last.get("errors") or []
     if errors:
         first = errors[0]
         said += f"; {len(errors)} loader(s) failed ({first.get('loader')}: {first.get('message')})"
-    if last.get("error"):  # what failed after the commit: its changes are in
-        said += f"; {last['error']}"
+    if last.get("error") and outcome not in ("failed", "interrupted"):
+        said += f"; {last['error']}"  # what failed after the commit: its changes are in
     problems = last.get("problems") or 0
     if problems:
         example = (last.get("problem_examples") or [{}])[0]
