@@ -111,21 +111,12 @@ def normalise_admonitions(text: str) -> str:
 
 def _unwrap(lines: list[str]) -> list[str]:
     out: list[str] = []
-    fence: str | None = None
+    fences = _Fences()
     i = 0
     while i < len(lines):
         line = lines[i]
         i += 1
-        stripped = line.lstrip(" ")
-        indent = len(line) - len(stripped)
-        if fence is not None:
-            out.append(line)
-            closing = stripped.rstrip()
-            if indent <= 3 and closing.startswith(fence) and not closing.strip(fence[0]):
-                fence = None
-            continue
-        if indent <= 3 and stripped.startswith(("```", "~~~")):
-            fence = stripped[: len(stripped) - len(stripped.lstrip(stripped[0]))]
+        if fences.code(line):
             out.append(line)
             continue
         marker = _ADMONITION.match(line)
@@ -156,6 +147,27 @@ def _unwrap(lines: list[str]) -> list[str]:
     return out
 
 
+class _Fences:
+    """Whether each line, in order, belongs to a fenced code block (``` or
+    ~~~, opening and closing lines included): those are left as written."""
+
+    def __init__(self) -> None:
+        self.fence: str | None = None
+
+    def code(self, line: str) -> bool:
+        stripped = line.lstrip(" ")
+        indent = len(line) - len(stripped)
+        if self.fence is not None:
+            closing = stripped.rstrip()
+            if indent <= 3 and closing.startswith(self.fence) and not closing.strip(self.fence[0]):
+                self.fence = None
+            return True
+        if indent <= 3 and stripped.startswith(("```", "~~~")):
+            self.fence = stripped[: len(stripped) - len(stripped.lstrip(stripped[0]))]
+            return True
+        return False
+
+
 def _indent(line: str) -> int:
     return len(line.expandtabs(4)) - len(line.lstrip())
 
@@ -178,21 +190,14 @@ def normalise_setext(text: str) -> str:
     lines = text.split("\n")
     out: list[str] = []
     paragraph = 0  # how many of the last lines in ``out`` form a paragraph
-    fence: str | None = None
+    fences = _Fences()
     for line in lines:
-        stripped = line.lstrip(" ")
-        indent = len(line) - len(stripped)
-        if fence is not None:
-            out.append(line)
-            closing = stripped.rstrip()
-            if indent <= 3 and closing.startswith(fence) and not closing.strip(fence[0]):
-                fence = None
-            continue
-        if indent <= 3 and stripped.startswith(("```", "~~~")):
-            fence = stripped[: len(stripped) - len(stripped.lstrip(stripped[0]))]
+        if fences.code(line):
             out.append(line)
             paragraph = 0
             continue
+        stripped = line.lstrip(" ")
+        indent = len(line) - len(stripped)
         if paragraph and _SETEXT.match(line):
             level = "#" if stripped.startswith("=") else "##"
             content = " ".join(x.strip() for x in out[-paragraph:])
