@@ -3418,3 +3418,18 @@ def test_a_docstring_wrapped_over_lines_is_quoted_whole(generator: ExtractiveGen
         "How many times is a failed job retried?", hits_of(chunk("src/retry.py", code))
     )
     assert "waiting ten seconds between tries" in answer.text, answer.text
+
+
+def test_a_mails_attribution_line_answers_nothing(generator: ExtractiveGenerator) -> None:
+    """ "On Mon, ..., Priya Raman wrote:" says who wrote what follows: it is no
+    answer to "Who wrote the migration tool?"."""
+    notes = chunk(
+        "notes/migration.txt", "The migration tool ferrule-migrate was written by José Müller.\n"
+    )
+    mail = chunk(
+        "mail/re-leak.eml",
+        "On Mon, 21 Jul 2025, Priya Raman wrote:\n> After upgrading to 2.4.1 our workers grow to "
+        "4 GB of RAM within a day.\n\nSet max_tasks_per_child to 500.\n",
+    )
+    answer = generator.generate("Who wrote the migration tool?", hits_of(notes, mail))
+    assert answer.text == "The migration tool ferrule-migrate was written by José Müller [1]."

@@ -101,6 +101,11 @@ _CONTRAST = frozenset(
 Enterprise plan"): a FAQ's Yes or No answers only a question with the same ones."""
 _MARKUP = re.compile(r"<[^>]*>|[*_`#=~-]{2,}|^[*_#\s]+|[*_\s]+$")
 _LABEL_CHARS = 80
+_ATTRIBUTION = re.compile(
+    r"(?=.{0,160}$).*\b(?:wrote|schrieb|a écrit|escribió)\b[^:]{0,60}:$", re.IGNORECASE
+)
+"""A mail's line before the text it quotes ("On Mon, 21 Jul 2025, Priya Raman
+wrote:"): it says who wrote what follows, and answers nothing itself."""
 _VERDICT = re.compile(r"(?:yes|no)\b\s*[,;:\u2014\u2013-]", re.IGNORECASE)
 """A reply that opens with its yes or no ("Yes, but ...", "No - ...")."""
 _BARE_YES_NO = re.compile(r"(?:yes|no|yes, indeed|no, sorry)[.!]$", re.IGNORECASE)
@@ -2017,6 +2022,7 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
                 and not is_question
                 and bool(terms)
                 and not only_links(text)
+                and not _ATTRIBUTION.match(text)
             )
             weight = _CODE_WEIGHT if kind == "code" else 1.0
             was_under_release, under_release = under_release, False
