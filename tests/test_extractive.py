@@ -2422,6 +2422,10 @@ def test_the_row_of_the_setting_asked_beats_a_row_that_names_it(
     assert answer.text == (
         "Setting: `max_workers`; Default: `8`; Description: Worker processes per node [1]."
     )
+    # a sentence about another setting is no answer beside it
+    mail = chunk("mail/c.eml", "Correction: the recommended value is max_tasks_per_child = 500.\n")
+    both = generator.generate("What is the default value of max_workers?", hits_of(mail, settings))
+    assert both.text.startswith("Setting: `max_workers`; Default: `8`"), both.text
     # a row whose label is of the kind asked for stays an answer
     env = chunk(
         "env.md",
@@ -3318,7 +3322,7 @@ def test_a_source_file_is_quoted_line_by_line(generator: ExtractiveGenerator) ->
     )
     hits = hits_of(chunk("src/ferrule/cli.py", code))
     entry = generator.generate("What is the entry point of Ferrule?", hits)
-    assert entry.text == '`"""Command-line entry point of Ferrule."""` [1].'
+    assert entry.text == "Command-line entry point of Ferrule [1]."  # a docstring is prose
     main = generator.generate("What does main do?", hits)
     assert main.text == "`def main(argv=None):` [1]."
 

@@ -266,10 +266,10 @@ def test_normalise_setext(text, expected):
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        # the title is a paragraph of its own; the body, dedented, another
+        # the title is a bold line of its own (a heading in all but syntax); the body, dedented
         (
             'Intro.\n!!! note "Current release"\n    The release is **2.5.0**.\n\nAfter.\n',
-            "Intro.\n\nCurrent release\n\nThe release is **2.5.0**.\n\nAfter.\n",
+            "Intro.\n\n**Current release**\n\nThe release is **2.5.0**.\n\nAfter.\n",
         ),
         # no title: the marker goes; `""` is no title either
         ("!!! tip\n    Install the extra.\n", "Install the extra.\n"),
@@ -277,19 +277,20 @@ def test_normalise_setext(text, expected):
         # collapsible, closed and open, with several classes
         (
             '??? info "Time zones"\n    In UTC.\n\n    Always.\n',
-            "Time zones\n\nIn UTC.\n\nAlways.\n",
+            "**Time zones**\n\nIn UTC.\n\nAlways.\n",
         ),
-        ('???+ warning inline end "Changed"\n    Now 8.\n', "Changed\n\nNow 8.\n"),
+        ('???+ warning inline end "Changed"\n    Now 8.\n', "**Changed**\n\nNow 8.\n"),
         # content tabs: a fence inside stays a fence, indented code stays code
         (
             '=== "pip"\n    ```console\n    $ pip install ferrule\n    ```\n\n'
             '=== "conda"\n\n        conda install ferrule\n',
-            "pip\n\n```console\n$ pip install ferrule\n```\n\nconda\n\n    conda install ferrule\n",
+            "**pip**\n\n```console\n$ pip install ferrule\n```\n\n"
+            "**conda**\n\n    conda install ferrule\n",
         ),
         # nested, eight spaces deep
         (
             '!!! warning "Outer"\n    Outer body.\n\n    !!! note "Inner"\n        Inner body.\n',
-            "Outer\n\nOuter body.\n\nInner\n\nInner body.\n",
+            "**Outer**\n\nOuter body.\n\n**Inner**\n\nInner body.\n",
         ),
         # admonition syntax shown in a fence, or in indented code, is left alone
         (
@@ -330,7 +331,7 @@ def test_admonitions_read_as_prose_and_quotes_stay_verbatim(tmp_path, context, r
     [doc] = load(MarkdownLoader, context, "index.md")
     assert "!!!" not in doc.text and "===" not in doc.text
     sentences = split_sentences(doc.text, kinds=True)
-    assert ("Current release", "heading") in sentences
+    assert ("**Current release**", "sentence") in sentences  # the answerer's heading
     assert (
         "The current stable release is **2.5.0**, released on 2025-09-14.",
         "sentence",

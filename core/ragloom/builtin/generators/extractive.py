@@ -427,6 +427,13 @@ class ExtractiveGenerator(Generator):
             ):
                 continue  # another row of the table the question names a row of
             if (
+                identifiers
+                and unit.kind in {"sentence", "bullet"}
+                and not any(_has_identifier(unit.text.lower(), name) for name in identifiers)
+                and _IDENTIFIER.search(unit.text) is not None
+            ):
+                continue  # of another setting ("max_tasks_per_child = 500" to max_workers)
+            if (
                 setting_rows
                 and unit.kind == "row"
                 and not _labelled_by(unit, identifiers)
@@ -1032,9 +1039,14 @@ _RELEASED_TERMS = frozenset(stem(word) for word in ("version", "release", "relea
 
 def _release_terms(release: str, released: str) -> frozenset[str]:
     """The words of a release's heading (and of the line that says when it
-    came out), with what a dated one says besides: that it was released."""
+    came out), with what a dated one says besides: that it was released
+    (not "version": "Which command shows the version?" is no question of
+    every changelog item)."""
     terms = frozenset(content_terms(f"{release} {released}"))
-    return terms | _RELEASED_TERMS if has_date(f"{release} {released}") else terms
+    return terms | _RELEASE_WORDS if has_date(f"{release} {released}") else terms
+
+
+_RELEASE_WORDS = frozenset(stem(word) for word in ("release", "released"))
 
 
 def _dated_release(heading: str, chunk: Chunk) -> bool:
@@ -1782,35 +1794,45 @@ def _has_identifier(where: str, name: str) -> bool:
     )
 
 
-def _source_lines(text: str) -> list[str]:
-    """A source file's lines, stripped, with a docstring and a run of comment
-    lines each joined into one: a sentence wrapped over two lines is quoted
-    whole, not cut at the line's end."""
-    out: list[str] = []
-    joining: list[str] = []
+def _source_lines(text: str) -> list[tuple[str, str]]:
+    """A source file's units: its code lines, stripped (``code``), and the
+    sentences of its docstrings and comment runs, each docstring or run read
+    as one paragraph (``sentence``): prose, quoted whole, where a line's end
+    cut a sentence in two."""
+    out: list[tuple[str, str]] = []
+    prose: list[str] = []  # the docstring or comment run being read
     quote = ""  # the docstring's delimiter while in one
+
+    def said() -> None:
+        if prose:
+            out.extend((s, "sentence") for s in split_sentences(" ".join(prose)))
+            prose.clear()
+
     for raw in text.splitlines():
         line = raw.strip()
         if quote:
-            joining.append(line)
-            if quote in line:
-                out.append(" ".join(joining))
-                joining, quote = [], ""
+            closing = quote in line
+            prose.append(line.replace(quote, " ").strip())
+            if closing:
+                said()
+                quote = ""
             continue
         if line.startswith("#") and not line.startswith("#!"):
-            if out and joining == [] and out[-1].startswith("#") and not out[-1].startswith("#!"):
-                out[-1] = f"{out[-1]} {line.lstrip('#').strip()}"  # the comment goes on
-            else:
-                out.append(line)
+            prose.append(line.lstrip("#").strip())
             continue
-        opened = next((q for q in ('"""', "'''") if line.count(q) % 2 == 1), "")
-        if opened:
-            joining, quote = [line], opened
+        said()  # a comment run ends at the first line that is not one
+        opened = next((q for q in ('"""', "'''") if line.startswith(q)), "")
+        if opened and line.count(opened) == 1:
+            prose.append(line[len(opened) :].strip())
+            quote = opened
+            continue
+        if opened:  # a one-line docstring
+            prose.append(line.replace(opened, " ").strip())
+            said()
             continue
         if line:
-            out.append(line)
-    if joining:
-        out.append(" ".join(joining))
+            out.append((line, "code"))
+    said()
     return out
 
 
@@ -2002,7 +2024,7 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
         if _source_code(chunk):
             # a source file's lines are code, not a paragraph of sentences (a
             # whole function quoted as one); its docstrings and comments too
-            split = [(line, "code", ()) for line in _source_lines(chunk.text)]
+            split = [(line, kind, ()) for line, kind in _source_lines(chunk.text)]
         else:
             split = split_sentences(chunk.text, cells=True)
         for position, (text, kind, cells) in enumerate(split):

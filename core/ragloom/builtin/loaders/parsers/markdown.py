@@ -92,7 +92,8 @@ def markdown_title(text: str) -> str | None:
 def normalise_admonitions(text: str) -> str:
     """``text`` with each MkDocs admonition and content tab read as prose.
 
-    Its marker line becomes its title alone, a paragraph of its own (no line
+    Its marker line becomes its title alone, in bold, a paragraph of its own
+    (a heading in all but syntax, as the answerer reads a bold line; no line
     at all when it has no title: the type, ``note``, says nothing), and its
     body, the lines indented by four under it, is dedented by four, so a
     fence in a tab stays a fence and a sentence is not taken for indented
@@ -139,7 +140,7 @@ def _unwrap(lines: list[str]) -> list[str]:
         if out and out[-1].strip():
             out.append("")
         if title.strip():
-            out.append(title.strip())
+            out.append(f"**{title.strip()}**")  # a heading in all but syntax, as a bold line is
             if end > i and lines[i].strip():
                 out.append("")
         out.extend(_unwrap([_dedent(body) for body in lines[i:end]]))
