@@ -229,7 +229,8 @@ def _document_folders(root: Path, limit: int = 3) -> list[str]:
 @click.option(
     "--allow-mass-delete",
     is_flag=True,
-    help="Let this run delete more than `indexing.max_delete_share` of the indexed documents.",
+    help="Let this run delete more than `indexing.max_delete_share` of the indexed documents, "
+    "and the documents of a folder that is there but empty (an unmounted share's mount point).",
 )
 @click.option(
     "--reread",
@@ -253,9 +254,10 @@ def index(
 ) -> None:
     """Load, chunk, embed and store documents (incremental; SOURCES limits the run).
 
-    Exits 1 when a loader's whole source is missing or unreadable (its documents
-    are kept), or when the run is refused: the stores disagree with the ledger
-    (--repair), or it would delete too much (--allow-mass-delete)."""
+    Exits 1 when a loader's whole source is missing or unreadable, or a folder
+    that held documents is there but empty (their documents are kept), or when
+    the run is refused: the stores disagree with the ledger (--repair), or it
+    would delete too much (--allow-mass-delete)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     pipeline = load_pipeline(ctx)
