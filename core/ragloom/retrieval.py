@@ -903,11 +903,15 @@ _ROW_LABEL = re.compile(r"^[ \t]*\|[ \t]*([^|\n]{3,66}?)[ \t]*\|", re.MULTILINE)
 """A Markdown table row's first cell."""
 
 
-def _labels_a_row(text: str, named: set[str]) -> bool:
+def _row_codes(named: set[str]) -> set[str]:
+    """The ``named`` ids a table row's label may be: those with three digits
+    or more (a feature matrix's ``2FA`` or ``v2.4`` row is no record)."""
+    return {name for name in named if sum(ch.isdigit() for ch in name) >= 3}
+
+
+def _labels_a_row(text: str, codes: set[str]) -> bool:
     """Whether ``text`` holds a table row whose first cell is one of the
-    ``named`` ids (code marks aside: ``| `E1347` | ...``). Only ids with three
-    digits or more: a feature matrix's ``2FA`` or ``v2.4`` row is no record."""
-    codes = {name for name in named if sum(ch.isdigit() for ch in name) >= 3}
+    ``codes`` (``_row_codes``; code marks aside: ``| `E1347` | ...``)."""
     if not codes or "|" not in text:
         return False
     return any(m.group(1).strip("`* ").lower() in codes for m in _ROW_LABEL.finditer(text))
@@ -926,13 +930,14 @@ def named_records_first(
     named = {m.group().lower() for m in _IDENTIFIER.finditer(question)}
     if not named:
         return fused
+    codes = _row_codes(named)
     first: dict[str, Hit] = {}
     for hit in [*fused, *(h for found in lists for h in found)]:
         if hit.chunk.id in first:
             continue
         record = hit.chunk.metadata.get("record_id")
         if (isinstance(record, str) and record.lower() in named) or _labels_a_row(
-            hit.chunk.text, named
+            hit.chunk.text, codes
         ):
             first[hit.chunk.id] = hit
     if not first:
