@@ -1866,3 +1866,55 @@ def test_a_store_that_timed_out_opening_is_not_waited_for_again_at_once(
             with pytest.raises(StoreError):
                 pipeline.retrieve("anything")
     assert _SlowToFailStore.opened == 2 + 3
+
+
+def test_a_file_that_grew_past_max_file_size_keeps_its_indexed_version(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    """A runbook that grows past the limit is said, and answers as it was
+    indexed (as an unreadable file does), not deleted one document at a
+    time past the mass-delete guard; excluded, it goes."""
+    loader = {"type": "directory", "path": "docs", "max_file_size": 200}
+    root = project(
+        tmp_path,
+        docs={"runbook.md": "# Runbook\n\nRestart the aardvark service.\n", "b.md": "# B\n\nb\n"},
+        loaders=[loader],
+    )
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        pipeline.index()
+        with (root / "docs" / "runbook.md").open("a", encoding="utf-8") as handle:
+            handle.write("more detail\n" * 40)
+        report = pipeline.index()
+        assert report.deleted == () and report.kept == ("docs/runbook.md",)
+        assert report.documents == 2  # what the index holds: the kept one counts
+        assert "over max_file_size (200)" in dict(report.problems)["docs/runbook.md"]
+        assert "aardvark" in pipeline.retrieve("aardvark service")[0].chunk.text
+    excluded = {**loader, "exclude": ["runbook.md"]}
+    (root / "ragloom.yaml").write_text(yaml.safe_dump(basic_config(loaders=[excluded])))
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        assert pipeline.index().deleted == ("docs/runbook.md",)
+
+
+def test_a_process_whose_config_changed_under_it_is_told_to_restart(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    """A server loads its config once: after another process rebuilt the
+    index with a changed embedder, its queries are refused with the fix that
+    helps (restart it), not the rebuild that was just done; a process that
+    never answered from the index gets the rebuild advice."""
+    root = project(tmp_path, docs={"a.md": "# A\n\nAardvarks dig burrows.\n"})
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as server:
+        server.index()
+        assert server.retrieve("aardvark")
+        changed = basic_config(embedder={"type": "hash", "dimension": 128})
+        (root / "ragloom.yaml").write_text(yaml.safe_dump(changed))
+        with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as cron:
+            cron.index(rebuild=True)
+        with pytest.raises(IndexStateError, match=r"rebuilt with embedder .*restart this process"):
+            server.retrieve("aardvark")
+    (root / "ragloom.yaml").write_text(yaml.safe_dump(basic_config()))
+    with (
+        ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as fresh,
+        pytest.raises(IndexStateError, match=r"was built with embedder .*--rebuild`$"),
+    ):
+        fresh.retrieve("aardvark")

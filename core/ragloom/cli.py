@@ -388,6 +388,7 @@ def _print_index_report(report: Any, *, as_json: bool, out: Any, opening: float 
             f"~{len(report.changed)} changed{again}, -{len(report.deleted)} deleted, "
             f"={report.unchanged} unchanged"
             + (f" ({report.unread} not read again)" if report.unread else "")
+            + (f", {len(report.kept)} kept unread" if report.kept else "")
             + f"; {report.chunks} chunk(s) written "
             f"({report.embedded} embedded, {report.cached} from the embedding cache) in "
             f"{report.seconds:.2f}s (corpus version {report.corpus_version})"

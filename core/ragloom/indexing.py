@@ -127,7 +127,15 @@ class IndexReport:
 
     @property
     def documents(self) -> int:
-        return len(self.added) + len(self.changed) + len(self.rewritten) + self.unchanged
+        """The documents the index holds from this run's loaders: those
+        written, unchanged, and kept unread (``kept``)."""
+        return (
+            len(self.added)
+            + len(self.changed)
+            + len(self.rewritten)
+            + self.unchanged
+            + len(self.kept)
+        )
 
     @property
     def ok(self) -> bool:

@@ -82,6 +82,7 @@ class Retriever:
         self.state = state
         self._lock = threading.Lock()
         self._embedder_fingerprint: Any = None
+        self._embedder_matched = False  # an index of its embedder was answered from
         self._stores_checked: tuple[str, int] | None = None
         self._new_index_said = ""  # the new index (its id) a warning named
         self._broken: set[str] = set()  # stores (by name) said to break the contract
@@ -217,13 +218,27 @@ class Retriever:
             if self._embedder_fingerprint is None:
                 self._embedder_fingerprint = self.embedder.fingerprint()
         current = self._embedder_fingerprint
-        if not fingerprints_match(view.embedder, current, self.embedder):
+        if fingerprints_match(view.embedder, current, self.embedder):
+            self._embedder_matched = True
+            return
+        if self._embedder_matched:
+            # it answered from this index before: another process rebuilt it,
+            # likely with a config changed since this one was loaded (a server
+            # loads its config once), and a rebuild from here would undo that
             raise IndexStateError(
-                f"index {self.state.index_dir} was built with embedder "
-                f"{describe_fingerprint(view.embedder)}, the config says "
-                f"{describe_fingerprint(current)}: querying it would compare vectors from "
-                "different models; run `ragloom index --rebuild`"
+                f"index {self.state.index_dir} was rebuilt with embedder "
+                f"{describe_fingerprint(view.embedder)} after this process loaded its "
+                f"config, which says {describe_fingerprint(current)}: if the config "
+                "changed, restart this process (`ragloom serve` and `ragloom mcp` read "
+                "it once, at start); else run `ragloom index --rebuild` with the config "
+                "it runs"
             )
+        raise IndexStateError(
+            f"index {self.state.index_dir} was built with embedder "
+            f"{describe_fingerprint(view.embedder)}, the config says "
+            f"{describe_fingerprint(current)}: querying it would compare vectors from "
+            "different models; run `ragloom index --rebuild`"
+        )
 
     def check_stores(self, view: View) -> None:
         """Refuse to query a store the config added, retyped or moved since the

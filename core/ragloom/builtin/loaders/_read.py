@@ -187,9 +187,13 @@ def read_document(
         report("not a regular file (a device, socket or pipe); skipped")
         return None
     if max_size is not None and info.st_size > max_size:
-        report(
-            f"file is {info.st_size} bytes, over max_file_size ({max_size}); "
-            "raise max_file_size or exclude it"
+        # a file that grew past the limit (a runbook, a log) is kept as it was
+        # indexed, as an unreadable one is: dropped, it would leave the index
+        # quietly, one document at a time, past the mass-delete guard
+        context.report_unreadable(
+            source,
+            f"file is {info.st_size} bytes, over max_file_size ({max_size}); raise "
+            "max_file_size or exclude it (a version indexed before is kept until then)",
         )
         return None
     stamp = file_stamp(path, info, now)
