@@ -17,7 +17,7 @@ import ragloom
 from ragloom import ChatGenerator, ChatOptions, hookimpl
 from ragloom.answers import NOT_FOUND, CitationRewriter, checked_answer
 from ragloom.errors import ConfigValidationError, GeneratorError
-from ragloom.generation import fit_passages, render_sources
+from ragloom.generation import DEFAULT_SYSTEM_PROMPT, fit_passages, render_sources
 from ragloom.testing import GeneratorContract, contract_hits
 from ragloom.types import Answer, Citation
 
@@ -471,3 +471,16 @@ def test_a_degraded_answer_prints_no_terminal_control() -> None:
     answer = degraded_answer("q", hits, RuntimeError("down"))
     assert answer.citations and "\x1b" not in answer.text
     assert all("\x1b" not in c.quote and c.quote for c in answer.citations)
+
+
+def test_a_passage_of_a_deprecated_document_is_marked_in_the_prompt() -> None:
+    """The model is told which passage was replaced (``deprecated: true``)."""
+    from dataclasses import replace
+
+    hits = contract_hits()[:2]
+    old = hits[1].chunk
+    hits[1] = replace(hits[1], chunk=replace(old, metadata={**old.metadata, "deprecated": True}))
+    rendered = render_sources(hits)
+    assert rendered.count('deprecated="true"') == 1
+    assert f'label="{old.label}" deprecated="true">' in rendered
+    assert 'deprecated="true"' in DEFAULT_SYSTEM_PROMPT

@@ -151,6 +151,32 @@ def test_file_loader_metadata_may_override_title(tmp_path, context):
     assert doc.metadata["title"] == "Custom"
 
 
+@pytest.mark.parametrize(
+    ("text", "marked"),
+    [
+        ("# Travel Policy 2024\n\nStatus: superseded.\n\nTrips need approval.\n", True),
+        ('# Legacy\n\n!!! danger "Deprecated"\n    This page describes 1.x.\n', True),
+        ("# Old API\n\n**Deprecated:** use the v2 API.\n", True),
+        ("# Guide\n\nThis page is no longer maintained; see the wiki.\n", True),
+        ("# Policy\n\nThis policy has been replaced by the 2026 Travel Policy.\n", True),
+        ("---\nstatus: Superseded\n---\n# Policy\n\nTrips need approval.\n", True),
+        ("---\ndeprecated: false\n---\n# Policy\n\nStatus: superseded.\n", False),
+        # a changelog's change type, a page about deprecations, one that replaces another
+        ("# Changelog\n\n## [1.2.0]\n\n### Deprecated\n\n- the old flag\n", None),
+        ("# Deprecations\n\nThis page lists the deprecated settings.\n", None),
+        ("# Settings\n\nThe `foo` setting is deprecated; use `bar`.\n", None),
+        ("# Travel Policy 2026\n\nThis policy replaces the 2024 Travel Policy.\n", None),
+        ("# Guide\n\n" + "Text. " * 150 + "\n\nThis page is no longer maintained.\n", None),
+    ],
+)
+def test_a_page_that_says_it_was_replaced_is_marked_deprecated(tmp_path, context, text, marked):
+    """At its top, where a reader sees it (module ``_deprecated``); the
+    front matter's own ``deprecated`` wins."""
+    write(tmp_path, "page.md", text)
+    [doc] = _load_file(context, "page.md")
+    assert doc.metadata.get("deprecated") is marked
+
+
 def test_file_loader_normalises_newlines_and_bom(tmp_path, context):
     write(tmp_path, "crlf.txt", b"\xef\xbb\xbfone\r\ntwo\rthree\n")
     [doc] = _load_file(context, "crlf.txt")

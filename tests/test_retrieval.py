@@ -162,3 +162,39 @@ def test_mmr_from_config(corpus: Path, pm) -> None:
         hits = pipeline.retrieve("encrypted AES-256", k=3)
     assert len(hits) == 2 and hits[0].chunk.source == "docs/security.md"
     assert {"fusion", "mmr"} <= set(hits[0].scores)
+
+
+def _policies(root: Path) -> None:
+    docs = root / "docs"
+    docs.mkdir()
+    (docs / "travel-2024.md").write_text(
+        "# Travel Policy 2024\n\nStatus: superseded.\n\n"
+        "The hotel limit for business trips is EUR 150 per night in every city.\n",
+        "utf-8",
+    )
+    (docs / "travel-2026.md").write_text(
+        "# Travel Policy 2026\n\nHotels: the limit is EUR 180 a night.\n", "utf-8"
+    )
+
+
+@pytest.mark.parametrize("mode", ["demote", "keep", "exclude"])
+def test_hits_of_deprecated_documents_by_retrieval_deprecated(
+    tmp_path: Path, pm, mode: str
+) -> None:
+    """The superseded policy, the better match, comes after the current one
+    (``demote``, the default), first (``keep``), or not at all (``exclude``);
+    its chunks carry ``deprecated: true``."""
+    _policies(tmp_path)
+    retrieval = {"k": 3} if mode == "demote" else {"k": 3, "deprecated": mode}
+    with ragloom.load(basic_config(retrieval=retrieval), plugin_manager=pm, base_dir=tmp_path) as p:
+        p.index()
+        hits = p.retrieve("hotel limit for business trips per night in every city")
+    sources = [h.chunk.source for h in hits]
+    old = "docs/travel-2024.md"
+    assert {h.chunk.metadata.get("deprecated") for h in hits if h.chunk.source == old} <= {True}
+    if mode == "exclude":
+        assert sources == ["docs/travel-2026.md"]
+    else:
+        assert sources == (
+            [old, "docs/travel-2026.md"] if mode == "keep" else ["docs/travel-2026.md", old]
+        )

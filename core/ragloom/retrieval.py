@@ -346,6 +346,8 @@ class Retriever:
         embeds its questions in one batch); used only when no query transformer
         rewrites the question."""
         caller, configured = parse(filters), parse(self.config.retrieval.filter)
+        if self.config.retrieval.deprecated == "exclude":
+            configured = restrict(configured, _CURRENT)
         acl = caller_filter(self.config.access, principals)
         where = restrict(restrict(caller, configured), acl)
         for spec in self.config.stores:  # refuse before any store runs
@@ -445,6 +447,8 @@ class Retriever:
                 # an optional stage: the fused order is still an answer, said to be one
                 log.warning("reranker failed, answering with the fused order: %s", exc)
                 degraded = f"the reranker failed ({type(exc).__name__}); fused order"
+        if settings.deprecated == "demote":
+            ranked = current_first(ranked)
         explanation = None
         if explain:
             explanation = Explanation(
@@ -973,6 +977,21 @@ def named_records_first(
     else:
         rest = [h for h in fused if h.chunk.id not in first]
     return (promoted + rest)[: len(fused)]
+
+
+_CURRENT = parse({"deprecated": {"$ne": True}})
+"""``retrieval.deprecated: exclude``: the chunks of documents not marked deprecated."""
+
+
+def current_first(hits: list[Hit]) -> list[Hit]:
+    """``retrieval.deprecated: demote``: the hits of documents marked
+    ``deprecated: true`` after the others, each part in its order: an
+    answerer reads the current page first, and the old one is still there
+    for a question about it."""
+    old = [h for h in hits if h.chunk.metadata.get("deprecated") is True]
+    if not old or len(old) == len(hits):
+        return hits
+    return [h for h in hits if h.chunk.metadata.get("deprecated") is not True] + old
 
 
 def _outage(exc: ComponentError) -> bool:

@@ -70,6 +70,12 @@ class RetrievalSettings(BaseModel):
         description="records whose id the question names (a csv or jsonl record's "
         "`record_id`, such as INC-1006) come first, from any store's candidates",
     )
+    deprecated: Literal["demote", "keep", "exclude"] = Field(
+        "demote",
+        description="hits of documents marked `deprecated: true` (their front matter, or a "
+        "page that says at its top that it is superseded): after the others among the k "
+        "returned, ranked as found, or left out of every query",
+    )
     on_rerank_error: Literal["fuse", "raise"] = Field(
         "fuse",
         description="when the reranker fails (a service down after its retries): answer "

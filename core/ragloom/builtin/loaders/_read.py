@@ -18,6 +18,7 @@ from ...components import Context
 from ...errors import LoaderError
 from ...reads import file_stamp
 from ...types import Document, content_hash
+from ._deprecated import deprecated
 from ._files import (
     BINARY_SNIFF_BYTES,
     HTML_EXTENSIONS,
@@ -229,6 +230,8 @@ def read_document(
         "title": title or path_text(path.stem),
         **fields,
     }
+    if deprecated(text, fields):  # it says it no longer holds (``_deprecated``)
+        document_metadata["deprecated"] = True
     document_metadata.update(metadata or {})
     # a file whose reading said something is read (and says it) on every run
     context.read(source, None if reported else stamp)
