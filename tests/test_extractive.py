@@ -3437,3 +3437,139 @@ def test_a_mails_attribution_line_answers_nothing(generator: ExtractiveGenerator
     )
     answer = generator.generate("Who wrote the migration tool?", hits_of(notes, mail))
     assert answer.text == "The migration tool ferrule-migrate was written by José Müller [1]."
+
+
+PER_DIEM = chunk(
+    "docs/per-diem.md",
+    "# Per-diem allowances\n\n"
+    "Per-diem covers meals and incidental costs on business trips of more than 6 hours.\n\n"
+    "| City | 2025 | 2026 |\n|---|---|---|\n"
+    "| Stockholm | SEK 290 | SEK 310 |\n| Austin | USD 64 | USD 71 |\n",
+)
+
+
+def test_a_row_of_a_table_of_years_answers_with_the_year_asked(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "the per-diem in Austin in 2025": the row, with 2025's cell alone (not
+    the table's opening sentence, which says the per-diem but no amount)."""
+    answer = generator.generate("What is the per-diem in Austin in 2025?", hits_of(PER_DIEM))
+    assert answer.text == "City: Austin; 2025: USD 64 [1]."
+    answer = generator.generate("What is the per-diem in Stockholm?", hits_of(PER_DIEM))
+    assert answer.text == "City: Stockholm; 2025: SEK 290; 2026: SEK 310 [1]."
+
+
+def test_a_line_under_a_year_heading_is_read_under_the_page_title_too(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "## 2025 rates" under "# Per-diem": "Austin: USD 64 per day." is the
+    per-diem of 2025, said with its heading; 2026's is no answer for 2025."""
+    rates = chunk(
+        "docs/rates.md",
+        "# Per-diem\n\n## 2025 rates\nAustin: USD 64 per day. Berlin: EUR 28 per day.\n\n"
+        "## 2026 rates\nAustin: USD 71 per day. Berlin: EUR 32 per day.\n",
+    )
+    answer = generator.generate("What is the per-diem in Austin in 2025?", hits_of(rates))
+    assert answer.text == "2025 rates: Austin: USD 64 per day [1]."
+    answer = generator.generate("What is the 2026 per-diem for Berlin?", hits_of(rates))
+    assert answer.text == "2026 rates: Berlin: EUR 32 per day [1]."
+    assert_not_found(generator.generate("What is the per-diem in Austin in 2027?", hits_of(rates)))
+
+
+OFFICE = chunk(
+    "docs/berlin.md",
+    "# Berlin office\n\nThe Berlin office is located at Torstrasse 10. It provides 28 days "
+    "of paid vacation per calendar year to full-time employees.\n",
+)
+
+
+def test_days_of_another_kind_are_no_answer_to_how_many(generator: ExtractiveGenerator) -> None:
+    """ "how many sick days": 28 days of paid vacation are not sick days; the
+    vacation days are an answer to "how many vacation (holiday) days"."""
+    assert_not_found(generator.generate("How many sick days do employees get?", hits_of(OFFICE)))
+    answer = generator.generate("How many holiday days do Berlin employees get?", hits_of(OFFICE))
+    assert "28 days of paid vacation" in answer.text
+
+
+def test_another_kind_of_a_thing_no_passage_names_the_kind_of(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "the wellness allowance", of which no passage speaks: "The home office
+    equipment allowance is EUR 600" is another allowance, no answer."""
+    remote = chunk(
+        "docs/remote.md",
+        "# Remote work\n\nThe home office equipment allowance is EUR 600, paid once.\n",
+    )
+    assert_not_found(generator.generate("How much is the wellness allowance?", hits_of(remote)))
+    answer = generator.generate("How much is the home office allowance?", hits_of(remote))
+    assert "EUR 600" in answer.text
+
+
+def _policy(year: int, text: str, *, deprecated: bool) -> Chunk:
+    c = chunk(f"docs/travel-{year}.md", f"# Travel Policy {year}\n\n{text}\n")
+    metadata = {**c.metadata, "title": f"Travel Policy {year}"}
+    if deprecated:
+        metadata["deprecated"] = True
+    return replace(c, metadata=metadata)
+
+
+def test_a_current_page_answers_before_a_deprecated_one(generator: ExtractiveGenerator) -> None:
+    """The superseded policy ranked first is not quoted where the current one
+    answers; a question about the old policy ("previous", or a year only
+    its title names) gets the old one."""
+    old = _policy(2024, "The hotel limit is EUR 150 per night.", deprecated=True)
+    new = _policy(2026, "The hotel limit is EUR 180 per night.", deprecated=False)
+    hits = hits_of(old, new)
+    assert "EUR 180" in generator.generate("What is the hotel limit?", hits).text
+    for question in (
+        "What was the hotel limit in the previous travel policy?",
+        "What was the hotel limit in the 2024 travel policy?",
+    ):
+        assert "EUR 150" in generator.generate(question, hits).text, question
+    # alone, the deprecated page still answers
+    assert "EUR 150" in generator.generate("What is the hotel limit?", hits_of(old)).text
+
+
+def test_a_sum_in_the_question_names_no_thing_and_up_to_is_not_above(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "EUR 2,000" is a sum, not a name every answer must mention; a rule for
+    sums "up to" it is no answer for those "above" it."""
+    limits = chunk(
+        "docs/expenses.md",
+        "# Expense policy\n\n## Approval limits\nExpenses up to EUR 2,000 are approved by your "
+        "manager. Expenses above EUR 2,000 need approval from the CFO, Henrik Ståhl.\n",
+    )
+    answer = generator.generate("Who approves expenses above EUR 2,000?", hits_of(limits))
+    assert answer.text == "Expenses above EUR 2,000 need approval from the CFO, Henrik Ståhl [1]."
+
+
+def test_opening_hours_are_said_by_a_span_of_clock_times(generator: ExtractiveGenerator) -> None:
+    """ "the office hours": "open from 09:00 to 18:00" says them, the address does not."""
+    answer = generator.generate(
+        "What are the office hours of the Berlin office?",
+        hits_of(chunk("docs/berlin.md", "# Berlin office\n\n" + BERLIN_HOURS)),
+    )
+    assert "09:00 to 18:00" in answer.text
+
+
+BERLIN_HOURS = (
+    "The Berlin office is located at Torstrasse 10. It is open from 09:00 to 18:00 on working "
+    "days.\n"
+)
+
+
+def test_a_sentence_that_says_the_same_of_another_leans_on_the_one_before(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "Contractors are not eligible either." is quoted with what they are not
+    eligible for."""
+    benefits = chunk(
+        "docs/benefits.md",
+        "# Benefits\n\nInterns are not eligible for stock options. Contractors are not "
+        "eligible either.\n",
+    )
+    answer = generator.generate("Are contractors eligible for stock options?", hits_of(benefits))
+    assert answer.text == (
+        "Interns are not eligible for stock options. Contractors are not eligible either [1]."
+    )

@@ -148,6 +148,9 @@ _NOT_NAMES = frozenset(
         "january", "february", "march", "april", "may", "june", "july", "august",
         "september", "october", "november", "december", "i",
         "i'm", "i'll", "i've", "i'd", "i’m", "i’ll", "i’ve", "i’d",
+        # currency codes: "EUR 2,000" is a sum, not a thing's name
+        "eur", "usd", "gbp", "sek", "nok", "dkk", "chf", "jpy", "cad", "aud", "nzd", "sgd",
+        "hkd", "cny", "inr", "pln", "czk", "huf", "brl", "mxn", "zar",
     }
 )  # fmt: skip
 """Capitalised words that are not names of things a document is about."""
@@ -845,6 +848,30 @@ def counted_thing(question: str) -> set[str]:
     return set(_SAID_AS.get(head, {head}))
 
 
+def counted_kind(question: str) -> set[str]:
+    """The words a "how many ..." question's counted thing is of, besides the
+    thing ("how many *sick* days": ``sick``; "how many days *annual leave*":
+    ``annual``, ``leave``, ``holiday``, ``vacation``), one of which says it:
+    28 days of vacation are no sick days. Empty when the thing is a bare
+    noun ("how many days")."""
+    match = _COUNTED.search(question)
+    if match is None or not match.group(0).lower().startswith("how many"):
+        return set()
+    phrase: list[str] = []
+    for word in match.group(1).lower().split():
+        if word in _PHRASE_ENDS:
+            break
+        phrase.append(word)
+    terms = [t for w in phrase for t in content_terms(w)]
+    if len(terms) < 2:
+        return set()
+    head = terms[0] if terms[0] in _TIME_UNITS else terms[-1]
+    thing = _SAID_AS.get(head, {head})
+    kinds = {t for t in terms if t not in thing and t not in GENERIC_STEMS and not t.isdigit()}
+    # in the words that say it too ("vacation days": holiday, leave)
+    return {said for t in kinds for said in _SAID_AS.get(t, {t})}
+
+
 _ASKS_VERSION = re.compile(
     r"\b(?:which|what) (?:version|release)s?\b|\bsince (?:which|what) (?:version|release)\b",
     re.IGNORECASE,
@@ -1301,10 +1328,14 @@ def is_anaphoric(sentence: str) -> bool:
     """Whether a sentence leans on the one before: it starts with a pronoun
     (``It costs $199/month``), its subject is one after an opening phrase
     (``In North America it is 75 USD``), or it uses a locative ``there``
-    (``Parcels there arrive``; not the ``there is`` that introduces something)."""
+    (``Parcels there arrive``; not the ``there is`` that introduces something),
+    or it says the same of another as the one before (``Contractors are not
+    eligible either.``, ``Interns qualify too.``)."""
     words = [w.lower() for w in _WORD.findall(sentence)]
     if not words:
         return False
+    if _LIKEWISE.search(sentence):
+        return True
     if _LEANING_OPENER.match(sentence):  # "After that, each late hour is charged ..."
         return True
     if _ASK_FOR_DETAILS.match(sentence):  # "Please contact our team for details."
@@ -1317,6 +1348,10 @@ def is_anaphoric(sentence: str) -> bool:
         if word == "there" and (i + 1 >= len(words) or words[i + 1] not in _EXPLETIVE_THERE):
             return True
     return pronoun_after_opening(sentence)
+
+
+_LIKEWISE = re.compile(r"\b(?:either|neither)\s*[.!]?\s*$", re.IGNORECASE)
+"""A sentence that ends by saying the same as the one before: "... either."."""
 
 
 def opens_with_anaphor(sentence: str) -> bool:

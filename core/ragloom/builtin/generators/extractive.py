@@ -37,6 +37,7 @@ from ._entities import (
     asker,
     asks_version,
     asks_when,
+    counted_kind,
     counted_thing,
     entities,
     fits_kind,
@@ -159,6 +160,15 @@ _ASKS_SHARE = re.compile(
 """A question whose sum may be a share of another ("how much is the
 cancellation fee?": "50% of the price"); "how much is a massage?" is not."""
 _CLOCK = re.compile(r"\b(\d{1,2})[:.](\d\d)\b")
+
+_HOURS = frozenset({stem("hours")})
+"""What a question about opening hours says of them."""
+_HOURS_SPAN = re.compile(
+    r"\b\d{1,2}(?:[:.]\d\d)?\s*(?:[ap]\.?m\.?)?\s*(?:-|–|—|to|until|till)\s*"
+    r"\d{1,2}(?:[:.]\d\d)?\s*(?:[ap]\.?m\.?)?(?!\s*(?:%|percent|days?|weeks?|months?|years?))",
+    re.IGNORECASE,
+)
+"""A span of clock times ("09:00 to 18:00", "9am–5pm"): opening hours."""
 
 
 _CONDITION_CLAUSE = re.compile(r"\b(?:if|unless|in case)\s+([^,]+)", re.IGNORECASE)
@@ -308,6 +318,10 @@ class ExtractiveGenerator(Generator):
             ]
         if str(age) in terms:
             terms = [t for t in terms if t == str(age) or t not in age_terms]
+        if any(u.chunk.metadata.get("deprecated") is True for u in units):
+            # "the previous policy" says which page, not what it says
+            old_words = {stem(w) for w in _OLD.findall(read)}
+            terms = [t for t in terms if t not in old_words] or terms
         weights = _term_weights(terms, units)
         for term in [t for t in weights if t in named]:  # what the question is about weighs less
             weights[term] *= _ENTITY_WEIGHT  # than what it asks about it
@@ -357,6 +371,8 @@ class ExtractiveGenerator(Generator):
         )
         unfit: list[tuple[float, float, _Unit]] = []
         counted = counted_thing(read) if kind in {"count", "amount"} else set()
+        # "how many sick days": days of another kind (vacation) are none
+        of_kind = counted_kind(read) if kind == "count" else set()
         # what the question gives ("a 90 minute massage", "when is 4.0 out?")
         # is no figure of what it asks
         not_figures = [*names, *rival, *given_figures(read)]
@@ -388,11 +404,14 @@ class ExtractiveGenerator(Generator):
         phrase = {t for t in (verb, particle) if t is not None and t in weights}
         # "a corporate membership": where the passages speak of it, a
         # sentence about another kind ("Family membership costs £88") is none
-        kinds = asked_kinds(read)
+        # (and, for a sum, where they speak of none of that kind: "the home
+        # office equipment allowance is EUR 600" is not what the wellness
+        # allowance pays)
         kinds = {
-            (kind, noun)
-            for kind, noun in kinds
-            if any(kind in u.terms and noun in u.terms for u in units if u.answer)
+            (kind_word, noun)
+            for kind_word, noun in asked_kinds(read)
+            if kind in {"money", "much", "amount", "count"}
+            or any(kind_word in u.terms and noun in u.terms for u in units if u.answer)
         }
         # the question's words the passages say: a thing they price where the
         # question names it is what a price must be of
@@ -463,6 +482,10 @@ class ExtractiveGenerator(Generator):
             seats = question_terms & _HOLDS if kind == "count" else set()
             if seats and _CAPACITY in unit.terms | unit.context:
                 unit = replace(unit, terms=unit.terms | seats)
+            # "the office hours": "open from 09:00 to 18:00" says them
+            hours = question_terms & _HOURS
+            if hours and not hours <= unit.terms and _HOURS_SPAN.search(unit.text):
+                unit = replace(unit, terms=unit.terms | hours)
             if who is not None and _for_another_group(unit, who, question_terms):
                 continue  # "Seniors get 10% off" is no discount for a student
             if said_age and str(age) in weights:
@@ -549,8 +572,11 @@ class ExtractiveGenerator(Generator):
                 and not any(t in unit.terms or t in unit.context for t in asked)
             ):
                 continue  # it names the entity, and says nothing of what is asked
-            if dated and not denial and dated not in unit.terms:
-                continue  # "members ... in 2023" says nothing of 2023's income
+            if dated and not denial and dated not in unit.terms and dated not in unit.outer:
+                # "members ... in 2023" says nothing of 2023's income (but a
+                # row of the "Per-diem" table, or "Austin: USD 64 per day."
+                # under "# Per-diem" > "## 2025 rates", says the per-diem)
+                continue
             said = _covered(unit, weights)
             if ruled:
                 said += sum(weights[t] for t in phrase if t not in unit.terms)
@@ -597,6 +623,8 @@ class ExtractiveGenerator(Generator):
                 # "how many days ...": a figure of no days is none; but "how
                 # much coffee" may be said in its measure ("5 kg a month")
                 fit = kind == "amount" and _MEASURED.search(unit.text) is not None
+            if fit and of_kind and not _says_of(unit, of_kind):
+                fit = False  # "28 days of paid vacation" are no sick days
             if _heading_answers(unit, asks, read):
                 fit, unit = True, replace(unit, lead=True)
             (candidates if fit else unfit).append((coverage, score, unit))
@@ -604,6 +632,13 @@ class ExtractiveGenerator(Generator):
             candidates += unfit  # a place may be written in no way we know: say what there is
         if not candidates:
             return _not_found(question, hits)
+        old = [c for c in candidates if c[2].chunk.metadata.get("deprecated") is True]
+        if old and len(old) < len(candidates):
+            # the page in force answers, not the one it replaced ("trips
+            # outside Europe also need approval" from the superseded policy),
+            # unless the question asks about that one
+            of_old = _asks_of_old(read, candidates)
+            candidates = [c for c in candidates if (c in old) == of_old]
         best = max(score for _, score, _ in candidates)
         best_coverage = max(coverage for coverage, _, _ in candidates)
         if best_coverage < self.config.min_relevance:
@@ -646,10 +681,10 @@ class ExtractiveGenerator(Generator):
                 quotes[chunk_id].extend(p for p in label if _is_line_of(p, unit.chunk.text))
                 said = f"{', '.join(label)}: {said}"
             elif unit.columns:  # "Plan: Basic; Joining fee: £20", not "Basic | £24.99 | £20"
-                said = _with_columns(unit)
+                said = _with_columns(unit, _asked_columns(unit, years))
             elif unit.kind == "code" and "`" not in said:
                 said = f"`{said}`"  # a command, as written: no sentence's period inside it
-            elif _heading_names(unit, names):
+            elif _heading_names(unit, [*names, *sorted(years)]):
                 # "Hollin Island – Tarrow: Crossing time: 40 minutes.": the
                 # heading says which of the things the question names it is of
                 if _is_line_of(unit.heading, unit.chunk.text):
@@ -799,10 +834,11 @@ _SHORT_TOKEN = re.compile(r"(?<![\w-])(?:[A-Za-z]|\d+)(?![\w-])")
 
 def _plain_heading(heading: str) -> str:
     """A heading as words: no link targets, emphasis or section numbers
-    ("**Pro plan** ([details](#pro))" -> "Pro plan (details)", "2.1 Pro plan" -> "Pro plan")."""
+    ("**Pro plan** ([details](#pro))" -> "Pro plan (details)", "2.1 Pro plan" -> "Pro plan";
+    a year is no section number: "2025 rates")."""
     text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", heading)
     text = re.sub(r"[*_`]+", "", text)
-    text = re.sub(r"^\s*\d+(?:\.\d+)*\.?\s+", "", text)
+    text = re.sub(r"^\s*(?!(?:19|20)\d\d\s)\d+(?:\.\d+)*\.?\s+", "", text)
     return text.strip().rstrip(":").strip()
 
 
@@ -911,19 +947,33 @@ def _commands(lines: list[_Unit]) -> list[_Unit]:
     return commands if len(commands) <= _FOLLOWING else []
 
 
-def _with_columns(unit: _Unit) -> str:
+def _with_columns(unit: _Unit, only: set[int] | None = None) -> str:
     """A table row said cell by cell after its column's name ("Room type:
     Harbour Suite; Rate (high season): €295"): a row's bare figures do not
     say which is which. An empty cell is left out, its column with it; the
-    row is said as it is when its cells do not line up with the names."""
+    row is said as it is when its cells do not line up with the names.
+    ``only``: the columns said besides the label (the first), all when None."""
     cells, names = unit.cells, unit.columns
     if len(cells) != len(names) or len(cells) < 2:
         return unit.text
     return "; ".join(
         f"{name}: {cell}" if name and name != cell else cell
-        for name, cell in zip(names, cells)
-        if cell
+        for number, (name, cell) in enumerate(zip(names, cells))
+        if cell and (only is None or number == 0 or number in only)
     )
+
+
+def _asked_columns(unit: _Unit, years: set[str]) -> set[int] | None:
+    """The columns of a row to say besides its label, where its columns are
+    of years and the question names some ("the per-diem in Austin in 2025"):
+    every column but those of the years it does not name (another year's
+    cell answers another question). None: all of them."""
+    if len(unit.cells) != len(unit.columns) or not years:
+        return None
+    of_years = {number: set(_YEAR.findall(name)) for number, name in enumerate(unit.columns)}
+    if not any(said & years for said in of_years.values()):
+        return None
+    return {number for number, said in of_years.items() if not said or said & years}
 
 
 _QUALIFIES = re.compile(
@@ -1019,6 +1069,11 @@ def _change_type(heading: str) -> str:
     """The change type a heading names ("### Fixed:" -> "fixed"), or ""."""
     name = heading.lower().strip().rstrip(":").strip()
     return name if name in _CHANGE_TYPES else ""
+
+
+_UNKNOWN_LEVEL = 7
+"""The level of a heading whose level is unknown (not a Markdown ``#`` line):
+below every other."""
 
 
 def _level_of(text: str, heading: str) -> int:
@@ -1131,12 +1186,50 @@ def _contrasts(text: str) -> set[str]:
     return {w for w in TOKEN.findall(text.lower()) if w in _CONTRAST}
 
 
+_OLD = re.compile(
+    r"(?<!\bhow )\b(?:old|previous|legacy|deprecated|superseded|obsolete|outdated|archived)\b",
+    re.IGNORECASE,
+)
+"""A question asking about what no longer holds ("the previous policy"; not
+"how old", "prior approval", "retired employees")."""
+
+
+def _asks_of_old(question: str, candidates: list[tuple[float, float, _Unit]]) -> bool:
+    """Whether the question asks about what a deprecated page says: in so
+    many words ("the previous policy", "the old API"), or by a year or
+    version that a deprecated page's title, section or path names and no
+    current one's does ("the hotel limit in the 2024 travel policy")."""
+    if _OLD.search(question):
+        return True
+    asked = set(_YEAR.findall(question)) | versions_in(question)
+    if not asked:
+        return False
+
+    def names(unit: _Unit) -> set[str]:
+        metadata = unit.chunk.metadata
+        where = " ".join(
+            str(metadata.get(key) or "") for key in ("title", "section", "source", "path")
+        )
+        return (set(_YEAR.findall(where)) | versions_in(where)) & asked
+
+    old: set[str] = set()
+    new: set[str] = set()
+    for _, _, unit in candidates:
+        (old if unit.chunk.metadata.get("deprecated") is True else new).update(names(unit))
+    return bool(old - new)
+
+
 def _of_years(unit: _Unit, years: set[str]) -> bool:
     """Whether a sentence may speak of the years a question asks about
     ("income in 2023"): it names one of them; or it names no year, and
     neither does what it sits under (its heading, section, release, the
     document's title), else one of them. "Total income was 38,500 pounds"
     in the "Annual Report 2024" is 2024's income, no answer for 2023."""
+    # a row's columns say which years its cells are of ("| Holiday | Date 2025 |"),
+    # whatever dates the cells hold ("22 December 2025 – 2 January 2026")
+    of_columns = set(_YEAR.findall(" ".join(unit.columns)))
+    if of_columns:
+        return not of_columns.isdisjoint(years)
     said = set(_YEAR.findall(unit.text))
     if said:
         return not said.isdisjoint(years)
@@ -1190,13 +1283,14 @@ _SIDES = {
     "after": "before",
     "under": "over above",
     "below": "over above",
-    "over": "under below",
-    "above": "under below",
+    "over": "under below upto",
+    "above": "under below upto",
+    "upto": "over above",  # "up to EUR 2,000" (as _CONDITION reads it)
 }
 """A condition's word and the words that state the opposite one."""
 _CONDITION = re.compile(
-    r"\b(" + "|".join(_SIDES) + r")\s+(?:(?:the|a|an|my|your|our|their|this|that)\s+)?"
-    r"([^\W\d_]{3,})",
+    r"\b(" + "|".join(_SIDES).replace("upto", r"up\s+to") + r")\s+"
+    r"(?:(?:the|a|an|my|your|our|their|this|that)\s+)?([^\W\d_]{3,})",
     re.IGNORECASE,
 )
 
@@ -1239,6 +1333,11 @@ def _as_adverb(match: re.Match[str]) -> str:
     return "monthly" if match.group(1) == "month" else "yearly"
 
 
+def _side(word: str) -> str:
+    """A condition's word as ``_SIDES`` names it ("up to": ``upto``)."""
+    return "".join(word.lower().split())
+
+
 def _opposes(question: str, text: str) -> bool:
     """Whether the sentence speaks of the opposite of a condition the question
     sets ("free for anyone who lives in the city" to "How much does it cost
@@ -1267,10 +1366,10 @@ def _opposes(question: str, text: str) -> bool:
             for day, noun in days_asked
         ):
             return True
-    asked = {(m.group(1).lower(), stem(m.group(2).lower())) for m in _CONDITION.finditer(question)}
+    asked = {(_side(m.group(1)), stem(m.group(2).lower())) for m in _CONDITION.finditer(question)}
     if not asked:
         return False
-    said = {(m.group(1).lower(), stem(m.group(2).lower())) for m in _CONDITION.finditer(text)}
+    said = {(_side(m.group(1)), stem(m.group(2).lower())) for m in _CONDITION.finditer(text)}
     return any(
         (other, noun) in said and (word, noun) not in said
         for word, noun in asked
@@ -1962,6 +2061,7 @@ class _Unit:
     answer: bool
     terms: frozenset[str]
     context: frozenset[str]
+    """The words of the heading it sits under (and of its table's columns)."""
     weight: float = 1.0
     heading: str = ""
     """The text of the heading the unit sits under (in its chunk, else the
@@ -1991,6 +2091,9 @@ class _Unit:
     subject: str = ""
     """The bold name a paragraph opens with (``**Kelsworth Central** is at
     ...``), for each of its sentences: what they are about."""
+    outer: frozenset[str] = frozenset()
+    """The words of every heading it sits under, the outermost too (``#
+    Per-diem`` > ``## 2025 rates``), without a table's column names."""
 
 
 def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
@@ -2006,7 +2109,14 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
         seen_chunks.add(chunk.id)
         section = chunk.metadata.get("section")
         context = frozenset(content_terms(section)) if isinstance(section, str) else frozenset()
-        under = context  # the heading's words, without a table's column names
+        under = context  # the headings' words, without a table's column names
+        # the headings the text sits under, outermost first, by level: a
+        # "## 2025 rates" in the chunk is read under its "# Per-diem"
+        path = [
+            (_level_of(chunk.text, part) or number + 1, frozenset(content_terms(part)))
+            for number, part in enumerate(section.split(" > ") if isinstance(section, str) else ())
+        ]
+        outer = under
         heading = section.rpartition(" > ")[2].strip() if isinstance(section, str) else ""
         release = _release_of(section) if isinstance(section, str) else ""
         release_level = 0  # its heading's level, where the chunk's text shows it
@@ -2101,6 +2211,7 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
                 columns=columns if kind == "row" else (),
                 cells=cells,
                 subject=subject if kind in {"sentence", "bullet"} else "",
+                outer=outer,
             )
             anaphoric = kind in {"sentence", "bullet"} and is_anaphoric(text)
             if kind == "sentence" and previous is not None and _BARE_YES_NO.match(previous.text):
@@ -2133,6 +2244,15 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
             if kind == "heading" or is_question:
                 context = under = terms
                 previous = None
+                if kind == "heading":  # below the headings above it, by level
+                    at = level or _UNKNOWN_LEVEL
+                    path = [(above, words) for above, words in path if above < at]
+                    if path and _YEAR.search(heading):
+                        # a heading that dates its section ("## 2025 rates")
+                        # is read with the one it is a part of ("# Per-diem")
+                        context = under = terms | path[-1][1]
+                    path.append((at, terms))
+                    outer = frozenset().union(*(words for _, words in path))
             elif kind == "header":
                 # a row is read under its table's heading and its column names
                 # ("Harnmouth – Orsay" above "Ticket | Single fare")
