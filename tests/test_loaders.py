@@ -422,6 +422,44 @@ def test_readable_files_a_narrowed_include_leaves_out_are_noted_once(tmp_path, c
     assert reports == []
 
 
+def test_files_of_records_a_narrowed_include_leaves_out_are_noted_with_their_loader(
+    tmp_path, context, reports
+):
+    """`ragloom init --docs docs` left a `faq.jsonl` out with nothing said,
+    where a `.csv` beside it was noted (trial 26, F5). Included, it is read
+    as plain text, JSON and all: the note names the `jsonl` loader, which
+    reads one document a record, not an `include` pattern."""
+    write(tmp_path, "docs/a.md")
+    write(tmp_path, "docs/faq.jsonl", '{"question": "Dogs?", "answer": "On Fridays."}\n')
+    write(tmp_path, "docs/old/faq-2024.jsonl.gz", "")
+    got = load_dir(context, "docs", include=["**/*.md"])
+    assert ids(got) == ["docs/a.md"]
+    assert reports == [
+        (
+            "docs",
+            "2 files of records (.jsonl, .jsonl.gz) are left out by `include` (such as "
+            "faq.jsonl); a `jsonl` loader reads each as one document per record "
+            "(`type: jsonl`, `path: docs/faq.jsonl` and the fields that hold the text in "
+            "`text_fields`), or `exclude` them to silence this",
+        )
+    ]
+    # read by a jsonl loader of the config: nothing to say of it
+    reports.clear()
+    from dataclasses import replace
+
+    jsonl = (tmp_path / "docs" / "faq.jsonl").absolute()
+    read = replace(context, services={"loader_paths": (jsonl,)})
+    load_dir(read, "docs", include=["**/*.md"], exclude=["old"])
+    assert reports == []
+    # excluded, or included: nothing either
+    load_dir(context, "docs", include=["**/*.md"], exclude=["**/*.jsonl", "old"])
+    assert ids(load_dir(context, "docs", include=["**/*.md", "**/*.jsonl"], exclude=["old"])) == [
+        "docs/a.md",
+        "docs/faq.jsonl",
+    ]
+    assert reports == []
+
+
 @pytest.mark.parametrize(
     ("pattern", "matches", "misses"),
     [

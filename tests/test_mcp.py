@@ -132,12 +132,22 @@ def test_principals_come_from_the_command_line_not_the_model(project: Path) -> N
         smuggled = await s.call_tool(
             "search", {"query": "salary bands", "principals": ["group:hr"]}
         )
-        return searched, smuggled
+        # hits leave `path` out: a filter on it would tell it by hit counts
+        located = [
+            await s.call_tool(
+                tool, {key: "pricing refunds", "filters": {"$not": {"path": {"$gte": "/"}}}}
+            )
+            for tool, key in (("search", "query"), ("ask", "question"))
+        ]
+        return searched, smuggled, located
 
-    searched, smuggled = session(project, "--principal", "alice")(sneak)
+    searched, smuggled, located = session(project, "--principal", "alice")(sneak)
     # a filter on the access field is refused: it would tell who may read what
     assert searched.is_error and searched.content[0].text.startswith("invalid_filter: ")
     assert "PAYGRADE" not in searched.content[0].text
+    for result in located:
+        assert result.is_error, result
+        assert result.content[0].text.startswith("invalid_filter: filters may not test 'path'")
     assert smuggled.is_error or "PAYGRADE" not in repr(smuggled.structured_content["hits"])
 
 

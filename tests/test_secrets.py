@@ -309,6 +309,24 @@ def test_a_ragloom_server_key_is_a_secret() -> None:
         ("Das WLAN-Passwort lautet: Sommer2024!", "Sommer2024!", "Password"),
         ("Kennwort: Geheim#2024x", "Geheim#2024x", "Password"),
         ("La contraseña es: Lobo#2025mar", "Lobo#2025mar", "Password"),
+        # five words before the "is", and the Nordic names with their own
+        # verbs (trial 26, F6: a handbook served both)
+        (
+            "The VPN password for the shared test account is Fjord!Hammer-2026 and it is "
+            "rotated yearly.",
+            "Fjord!Hammer-2026",
+            "Password",
+        ),
+        (
+            "Lösenordet till gästnätet är Sommar2026! och byts varje år.",
+            "Sommar2026!",
+            "Password",
+        ),
+        ("LÖSENORD: Sommar2026!", "Sommar2026!", "Password"),
+        ("Passordet til gjestenettet er Fjell#2026.", "Fjell#2026", "Password"),
+        ("Adgangskoden til gæstenetværket er Strand2026!", "Strand2026!", "Password"),
+        ("Kodeordet er Strand2026!", "Strand2026!", "Password"),
+        ("Vierasverkon salasana on Kesä2026! ja se vaihdetaan.", "Kesä2026!", "Password"),
         (
             f"token {GITHUB_TOKEN}EXTRA99 in the log",
             f"{GITHUB_TOKEN}EXTRA99",
@@ -370,6 +388,12 @@ def test_keys_without_a_known_marker_are_found_and_redacted_whole(
         "The client secret is stored in the vault; the shared secret is rotated every 90 days.",
         "Das Passwort muss mindestens 12 Zeichen haben. The password policy is: 12 chars min.",
         "Passwords for contractors are issued by the helpdesk on day 1.",
+        # a verb of one language after another's name takes no word for a
+        # password ("on" is Finnish's "is"), nor does the window pass a comma
+        "The password on PROD-DB01 servers is rotated; the password er PROD-DB02.",
+        "Set the password for your account, which is Required2026 since May.",
+        "Lösenordet måste vara minst 12 tecken och byts var 90:e dag.",
+        "Passordet er hemmelig. Salasana on vaihdettava 90 päivän välein.",
     ],
 )
 def test_prose_placeholders_and_lookalikes_are_not_secrets(text: str) -> None:
@@ -423,6 +447,7 @@ def test_importing_ragloom_does_not_import_detect_secrets() -> None:
         ("(?<![A-Za-z0-9])pwd", ()),
         ("token|auth", ()),  # top-level alternatives: every text is a candidate
         ("(?:a|b.)c", ()),
+        ("Lösenord", ("Lösenord",)),  # letters past ASCII are fixed too
     ],
 )
 def test_the_fixed_starts_of_an_anchor(pattern: str, starts: tuple[str, ...]) -> None:

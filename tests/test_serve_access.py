@@ -156,6 +156,41 @@ def test_a_filter_on_the_access_field_is_refused(server: str, filters: Any) -> N
         assert "ZEBRAFISH" not in response.text and "HELIOTROPE" not in response.text
 
 
+def test_a_filter_on_the_path_is_refused(server: str) -> None:
+    """Hits leave ``path`` out (it says where the file lies on the server): a
+    filter on it would let a caller find that out by hit counts, one ``$gte``
+    at a time (trial 26, F10), also inside ``$and``, ``$or`` and ``$not``."""
+    chat = {"model": "ragloom", "messages": [{"role": "user", "content": "budget"}]}
+    for filters in (
+        {"path": {"$gte": "/"}},
+        {"$and": [{"source": {"$exists": True}}, {"path": {"$lt": "~"}}]},
+        {"$or": [{"path": {"$exists": True}}, {"source": "docs/public.md"}]},
+        {"$not": {"path": {"$in": ["/tmp"]}}},
+    ):
+        for path, body in (
+            ("/v1/search", {"query": "budget codeword", "filters": filters}),
+            ("/v1/ask", {"question": "What is the budget codeword?", "filters": filters}),
+            ("/v1/chat/completions", {**chat, "ragloom": {"filters": filters}}),
+            ("/v1/playground/search", {"query": "budget codeword", "filters": filters}),
+        ):
+            response = httpx.post(f"{server}{path}", json=body, headers=auth(KEY_A), timeout=30)
+            assert response.status_code == 400, (path, filters, response.text)
+            error = response.json()["error"]
+            assert error["code"] == "invalid_filter" and error["param"] == "filters"
+            assert "'path'" in error["message"] and "'source'" in error["message"]
+            assert "ZEBRAFISH" not in response.text and "HELIOTROPE" not in response.text
+        # the playground's check says so before anything is sent
+        checked = httpx.post(
+            f"{server}/v1/playground/filter",
+            json={"text": json.dumps(filters)},
+            headers=auth(KEY_A),
+        ).json()
+        assert checked["ok"] is False and "'path'" in checked["error"]
+    # a filter on the file's place within the docs folder still works
+    body = {"query": "budget codeword", "filters": {"source": {"$gte": "docs/a/"}}}
+    assert json.loads(post(server, "/v1/search", body))["hits"]
+
+
 def test_a_sees_a_and_b_sees_b(server: str) -> None:
     a = httpx.post(
         f"{server}/v1/search", json={"query": "budget codeword"}, headers=auth(KEY_A)

@@ -1127,11 +1127,47 @@ def test_html_wiki_exports_lose_their_chrome_and_keep_bold_headers(tmp_path, con
         "</body></html>",
     )
     [doc] = load(HtmlLoader, context, "wiki.html")
-    assert doc.text == (
+    assert doc.text == (  # the footer lies outside #main-content, the page's body
         "# Support hours\n\nPhone support is for Business customers only.\n\n"
-        "| Region | Hours |\n| --- | --- |\n| EMEA | 08:00-18:00 |\n\n"
-        "Powered by a wiki\n"  # a footer may hold facts (opening hours): kept
+        "| Region | Hours |\n| --- | --- |\n| EMEA | 08:00-18:00 |\n"
     )
+
+
+def test_html_main_content_is_the_body_of_a_page_without_main(tmp_path, context):
+    """A trial's Confluence export: ``div.nav`` and ``div.footer`` around
+    ``div#main-content`` were indexed, and "How do I log out?" was answered
+    with the nav bar (trial 26, F8). Read as ``<main>``, but never an empty
+    skip-link target nor a part of the page too small to be its body."""
+    nav = "<div class='nav'>Home | HR | IT | Travel | Finance | Search | Log out</div>"
+    # (longer than the page: chrome may outweigh a short page's body)
+    notice = (
+        "© 2026 Norrvik AB · Internal use only · Powered by Confluence · "
+        "Report a problem with this page to the intranet team · Page history"
+    )
+    footer = f"<div class='footer'>{notice}</div>"
+    body = "<h1>Austin office</h1><p>The Austin office is open from 08:30 to 17:30.</p>"
+    pages = {
+        "confluence.html": f"{nav}<div id='main-content' class='wiki-content'>{body}</div>{footer}",
+        "skip.html": f"<a href='#maincontent'>Skip</a>{nav}<div id='maincontent'>{body}</div>",
+        # the page's title above it, as Confluence exports it: read first
+        "title.html": "<div id='title-heading'><h1 id='title-text'>Austin office</h1></div>"
+        f"{nav}<div id='main-content'>{body.split('</h1>')[1]}</div>{footer}",
+        # an empty anchor so named: the body is read, less the nav bar
+        "anchor.html": f"{nav}<a id='main-content'></a>{body}{footer}",
+        # a title alone so named, the content after it: the whole body
+        "small.html": f"<div id='main-content'><h1>Austin</h1></div><p>{'Open daily. ' * 9}</p>",
+    }
+    texts = {}
+    for name, page in pages.items():
+        write(tmp_path, name, f"<html><head><title>T</title></head><body>{page}</body></html>")
+        [doc] = load(HtmlLoader, context, name)
+        texts[name] = doc.text
+    expected = "# Austin office\n\nThe Austin office is open from 08:30 to 17:30.\n"
+    assert texts["confluence.html"] == expected
+    assert texts["skip.html"] == expected
+    assert texts["title.html"] == expected.replace("office\n", "office {#title-text}\n", 1)
+    assert texts["anchor.html"] == f"{expected}\n{notice}\n"
+    assert texts["small.html"].startswith("# Austin\n\nOpen daily.")
 
 
 def test_html_chrome_names_never_take_the_pages_content(tmp_path, context):

@@ -64,7 +64,8 @@ class SearchRequest(_Strict):
     filters: dict[str, Any] | None = Field(
         default=None,
         description='Metadata filter, e.g. {"year": {"$gte": 2024}}. ANDed with the '
-        "access filter of the key's principals, which no filter can widen.",
+        "access filter of the key's principals, which no filter can widen. It may not "
+        "test `path` or the access field, which hits leave out (400 invalid_filter).",
     )
     explain: bool = Field(
         default=False,

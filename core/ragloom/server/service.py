@@ -37,7 +37,14 @@ log = logging.getLogger("ragloom.server")
 T = TypeVar("T")
 
 HIDDEN_METADATA = frozenset({"path"})
-"""Metadata never sent to clients: where a file lies on the server."""
+"""Metadata never sent to clients: where a file lies on the server. Hits
+leave it out, and a caller's filters may not test it (their hit counts would
+tell it, one comparison at a time)."""
+
+_HIDDEN_WHY = {
+    "path": "it says where a file lies on the server, which this server tells no "
+    "caller; filter on 'source' (the file's path within the indexed folder) instead",
+}
 
 
 class Service:
@@ -206,7 +213,15 @@ class Service:
             raise ApiError(
                 "invalid_request", f"k is at most {self.settings.max_k} on this server", param="k"
             )
-        tested = fields(parse(filters))  # FilterError (400) before anything runs
+        self.check_filters(filters)
+
+    def check_filters(self, filters: Mapping[str, Any] | None) -> None:
+        """Raise ``FilterError`` (400 ``invalid_filter``) for a malformed
+        filter, or one that tests a field hits leave out (``path``, the access
+        field), wherever it stands in the filter (``$and``, ``$or``, ``$not``
+        included): which documents come back would tell the field's value,
+        one comparison at a time."""
+        tested = fields(parse(filters))
         if self._access_field is not None and self._access_field in tested:
             # hits leave it out, since it names other readers: a filter on it
             # would tell a caller who else may read each document
@@ -215,6 +230,10 @@ class Service:
                 "who may read a document, which this server tells no caller; what you "
                 "may read is already limited to your key's principals"
             )
+        hidden = sorted(tested & self._hidden)
+        if hidden:
+            why = _HIDDEN_WHY.get(hidden[0], "this server sends it to no caller")
+            raise FilterError(f"filters may not test {hidden[0]!r}: {why}")
 
     async def search(
         self,

@@ -52,11 +52,16 @@ __all__ = [
     "DEFAULT_INCLUDE",
     "DENIED_DIRECTORIES",
     "DENIED_FILES",
+    "RECORD_EXTENSIONS",
     "DirectoryLoader",
     "compile_glob",
 ]
 
 log = logging.getLogger(__name__)
+
+RECORD_EXTENSIONS = (".jsonl", ".jsonl.gz")
+"""Files of records, which the ``jsonl`` loader reads one document a record:
+left out by an ``include``, they are named in a note that says so."""
 
 DEFAULT_INCLUDE = tuple(
     f"**/*{extension}"
@@ -174,7 +179,11 @@ class DirectoryLoader(Loader):
                 *(f"**/*{e}" for e in sorted(TABLE_EXTENSIONS | XLSX_EXTENSIONS)),
             ]
         )
+        # files of records (.jsonl) it leaves out: read whole as plain text,
+        # JSON and all, they are the `jsonl` loader's, one document a record
+        self._records = _any_of([f"**/*{e}" for e in RECORD_EXTENSIONS])
         self._left_out: list[str] = []
+        self._left_records: list[Path] = []
         self._use: tuple[PatternUse, PatternUse] | None = None  # include, exclude
 
     # -- loading -----------------------------------------------------------
@@ -204,6 +213,7 @@ class DirectoryLoader(Loader):
                 f"{where}: cannot list the directory: {exc.strerror or exc}; check its permissions"
             ) from None
         self._left_out = []
+        self._left_records = []
         # judged on a whole walk only: a scoped run lists too little to say
         self._use = (
             (PatternUse(self.config.include), PatternUse(self.config.exclude))
@@ -245,6 +255,8 @@ class DirectoryLoader(Loader):
                 f"pattern to `include` to index {'them' if count > 1 else 'it'}, or "
                 f"`exclude` {'them' if count > 1 else 'it'} to silence this",
             )
+        if self._left_records:
+            self._say_records(where)
         if self._use is not None:
             # `*.html` matches only at the top and `v1` only a top folder: said, not
             # guessed at; an include's `**/*.pptx` may well find nothing
@@ -263,6 +275,26 @@ class DirectoryLoader(Loader):
                 f"skipped {count} ({sources[0]}{', ...' if len(sources) > 1 else ''}; "
                 f"indexed versions kept): {reason}",
             )
+
+    def _say_records(self, where: str) -> None:
+        """One note for the files of records ``include`` leaves out, naming
+        the loader that reads them (an ``include`` pattern would index each
+        as one plain-text document, its JSON lines quoted as they are)."""
+        count = len(self._left_records)
+        kinds = sorted(
+            {e for p in self._left_records for e in RECORD_EXTENSIONS if p.name.endswith(e)}
+        )
+        first = self._left_records[0]
+        relative = path_text(first.relative_to(self._root()).as_posix())
+        self.context.report(
+            where,
+            f"{count} file{'s' if count > 1 else ''} of records ({', '.join(kinds)}) "
+            f"{'are' if count > 1 else 'is'} left out by `include` (such as {relative}); a "
+            f"`jsonl` loader reads {'each' if count > 1 else 'it'} as one document per record "
+            f"(`type: jsonl`, `path: {source_id(first, self.context)}` and the fields that "
+            "hold the text in "
+            f"`text_fields`), or `exclude` {'them' if count > 1 else 'it'} to silence this",
+        )
 
     def with_sources(self, sources: Sequence[str]) -> DirectoryLoader | None:
         """A copy of this loader that loads only ``sources``: files, and files
@@ -348,13 +380,8 @@ class DirectoryLoader(Loader):
                 yield from self._walk(path, root, visited)
             elif is_file:
                 if reason := self._skip_reason(parts, is_dir=False):
-                    if (
-                        reason == "not included"
-                        and self._readable is not None
-                        and self._readable.fullmatch("/".join(parts))
-                        and not self._read_elsewhere(path)
-                    ):
-                        self._left_out.append("/".join(parts))
+                    if reason == "not included":
+                        self._note_left_out(path, "/".join(parts))
                     continue
                 if link and self._target_skip_reason(path, root, is_dir=False):
                     continue
@@ -431,6 +458,19 @@ class DirectoryLoader(Loader):
             if generated_output(folder, names):
                 return True
         return False
+
+    def _note_left_out(self, path: Path, relative: str) -> None:
+        """Keep, for the run's notes, a file ``include`` leaves out that
+        ragloom reads (``relative`` to the root), unless another loader of
+        the config reads it."""
+        readable = self._readable is not None and self._readable.fullmatch(relative)
+        records = self._records is not None and self._records.fullmatch(relative)
+        if not (readable or records) or self._read_elsewhere(path):
+            return
+        if readable:
+            self._left_out.append(relative)
+        else:
+            self._left_records.append(path)
 
     def _read_elsewhere(self, path: Path) -> bool:
         """Whether another loader of the config reads the file ``path`` itself

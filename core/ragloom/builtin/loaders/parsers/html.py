@@ -29,6 +29,7 @@ __all__ = [
     "CHROME_NAMES",
     "CHROME_OUTSIDE_CONTENT",
     "DEFAULT_MAX_LINKS",
+    "MAIN_IDS",
     "MAX_DEPTH",
     "parse_html",
 ]
@@ -98,9 +99,17 @@ CHROME_IDS = ("header", "navigation", "sidebar-container")
 mark the page's own header and menus, as pages from before ``<header>`` and
 ``<nav>`` mark them (``<div id="header">``); on the same terms."""
 
-CHROME_OUTSIDE_CONTENT = ("toc",)
+CHROME_OUTSIDE_CONTENT = ("nav", "toc")
 """Class names and ids of chrome too, but not inside ``<main>`` or
-``<article>``, where a table of contents is the content's own."""
+``<article>``, where a table of contents (or a tab bar) is the content's own."""
+
+MAIN_IDS = ("main-content", "maincontent")
+"""Ids that mark the page's body where it has no ``<main>``: Confluence's
+exports (``<div id="main-content" class="wiki-content">``) and the target
+of many a "skip to content" link. Read as ``<main>`` when the element holds
+a quarter of the page's text or more (the chrome around a short page, a
+nav bar and a footer, may hold more than half of it): an empty anchor so
+named, or a title alone, is no body."""
 
 _HIDING = re.compile(
     r"^(?:display:none|visibility:(?:hidden|collapse)|opacity:0(?:\.0*)?%?|mso-hide:all"
@@ -172,7 +181,8 @@ def _hidden_selectors(css: str) -> list[str]:
     ][:200]
 
 
-_CONTENT = "main, [role=main], article"
+_MAIN_SELECTOR = ", ".join(f'[id="{n}"]' for n in MAIN_IDS)
+_CONTENT = f"main, [role=main], article, {_MAIN_SELECTOR}"
 _CHROME_SELECTOR = ", ".join(
     [
         *(f'[class~="{n}"], [id="{n}"]' for n in (*CHROME_NAMES, *CHROME_OUTSIDE_CONTENT)),
@@ -254,15 +264,21 @@ def parse_html(
             continue  # most of the page: its content, whatever its name (a layout's `sidebar`)
         _drop(node)
 
-    root = _content_root(tree)
-    if root is None:
+    parts = _content(tree)
+    if not parts:
         report("no readable text in the page (nothing but markup, scripts or navigation)")
         return None
-    ids = [(h.attributes.get("id") or "").strip() for h in root.css("h1, h2, h3, h4, h5, h6")]
+    root = parts[-1]
+    ids = [
+        (h.attributes.get("id") or "").strip()
+        for part in parts
+        for h in ([part] if part.tag == "h1" else part.css("h1, h2, h3, h4, h5, h6"))
+    ]
     # an id two headings share (a wiki export's) would cite both by one anchor
     unique = {i for i in ids if ids.count(i) == 1} if heading_ids else set()
     renderer = _Renderer(heading_ids=unique)
-    renderer.render(root)
+    for part in parts:
+        renderer.render(part)
     body = renderer.text()
     if not body.strip():
         report("no readable text in the page (nothing but markup, scripts or navigation)")
@@ -282,7 +298,7 @@ def parse_html(
                 if len(links) >= max_links:
                     break
     if not title:
-        title = _text(root.css_first("h1"))
+        title = _text(parts[0] if parts[0].tag == "h1" else root.css_first("h1"))
     metadata: dict[str, Any] = {"title": title or None}
     if links:
         metadata["links"] = links
@@ -321,15 +337,37 @@ def _nesting(text: str) -> int:
     return deepest
 
 
-def _content_root(tree: Any) -> LexborNode | None:
-    """``<main>`` (or ``role=main``); else the page's only ``<article>``; else ``<body>``."""
+def _content(tree: Any) -> list[LexborNode]:
+    """What of the page is read, in order: ``<main>`` (or ``role=main``);
+    else an element with one of :data:`MAIN_IDS` that holds, with the
+    page's title above it (a Confluence export's ``#title-heading``, read
+    first), a quarter of the page's text or more; else the page's only
+    ``<article>``; else ``<body>`` (none: an empty list)."""
     main = tree.css_first("main, [role=main]")
     if main is not None:
-        return main
+        return [main]
+    page = len(_text(tree.body))
+    for node in tree.css(_MAIN_SELECTOR):
+        title = _title_before(tree, node)
+        if page and 4 * (len(_text(node)) + len(_text(title))) >= page:
+            return [node] if title is None else [title, node]
     articles = tree.css("article")
     if len(articles) == 1:
-        return articles[0]
-    return tree.body
+        return [articles[0]]
+    return [] if tree.body is None else [tree.body]
+
+
+def _title_before(tree: Any, root: LexborNode) -> LexborNode | None:
+    """The page's first ``<h1>``, when it comes before ``root`` (outside it)
+    and ``root`` has none of its own."""
+    if root.css_first("h1") is not None or tree.body is None:
+        return None
+    for node in tree.body.traverse():
+        if node.mem_id == root.mem_id:
+            return None
+        if node.tag == "h1":
+            return node
+    return None
 
 
 def _drop(node: LexborNode) -> None:
