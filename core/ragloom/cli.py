@@ -570,7 +570,7 @@ def _status_lines(found: IndexStatus) -> list[tuple[str, str]]:
                 "queries",
                 f"not checked: store {names} is held by another process ({holder}), "
                 "and only that process can query it (a server: ask its /readyz); the "
-                "other checks pass",
+                "checks that need no store pass",
             )
         )
     elif found.ready:

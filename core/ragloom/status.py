@@ -10,8 +10,9 @@ Nothing is written: no index folder is made where there is none.
 
 A store that another process holds (an embedded engine that is one
 process's, such as the embedded Qdrant while ``ragloom serve`` runs) is not
-checked, and is no reason to call queries refused: that process answers
-them. A store says so by failing its ``open()`` with a ``BlockingIOError``
+checked, and is no reason to call queries refused: only that process can
+query it (a server answers them; an index run lets go when it ends). A
+store says so by failing its ``open()`` with a ``BlockingIOError``
 (Python's error for a lock another holder has; ``ragloom_qdrant``'s
 ``QdrantInUseError`` is one, and a ``StoreError`` too). The checks that need
 no store (a rebuild under way, another embedder, a store retyped or moved)
@@ -25,7 +26,7 @@ import sqlite3
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
-from .errors import IndexStateError, RagloomError
+from .errors import RagloomError, StoreError
 from .fingerprints import describe_fingerprint, fingerprints_match
 from .ledger import JOURNAL_FILE, Ledger, ledger_error, running_run
 from .state import _chunk_total
@@ -176,10 +177,10 @@ def _checks_beside(pipeline: Pipeline) -> str | None:
     the store not open, which is not checked."""
     try:
         pipeline.retriever.check_view(pipeline.state.load_view())
-    except IndexStateError as exc:
-        return str(exc)
-    except RagloomError:  # counting the store another process holds
+    except StoreError:  # counting the store another process holds
         return None
+    except RagloomError as exc:
+        return str(exc)
     return None
 
 
