@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import ragloom
 import yaml
-from ragloom.errors import IndexStateError
+from ragloom.errors import IndexStateError, StoreError
 from ragloom.ledger import Journal, Ledger, index_lock, running_run
 
 from .conftest import basic_config
@@ -150,6 +150,44 @@ def test_a_store_emptied_behind_ragloom_is_named(corpus: Path, pm) -> None:
     assert "--repair" in (found.problem or "")
     result = cli(corpus, "--json")
     assert result.returncode == 1 and json.loads(result.stdout)["ready"] is False
+
+
+class HeldElsewhere(StoreError, BlockingIOError):
+    """What a store says when another process holds it (ragloom_qdrant's
+    QdrantInUseError for an embedded Qdrant beside a running server)."""
+
+
+def test_a_store_another_process_holds_is_not_checked_nor_a_refusal(
+    corpus: Path, pm, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Beside a running server holding an embedded store, status said
+    "queries: refused" and exited 1, so a health check built on it marked a
+    healthy server down (operator trial s26, L5)."""
+    from ragloom.builtin.stores.memory import MemoryStore
+    from ragloom.cli import _status_lines
+
+    indexed(corpus, pm)
+
+    def held(self: MemoryStore, context: object = None) -> None:
+        raise HeldElsewhere("the memory file at X is open in another process")
+
+    monkeypatch.setattr(MemoryStore, "open", held)
+    found = status_of(corpus, pm)
+    assert found.ready and found.problem is None and found.held == ("memory",)
+    store = {s.name: s for s in found.stores}
+    assert store["memory"].held and "open in another process" in (store["memory"].error or "")
+    assert not store["bm25"].held and store["bm25"].chunks == found.chunks
+    said = [value for name, value in _status_lines(found) if name in ("store", "queries")]
+    assert said[0].startswith(
+        "memory (memory): held by another process (a running server?): not checked"
+    )
+    assert said[-1].startswith("not checked: store 'memory' is held by another process")
+    assert "/readyz" in said[-1] and "refused" not in said[-1]
+    # what needs no store is still checked: another embedder is a refusal
+    other = status_of(corpus, pm, embedder={"type": "hash", "dimension": 128})
+    assert not other.ready and "embedder" in (other.problem or "")
+    assert other.held == ("memory",)
+    assert dict(_status_lines(other))["queries"].startswith("refused: ")
 
 
 def test_config_changes_since_the_last_run(corpus: Path, pm) -> None:

@@ -511,7 +511,9 @@ def status(ctx: click.Context, as_json: bool) -> None:
     location, an index run under way or stopped, the last run that ended
     (what it changed, or why it failed), what a query would be told if it
     is refused (exit code 1), and what the next `ragloom index` will do.
-    Writes nothing.
+    A store another process holds (an embedded Qdrant beside a running
+    server) is said not checked, which is no refusal: for a server's own
+    health, ask its /readyz. Writes nothing.
     """
     with plugin_output_to_stderr(), contextlib.closing(load_pipeline(ctx)) as pipeline:
         found = pipeline.status()
@@ -540,9 +542,13 @@ def _status_lines(found: IndexStatus) -> list[tuple[str, str]]:
             ("documents", f"{found.documents:,} ({found.chunks:,} chunk(s))"),
             ("embedder", found.embedder or "none"),
         ]
+    # who holds a store another process holds: an index run under way, else a server
+    holder = "the index run under way?" if found.run == "running" else "a running server?"
     for store in found.stores:
         held = (
-            f"cannot be read: {store.error}"
+            f"held by another process ({holder}): not checked"
+            if store.held
+            else f"cannot be read: {store.error}"
             if store.chunks is None
             else f"{'' if store.exact else 'about '}{store.chunks:,} chunk(s)"
         )
@@ -558,7 +564,17 @@ def _status_lines(found: IndexStatus) -> list[tuple[str, str]]:
     if found.rebuilding is not None:
         started = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(found.rebuilding))
         lines.append(("rebuild", f"started {started}, not committed yet"))
-    if found.ready:
+    if found.ready and found.held:
+        names = ", ".join(repr(name) for name in found.held)
+        lines.append(
+            (
+                "queries",
+                f"not checked: store {names} is held by another process ({holder}), "
+                "and only that process can query it (a server: ask its /readyz); the "
+                "checks that need no store pass",
+            )
+        )
+    elif found.ready:
         answered = (
             f"answered from version {found.version}"
             if found.version

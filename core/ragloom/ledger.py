@@ -840,7 +840,8 @@ def index_lock(index_dir: Path) -> Iterator[None]:
             f"index_dir {index_dir} lies on a read-only file system: an index run writes "
             "there. Index where it can be written, then mount or copy the index here; "
             "queries (search, ask, serve, mcp, eval) read it read-only (with stores that "
-            "need no write to answer: not an embedded Qdrant)"
+            "need no write to answer: not an embedded Qdrant, nor pgvector's embedded "
+            "PostgreSQL)"
         )
     ensure_index_dir(index_dir)
     path = index_dir / "index.lock"

@@ -7,6 +7,16 @@ another embedder, a store moved, emptied or added since the last run), so
 that an operator reads in one place what `search` would refuse and what the
 next `ragloom index` will do, without reading ``ledger.sqlite`` by hand.
 Nothing is written: no index folder is made where there is none.
+
+A store that another process holds (an embedded engine that is one
+process's, such as the embedded Qdrant while ``ragloom serve`` runs) is not
+checked, and is no reason to call queries refused: only that process can
+query it (a server answers them; an index run lets go when it ends). A
+store says so by failing its ``open()`` with a ``BlockingIOError``
+(Python's error for a lock another holder has; ``ragloom_qdrant``'s
+``QdrantInUseError`` is one, and a ``StoreError`` too). The checks that need
+no store (a rebuild under way, another embedder, a store retyped or moved)
+still run.
 """
 
 from __future__ import annotations
@@ -16,7 +26,7 @@ import sqlite3
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
-from .errors import RagloomError
+from .errors import RagloomError, StoreError
 from .fingerprints import describe_fingerprint, fingerprints_match
 from .ledger import JOURNAL_FILE, Ledger, ledger_error, running_run
 from .state import _chunk_total
@@ -43,6 +53,9 @@ class StoreStatus:
     """False for a store whose count lags its writes (Pinecone): about that many."""
     error: str | None = None
     """Why it could not be opened or counted."""
+    held: bool = False
+    """Another process holds it (``error`` says which store and where): not
+    checked, and no reason to refuse queries."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +98,9 @@ class IndexStatus:
     ``problem_examples``, and ``errors`` (loaders whose source was missing).
     None before a run recorded one. A run killed with ``kill -9`` records
     nothing: ``run`` says ``stopped``."""
+    held: tuple[str, ...] = ()
+    """The stores another process holds (a running server, an index run),
+    which were not checked: ``ready`` says what the other checks found."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -118,13 +134,13 @@ def index_status(pipeline: Pipeline) -> IndexStatus:
         view = pipeline.retriever.sync()
         pipeline.retriever.check_view(view)
     except RagloomError as exc:
-        problem = str(exc)
+        problem = _checks_beside(pipeline) if _held_elsewhere(exc) else str(exc)
     problem = problem or unreadable
     pipeline.stores.open()  # a store whose open failed is tried again (and says why)
     where = pipeline.stores.locations()
     stores = tuple(_store_status(pipeline, name, store, where) for name, store in pipeline.stores)
     if problem is None and run != "running":
-        failed = next((s for s in stores if s.error), None)
+        failed = next((s for s in stores if s.error and not s.held), None)
         if failed is not None:
             problem = f"store {failed.name!r}: {failed.error}"
     return IndexStatus(
@@ -144,7 +160,28 @@ def index_status(pipeline: Pipeline) -> IndexStatus:
         problem=problem,
         next_run=_next_run(pipeline, meta, documents, run),
         last_run=meta.get("last_run") if isinstance(meta.get("last_run"), dict) else None,
+        held=tuple(s.name for s in stores if s.held),
     )
+
+
+def _held_elsewhere(exc: BaseException) -> bool:
+    """Whether ``exc`` says that another process holds a store (see the module
+    docstring)."""
+    return isinstance(exc, BlockingIOError)
+
+
+def _checks_beside(pipeline: Pipeline) -> str | None:
+    """What a query would be told, with a store another process holds (so
+    the pipeline cannot open its stores): the checks of the ledger's view
+    that need no store, or None. Those that count a store's chunks stop at
+    the store not open, which is not checked."""
+    try:
+        pipeline.retriever.check_view(pipeline.state.load_view())
+    except StoreError:  # counting the store another process holds
+        return None
+    except RagloomError as exc:
+        return str(exc)
+    return None
 
 
 def _read_ledger(pipeline: Pipeline) -> tuple[dict[str, Any] | None, int, int]:
@@ -187,6 +224,7 @@ def _store_status(
         chunks=held,
         exact=bool(store.exact_count),
         error=None if failed is None else str(failed) or type(failed).__name__,
+        held=failed is not None and _held_elsewhere(failed),
     )
 
 

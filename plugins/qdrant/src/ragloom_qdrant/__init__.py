@@ -10,9 +10,17 @@
 from __future__ import annotations
 
 from .config import QdrantConfig
+from .errors import QdrantInUseError
 from .payload import POINT_NAMESPACE, point_id
 from .store import QdrantStore
 
 __version__ = "0.1.0"
 
-__all__ = ["POINT_NAMESPACE", "QdrantConfig", "QdrantStore", "__version__", "point_id"]
+__all__ = [
+    "POINT_NAMESPACE",
+    "QdrantConfig",
+    "QdrantInUseError",
+    "QdrantStore",
+    "__version__",
+    "point_id",
+]

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from ragloom.errors import StoreError
+from ..errors import QdrantInUseError
 
 __all__ = ["Handle", "acquire", "release"]
 
@@ -63,7 +63,8 @@ def private_folder(folder: Path) -> None:
 
 def acquire(folder: Path, lock_name: str, what: str) -> Handle:
     """The handle of ``folder`` for this process, taking its file lock on the
-    first use. Raises ``StoreError`` when another process holds it."""
+    first use. Raises ``QdrantInUseError`` (a ``StoreError``) when another
+    process holds it."""
     import portalocker
 
     private_folder(folder)
@@ -77,7 +78,7 @@ def acquire(folder: Path, lock_name: str, what: str) -> Handle:
                 portalocker.lock(stream, portalocker.LOCK_EX | portalocker.LOCK_NB)
             except portalocker.LockException:
                 stream.close()
-                raise StoreError(
+                raise QdrantInUseError(
                     f"{what} at {folder} is open in another process: an embedded Qdrant "
                     "belongs to one process at a time. Close that process, or, for several "
                     "processes on one index (a server plus scheduled indexing), run Qdrant "
