@@ -3573,3 +3573,30 @@ def test_a_sentence_that_says_the_same_of_another_leans_on_the_one_before(
     assert answer.text == (
         "Interns are not eligible for stock options. Contractors are not eligible either [1]."
     )
+
+
+def test_the_same_rule_in_two_documents_told_apart_by_their_front_matter(
+    generator: ExtractiveGenerator,
+) -> None:
+    """Two offices' pages say the same sentence with other figures, the office
+    in their front matter only: an unqualified question gets both, each with
+    its office; two pages that only disagree, nothing to tell them apart,
+    the better ranked one."""
+
+    def leave(office: str, weeks: int) -> Chunk:
+        c = chunk(
+            f"docs/{office.lower()}-leave.md",
+            f"# Parental leave\n\nEmployees receive {weeks} weeks of fully paid parental leave.\n",
+        )
+        return replace(c, metadata={**c.metadata, "title": "Parental leave", "office": office})
+
+    hits = hits_of(leave("Austin", 16), leave("Berlin", 14))
+    answer = generator.generate("How many weeks of parental leave do I get?", hits)
+    assert answer.text == (
+        "Austin (office): Employees receive 16 weeks of fully paid parental leave [1]. "
+        "Berlin (office): Employees receive 14 weeks of fully paid parental leave [2]."
+    )
+    assert [c.quote for c in answer.citations] == [
+        "Employees receive 16 weeks of fully paid parental leave.",
+        "Employees receive 14 weeks of fully paid parental leave.",
+    ]

@@ -659,6 +659,15 @@ class ExtractiveGenerator(Generator):
         )
         if is_list_question(read):
             chosen = _with_items(chosen, units, set(asked))
+        # the same rule in two documents with other figures (the Berlin and the
+        # Austin office's leave): both, each said with what tells them apart
+        told: dict[int, str] = {}
+        if len(chosen) == 1 and not names:
+            twin = _twin(chosen[0], [unit for _, unit in eligible])
+            if twin is not None:
+                told = _told_apart(chosen[0], twin)
+                if told:
+                    chosen = [chosen[0], twin]
         chosen = _with_what_follows(chosen, units)
         chosen = [_with_qualifier(unit, units) for unit in chosen]
         chosen.sort(key=lambda unit: (unit.rank, unit.position))
@@ -680,6 +689,8 @@ class ExtractiveGenerator(Generator):
                     label.append(unit.heading.rstrip(": "))  # "[1.2.0] - 2026-02-02, Fixed: ..."
                 quotes[chunk_id].extend(p for p in label if _is_line_of(p, unit.chunk.text))
                 said = f"{', '.join(label)}: {said}"
+            elif id(unit) in told:  # "Berlin (office): Employees receive 14 weeks ..."
+                said = f"{told[id(unit)]}: {said}"
             elif unit.columns:  # "Plan: Basic; Joining fee: £20", not "Basic | £24.99 | £20"
                 said = _with_columns(unit, _asked_columns(unit, years))
             elif unit.kind == "code" and "`" not in said:
@@ -1217,6 +1228,57 @@ def _asks_of_old(question: str, candidates: list[tuple[float, float, _Unit]]) ->
     for _, _, unit in candidates:
         (old if unit.chunk.metadata.get("deprecated") is True else new).update(names(unit))
     return bool(old - new)
+
+
+_FIGURES = re.compile(r"\d[\d.,:]*")
+
+
+def _twin(best: _Unit, others: list[_Unit]) -> _Unit | None:
+    """A unit of another document that says what ``best`` says but for its
+    figures ("Employees receive 14 weeks of fully paid parental leave." in
+    the Berlin office's page, 16 in the Austin office's)."""
+    if not _FIGURES.search(best.text):
+        return None
+    shape = _FIGURES.sub("#", best.text)
+    for unit in others:
+        if (
+            unit.chunk.document_id != best.chunk.document_id
+            and unit.text != best.text
+            and _FIGURES.sub("#", unit.text) == shape
+        ):
+            return unit
+    return None
+
+
+_OWN_FIELDS = frozenset(
+    {"source", "path", "relative_path", "mtime", "size", "content_hash", "extension",
+     "section", "document_id", "chunk_index", "start", "end", "title", "language", "heading",
+     "layer", "table_header", "encoding", "format", "url", "links", "author", "creator",
+     "producer", "subject", "keywords", "created", "modified", "date", "from", "to", "cc",
+     "message_id", "forwarded", "attachment"}
+)  # fmt: skip
+"""Metadata a reader gives every document of its kind (its file, its mail
+headers): no field of what the document is about."""
+
+
+def _told_apart(one: _Unit, other: _Unit) -> dict[int, str]:
+    """What tells two documents apart, for each unit (by ``id``): the first
+    field of their front matter (or their loader's ``metadata:``) whose values
+    differ (``Berlin (office)``); empty when none does (two pages that only
+    disagree: the better ranked answers, as it would alone)."""
+    first, second = one.chunk.metadata, other.chunk.metadata
+    for key, value in first.items():
+        theirs = second.get(key)
+        if (
+            key not in _OWN_FIELDS
+            and isinstance(value, str)
+            and isinstance(theirs, str)
+            and value != theirs
+            and len(value) <= _LABEL_CHARS
+            and len(theirs) <= _LABEL_CHARS
+        ):
+            return {id(one): clean(f"{value} ({key})"), id(other): clean(f"{theirs} ({key})")}
+    return {}
 
 
 def _of_years(unit: _Unit, years: set[str]) -> bool:
