@@ -1889,10 +1889,19 @@ def test_a_file_that_grew_past_max_file_size_keeps_its_indexed_version(
         assert report.documents == 2  # what the index holds: the kept one counts
         assert "over max_file_size (200)" in dict(report.problems)["docs/runbook.md"]
         assert "aardvark" in pipeline.retrieve("aardvark service")[0].chunk.text
+        # a rebuild writes only what it reads: it would lose it, and says so
+        with pytest.raises(IndexStateError, match=r"--rebuild writes only what it reads"):
+            pipeline.index(rebuild=True)
+        assert "aardvark" in pipeline.retrieve("aardvark service")[0].chunk.text
+        dropped = pipeline.index(rebuild=True, allow_mass_delete=True)
+        assert dropped.deleted == ("docs/runbook.md",) and dropped.kept == ()
+        assert dropped.documents == 1
+        pipeline.index(rebuild=True, allow_mass_delete=True)
     excluded = {**loader, "exclude": ["runbook.md"]}
     (root / "ragloom.yaml").write_text(yaml.safe_dump(basic_config(loaders=[excluded])))
     with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
-        assert pipeline.index().deleted == ("docs/runbook.md",)
+        assert pipeline.index().deleted == ()  # (the rebuild dropped it already)
+        assert pipeline.status().documents == 1
 
 
 def test_a_process_whose_config_changed_under_it_is_told_to_restart(
@@ -1918,3 +1927,27 @@ def test_a_process_whose_config_changed_under_it_is_told_to_restart(
         pytest.raises(IndexStateError, match=r"was built with embedder .*--rebuild`$"),
     ):
         fresh.retrieve("aardvark")
+
+
+def test_a_rebuild_with_a_loader_unmounted_refuses_to_lose_its_documents(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    """An unmounted share's documents are kept by a plain run; a rebuild,
+    which writes only what it reads, would lose them: refused, nothing
+    touched, unless --allow-mass-delete, which says they were deleted."""
+    root = project(tmp_path, docs={"a.md": "# A\n\nAardvarks dig burrows.\n"})
+    share = root / "share"
+    share.mkdir()
+    (share / "b.md").write_text("# B\n\nBadgers dig setts.\n", "utf-8")
+    loaders = [{"type": "directory", "path": "docs"}, {"type": "directory", "path": "share"}]
+    (root / "ragloom.yaml").write_text(yaml.safe_dump(basic_config(loaders=loaders)))
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        pipeline.index()
+        share.rename(root / "share.off")
+        with pytest.raises(IndexStateError, match=r"such as share/b\.md"):
+            pipeline.index(rebuild=True)
+        assert pipeline.status().documents == 2
+        assert "Badgers" in pipeline.retrieve("badgers setts")[0].chunk.text
+        report = pipeline.index(rebuild=True, allow_mass_delete=True)
+        assert report.deleted == ("share/b.md",) and report.kept == ()
+        assert "deleted by this --rebuild" in report.errors[0][1]

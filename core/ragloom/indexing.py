@@ -487,6 +487,27 @@ class Indexer:
                     )
                     for folder, group in emptied.items()
                 )
+        if rebuild and kept:
+            # a rebuild writes only what it reads: what could not be read (an
+            # unmounted loader, an unreadable file, one past max_file_size)
+            # would leave the index, whatever the notes say of keeping it
+            if not allow_mass_delete:
+                message = (
+                    f"--rebuild writes only what it reads, and {len(kept)} indexed "
+                    "document(s) could not be read this run (the notes and errors say why; "
+                    f"such as {kept[0].id}): they would be lost. Make them readable (mount "
+                    "the folder, fix the permissions, raise max_file_size) and run again, or "
+                    "run `ragloom index --rebuild --allow-mass-delete` to rebuild without them"
+                )
+                if not dry_run:
+                    raise IndexStateError(message)
+                self.job.report(str(self.index_dir), message)
+            else:
+                vanished, kept = [*vanished, *kept], []
+                errors = tuple(
+                    (name, message.replace("are kept", "are deleted by this --rebuild"))
+                    for name, message in errors
+                )
         # documents of a built docs site the loader now skips as generated
         # output (its note says so) are meant to go: the guard does not count them
         generated = _in_generated_output(vanished, base) if vanished else 0
