@@ -3600,3 +3600,71 @@ def test_the_same_rule_in_two_documents_told_apart_by_their_front_matter(
         "Employees receive 16 weeks of fully paid parental leave.",
         "Employees receive 14 weeks of fully paid parental leave.",
     ]
+
+
+def test_a_word_like_old_or_archived_of_no_document_keeps_the_current_page(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "an archived project", "which flag is deprecated", "the previous year":
+    what the question is about, not which page; the current page answers
+    (a deprecated one ranked second is left)."""
+
+    def page(source: str, text: str, *, old: bool) -> Chunk:
+        c = chunk(source, text)
+        return replace(c, metadata={**c.metadata, **({"deprecated": True} if old else {})})
+
+    projects = page(
+        "projects.md",
+        "# Projects\n\nTo restore an archived project, open Settings and click Restore.\n",
+        old=False,
+    )
+    projects_v1 = page(
+        "projects-v1.md", "# Projects\n\nTo restore an archived project, email support.\n", old=True
+    )
+    answer = generator.generate(
+        "How do I restore an archived project?", hits_of(projects, projects_v1)
+    )
+    assert "click Restore" in answer.text
+    changelog = page(
+        "changelog.md",
+        "# Changelog\n\nThe `--fast` flag is deprecated; use `--turbo`.\n",
+        old=False,
+    )
+    cli_v2 = page(
+        "cli-v2.md", "# CLI\n\nThe `--quick` flag is deprecated; use `--fast`.\n", old=True
+    )
+    answer = generator.generate("Which flag is deprecated?", hits_of(changelog, cli_v2))
+    assert "--turbo" in answer.text
+    leave = page(
+        "leave.md",
+        "# Leave\n\nUp to 10 unused vacation days may be carried over from the previous year.\n",
+        old=False,
+    )
+    leave_old = page(
+        "leave-2024.md",
+        "# Leave\n\nUp to 5 unused vacation days may be carried over from the previous year.\n",
+        old=True,
+    )
+    question = "How many vacation days can I carry over from the previous year?"
+    assert "Up to 10" in generator.generate(question, hits_of(leave_old, leave)).text
+
+
+def test_a_range_of_no_clock_times_says_no_hours_and_either_alone_leans_on_nothing(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "2 to 10 users" is no opening hours; "invoices are issued in either"
+    is a sentence of its own (only a negative "... either." says the same
+    as the one before)."""
+    team = chunk(
+        "docs/team.md",
+        "# Team\n\nThe Team plan is for 2 to 10 users. The office is at Main St 4.\n",
+    )
+    answer = generator.generate("What are the office hours?", hits_of(team))
+    assert "2 to 10 users" not in answer.text
+    payments = chunk(
+        "docs/pay.md",
+        "# Payments\n\nAmerican Express is not accepted. You can pay in EUR or USD; invoices "
+        "are issued in either.\n",
+    )
+    answer = generator.generate("In which currency are invoices issued?", hits_of(payments))
+    assert "American Express" not in answer.text and "issued in either" in answer.text

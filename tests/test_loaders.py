@@ -167,6 +167,21 @@ def test_file_loader_metadata_may_override_title(tmp_path, context):
         ("# Settings\n\nThe `foo` setting is deprecated; use `bar`.\n", None),
         ("# Travel Policy 2026\n\nThis policy replaces the 2024 Travel Policy.\n", None),
         ("# Guide\n\n" + "Text. " * 150 + "\n\nThis page is no longer maintained.\n", None),
+        # the ways an ADR says it was replaced
+        ("# ADR 3: Use Postgres\n\n## Status\n\nSuperseded by [ADR 7](0007.md)\n", True),
+        ("# ADR 3: Use Postgres\n\nStatus: Superseded by ADR 0007\n\nWe need a DB.\n", True),
+        ("---\nstatus: Superseded by ADR-0007\n---\n# ADR 3\n\nWe need a DB.\n", True),
+        ('---\ndeprecated: "false"\n---\n# Policy\n\nStatus: superseded.\n', False),
+        ("---\ndeprecated: 2024-05-01\n---\n# Policy\n\nTrips need approval.\n", True),
+        ("# Old guide\n\n:::caution Deprecated\nUse the new guide.\n:::\n", True),
+        # a mark of one item of a current page is none of the page's
+        ("# Changelog\n\n## 2.0.0\n\n**Deprecated**\n\n- `foo()`: use `bar()`.\n", None),
+        ("# Release notes\n\nDeprecated: the `--old` flag; use `--new`.\n", None),
+        ("# API\n\n**Deprecated:** `GET /v1/users/{id}/avatar`; use the new route.\n", None),
+        ('# Config\n\n!!! warning "Deprecated"\n    The `legacy_mode` key goes in 3.0.\n', None),
+        ("# Projects\n\nArchived\n\n- Project Apollo\n\nActive\n\n- Project Zeus\n", None),
+        ("# Leave\n\nThis policy is no longer applicable to contractors.\n", None),
+        ("# Holidays\n\nThis information is no longer current after 31 December.\n", None),
     ],
 )
 def test_a_page_that_says_it_was_replaced_is_marked_deprecated(tmp_path, context, text, marked):
@@ -976,3 +991,14 @@ def test_office_files_and_rtf_are_named_with_what_to_save_them_as(
     assert said["pricing.docx"].startswith("not a readable Word document (")
     assert "a Microsoft Office file" in said["old.doc"]
     assert said["plan.rtf"].startswith("an RTF document, which ragloom has no reader for")
+
+
+def test_code_and_data_files_are_not_read_for_a_deprecation_mark(tmp_path, context):
+    """An OpenAPI operation's ``deprecated: true``, a docstring's
+    ``Deprecated: the FOO setting``: marks of items, in files that are no
+    prose page."""
+    write(tmp_path, "openapi.yaml", "paths:\n  /old:\n    get:\n      deprecated: true\n")
+    write(tmp_path, "settings.py", '"""Settings.\n\nDeprecated: use the v2 module.\n"""\n')
+    for name in ("openapi.yaml", "settings.py"):
+        [doc] = _load_file(context, name)
+        assert "deprecated" not in doc.metadata, name

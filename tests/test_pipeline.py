@@ -8,7 +8,7 @@ import pytest
 import ragloom
 import yaml
 from ragloom import Answer, Citation, Generator, Hit, hookimpl
-from ragloom.errors import IndexStateError, UnsupportedFilterError
+from ragloom.errors import ConfigValidationError, IndexStateError, UnsupportedFilterError
 from ragloom.filters import parse
 
 from .conftest import basic_config
@@ -147,6 +147,29 @@ def test_unsupported_filter_fails_before_any_store_runs(
         pipeline.index()
         with pytest.raises(UnsupportedFilterError, match="eq-only"):
             pipeline.retrieve("plan", filters={"chunk_index": {"$gte": 0}})
+
+
+def test_excluding_deprecated_pages_is_checked_against_every_store(
+    corpus: Path, pm: pluggy.PluginManager
+) -> None:
+    """``retrieval.deprecated: exclude`` adds a `$ne` to every query: a store
+    that cannot apply it fails the config, named, not every query."""
+    from ragloom.builtin.stores.bm25 import BM25Store
+
+    class EqOnly(BM25Store):
+        filter_operators = frozenset({"$eq"})
+
+    class Plugin:
+        @hookimpl
+        def register_stores(self, register):
+            register("eq-only", EqOnly)
+
+    pm.register(Plugin(), name="eq-only")
+    config = write_config(
+        corpus, stores=[{"type": "eq-only"}], embedder=None, retrieval={"deprecated": "exclude"}
+    )
+    with pytest.raises(ConfigValidationError, match=r"retrieval\.deprecated.*eq-only.*demote"):
+        ragloom.load(config, plugin_manager=pm)
 
 
 def test_generator_failure_degrades_to_passages(

@@ -590,18 +590,18 @@ def _check_filters(root: _Root, specs: dict[str, Any], add: Any) -> None:
     if root.access is not None:
         acl = access_filter(["probe"], field=root.access.field, unlabeled=root.access.unlabeled)
         checks.append((("access", "field"), acl))
+    if root.retrieval.deprecated == "exclude":  # what it adds to every query
+        checks.append((("retrieval", "deprecated"), parse_filter({"deprecated": {"$ne": True}})))
+    hints = {
+        "access": "a store that cannot apply access control would leak; remove it",
+        "deprecated": "use `deprecated: demote`, or stores that support $ne",
+    }
     for path, node in checks:
         for spec in stores:
             try:
                 check_supported(node, spec.entry.cls.filter_operators, spec.name)
             except FilterError as exc:
-                add(
-                    path,
-                    str(exc),
-                    "remove that store, or the filter"
-                    if path[0] != "access"
-                    else "a store that cannot apply access control would leak; remove it",
-                )
+                add(path, str(exc), hints.get(path[-1], "remove that store, or the filter"))
 
 
 def _check_feedback(root: _Root, specs: dict[str, Any], add: Any) -> None:

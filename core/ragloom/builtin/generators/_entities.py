@@ -848,6 +848,16 @@ def counted_thing(question: str) -> set[str]:
     return set(_SAID_AS.get(head, {head}))
 
 
+LEAVE_KINDS = frozenset(
+    stem(word)
+    for word in (
+        "vacation", "holiday", "annual", "sick", "parental", "maternity", "paternity",
+        "bereavement", "compassionate", "unpaid", "study", "carer", "personal", "public", "bank",
+    )
+)  # fmt: skip
+"""Kinds of days off, each another's rival: 28 days of vacation are no sick days."""
+
+
 def counted_kind(question: str) -> set[str]:
     """The words a "how many ..." question's counted thing is of, besides the
     thing ("how many *sick* days": ``sick``; "how many days *annual leave*":
@@ -1350,8 +1360,11 @@ def is_anaphoric(sentence: str) -> bool:
     return pronoun_after_opening(sentence)
 
 
-_LIKEWISE = re.compile(r"\b(?:either|neither)\s*[.!]?\s*$", re.IGNORECASE)
-"""A sentence that ends by saying the same as the one before: "... either."."""
+_LIKEWISE = re.compile(
+    r"\b(?:not|no|never|n't|cannot)\b.*\beither\s*[.!]?\s*$|^\s*neither\b", re.IGNORECASE
+)
+"""A sentence that says the same as the one before of another: "Contractors
+are not eligible either.", "Neither do ..." (not "... invoices are issued in either.")."""
 
 
 def opens_with_anaphor(sentence: str) -> bool:

@@ -26,8 +26,10 @@ from pydantic import Field, field_validator
 from ...components import ComponentConfig, Generator, Message
 from ...terminal import clean
 from ...types import Answer, Chunk, Citation, Document, Hit
+from ._current import asks_of_old, is_deprecated, old_words
 from ._entities import (
     GROUP_WORDS,
+    LEAVE_KINDS,
     NAMED_VERSION,
     NUMBER_WORDS,
     TYPE_WORDS,
@@ -163,10 +165,9 @@ _CLOCK = re.compile(r"\b(\d{1,2})[:.](\d\d)\b")
 
 _HOURS = frozenset({stem("hours")})
 """What a question about opening hours says of them."""
+_CLOCK_TIME = r"\d{1,2}(?:[:.]\d\d(?:\s*[ap]\.?m\b\.?)?|\s*[ap]\.?m\b\.?|\s*h\b)"
 _HOURS_SPAN = re.compile(
-    r"\b\d{1,2}(?:[:.]\d\d)?\s*(?:[ap]\.?m\.?)?\s*(?:-|–|—|to|until|till)\s*"
-    r"\d{1,2}(?:[:.]\d\d)?\s*(?:[ap]\.?m\.?)?(?!\s*(?:%|percent|days?|weeks?|months?|years?))",
-    re.IGNORECASE,
+    rf"\b{_CLOCK_TIME}\s*(?:-|–|—|to|until|till)\s*{_CLOCK_TIME}", re.IGNORECASE
 )
 """A span of clock times ("09:00 to 18:00", "9am–5pm"): opening hours."""
 
@@ -318,10 +319,10 @@ class ExtractiveGenerator(Generator):
             ]
         if str(age) in terms:
             terms = [t for t in terms if t == str(age) or t not in age_terms]
-        if any(u.chunk.metadata.get("deprecated") is True for u in units):
+        if any(is_deprecated(u.chunk.metadata) for u in units):
             # "the previous policy" says which page, not what it says
-            old_words = {stem(w) for w in _OLD.findall(read)}
-            terms = [t for t in terms if t not in old_words] or terms
+            which = {stem(w) for w in old_words(read)}
+            terms = [t for t in terms if t not in which] or terms
         weights = _term_weights(terms, units)
         for term in [t for t in weights if t in named]:  # what the question is about weighs less
             weights[term] *= _ENTITY_WEIGHT  # than what it asks about it
@@ -623,8 +624,15 @@ class ExtractiveGenerator(Generator):
                 # "how many days ...": a figure of no days is none; but "how
                 # much coffee" may be said in its measure ("5 kg a month")
                 fit = kind == "amount" and _MEASURED.search(unit.text) is not None
-            if fit and of_kind and not _says_of(unit, of_kind):
-                fit = False  # "28 days of paid vacation" are no sick days
+            if (
+                fit
+                and of_kind
+                and not _says_of(unit, of_kind)
+                and (unit.terms | unit.context) & (LEAVE_KINDS - of_kind)
+            ):
+                # "28 days of paid vacation" are no sick days (but "work from
+                # home up to 2 days a week" may be the remote days asked)
+                fit = False
             if _heading_answers(unit, asks, read):
                 fit, unit = True, replace(unit, lead=True)
             (candidates if fit else unfit).append((coverage, score, unit))
@@ -632,12 +640,12 @@ class ExtractiveGenerator(Generator):
             candidates += unfit  # a place may be written in no way we know: say what there is
         if not candidates:
             return _not_found(question, hits)
-        old = [c for c in candidates if c[2].chunk.metadata.get("deprecated") is True]
+        old = [c for c in candidates if is_deprecated(c[2].chunk.metadata)]
         if old and len(old) < len(candidates):
             # the page in force answers, not the one it replaced ("trips
             # outside Europe also need approval" from the superseded policy),
-            # unless the question asks about that one
-            of_old = _asks_of_old(read, candidates)
+            # unless the question asks about that one (``_current``)
+            of_old = asks_of_old(read, (c[2].chunk.metadata for c in candidates), _YEAR.findall)
             candidates = [c for c in candidates if (c in old) == of_old]
         best = max(score for _, score, _ in candidates)
         best_coverage = max(coverage for coverage, _, _ in candidates)
@@ -1195,39 +1203,6 @@ _SERIES = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)*\.[xX](?!\w)")
 
 def _contrasts(text: str) -> set[str]:
     return {w for w in TOKEN.findall(text.lower()) if w in _CONTRAST}
-
-
-_OLD = re.compile(
-    r"(?<!\bhow )\b(?:old|previous|legacy|deprecated|superseded|obsolete|outdated|archived)\b",
-    re.IGNORECASE,
-)
-"""A question asking about what no longer holds ("the previous policy"; not
-"how old", "prior approval", "retired employees")."""
-
-
-def _asks_of_old(question: str, candidates: list[tuple[float, float, _Unit]]) -> bool:
-    """Whether the question asks about what a deprecated page says: in so
-    many words ("the previous policy", "the old API"), or by a year or
-    version that a deprecated page's title, section or path names and no
-    current one's does ("the hotel limit in the 2024 travel policy")."""
-    if _OLD.search(question):
-        return True
-    asked = set(_YEAR.findall(question)) | versions_in(question)
-    if not asked:
-        return False
-
-    def names(unit: _Unit) -> set[str]:
-        metadata = unit.chunk.metadata
-        where = " ".join(
-            str(metadata.get(key) or "") for key in ("title", "section", "source", "path")
-        )
-        return (set(_YEAR.findall(where)) | versions_in(where)) & asked
-
-    old: set[str] = set()
-    new: set[str] = set()
-    for _, _, unit in candidates:
-        (old if unit.chunk.metadata.get("deprecated") is True else new).update(names(unit))
-    return bool(old - new)
 
 
 _FIGURES = re.compile(r"\d[\d.,:]*")

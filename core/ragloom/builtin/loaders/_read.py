@@ -230,8 +230,9 @@ def read_document(
         "title": title or path_text(path.stem),
         **fields,
     }
-    if deprecated(text, fields):  # it says it no longer holds (``_deprecated``)
-        document_metadata["deprecated"] = True
+    marked = deprecated(text, fields, kind)  # it says it no longer holds (``_deprecated``)
+    if marked is not None:
+        document_metadata["deprecated"] = marked
     document_metadata.update(metadata or {})
     # a file whose reading said something is read (and says it) on every run
     context.read(source, None if reported else stamp)

@@ -1,0 +1,63 @@
+"""The page in force before the one it replaced: how ``extractive`` answers
+where some passages are of documents marked ``deprecated: true`` (see
+``ragloom.builtin.loaders._deprecated``).
+
+A question is answered from the current pages where one of them answers;
+from the deprecated ones where the question asks about them: by a word
+that qualifies the document ("the *previous* travel policy", "the *old*
+API docs"; not "my old laptop", "the previous year", "legacy clients"), or
+by a year or version that only a deprecated page's title, section or path
+names ("the hotel limit in the 2024 travel policy").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from ..loaders._deprecated import STATES
+from ._entities import versions_in
+
+__all__ = ["asks_of_old", "old_words", "is_deprecated"]
+
+_QUALIFIERS = ("old", "older", "previous", "former", "earlier", "legacy", *STATES)
+_DOCUMENTS = (
+    "policy|policies|version|versions|page|pages|guide|guides|docs?|documentation|handbook|"
+    "rules|api|manual|release|releases|edition|terms|procedure|process|spec|specification|"
+    "standard|agreement|contract|regulations?|guidelines?|faq"
+)
+_OLD_DOCUMENT = re.compile(
+    rf"\b({'|'.join(_QUALIFIERS)})\s+(?:[\w-]+\s+){{0,2}}?(?:{_DOCUMENTS})\b", re.IGNORECASE
+)
+"""A word that qualifies a document as out of date: "the previous (travel) policy"."""
+
+
+def is_deprecated(metadata: Mapping[str, Any]) -> bool:
+    return metadata.get("deprecated") is True
+
+
+def old_words(question: str) -> set[str]:
+    """The words that say the question is about an old document ("previous"
+    of "the previous policy"): which page, not what it says."""
+    return {match.group(1).lower() for match in _OLD_DOCUMENT.finditer(question)}
+
+
+def asks_of_old(
+    question: str, metadata: Iterable[Mapping[str, Any]], year: Callable[[str], list[str]]
+) -> bool:
+    """Whether the question asks about what a deprecated page says (module
+    docs). ``metadata``: the candidates' chunks' metadata; ``year``: what
+    finds the years a text names."""
+    if _OLD_DOCUMENT.search(question):
+        return True
+    asked = set(year(question)) | versions_in(question)
+    if not asked:
+        return False
+    old: set[str] = set()
+    new: set[str] = set()
+    for fields in metadata:
+        where = " ".join(str(fields.get(key) or "") for key in ("title", "section", "source"))
+        named = (set(year(where)) | versions_in(where)) & asked
+        (old if is_deprecated(fields) else new).update(named)
+    return bool(old - new)
