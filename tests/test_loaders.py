@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -307,6 +309,62 @@ def test_directory_ids_are_stable_and_sorted(tmp_path, context, reports):
     assert ids(second) == ids(first)
     assert [d.hash for d in second] == [d.hash for d in first]
     assert reports == []
+
+
+@contextlib.contextmanager
+def nested(top: Path, depth: int, bottom: str) -> Iterator[None]:
+    """``top/d/d/.../d``, ``depth`` folders deep, with the file ``bottom`` in
+    the last, made and removed a folder at a time through descriptors: the
+    path may be longer than the system lets one name, and ``os.makedirs`` and
+    ``shutil.rmtree`` (pytest's cleanup, before Python 3.13) recurse once a
+    folder, past Python's recursion limit."""
+    if os.mkdir not in os.supports_dir_fd:
+        pytest.skip("needs os.mkdir(dir_fd=...) to nest folders past the path limit (not Windows)")
+    fd = os.open(top, os.O_RDONLY)
+    try:
+        for _ in range(depth):
+            os.mkdir("d", dir_fd=fd)
+            inner = os.open("d", os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        file = os.open(bottom, os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
+        os.write(file, b"# Bottom\n\nat the bottom\n")
+        os.close(file)
+        yield
+    finally:  # back up from the deepest folder made, removing each on the way
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(bottom, dir_fd=fd)
+        while not os.path.samestat(os.fstat(fd), os.stat(top)):
+            outer = os.open("..", os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = outer
+            os.rmdir("d", dir_fd=fd)
+        os.close(fd)
+
+
+def test_a_folder_nested_over_a_thousand_deep_is_walked(tmp_path, context, reports):
+    # a runaway build tool or a backup copied into itself: the recursive walk
+    # stopped the whole loader with RecursionError, past ~1000 folders
+    write(tmp_path, "docs/top.md", "# Top\n\nat the top\n")
+    with nested(tmp_path / "docs", 1200, "bottom.md"):
+        got = load_dir(context, "docs")
+    assert ids(got) == ["docs/" + "d/" * 1200 + "bottom.md", "docs/top.md"]
+    assert got[0].metadata["relative_path"] == "d/" * 1200 + "bottom.md"
+    assert reports == []
+
+
+def test_a_folder_nested_past_the_path_limit_is_noted_and_the_rest_loaded(tmp_path, reports):
+    kept: list[str] = []
+    context = Context(base_dir=tmp_path, report=reports, keep=kept.append)
+    write(tmp_path, "docs/top.md", "# Top\n\nat the top\n")
+    depth = 2100  # "d/" a folder: 4200 bytes, past Linux's 4096 (and macOS's 1024)
+    with nested(tmp_path / "docs", depth, "bottom.md"):
+        got = load_dir(context, "docs")
+    assert ids(got) == ["docs/top.md"]
+    [(source, message)] = reports
+    assert kept == [source] and source.startswith("docs/d/d/") and source.endswith("/d")
+    assert "longer than the system allows; move it nearer the root or `exclude` it" in message
+    assert "permissions" not in message
 
 
 def test_directory_metadata(tmp_path, context):

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import pytest
 import yaml
@@ -46,8 +47,9 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def session(project: Path, *args: str) -> Any:
-    """Run ``func(session)`` against ``ragloom mcp ARGS`` over stdio."""
+def session(project: Path, *args: str, errlog: TextIO | None = None) -> Any:
+    """Run ``func(session)`` against ``ragloom mcp ARGS`` over stdio (its
+    stderr to ``errlog``, a file, when given)."""
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
@@ -60,7 +62,8 @@ def session(project: Path, *args: str) -> Any:
 
     def run(func: Any) -> Any:
         async def main() -> Any:
-            async with stdio_client(params) as streams, ClientSession(*streams[:2]) as s:
+            client = stdio_client(params) if errlog is None else stdio_client(params, errlog)
+            async with client as streams, ClientSession(*streams[:2]) as s:
                 await s.initialize()
                 return await func(s)
 
@@ -194,6 +197,43 @@ def test_bad_arguments_are_tool_errors(project: Path) -> None:
     for result in session(project, "--principal", "alice")(as_text):
         text = result.content[0].text
         assert result.is_error and text.startswith("validation_error: ") and "k: " in text, text
+
+
+def test_a_query_the_index_refuses_says_why_over_stdio(tmp_path: Path) -> None:
+    """The agent got "the server log says why (request None)": on stdio the
+    server log is the subprocess's stderr, which agent hosts often drop, and
+    there was no request id to find in it. Its one user started it, so the
+    reason (and the fix) is passed on, redacted as the log is."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("# A\n\nzebra crossing\n", "utf-8")
+    config = tmp_path / "ragloom.yaml"
+    config.write_text(yaml.safe_dump(basic_config()), "utf-8")
+    env = {**os.environ, "RAGLOOM_CACHE_DIR": str(tmp_path / "cache")}
+    indexed = subprocess.run(
+        [RAGLOOM, "index"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert indexed.returncode == 0, indexed.stderr
+    # not the index's embedder: every query is refused until a rebuild
+    config.write_text(
+        yaml.safe_dump(basic_config(embedder={"type": "hash", "dimension": 64})), "utf-8"
+    )
+
+    async def search(s: Any) -> Any:
+        return await s.call_tool("search", {"query": "zebra"})
+
+    with (tmp_path / "stderr.txt").open("w", encoding="utf-8") as errlog:
+        result = session(tmp_path, errlog=errlog)(search)
+    text = result.content[0].text
+    assert result.is_error and text.startswith("index_unavailable: "), text
+    assert "hash (256-d)" in text and "hash (64-d)" in text and "--rebuild" in text, text
+    assert "None" not in text and "server log" not in text, text
+    # the log line names a request id of its own, not None
+    [line] = [
+        line
+        for line in (tmp_path / "stderr.txt").read_text("utf-8").splitlines()
+        if "failed: IndexStateError" in line
+    ]
+    assert re.search(r"request [0-9a-f]{16} failed", line), line
 
 
 @pytest.mark.parametrize(

@@ -567,6 +567,29 @@ def test_request_id_is_kept_when_sane(client: httpx.Client) -> None:
     assert odd.headers["x-request-id"] != "a b\x01"
 
 
+def test_why_the_index_cannot_be_queried_is_said_only_to_a_local_caller() -> None:
+    """Over HTTP the reason stays in the log (it names the index's path on
+    the server); ``ragloom mcp`` on stdio (``local``) gets it redacted as the
+    log is; no message says "(request None)" when there is no id."""
+    from ragloom.errors import ComponentError, IndexStateError
+    from ragloom.server.errors import from_exception
+
+    refused = IndexStateError(
+        "index /srv/.ragloom was built with embedder hash (256-d), the config says hash "
+        "(512-d) for postgresql://app:hunter2@db/docs: run `ragloom index --rebuild`"
+    )
+    http = from_exception(refused, "3f9c0b1e2d4a5b6c")
+    assert http.code == "index_unavailable" and http.message == (
+        "the index cannot be queried right now; the server log says why (request 3f9c0b1e2d4a5b6c)"
+    )
+    local = from_exception(refused, "3f9c0b1e2d4a5b6c", local=True)
+    assert local.code == "index_unavailable" and "run `ragloom index --rebuild`" in local.message
+    assert "hunter2" not in local.message and "app:[REDACTED]@db" in local.message
+    for exc in (refused, ComponentError("boom"), RuntimeError("bug")):
+        message = from_exception(exc, None).message
+        assert "request" not in message and "None" not in message, message
+
+
 # -- limits: concurrency, timeouts -------------------------------------------------
 
 

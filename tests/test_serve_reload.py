@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -198,3 +199,56 @@ def test_an_index_that_cannot_be_queried_is_logged_once_without_tracebacks(
     assert len(unready) == 1 and "--rebuild" in unready[0].getMessage()
     failed = [r for r in caplog.records if "failed: IndexStateError" in r.getMessage()]
     assert len(failed) == 3 and all(r.exc_info is None for r in failed)
+
+
+def test_over_http_a_refused_query_points_to_the_log_under_its_request_id(
+    corpus: Path, pm, caplog: Any
+) -> None:
+    """Over HTTP the reason names the index's path on the server: the API and
+    MCP at /mcp say only where to look, the request id the log line has
+    (MCP's said "request None"; `ragloom mcp` on stdio says why instead)."""
+    import asyncio
+
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as writer:
+        writer.index()
+    other = basic_config(embedder={"type": "hash", "dimension": 64})  # not the index's
+    pipeline = ragloom.load(other, plugin_manager=pm, base_dir=corpus)
+
+    async def mcp_search(url: str) -> Any:
+        import httpx2
+        from mcp import ClientSession
+        from mcp.client.streamable_http import streamable_http_client
+
+        async with (
+            httpx2.AsyncClient(headers=auth(ALICE), timeout=30) as http,
+            streamable_http_client(f"{url}/mcp", http_client=http) as streams,
+            ClientSession(streams[0], streams[1]) as session,
+        ):
+            await session.initialize()
+            return await session.call_tool("search", {"query": "Pro plan"})
+
+    with caplog.at_level(logging.INFO), live_server(pipeline, ready=False) as url:
+        deadline = time.monotonic() + 60
+        while "opening" in (said := httpx.get(f"{url}/readyz").json()["error"]["message"]):
+            assert time.monotonic() < deadline, said
+            time.sleep(0.05)
+        response = httpx.post(
+            f"{url}/v1/search", json={"query": "Pro plan"}, headers=auth(ALICE), timeout=30
+        )
+        result = asyncio.run(mcp_search(url))
+    request_id = response.headers["x-request-id"]
+    assert response.json()["error"]["message"] == (
+        f"the index cannot be queried right now; the server log says why (request {request_id})"
+    )
+    text = result.content[0].text
+    mcp_said = re.fullmatch(
+        r"index_unavailable: the index cannot be queried right now; the server log says why "
+        r"\(request ([0-9a-f]{16})\)",
+        text,
+    )
+    assert result.is_error and mcp_said, text
+    logged = [r.getMessage() for r in caplog.records if "failed: IndexStateError" in r.getMessage()]
+    assert [m.split(" failed:")[0] for m in logged] == [
+        f"request {request_id}",
+        f"request {mcp_said[1]}",
+    ]

@@ -9,7 +9,8 @@ SDKs read ours too::
 ``code`` is stable (clients branch on it); ``message`` is for people. A
 failure on the server's side (a component, the index, a bug) says only what
 kind it was and the request id; the details go to the server's log under
-that id.
+that id. ``ragloom mcp`` on stdio, whose log is its host's to keep or drop,
+is also told why the index cannot be queried (``from_exception(local=True)``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from ..errors import (
     PluginError,
     RagloomError,
 )
+from ..logs import redact
 
 __all__ = ["CODES", "ApiError", "error_body", "from_exception"]
 
@@ -94,10 +96,17 @@ def error_body(error: ApiError, request_id: str | None) -> dict[str, Any]:
     return {"error": body}
 
 
-def from_exception(exc: BaseException, request_id: str | None, *, admin: bool = False) -> ApiError:
+def from_exception(
+    exc: BaseException, request_id: str | None, *, admin: bool = False, local: bool = False
+) -> ApiError:
     """The response for an exception raised while handling a request. Only
     what the caller did wrong is described in full; for an admin (index
-    runs), ragloom's own messages are passed on too."""
+    runs), ragloom's own messages are passed on too. ``local`` (``ragloom
+    mcp`` on stdio: its one caller is who started it, on the same machine)
+    passes on why the index cannot be queried, redacted as the log is: it
+    names the fix (rebuild, restart) and no secret, and the "server log" is
+    a subprocess's stderr, which agent hosts often drop. ``request_id`` None
+    (no request has one) is left out of the messages."""
     if isinstance(exc, ApiError):
         return exc
     if isinstance(exc, FilterError):
@@ -118,10 +127,12 @@ def from_exception(exc: BaseException, request_id: str | None, *, admin: bool = 
         _log_failure(exc, request_id, traceback=False)
         if admin:
             return ApiError("index_unavailable", message)
+        if local:
+            return ApiError("index_unavailable", redact(message))
+        # over HTTP it names the index's path on the server: the log has it
         return ApiError(
             "index_unavailable",
-            "the index cannot be queried right now; the server log says why "
-            f"(request {request_id})",
+            f"the index cannot be queried right now; the server log says why{_under(request_id)}",
         )
     if admin and (isinstance(exc, (ConfigError, PluginError)) or type(exc) is RagloomError):
         # a source no loader covers, a bad option: the admin's request was wrong
@@ -131,19 +142,23 @@ def from_exception(exc: BaseException, request_id: str | None, *, admin: bool = 
         return ApiError(
             "component_error",
             f"a component of the pipeline failed ({type(exc).__name__}); "
-            f"the server log has the details (request {request_id})",
+            f"the server log has the details{_under(request_id)}",
         )
     _log_failure(exc, request_id)
     kind = "ragloom error" if isinstance(exc, RagloomError) else "unexpected error"
-    return ApiError(
-        "internal_error", f"{kind}; the server log has the details (request {request_id})"
-    )
+    return ApiError("internal_error", f"{kind}; the server log has the details{_under(request_id)}")
+
+
+def _under(request_id: str | None) -> str:
+    """`` (request ID)``, for a message that sends its reader to the log; ""
+    for no id: "(request None)" finds nothing there."""
+    return f" (request {request_id})" if request_id is not None else ""
 
 
 def _log_failure(exc: BaseException, request_id: str | None, *, traceback: bool = True) -> None:
     log.error(
-        "request %s failed: %s: %s",
-        request_id,
+        "%s failed: %s: %s",
+        f"request {request_id}" if request_id is not None else "a request",
         type(exc).__name__,
         exc,
         exc_info=(type(exc), exc, exc.__traceback__) if traceback else None,

@@ -20,6 +20,7 @@ import contextlib
 import contextvars
 import logging
 import sys
+import uuid
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
@@ -28,7 +29,7 @@ from pydantic import BaseModel, Field, StrictInt, StrictStr
 from .documents import DocumentUnreadable, list_documents, read_document
 from .errors import ApiError
 from .keys import Caller
-from .middleware import CALLER
+from .middleware import CALLER, request_id_of
 from .service import Service, answer_json
 
 if TYPE_CHECKING:
@@ -42,6 +43,11 @@ DOCUMENT_URI = "ragloom://documents/{+document_id}"
 
 _caller: contextvars.ContextVar[Caller | None] = contextvars.ContextVar(
     "ragloom_mcp_caller", default=None
+)
+# the call's request id (an HTTP request's, or one drawn for a call on stdio,
+# for the log line and the error to share), and whether it came on stdio
+_call: contextvars.ContextVar[tuple[str | None, bool]] = contextvars.ContextVar(
+    "ragloom_mcp_call", default=(None, False)
 )
 
 
@@ -177,15 +183,19 @@ def build_mcp_server(service: Service, *, caller: Caller | None = None) -> MCPSe
         request = ctx.request
         if request is None:  # stdio: the caller of the command line
             who = caller
+            call = (uuid.uuid4().hex[:16], True)
         else:
             scope = getattr(request, "scope", None)
             who = scope.get(CALLER) if isinstance(scope, dict) else None
+            call = (request_id_of(scope) if isinstance(scope, dict) else None, False)
         if who is None:
             raise MCPError(code=-32001, message="unauthorized: this server needs an API key")
         token = _caller.set(who)
+        call_token = _call.set(call)
         try:
             return await call_next(ctx)
         finally:
+            _call.reset(call_token)
             _caller.reset(token)
 
     server.middleware.append(who_is_calling)
@@ -194,11 +204,14 @@ def build_mcp_server(service: Service, *, caller: Caller | None = None) -> MCPSe
         """A failed call, its text starting with the HTTP API's error code. It
         is returned, not raised: the SDK puts "Error executing tool NAME: "
         before the text of a raised ``ToolError``, so a client reading the
-        code at its start would find none."""
+        code at its start would find none. On stdio it says why the index
+        cannot be queried: the log it would point to is the subprocess's
+        stderr, which the agent's host may not keep."""
         if not isinstance(exc, ApiError):
             from .errors import from_exception
 
-            exc = from_exception(exc, None)
+            request_id, local = _call.get()
+            exc = from_exception(exc, request_id, local=local)
         text = f"{exc.code}: {exc.message}"
         return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
 

@@ -16,6 +16,7 @@ first bytes).
 from __future__ import annotations
 
 import copy
+import errno
 import logging
 import os
 import re
@@ -130,9 +131,11 @@ class DirectoryLoader(Loader):
     missing, not a folder, or cannot be listed (an unmounted share): the index
     then keeps every document this loader indexed before.
 
-    The tree is walked in sorted order. Ids (and ``source``) are paths relative
-    to ``context.base_dir``, stable across runs; ``relative_path`` in the
-    metadata is relative to the loader's root.
+    The tree is walked in sorted order, at any depth: a folder nested past
+    what the system lets a path name (``PATH_MAX``) is reported through
+    ``context.report_unreadable``, and the rest is loaded. Ids (and
+    ``source``) are paths relative to ``context.base_dir``, stable across
+    runs; ``relative_path`` in the metadata is relative to the loader's root.
     """
 
     stamps = True  # files unchanged since they were indexed are not read (ragloom.reads)
@@ -220,7 +223,7 @@ class DirectoryLoader(Loader):
             if self._sources is None
             else None
         )
-        paths = self._walk(root, root, set()) if self._sources is None else self._selected(root)
+        paths = self._walk(root, root) if self._sources is None else self._selected(root)
         # files whose format needs a package that is not installed, by what it says
         missing: dict[str, list[str]] = {}
         for path in paths:
@@ -324,33 +327,34 @@ class DirectoryLoader(Loader):
     def _root(self) -> Path:
         return absolute(self.context.resolve(self.config.path))
 
-    def _walk(self, directory: Path, root: Path, visited: set[str]) -> Iterator[Path]:
-        """Files under ``directory`` that pass every filter, in sorted order."""
+    def _walk(self, top: Path, root: Path) -> Iterator[Path]:
+        """Files under ``top`` that pass every filter, in sorted order: a
+        folder's entries by name, each folder walked where its name sorts.
+
+        The walk keeps a stack of the folders it is in, each with the entries
+        left to see, instead of recursing: a tree nested thousands of folders
+        deep (a runaway build tool, a backup copied into itself) neither hits
+        Python's recursion limit nor costs each file a step per folder above
+        it. A folder's real path, which catches symlink loops, is its parent's
+        plus its name unless it is a link, so it costs no ``lstat`` per folder
+        above it either."""
         follow = self.config.follow_symlinks
-        visited.add(os.path.realpath(directory))
         index_dir = absolute(self.context.resolve(self.context.index_dir))
-        try:
-            with os.scandir(directory) as it:
-                entries = sorted(it, key=lambda e: e.name)
-        except OSError as exc:  # what it held stays indexed until it can be read again
-            self.context.report_unreadable(
-                source_id(directory, self.context),
-                f"cannot list directory: {exc.strerror or exc}; check its permissions (the "
-                "documents indexed from it are kept)",
-            )
-            return
-        if directory != root and (built := generated_output(directory, [e.name for e in entries])):
-            # the root is what the user pointed at: a built site they asked for
-            self.context.report(
-                source_id(directory, self.context),
-                f"skipped: generated documentation output ({built}), a copy of pages "
-                "that may be stale; point a loader's `path` at it to index it, or "
-                "`exclude` it to silence this",
-            )
-            return
-        for entry in entries:
+        visited: set[str] = set()
+        top_parts = top.relative_to(root).parts
+        # a folder being walked: its path, parts (from the root), real path, entries left
+        stack: list[tuple[Path, tuple[str, ...], str, Iterator[os.DirEntry[str]]]] = []
+        real_top = os.path.realpath(top)
+        if (entries := self._listing(top, root, real_top, visited)) is not None:
+            stack.append((top, top_parts, real_top, entries))
+        while stack:
+            directory, above, real_directory, entries = stack[-1]
+            entry = next(entries, None)
+            if entry is None:
+                stack.pop()
+                continue
             path = directory / entry.name
-            parts = path.relative_to(root).parts
+            parts = (*above, entry.name)
             try:
                 link = entry.is_symlink()
                 if link and not follow:
@@ -368,18 +372,26 @@ class DirectoryLoader(Loader):
                 if is_file:
                     self._use[0].see(relative)
                 self._use[1].see(relative, folder=is_dir)
+            # the folders above passed the filters on the way down: only the last step is new
+            known = len(above)
             if is_dir:
-                if path == index_dir or self._skip_reason(parts, is_dir=True):
+                if path == index_dir or self._skip_reason(parts, is_dir=True, known=known):
                     continue
                 if link and self._target_skip_reason(path, root, is_dir=True):
                     continue
-                real = os.path.realpath(path)
+                real = (
+                    os.path.join(real_directory, entry.name)
+                    # on Windows realpath resolves a junction, which is_symlink() is not
+                    if not link and os.name == "posix"
+                    else os.path.realpath(path)
+                )
                 if real in visited:
                     log.debug("skipping %s: symlink loop back to %s", path, real)
                     continue
-                yield from self._walk(path, root, visited)
+                if (listed := self._listing(path, root, real, visited)) is not None:
+                    stack.append((path, parts, real, listed))
             elif is_file:
-                if reason := self._skip_reason(parts, is_dir=False):
+                if reason := self._skip_reason(parts, is_dir=False, known=known):
                     if reason == "not included":
                         self._note_left_out(path, "/".join(parts))
                     continue
@@ -390,12 +402,47 @@ class DirectoryLoader(Loader):
                 self.context.report(
                     source_id(path, self.context), "broken symlink (its target is missing)"
                 )
-            elif not self._skip_reason(parts, is_dir=False):
+            elif not self._skip_reason(parts, is_dir=False, known=known):
                 # a FIFO, socket or device its patterns take: said, as the file loader does
                 self.context.report(
                     source_id(path, self.context),
                     "not a regular file (a device, socket or pipe); skipped",
                 )
+
+    def _listing(
+        self, directory: Path, root: Path, real: str, visited: set[str]
+    ) -> Iterator[os.DirEntry[str]] | None:
+        """The entries of ``directory`` (whose real path ``real`` joins
+        ``visited``) sorted by name, for the walk to go through; None, with a
+        note, when it cannot be listed or a documentation tool built it."""
+        visited.add(real)
+        try:
+            with os.scandir(directory) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:  # what it held stays indexed until it can be read again
+            fix = (
+                # nested past what the system lets a path name (PATH_MAX): a tree a
+                # build tool or a backup loop nested thousands of folders deep
+                "its path is longer than the system allows; move it nearer the root or `exclude` it"
+                if exc.errno == errno.ENAMETOOLONG
+                else "check its permissions"
+            )
+            self.context.report_unreadable(
+                source_id(directory, self.context),
+                f"cannot list directory: {exc.strerror or exc}; {fix} (the documents indexed "
+                "from it are kept)",
+            )
+            return None
+        if directory != root and (built := generated_output(directory, [e.name for e in entries])):
+            # the root is what the user pointed at: a built site they asked for
+            self.context.report(
+                source_id(directory, self.context),
+                f"skipped: generated documentation output ({built}), a copy of pages "
+                "that may be stale; point a loader's `path` at it to index it, or "
+                "`exclude` it to silence this",
+            )
+            return None
+        return iter(entries)
 
     def _selected(self, root: Path) -> Iterator[Path]:
         """Files named by ``with_sources``, deduplicated, in walk order."""
@@ -413,7 +460,7 @@ class DirectoryLoader(Loader):
             ):
                 continue  # reached through a link to something denied
             if is_dir:
-                found.update(dict.fromkeys(self._walk(source, root, set())))
+                found.update(dict.fromkeys(self._walk(source, root)))
             elif source.is_file() or source.is_symlink():
                 found[source] = None
             else:  # gone: what was indexed from it is deleted (the run's scope is it)
@@ -478,17 +525,19 @@ class DirectoryLoader(Loader):
         here = Path(path).absolute()
         return here in self.context.services.get("loader_paths", ())
 
-    def _skip_reason(self, parts: tuple[str, ...], *, is_dir: bool) -> str | None:
+    def _skip_reason(self, parts: tuple[str, ...], *, is_dir: bool, known: int = 0) -> str | None:
         """Why a path (given relative to the root) is not loaded, judged by name
-        alone; None when it is. Denylisted paths are logged at debug level."""
+        alone; None when it is. Denylisted paths are logged at debug level.
+        ``known``: how many of the first ``parts`` name folders that passed
+        already (the walk's way down), which ``exclude`` need not match again."""
         reason = denied(parts, is_dir=is_dir)
         if reason is not None:
             log.debug("skipping %s: %s", "/".join(parts), reason)
             return reason
-        for i in range(1, len(parts) + 1):
-            prefix = "/".join(parts[:i])
-            if self._exclude is not None and self._exclude.fullmatch(prefix):
-                return "excluded"
+        if self._exclude is not None:
+            for i in range(known + 1, len(parts) + 1):
+                if self._exclude.fullmatch("/".join(parts[:i])):
+                    return "excluded"
         if (
             not is_dir
             and parts
