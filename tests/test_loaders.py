@@ -533,6 +533,26 @@ def test_files_of_records_a_narrowed_include_leaves_out_are_noted_with_their_loa
     assert reports == []
 
 
+def test_files_of_records_the_default_include_leaves_out_blame_no_include(
+    tmp_path, context, reports
+):
+    """With no `include` set, an eval set kept beside the docs was noted on
+    every run as "left out by `include`", an include the user never wrote
+    (review, L5): the note names the default include."""
+    write(tmp_path, "docs/a.md")
+    write(tmp_path, "docs/testset.jsonl", '{"question": "Dogs?"}\n')
+    assert ids(load_dir(context, "docs")) == ["docs/a.md"]
+    assert reports == [
+        (
+            "docs",
+            "1 file of records (.jsonl) is left out (such as testset.jsonl): the directory "
+            "loader's default include reads no .jsonl; a `jsonl` loader reads it as one "
+            "document per record (`type: jsonl`, `path: docs/testset.jsonl` and the fields "
+            "that hold the text in `text_fields`), or `exclude` it to silence this",
+        )
+    ]
+
+
 @pytest.mark.parametrize(
     ("pattern", "matches", "misses"),
     [

@@ -329,6 +329,23 @@ _PASSWORD_WINDOW = 6
 it (``The VPN password for the shared test account is ...``: five). No
 punctuation may stand there, so a sentence's end stops the window."""
 
+_OTHER_THINGS = (
+    "file|path|hash|length|len|field|policy|reset|prompt|hint|rule|regex|min|max|env|var"
+    "|command|cmd|manager|store|salt"
+)
+"""What a name followed by one of these words (glued, or after ``_`` or
+``-``) names instead of a password: ``password_file``, ``password-policy``."""
+
+_NORDIC_OTHER_THINGS = (
+    "polic|hanter|behandl|administrat|längd|lengd|regel|regl|krav|byt|fil|hash|manager"
+)
+"""The same for the Nordic names, whose compounds are one word with endings
+(``lösenordshanteraren``, "the password manager"; ``lösenordspolicyn``;
+``passordbehandleren``; ``adgangskodeadministratoren``; ``lösenordsbyte``)."""
+
+_FINNISH_OTHER_THINGS = "hallinta|käytän|pituu|vaatimu|vaihto|manageri"
+"""The same for Finnish (``salasanahallinta``, ``salasanakäytäntö``)."""
+
 
 def _spelled(words: Sequence[str]) -> tuple[str, ...]:
     """``words`` as they are written: as they are, in capitals, capitalised,
@@ -340,18 +357,20 @@ def _spelled(words: Sequence[str]) -> tuple[str, ...]:
     )
 
 
-def _password_pattern(names: str, verbs: str) -> str:
+def _password_pattern(names: str, verbs: str, glued: str = "") -> str:
     """A password given to one of ``names`` (alternatives, matched in any
     case): after a colon or ``=``, after up to :data:`_PASSWORD_WINDOW`
     words and one of ``verbs`` (their language's "is"), or right after the
     name; any characters but spaces and quotes, so long as they hold a
     letter and a digit or a symbol (see _password_value); not the end of a
-    sentence."""
+    sentence. Not when the name is the start of the name of something else:
+    :data:`_OTHER_THINGS`, or one of ``glued`` (alternatives) anywhere in the
+    rest of its word."""
+    glued = rf"""|[\w-]*?(?i:{glued})""" if glued else ""
     return (
         rf"""(?i:{names})"""
         # not the name of something else: a password's file, hash, length...
-        r"""(?![A-Za-z0-9_-]*?(?i:file|path|hash|length|len|field|policy|reset|prompt|hint"""
-        r"""|rule|regex|min|max|env|var|command|cmd|manager|store|salt)s?\b)"""
+        rf"""(?![A-Za-z0-9_-]*?(?i:{_OTHER_THINGS})s?\b{glued})"""
         r"""[A-Za-z0-9_-]*["'`]?(?:\s*(?:[:=]|=>)\s*"""
         rf"""|(?:\s+[\w-]{{1,20}}){{0,{_PASSWORD_WINDOW}}}?\s+(?i:{verbs})\s*:?\s+|\s+)["'`]?"""
         r"""([^\s"'<>`{}()\[\],;]*[^\s"'<>`{}()\[\],;.:])(?!\()"""
@@ -460,9 +479,13 @@ _OWN: tuple[tuple[str, tuple[str, ...], str], ...] = (
     (
         "Password",
         _spelled(_NORDIC_PASSWORD_WORDS),
-        _password_pattern("lösenord|passord|adgangskode|kodeord", "är|er"),
+        _password_pattern("lösenord|passord|adgangskode|kodeord", "är|er", _NORDIC_OTHER_THINGS),
     ),
-    ("Password", _spelled(("salasana",)), _password_pattern("salasana", "on")),
+    (
+        "Password",
+        _spelled(("salasana",)),
+        _password_pattern("salasana", "on", _FINNISH_OTHER_THINGS),
+    ),
     # ragloom's own server keys (``ragloom serve --generate-key``: 43 URL-safe
     # characters, upper and lower case and digits among them), not a name
     # ("ragloom-sentence-transformers", a folder "ragloom-pgvector-4242-quickstart-x1y2")
@@ -767,14 +790,32 @@ _SNAKE_NAME = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+|[A-Z][A-Z0-9]*(?:_[A-Z0
 """A name in code (``new_password1``, ``DB_PASSWORD_2``), not a password."""
 
 
+_DESCRIBED = re.compile(
+    r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*-(?:[a-z]+ed|based|long|short|compliant|ready|safe|free"
+    r"|only|wide|specific|aware|friendly|proof|strong|secure|grade|style|like)"
+)
+"""A compound that describes a password rather than being one: it ends in a
+participle or an adjective (``AES-256-encrypted``, ``1Password-managed``,
+``16-characters-long``, ``90-day-based``)."""
+_NAMED = re.compile(
+    r"(?i:1password|(?:iso|iec|nist|rfc|fips|aes|sha|rsa|pci)(?:[-/ ]?[a-z]*[-/ ]?\d+)+"
+    r"[a-z]?(?::\d{4})?)"
+)
+"""A product or a standard (``1Password``, ``ISO-27001``, ``NIST-800-63B``,
+``AES-256``), not a password."""
+
+
 def _password_value(value: str) -> bool:
     """What follows a password's name is one: eight or more characters with
     a letter, and a digit or a symbol; not a placeholder, a template, a URL,
     a path, or code (``self.password``, ``settings.DB_PASSWORD``,
-    ``new_password1``)."""
+    ``new_password1``), nor a description, a product or a standard
+    (``AES-256-encrypted``, ``1Password``, ``ISO-27001``)."""
     if len(value) < 8 or "://" in value or _DOTTED_NAME.fullmatch(value):
         return False
     if value[0] in "/~.$%" or _SNAKE_NAME.fullmatch(value):
+        return False
+    if _DESCRIBED.fullmatch(value) or _NAMED.fullmatch(value):
         return False
     if not any(c.isalpha() for c in value):
         return False

@@ -282,17 +282,25 @@ class DirectoryLoader(Loader):
     def _say_records(self, where: str) -> None:
         """One note for the files of records ``include`` leaves out, naming
         the loader that reads them (an ``include`` pattern would index each
-        as one plain-text document, its JSON lines quoted as they are)."""
+        as one plain-text document, its JSON lines quoted as they are). With
+        no ``include`` set, it names the default's, not one the user never
+        wrote (an eval set kept beside the docs)."""
         count = len(self._left_records)
         kinds = sorted(
             {e for p in self._left_records for e in RECORD_EXTENSIONS if p.name.endswith(e)}
         )
         first = self._left_records[0]
         relative = path_text(first.relative_to(self._root()).as_posix())
+        left = (
+            f"left out by `include` (such as {relative})"
+            if "include" in self.config.model_fields_set
+            else f"left out (such as {relative}): the directory loader's default include "
+            "reads no .jsonl"
+        )
         self.context.report(
             where,
             f"{count} file{'s' if count > 1 else ''} of records ({', '.join(kinds)}) "
-            f"{'are' if count > 1 else 'is'} left out by `include` (such as {relative}); a "
+            f"{'are' if count > 1 else 'is'} {left}; a "
             f"`jsonl` loader reads {'each' if count > 1 else 'it'} as one document per record "
             f"(`type: jsonl`, `path: {source_id(first, self.context)}` and the fields that "
             "hold the text in "

@@ -29,6 +29,7 @@ __all__ = [
     "CHROME_NAMES",
     "CHROME_OUTSIDE_CONTENT",
     "DEFAULT_MAX_LINKS",
+    "FRAME_NAMES",
     "MAIN_IDS",
     "MAX_DEPTH",
     "parse_html",
@@ -101,15 +102,28 @@ mark the page's own header and menus, as pages from before ``<header>`` and
 
 CHROME_OUTSIDE_CONTENT = ("nav", "toc")
 """Class names and ids of chrome too, but not inside ``<main>`` or
-``<article>``, where a table of contents (or a tab bar) is the content's own."""
+``<article>``, where a table of contents (or a tab bar) is the content's own;
+nor a tab bar anywhere (Bootstrap's ``<ul class="nav nav-tabs">``, one with
+``role="tablist"`` or followed by a ``.tab-content``): its labels say which
+block is for which platform."""
 
 MAIN_IDS = ("main-content", "maincontent")
 """Ids that mark the page's body where it has no ``<main>``: Confluence's
 exports (``<div id="main-content" class="wiki-content">``) and the target
-of many a "skip to content" link. Read as ``<main>`` when the element holds
-a quarter of the page's text or more (the chrome around a short page, a
-nav bar and a footer, may hold more than half of it): an empty anchor so
-named, or a title alone, is no body."""
+of many a "skip to content" link. Read as ``<main>`` (with the page's title
+above it) when it holds four fifths or more of the text left outside the
+page's frame (:data:`FRAME_NAMES`: the footer and header a short page's
+body may be outweighed by); else the whole body is read: an empty anchor so
+named, a title alone, or an intro whose page goes on in a sibling is no
+body."""
+
+FRAME_NAMES = ("footer", "footer-body", "header", "page-footer", "page-header")
+"""Class names and ids of the page's own header and footer (Confluence's
+``div.footer``), not counted against a :data:`MAIN_IDS` element outside it
+(they are read when the whole body is: a footer may hold opening hours)."""
+
+_TAB_BARS = frozenset({"nav-tabs", "nav-pills", "nav-underline"})
+"""Bootstrap's classes of a ``.nav`` that is a tab bar."""
 
 _HIDING = re.compile(
     r"^(?:display:none|visibility:(?:hidden|collapse)|opacity:0(?:\.0*)?%?|mso-hide:all"
@@ -183,6 +197,7 @@ def _hidden_selectors(css: str) -> list[str]:
 
 _MAIN_SELECTOR = ", ".join(f'[id="{n}"]' for n in MAIN_IDS)
 _CONTENT = f"main, [role=main], article, {_MAIN_SELECTOR}"
+_FRAME_SELECTOR = ", ".join(f'[class~="{n}"], [id="{n}"]' for n in FRAME_NAMES)
 _CHROME_SELECTOR = ", ".join(
     [
         *(f'[class~="{n}"], [id="{n}"]' for n in (*CHROME_NAMES, *CHROME_OUTSIDE_CONTENT)),
@@ -244,7 +259,7 @@ def parse_html(
     for node in tree.css(PAGE_CHROME):
         if not _inside(node, {"main", "article"}):
             _drop(node)
-    page_text = len(_text(tree.body)) if tree.body is not None else 0
+    page_text = -1  # measured when a chrome element is first found, before any is dropped
     for node in tree.css(_CHROME_SELECTOR):
         if node.tag in ("main", "article", "html", "body") or node.css_first(_CONTENT) is not None:
             continue  # it holds the main content
@@ -257,9 +272,12 @@ def parse_html(
             or (
                 any(n in CHROME_OUTSIDE_CONTENT for n in (*names, ident))
                 and not _inside(node, {"main", "article"})
+                and not _tab_bar(node, names)
             )
         ):
             continue
+        if page_text < 0:
+            page_text = len(_text(tree.body)) if tree.body is not None else 0
         if 2 * len(_text(node)) >= page_text:
             continue  # most of the page: its content, whatever its name (a layout's `sidebar`)
         _drop(node)
@@ -341,20 +359,62 @@ def _content(tree: Any) -> list[LexborNode]:
     """What of the page is read, in order: ``<main>`` (or ``role=main``);
     else an element with one of :data:`MAIN_IDS` that holds, with the
     page's title above it (a Confluence export's ``#title-heading``, read
-    first), a quarter of the page's text or more; else the page's only
-    ``<article>``; else ``<body>`` (none: an empty list)."""
+    first), four fifths or more of the text outside the page's frame; else
+    the page's only ``<article>``; else ``<body>`` (none: an empty list)."""
     main = tree.css_first("main, [role=main]")
     if main is not None:
         return [main]
-    page = len(_text(tree.body))
+    page = -1  # measured only on a page with such an element (a pass over its text)
     for node in tree.css(_MAIN_SELECTOR):
         title = _title_before(tree, node)
-        if page and 4 * (len(_text(node)) + len(_text(title))) >= page:
+        inside = len(_text(node)) + len(_text(title))
+        if not inside:
+            continue
+        if page < 0:
+            page = len(_text(tree.body))
+        outside = page - inside - _frame_text(tree, node)
+        if 4 * outside <= inside:
             return [node] if title is None else [title, node]
     articles = tree.css("article")
     if len(articles) == 1:
         return [articles[0]]
     return [] if tree.body is None else [tree.body]
+
+
+def _frame_text(tree: Any, root: LexborNode) -> int:
+    """How much text the page's frame (:data:`FRAME_NAMES`) holds outside
+    ``root``, each outermost frame element counted once."""
+    frames = tree.css(_FRAME_SELECTOR)
+    if not frames:
+        return 0
+    holding = {root.mem_id, *(a.mem_id for a in _ancestors(root))}
+    frames = [frame for frame in frames if frame.mem_id not in holding]
+    ids = {frame.mem_id for frame in frames}
+    total = 0
+    for frame in frames:
+        if not any(a.mem_id in ids or a.mem_id == root.mem_id for a in _ancestors(frame)):
+            total += len(_text(frame))  # (not inside another frame, nor inside root)
+    return total
+
+
+def _ancestors(node: LexborNode) -> Iterator[LexborNode]:
+    parent = node.parent
+    while parent is not None:
+        yield parent
+        parent = parent.parent
+
+
+def _tab_bar(node: LexborNode, names: list[str]) -> bool:
+    """Whether a ``.nav`` is a tab bar: ``role="tablist"``, Bootstrap's
+    ``nav-tabs`` or ``nav-pills``, or a ``.tab-content`` right after it."""
+    if (node.attributes.get("role") or "") == "tablist" or _TAB_BARS.intersection(names):
+        return True
+    following = node.next
+    while following is not None and following.tag in ("-text", "-comment"):
+        following = following.next
+    return (
+        following is not None and "tab-content" in (following.attributes.get("class") or "").split()
+    )
 
 
 def _title_before(tree: Any, root: LexborNode) -> LexborNode | None:
