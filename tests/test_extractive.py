@@ -3487,6 +3487,13 @@ def test_days_of_another_kind_are_no_answer_to_how_many(generator: ExtractiveGen
     """ "how many sick days": 28 days of paid vacation are not sick days; the
     vacation days are an answer to "how many vacation (holiday) days"."""
     assert_not_found(generator.generate("How many sick days do employees get?", hits_of(OFFICE)))
+    sick = chunk("docs/leave.md", "# Leave\n\nEmployees get 10 days of paid sick leave per year.\n")
+    for question in (
+        "How many vacation days do I get?",
+        "How many days of annual leave do I get?",
+        "How many parental leave days do I get?",
+    ):
+        assert_not_found(generator.generate(question, hits_of(sick)))
     answer = generator.generate("How many holiday days do Berlin employees get?", hits_of(OFFICE))
     assert "28 days of paid vacation" in answer.text
 

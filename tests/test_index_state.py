@@ -1951,3 +1951,14 @@ def test_a_rebuild_with_a_loader_unmounted_refuses_to_lose_its_documents(
         report = pipeline.index(rebuild=True, allow_mass_delete=True)
         assert report.deleted == ("share/b.md",) and report.kept == ()
         assert "deleted by this --rebuild" in report.errors[0][1]
+
+
+def test_a_rebuild_of_some_sources_is_refused(tmp_path: Path, pm: pluggy.PluginManager) -> None:
+    """A rebuild empties every store: limited to some files it would leave
+    the rest out of the index, saying -0 deleted. Refused, nothing touched."""
+    root = project(tmp_path, docs={"a.md": "# A\n\nAardvarks.\n", "b.md": "# B\n\nBadgers.\n"})
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        pipeline.index()
+        with pytest.raises(IndexStateError, match=r"takes no SOURCES"):
+            pipeline.index(sources=[root / "docs" / "a.md"], rebuild=True)
+        assert pipeline.status().documents == 2

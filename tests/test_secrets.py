@@ -327,6 +327,11 @@ def test_a_ragloom_server_key_is_a_secret() -> None:
         ("Adgangskoden til gæstenetværket er Strand2026!", "Strand2026!", "Password"),
         ("Kodeordet er Strand2026!", "Strand2026!", "Password"),
         ("Vierasverkon salasana on Kesä2026! ja se vaihdetaan.", "Kesä2026!", "Password"),
+        # passwords that end in a word, or look like a standard's name
+        ("The password for the shared mailbox is Hunter42-red.", "Hunter42-red", "Password"),
+        ("password = 'Blue42-free'", "Blue42-free", "Password"),
+        ("The admin password is Acme2024-secure.", "Acme2024-secure", "Password"),
+        ("The db password is Rsa12345.", "Rsa12345", "Password"),
         (
             f"token {GITHUB_TOKEN}EXTRA99 in the log",
             f"{GITHUB_TOKEN}EXTRA99",

@@ -218,8 +218,9 @@ def _document_folders(root: Path, limit: int = 3) -> list[str]:
     "--rebuild",
     is_flag=True,
     help="Start over: a new ledger and empty stores, whatever state they are in "
-    "(a damaged ledger is moved aside), then index everything. Refused where indexed "
-    "documents cannot be read now (an unmounted folder), unless --allow-mass-delete.",
+    "(a damaged ledger is moved aside), then index everything (no SOURCES). Refused "
+    "where indexed documents cannot be read now (an unmounted folder), unless "
+    "--allow-mass-delete.",
 )
 @click.option(
     "--repair",

@@ -312,6 +312,14 @@ class Indexer:
         reread: bool = False,
     ) -> IndexReport:
         run = self.job
+        if rebuild and sources is not None:
+            # it writes every document into emptied stores: a run of a few
+            # files would leave the rest out of the index, with nothing said
+            raise IndexStateError(
+                "`ragloom index --rebuild` empties the stores and indexes everything: it "
+                "takes no SOURCES; run it without them (or `ragloom index SOURCES` to "
+                "index just those again)"
+            )
         journal = Journal(self.index_dir / JOURNAL_FILE)
         started = ledger.get_meta("rebuilding")
         if started is not None and not rebuild:

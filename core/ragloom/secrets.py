@@ -791,15 +791,16 @@ _SNAKE_NAME = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+|[A-Z][A-Z0-9]*(?:_[A-Z0
 
 
 _DESCRIBED = re.compile(
-    r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*-(?:[a-z]+ed|based|long|short|compliant|ready|safe|free"
-    r"|only|wide|specific|aware|friendly|proof|strong|secure|grade|style|like)"
+    r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*-(?:encrypted|managed|protected|hashed|salted|generated"
+    r"|rotated|based|compliant|long|stored|enforced|required|signed|backed|controlled)"
 )
-"""A compound that describes a password rather than being one: it ends in a
-participle or an adjective (``AES-256-encrypted``, ``1Password-managed``,
-``16-characters-long``, ``90-day-based``)."""
+"""A compound that describes a password rather than being one: it ends in
+one of a few words that say how passwords are kept (``AES-256-encrypted``,
+``1Password-managed``, ``16-characters-long``, ``90-day-based``); not any
+word (``Hunter42-red``, ``Blue42-free``, ``Acme2024-secure`` are passwords)."""
 _NAMED = re.compile(
-    r"(?i:1password|(?:iso|iec|nist|rfc|fips|aes|sha|rsa|pci)(?:[-/ ]?[a-z]*[-/ ]?\d+)+"
-    r"[a-z]?(?::\d{4})?)"
+    r"(?i:1password)|(?:ISO|IEC|NIST|RFC|FIPS|AES|SHA|RSA|PCI)(?:[-/ ][A-Z]*[-/ ]?\d+)+"
+    r"[A-Za-z]?(?::\d{4})?"
 )
 """A product or a standard (``1Password``, ``ISO-27001``, ``NIST-800-63B``,
 ``AES-256``), not a password."""

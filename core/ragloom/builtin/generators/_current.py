@@ -16,17 +16,19 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from ..loaders._deprecated import STATES
 from ._entities import versions_in
 
 __all__ = ["asks_of_old", "old_words", "is_deprecated"]
 
-_QUALIFIERS = ("old", "older", "previous", "former", "earlier", "legacy", *STATES)
+_QUALIFIERS = ("old", "older", "previous", "former", "earlier", "legacy", "superseded", "outdated")
+"""Words that date a document ("the previous policy"); not the states a
+topic may be in ("an archived project", "a deprecated flag")."""
 _DOCUMENTS = (
-    "policy|policies|version|versions|page|pages|guide|guides|docs?|documentation|handbook|"
-    "rules|api|manual|release|releases|edition|terms|procedure|process|spec|specification|"
-    "standard|agreement|contract|regulations?|guidelines?|faq"
+    "policy|policies|page|pages|guide|guides|docs|doc|documentation|handbook|rules|manual|"
+    "edition|terms|procedure|spec|specification|agreement|contract|regulations?|guidelines?|faq"
 )
+"""What names a document (not "version" or "release": "upgrade from the
+previous version" asks the current docs)."""
 _OLD_DOCUMENT = re.compile(
     rf"\b({'|'.join(_QUALIFIERS)})\s+(?:[\w-]+\s+){{0,2}}?(?:{_DOCUMENTS})\b", re.IGNORECASE
 )

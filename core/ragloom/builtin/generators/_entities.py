@@ -851,11 +851,13 @@ def counted_thing(question: str) -> set[str]:
 LEAVE_KINDS = frozenset(
     stem(word)
     for word in (
-        "vacation", "holiday", "annual", "sick", "parental", "maternity", "paternity",
+        "vacation", "holiday", "sick", "parental", "maternity", "paternity",
         "bereavement", "compassionate", "unpaid", "study", "carer", "personal", "public", "bank",
     )
 )  # fmt: skip
-"""Kinds of days off, each another's rival: 28 days of vacation are no sick days."""
+ANY_LEAVE = stem("leave")
+"""Kinds of days off, each another's rival: 28 days of vacation are no sick days
+("leave" itself is of every kind, and "annual leave" is the vacation)."""
 
 
 def counted_kind(question: str) -> set[str]:
@@ -869,6 +871,8 @@ def counted_kind(question: str) -> set[str]:
         return set()
     phrase: list[str] = []
     for word in match.group(1).lower().split():
+        if word == "of" and len(phrase) == 1 and set(content_terms(phrase[0])) & _TIME_UNITS:
+            continue  # "how many days of annual leave": days, of annual leave
         if word in _PHRASE_ENDS:
             break
         phrase.append(word)

@@ -28,6 +28,7 @@ from ...terminal import clean
 from ...types import Answer, Chunk, Citation, Document, Hit
 from ._current import asks_of_old, is_deprecated, old_words
 from ._entities import (
+    ANY_LEAVE,
     GROUP_WORDS,
     LEAVE_KINDS,
     NAMED_VERSION,
@@ -626,8 +627,8 @@ class ExtractiveGenerator(Generator):
                 fit = kind == "amount" and _MEASURED.search(unit.text) is not None
             if (
                 fit
-                and of_kind
-                and not _says_of(unit, of_kind)
+                and of_kind - {ANY_LEAVE}
+                and not _says_of(unit, of_kind - {ANY_LEAVE})
                 and (unit.terms | unit.context) & (LEAVE_KINDS - of_kind)
             ):
                 # "28 days of paid vacation" are no sick days (but "work from

@@ -113,7 +113,14 @@ _ITSELF = re.compile(
 _UNDERLINE = re.compile(r"^\s*(?:=+|-+|~+|\^+)\s*$")
 """A setext (or reStructuredText) heading's underline."""
 
-_NO = frozenset({"false", "no", "0", "off", ""})
+_BADGE = re.compile(r"(?:\[?!\[[^\]]*\]\([^)]*\)\]?(?:\([^)]*\))?\s*)+")
+"""A line of README badges (``[![build](...)](...)``): no text of the page."""
+_PLAIN_TITLE = re.compile(r"[^\W_][^.!?:;]{0,78}[^.!?:;,\s]")
+"""A first line that is a title without markup (a text file's, a PDF's): short,
+no sentence's end."""
+
+_NO = frozenset({"false", "no", "0", "off", "", "none", "never", "n/a", "na", "null", "~", "-"})
+"""Front matter values that say a page is not deprecated."""
 
 
 def deprecated(text: str, fields: Mapping[str, Any], kind: str = "markdown") -> bool | None:
@@ -128,7 +135,8 @@ def deprecated(text: str, fields: Mapping[str, Any], kind: str = "markdown") -> 
     status = fields.get("status")
     if isinstance(status, str) and _STARTS_WITH_STATE.match(status.strip()):
         return True
-    if fields.get("superseded_by"):
+    replaced_by = fields.get("superseded_by")
+    if replaced_by and str(replaced_by).strip().lower() not in _NO:
         return True
     if kind not in PROSE_FORMATS:
         return None
@@ -169,10 +177,11 @@ def _first_blocks(lines: list[str]) -> tuple[str, str]:
             blocks[-1].append(line)
         elif blocks[-1]:
             blocks.append([])
-    blocks = [b for b in blocks if b]
+    blocks = [b for b in blocks if b and not all(_BADGE.fullmatch(line.strip()) for line in b)]
     if blocks and (
         blocks[0][0].lstrip().startswith("#")
         or (len(blocks[0]) > 1 and _UNDERLINE.match(blocks[0][1]))
+        or (len(blocks[0]) == 1 and _PLAIN_TITLE.fullmatch(blocks[0][0].strip()))
     ):
         title = blocks.pop(0)  # the title, and what its block holds past it
         rest = title[2:] if len(title) > 1 and _UNDERLINE.match(title[1]) else title[1:]
