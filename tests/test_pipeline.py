@@ -127,9 +127,8 @@ def test_filters_reach_every_store(corpus: Path, pm: pluggy.PluginManager) -> No
         assert pipeline.retrieve("plan", filters={"source": {"$in": []}}) == []
 
 
-def test_unsupported_filter_fails_before_any_store_runs(
-    corpus: Path, pm: pluggy.PluginManager
-) -> None:
+def _register_eq_only(pm: pluggy.PluginManager) -> None:
+    """Registers store ``eq-only``: bm25 that applies ``$eq`` filters only."""
     from ragloom.builtin.stores.bm25 import BM25Store
 
     class EqOnly(BM25Store):
@@ -141,6 +140,12 @@ def test_unsupported_filter_fails_before_any_store_runs(
             register("eq-only", EqOnly)
 
     pm.register(Plugin(), name="eq-only")
+
+
+def test_unsupported_filter_fails_before_any_store_runs(
+    corpus: Path, pm: pluggy.PluginManager
+) -> None:
+    _register_eq_only(pm)
     config = write_config(corpus, stores=[{"type": "eq-only"}], embedder=None)
     pipeline = ragloom.load(config, plugin_manager=pm)
     with pipeline:
@@ -154,17 +159,7 @@ def test_excluding_deprecated_pages_is_checked_against_every_store(
 ) -> None:
     """``retrieval.deprecated: exclude`` adds a `$ne` to every query: a store
     that cannot apply it fails the config, named, not every query."""
-    from ragloom.builtin.stores.bm25 import BM25Store
-
-    class EqOnly(BM25Store):
-        filter_operators = frozenset({"$eq"})
-
-    class Plugin:
-        @hookimpl
-        def register_stores(self, register):
-            register("eq-only", EqOnly)
-
-    pm.register(Plugin(), name="eq-only")
+    _register_eq_only(pm)
     config = write_config(
         corpus, stores=[{"type": "eq-only"}], embedder=None, retrieval={"deprecated": "exclude"}
     )
