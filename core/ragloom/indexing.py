@@ -464,12 +464,14 @@ class Indexer:
         kept = [e for e in missing if loaded.keeps(e, self.job.kept)]
         vanished = [e for e in missing if not loaded.keeps(e, self.job.kept)]
         held = {entry.loader for entry in entries.values()}  # "": a ledger before `loader`
+        # a rebuild told to go on without what it cannot read drops it (below)
+        fate = "deleted by this --rebuild" if rebuild and allow_mass_delete else "kept"
         errors = tuple(
             (
                 name,
                 f"{message}; "
                 + (
-                    "the documents it indexed before are kept"
+                    f"the documents it indexed before are {fate}"
                     if name in held or "" in held
                     else "nothing was indexed from it yet"
                 ),
@@ -512,10 +514,6 @@ class Indexer:
                 self.job.report(str(self.index_dir), message)
             else:
                 vanished, kept = [*vanished, *kept], []
-                errors = tuple(
-                    (name, message.replace("are kept", "are deleted by this --rebuild"))
-                    for name, message in errors
-                )
         # documents of a built docs site the loader now skips as generated
         # output (its note says so) are meant to go: the guard does not count them
         generated = _in_generated_output(vanished, base) if vanished else 0

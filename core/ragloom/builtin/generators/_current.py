@@ -13,10 +13,10 @@ names ("the hotel limit in the 2024 travel policy").
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ._entities import versions_in
+from ._entities import YEAR, versions_in
 
 __all__ = ["asks_of_old", "old_words", "is_deprecated"]
 
@@ -45,21 +45,18 @@ def old_words(question: str) -> set[str]:
     return {match.group(1).lower() for match in _OLD_DOCUMENT.finditer(question)}
 
 
-def asks_of_old(
-    question: str, metadata: Iterable[Mapping[str, Any]], year: Callable[[str], list[str]]
-) -> bool:
+def asks_of_old(question: str, metadata: Iterable[Mapping[str, Any]]) -> bool:
     """Whether the question asks about what a deprecated page says (module
-    docs). ``metadata``: the candidates' chunks' metadata; ``year``: what
-    finds the years a text names."""
+    docs). ``metadata``: the candidates' chunks' metadata."""
     if _OLD_DOCUMENT.search(question):
         return True
-    asked = set(year(question)) | versions_in(question)
+    asked = set(YEAR.findall(question)) | versions_in(question)
     if not asked:
         return False
     old: set[str] = set()
     new: set[str] = set()
     for fields in metadata:
         where = " ".join(str(fields.get(key) or "") for key in ("title", "section", "source"))
-        named = (set(year(where)) | versions_in(where)) & asked
+        named = (set(YEAR.findall(where)) | versions_in(where)) & asked
         (old if is_deprecated(fields) else new).update(named)
     return bool(old - new)

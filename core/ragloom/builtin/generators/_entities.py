@@ -886,6 +886,10 @@ def counted_kind(question: str) -> set[str]:
     return {said for t in kinds for said in _SAID_AS.get(t, {t})}
 
 
+YEAR = re.compile(r"(?<![\w.,/])(?<!\d-)(?:19|20)\d\d(?!\w|[-.,/]\d)")
+"""A year written in full ("2023"; not the "2023" of "2023-05-01" or "1.2023.4")."""
+
+
 _ASKS_VERSION = re.compile(
     r"\b(?:which|what) (?:version|release)s?\b|\bsince (?:which|what) (?:version|release)\b",
     re.IGNORECASE,

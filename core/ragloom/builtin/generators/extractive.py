@@ -67,6 +67,9 @@ from ._entities import (
     unknown_kind,
     versions_in,
 )
+from ._entities import (
+    YEAR as _YEAR,
+)
 from ._text import (
     END_PUNCT,
     GENERIC_STEMS,
@@ -646,7 +649,7 @@ class ExtractiveGenerator(Generator):
             # the page in force answers, not the one it replaced ("trips
             # outside Europe also need approval" from the superseded policy),
             # unless the question asks about that one (``_current``)
-            of_old = asks_of_old(read, (c[2].chunk.metadata for c in candidates), _YEAR.findall)
+            of_old = asks_of_old(read, (c[2].chunk.metadata for c in candidates))
             candidates = [c for c in candidates if (c in old) == of_old]
         best = max(score for _, score, _ in candidates)
         best_coverage = max(coverage for coverage, _, _ in candidates)
@@ -670,7 +673,7 @@ class ExtractiveGenerator(Generator):
             chosen = _with_items(chosen, units, set(asked))
         # the same rule in two documents with other figures (the Berlin and the
         # Austin office's leave): both, each said with what tells them apart
-        told: dict[int, str] = {}
+        told: dict[str, str] = {}  # chunk id -> what tells its document apart
         if len(chosen) == 1 and not names:
             twin = _twin(chosen[0], [unit for _, unit in eligible])
             if twin is not None:
@@ -698,8 +701,8 @@ class ExtractiveGenerator(Generator):
                     label.append(unit.heading.rstrip(": "))  # "[1.2.0] - 2026-02-02, Fixed: ..."
                 quotes[chunk_id].extend(p for p in label if _is_line_of(p, unit.chunk.text))
                 said = f"{', '.join(label)}: {said}"
-            elif id(unit) in told:  # "Berlin (office): Employees receive 14 weeks ..."
-                said = f"{told[id(unit)]}: {said}"
+            elif unit.chunk.id in told:  # "Berlin (office): Employees receive 14 weeks ..."
+                said = f"{told.pop(unit.chunk.id)}: {said}"
             elif unit.columns:  # "Plan: Basic; Joining fee: £20", not "Basic | £24.99 | £20"
                 said = _with_columns(unit, _asked_columns(unit, years))
             elif unit.kind == "code" and "`" not in said:
@@ -1237,8 +1240,8 @@ _OWN_FIELDS = frozenset(
 headers): no field of what the document is about."""
 
 
-def _told_apart(one: _Unit, other: _Unit) -> dict[int, str]:
-    """What tells two documents apart, for each unit (by ``id``): the first
+def _told_apart(one: _Unit, other: _Unit) -> dict[str, str]:
+    """What tells two documents apart, for each unit's chunk (by id): the first
     field of their front matter (or their loader's ``metadata:``) whose values
     differ (``Berlin (office)``); empty when none does (two pages that only
     disagree: the better ranked answers, as it would alone)."""
@@ -1253,7 +1256,10 @@ def _told_apart(one: _Unit, other: _Unit) -> dict[int, str]:
             and len(value) <= _LABEL_CHARS
             and len(theirs) <= _LABEL_CHARS
         ):
-            return {id(one): clean(f"{value} ({key})"), id(other): clean(f"{theirs} ({key})")}
+            return {
+                one.chunk.id: clean(f"{value} ({key})"),
+                other.chunk.id: clean(f"{theirs} ({key})"),
+            }
     return {}
 
 
@@ -1284,10 +1290,6 @@ def _of_years(unit: _Unit, years: set[str]) -> bool:
     )
     named = set(_YEAR.findall(around))
     return not named or not named.isdisjoint(years)
-
-
-_YEAR = re.compile(r"(?<![\w.,/])(?<!\d-)(?:19|20)\d\d(?!\w|[-.,/]\d)")
-"""A year written in full ("2023"; not the "2023" of "2023-05-01" or "1.2023.4")."""
 
 
 def _names_version(unit: _Unit, versions: set[str]) -> bool:

@@ -58,6 +58,8 @@ PROSE_FORMATS = frozenset(
 """The formats read for the mark (not code, data or mail)."""
 
 _STATE = "|".join(STATES)
+_READ_CHARS = 20_000
+"""How much of a text is looked at: its title and first two blocks lie within."""
 _OPENING_CHARS = 600
 """How far into the text a status line may stand."""
 
@@ -140,7 +142,8 @@ def deprecated(text: str, fields: Mapping[str, Any], kind: str = "markdown") -> 
         return True
     if kind not in PROSE_FORMATS:
         return None
-    lines = text.lstrip().split("\n")
+    # the opening only: the first blocks past the title (not a whole book's lines)
+    lines = text.lstrip()[:_READ_CHARS].split("\n")
     if _status_in_opening(lines):
         return True
     block, after = _first_blocks(lines)
