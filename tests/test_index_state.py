@@ -1953,6 +1953,48 @@ def test_a_rebuild_with_a_loader_unmounted_refuses_to_lose_its_documents(
         assert "deleted by this --rebuild" in report.errors[0][1]
 
 
+def test_completing_a_killed_rebuild_says_what_it_could_not_read_is_lost(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    """A killed `--rebuild` has committed its emptied ledger; the run that
+    completes it writes only what it reads. A file grown past max_file_size
+    and an unmounted share were said to be "kept" and were gone from the
+    index: the run fails, naming each and the rebuild that emptied it."""
+    loaders = [
+        {"type": "directory", "path": "docs", "max_file_size": 200},
+        {"type": "directory", "path": "share"},
+    ]
+    root = project(
+        tmp_path,
+        docs={"runbook.md": "# Runbook\n\nRestart the aardvark service.\n", "b.md": "# B\n\nb\n"},
+        loaders=loaders,
+    )
+    share = root / "share"
+    share.mkdir()
+    (share / "c.md").write_text("# C\n\nBadgers dig setts.\n", "utf-8")
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        pipeline.index()
+        Ledger(pipeline.index_dir / "ledger.sqlite").open().clear(rebuilding=time.time())
+        with (root / "docs" / "runbook.md").open("a", encoding="utf-8") as handle:
+            handle.write("more detail\n" * 40)
+        share.rename(root / "share.off")
+        report = pipeline.index()
+        assert not report.ok and report.kept == ()
+        said = dict(report.errors)
+        assert len(said) == 2 and "docs/runbook.md" in said
+        assert any("share: directory not found" in message for message in said.values())
+        for message in said.values():
+            assert "before the `ragloom index --rebuild` started" in message
+            assert "is not in the index until a run reads it" in message
+            assert "nothing was indexed from it yet" not in message
+        assert pipeline.status().documents == 1
+        (root / "docs" / "runbook.md").write_text("# Runbook\n\nRestart the aardvark service.\n")
+        (root / "share.off").rename(share)
+        again = pipeline.index()
+        assert again.ok and sorted(again.added) == ["docs/runbook.md", "share/c.md"]
+        assert pipeline.status().documents == 3
+
+
 def test_a_rebuild_of_some_sources_is_refused(tmp_path: Path, pm: pluggy.PluginManager) -> None:
     """A rebuild empties every store: limited to some files it would leave
     the rest out of the index, saying -0 deleted. Refused, nothing touched."""

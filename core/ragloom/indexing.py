@@ -143,6 +143,18 @@ class IndexReport:
         return not self.errors
 
 
+def _utc(seconds: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(float(seconds)))
+
+
+def _lost_to_rebuild(when: str) -> str:
+    return (
+        f"what was indexed from it before the `ragloom index --rebuild` started {when} "
+        "(which did not end, and had emptied the index) is not in the index until a run "
+        "reads it: make it readable and run `ragloom index` again"
+    )
+
+
 def _check_sources_exist(
     scope: Sequence[Path], entries: Iterable[LedgerEntry], base_dir: Path
 ) -> None:
@@ -322,11 +334,11 @@ class Indexer:
             )
         journal = Journal(self.index_dir / JOURNAL_FILE)
         started = ledger.get_meta("rebuilding")
+        when = "" if started is None else _utc(started)
         if started is not None and not rebuild:
             # a rebuild that was killed, or failed (a store it could not empty):
             # its empty ledger is committed, and the stores may hold anything
             # from before; this run completes it, as the query's message says
-            when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(float(started)))
             if sources is not None:
                 # completing it writes every document into emptied stores: a run
                 # of a few files would leave the rest out, with nothing said
@@ -466,18 +478,30 @@ class Indexer:
         held = {entry.loader for entry in entries.values()}  # "": a ledger before `loader`
         # a rebuild told to go on without what it cannot read drops it (below)
         fate = "deleted by this --rebuild" if rebuild and allow_mass_delete else "kept"
-        errors = tuple(
-            (
-                name,
-                f"{message}; "
-                + (
-                    f"the documents it indexed before are {fate}"
-                    if name in held or "" in held
-                    else "nothing was indexed from it yet"
-                ),
+        if started is not None:
+            # completing a killed rebuild: its wipe is committed, so what a source
+            # it cannot read now held before is gone from the index, whatever the
+            # loader's note says of keeping it; said as an error (the run fails)
+            errors = tuple(
+                (name, f"{message}; {_lost_to_rebuild(when)}")
+                for name, message in loaded.failed.items()
+            ) + tuple(
+                (source, f"{source} could not be read (see its note); {_lost_to_rebuild(when)}")
+                for source in sorted(self.job.kept)
             )
-            for name, message in loaded.failed.items()
-        )
+        else:
+            errors = tuple(
+                (
+                    name,
+                    f"{message}; "
+                    + (
+                        f"the documents it indexed before are {fate}"
+                        if name in held or "" in held
+                        else "nothing was indexed from it yet"
+                    ),
+                )
+                for name, message in loaded.failed.items()
+            )
         if vanished and not allow_mass_delete and self.config.indexing.max_delete_share < 1:
             # an unmounted share leaves its mount point: an empty folder where
             # documents were. Its documents stay, and the run fails, as for a
