@@ -286,8 +286,9 @@ def test_mass_delete_is_refused_unless_allowed(tmp_path: Path) -> None:
     assert cli("index", cwd=root).returncode == 0
     for name in ("security.md", "pricing.md"):  # two of three: past max_delete_share
         (root / "docs" / name).unlink()
-    dry = cli("index", "--dry-run", cwd=root)
-    assert dry.returncode == 0 and "max_delete_share" in dry.stdout + dry.stderr
+    dry = cli("index", "--dry-run", cwd=root)  # what the run would do, and its refusal
+    assert dry.returncode == 1 and "- docs/security.md" in dry.stdout
+    assert "the run would be refused: this run would delete 2 of the 3" in dry.stderr
     refused = cli("index", cwd=root)
     assert refused.returncode == 1
     assert "would delete 2 of the 3" in refused.stderr and "--allow-mass-delete" in refused.stderr
@@ -1892,6 +1893,8 @@ def test_a_file_that_grew_past_max_file_size_keeps_its_indexed_version(
         # a rebuild writes only what it reads: it would lose it, and says so
         with pytest.raises(IndexStateError, match=r"--rebuild writes only what it reads"):
             pipeline.index(rebuild=True)
+        dry = pipeline.index(rebuild=True, dry_run=True)  # fails as the run would
+        assert not dry.ok and "the run would be refused: --rebuild writes" in dry.errors[0][1]
         assert "aardvark" in pipeline.retrieve("aardvark service")[0].chunk.text
         dropped = pipeline.index(rebuild=True, allow_mass_delete=True)
         assert dropped.deleted == ("docs/runbook.md",) and dropped.kept == ()

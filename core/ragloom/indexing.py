@@ -521,29 +521,32 @@ class Indexer:
                     )
                     for folder, group in emptied.items()
                 )
+        refusal = None
         if rebuild and kept:
             # a rebuild writes only what it reads: what could not be read (an
             # unmounted loader, an unreadable file, one past max_file_size)
             # would leave the index, whatever the notes say of keeping it
             if not allow_mass_delete:
-                message = (
+                refusal = (
                     f"--rebuild writes only what it reads, and {len(kept)} indexed "
                     "document(s) could not be read this run (the notes and errors say why; "
                     f"such as {kept[0].id}): they would be lost. Make them readable (mount "
                     "the folder, fix the permissions, raise max_file_size) and run again, or "
                     "run `ragloom index --rebuild --allow-mass-delete` to rebuild without them"
                 )
-                if not dry_run:
-                    raise IndexStateError(message)
-                self.job.report(str(self.index_dir), message)
             else:
                 vanished, kept = [*vanished, *kept], []
         # documents of a built docs site the loader now skips as generated
         # output (its note says so) are meant to go: the guard does not count them
         generated = _in_generated_output(vanished, base) if vanished else 0
-        self._guard_mass_delete(
-            len(vanished) - generated, len(in_scope), allow_mass_delete, dry_run, added=len(added)
+        refusal = refusal or self._mass_delete_refusal(
+            len(vanished) - generated, len(in_scope), allow_mass_delete, added=len(added)
         )
+        if refusal is not None:
+            if not dry_run:
+                raise IndexStateError(refusal)
+            # a dry run lists what the run would do, and fails as it would
+            errors = (*errors, (str(self.index_dir), f"the run would be refused: {refusal}"))
 
         if dry_run:
             return IndexReport(
@@ -672,12 +675,14 @@ class Indexer:
         )
 
     # -- loading ---------------------------------------------------------------
-    def _guard_mass_delete(
-        self, deleted: int, indexed: int, allow: bool, dry_run: bool, added: int = 0
-    ) -> None:
+    def _mass_delete_refusal(
+        self, deleted: int, indexed: int, allow: bool, added: int = 0
+    ) -> str | None:
+        """Why a run that deletes ``deleted`` of ``indexed`` documents is refused
+        (``indexing.max_delete_share``), or None."""
         share = self.config.indexing.max_delete_share
         if allow or deleted <= 1 or share >= 1 or deleted <= share * indexed:
-            return
+            return None
         found = (
             # the documents are there, under other ids: moved, or another index's ledger
             f" It would also add {added} document(s) not indexed before: if the documents "
@@ -686,17 +691,13 @@ class Indexer:
             if added
             else ""
         )
-        message = (
+        return (
             f"this run would delete {deleted} of the {indexed} indexed documents "
             f"({deleted / indexed:.0%}), more than `indexing.max_delete_share` "
             f"({share:.0%}) allows.{found} If a folder is unmounted, renamed or emptied by "
             "mistake, bring it back and run again; if the documents really are gone, "
             "run `ragloom index --allow-mass-delete`"
         )
-        if dry_run:
-            self.job.report(str(self.index_dir), message)
-            return
-        raise IndexStateError(message)
 
     # -- writing -----------------------------------------------------------------
     def _write_all(
