@@ -848,6 +848,122 @@ def test_a_bare_yes_or_no_leads_the_reply_to_a_yes_no_question(
     assert now.text.startswith("No. RabbitMQ support was removed")
 
 
+def test_a_faq_reply_leads_only_the_answer_to_its_own_question(
+    generator: ExtractiveGenerator,
+) -> None:
+    """A FAQ's "Yes." replies to its own question: under another that
+    shares a word with the one asked, it is not quoted (a "cannot" answer
+    followed by "Yes." reads as the opposite)."""
+    meta = {"source": "docs/returns-faq.md", "title": "Returns FAQ"}
+    used_pan = chunk(
+        "docs/returns-faq.md",
+        "# Returns FAQ\n\n## Can I return a used pan?\n\n"
+        "Used cookware that is not defective cannot be returned, but it may be covered "
+        "by the warranty.\n",
+    )
+    exchange = chunk(
+        "docs/returns-faq.md",
+        "## Can I exchange a pan for a different size?\n\n"
+        "Yes. Exchanges for a different size of the same product are free, once per order.\n",
+        1,
+    )
+    faq = [replace(used_pan, metadata=meta), replace(exchange, metadata=meta)]
+    used = generator.generate("Can I return a used pan?", hits_of(*faq))
+    assert "Yes." not in used.text and "cannot be returned" in used.text
+    size = generator.generate("Can I exchange a pan for a different size?", hits_of(*faq[::-1]))
+    assert size.text.startswith("Yes. Exchanges for a different size")
+
+
+RETURNS = chunk(
+    "docs/returns.md",
+    "## Return shipping costs\n\n"
+    "In the United States, return shipping is free with the prepaid label.\n"
+    "In Canada, return shipping costs CA$12.00, deducted from your refund.\n"
+    "In the European Union, return shipping costs €6.95, deducted from your refund.\n"
+    "In the United Kingdom, return shipping costs £4.95, deducted from your refund.\n"
+    "In Australia, you pay for return shipping yourself.\n\n"
+    "## Return windows\n\n"
+    "In the United States, you can return an unused item within 30 days.\n"
+    "In the European Union, you can return an unused item within 14 days.\n\n"
+    "EU customers pay no customs duties.\n",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # the place as the passages write it, and only its own sentence
+        ("How much does return shipping cost in the EU?", "€6.95"),
+        ("How much does return shipping cost in the UK?", "£4.95"),
+        ("How much does return shipping cost in Britain?", "£4.95"),
+        ("How long do I have to return something in the US?", "30 days"),
+        ("How long do I have to return something in the USA?", "30 days"),
+        # what the passages say of the union holds in a member country
+        ("What is the return window in Germany?", "14 days"),
+        ("Do French customers pay customs duties?", "no customs duties"),
+        # another country's figure is no answer
+        ("How much does return shipping cost in Australia?", NOT_FOUND),
+        ("How much does return shipping cost in Japan?", NOT_FOUND),
+    ],
+)
+def test_a_place_is_read_in_any_of_its_names_and_another_places_sentence_is_none(
+    generator: ExtractiveGenerator, question: str, expected: str
+) -> None:
+    """Sentences that differ only by their country ("In Canada, return
+    shipping costs CA$12.00"): the EU's figure was answered with Canada's,
+    and "the US", "Germany" were refused where the passages write "the
+    United States" and "the European Union"."""
+    answer = generator.generate(question, hits_of(RETURNS))
+    if expected == NOT_FOUND:
+        assert answer.text == NOT_FOUND, answer.text
+    else:
+        assert expected in answer.text, answer.text
+        assert "CA$12" not in answer.text and "Canada" not in answer.text
+
+
+def test_a_place_name_is_not_read_in_other_words() -> None:
+    """Only real places, as whole words and as written: "us", "in French"
+    (a language), a question in capitals name no country."""
+    from ragloom.builtin.generators._places import as_written, places_in
+
+    assert places_in("Contact us in French or in German.") == set()
+    assert places_in("German customers and the U.S. office") == {"Germany", "United States"}
+    texts = ["In the United States, returns are free. The EU office is in Rotterdam."]
+    assert as_written("Returns in the US?", texts) == "Returns in the United States?"
+    assert as_written("Is live chat available in French?", texts) == (
+        "Is live chat available in French?"
+    )
+    assert as_written("Duties in France?", texts) == "Duties in EU?"
+    assert as_written("CAN US CUSTOMERS RETURN?", texts) == "CAN US CUSTOMERS RETURN?"
+
+
+def test_a_snake_case_column_name_is_read_as_its_words(generator: ExtractiveGenerator) -> None:
+    """A CSV's columns as a program writes them (``price_usd``): the price
+    of a model was refused, its row at rank 1."""
+    specs = chunk(
+        "docs/specs.csv",
+        "| model | name | induction_compatible | oven_safe_f |\n| --- | --- | --- | --- |\n"
+        "| TT-28-CI | Cast Iron Skillet 28 cm | yes | 600 |\n"
+        "| TT-24-NS | Ceramic Pro Fry Pan 24 cm | no | 400 |\n",
+    )
+    answer = generator.generate("Is the TT-24-NS induction compatible?", hits_of(specs))
+    assert "TT-24-NS" in answer.text and "TT-28-CI" not in answer.text, answer.text
+
+
+def test_a_sentence_that_says_an_offer_ended_is_quoted_with_the_offer(
+    generator: ExtractiveGenerator,
+) -> None:
+    promotions = chunk(
+        "docs/promotions.md",
+        "## Free engraving\n\nFree engraving on all Dutch ovens. "
+        "This offer ended on December 31, 2025.\n",
+    )
+    answer = generator.generate("Can I get free engraving on a Dutch oven?", hits_of(promotions))
+    assert answer.text == (
+        "Free engraving on all Dutch ovens. This offer ended on December 31, 2025 [1]."
+    )
+
+
 @pytest.mark.parametrize(
     ("question", "text", "expected"),
     [

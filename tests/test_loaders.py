@@ -184,6 +184,9 @@ def test_file_loader_metadata_may_override_title(tmp_path, context):
         ("# Projects\n\nArchived\n\n- Project Apollo\n\nActive\n\n- Project Zeus\n", None),
         ("# Leave\n\nThis policy is no longer applicable to contractors.\n", None),
         ("# Holidays\n\nThis information is no longer current after 31 December.\n", None),
+        # a discontinued product's page is still the truth about it
+        ("# Fry Pan 26 cm (TT-26-NS)\n\nStatus: discontinued\n\nIt is replaced by TT-28.\n", None),
+        ("---\nstatus: discontinued\n---\n# Fry Pan 26 cm\n\nIts coating is PTFE.\n", None),
     ],
 )
 def test_a_page_that_says_it_was_replaced_is_marked_deprecated(tmp_path, context, text, marked):

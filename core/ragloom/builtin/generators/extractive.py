@@ -70,6 +70,7 @@ from ._entities import (
 from ._entities import (
     YEAR as _YEAR,
 )
+from ._places import as_written, place_forms, places_in, said_in, within
 from ._text import (
     END_PUNCT,
     GENERIC_STEMS,
@@ -261,10 +262,13 @@ class ExtractiveGenerator(Generator):
                 metadata={**_METADATA, "follow_up": True},
             )
         texts = [h.chunk.text for h in hits]
-        names = entities(question, texts)
+        # the places it names as the passages write them ("the US" -> "the
+        # United States"); the answer keeps the question as asked
+        worded = as_written(question, texts)
+        names = entities(worded, texts)
         # read in the passages' words for what it names ("the Office plan" ->
-        # "the Office subscription"); the answer keeps the question as asked
-        read = in_passage_words(question, names, texts)
+        # "the Office subscription")
+        read = in_passage_words(worded, names, texts)
         terms = content_terms(TYPE_WORDS.sub("how", read))
         if not hits or not terms:
             return _not_found(question, hits)
@@ -275,11 +279,11 @@ class ExtractiveGenerator(Generator):
         # of other places, and what they say of them answers another question
         # (of the question itself: "I'm in Italy for 25 days." is who asks)
         # (one of two questions may be answered: "Who is in Berlin, and who is the CEO?")
-        asked_names = [name for name in names if mentions(main_question(question), name)]
+        asked_names = [name for name in names if mentions(main_question(worded), name)]
         # (and an identifier it names, "max_queue_length", "app.schedule",
         # "config.yaml": where none of them has it, the passages answer for another)
-        identifiers = _IDENTIFIER.findall(main_question(question))
-        if (asked_names or identifiers) and not two_parts(question):
+        identifiers = _IDENTIFIER.findall(main_question(worded))
+        if (asked_names or identifiers) and not two_parts(worded):
             known = "\n".join(_where(hit.chunk) for hit in hits)
             if not all(_knows(known, name) for name in asked_names) or not all(
                 _has_identifier(known, name) for name in identifiers
@@ -298,7 +302,17 @@ class ExtractiveGenerator(Generator):
         ):
             return _not_found(question, hits)
         named = {t for name in names for t in content_terms(name)}
-        rival = rivals(read, names, texts)
+        # the countries it asks about, and its words for them ("EU")
+        asked_places = place_forms(main_question(read))
+        place_terms = {
+            t for forms in asked_places.values() for f in forms for t in content_terms(f)
+        }
+        # ("the United Kingdom" is no rival of "the UK")
+        rival = {
+            other
+            for other in rivals(read, names, texts)
+            if not _same_places(places_in(other), asked_places)
+        }
         kind = answer_kind(read)
         asks = (asks_when(read), asks_version(read))
         picked = _PICKS_BY_RANK.match(read)
@@ -440,6 +454,15 @@ class ExtractiveGenerator(Generator):
                 continue
             if unit.kind == "heading" and not asks[0]:
                 continue  # a dated release heading says when, nothing else
+            if asked_places:
+                said_places = places_in(unit.text) or places_in(unit.heading)
+                if said_places and not any(
+                    within(place, asked) for place in said_places for asked in asked_places
+                ):
+                    continue  # "In Canada, return shipping costs CA$12.00" is not the EU's
+                if said_places and place_terms - unit.terms:
+                    # "In the European Union, ..." says what "in the EU?" asks
+                    unit = replace(unit, terms=unit.terms | place_terms)
             if ranked is not None and not re.search(rf"\b{ranked}\b", unit.text, re.I):
                 # "Which office has the most employees?": one office's count is
                 # no answer; only a sentence that says which (no sums are made)
@@ -589,7 +612,7 @@ class ExtractiveGenerator(Generator):
             if (
                 yes_no
                 and (unit.reply or _VERDICT.match(unit.text))
-                and _replies_to(unit, read, keys, named)
+                and _replies_to(unit, read, keys, named, asked)
             ):
                 # "Yes, but workers must use the thread pool" under "Does
                 # Ferrule run on Windows?": the FAQ's reply to this question
@@ -713,7 +736,7 @@ class ExtractiveGenerator(Generator):
                 if _is_line_of(unit.heading, unit.chunk.text):
                     quotes[chunk_id].append(unit.heading)
                 said = f"{_plain_heading(unit.heading)}: {said}"
-            if unit.reply and yes_no and _replies_to(unit, read, keys, named):
+            if unit.reply and yes_no and _replies_to(unit, read, keys, named, asked):
                 quotes[chunk_id].append(unit.reply)
                 said = f"{unit.reply} {said}"
             # what it says and quotes holds no terminal control: a quote is
@@ -1000,7 +1023,10 @@ def _asked_columns(unit: _Unit, years: set[str]) -> set[int] | None:
 
 
 _QUALIFIES = re.compile(
-    r"\b(?:not|no|never|except|unless|however|only|excluding|excludes?)\b", re.IGNORECASE
+    r"\b(?:not|no|never|except|unless|however|only|excluding|excludes?|"
+    # "This offer ended on December 31, 2025.": what it says no longer holds
+    r"ended|expired?|expires|discontinued|withdrawn|suspended|cancell?ed|closed)\b",
+    re.IGNORECASE,
 )
 
 
@@ -1173,7 +1199,13 @@ def _release_of(section: str) -> str:
     return ""
 
 
-def _replies_to(unit: _Unit, question: str, keys: Sequence[str], named: set[str]) -> bool:
+def _replies_to(
+    unit: _Unit,
+    question: str,
+    keys: Sequence[str],
+    named: set[str],
+    asked: Collection[str] = (),
+) -> bool:
     """Whether the bare "Yes."/"No." before the unit answers this question:
     the FAQ question it replies to (with the document's title and section)
     asks about everything the question names and its key words ("Do you
@@ -1198,7 +1230,11 @@ def _replies_to(unit: _Unit, question: str, keys: Sequence[str], named: set[str]
         m.lower() for m in _SERIES.findall(" ".join(framing))
     }:
         return False
-    return all(term in frame for term in [*keys, *named])
+    # and everything it asks of it, the FAQ question itself ("Can I exchange a pan
+    # for a different size?" under "Returns FAQ" is no reply to "Can I return a used pan?")
+    return all(term in unit.context for term in (*keys, *asked)) and all(
+        term in frame for term in named
+    )
 
 
 _SERIES = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)*\.[xX](?!\w)")
@@ -1899,11 +1935,19 @@ def _about(unit: _Unit, names: list[str], rival: set[str], texts: Sequence[str] 
     )
 
 
+def _same_places(places: Collection[str], asked: Collection[str]) -> bool:
+    """Whether ``places`` (a text's) are all of the ``asked`` ones, or their unions."""
+    return bool(places) and all(any(within(p, a) for a in asked) for p in places)
+
+
 def _knows(where: str, name: str) -> bool:
     """Whether ``where`` (lower case) names ``name``: "Ledgerly Pro" where
     Ledgerly and Pro stand apart too; "Lab 5" and "X200" only as written."""
     if any(ch.isdigit() for ch in name):
         return mentions(where, name.lower())
+    place = said_in(where, name)  # "the UK" where they write "the United Kingdom"
+    if place is not None:
+        return place
     words = [w for w in name.split() if len(w) > 1] or [name]
     return name.lower() in where or all(w.lower() in where for w in words)
 
@@ -2136,6 +2180,12 @@ class _Unit:
     Per-diem`` > ``## 2025 rates``), without a table's column names."""
 
 
+def _column_terms(text: str) -> frozenset[str]:
+    """The words of a table's column names, a snake_case one's parts too
+    (``price_usd`` is a price, ``oven_safe_f`` says oven-safe)."""
+    return frozenset(content_terms(text)) | frozenset(content_terms(text.replace("_", " ")))
+
+
 def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
     """The quotable units of the hits: sentences, bullets, table rows, code
     lines. A sentence leaning on the one before (``It costs $199/month``) is
@@ -2169,7 +2219,7 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
         # chunk that starts deep in a long table, the one the chunker noted
         columns = header_cells(chunk.metadata.get("table_header"))
         if columns:  # its rows are read under the column names, as below a header
-            context = under | frozenset(content_terms(" ".join(columns)))
+            context = under | _column_terms(" ".join(columns))
         subject, cursor = "", 0  # the paragraph's bold lead, and where the last unit was
         if _source_code(chunk):
             # a source file's lines are code, not a paragraph of sentences (a
@@ -2187,7 +2237,7 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
             if kind in {"sentence", "bullet"} and not subject:
                 lead = _BOLD_LEAD.match(text)
                 subject = lead.group(1) if lead else ""
-            terms = frozenset(content_terms(text))
+            terms = _column_terms(text) if kind == "header" else frozenset(content_terms(text))
             is_question = kind in {"sentence", "bullet"} and text.rstrip("\"')]*_ ").endswith("?")
             answer = (
                 kind in {"sentence", "bullet", "row", "code"}

@@ -48,9 +48,11 @@ STATES = (
     "archived",
     "retired",
     "withdrawn",
-    "discontinued",
 )
-"""What a document says of itself when it no longer holds."""
+"""What a document says of itself when it no longer holds. Not
+"discontinued": that is said of a product or a service, and the page that
+says it is still the truth about it ("Status: discontinued" over what
+replaced it, and its warranty)."""
 
 PROSE_FORMATS = frozenset(
     {"markdown", "rst", "html", "text", "docx", "pdf", "pptx", "epub", "odt", "rtf"}

@@ -1,0 +1,162 @@
+"""Countries and unions a question may name in other words than the
+passages do: "the US" where they write "the United States", "Canadian
+customers" for Canada, "Germany" where they speak of the European Union.
+
+The extractive answerer reads the question in the passages' words (a code
+they never write becomes the name they do), counts a sentence that names
+the asked place in another form as saying it, and skips a sentence about
+another place only ("In Canada, return shipping costs CA$12.00" answers
+nothing about the EU). Only real countries and unions are known here;
+cities, regions and invented places are left to the answerer's name rules.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable
+
+__all__ = ["as_written", "place_forms", "places_in", "said_in", "within"]
+
+_EU_MEMBERS = (
+    "Austria", "Belgium", "Bulgaria", "Croatia", "Cyprus", "Czechia", "Denmark", "Estonia",
+    "Finland", "France", "Germany", "Greece", "Hungary", "Ireland", "Italy", "Latvia",
+    "Lithuania", "Luxembourg", "Malta", "Netherlands", "Poland", "Portugal", "Romania",
+    "Slovakia", "Slovenia", "Spain", "Sweden",
+)  # fmt: skip
+
+_OTHERS = (
+    "Canada", "Mexico", "Brazil", "Argentina", "Chile", "Colombia", "Peru", "Norway",
+    "Switzerland", "Iceland", "Australia", "New Zealand", "Japan", "China", "India",
+    "Singapore", "South Korea", "Hong Kong", "Taiwan", "South Africa", "Israel", "Turkey",
+    "Ukraine", "Egypt", "Nigeria", "Kenya", "Indonesia", "Malaysia", "Thailand", "Vietnam",
+    "Philippines", "Saudi Arabia", "United Arab Emirates",
+)  # fmt: skip
+
+_TWO_NAMES = frozenset({"Czechia", "Netherlands"})
+
+_FORMS: dict[str, tuple[str, ...]] = {
+    "United States": ("United States of America", "United States", "U.S.A.", "U.S.", "USA", "US"),
+    "United Kingdom": ("United Kingdom", "Great Britain", "Britain", "U.K.", "UK"),
+    "European Union": ("European Union", "E.U.", "EU"),
+    "Czechia": ("Czechia", "Czech Republic"),
+    "Netherlands": ("Netherlands", "Holland"),
+    "United Arab Emirates": ("United Arab Emirates", "UAE"),
+    **{name: (name,) for name in (*_EU_MEMBERS, *_OTHERS) if name not in _TWO_NAMES},
+}
+"""Each place's names, longest first: how a text may write it."""
+
+_WITHIN: dict[str, str] = {
+    **{member: "European Union" for member in _EU_MEMBERS},
+    "England": "United Kingdom",
+    "Scotland": "United Kingdom",
+    "Wales": "United Kingdom",
+    "Northern Ireland": "United Kingdom",
+}
+"""The union a place belongs to: what the passages say of the EU holds in Germany."""
+_FORMS.update({part: (part,) for part in ("England", "Scotland", "Wales", "Northern Ireland")})
+
+_DEMONYMS: dict[str, str] = {
+    "American": "United States", "British": "United Kingdom", "Canadian": "Canada",
+    "Australian": "Australia", "German": "Germany", "French": "France", "Spanish": "Spain",
+    "Italian": "Italy", "Dutch": "Netherlands", "Irish": "Ireland", "Swedish": "Sweden",
+    "Danish": "Denmark", "Finnish": "Finland", "Norwegian": "Norway", "Swiss": "Switzerland",
+    "Austrian": "Austria", "Belgian": "Belgium", "Polish": "Poland", "Portuguese": "Portugal",
+    "Greek": "Greece", "Japanese": "Japan", "Mexican": "Mexico", "Brazilian": "Brazil",
+    "Indian": "India", "Chinese": "China", "Singaporean": "Singapore",
+}  # fmt: skip
+"""Adjectives of a place: counted only before the people or things of it
+("Canadian customers", "a German address"), never alone ("in French" is a
+language)."""
+
+_OF_PLACE = (
+    r"customers?|residents?|citizens?|users?|buyers?|shoppers?|clients?|members?|"
+    r"orders?|address(?:es)?|companies|company|businesses|business|bank|cards?|"
+    r"employees?|staff|students?|nationals?|taxpayers?|shipping|delivery|deliveries"
+)
+
+
+@functools.cache
+def _pattern() -> re.Pattern[str]:
+    forms = sorted({form for names in _FORMS.values() for form in names}, key=len, reverse=True)
+    alternatives = "|".join(re.escape(form) for form in forms)
+    demonyms = "|".join(_DEMONYMS)
+    # a form as a whole word, case as written ("US", not "us"); "U.S." ends in its dot
+    return re.compile(
+        rf"(?<![\w.-])(?:(?P<form>{alternatives})(?![\w-])|"
+        rf"(?P<demonym>{demonyms})(?=\s+(?:{_OF_PLACE})\b))"
+    )
+
+
+@functools.cache
+def _place_of() -> dict[str, str]:
+    return {form: place for place, names in _FORMS.items() for form in names}
+
+
+def places_in(text: str) -> set[str]:
+    """The places ``text`` names, as their canonical names ("EU" and
+    "European Union" are both "European Union")."""
+    return set(place_forms(text))
+
+
+def place_forms(text: str) -> dict[str, set[str]]:
+    """Each place ``text`` names, with the forms it names it in."""
+    found: dict[str, set[str]] = {}
+    for match in _pattern().finditer(text):
+        said = match.group(0)
+        place = _place_of()[said] if match.group("form") else _DEMONYMS[said]
+        found.setdefault(place, set()).add(said)
+    return found
+
+
+def said_in(where: str, name: str) -> bool | None:
+    """Whether ``where`` (lower case) names the place ``name`` is a form of,
+    in any form, or the union that holds it; None when ``name`` is no place."""
+    places = places_in(name)
+    if not places:
+        return None
+    held = {*places, *(_WITHIN[p] for p in places if p in _WITHIN)}
+    return any(
+        re.search(rf"(?<![\w.-]){re.escape(form.lower())}(?![\w-])", where) is not None
+        for place in held
+        for form in _FORMS[place]
+    )
+
+
+def within(place: str, asked: str) -> bool:
+    """Whether what is said of ``place`` holds in ``asked``: the same place,
+    or the union ``asked`` belongs to."""
+    return place == asked or _WITHIN.get(asked) == place
+
+
+def as_written(question: str, texts: Iterable[str]) -> str:
+    """``question`` with each place it names in a form the passages never
+    write in the form they do ("the US" -> "the United States", "Canadian
+    customers" -> "Canada customers"), or as the union they write of where
+    they never name it ("Germany" -> "European Union"). Unchanged where the
+    passages write the question's form, or no form of the place at all."""
+    if sum(ch.isupper() for ch in question) > len(question) / 3:
+        return question  # written in capitals: "CONTACT US" names no country
+    joined = "\n".join(texts)
+    written = {match.group(0) for match in _pattern().finditer(joined)}
+    named = {_place_of().get(form) for form in written} | {
+        _DEMONYMS.get(form.split()[0]) for form in written
+    }
+
+    def passage_form(place: str) -> str | None:
+        forms = [form for form in _FORMS[place] if form in written]
+        return max(forms, key=len) if forms else None
+
+    def swap(match: re.Match[str]) -> str:
+        said = match.group(0)
+        if said in written:
+            return said
+        place = _place_of()[said] if match.group("form") else _DEMONYMS[said]
+        if place in named:
+            return passage_form(place) or said
+        union = _WITHIN.get(place)
+        if union is not None and union in named:
+            return passage_form(union) or said
+        return said
+
+    return _pattern().sub(swap, question)
