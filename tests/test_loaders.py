@@ -556,6 +556,31 @@ def test_files_of_records_the_default_include_leaves_out_blame_no_include(
     ]
 
 
+def test_json_files_a_written_include_leaves_out_are_noted(tmp_path, context, reports):
+    """`ragloom init`'s include left `docs/data/holiday-closures.json` out
+    with nothing said, where a `.csv` and a `.jsonl` beside it were noted
+    (trial 27, F16). A `.json` file is read as plain text, so the note says
+    to add its pattern to `include`; the default include, which a tree's
+    `package.json` and `tsconfig.json` fall outside of, says nothing of it."""
+    write(tmp_path, "docs/a.md")
+    write(tmp_path, "docs/data/holiday-closures.json", '{"closures": [{"warehouse": "Buffalo"}]}')
+    assert ids(load_dir(context, "docs", include=["**/*.md"])) == ["docs/a.md"]
+    assert reports == [
+        (
+            "docs",
+            "1 file that ragloom can read (.json) is left out by `include` (such as "
+            "data/holiday-closures.json); add its pattern to `include` to index it, or "
+            "`exclude` it to silence this",
+        )
+    ]
+    reports.clear()
+    got = load_dir(context, "docs", include=["**/*.md", "**/*.json"])
+    assert ids(got) == ["docs/a.md", "docs/data/holiday-closures.json"]
+    assert "Buffalo" in got[1].text
+    assert ids(load_dir(context, "docs")) == ["docs/a.md"]
+    assert reports == []
+
+
 @pytest.mark.parametrize(
     ("pattern", "matches", "misses"),
     [

@@ -1299,6 +1299,108 @@ def test_html_content_keeps_its_own_footer_toc_and_card_footer(tmp_path, context
     )
 
 
+def test_html_help_center_chrome_is_dropped(tmp_path, context):
+    """A trial's help-centre export: each page's "Related articles" list,
+    all the same, ranked above the warranty page for "warranty cast iron"
+    and was quoted as the answer (trial 27, F4); votes, article meta and
+    an upsell block were indexed too. The widgets that help-centre themes
+    put around an article are dropped, inside ``<main>`` and ``<article>``
+    too, and the article is kept."""
+    article = (
+        "<h1>Skillet 28 cm</h1><div class='article-meta'>Updated 3 months ago · 4 min read</div>"
+        "<div class='article-body'><p>Our skillet is pre-seasoned.</p>"
+        "<div class='upsell'><h3>Customers also bought</h3><ul><li>Glass lid – $19</li></ul></div>"
+        "</div>"
+        "<div class='article-votes'><span>Was this article helpful?</span><button>Yes</button>"
+        "<span class='article-votes-count'>112 out of 130 found this helpful</span></div>"
+        "<div class='article-more-questions'>Have more questions? <a href='/new'>Ask us</a></div>"
+        "<footer><div class='article-footer'><div class='article-share'>Share: "
+        "<a href='/fb'>Facebook</a></div></div></footer>"
+    )
+    related = (
+        "<section class='related-articles'><h3>Related articles</h3><ul>"
+        "<li><a href='/a/1'>Returns policy</a></li><li><a href='/a/4'>Caring for cast iron</a></li>"
+        "</ul></section><section class='recent-articles'><h3>Recently viewed articles</h3>"
+        "<ul><li><a href='/a/9'>Gift cards</a></li></ul></section>"
+    )
+    expected = "# Skillet 28 cm\n\nOur skillet is pre-seasoned.\n"
+    pages = {
+        # Zendesk Guide: the lists inside <main>, after the <article>
+        "zendesk.html": f"<main><article class='article'>{article}</article>{related}</main>",
+        # the lists inside the <article>, after the body
+        "inside.html": f"<main><article>{article}{related}</article></main>",
+        # no body marker: a link list is chrome anywhere; a sidebar of links in <main>
+        "bare.html": "<main><aside class='article-sidebar'><h3>In this section</h3><ul>"
+        "<li><a href='/a/2'>Shipping FAQ</a></li></ul></aside>"
+        f"<article>{article.replace('article-body', 'x')}</article>{related}</main>",
+        # Help Scout Docs and a WordPress theme
+        "helpscout.html": "<div id='contentArea'><article id='fullArticle'><h1>Skillet 28 cm</h1>"
+        "<p>Our skillet is pre-seasoned.</p></article><div class='articleRatings'>"
+        "Was this article helpful?</div><section class='articleFoot'><p>Last updated on "
+        "May 2, 2026</p></section><section class='related'><h3>Related Articles</h3><ul>"
+        "<li><a href='/a/1'>Returns policy</a></li></ul></section></div>",
+        "wordpress.html": "<main><article><h1>Skillet 28 cm</h1><div class='entry-meta'>Posted "
+        "on May 2 by admin</div><div class='entry-content'><p>Our skillet is pre-seasoned.</p>"
+        "<div class='sharedaddy'>Share this: <a href='/x'>X</a></div></div><div class='feedback'>"
+        "Did this answer your question? 😀 😐</div><div class='social'>Follow us on Mastodon"
+        "</div><footer class='entry-footer'>Posted in Cookware</footer></article>"
+        "<div id='comments' class='comments-area'><h2>2 comments</h2><p>Ann: mine rusted, "
+        "use it with vinegar.</p></div><nav class='post-navigation'>Previous post</nav></main>",
+    }
+    for name, page in pages.items():
+        write(tmp_path, name, f"<html><body>{page}</body></html>")
+        [doc] = load(HtmlLoader, context, name)
+        assert doc.text == expected, name
+
+
+def test_html_related_sections_and_link_lists_of_the_content_are_kept(tmp_path, context):
+    """What a help centre's chrome is named is content elsewhere: a "See
+    also" or "Related" section with prose in the article's body, an
+    ``<aside>`` of links there, a page that is a list of links (an index),
+    an article about feedback. They are kept."""
+    pages = {
+        "see-also.html": "<main><article><h1>Returns</h1><div class='article-body'>"
+        "<p>Send it back within 30 days.</p><div class='see-also related-articles'>"
+        "<h2>See also</h2><p>Damaged items follow the <a href='/damaged'>damage policy</a>,"
+        " which refunds the shipping too.</p></div><aside><ul><li><a href='/w'>Warranty</a>"
+        "</li></ul></aside><div class='related'><a href='/x'>Exchanges</a></div></div>"
+        "<div class='article-votes'>Was this helpful?</div></article></main>",
+        # an index: the whole page a list of links, even in a list so named
+        "index.html": "<main><h1>Shipping</h1><ul><li><a href='/rates'>Shipping rates</a></li>"
+        "<li><a href='/intl'>International shipping</a></li></ul></main>",
+        "listed.html": "<main><div class='related-articles'><h1>All articles</h1><ul>"
+        "<li><a href='/rates'>Shipping rates</a></li><li><a href='/intl'>International "
+        "shipping</a></li></ul></div></main><div class='social'>Follow us</div>",
+        # an article about feedback, its wrapper so named
+        "feedback.html": "<div class='page feedback'><h1>Sending us feedback</h1><p>Write to "
+        "feedback@example.com; we answer within two days.</p></div>",
+        "feedback-main.html": "<main class='feedback'><h1>Feedback</h1><p>We read it all.</p>"
+        "<section class='feedback'><h2>Surveys</h2><p>We send one survey a year.</p>"
+        "</section></main>",
+        # a page with no body to be outside of (mail, an EPUB chapter)
+        "mail.html": "<table role='presentation'><tr><td><p>Your order shipped.</p>"
+        "<p class='helpful'>Helpful tip: preheat the pan.</p></td></tr></table>",
+    }
+    texts = {}
+    for name, page in pages.items():
+        write(tmp_path, name, f"<html><body>{page}</body></html>")
+        [doc] = load(HtmlLoader, context, name)
+        texts[name] = doc.text
+    assert texts["see-also.html"] == (
+        "# Returns\n\nSend it back within 30 days.\n\n## See also\n\nDamaged items follow the "
+        "damage policy, which refunds the shipping too.\n\n- Warranty\n\nExchanges\n"
+    )
+    assert texts["index.html"] == "# Shipping\n\n- Shipping rates\n- International shipping\n"
+    assert texts["listed.html"] == "# All articles\n\n- Shipping rates\n- International shipping\n"
+    assert texts["feedback.html"] == (
+        "# Sending us feedback\n\nWrite to feedback@example.com; we answer within two days.\n"
+    )
+    assert texts["feedback-main.html"] == (
+        "# Feedback\n\nWe read it all.\n\n## Surveys\n\nWe send one survey a year.\n"
+    )
+    assert texts["mail.html"] == "Your order shipped.\n\nHelpful tip: preheat the pan.\n"
+
+
 def test_html_headings_are_cited_by_the_ids_the_page_has(tmp_path, context):
     """A wiki's ``<h2 id="SupportHours-Regionalhours">`` was cited as
     ``#regional-hours``, which the page does not have: a browser opened it at

@@ -175,11 +175,14 @@ class DirectoryLoader(Loader):
         self._sources: tuple[Path, ...] | None = None
         # files a narrowed ``include`` leaves out that ragloom reads: what the
         # default loads, and tables (.csv, .tsv, .xlsx: a price list left out
-        # of `ragloom init`'s include, with nothing said)
+        # of `ragloom init`'s include, with nothing said); and .json files,
+        # read as plain text, where the user wrote the `include` (the
+        # default's leaves a tree's package.json and tsconfig.json out unsaid)
         self._readable = _any_of(
             [
                 *DEFAULT_INCLUDE,
                 *(f"**/*{e}" for e in sorted(TABLE_EXTENSIONS | XLSX_EXTENSIONS)),
+                *(["**/*.json"] if "include" in self.config.model_fields_set else []),
             ]
         )
         # files of records (.jsonl) it leaves out: read whole as plain text,

@@ -25,11 +25,15 @@ if TYPE_CHECKING:
     from selectolax.lexbor import LexborNode
 
 __all__ = [
+    "BODY_NAMES",
     "CHROME_IDS",
     "CHROME_NAMES",
+    "CHROME_OUTSIDE_BODY",
     "CHROME_OUTSIDE_CONTENT",
     "DEFAULT_MAX_LINKS",
     "FRAME_NAMES",
+    "HELP_CENTER_NAMES",
+    "LINK_LIST_NAMES",
     "MAIN_IDS",
     "MAX_DEPTH",
     "parse_html",
@@ -106,6 +110,82 @@ CHROME_OUTSIDE_CONTENT = ("nav", "toc")
 nor a tab bar anywhere (Bootstrap's ``<ul class="nav nav-tabs">``, one with
 ``role="tablist"`` or followed by a ``.tab-content``): its labels say which
 block is for which platform."""
+
+HELP_CENTER_NAMES = (
+    # Zendesk Guide's article page (the Copenhagen theme), Freshdesk's
+    "article-comments",
+    "article-footer",
+    "article-meta",  # "Updated 3 months ago · 4 min read"
+    "article-more-questions",  # "Have more questions? Submit a request"
+    "article-return-to-top",
+    "article-share",
+    "article-subscribe",
+    "article-vote",
+    "article-votes",  # "Was this article helpful? 112 out of 130 found this helpful"
+    "article-feedback",
+    # Help Scout Docs, Intercom Articles
+    "articleFoot",
+    "articleRatings",
+    "intercom-reaction-picker",
+    # WordPress themes and plugins (Jetpack's sharing buttons)
+    "comments-area",
+    "entry-footer",
+    "entry-meta",
+    "post-navigation",
+    "share-buttons",
+    "sharedaddy",
+    "social-share",
+    # Confluence
+    "comments-section",
+    "likes-and-labels-container",
+    # a shop's ("Customers also bought")
+    "also-bought",
+    "cross-sell",
+    "upsell",
+)
+"""Class names and ids of the widgets a help centre's theme puts around an
+article (votes, meta, sharing, comments, upsells): chrome on the terms of
+:data:`CHROME_NAMES`, inside ``<main>`` or ``<article>`` too, where themes
+put them; the article itself never carries them."""
+
+LINK_LIST_NAMES = (
+    "article-relatives",  # Zendesk Guide's related and recently viewed articles
+    "jp-relatedposts",  # Jetpack's related posts, YARPP's
+    "popular-articles",
+    "recent-articles",
+    "recently-viewed",
+    "recently-viewed-articles",
+    "related-articles",
+    "related-posts",
+    "yarpp-related",
+)
+"""Class names and ids of the lists of other articles a help centre shows
+with each one ("Related articles", "Recently viewed articles"): chrome when
+its text, less its headings, is that of its links, or when it lies outside
+the article's body (:data:`BODY_NAMES`); inside it, a section so named with
+prose of its own is the article's. Each page of a help centre had such a
+list, all the same, and it outranked the articles it named."""
+
+CHROME_OUTSIDE_BODY = ("comments", "feedback", "helpful", "related", "see-also", "share", "social")
+"""Class names and ids that content uses too (an article about feedback, a
+"See also" section with prose), so chrome only outside the article's body
+(:data:`BODY_NAMES`): there, a theme's "Related" list, "Was this helpful?"
+box or sharing buttons."""
+
+BODY_NAMES = (
+    "article-body",  # Zendesk Guide, Freshdesk
+    "article-content",
+    "article__body",
+    "entry-content",  # WordPress
+    "fullArticle",  # Help Scout Docs
+    "post-content",
+    "wiki-content",  # Confluence
+)
+"""Class names and ids (and ``itemprop="articleBody"``) of an article's own
+body, which :data:`LINK_LIST_NAMES`, :data:`CHROME_OUTSIDE_BODY` and a
+link list in an ``<aside>`` are measured against; on a page without one
+the body is its ``<article>`` elements, else its ``<main>``; on a page with
+neither (mail, an EPUB chapter), nothing lies outside it."""
 
 MAIN_IDS = ("main-content", "maincontent")
 """Ids that mark the page's body where it has no ``<main>``: Confluence's
@@ -198,12 +278,21 @@ def _hidden_selectors(css: str) -> list[str]:
 _MAIN_SELECTOR = ", ".join(f'[id="{n}"]' for n in MAIN_IDS)
 _CONTENT = f"main, [role=main], article, {_MAIN_SELECTOR}"
 _FRAME_SELECTOR = ", ".join(f'[class~="{n}"], [id="{n}"]' for n in FRAME_NAMES)
+_ANYWHERE = frozenset((*CHROME_NAMES, *HELP_CENTER_NAMES))
 _CHROME_SELECTOR = ", ".join(
     [
-        *(f'[class~="{n}"], [id="{n}"]' for n in (*CHROME_NAMES, *CHROME_OUTSIDE_CONTENT)),
+        *(
+            f'[class~="{n}"], [id="{n}"]'
+            for n in (*_ANYWHERE, *CHROME_OUTSIDE_CONTENT, *LINK_LIST_NAMES, *CHROME_OUTSIDE_BODY)
+        ),
         *(f'[id="{n}"]' for n in CHROME_IDS),
+        "aside, [role=complementary]",  # (those outside <main> and <article> are gone by then)
     ]
 )
+_BODY_SELECTOR = ", ".join(
+    [*(f'[class~="{n}"], [id="{n}"]' for n in BODY_NAMES), "[itemprop=articleBody]"]
+)
+_HEADING_SELECTOR = "h1, h2, h3, h4, h5, h6"
 _BLOCKS = frozenset(
     {
         "address", "article", "blockquote", "body", "caption", "center", "dd", "details",
@@ -260,20 +349,32 @@ def parse_html(
         if not _inside(node, {"main", "article"}):
             _drop(node)
     page_text = -1  # measured when a chrome element is first found, before any is dropped
+    body: set[int] | None = None  # the article's body, found when first needed
     for node in tree.css(_CHROME_SELECTOR):
         if node.tag in ("main", "article", "html", "body") or node.css_first(_CONTENT) is not None:
             continue  # it holds the main content
         attributes = node.attributes
         names = (attributes.get("class") or "").split()
         ident = attributes.get("id") or ""
+        listed = any(n in LINK_LIST_NAMES for n in (*names, ident))
+        shared = any(n in CHROME_OUTSIDE_BODY for n in (*names, ident))
+        aside = node.tag == "aside" or attributes.get("role") == "complementary"
+        outside_body = False
+        if listed or shared or aside:
+            if body is None:
+                body = _body(tree)
+            outside_body = bool(body) and not any(a.mem_id in body for a in _ancestors(node))
         if not (
             ident in CHROME_IDS
-            or any(n in CHROME_NAMES for n in (*names, ident))
+            or any(n in _ANYWHERE for n in (*names, ident))
             or (
                 any(n in CHROME_OUTSIDE_CONTENT for n in (*names, ident))
                 and not _inside(node, {"main", "article"})
                 and not _tab_bar(node, names)
             )
+            or (listed and (outside_body or _link_list(node)))
+            or (shared and outside_body)
+            or (aside and outside_body and _link_list(node))
         ):
             continue
         if page_text < 0:
@@ -402,6 +503,32 @@ def _ancestors(node: LexborNode) -> Iterator[LexborNode]:
     while parent is not None:
         yield parent
         parent = parent.parent
+
+
+def _body(tree: Any) -> set[int]:
+    """The ``mem_id`` of each element of the article's body: those with one
+    of :data:`BODY_NAMES`; else the page's ``<article>`` elements; else its
+    ``<main>`` (none: an empty set, and nothing is outside it: a page of
+    mail or an EPUB chapter, which no theme wraps)."""
+    for selector in (_BODY_SELECTOR, "article", "main, [role=main]"):
+        nodes = tree.css(selector)
+        if nodes:
+            return {node.mem_id for node in nodes}
+    return set()
+
+
+def _link_list(node: LexborNode) -> bool:
+    """Whether an element is a list of links: it has one, and four fifths
+    or more of its letters and digits, its headings' aside, are its links'."""
+    links = sum(_letters(a) for a in node.css("a"))
+    if not links:
+        return False
+    headings = sum(_letters(h) for h in node.css(_HEADING_SELECTOR))
+    return 5 * links >= 4 * (_letters(node) - headings)
+
+
+def _letters(node: LexborNode) -> int:
+    return sum(c.isalnum() for c in node.text(deep=True))
 
 
 def _tab_bar(node: LexborNode, names: list[str]) -> bool:
