@@ -249,3 +249,14 @@ def test_an_index_chunked_before_is_chunked_again(tmp_path: Any, pm: Any) -> Non
         hit = pipeline.retrieve("TT-32-CS Carbon Steel Wok 32 cm", k=1)[0]
         assert hit.chunk.index > 0
         assert hit.chunk.text.startswith("| model | name | price_usd |\n| --- | --- | --- |\n")
+
+
+def test_a_document_put_back_from_led_chunks_holds_its_header_once() -> None:
+    from ragloom.server.documents import assemble
+
+    chunks = split(MarkdownChunker(size=300, overlap=50))
+    assert any(c.text.startswith(LEAD) and c.index for c in chunks)
+    assert assemble(chunks) == "\n\n".join(
+        [TEXT[chunks[0].start : chunks[0].end], TEXT[chunks[1].start : chunks[-2].end]]
+        + [TEXT[chunks[-1].start : chunks[-1].end]]
+    )
