@@ -1034,7 +1034,15 @@ def test_config_errors(cls: type[Chunker], options: dict, message: str) -> None:
 @pytest.mark.parametrize(
     ("cls", "defaults"),
     [
-        (SentenceChunker, {"size": 800, "overlap_sentences": 1, "unit": "characters"}),
+        (
+            SentenceChunker,
+            {
+                "size": 800,
+                "overlap_sentences": 1,
+                "unit": "characters",
+                "repeat_table_header": True,
+            },
+        ),
         (
             MarkdownChunker,
             {
@@ -1043,6 +1051,7 @@ def test_config_errors(cls: type[Chunker], options: dict, message: str) -> None:
                 "unit": "characters",
                 "merge_small": False,
                 "prepend_section_path": False,
+                "repeat_table_header": True,
             },
         ),
         (CodeChunker, {"size": 1500, "overlap": 100, "unit": "characters", "language": None}),
@@ -1056,6 +1065,7 @@ def test_config_errors(cls: type[Chunker], options: dict, message: str) -> None:
                 "min_size": 100,
                 "max_size": 2000,
                 "unit": "characters",
+                "repeat_table_header": True,
             },
         ),
         (
@@ -1066,6 +1076,7 @@ def test_config_errors(cls: type[Chunker], options: dict, message: str) -> None:
                 "child_size": 400,
                 "child_overlap": 50,
                 "unit": "characters",
+                "repeat_table_header": True,
             },
         ),
     ],

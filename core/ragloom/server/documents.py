@@ -141,19 +141,31 @@ def _of_document(document_id: str) -> Condition:
 
 
 def assemble(chunks: list[Chunk]) -> str:
-    """The text of consecutive chunks of one document, overlaps once."""
-    exact = all(c.end - c.start == len(c.text) for c in chunks)
+    """The text of consecutive chunks of one document, overlaps once (and a
+    table header a chunker repeated before a chunk's rows, once)."""
+    texts = [_own_text(c) for c in chunks]
+    exact = all(c.end - c.start == len(text) for c, text in zip(chunks, texts, strict=True))
     if not exact:
         return "\n\n".join(c.text for c in chunks)
     out: list[str] = []
     pos: int | None = None
-    for c in chunks:
+    for c, text in zip(chunks, texts, strict=True):
         if pos is None or c.start >= pos:
             if out and pos is not None and c.start > pos:
                 out.append("\n\n")
-            out.append(c.text)
+            out.append(text)
             pos = c.end
         elif c.end > pos:
-            out.append(c.text[pos - c.start :])
+            out.append(text[pos - c.start :])
             pos = c.end
     return "".join(out)
+
+
+def _own_text(chunk: Chunk) -> str:
+    """``chunk``'s text without the table header row and rule a chunker put
+    before the rows it starts at (``table_header`` names the row)."""
+    header = chunk.metadata.get("table_header")
+    extra = len(chunk.text) - (chunk.end - chunk.start)
+    if extra > 0 and isinstance(header, str) and chunk.text.startswith(header):
+        return chunk.text[extra:]
+    return chunk.text

@@ -23,7 +23,6 @@ Labels. A chunk's label is ``<source>#<anchor>``:
 from __future__ import annotations
 
 import bisect
-import functools
 import re
 import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -36,6 +35,7 @@ from pydantic import Field, model_validator
 from ...components import ComponentConfig
 from ...types import Chunk, Document
 from .._languages import FILE_NAMES, INTERPRETERS, LANGUAGES
+from ._tables import table_header
 
 __all__ = [
     "DOCUMENT_ONLY_KEYS",
@@ -59,7 +59,6 @@ __all__ = [
     "document_sections",
     "section_finder",
     "source_code",
-    "table_header",
 ]
 
 Unit = Literal["characters", "words", "tokens"]
@@ -135,47 +134,6 @@ def make_chunk(
         label=f"{document.source}#{label_anchor}",
         metadata=metadata,
     )
-
-
-_TABLE_HEAD = re.compile(
-    r"^(\|[^\n]*\|)[ \t]*\n\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$",
-    re.MULTILINE,
-)
-"""A Markdown table's header row and the rule under it."""
-
-
-@functools.lru_cache(maxsize=4)
-def _tables(text: str) -> tuple[list[int], list[int], list[str]]:
-    """Where each Markdown table of ``text`` has its body (after the rule)
-    and where it ends, with its header row: for :func:`table_header`.
-    Cached for the few documents being chunked (a string's hash is kept)."""
-    starts: list[int] = []
-    ends: list[int] = []
-    headers: list[str] = []
-    if "|" not in text:
-        return starts, ends, headers
-    for match in _TABLE_HEAD.finditer(text):
-        body = match.end() + 1
-        end = body
-        while end < len(text) and text.startswith("|", end):  # the rows, up to a non-row line
-            line_end = text.find("\n", end)
-            end = len(text) if line_end < 0 else line_end + 1
-        starts.append(body)
-        ends.append(end)
-        headers.append(match.group(1))
-    return starts, ends, headers
-
-
-def table_header(text: str, offset: int) -> str | None:
-    """The header row of the Markdown table whose rows ``offset`` falls
-    among, past the rule under the header; else None. A chunk that starts
-    deep in a long table (a spreadsheet, a CSV file) carries it as
-    ``table_header`` metadata: its rows are read under their column names."""
-    starts, ends, headers = _tables(text)
-    at = bisect.bisect_right(starts, offset) - 1
-    if at < 0 or offset >= ends[at]:
-        return None
-    return headers[at]
 
 
 def page_of(document: Document, offset: int) -> int | None:

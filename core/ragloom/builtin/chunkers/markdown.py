@@ -33,6 +33,10 @@ or the heading's explicit id (``## Linux {#install-linux}``).
   before each chunk's text, for embedding. The chunk text is then no longer
   ``text[start:end]`` (offsets still span the passage), and the path is not
   counted in ``size``.
+- A long Markdown table is cut between rows, and each piece after the first
+  is led by the table's header row and rule (``repeat_table_header``, on by
+  default; see ``_tables``): its offsets cover its own rows, the header is
+  counted in ``size``.
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ from ._chunking import (
     source_code,
 )
 from ._recursive import split_range
+from ._tables import Piece, with_table_headers
 
 __all__ = ["MarkdownChunker", "Section", "sections_of"]
 
@@ -75,11 +80,14 @@ class MarkdownChunker(Chunker):
         ``size`` is the most ``unit`` s in a chunk: longer sections are split
         by the recursive splitter, with ``overlap``; ``merge_small`` packs
         consecutive small sections together up to ``size``;
-        ``prepend_section_path`` puts the section path before each chunk's text.
+        ``prepend_section_path`` puts the section path before each chunk's
+        text; ``repeat_table_header`` puts a Markdown table's header row and
+        rule before each chunk that starts at one of its rows.
         """
 
         merge_small: bool = False
         prepend_section_path: bool = False
+        repeat_table_header: bool = True
 
     config: Config
 
@@ -107,11 +115,17 @@ class MarkdownChunker(Chunker):
         sections = sections_of(text, [] if source_code(document) else self.headings(text))
         if c.merge_small:
             sections = _merge_small(text, sections, c.size, length)
-        return [
-            (start, end, piece, section.heading)
-            for section in sections
-            for start, end, piece in _pieces(text, section, c.size, c.overlap, length)
-        ]
+
+        def resplit(start: int, end: int, room: int) -> list[Piece]:
+            return _split(text, start, end, room, min(c.overlap, room // 2), length)
+
+        out: list[tuple[int, int, str, Heading | None]] = []
+        for section in sections:
+            pieces = _pieces(text, section, c.size, c.overlap, length)
+            if c.repeat_table_header:
+                pieces = with_table_headers(text, pieces, c.size, length, resplit)
+            out.extend((start, end, piece, section.heading) for start, end, piece in pieces)
+        return out
 
 
 def sections_of(text: str, headings: list[Heading]) -> list[Section]:

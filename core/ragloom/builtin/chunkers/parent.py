@@ -24,7 +24,10 @@ Each child's metadata holds ``parent_id`` (``<document id>::parent-<n>``),
 once per ``parent_id``. The parent text is stored with every child, so the
 index holds each parent about ``parent_size / (child_size - child_overlap)``
 times. A child's section and label are its parent's.
-``text[start:end]`` is the chunk text.
+``text[start:end]`` is the chunk text, but where a long Markdown table is
+cut between rows: a parent or child that starts at one of its rows is led
+by the table's header row and rule, counted in its size
+(``repeat_table_header``; see ``_tables``).
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from ...components import Chunker, ComponentConfig
 from ...types import Chunk, Document
 from ._chunking import Unit, document_sections, embedder_of, length_function, make_chunk
 from ._recursive import split_range
+from ._tables import Piece, with_table_headers
 from .markdown import MarkdownChunker
 
 __all__ = ["ParentChunker"]
@@ -50,7 +54,9 @@ class ParentChunker(Chunker):
 
         ``parents`` is how parents are cut (``markdown`` or ``recursive``);
         ``parent_size`` their largest size; ``child_size`` and
-        ``child_overlap`` those of the children; all in ``unit``.
+        ``child_overlap`` those of the children; all in ``unit``;
+        ``repeat_table_header`` puts a Markdown table's header row and rule
+        before each parent and child that starts at one of its rows.
         """
 
         parents: Literal["markdown", "recursive"] = "markdown"
@@ -58,6 +64,7 @@ class ParentChunker(Chunker):
         child_size: int = Field(default=400, gt=0)
         child_overlap: int = Field(default=50, ge=0)
         unit: Unit = "characters"
+        repeat_table_header: bool = True
 
         @model_validator(mode="after")
         def _sizes(self) -> ParentChunker.Config:
@@ -82,36 +89,48 @@ class ParentChunker(Chunker):
         c = self.config
         text = document.text
         if c.parents == "markdown":
-            sections = MarkdownChunker(size=c.parent_size, overlap=0, unit=c.unit)
+            sections = MarkdownChunker(
+                size=c.parent_size,
+                overlap=0,
+                unit=c.unit,
+                repeat_table_header=c.repeat_table_header,
+            )
             sections.open(self.context)
             return [
                 (start, end, piece, (heading.path, heading.anchor) if heading else None)
                 for start, end, piece, heading in sections.passages(document)
             ]
         length = length_function(c.unit, embedder_of(self))
+        pieces = split_range(text, 0, len(text), c.parent_size, length_function=length)
+        if c.repeat_table_header:
+
+            def resplit(start: int, end: int, room: int) -> list[Piece]:
+                return split_range(text, start, end, room, length_function=length)
+
+            pieces = with_table_headers(text, pieces, c.parent_size, length, resplit)
         find = document_sections(document)
-        return [
-            (start, end, piece, find(start))
-            for start, end, piece in split_range(
-                text, 0, len(text), c.parent_size, length_function=length
-            )
-        ]
+        return [(start, end, piece, find(start)) for start, end, piece in pieces]
 
     def split(self, document: Document) -> list[Chunk]:
         c = self.config
         length = length_function(c.unit, embedder_of(self))
         chunks: list[Chunk] = []
+        text = document.text
+
+        def split(start: int, end: int, size: int, overlap: int) -> list[Piece]:
+            return split_range(text, start, end, size, overlap=overlap, length_function=length)
+
+        def resplit(start: int, end: int, room: int) -> list[Piece]:
+            return split(start, end, room, min(c.child_overlap, room // 2))
+
         for number, (parent_start, parent_end, parent, section) in enumerate(
             self.parent_spans(document)
         ):
-            children = split_range(
-                parent,
-                0,
-                len(parent),
-                c.child_size,
-                overlap=c.child_overlap,
-                length_function=length,
-            )
+            # cut from the document, where the parent's offsets are (a
+            # parent's text may start with a table header its offsets skip)
+            children = split(parent_start, parent_end, c.child_size, c.child_overlap)
+            if c.repeat_table_header:
+                children = with_table_headers(text, children, c.child_size, length, resplit)
             extra = {
                 "parent_id": f"{document.id}::parent-{number}",
                 "parent_start": parent_start,
@@ -124,8 +143,8 @@ class ParentChunker(Chunker):
                         document,
                         child,
                         len(chunks),
-                        parent_start + start,
-                        parent_start + end,
+                        start,
+                        end,
                         section=section,
                         extra=extra,
                     )

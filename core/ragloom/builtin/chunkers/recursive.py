@@ -19,6 +19,12 @@ it); consecutive pieces shorter than ``size`` are merged into chunks of at most
 ``size`` that share up to ``overlap``; a piece of ``size`` or more is split
 again with the separators after the one used. The engine is in
 ``_recursive``.
+
+One departure, on by default: a chunk that starts at a row of a Markdown
+table is led by the table's header row and rule (``repeat_table_header``;
+see ``_tables``), and a chunk that would not fit with them is split again
+at the room left. ``repeat_table_header: false`` gives LangChain's chunks
+exactly, tables included; :func:`split_text` and :func:`split_spans` always do.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from ...components import Chunker
 from ...types import Chunk, Document
 from ._chunking import SizedConfig, document_sections, embedder_of, length_function, make_chunk
 from ._recursive import DEFAULT_SEPARATORS, KeepSeparator, run
+from ._tables import Piece, with_table_headers
 
 __all__ = ["DEFAULT_SEPARATORS", "RecursiveChunker", "split_spans", "split_text"]
 
@@ -38,13 +45,16 @@ __all__ = ["DEFAULT_SEPARATORS", "RecursiveChunker", "split_spans", "split_text"
 class RecursiveChunker(Chunker):
     """Splits on the coarsest separator that fits, recursing into pieces that are too long.
 
-    Chunk texts are those of LangChain's ``RecursiveCharacterTextSplitter``.
-    ``start``/``end`` are offsets into the document text. With the default
-    ``keep_separator`` (``"start"``) or ``"end"``, ``text[start:end]`` is the
-    chunk text. With ``keep_separator: false``, pieces are rejoined with a
-    single separator, so where the text held a run of separators (two spaces,
-    three newlines) the chunk text is not a slice of the document; its offsets
-    then span the passage it came from.
+    Chunk texts are those of LangChain's ``RecursiveCharacterTextSplitter``,
+    but where a Markdown table is cut between rows (``repeat_table_header``,
+    see ``_tables``). ``start``/``end`` are offsets into the document text.
+    With the default ``keep_separator`` (``"start"``) or ``"end"``,
+    ``text[start:end]`` is the chunk text. With ``keep_separator: false``,
+    pieces are rejoined with a single separator, so where the text held a run
+    of separators (two spaces, three newlines) the chunk text is not a slice
+    of the document; its offsets then span the passage it came from. A chunk
+    that starts at a table's row is led by the table's header row and rule,
+    which its offsets do not cover.
     """
 
     class Config(SizedConfig):
@@ -56,7 +66,9 @@ class RecursiveChunker(Chunker):
         ``separators`` are tried in order, ``""`` meaning single characters;
         ``keep_separator`` keeps each separator at the ``start`` or ``end`` of
         the piece it borders, or drops it (``false``); ``strip_whitespace``
-        trims each chunk.
+        trims each chunk; ``repeat_table_header`` puts a Markdown table's
+        header row and rule before each chunk that starts at one of its rows
+        (``false``: LangChain's chunk texts throughout).
         """
 
         separators: list[str] = Field(
@@ -64,24 +76,40 @@ class RecursiveChunker(Chunker):
         )
         keep_separator: KeepSeparator = "start"
         strip_whitespace: bool = True
+        repeat_table_header: bool = True
 
     config: Config
 
     def split(self, document: Document) -> list[Chunk]:
         c = self.config
-        texts, starts, ends = split_spans(
-            document.text,
-            size=c.size,
-            overlap=c.overlap,
-            separators=c.separators,
-            keep_separator=c.keep_separator,
-            strip_whitespace=c.strip_whitespace,
-            length_function=length_function(c.unit, embedder_of(self)),
-        )
+        text = document.text
+        length = length_function(c.unit, embedder_of(self))
+
+        def spans(start: int, end: int, size: int, overlap: int) -> list[Piece]:
+            texts, starts, ends = split_spans(
+                text[start:end],
+                size=size,
+                overlap=overlap,
+                separators=c.separators,
+                keep_separator=c.keep_separator,
+                strip_whitespace=c.strip_whitespace,
+                length_function=length,
+            )
+            return [(start + a, start + b, t) for t, a, b in zip(texts, starts, ends, strict=True)]
+
+        pieces = spans(0, len(text), c.size, c.overlap)
+        if c.repeat_table_header:
+            pieces = with_table_headers(
+                text,
+                pieces,
+                c.size,
+                length,
+                lambda start, end, room: spans(start, end, room, min(c.overlap, room // 2)),
+            )
         section = document_sections(document)
         return [
-            make_chunk(document, text, index, start, end, section=section(start))
-            for index, (text, start, end) in enumerate(zip(texts, starts, ends, strict=True))
+            make_chunk(document, piece, index, start, end, section=section(start))
+            for index, (start, end, piece) in enumerate(pieces)
         ]
 
 

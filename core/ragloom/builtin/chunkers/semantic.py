@@ -21,7 +21,9 @@ and the text is cut between two sentences where
 Then a group smaller than ``min_size`` joins the next one (the last joins the
 one before), and a group larger than ``max_size`` is split by the
 ``recursive`` splitter (``size: max_size``, no overlap). Sizes are in
-``unit``. ``text[start:end]`` is the chunk text.
+``unit``. ``text[start:end]`` is the chunk text, but for a chunk that starts
+at a row of a Markdown table: the table's header row and rule lead it,
+counted in ``max_size`` (``repeat_table_header``; see ``_tables``).
 
 Needs an ``embedder:`` in the config (``ragloom config check`` says so). Each
 sentence is embedded at index time, besides the chunks.
@@ -39,6 +41,7 @@ from ...errors import ComponentError
 from ...types import Chunk, Document
 from ._chunking import Unit, document_sections, embedder_of, length_function, make_chunk
 from ._recursive import split_range
+from ._tables import Piece, with_table_headers
 from .sentence import sentence_spans
 
 __all__ = ["SemanticChunker", "breakpoints"]
@@ -55,7 +58,9 @@ class SemanticChunker(Chunker):
         ``breakpoint`` is ``percentile`` or ``threshold``; ``percentile`` (0
         to 100) and ``threshold`` (a cosine similarity) set where to cut;
         ``buffer_size`` sentences on each side are embedded with each
-        sentence; ``min_size`` and ``max_size`` bound the chunks, in ``unit``.
+        sentence; ``min_size`` and ``max_size`` bound the chunks, in ``unit``;
+        ``repeat_table_header`` puts a Markdown table's header row and rule
+        before each chunk that starts at one of its rows.
         """
 
         breakpoint: Literal["percentile", "threshold"] = "percentile"
@@ -65,6 +70,7 @@ class SemanticChunker(Chunker):
         min_size: int = Field(default=100, ge=0)
         max_size: int = Field(default=2000, gt=0)
         unit: Unit = "characters"
+        repeat_table_header: bool = True
 
         @model_validator(mode="after")
         def _min_below_max(self) -> SemanticChunker.Config:
@@ -116,10 +122,17 @@ class SemanticChunker(Chunker):
             if i in cuts:
                 groups.append([])
         spans = _bounded(text, [(g[0][0], g[-1][1]) for g in groups], c, length)
+        pieces: list[Piece] = [(start, end, text[start:end]) for start, end in spans]
+        if c.repeat_table_header:
+
+            def resplit(start: int, end: int, room: int) -> list[Piece]:
+                return split_range(text, start, end, room, length_function=length)
+
+            pieces = with_table_headers(text, pieces, c.max_size, length, resplit)
         section = document_sections(document)
         return [
-            make_chunk(document, text[start:end], index, start, end, section=section(start))
-            for index, (start, end) in enumerate(spans)
+            make_chunk(document, piece, index, start, end, section=section(start))
+            for index, (start, end, piece) in enumerate(pieces)
         ]
 
 

@@ -39,6 +39,7 @@ from ...components import Chunker, ComponentConfig
 from ...types import Chunk, Document
 from ._chunking import Unit, document_sections, embedder_of, length_function, make_chunk
 from ._recursive import split_range
+from ._tables import Piece, with_table_headers
 
 __all__ = ["SentenceChunker", "pack_units", "sentence_spans"]
 
@@ -172,7 +173,9 @@ class SentenceChunker(Chunker):
 
     A sentence longer than ``size`` on its own is cut with the recursive
     splitter on lines, then words, then characters, and its pieces are packed
-    like sentences. ``text[start:end]`` is the chunk text.
+    like sentences. ``text[start:end]`` is the chunk text, but for a chunk
+    that starts at a row of a Markdown table: the table's header row and rule
+    lead it (``repeat_table_header``; see ``_tables``).
     """
 
     class Config(ComponentConfig):
@@ -181,12 +184,15 @@ class SentenceChunker(Chunker):
         ``size`` is the most ``unit`` s in a chunk; ``overlap_sentences`` how
         many sentences a chunk repeats from the end of the one before (fewer
         when they would not leave room for a new one); ``unit`` is
-        ``characters``, ``words`` or ``tokens``.
+        ``characters``, ``words`` or ``tokens``; ``repeat_table_header`` puts
+        a Markdown table's header row and rule before each chunk that starts
+        at one of its rows.
         """
 
         size: int = Field(default=800, gt=0)
         overlap_sentences: int = Field(default=1, ge=0)
         unit: Unit = "characters"
+        repeat_table_header: bool = True
 
     config: Config
 
@@ -195,15 +201,24 @@ class SentenceChunker(Chunker):
         text = document.text
         length = length_function(c.unit, embedder_of(self))
         units = fit_units(text, sentence_spans(text), c.size, length)
+        pieces: list[Piece] = [
+            (start, end, text[start:end])
+            for start, end in pack_units(text, units, c.size, c.overlap_sentences, length)
+        ]
+        if c.repeat_table_header:
+
+            def resplit(start: int, end: int, room: int) -> list[Piece]:
+                inside = [(a, b) for a, b in units if start <= a and b <= end]
+                parts = fit_units(text, inside, room, length)
+                packed = pack_units(text, parts, room, c.overlap_sentences, length)
+                return [(a, b, text[a:b]) for a, b in packed]
+
+            pieces = with_table_headers(text, pieces, c.size, length, resplit)
         section = document_sections(document)
-        chunks = []
-        for index, (start, end) in enumerate(
-            pack_units(text, units, c.size, c.overlap_sentences, length)
-        ):
-            chunks.append(
-                make_chunk(document, text[start:end], index, start, end, section=section(start))
-            )
-        return chunks
+        return [
+            make_chunk(document, piece, index, start, end, section=section(start))
+            for index, (start, end, piece) in enumerate(pieces)
+        ]
 
 
 _FALLBACK_SEPARATORS = ("\n", " ", "")
