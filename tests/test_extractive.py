@@ -950,6 +950,28 @@ def test_a_snake_case_column_name_is_read_as_its_words(generator: ExtractiveGene
     assert "TT-24-NS" in answer.text and "TT-28-CI" not in answer.text, answer.text
 
 
+def test_a_size_before_a_name_tells_the_thing_from_its_siblings(
+    generator: ExtractiveGenerator,
+) -> None:
+    """"Does the 28 cm Ceramic Pro work on induction?" was answered with the
+    24 cm one's "does not work": a figure in a yes/no question was taken for
+    a condition, and the size is part of the name."""
+    notes = chunk(
+        "docs/notes.md",
+        "IMPORTANT: the TT-24-NS (24 cm Ceramic Pro) does not work on induction hobs.\n",
+    )
+    question = "Does the 28 cm Ceramic Pro work on induction?"
+    assert generator.generate(question, hits_of(notes)).text == NOT_FOUND
+    both = chunk(
+        "docs/pans.md",
+        "The 28 cm Ceramic Pro works on gas, electric and induction hobs.\n",
+        1,
+    )
+    answer = generator.generate(question, hits_of(notes, both))
+    assert answer.text.startswith("The 28 cm Ceramic Pro works"), answer.text
+    assert "24 cm" not in answer.text
+
+
 def test_a_sentence_that_says_an_offer_ended_is_quoted_with_the_offer(
     generator: ExtractiveGenerator,
 ) -> None:

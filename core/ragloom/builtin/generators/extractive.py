@@ -302,6 +302,8 @@ class ExtractiveGenerator(Generator):
         ):
             return _not_found(question, hits)
         named = {t for name in names for t in content_terms(name)}
+        # "the 28 cm Ceramic Pro": a size before a name is part of it
+        sized = _sized_names(read, names)
         # the countries it asks about, and its words for them ("EU")
         asked_places = place_forms(main_question(read))
         place_terms = {
@@ -531,6 +533,8 @@ class ExtractiveGenerator(Generator):
                 unit = replace(unit, terms=unit.terms | {"discount"})
             # "Dogs are welcome in the Classic Double rooms only" answers "Can I
             # bring my dog if I book the Harbour Suite?": no
+            if sized and _another_size(unit.text, sized):
+                continue  # "the 24 cm Ceramic Pro does not work" says nothing of the 28 cm
             only_another = yes_no and _only_another(unit.text, names)
             if not only_another and not _about(unit, names, rival, texts):
                 continue
@@ -1933,6 +1937,37 @@ def _about(unit: _Unit, names: list[str], rival: set[str], texts: Sequence[str] 
     return not unit.subject or any(
         mentions(unit.subject, name) or mentions(unit.text, name) for name in names
     )
+
+
+_SIZE = (
+    r"(\d+(?:[.,]\d+)?)\s?"
+    r"(cm|mm|m|in|inch|inches|l|litre|liter|qt|quart|oz|kg|g|lb|W|V|GB|TB|\")"
+)
+"""A measure written before a name ("28 cm", "5.5 qt", "16 GB")."""
+
+
+def _sized_names(question: str, names: Sequence[str]) -> list[tuple[str, str, str]]:
+    """Each (figure, unit, name) the question writes as a measure right before
+    one of its ``names`` ("the *28 cm* Ceramic Pro"): the measure tells the
+    thing from its siblings, as a number after a name does ("Zone 3")."""
+    found = []
+    for name in names:
+        for match in re.finditer(rf"{_SIZE}\s+{re.escape(name)}\b", question):
+            found.append((match.group(1), match.group(2).lower(), name))
+    return found
+
+
+def _another_size(text: str, sized: Sequence[tuple[str, str, str]]) -> bool:
+    """Whether ``text`` names one of the sized names with another measure
+    only ("the 24 cm Ceramic Pro" where "the 28 cm Ceramic Pro" is asked)."""
+    for figure, unit, name in sized:
+        said = {
+            (m.group(1), m.group(2).lower())
+            for m in re.finditer(rf"{_SIZE}\s+{re.escape(name)}\b", text)
+        }
+        if said and (figure, unit) not in said:
+            return True
+    return False
 
 
 def _same_places(places: Collection[str], asked: Collection[str]) -> bool:
