@@ -20,8 +20,8 @@ What is found:
   without a domain (``user@localhost``) or a URL's user and password
   (``postgres://app:S3cret@db.example.com``: the secrets screening's);
 - a phone number written in the international form, ``+`` and the country
-  code, ten to fifteen digits (``+1 (415) 555-0134``, ``+44 20 7946 0958``,
-  ``+14155550134``);
+  code, ten to fifteen digits (eleven when nothing separates them:
+  ``+1 (415) 555-0134``, ``+44 20 7946 0958``, ``+14155550134``);
 - a North American number with its area code, punctuated as such numbers are
   (``(415) 555-0134``, ``415-555-0134``, ``415.555.0134``);
 - any other national form after a word that says it is a phone number
@@ -65,9 +65,8 @@ person (``support@tallowandtin.example``): a support KB quotes them, and
 they are kept."""
 
 _LOCAL_PART = re.compile(r"[A-Za-z0-9._%+-]{0,63}[A-Za-z0-9]")
-"""An email address's part before the ``@``, read backwards from it (each
-``@`` is where a search starts: a pattern tried at every letter of a text
-costs three times as much)."""
+"""An email address's part before the ``@``, read backwards from it: each
+``@`` is where a search starts, not every letter of the text."""
 _DOMAIN = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)+([A-Za-z]{2,24})(?![\w-])")
 _FILE_ENDINGS = frozenset(
     {"png", "jpg", "jpeg", "gif", "svg", "webp", "ico", "pdf", "css", "js", "html", "htm"}
