@@ -209,6 +209,7 @@ def test_deleted_and_new_files(
     "change",
     [
         pytest.param({"indexing": {"secrets": "redact"}}, id="secrets-policy"),
+        pytest.param({"indexing": {"personal_data": "redact"}}, id="personal-data-policy"),
         pytest.param(
             {"access": {"rules": [{"path": "docs/sub/**", "principals": ["team"]}]}},
             id="access-rules",
@@ -224,8 +225,9 @@ def test_a_config_change_reads_every_file(
     root: Path, pm: pluggy.PluginManager, settled: None, parsed: list[str], change: dict
 ) -> None:
     """What decides a document besides its file: a run under another secrets
-    policy, other access rules, other loader options or another chunker
-    reads every file again, and one under the same config after it does not."""
+    or personal data policy, other access rules, other loader options or
+    another chunker reads every file again, and one under the same config
+    after it does not."""
     index(root, pm)
     config = basic_config(**change)
     parsed.clear()

@@ -48,6 +48,8 @@ def spans(text: str) -> list[tuple[str, str, int]]:
 
 API_KEY = "9f8e7d6c5b4a39281706f5e4d3c2b1a0"
 HF_TOKEN = "hf_q8Lm3Tq9xZ7VQ3L5XK2M4P6RTab12cd34e"
+DESK_KEY = "hd_live_7Qm2Xv9LpR4tK8sW3nYb6Zc1"
+UUID_KEY = "3f6c2a1e-9b4d-4e8a-a7c5-0d2b6e9f1a34"
 
 
 @pytest.mark.parametrize(
@@ -103,6 +105,32 @@ HF_TOKEN = "hf_q8Lm3Tq9xZ7VQ3L5XK2M4P6RTab12cd34e"
          [("Secret Keyword", "lk_live_4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c", 1)]),
         ("| DB_PASSWORD | Kelp4ever!99 |", [("Password", "Kelp4ever!99", 1)]),
         (f"| Authorization | Bearer {API_KEY} |", [("Authorization Header", API_KEY, 1)]),
+        # a key given to an HTTP header's name or an environment variable's
+        # that says "key" and no more (trial 27, F3: a curl line's header was
+        # indexed and quoted)
+        (f'curl -H "X-Desk-Key: {DESK_KEY}" https://desk.example/api/v2/tickets',
+         [("Secret Keyword", DESK_KEY, 1)]),
+        (f"X-API-Key: {DESK_KEY}", [("Secret Keyword", DESK_KEY, 1)]),
+        (f"x-api-key: {API_KEY}", [("Secret Keyword", API_KEY, 1)]),
+        (f"curl --header 'X-Goog-Api-Key: {DESK_KEY}' https://x.example",
+         [("Secret Keyword", DESK_KEY, 1)]),
+        (f"Api-Key: {DESK_KEY}", [("Secret Keyword", DESK_KEY, 1)]),
+        (f"X-Api-Token: {DESK_KEY}\nX-Auth-Token: {API_KEY}\nX-Access-Token: {DESK_KEY}",
+         [("Secret Keyword", DESK_KEY, 1), ("Secret Keyword", API_KEY, 2),
+          ("Secret Keyword", DESK_KEY, 3)]),
+        (f'headers = {{"X-API-Key": "{DESK_KEY}"}}', [("Secret Keyword", DESK_KEY, 1)]),
+        (f"fetch(url, {{ headers: {{ 'X-Desk-Key': '{DESK_KEY}' }} }})",
+         [("Secret Keyword", DESK_KEY, 1)]),
+        (f'headers["X-Desk-Key"] = "{DESK_KEY}"', [("Secret Keyword", DESK_KEY, 1)]),
+        (f"X-API-Key: {UUID_KEY}", [("Secret Keyword", UUID_KEY, 1)]),
+        (f"DESK_KEY={DESK_KEY}", [("Secret Keyword", DESK_KEY, 1)]),
+        (f"DESK_KEY={DESK_KEY.lower()}", [("Secret Keyword", DESK_KEY.lower(), 1)]),
+        (f'export DESK_KEY="{DESK_KEY}"', [("Secret Keyword", DESK_KEY, 1)]),
+        (f"# .env\nDEBUG=false\nDESK_API_KEY={DESK_KEY}\nDESK_TOKEN={API_KEY}\n",
+         [("Secret Keyword", DESK_KEY, 3), ("Secret Keyword", API_KEY, 4)]),
+        (f"  environment:\n    DESK_KEY: {DESK_KEY}", [("Secret Keyword", DESK_KEY, 2)]),
+        (f'os.environ["DESK_KEY"] = "{DESK_KEY}"', [("Secret Keyword", DESK_KEY, 1)]),
+        (f"| X-Desk-Key | {DESK_KEY} |", [("Secret Keyword", DESK_KEY, 1)]),
     ],
 )  # fmt: skip
 def test_credentials_in_words_and_disguised_are_found(
@@ -139,6 +167,21 @@ def test_credentials_in_words_and_disguised_are_found(
         "| Component | Commit |\n| --- | --- |\n"
         "| auth-service | 9fceb02d0ae598e95dc970b74767f19372d61af8 |",
         "| Service | Build |\n| --- | --- |\n| secrets-manager | build-2024-11-03-rc1 |",
+        # header and environment names that say "key" with a placeholder, a
+        # variable, nothing, a plain word or number; keys that are no
+        # credential (idempotency, cache, public, GPG); a keyboard's key
+        "X-API-Key: <your key>\nX-API-Key: <token>\nX-API-Key: YOUR_API_KEY\nX-API-Key: ...",
+        "X-Desk-Key: hd_live_xxxxxxxxxxxxxxxxxxxx or hd_live_...; X-Api-Key: changeme",
+        "curl -H \"X-API-Key: $API_KEY\" https://x.example; curl -H 'Api-Key: ${TOKEN}' url",
+        "Send your key in the X-API-Key header. Header: X-API-Key:\nX-Desk-Key:",
+        "SORT_KEY=name\nPRIMARY_KEY=id\nMAX_KEYS=100\nPARTITION_KEY=tenant_id\nKEY=value",
+        "DESK_KEY=YOUR_DESK_KEY_HERE\nDESK_KEY=${DESK_KEY}\nexport DESK_KEY=$(vault read desk)",
+        "DESK_KEY=settings.DESK_KEY_2024_ABCD\nRAY_NODE_ID_KEY = 'node_id_0001_shard_2024'",
+        f"Idempotency-Key: {UUID_KEY}\nX-Idempotency-Key: {UUID_KEY}",
+        "X-Cache-Key: 9f8e7d6c5b4a39281706f5e4d3c2b1a0\nCACHE_KEY=v2_9f8e7d6c5b4a3928",
+        "ENV GPG_KEY=E3FF2839C048B25C084DEBE9B26995E310250568\n"
+        "STRIPE_PUBLISHABLE_KEY=pk_live_51H8abcDEFghiJKLmnoPQRstu",
+        "To save, press the Key: Enter. The Key: F12 opens the console; Sort key: created_at.",
     ],
 )
 def test_names_in_words_without_a_credential_are_not_secrets(text: str) -> None:

@@ -3,9 +3,10 @@ every loaded document goes through before the diff against the ledger.
 
 - :func:`scoped_loaders`: the configured loaders, restricted to the paths
   of ``ragloom index PATH...``, and the scope deletions are limited to.
-- :class:`Admission`: secrets screened (``indexing.secrets``), then access
-  labels applied. It pickles, so an executor that loads on its workers runs
-  it there (``LoadWork.admit``).
+- :class:`Admission`: secrets screened (``indexing.secrets``), personal
+  data redacted (``indexing.personal_data``), then access labels applied.
+  It pickles, so an executor that loads on its workers runs it there
+  (``LoadWork.admit``).
 - :func:`load_here` runs the loaders in this process; :func:`load_on` lets
   an executor run them (``ragloom.executors.LoadsDocuments``), so that only
   stand-ins of the documents reach this process.
@@ -50,11 +51,14 @@ LoaderItem = tuple[str, str, "Loader"]
 class Admission:
     """What every loaded document goes through before the diff, wherever it was
     loaded: secrets screened (``indexing.secrets``: redacted, or the document
-    left out), then the access labels applied. It pickles, so an executor that
-    loads on its workers runs it there (``LoadWork.admit``)."""
+    left out), email addresses and phone numbers redacted
+    (``indexing.personal_data: redact``), then the access labels applied. It
+    pickles, so an executor that loads on its workers runs it there
+    (``LoadWork.admit``)."""
 
     policy: str
     labeller: Labeller
+    personal_data: str = "keep"
 
     def __call__(
         self, doc: Document, configured: object, report: Callable[[str, str], None]
@@ -64,6 +68,8 @@ class Admission:
             if screened is None:
                 return None
             doc = screened
+        if self.personal_data == "redact":
+            doc = _redact_personal_data(doc, report)
         return self.labeller.label(doc, configured)
 
 
@@ -102,6 +108,46 @@ def _screen_secrets(
     report(shown, f"{len(every)} secret(s) redacted ({said})")
     metadata = {**metadata, "content_hash": content_hash(text)}
     return replace(doc, id=_redacted_id(doc.id), text=text, metadata=metadata)
+
+
+def _redact_personal_data(doc: Document, report: Callable[[str, str], None]) -> Document:
+    """``doc`` with the email addresses and phone numbers in its text and in
+    its metadata's strings redacted (``indexing.personal_data: redact``), and
+    how many reported; its id, ``source`` and ``path`` (the file's name) are
+    left as they are."""
+    from .personal import find_personal_data
+    from .secrets import redact
+
+    found = find_personal_data(doc.text)
+    counts = {kind: sum(s.kind == kind for s in found) for kind in ("email", "phone")}
+
+    def screened(value: Any) -> Any:
+        if isinstance(value, str):
+            hits = find_personal_data(value)
+            for hit in hits:
+                counts[hit.kind] += 1
+            return redact(value, hits) if hits else value
+        if isinstance(value, Mapping):
+            return {k: screened(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            items = [screened(v) for v in value]
+            return items if isinstance(value, list) else tuple(items)
+        return value
+
+    metadata = {
+        key: value if key in ("source", "path") else screened(value)
+        for key, value in doc.metadata.items()
+    }
+    if not any(counts.values()):
+        return doc
+    names = {"email": "email address(es)", "phone": "phone number(s)"}
+    said = ", ".join(f"{n} {names[kind]}" for kind, n in counts.items() if n)
+    # (its source as the secrets screening left it: a secret in a file's name stays hidden)
+    shown = str(doc.metadata.get("source", doc.source))
+    report(shown, f"{said} redacted (`indexing.personal_data: redact`)")
+    text = redact(doc.text, found) if found else doc.text
+    metadata["content_hash"] = content_hash(text)
+    return replace(doc, text=text, metadata=metadata)
 
 
 def _redacted_id(doc_id: str) -> str:

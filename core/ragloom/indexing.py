@@ -420,7 +420,8 @@ class Indexer:
         scope, loaders = scoped_loaders(self.config, self.loaders, sources)
         if scope is not None:
             _check_sources_exist(scope, entries.values(), self.config.base_dir)
-        admit = Admission(self.config.indexing.secrets, self._labeller)
+        indexing = self.config.indexing
+        admit = Admission(indexing.secrets, self._labeller, indexing.personal_data)
         executor = self._executor()
         if sources is None and isinstance(executor, LoadsDocuments) and executor.loads_documents:
             executor.open(self._executor_context(executor))

@@ -5,11 +5,11 @@ it (:func:`file_stamp`), before reading it. The run records the stamp of
 every document it indexed in the ledger (table ``reads``), with the state
 hash of the document the file gave and a key of everything else that
 decides it (:func:`reading_key`: ragloom's code, Python's and the readers'
-and secrets screening's versions, the secrets policy, the access rules, the
-plugins). On the next
-run the loader asks ``Context.unchanged(source, stamp)`` first, and a file
-whose stamp, key and indexed version all match is taken as it is, without
-being read: a folder of unchanged PDFs costs a ``stat`` a file, not a parse.
+and secrets screening's versions, the secrets and personal data policies,
+the access rules, the plugins). On the next run the loader asks
+``Context.unchanged(source, stamp)`` first, and a file whose stamp, key and
+indexed version all match is taken as it is, without being read: a folder
+of unchanged PDFs costs a ``stat`` a file, not a parse.
 
 What the answer never trusts (the file is read, as before):
 
@@ -200,13 +200,14 @@ def plugin_code(pm: Any) -> list[str]:
 def reading_key(config: Any, code: str, plugins: list[str]) -> str:
     """What decides a document besides its file and its loader's options
     (the loader's key, recorded beside): the code that reads it (``code``:
-    :func:`code_digest`), the secrets policy, the access rules, and the
-    plugins (``plugins``: :func:`plugin_code`; a ``run_stage`` hook may
-    change what is loaded, a loader plugin what it reads)."""
+    :func:`code_digest`), the secrets and personal data policies, the access
+    rules, and the plugins (``plugins``: :func:`plugin_code`; a ``run_stage``
+    hook may change what is loaded, a loader plugin what it reads)."""
     access = config.access.model_dump(mode="json") if config.access is not None else None
     said = {
         "code": code,
         "secrets": config.indexing.secrets,
+        "personal_data": config.indexing.personal_data,
         "access": access,
         "plugins": sorted(plugins),
     }

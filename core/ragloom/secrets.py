@@ -16,11 +16,13 @@ marker (its project keys, and the services that copied the shape), Stripe
 test keys, passwords in URLs with characters detect-secrets' pattern leaves
 out (``!``), a value that looks drawn at random given to a name that says
 it is a credential (``STORAGE_API_KEY=9f8e...``, ``"client_secret": "..."``,
-``API key: 9f8e...``), an HTTP ``Authorization`` header's credentials, Hugging
-Face tokens, and a password given to its name or in words (``password:
-Tr0ub4dor&3``, ``the password is Kelp4ever!``, ``Lösenordet till gästnätet
-är Sommar2026!``: English, German, Spanish, French, Swedish, Norwegian,
-Danish and Finnish names), also on the line after its name. Zero-width
+``API key: 9f8e...``) or to a key's name as an HTTP header or an environment
+gives it (``X-API-Key:``, ``X-Desk-Key:``, ``DESK_KEY=``), an HTTP
+``Authorization`` header's credentials, Hugging Face tokens, and a password
+given to its name or in words (``password: Tr0ub4dor&3``, ``the password is
+Kelp4ever!``, ``Lösenordet till gästnätet är Sommar2026!``: English, German,
+Spanish, French, Swedish, Norwegian, Danish and Finnish names), also on the
+line after its name. Zero-width
 characters inside a key and fullwidth letters do not hide it.
 A match runs to the end of its token: a key longer than its pattern (most
 Stripe and GitHub keys) is found, and redacted, whole.
@@ -400,6 +402,21 @@ _KEYWORD_ANCHORS: tuple[str, ...] = tuple(
     for spelled in dict.fromkeys((word, word.upper(), word.capitalize(), word.title()))
 ) + ("ApiKey", "apiKey", "AccessKey", "accessKey", "API key", "API Key")
 
+_NOT_CREDENTIAL_KEYS = "idempotency|cache|public|publishable|gpg|pgp"
+"""What a key named by its last word before ``Key`` is when it is no
+credential: ``X-Idempotency-Key``, ``X-Cache-Key``, ``X-Public-Key``,
+``STRIPE_PUBLISHABLE_KEY``, ``GPG_KEY`` (a fingerprint)."""
+
+_KEY_NAME = (
+    # a header's: X-, up to three words, Key (X-API-Key, X-Desk-Key); Api-Key
+    rf"(?i:(?:x-(?!(?:[a-z0-9]+-)*(?:{_NOT_CREDENTIAL_KEYS})-key)(?:[a-z0-9]+-){{0,3}}|api-)key)"
+    # an environment's: a name in capitals that ends in _KEY (DESK_KEY)
+    rf"|(?![A-Z0-9_]*(?:{_NOT_CREDENTIAL_KEYS.upper()})_KEY\b)[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_KEY"
+)
+"""A credential's name that says "key" and no more, as an HTTP header or an
+environment variable names it (``key`` alone names too much: ``Sort key``,
+"press the Key: Enter")."""
+
 _PWD = r"(?<![A-Za-z0-9])pwd(?![A-Za-z0-9])"
 """``pwd`` as a word of its own: inside random tokens (base64) it is no name."""
 
@@ -441,6 +458,19 @@ _OWN: tuple[tuple[str, tuple[str, ...], str], ...] = (
         r"""|signing[ _]key|auth)"""
         r"""[A-Za-z0-9_-]*["'`]?(?:\s*[:=]\s*|\s+(?i:is)\s+)["'`]?"""
         r"([A-Za-z0-9_+/=-]{16,})(?![A-Za-z0-9_+/=-]|\.[A-Za-z0-9_])",  # not a dotted name
+    ),
+    # a key given to the name an HTTP header or an environment gives it,
+    # where the name says "key" and no more: ``X-API-Key:``, a service's own
+    # header (``X-Desk-Key:``, ``X-Goog-Api-Key:``), ``Api-Key:``, in a curl
+    # ``-H "..."`` or a dict (``{"X-API-Key": "..."}``), and ``DESK_KEY=``
+    # (an env file, ``export``); not a key that is no credential (a cache's,
+    # an idempotency key, a public or GPG key), nor ``SORT_KEY=name`` or a
+    # placeholder (see _random_value)
+    (
+        "Secret Keyword",
+        ("-Key", "-key", "-KEY", "_KEY"),
+        rf"""(?<![A-Za-z0-9_-])(?:{_KEY_NAME})["'`]?\]?\s*[:=]\s*["'`]?"""
+        r"([A-Za-z0-9_+/=-]{16,})(?![A-Za-z0-9_+/=-]|\.[A-Za-z0-9_])",
     ),
     # an HTTP Authorization header's credentials: Basic user:password in
     # base64, a Bearer token (``Authorization: Bearer 7f3a...``)
@@ -663,7 +693,7 @@ def _prefilter() -> tuple[
     (:func:`_fixed_starts`; ahocorasick-rs), which anchors (detector,
     anchor) each start belongs to, by its number, and the anchors without
     one. One pass of the automaton over a text finds which anchors may
-    match, where searching each anchor (163 then, 183 now) took a pass of
+    match, where searching each anchor (163 then, 187 now) took a pass of
     its own (three quarters of a `--reread`)."""
     from ahocorasick_rs import AhoCorasick, Implementation
 

@@ -168,3 +168,10 @@ class IndexingSettings(BaseModel):
         "leaves them out, `redact` indexes them with each secret replaced, `allow` indexes "
         "them as they are; skipped and redacted documents are reported",
     )
+    personal_data: Literal["keep", "redact"] = Field(
+        "keep",
+        description="email addresses and phone numbers in documents: `keep` indexes them as "
+        "they are, `redact` replaces each with `[REDACTED: email]` or `[REDACTED: phone]` "
+        "before chunking and reports how many per document (names and postal addresses "
+        "are not found)",
+    )
