@@ -953,7 +953,7 @@ def test_a_snake_case_column_name_is_read_as_its_words(generator: ExtractiveGene
 def test_a_size_before_a_name_tells_the_thing_from_its_siblings(
     generator: ExtractiveGenerator,
 ) -> None:
-    """"Does the 28 cm Ceramic Pro work on induction?" was answered with the
+    """ "Does the 28 cm Ceramic Pro work on induction?" was answered with the
     24 cm one's "does not work": a figure in a yes/no question was taken for
     a condition, and the size is part of the name."""
     notes = chunk(
@@ -970,6 +970,23 @@ def test_a_size_before_a_name_tells_the_thing_from_its_siblings(
     answer = generator.generate(question, hits_of(notes, both))
     assert answer.text.startswith("The 28 cm Ceramic Pro works"), answer.text
     assert "24 cm" not in answer.text
+
+
+def test_a_field_line_is_no_heading_that_resolves_a_pronoun(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "Status: discontinued" under the product's title was read as a
+    heading, so "It ... does not work on induction" was about the status,
+    and the question about the product was refused."""
+    page = chunk(
+        "docs/tt-26-ns.md",
+        "# Classic Non-Stick Fry Pan 26 cm (TT-26-NS)\n\nStatus: discontinued\n\n"
+        "The Classic Non-Stick Fry Pan 26 cm (TT-26-NS) was discontinued on March 1, 2025. "
+        "It is replaced by the Ceramic Pro Fry Pan 28 cm (TT-28-NS).\n\n"
+        "Its coating is PTFE-based. It is oven-safe to 350 °F and does not work on induction.\n",
+    )
+    answer = generator.generate("Does the TT-26-NS work on induction?", hits_of(page))
+    assert "does not work on induction" in answer.text, answer.text
 
 
 def test_a_sentence_that_says_an_offer_ended_is_quoted_with_the_offer(

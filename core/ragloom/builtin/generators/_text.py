@@ -411,7 +411,7 @@ def _looks_like_title(lines: list[str], i: int) -> bool:
     before = lines[i - 1].strip() if i > 0 else ""
     after = lines[i + 1].strip() if i + 1 < len(lines) else ""
     following = lines[i + 2].strip() if i + 2 < len(lines) else ""
-    if before or line[-1] in _TERMINAL or not line[0].isupper():
+    if before or line[-1] in _TERMINAL or not line[0].isupper() or _FIELD_LINE.match(line):
         return False
     if not after:
         return bool(following) and len(line.split()) <= 6 and not any(ch.isdigit() for ch in line)
@@ -423,6 +423,10 @@ def _looks_like_title(lines: list[str], i: int) -> bool:
         and sum(w[0].isupper() for w in words) >= 2
     )
 
+
+_FIELD_LINE = re.compile(r"[^\W\d_][\w-]*(?: [\w-]+){0,2}:\s+\S")
+"""A field and its value ("Status: discontinued", "Owner: Jane Doe"): a
+line that says something, not a heading over what follows."""
 
 _TITLE_SMALL = frozenset(
     {"of", "and", "the", "for", "in", "on", "to", "a", "an", "at", "&", "-", "–", "—", "|", "/"}
