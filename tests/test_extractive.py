@@ -895,7 +895,7 @@ RETURNS = chunk(
         # the place as the passages write it, and only its own sentence
         ("How much does return shipping cost in the EU?", "€6.95"),
         ("How much does return shipping cost in the UK?", "£4.95"),
-        ("How much does return shipping cost in Britain?", "£4.95"),
+        ("How much does return shipping cost in the U.K.?", "£4.95"),
         ("How long do I have to return something in the US?", "30 days"),
         ("How long do I have to return something in the USA?", "30 days"),
         # what the passages say of the union holds in a member country
@@ -919,6 +919,66 @@ def test_a_place_is_read_in_any_of_its_names_and_another_places_sentence_is_none
     else:
         assert expected in answer.text, answer.text
         assert "CA$12" not in answer.text and "Canada" not in answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "expected"),
+    [
+        # a country named in passing is not what the sentence is about
+        (
+            "How long does shipping to Canada take?",
+            "# Shipping to Canada\n\nOrders ship from our US warehouse and arrive in 5-7 "
+            "business days.\n",
+            "5-7 business days",
+        ),
+        (
+            "Who handles warranty claims in Germany?",
+            "# Warranty (Germany)\n\nThe warranty lasts 2 years. Warranty claims are "
+            "handled by our partner in Poland.\n",
+            "partner in Poland",
+        ),
+        # the country's own sentence before its union's
+        (
+            "How much is shipping to France?",
+            "Shipping to the EU costs €10. Shipping to France is free.\n",
+            "France is free",
+        ),
+        (
+            "How long does shipping to Ireland take?",
+            "Shipping within the EU takes 3-5 business days.\nShipping to Ireland takes 7 "
+            "business days.\n",
+            "7 business days",
+        ),
+        # Great Britain is not the UK, and New South Wales is no Wales
+        (
+            "How long does delivery to Northern Ireland take?",
+            "Delivery to Great Britain takes 2 days. Delivery to Northern Ireland takes 4 days.\n",
+            "4 days",
+        ),
+        (
+            "When do stores close in Australia?",
+            "# Store hours in Australia\n\nIn New South Wales, stores close at 9pm. In "
+            "Victoria, stores close at 8pm.\n",
+            "9pm",
+        ),
+    ],
+)
+def test_a_country_named_in_passing_or_by_its_union_does_not_replace_its_own_sentence(
+    generator: ExtractiveGenerator, question: str, text: str, expected: str
+) -> None:
+    answer = generator.generate(question, hits_of(chunk("docs/shipping.md", text)))
+    assert expected in answer.text, answer.text
+
+
+def test_a_question_about_two_countries_gets_both_or_none(generator: ExtractiveGenerator) -> None:
+    both = generator.generate(
+        "How much does return shipping cost in Canada and the UK?", hits_of(RETURNS)
+    )
+    assert "CA$12" in both.text and "£4.95" in both.text, both.text
+    one = generator.generate(
+        "How much does return shipping cost in Canada and Japan?", hits_of(RETURNS)
+    )
+    assert one.text == NOT_FOUND, one.text
 
 
 def test_a_place_name_is_not_read_in_other_words() -> None:
@@ -987,6 +1047,18 @@ def test_a_field_line_is_no_heading_that_resolves_a_pronoun(
     )
     answer = generator.generate("Does the TT-26-NS work on induction?", hits_of(page))
     assert "does not work on induction" in answer.text, answer.text
+
+
+def test_a_yes_no_question_about_a_product_is_not_answered_by_another_model(
+    generator: ExtractiveGenerator,
+) -> None:
+    notes = chunk(
+        "docs/notes.txt",
+        "Induction notes for the Ceramic Pro line and others.\n\n"
+        "The carbon steel wok TT\u201132\u2011CS has a flat 14 cm base and works on induction.\n",
+    )
+    answer = generator.generate("Does the Ceramic Pro pan work on induction?", hits_of(notes))
+    assert answer.text == NOT_FOUND, answer.text
 
 
 def test_a_sentence_that_says_an_offer_ended_is_quoted_with_the_offer(

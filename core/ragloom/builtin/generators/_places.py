@@ -16,7 +16,7 @@ import functools
 import re
 from collections.abc import Iterable
 
-__all__ = ["as_written", "place_forms", "places_in", "said_in", "within"]
+__all__ = ["as_written", "framed_by", "place_forms", "places_in", "said_in", "within"]
 
 _EU_MEMBERS = (
     "Austria", "Belgium", "Bulgaria", "Croatia", "Cyprus", "Czechia", "Denmark", "Estonia",
@@ -37,7 +37,9 @@ _TWO_NAMES = frozenset({"Czechia", "Netherlands"})
 
 _FORMS: dict[str, tuple[str, ...]] = {
     "United States": ("United States of America", "United States", "U.S.A.", "U.S.", "USA", "US"),
-    "United Kingdom": ("United Kingdom", "Great Britain", "Britain", "U.K.", "UK"),
+    "United Kingdom": ("United Kingdom", "U.K.", "UK"),
+    # (not the UK: Northern Ireland is no part of it, and its rates often differ)
+    "Great Britain": ("Great Britain", "Britain"),
     "European Union": ("European Union", "E.U.", "EU"),
     "Czechia": ("Czechia", "Czech Republic"),
     "Netherlands": ("Netherlands", "Holland"),
@@ -46,18 +48,12 @@ _FORMS: dict[str, tuple[str, ...]] = {
 }
 """Each place's names, longest first: how a text may write it."""
 
-_WITHIN: dict[str, str] = {
-    **{member: "European Union" for member in _EU_MEMBERS},
-    "England": "United Kingdom",
-    "Scotland": "United Kingdom",
-    "Wales": "United Kingdom",
-    "Northern Ireland": "United Kingdom",
-}
-"""The union a place belongs to: what the passages say of the EU holds in Germany."""
-_FORMS.update({part: (part,) for part in ("England", "Scotland", "Wales", "Northern Ireland")})
+_WITHIN: dict[str, str] = {member: "European Union" for member in _EU_MEMBERS}
+"""The union a place belongs to: what the passages say of the EU holds in
+Germany (where they say nothing of Germany itself)."""
 
 _DEMONYMS: dict[str, str] = {
-    "American": "United States", "British": "United Kingdom", "Canadian": "Canada",
+    "American": "United States", "Canadian": "Canada",
     "Australian": "Australia", "German": "Germany", "French": "France", "Spanish": "Spain",
     "Italian": "Italy", "Dutch": "Netherlands", "Irish": "Ireland", "Swedish": "Sweden",
     "Danish": "Denmark", "Finnish": "Finland", "Norwegian": "Norway", "Swiss": "Switzerland",
@@ -81,11 +77,41 @@ def _pattern() -> re.Pattern[str]:
     forms = sorted({form for names in _FORMS.values() for form in names}, key=len, reverse=True)
     alternatives = "|".join(re.escape(form) for form in forms)
     demonyms = "|".join(_DEMONYMS)
-    # a form as a whole word, case as written ("US", not "us"); "U.S." ends in its dot
+    # a form as a whole word, case as written ("US", not "us"); "U.S." ends in
+    # its dot; not the end of a longer name ("New Mexico", "New South Wales",
+    # "South Africa" is a form of its own)
+    longer = "".join(rf"(?<!\b{word} )" for word in _NAME_STARTS)
     return re.compile(
-        rf"(?<![\w.-])(?:(?P<form>{alternatives})(?![\w-])|"
+        rf"(?<![\w.-]){longer}(?:(?P<form>{alternatives})(?![\w-])|"
         rf"(?P<demonym>{demonyms})(?=\s+(?:{_OF_PLACE})\b))"
     )
+
+
+_NAME_STARTS = ("New", "North", "Northern", "South", "Southern", "East", "West", "Western", "Papua")
+"""Words that start longer names of other places ("New Mexico", "Northern Ireland")."""
+
+_FRAME = re.compile(
+    r"^\W*(?:(?:[\w-]+\s+){0,3}?"
+    r"(?i:in|for|within|to|across|throughout|inside|outside|from)\s+(?:the\s+)?)?"
+    r"(?P<place>[A-Z][\w.]*(?:\s+[A-Z][\w.]*)*)\b"
+)
+"""How a sentence opens on the place it is about ("In Canada, ...", "For
+EU customers ...", "The UK: ...", "Orders to the EU ...", "Shipping to France is ...")."""
+
+
+def framed_by(text: str) -> set[str]:
+    """The places a sentence opens on ("In Canada, return shipping costs
+    ...", "EU customers pay ...", a table row's first cell): what it says is
+    said of them. A place named further on ("ships from our US warehouse")
+    frames nothing."""
+    bare = text.lstrip("|*_ \t>-")
+    bare = re.sub(r"^(?:the|The)\s+", "", bare)
+    match = _FRAME.match(bare)
+    if match is None:
+        return set()
+    head = bare[match.start("place") : match.end("place")]
+    found = place_forms(head + bare[match.end("place") : match.end("place") + 12])
+    return {place for place, forms in found.items() if any(head.startswith(f) for f in forms)}
 
 
 @functools.cache

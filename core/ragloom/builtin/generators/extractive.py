@@ -70,7 +70,7 @@ from ._entities import (
 from ._entities import (
     YEAR as _YEAR,
 )
-from ._places import as_written, place_forms, places_in, said_in, within
+from ._places import as_written, framed_by, place_forms, places_in, said_in, within
 from ._text import (
     END_PUNCT,
     GENERIC_STEMS,
@@ -457,12 +457,10 @@ class ExtractiveGenerator(Generator):
             if unit.kind == "heading" and not asks[0]:
                 continue  # a dated release heading says when, nothing else
             if asked_places:
-                said_places = places_in(unit.text) or places_in(unit.heading)
-                if said_places and not any(
-                    within(place, asked) for place in said_places for asked in asked_places
-                ):
+                fit = _place_fit(unit, asked_places)
+                if fit == "other":
                     continue  # "In Canada, return shipping costs CA$12.00" is not the EU's
-                if said_places and place_terms - unit.terms:
+                if fit == "exact" and place_terms - unit.terms:
                     # "In the European Union, ..." says what "in the EU?" asks
                     unit = replace(unit, terms=unit.terms | place_terms)
             if ranked is not None and not re.search(rf"\b{ranked}\b", unit.text, re.I):
@@ -535,6 +533,8 @@ class ExtractiveGenerator(Generator):
             # bring my dog if I book the Harbour Suite?": no
             if sized and _another_size(unit.text, sized):
                 continue  # "the 24 cm Ceramic Pro does not work" says nothing of the 28 cm
+            if yes_no and _of_another_model(unit, names):
+                continue  # "The wok TT-32-CS works on induction" to "Does the Ceramic Pro ...?"
             only_another = yes_no and _only_another(unit.text, names)
             if not only_another and not _about(unit, names, rival, texts):
                 continue
@@ -669,6 +669,9 @@ class ExtractiveGenerator(Generator):
             (candidates if fit else unfit).append((coverage, score, unit))
         if kind == "place" and not any(c >= self.config.min_relevance for c, _, _ in candidates):
             candidates += unfit  # a place may be written in no way we know: say what there is
+        if asked_places and any(_place_fit(c[2], asked_places) == "exact" for c in candidates):
+            # "Shipping to France is free" before "Shipping to the EU costs €10"
+            candidates = [c for c in candidates if _place_fit(c[2], asked_places) != "union"]
         if not candidates:
             return _not_found(question, hits)
         old = [c for c in candidates if is_deprecated(c[2].chunk.metadata)]
@@ -707,6 +710,12 @@ class ExtractiveGenerator(Generator):
                 told = _told_apart(chosen[0], twin)
                 if told:
                     chosen = [chosen[0], twin]
+        if len(asked_places) > 1:
+            # "in Canada and the UK?": each one's sentence, or no answer that
+            # reads as complete while it says one of them
+            chosen = _for_each_place(chosen, [u for _, u in eligible], asked_places)
+            if not chosen:
+                return _not_found(question, hits)
         chosen = _with_what_follows(chosen, units)
         chosen = [_with_qualifier(unit, units) for unit in chosen]
         chosen.sort(key=lambda unit: (unit.rank, unit.position))
@@ -1939,35 +1948,95 @@ def _about(unit: _Unit, names: list[str], rival: set[str], texts: Sequence[str] 
     )
 
 
-_SIZE = (
-    r"(\d+(?:[.,]\d+)?)\s?"
-    r"(cm|mm|m|in|inch|inches|l|litre|liter|qt|quart|oz|kg|g|lb|W|V|GB|TB|\")"
-)
-"""A measure written before a name ("28 cm", "5.5 qt", "16 GB")."""
+_UNITS = {
+    "cm": "cm", "mm": "mm", "inch": "in", "inches": "in", '"': "in", "litre": "l",
+    "liter": "l", "litres": "l", "liters": "l", "qt": "qt", "quart": "qt", "quarts": "qt",
+    "oz": "oz", "kg": "kg", "lb": "lb", "lbs": "lb",
+}  # fmt: skip
+"""Measures written before a name ("28 cm", "5.5 qt", '11"'), each as one
+spelling: not "in", "m", "l" or "g", which are words too ("program 2 in
+Airwave mode")."""
+_CAPITAL_UNITS = frozenset({"GB", "TB", "MB", "W", "kW", "V", "mAh", "Hz", "MHz", "GHz"})
+"""Measures written in capitals, which a name takes in ("the 16 GB Nimbus": GB Nimbus)."""
+_FIGURE = r"(\d+(?:[.,]\d+)?)\s?"
 
 
-def _sized_names(question: str, names: Sequence[str]) -> list[tuple[str, str, str]]:
-    """Each (figure, unit, name) the question writes as a measure right before
-    one of its ``names`` ("the *28 cm* Ceramic Pro"): the measure tells the
-    thing from its siblings, as a number after a name does ("Zone 3")."""
+def _measure(figure: str, unit: str) -> tuple[float, str]:
+    return float(figure.replace(",", ".")), _UNITS.get(unit.lower(), unit)
+
+
+def _sized_names(question: str, names: Sequence[str]) -> list[tuple[tuple[float, str], str]]:
+    """Each measure the question writes right before one of its ``names``
+    ("the *28 cm* Ceramic Pro", "the *16 GB* Nimbus"), with the pattern of
+    that name after any measure of its unit: the measure tells the thing from
+    its siblings, as a number after a name does ("Zone 3")."""
     found = []
     for name in names:
-        for match in re.finditer(rf"{_SIZE}\s+{re.escape(name)}\b", question):
-            found.append((match.group(1), match.group(2).lower(), name))
+        first, _, rest = name.partition(" ")
+        if first in _CAPITAL_UNITS and rest:  # "GB Nimbus": the unit, then the name
+            units, tail = re.escape(first), re.escape(rest)
+        else:
+            units, tail = "|".join(re.escape(u) for u in _UNITS), re.escape(name)
+        pattern = rf"{_FIGURE}({units})\s*{tail}\b"
+        for match in re.finditer(pattern, question):
+            found.append((_measure(match.group(1), match.group(2)), pattern))
     return found
 
 
-def _another_size(text: str, sized: Sequence[tuple[str, str, str]]) -> bool:
+def _another_size(text: str, sized: Sequence[tuple[tuple[float, str], str]]) -> bool:
     """Whether ``text`` names one of the sized names with another measure
     only ("the 24 cm Ceramic Pro" where "the 28 cm Ceramic Pro" is asked)."""
-    for figure, unit, name in sized:
-        said = {
-            (m.group(1), m.group(2).lower())
-            for m in re.finditer(rf"{_SIZE}\s+{re.escape(name)}\b", text)
-        }
-        if said and (figure, unit) not in said:
+    for measure, pattern in sized:
+        said = {_measure(m.group(1), m.group(2)) for m in re.finditer(pattern, text)}
+        if said and measure not in said:
             return True
     return False
+
+
+_MODEL = re.compile(r"(?<![\w-])[A-Z]{1,4}[-\u2011]?\d+(?:[-\u2011][A-Z0-9]+)*(?![\w-])")
+"""A model code ("TT-32-CS", "X200", written with non-breaking hyphens too)."""
+
+
+def _of_another_model(unit: _Unit, names: Sequence[str]) -> bool:
+    """Whether a unit is about another model than the named thing a yes/no
+    question asks about: it names a model code and none of the question's
+    names, nor does its heading or the name it is about."""
+    if not names or not _MODEL.search(unit.text):
+        return False
+    about = f"{unit.text} {unit.subject} {unit.heading}".replace("\u2011", "-")
+    return not any(mentions(about, name) for name in names)
+
+
+def _place_fit(unit: _Unit, asked: Collection[str]) -> str:
+    """How a unit stands to the countries a question asks about: ``exact``
+    (it or its heading names one), ``union`` (it names the union that holds
+    one: the EU for France), ``other`` (it opens on another country, "In
+    Canada, ...", or names none and sits under a heading of others only), or
+    ``none``. A country named in passing ("ships from our US warehouse") is
+    none of the unit's."""
+    named = places_in(unit.text) | places_in(unit.heading)
+    if named & set(asked):
+        return "exact"
+    if any(within(place, one) for place in named for one in asked):
+        return "union"
+    framed = framed_by(unit.text) or (set() if places_in(unit.text) else places_in(unit.heading))
+    return "other" if framed else "none"
+
+
+def _for_each_place(
+    chosen: list[_Unit], eligible: list[_Unit], asked: Collection[str]
+) -> list[_Unit]:
+    """``chosen`` with, for each asked country none of it names, the best
+    eligible unit that names it; empty when one has none."""
+    out = list(chosen)
+    for place in asked:
+        if any(_place_fit(u, [place]) in {"exact", "union"} for u in out):
+            continue
+        found = next((u for u in eligible if _place_fit(u, [place]) in {"exact", "union"}), None)
+        if found is None:
+            return []
+        out.append(found)
+    return out
 
 
 def _same_places(places: Collection[str], asked: Collection[str]) -> bool:
