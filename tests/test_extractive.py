@@ -1061,6 +1061,37 @@ def test_a_yes_no_question_about_a_product_is_not_answered_by_another_model(
     assert answer.text == NOT_FOUND, answer.text
 
 
+def _record(record_id: str, text: str, index: int) -> Chunk:
+    """A record as the csv loader makes it (``title_field``, ``field_labels``)."""
+    base = chunk(f"data/rates.csv#{record_id}", text, 0)
+    title = text.partition("\n")[0]
+    return replace(
+        base, metadata={"source": "data/rates.csv", "record_id": record_id, "title": title}
+    )
+
+
+def test_a_records_field_is_said_with_its_record(generator: ExtractiveGenerator) -> None:
+    """The csv loader's records (``field_labels``: "method: Express" lines
+    under the record's title) were never quoted, even at rank 1: each field
+    line alone covered too little of the question."""
+    hits = hits_of(
+        _record("CA-EXP", "Canada\nmethod: Express\n\ndelivery_time: 3-4 business days\n\n"
+                "cost: CA$29.95", 0),
+        _record("CA-STD", "Canada\nmethod: Standard\n\ndelivery_time: 7-10 business days\n\n"
+                "cost: CA$14.95", 1),
+        _record("US-EXP", "United States\nmethod: Express\n\ndelivery_time: 2 business days"
+                "\n\ncost: $19.95", 2),
+    )  # fmt: skip
+    answer = generator.generate("How long does express delivery take to Canada?", hits)
+    assert answer.text == (
+        "Canada: method: Express; delivery_time: 3-4 business days; cost: CA$29.95 [1]."
+    )
+    quote = answer.citations[0].quote
+    assert all(piece in hits[0].chunk.text for piece in quote.split(" \u2026 "))
+    cost = generator.generate("How much is express delivery to the United States?", hits)
+    assert "$19.95" in cost.text and "CA$" not in cost.text, cost.text
+
+
 def test_a_sentence_that_says_an_offer_ended_is_quoted_with_the_offer(
     generator: ExtractiveGenerator,
 ) -> None:

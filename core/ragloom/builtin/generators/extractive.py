@@ -704,7 +704,8 @@ class ExtractiveGenerator(Generator):
         # the same rule in two documents with other figures (the Berlin and the
         # Austin office's leave): both, each said with what tells them apart
         told: dict[str, str] = {}  # chunk id -> what tells its document apart
-        if len(chosen) == 1 and not names:
+        if len(chosen) == 1 and not names and chosen[0].chunk.metadata.get("record_id") is None:
+            # (not a table's records: the one the question names answers, not each)
             twin = _twin(chosen[0], [unit for _, unit in eligible])
             if twin is not None:
                 told = _told_apart(chosen[0], twin)
@@ -718,6 +719,14 @@ class ExtractiveGenerator(Generator):
                 return _not_found(question, hits)
         chosen = _with_what_follows(chosen, units)
         chosen = [_with_qualifier(unit, units) for unit in chosen]
+        # a record is said whole once (its fields are said together)
+        records = {u.chunk.id for u in chosen if _record_fields(u)}
+        chosen = [
+            u
+            for i, u in enumerate(chosen)
+            if u.chunk.id not in records
+            or not any(v.chunk.id == u.chunk.id and _record_fields(v) for v in chosen[:i])
+        ]
         chosen.sort(key=lambda unit: (unit.rank, unit.position))
         numbers: dict[str, int] = {}
         quotes: dict[str, list[str]] = {}
@@ -737,6 +746,14 @@ class ExtractiveGenerator(Generator):
                     label.append(unit.heading.rstrip(": "))  # "[1.2.0] - 2026-02-02, Fixed: ..."
                 quotes[chunk_id].extend(p for p in label if _is_line_of(p, unit.chunk.text))
                 said = f"{', '.join(label)}: {said}"
+            elif record := _record_fields(unit):
+                # "Canada: method: Express; delivery_time: 3-4 business days; cost:
+                # CA$29.95": a record's field is said with the rest of its record
+                head, fields = record
+                if head:
+                    quotes[chunk_id].append(head)
+                quotes[chunk_id].extend(f for f in fields if f != unit.text)
+                said = "; ".join(fields) if not head else f"{head}: {'; '.join(fields)}"
             elif unit.chunk.id in told:  # "Berlin (office): Employees receive 14 weeks ..."
                 said = f"{told.pop(unit.chunk.id)}: {said}"
             elif unit.columns:  # "Plan: Basic; Joining fee: £20", not "Basic | £24.99 | £20"
@@ -2284,6 +2301,28 @@ class _Unit:
     Per-diem`` > ``## 2025 rates``), without a table's column names."""
 
 
+_FIELDS = re.compile(r"^[a-z][\w ]{0,40}: \S", re.MULTILINE)
+"""A field of a record as the records loaders write it (``field_labels``)."""
+
+
+def _record_fields(unit: _Unit) -> tuple[str, list[str]] | None:
+    """A record's title line and its field lines (``method: Express``), verbatim,
+    when ``unit`` is one of its fields and the record is short; else None."""
+    chunk = unit.chunk
+    if chunk.metadata.get("record_id") is None or not _FIELDS.match(unit.text):
+        return None
+    lines = [line.strip() for line in chunk.text.splitlines() if line.strip()]
+    fields = [line for line in lines if _FIELDS.match(line)]
+    if unit.text not in fields or len(fields) > _RECORD_FIELDS:
+        return None
+    head = lines[0] if lines[0] not in fields else ""
+    return head, fields
+
+
+_RECORD_FIELDS = 12
+"""The most fields a record may have to be said whole."""
+
+
 def _column_terms(text: str) -> frozenset[str]:
     """The words of a table's column names, a snake_case one's parts too
     (``price_usd`` is a price, ``oven_safe_f`` says oven-safe)."""
@@ -2324,6 +2363,12 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
         columns = header_cells(chunk.metadata.get("table_header"))
         if columns:  # its rows are read under the column names, as below a header
             context = under | _column_terms(" ".join(columns))
+        if chunk.metadata.get("record_id") is not None and _FIELDS.search(chunk.text):
+            # a record of a table (the csv or jsonl loader's "method: Express"
+            # lines under its title): each field is read with the others, as a
+            # row's cell is with its row ("delivery_time: 3-4 business days"
+            # says how long Express takes to Canada)
+            context = under = under | _column_terms(chunk.text)
         subject, cursor = "", 0  # the paragraph's bold lead, and where the last unit was
         if _source_code(chunk):
             # a source file's lines are code, not a paragraph of sentences (a
