@@ -206,3 +206,28 @@ def test_secrets_are_screened_first(tmp_path: Path, pm: pluggy.PluginManager) ->
         notes = [m for s, m in report.problems if s == "docs/ticket.md"]
         assert len(notes) == 1 and "left out of the index" in notes[0]
         assert "docs/ticket.md" not in report.added
+
+
+def test_keys_that_are_no_credential_do_not_leave_a_document_out(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    """Under the default ``secrets: skip``, a page that quotes a correlation
+    key or a GPG key id, or an order number in a phone number's shape under
+    ``personal_data: redact``, is indexed whole (review of trial 27: both
+    pages were left out, and an upgrade deleted them from the index)."""
+    root = project(tmp_path, personal_data="redact")
+    (root / "docs" / "api.md").write_text(
+        "# Tracing requests\n\nEvery response carries a correlation header:\n\n"
+        "```\nHTTP/1.1 200 OK\nX-Correlation-Key: 7c9e6679-7425-40de-944b-e07c0c6ca5e1\n```\n"
+    )
+    (root / "docs" / "release.md").write_text(
+        "# Verifying releases\n\nImport the signing key and verify:\n\n"
+        "    export GPG_SIGNING_KEY=4AEE18F83AFDEB23\n\nSKU 100-200-3000 is the signed bundle.\n"
+    )
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        assert pipeline.config.indexing.secrets == "skip"
+        report = pipeline.index()
+        assert {"docs/api.md", "docs/release.md"} <= set(report.added)
+        assert [m for s, m in report.problems if s in ("docs/api.md", "docs/release.md")] == []
+        texts = " ".join(h.chunk.text for h in pipeline.retrieve("signing key SKU bundle", k=20))
+        assert "4AEE18F83AFDEB23" in texts and "SKU 100-200-3000" in texts
