@@ -626,7 +626,7 @@ def _detectors() -> tuple[_Detector, ...]:
                 anchors(anchored),
                 (re.compile(pattern),),
                 groups=True,
-                valid=_KEY_VALID if pattern == _KEY_GIVEN else _OWN_VALID.get(kind),
+                valid=_key_value if pattern == _KEY_GIVEN else _OWN_VALID.get(kind),
                 needs=_OWN_NEEDS.get(kind),
             )
         )
@@ -834,7 +834,7 @@ _VENDOR_SECRET = re.compile(r"(?:[A-Za-z]{1,10}_(?:live|test|prod|secret)_|sk[_-
 ``sk-``; the random part follows."""
 _NOT_A_KEY = re.compile(
     r"[0-9a-fA-F-]+"  # hex, with or without dashes: an id, a digest, a UUID, a GPG key id
-    r"|(?i:sha\d*|md5)[:_-]?.*"  # a fingerprint (SHA256:nThbg6kX...)
+    r"|(?i:sha(?:1|224|256|384|512)|md5)[:_-]?.*"  # a fingerprint (SHA256:nThbg6kX...)
     r"|AAAA.*"  # an SSH public key's base64 (AAAAC3NzaC1lZDI1NTE5...)
     r"|(?i:pk|pub|public|publishable)[_-].*"  # a publishable key (pk_live_...)
     r"|[A-Za-z0-9]{1,8}(?:-[A-Za-z0-9]{1,8})+"  # groups, as a licence key (ABCD-1234-EFGH-5678)
@@ -859,9 +859,6 @@ def _key_value(value: str) -> bool:
         return True
     mixed = any(c.isupper() for c in value) and any(c.islower() for c in value)
     return mixed and _random_value(value)
-
-
-_KEY_VALID = _key_value
 
 
 _SYMBOLS = frozenset("!@#$%^&*+=?~|")
