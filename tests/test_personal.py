@@ -55,6 +55,14 @@ def spans(text: str) -> list[tuple[str, str]]:
         ("Puhelin 040 123 4567", [("phone", "040 123 4567")]),
         ("Phone number is 555-0134", [("phone", "555-0134")]),
         ("| Phone (0117 496 0310) | £3.00 |", [("phone", "0117 496 0310")]),
+        # an order's or a part's word elsewhere in the sentence, a phone's word
+        # before the number: a phone number
+        ("Order questions? Call 415-555-0134", [("phone", "415-555-0134")]),
+        ("Our order desk: 415-555-0134; Parts dept. 415.555.0134",
+         [("phone", "415-555-0134"), ("phone", "415.555.0134")]),
+        ("Phone #415-555-0134, Tel #: 415-555-0135",
+         [("phone", "415-555-0134"), ("phone", "415-555-0135")]),
+        ("Call 1-415-555-0134", [("phone", "1-415-555-0134")]),
     ],
 )  # fmt: skip
 def test_email_addresses_and_phone_numbers_are_found(
@@ -88,6 +96,18 @@ def test_email_addresses_and_phone_numbers_are_found(
         "He called 3 times in 2024 about 12 orders; the call (2026-07-28) failed.",
         # no word says so: a national number alone, spaces only
         "Ship 030 1234567 units; 415 555 0134",
+        # order, SKU and part numbers in a phone number's shape (review of
+        # trial 27): no area code or exchange begins with 0 or 1, and a
+        # number right after an order's, a SKU's, a part's word (or #) is a code
+        "Part number 555-123-4567 fits the 2019 model.",
+        "SKU 100-200-3000 is out of stock.",
+        "Order #123-456-7890 shipped.",
+        "(123) 456-7890, 415-155-0134, 1-100-555-0134",
+        "SKU 415-555-0134 is out of stock; Part number 415-555-0134; item 415-555-0134",
+        "Order #415-555-0134 shipped. ORDER NUMBER: 415-555-0134. Ticket #415-555-0134",
+        "Model: 415-555-0134, Invoice no. 415-555-0134, Serial nr. 415.555.0134",
+        "Ref 415-555-0134, tracking number 415-555-0134, confirmation code 415-555-0134",
+        "TT-415-555-0134, ref/415-555-0134, #415-555-0134",
     ],
 )
 def test_versions_dates_prices_and_figures_are_not_personal_data(text: str) -> None:
@@ -186,3 +206,28 @@ def test_secrets_are_screened_first(tmp_path: Path, pm: pluggy.PluginManager) ->
         notes = [m for s, m in report.problems if s == "docs/ticket.md"]
         assert len(notes) == 1 and "left out of the index" in notes[0]
         assert "docs/ticket.md" not in report.added
+
+
+def test_keys_that_are_no_credential_do_not_leave_a_document_out(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    """Under the default ``secrets: skip``, a page that quotes a correlation
+    key or a GPG key id, or an order number in a phone number's shape under
+    ``personal_data: redact``, is indexed whole (review of trial 27: both
+    pages were left out, and an upgrade deleted them from the index)."""
+    root = project(tmp_path, personal_data="redact")
+    (root / "docs" / "api.md").write_text(
+        "# Tracing requests\n\nEvery response carries a correlation header:\n\n"
+        "```\nHTTP/1.1 200 OK\nX-Correlation-Key: 7c9e6679-7425-40de-944b-e07c0c6ca5e1\n```\n"
+    )
+    (root / "docs" / "release.md").write_text(
+        "# Verifying releases\n\nImport the signing key and verify:\n\n"
+        "    export GPG_SIGNING_KEY=4AEE18F83AFDEB23\n\nSKU 100-200-3000 is the signed bundle.\n"
+    )
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        assert pipeline.config.indexing.secrets == "skip"
+        report = pipeline.index()
+        assert {"docs/api.md", "docs/release.md"} <= set(report.added)
+        assert [m for s, m in report.problems if s in ("docs/api.md", "docs/release.md")] == []
+        texts = " ".join(h.chunk.text for h in pipeline.retrieve("signing key SKU bundle", k=20))
+        assert "4AEE18F83AFDEB23" in texts and "SKU 100-200-3000" in texts

@@ -23,7 +23,11 @@ What is found:
   code, ten to fifteen digits (eleven when nothing separates them:
   ``+1 (415) 555-0134``, ``+44 20 7946 0958``, ``+14155550134``);
 - a North American number with its area code, punctuated as such numbers are
-  (``(415) 555-0134``, ``415-555-0134``, ``415.555.0134``);
+  (``(415) 555-0134``, ``415-555-0134``, ``415.555.0134``), whose area code
+  and exchange begin with 2 to 9, and not right after an order's, a SKU's, a
+  part's, a model's, an invoice's, a ticket's or a serial number's word or
+  ``#`` (``SKU 415-555-0134``, ``Order #415-555-0134``), nor inside a code
+  (``TT-415-555-0134``);
 - any other national form after a word that says it is a phone number
   (``Phone: 030 1234567``, ``Tel. 01 23 45 67 89``, ``call me on 07700
   900123``, ``| Mobile | 070-123 45 67 |``; English, German, French, Spanish,
@@ -79,6 +83,16 @@ _INTERNATIONAL = re.compile(
 _NORTH_AMERICAN = re.compile(
     r"(?:1[ .-])?(?:\(\d{3}\) ?\d{3}[ .-]|\d{3}([.-])\d{3}\1)\d{4}(?![\w-]|[.,]\d|[ .-]\d)"
 )
+_CODE_LABEL = re.compile(
+    r"(?i:\b(?:order|sku|part|item|ref|reference|invoice|ticket|model|serial|product|article"
+    r"|catalog|catalogue|tracking|confirmation|batch|lot)s?\b\.?"
+    r"(?:[ \t]*(?:[:#=]|no\b\.?|nr\b\.?|number|num\b|id\b|code\b))*[ \t]*"
+    r"|#[ \t]?)\Z"
+)
+"""What says that the number right after it is a code, not a phone number:
+an order, SKU, part, model, invoice, ticket or serial number's word
+(``SKU 415-555-0134``, ``Part number 555-123-4567``, ``Order #123-456-7890``),
+or ``#``."""
 _CUE = re.compile(
     r"\b(?:phone|telephone|tel|mobile|mob|cell|cellphone|fax|call|sms|whatsapp"
     r"|telefon|telefonnummer|handy|mobil|mobiltelefon|t[ée]l[ée]phone|t[ée]l|portable"
@@ -117,7 +131,11 @@ def find_personal_data(text: str) -> list[Secret]:
         if _alone(text, match.start(), "+") and _phone(number, 10) and not _other_number(number):
             spans.append((match.start(), match.end(), "phone"))
     for match in _NORTH_AMERICAN.finditer(text):
-        if _alone(text, match.start(), ".+-"):
+        if (
+            _alone(text, match.start(), ".+-/#")
+            and _north_american(match.group())
+            and _CODE_LABEL.search(text, max(0, match.start() - 40), match.start()) is None
+        ):
             spans.append((match.start(), match.end(), "phone"))
     lowered = text.lower()
     same = len(lowered) == len(text)
@@ -158,6 +176,16 @@ def _alone(text: str, start: int, glued: str) -> bool:
         return True
     before = text[start - 1]
     return not (before.isalnum() or before == "_" or before in glued)
+
+
+def _north_american(number: str) -> bool:
+    """``number`` (in :data:`_NORTH_AMERICAN`'s shape) has a North American
+    area code and exchange: each begins with 2 to 9 (``100-200-3000`` and
+    ``123-456-7890`` are codes)."""
+    digits = [c for c in number if c.isdigit()]
+    if len(digits) == 11:  # 1 415 555 0134
+        digits = digits[1:]
+    return digits[0] not in "01" and digits[3] not in "01"
 
 
 def _phone(number: str, fewest: int) -> bool:

@@ -402,20 +402,34 @@ _KEYWORD_ANCHORS: tuple[str, ...] = tuple(
     for spelled in dict.fromkeys((word, word.upper(), word.capitalize(), word.title()))
 ) + ("ApiKey", "apiKey", "AccessKey", "accessKey", "API key", "API Key")
 
-_NOT_CREDENTIAL_KEYS = "idempotency|cache|public|publishable|gpg|pgp"
-"""What a key named by its last word before ``Key`` is when it is no
-credential: ``X-Idempotency-Key``, ``X-Cache-Key``, ``X-Public-Key``,
-``STRIPE_PUBLISHABLE_KEY``, ``GPG_KEY`` (a fingerprint)."""
+_NOT_CREDENTIAL_KEYS = (
+    "idempotency|idempotence|cache|public|publishable|pub|gpg|pgp|gnupg|fingerprint"
+    "|host|site|search|sort|partition|primary|foreign|hash|range|row|shard|routing|lookup"
+    "|index|composite|unique|dedup|dedupe|deduplication|correlation|request|trace|message"
+    "|object|commit|content|license|licence|product|serial"
+)
+"""Words that say a key is no credential, anywhere in its name (a whole
+word of it): ``X-Idempotency-Key``, ``X-Correlation-Key``, ``X-Cache-Key``,
+``STRIPE_PUBLISHABLE_KEY``, ``ALGOLIA_SEARCH_KEY`` (a search-only key,
+public by design), ``GPG_SIGNING_KEY`` and ``SSH_HOST_KEY`` (a key's id or
+fingerprint), ``PARTITION_KEY``, ``COMMIT_KEY``, ``LICENSE_KEY``."""
 
 _KEY_NAME = (
     # a header's: X-, up to three words, Key (X-API-Key, X-Desk-Key); Api-Key
-    rf"(?i:(?:x-(?!(?:[a-z0-9]+-)*(?:{_NOT_CREDENTIAL_KEYS})-key)(?:[a-z0-9]+-){{0,3}}|api-)key)"
+    rf"(?i:(?:x-(?!(?:[a-z0-9]+-)*(?:{_NOT_CREDENTIAL_KEYS})-)(?:[a-z0-9]+-){{0,3}}|api-)key)"
     # an environment's: a name in capitals that ends in _KEY (DESK_KEY)
-    rf"|(?![A-Z0-9_]*(?:{_NOT_CREDENTIAL_KEYS.upper()})_KEY\b)[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_KEY"
+    rf"|(?!(?:[A-Z0-9]+_)*(?:{_NOT_CREDENTIAL_KEYS.upper()})_)[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_KEY"
 )
 """A credential's name that says "key" and no more, as an HTTP header or an
 environment variable names it (``key`` alone names too much: ``Sort key``,
 "press the Key: Enter")."""
+
+_KEY_GIVEN = (
+    rf"""(?<![A-Za-z0-9_-])(?:{_KEY_NAME})["'`]?\]?\s*[:=]\s*["'`]?"""
+    r"([A-Za-z0-9_+/=-]{16,})(?![A-Za-z0-9_+/=-]|\.[A-Za-z0-9_])"
+)
+"""A value given to a key's name (:data:`_KEY_NAME`): a secret only when
+:func:`_key_value` takes it."""
 
 _PWD = r"(?<![A-Za-z0-9])pwd(?![A-Za-z0-9])"
 """``pwd`` as a word of its own: inside random tokens (base64) it is no name."""
@@ -464,13 +478,13 @@ _OWN: tuple[tuple[str, tuple[str, ...], str], ...] = (
     # header (``X-Desk-Key:``, ``X-Goog-Api-Key:``), ``Api-Key:``, in a curl
     # ``-H "..."`` or a dict (``{"X-API-Key": "..."}``), and ``DESK_KEY=``
     # (an env file, ``export``); not a key that is no credential (a cache's,
-    # an idempotency key, a public or GPG key), nor ``SORT_KEY=name`` or a
-    # placeholder (see _random_value)
+    # an idempotency or correlation key, a public, search-only or GPG key: see
+    # _NOT_CREDENTIAL_KEYS), nor ``SORT_KEY=name``, a placeholder, an id, a
+    # digest or a fingerprint (see _key_value)
     (
         "Secret Keyword",
         ("-Key", "-key", "-KEY", "_KEY"),
-        rf"""(?<![A-Za-z0-9_-])(?:{_KEY_NAME})["'`]?\]?\s*[:=]\s*["'`]?"""
-        r"([A-Za-z0-9_+/=-]{16,})(?![A-Za-z0-9_+/=-]|\.[A-Za-z0-9_])",
+        _KEY_GIVEN,
     ),
     # an HTTP Authorization header's credentials: Basic user:password in
     # base64, a Bearer token (``Authorization: Bearer 7f3a...``)
@@ -612,7 +626,7 @@ def _detectors() -> tuple[_Detector, ...]:
                 anchors(anchored),
                 (re.compile(pattern),),
                 groups=True,
-                valid=_OWN_VALID.get(kind),
+                valid=_key_value if pattern == _KEY_GIVEN else _OWN_VALID.get(kind),
                 needs=_OWN_NEEDS.get(kind),
             )
         )
@@ -812,6 +826,39 @@ def _random_part(part: str) -> bool:
         and sum(c.isalpha() for c in part) >= 4
         and len(set(part)) >= 8
     )
+
+
+_VENDOR_SECRET = re.compile(r"(?:[A-Za-z]{1,10}_(?:live|test|prod|secret)_|sk[_-])(.+)", re.I)
+"""A service's secret key's prefix: a short name, then ``live``, ``test``,
+``prod`` or ``secret`` (``hd_live_...``, ``lk_test_...``), or ``sk_``,
+``sk-``; the random part follows."""
+_NOT_A_KEY = re.compile(
+    r"[0-9a-fA-F-]+"  # hex, with or without dashes: an id, a digest, a UUID, a GPG key id
+    r"|(?i:sha(?:1|224|256|384|512)|md5)[:_-]?.*"  # a fingerprint (SHA256:nThbg6kX...)
+    r"|AAAA.*"  # an SSH public key's base64 (AAAAC3NzaC1lZDI1NTE5...)
+    r"|(?i:pk|pub|public|publishable)[_-].*"  # a publishable key (pk_live_...)
+    r"|[A-Za-z0-9]{1,8}(?:-[A-Za-z0-9]{1,8})+"  # groups, as a licence key (ABCD-1234-EFGH-5678)
+)
+"""What a value given to a key's name may be without being a credential."""
+
+
+def _key_value(value: str) -> bool:
+    """A value given to a key's name (``X-Desk-Key:``, ``DESK_KEY=``) is a
+    credential: drawn at random (see :func:`_random_value`) with small and
+    capital letters and digits (``7Qm2Xv9LpR4tK8sW3nYb6Zc1``), or a service's
+    secret key's prefix before a random part (``hd_live_7qm2xv9lpr...``,
+    ``sk_...``). Not what "key" means elsewhere, which is often drawn at random
+    too: hex of any length (a GPG key id, a commit, a digest, a UUID), a
+    fingerprint (``SHA256...``), an SSH public key (``AAAA...``), a
+    publishable key (``pk_live_...``), groups joined by dashes (a licence
+    key's ``ABCD-1234-EFGH-5678``), base64 padding."""
+    if _NOT_A_KEY.fullmatch(value):
+        return False
+    vendor = _VENDOR_SECRET.fullmatch(value)
+    if vendor is not None and _random_part(vendor.group(1)):
+        return True
+    mixed = any(c.isupper() for c in value) and any(c.islower() for c in value)
+    return mixed and _random_value(value)
 
 
 _SYMBOLS = frozenset("!@#$%^&*+=?~|")
