@@ -162,6 +162,22 @@ def test_a_table_with_crlf_line_ends_is_led() -> None:
     assert all(c.metadata["table_header"] == HEADER for c in led)
 
 
+def test_a_piece_cut_again_keeps_its_share_of_the_overlap() -> None:
+    """A piece cut again to make room for the header keeps the overlap in
+    proportion to that room (``overlap * room // size``), not all of it:
+    in words, a long table's chunks grew from 21 to 40 (review L1)."""
+    text = "# T\n\n| id | value |\n| --- | --- |\n" + "".join(
+        f"| r{i} | v{i} |\n" for i in range(80)
+    )
+    on = split(RecursiveChunker(size=30, overlap=10, unit="words"), text)
+    off = split(
+        RecursiveChunker(size=30, overlap=10, unit="words", repeat_table_header=False), text
+    )
+    assert len(off) == 21
+    assert len(on) <= 30
+    assert all(len(c.text.split()) <= 30 for c in on)
+
+
 def test_pipes_without_a_rule_are_no_table() -> None:
     text = "# Log\n\n" + ROWS + "\nDone.\n"  # rows of pipes, no header rule
     for make in (RecursiveChunker, MarkdownChunker, SentenceChunker):
