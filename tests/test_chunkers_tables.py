@@ -178,6 +178,23 @@ def test_a_piece_cut_again_keeps_its_share_of_the_overlap() -> None:
     assert all(len(c.text.split()) <= 30 for c in on)
 
 
+def test_a_snippet_of_a_led_chunk_starts_at_its_own_rows() -> None:
+    """Search snippets and a degraded answer's citations showed each later
+    piece of a table as the same header row and rule, and the rows that
+    matched could be cut off: they show the chunk's own rows
+    (``Chunk.own_text``), which the header leads in its text (review L3)."""
+    from ragloom.answers import degraded_answer
+
+    chunks = split(RecursiveChunker(size=300, overlap=0))
+    led = [c for c in chunks if starts_a_row(TEXT, c.start)]
+    assert led
+    for chunk in chunks:
+        assert chunk.own_text == TEXT[chunk.start : chunk.end]
+    answer = degraded_answer("ORD-0042?", [Hit(chunk=led[1], score=1.0)], RuntimeError("x"))
+    assert answer.citations[0].quote.startswith("| ORD-")
+    assert "[1] | ORD-" in answer.text
+
+
 def test_pipes_without_a_rule_are_no_table() -> None:
     text = "# Log\n\n" + ROWS + "\nDone.\n"  # rows of pipes, no header rule
     for make in (RecursiveChunker, MarkdownChunker, SentenceChunker):
