@@ -1429,6 +1429,11 @@ def test_html_a_body_marker_that_holds_little_of_the_page_is_no_body(tmp_path, c
         "</article><aside class='theme-admonition'><p><a href='/migrate'>Read the v3 migration "
         "guide before upgrading</a></p></aside><aside><h3>In this section</h3><ul><li>"
         "<a href='/a'>Install</a></li></ul></aside></main>",
+        # a list of other posts so named outside the body: chrome, excerpts and all
+        "jetpack.html": f"<main><article><div class='entry-content'><h1>Skillets</h1>{pad}"
+        "</div></article><div id='jp-relatedposts'><h3>Related</h3><p><a href='/c'>Cleaning"
+        "</a> Cast iron needs a little care after each use, and a thin coat of oil.</p></div>"
+        "</main>",
         # several bodies (a blog's index of excerpts): together they are the body
         "excerpts.html": "<main><h1>Blog</h1>"
         + "".join(
@@ -1456,6 +1461,7 @@ def test_html_a_body_marker_that_holds_little_of_the_page_is_no_body(tmp_path, c
     assert texts["callout.html"] == (
         "# Upgrade\n\n[PAD]\n\nRead the v3 migration guide before upgrading\n"
     )
+    assert texts["jetpack.html"] == "# Skillets\n\n[PAD]\n"
     assert texts["excerpts.html"] == "# Blog\n\n## Post 1\n\n[PAD]\n\n## Post 2\n\n[PAD]\n"
 
 

@@ -162,8 +162,8 @@ LINK_LIST_NAMES = (
 """Class names and ids of the lists of other articles a help centre shows
 with each one ("Related articles", "Recently viewed articles"): chrome when
 its text, less its headings, is that of its links, or when it lies outside
-the article's body (:data:`BODY_NAMES`) and is short (:func:`_prose`);
-a section so named with prose of its own is the article's. Each page of a help centre had such a
+the article's body (:data:`BODY_NAMES`); inside it, a section so named with
+prose of its own is the article's. Each page of a help centre had such a
 list, all the same, and it outranked the articles it named."""
 
 CHROME_OUTSIDE_BODY = ("comments", "feedback", "helpful", "related", "see-also", "share", "social")
@@ -376,7 +376,7 @@ def parse_html(
                 and not _inside(node, {"main", "article"})
                 and not _tab_bar(node, names)
             )
-            or (listed and (_link_list(node) or (outside_body and not _prose(node))))
+            or (listed and (outside_body or _link_list(node)))
             or (shared and outside_body and not _prose(node))
             or (aside and outside_body and _link_list(node) and _several_links(node))
         ):
@@ -533,8 +533,9 @@ def _holds_most(tree: Any, nodes: list[LexborNode]) -> bool:
     """Whether ``nodes`` hold half or more of the page's text, leaving out
     of it the page's frame and title (its ``<h1>``, :data:`FRAME_NAMES`,
     ``<header>`` and ``<footer>``) and the widgets chrome by their names
-    (:data:`HELP_CENTER_NAMES` and the like, and the generically named
-    ones that are link lists or short: :func:`_prose`), as the main-content
+    (:data:`HELP_CENTER_NAMES`, :data:`LINK_LIST_NAMES` and the like, and
+    the generically named ones and asides that are link lists or short:
+    :func:`_prose`), as the main-content
     rule (:data:`MAIN_IDS`) leaves out the frame."""
     inside = sum(len(_text(node)) for node in nodes)
     if not inside or tree.body is None:
@@ -550,7 +551,9 @@ def _holds_most(tree: Any, nodes: list[LexborNode]) -> bool:
             continue  # inside the body, or inside one left out already
         attributes = node.attributes
         names = {*(attributes.get("class") or "").split(), attributes.get("id") or ""}
-        generic = not names.intersection((*_ANYWHERE, *CHROME_OUTSIDE_CONTENT, *CHROME_IDS))
+        generic = not names.intersection(
+            (*_ANYWHERE, *CHROME_OUTSIDE_CONTENT, *CHROME_IDS, *LINK_LIST_NAMES)
+        )
         if (
             generic
             and node.tag not in ("header", "footer", "h1")
