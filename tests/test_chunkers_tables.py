@@ -131,6 +131,70 @@ def test_a_table_that_fits_in_one_chunk_is_unchanged() -> None:
         assert all(c.text == text[c.start : c.end] for c in on)
 
 
+@pytest.mark.parametrize("fence", ["```", "~~~", "````markdown"])
+def test_a_table_in_a_code_fence_is_left_as_written(fence: str) -> None:
+    """An example table in a fenced code block is code: no piece of it is
+    led by its header, nor carries it as ``table_header`` (review M4)."""
+    close = fence.rstrip("markdown")
+    text = f"# Example\n\n{fence}\n{LEAD}{ROWS}{close}\n\nAfter.\n"
+    for make in (
+        lambda: RecursiveChunker(size=300, overlap=0),
+        lambda: MarkdownChunker(size=300, overlap=0),
+        lambda: SentenceChunker(size=300),
+    ):
+        chunks = split(make(), text)
+        assert len(chunks) > 3
+        assert all(c.text == text[c.start : c.end] for c in chunks)
+        assert not any(c.metadata.get("table_header") for c in chunks)
+    # a table after the fence is led as ever
+    after = f"# Example\n\n```\n| a | b |\n| --- | --- |\n```\n\n{LEAD}{ROWS}"
+    assert check_led(after, split(RecursiveChunker(size=300, overlap=0), after), 300)
+
+
+def test_a_table_with_crlf_line_ends_is_led() -> None:
+    """A document a plugin's loader gives with CRLF line ends (the built-in
+    loaders give ``\\n``): its table's later pieces are led as well."""
+    text = TEXT.replace("\n", "\r\n")
+    chunks = split(RecursiveChunker(size=300, overlap=0), text)
+    led = [c for c in chunks if starts_a_row(text, c.start)]
+    assert len(led) >= 3
+    assert all(c.text == LEAD.replace("\n", "\r\n") + text[c.start : c.end] for c in led)
+    assert all(c.metadata["table_header"] == HEADER for c in led)
+
+
+def test_a_piece_cut_again_keeps_its_share_of_the_overlap() -> None:
+    """A piece cut again to make room for the header keeps the overlap in
+    proportion to that room (``overlap * room // size``), not all of it:
+    in words, a long table's chunks grew from 21 to 40 (review L1)."""
+    text = "# T\n\n| id | value |\n| --- | --- |\n" + "".join(
+        f"| r{i} | v{i} |\n" for i in range(80)
+    )
+    on = split(RecursiveChunker(size=30, overlap=10, unit="words"), text)
+    off = split(
+        RecursiveChunker(size=30, overlap=10, unit="words", repeat_table_header=False), text
+    )
+    assert len(off) == 21
+    assert len(on) <= 30
+    assert all(len(c.text.split()) <= 30 for c in on)
+
+
+def test_a_snippet_of_a_led_chunk_starts_at_its_own_rows() -> None:
+    """Search snippets and a degraded answer's citations showed each later
+    piece of a table as the same header row and rule, and the rows that
+    matched could be cut off: they show the chunk's own rows
+    (``Chunk.own_text``), which the header leads in its text (review L3)."""
+    from ragloom.answers import degraded_answer
+
+    chunks = split(RecursiveChunker(size=300, overlap=0))
+    led = [c for c in chunks if starts_a_row(TEXT, c.start)]
+    assert led
+    for chunk in chunks:
+        assert chunk.own_text == TEXT[chunk.start : chunk.end]
+    answer = degraded_answer("ORD-0042?", [Hit(chunk=led[1], score=1.0)], RuntimeError("x"))
+    assert answer.citations[0].quote.startswith("| ORD-")
+    assert "[1] | ORD-" in answer.text
+
+
 def test_pipes_without_a_rule_are_no_table() -> None:
     text = "# Log\n\n" + ROWS + "\nDone.\n"  # rows of pipes, no header rule
     for make in (RecursiveChunker, MarkdownChunker, SentenceChunker):

@@ -581,6 +581,37 @@ def test_json_files_a_written_include_leaves_out_are_noted(tmp_path, context, re
     assert reports == []
 
 
+def test_a_trees_tool_configs_are_not_noted_as_left_out(tmp_path, context, reports):
+    """With a written `include`, the note named a tree's `package.json`,
+    `tsconfig.json` and `.vscode/settings.json` (its example, too): a
+    tool's config, in a dot-folder or so named, is no document left out
+    (review L4, L5); a data file beside them still is."""
+    write(tmp_path, "docs/a.md")
+    for name in [
+        "docs/package.json",
+        "docs/package-lock.json",
+        "docs/tsconfig.json",
+        "docs/tsconfig.build.json",
+        "docs/.eslintrc.json",
+        "docs/.vscode/settings.json",
+        "docs/.github/workflows/ci.yml",
+    ]:
+        write(tmp_path, name, "{}")
+    assert ids(load_dir(context, "docs", include=["**/*.md"])) == ["docs/a.md"]
+    assert reports == []
+    reports.clear()
+    write(tmp_path, "docs/holiday-closures.json", '{"closures": []}')
+    load_dir(context, "docs", include=["**/*.md"])
+    assert reports == [
+        (
+            "docs",
+            "1 file that ragloom can read (.json) is left out by `include` (such as "
+            "holiday-closures.json); add its pattern to `include` to index it, or "
+            "`exclude` it to silence this",
+        )
+    ]
+
+
 @pytest.mark.parametrize(
     ("pattern", "matches", "misses"),
     [

@@ -1401,6 +1401,70 @@ def test_html_related_sections_and_link_lists_of_the_content_are_kept(tmp_path, 
     assert texts["mail.html"] == "Your order shipped.\n\nHelpful tip: preheat the pan.\n"
 
 
+def test_html_a_body_marker_that_holds_little_of_the_page_is_no_body(tmp_path, context):
+    """A teaser card classed ``post-content`` in ``<main>`` was taken as the
+    article's body: the page's own sections, with the ids a docs generator
+    gives them from their titles (``see-also``, ``feedback``), were then
+    outside it and dropped, and the teaser stayed. A body marker (or an
+    ``<article>``) is the body only when it holds most of the page's text
+    outside its frame and widgets; a section of prose so named is kept
+    outside a body too, a comments section of questions and answers in the
+    ``<article>`` and an ``<aside>`` callout of one link in ``<main>``."""
+    pad = "<p>" + "Every record is stored in three regions and replicated within seconds. " * 6
+    pad += "</p>"
+    pages = {
+        "teaser.html": f"<main><h1>Webhooks</h1>{pad}<section id='see-also'><h2>See also</h2>"
+        "<p>Webhook retries use exponential backoff: 5 attempts over 24 hours.</p></section>"
+        "<section id='feedback'><h2>Feedback</h2><p>Send the X-Feedback header to rate a "
+        "delivery.</p></section><div class='card'><div class='post-content'><p>Latest: we "
+        "moved.</p></div></div></main>",
+        # an <article> card in <main> is no body either
+        "card.html": f"<main><h1>Webhooks</h1>{pad}<div class='share'><a href='/x'>X</a> "
+        "<a href='/y'>Y</a></div><article><p>Latest: we moved.</p></article></main>",
+        "comments.html": f"<main><article><div class='entry-content'><h1>Ask the vet</h1>{pad}"
+        "</div><section class='comments'><h2>Questions and answers</h2><p>Q: Can dogs eat "
+        "grapes? A: No, grapes are toxic to dogs.</p></section><div class='feedback'>Did this "
+        "answer your question?</div></article></main>",
+        "callout.html": f"<main><article><div class='markdown'><h1>Upgrade</h1>{pad}</div>"
+        "</article><aside class='theme-admonition'><p><a href='/migrate'>Read the v3 migration "
+        "guide before upgrading</a></p></aside><aside><h3>In this section</h3><ul><li>"
+        "<a href='/a'>Install</a></li></ul></aside></main>",
+        # a list of other posts so named outside the body: chrome, excerpts and all
+        "jetpack.html": f"<main><article><div class='entry-content'><h1>Skillets</h1>{pad}"
+        "</div></article><div id='jp-relatedposts'><h3>Related</h3><p><a href='/c'>Cleaning"
+        "</a> Cast iron needs a little care after each use, and a thin coat of oil.</p></div>"
+        "</main>",
+        # several bodies (a blog's index of excerpts): together they are the body
+        "excerpts.html": "<main><h1>Blog</h1>"
+        + "".join(
+            f"<article><h2>Post {n}</h2><div class='post-content'>{pad}</div></article>"
+            for n in (1, 2)
+        )
+        + "<div class='related'><h3>Related</h3><ul><li><a href='/a'>Old post</a></li></ul>"
+        "</div><div class='social'>Follow us on Mastodon</div></main>",
+    }
+    texts = {}
+    for name, page in pages.items():
+        write(tmp_path, name, f"<html><body>{page}</body></html>")
+        [doc] = load(HtmlLoader, context, name)
+        texts[name] = doc.text.replace(pad[3:-4].strip(), "[PAD]")
+    assert texts["teaser.html"] == (
+        "# Webhooks\n\n[PAD]\n\n## See also\n\nWebhook retries use exponential "
+        "backoff: 5 attempts over 24 hours.\n\n## Feedback\n\nSend the X-Feedback "
+        "header to rate a delivery.\n\nLatest: we moved.\n"
+    )
+    assert texts["card.html"] == "# Webhooks\n\n[PAD]\n\nX Y\n\nLatest: we moved.\n"
+    assert texts["comments.html"] == (
+        "# Ask the vet\n\n[PAD]\n\n## Questions and answers\n\nQ: Can dogs eat grapes? "
+        "A: No, grapes are toxic to dogs.\n"
+    )
+    assert texts["callout.html"] == (
+        "# Upgrade\n\n[PAD]\n\nRead the v3 migration guide before upgrading\n"
+    )
+    assert texts["jetpack.html"] == "# Skillets\n\n[PAD]\n"
+    assert texts["excerpts.html"] == "# Blog\n\n## Post 1\n\n[PAD]\n\n## Post 2\n\n[PAD]\n"
+
+
 def test_html_headings_are_cited_by_the_ids_the_page_has(tmp_path, context):
     """A wiki's ``<h2 id="SupportHours-Regionalhours">`` was cited as
     ``#regional-hours``, which the page does not have: a browser opened it at

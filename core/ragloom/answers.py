@@ -117,7 +117,7 @@ def degraded_answer(question: str, hits: Sequence[Hit], exc: Exception) -> Answe
     ]
     citations = []
     for number, hit in enumerate(best, start=1):
-        snippet = clean(" ".join(hit.chunk.text.split()))[:300]
+        snippet = clean(" ".join(hit.chunk.own_text.split()))[:300]
         lines.append(f"[{number}] {snippet}")
         citations.append(Citation(number, hit.chunk.id, hit.chunk.label, hit.chunk.source, snippet))
     return Answer(

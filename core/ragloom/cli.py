@@ -481,7 +481,7 @@ def search(
         return
     if not sys.stdout.isatty():  # piped (| grep, a log): one line a hit, nothing wrapped
         for rank, hit in enumerate(hits, 1):
-            snippet = " ".join(hit.chunk.text.split())[:160]
+            snippet = " ".join(hit.chunk.own_text.split())[:160]
             fields = (str(rank), f"{hit.score:.4f}", hit.chunk.source, hit.chunk.label, snippet)
             click.echo("\t".join(sanitize(f) for f in fields))
         return
@@ -490,7 +490,7 @@ def search(
         # labels and sources are what a reader cites: wrap them, never cut them
         table.add_column(column, overflow="ellipsis" if column == "score" else "fold")
     for rank, hit in enumerate(hits, 1):
-        snippet = " ".join(hit.chunk.text.split())
+        snippet = " ".join(hit.chunk.own_text.split())
         table.add_row(
             str(rank),
             f"{hit.score:.4f}",

@@ -79,6 +79,18 @@ class Chunk:
     def source(self) -> str:
         return str(self.metadata.get("source", self.document_id))
 
+    @property
+    def own_text(self) -> str:
+        """The chunk's text without the table header row and rule a chunker
+        put before the rows it starts at (``table_header`` names the row):
+        what a snippet shows, so the rows that matched are not cut off by a
+        header each piece of the table repeats; else its text."""
+        header = self.metadata.get("table_header")
+        extra = len(self.text) - (self.end - self.start)
+        if extra > 0 and isinstance(header, str) and self.text.startswith(header):
+            return self.text[extra:]
+        return self.text
+
 
 @dataclass(frozen=True, init=False)
 class Hit:

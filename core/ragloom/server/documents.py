@@ -143,7 +143,7 @@ def _of_document(document_id: str) -> Condition:
 def assemble(chunks: list[Chunk]) -> str:
     """The text of consecutive chunks of one document, overlaps once (and a
     table header a chunker repeated before a chunk's rows, once)."""
-    texts = [_own_text(c) for c in chunks]
+    texts = [c.own_text for c in chunks]
     exact = all(c.end - c.start == len(text) for c, text in zip(chunks, texts, strict=True))
     if not exact:
         return "\n\n".join(c.text for c in chunks)
@@ -159,13 +159,3 @@ def assemble(chunks: list[Chunk]) -> str:
             out.append(text[pos - c.start :])
             pos = c.end
     return "".join(out)
-
-
-def _own_text(chunk: Chunk) -> str:
-    """``chunk``'s text without the table header row and rule a chunker put
-    before the rows it starts at (``table_header`` names the row)."""
-    header = chunk.metadata.get("table_header")
-    extra = len(chunk.text) - (chunk.end - chunk.start)
-    if extra > 0 and isinstance(header, str) and chunk.text.startswith(header):
-        return chunk.text[extra:]
-    return chunk.text

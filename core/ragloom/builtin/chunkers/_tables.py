@@ -12,7 +12,8 @@ document, just not at those offsets) followed by ``text[start:end]``.
 
 A table is a line that starts and ends with ``|``, a rule under it
 (``| --- | :---: |``) and the ``|`` lines after that; lines of pipes with
-no rule are no table.
+no rule are no table, and neither is one inside a fenced code block (an
+example of a table in a ``` fence is code, left as written).
 """
 
 from __future__ import annotations
@@ -28,10 +29,12 @@ Piece = tuple[int, int, str]
 """A chunk to be: ``(start, end, text)``, offsets into the document text."""
 
 _TABLE_HEAD = re.compile(
-    r"^(\|[^\n]*\|)[ \t]*\n\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$",
+    r"^(\|[^\n]*\|)[ \t]*\r?\n"
+    r"\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*\r?$",
     re.MULTILINE,
 )
-"""A Markdown table's header row and the rule under it."""
+"""A Markdown table's header row and the rule under it (CRLF line ends too:
+a document a plugin's loader gives as it read it)."""
 
 
 @functools.lru_cache(maxsize=4)
@@ -45,7 +48,10 @@ def _tables(text: str) -> tuple[list[int], list[int], list[int], list[str]]:
     headers: list[str] = []
     if "|" not in text:
         return starts, ends, heads, headers
+    fenced = _fenced(text)
     for match in _TABLE_HEAD.finditer(text):
+        if fenced and _inside(fenced, match.start()):
+            continue  # an example table in a code fence is code, left as written
         body = match.end() + 1
         end = body
         while end < len(text) and text.startswith("|", end):  # the rows, up to a non-row line
@@ -56,6 +62,21 @@ def _tables(text: str) -> tuple[list[int], list[int], list[int], list[str]]:
         heads.append(match.start())
         headers.append(match.group(1))
     return starts, ends, heads, headers
+
+
+def _fenced(text: str) -> list[tuple[int, int]]:
+    """The spans of ``text``'s fenced code blocks (and front matter), as the
+    Markdown chunker finds them; none where no fence can be."""
+    if "```" not in text and "~~~" not in text and not text.startswith("---"):
+        return []
+    from ._chunking import scan_markdown  # (it imports this module)
+
+    return scan_markdown(text)[1]
+
+
+def _inside(spans: list[tuple[int, int]], offset: int) -> bool:
+    at = bisect.bisect_right(spans, (offset, float("inf"))) - 1  # the last span from before it
+    return at >= 0 and spans[at][0] <= offset < spans[at][1]
 
 
 def _table_at(text: str, offset: int) -> int:

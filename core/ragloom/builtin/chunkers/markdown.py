@@ -117,7 +117,7 @@ class MarkdownChunker(Chunker):
             sections = _merge_small(text, sections, c.size, length)
 
         def resplit(start: int, end: int, room: int) -> list[Piece]:
-            return _split(text, start, end, room, min(c.overlap, room // 2), length)
+            return _split(text, start, end, room, c.overlap * room // c.size, length)
 
         out: list[tuple[int, int, str, Heading | None]] = []
         for section in sections:

@@ -121,7 +121,7 @@ class ParentChunker(Chunker):
             return split_range(text, start, end, size, overlap=overlap, length_function=length)
 
         def resplit(start: int, end: int, room: int) -> list[Piece]:
-            return split(start, end, room, min(c.child_overlap, room // 2))
+            return split(start, end, room, c.child_overlap * room // c.child_size)
 
         for number, (parent_start, parent_end, parent, section) in enumerate(
             self.parent_spans(document)

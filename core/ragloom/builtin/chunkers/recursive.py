@@ -104,7 +104,7 @@ class RecursiveChunker(Chunker):
                 pieces,
                 c.size,
                 length,
-                lambda start, end, room: spans(start, end, room, min(c.overlap, room // 2)),
+                lambda start, end, room: spans(start, end, room, c.overlap * room // c.size),
             )
         section = document_sections(document)
         return [

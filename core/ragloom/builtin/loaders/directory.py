@@ -54,6 +54,7 @@ __all__ = [
     "DENIED_DIRECTORIES",
     "DENIED_FILES",
     "RECORD_EXTENSIONS",
+    "TOOL_CONFIG_FILES",
     "DirectoryLoader",
     "compile_glob",
 ]
@@ -63,6 +64,19 @@ log = logging.getLogger(__name__)
 RECORD_EXTENSIONS = (".jsonl", ".jsonl.gz")
 """Files of records, which the ``jsonl`` loader reads one document a record:
 left out by an ``include``, they are named in a note that says so."""
+
+TOOL_CONFIG_FILES = frozenset(
+    {
+        "angular.json", "app.json", "babel.config.json", "biome.json", "bower.json",
+        "composer.json", "cspell.json", "deno.json", "firebase.json", "jsconfig.json",
+        "lerna.json", "manifest.json", "nx.json", "package-lock.json", "package.json",
+        "pyrightconfig.json", "renovate.json", "turbo.json", "vercel.json",
+    }
+)  # fmt: skip
+"""The names of a tree's tool configs (a JavaScript project's
+``package.json``, ``tsconfig.json`` and ``tsconfig.*.json`` too): not named
+in the note on readable files an ``include`` leaves out, nor is a file in a
+dot-folder (``.vscode/settings.json``) or a dotfile (``.eslintrc.json``)."""
 
 DEFAULT_INCLUDE = tuple(
     f"**/*{extension}"
@@ -520,12 +534,14 @@ class DirectoryLoader(Loader):
     def _note_left_out(self, path: Path, relative: str) -> None:
         """Keep, for the run's notes, a file ``include`` leaves out that
         ragloom reads (``relative`` to the root), unless another loader of
-        the config reads it."""
+        the config reads it, or it is a tool's (:func:`_tool_file`)."""
         readable = self._readable is not None and self._readable.fullmatch(relative)
         records = self._records is not None and self._records.fullmatch(relative)
         if not (readable or records) or self._read_elsewhere(path):
             return
         if readable:
+            if _tool_file(relative):
+                return
             self._left_out.append(relative)
         else:
             self._left_records.append(path)
@@ -591,6 +607,19 @@ class DirectoryLoader(Loader):
 
 
 # -- globs -----------------------------------------------------------------
+
+
+def _tool_file(relative: str) -> bool:
+    """Whether a file (its path relative to the root) is a tool's, not a
+    document an ``include`` may have left out: in a dot-folder, a dotfile,
+    or one of :data:`TOOL_CONFIG_FILES`."""
+    parts = relative.split("/")
+    name = parts[-1].lower()
+    return (
+        any(part.startswith(".") for part in parts)
+        or name in TOOL_CONFIG_FILES
+        or (name.startswith("tsconfig") and name.endswith(".json"))
+    )
 
 
 def _valid_pattern(pattern: str) -> str:

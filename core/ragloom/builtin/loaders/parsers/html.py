@@ -169,8 +169,10 @@ list, all the same, and it outranked the articles it named."""
 CHROME_OUTSIDE_BODY = ("comments", "feedback", "helpful", "related", "see-also", "share", "social")
 """Class names and ids that content uses too (an article about feedback, a
 "See also" section with prose), so chrome only outside the article's body
-(:data:`BODY_NAMES`): there, a theme's "Related" list, "Was this helpful?"
-box or sharing buttons."""
+(:data:`BODY_NAMES`), and there only when a list of links or a short widget
+(:func:`_prose`): a theme's "Related" list, "Was this helpful?" box or
+sharing buttons; a section of prose so named (a comments section of
+questions and answers in the ``<article>``) is kept."""
 
 BODY_NAMES = (
     "article-body",  # Zendesk Guide, Freshdesk
@@ -183,9 +185,11 @@ BODY_NAMES = (
 )
 """Class names and ids (and ``itemprop="articleBody"``) of an article's own
 body, which :data:`LINK_LIST_NAMES`, :data:`CHROME_OUTSIDE_BODY` and a
-link list in an ``<aside>`` are measured against; on a page without one
-the body is its ``<article>`` elements, else its ``<main>``; on a page with
-neither (mail, an EPUB chapter), nothing lies outside it."""
+list of links in an ``<aside>`` (one link in a paragraph is a callout, kept)
+are measured against: the outermost elements so marked when together they
+hold most of the page's text (a teaser card so classed is no body), else the
+page's ``<article>`` elements on the same terms, else its ``<main>``; on a
+page with neither (mail, an EPUB chapter), nothing lies outside it."""
 
 MAIN_IDS = ("main-content", "maincontent")
 """Ids that mark the page's body where it has no ``<main>``: Confluence's
@@ -373,8 +377,8 @@ def parse_html(
                 and not _tab_bar(node, names)
             )
             or (listed and (outside_body or _link_list(node)))
-            or (shared and outside_body)
-            or (aside and outside_body and _link_list(node))
+            or (shared and outside_body and not _prose(node))
+            or (aside and outside_body and _link_list(node) and _several_links(node))
         ):
             continue
         if page_text < 0:
@@ -506,15 +510,78 @@ def _ancestors(node: LexborNode) -> Iterator[LexborNode]:
 
 
 def _body(tree: Any) -> set[int]:
-    """The ``mem_id`` of each element of the article's body: those with one
-    of :data:`BODY_NAMES`; else the page's ``<article>`` elements; else its
-    ``<main>`` (none: an empty set, and nothing is outside it: a page of
-    mail or an EPUB chapter, which no theme wraps)."""
-    for selector in (_BODY_SELECTOR, "article", "main, [role=main]"):
+    """The ``mem_id`` of each element of the article's body: the outermost
+    elements with one of :data:`BODY_NAMES`, else the page's outermost
+    ``<article>`` elements, when together they hold most of the page's text
+    (:func:`_holds_most`: a teaser card so classed, or an ``<article>`` card
+    in ``<main>``, is no body, and the page's own sections are never
+    outside it); else its ``<main>`` (none: an empty set, and nothing is
+    outside it: a page of mail or an EPUB chapter, which no theme wraps)."""
+    for selector in (_BODY_SELECTOR, "article"):
         nodes = tree.css(selector)
-        if nodes:
+        ids = {node.mem_id for node in nodes}
+        nodes = [n for n in nodes if not any(a.mem_id in ids for a in _ancestors(n))]
+        if nodes and _holds_most(tree, nodes):
             return {node.mem_id for node in nodes}
-    return set()
+    return {node.mem_id for node in tree.css("main, [role=main]")}
+
+
+_MEASURE_SKIPS = f"{_CHROME_SELECTOR}, {_FRAME_SELECTOR}, header, footer, h1"
+
+
+def _holds_most(tree: Any, nodes: list[LexborNode]) -> bool:
+    """Whether ``nodes`` hold half or more of the page's text, leaving out
+    of it the page's frame and title (its ``<h1>``, :data:`FRAME_NAMES`,
+    ``<header>`` and ``<footer>``) and the widgets chrome by their names
+    (:data:`HELP_CENTER_NAMES`, :data:`LINK_LIST_NAMES` and the like, and
+    the generically named ones and asides that are link lists or short:
+    :func:`_prose`), as the main-content
+    rule (:data:`MAIN_IDS`) leaves out the frame."""
+    inside = sum(len(_text(node)) for node in nodes)
+    if not inside or tree.body is None:
+        return False
+    ids = {node.mem_id for node in nodes}
+    holding = {a.mem_id for node in nodes for a in _ancestors(node)}
+    skipped: set[int] = set()
+    left_out = 0
+    for node in tree.css(_MEASURE_SKIPS):
+        if node.mem_id in ids or node.mem_id in holding or node.tag in ("main", "article"):
+            continue
+        if any(a.mem_id in ids or a.mem_id in skipped for a in _ancestors(node)):
+            continue  # inside the body, or inside one left out already
+        attributes = node.attributes
+        names = {*(attributes.get("class") or "").split(), attributes.get("id") or ""}
+        generic = not names.intersection(
+            (*_ANYWHERE, *CHROME_OUTSIDE_CONTENT, *CHROME_IDS, *LINK_LIST_NAMES)
+        )
+        if (
+            generic
+            and node.tag not in ("header", "footer", "h1")
+            and not names.intersection(FRAME_NAMES)
+            and _prose(node)
+        ):
+            continue  # a section of prose so named is the page's text
+        skipped.add(node.mem_id)
+        left_out += len(_text(node))
+    outside = len(_text(tree.body)) - inside - left_out
+    return inside >= outside
+
+
+def _prose(node: LexborNode) -> bool:
+    """Whether an element has prose of its own, not a short widget or a list
+    of links: under a heading, 30 letters and digits or more that are not
+    its links' nor its headings'; without one, 80 or more."""
+    links = sum(_letters(a) for a in node.css("a"))
+    headings = node.css(_HEADING_SELECTOR)
+    own = _letters(node) - links - sum(_letters(h) for h in headings)
+    return own >= (30 if headings else 80)
+
+
+def _several_links(node: LexborNode) -> bool:
+    """Whether an element is a list (of links): it has list items or more
+    than one link; one link in a paragraph is a callout ("Read the migration
+    guide before upgrading")."""
+    return node.css_first("li") is not None or len(node.css("a")) > 1
 
 
 def _link_list(node: LexborNode) -> bool:
