@@ -949,6 +949,42 @@ def test_a_place_is_read_in_any_of_its_names_and_another_places_sentence_is_none
             "business days.\n",
             "7 business days",
         ),
+        # a page of two countries: each one's sentence
+        (
+            "How long do orders to Canada take?",
+            "# Shipping to Canada and Mexico\n\nIn Mexico, orders take 10 days.\n\n"
+            "In Canada, orders take 5 days.\n",
+            "5 days",
+        ),
+        (
+            "How long is the warranty in Mexico?",
+            "In Canada and the US, the warranty lasts 2 years. In Mexico, it lasts 1 year.\n",
+            "1 year",
+        ),
+        # a sentence about everywhere but the union says nothing of its members
+        (
+            "How long does shipping to France take?",
+            "For customers outside the EU, shipping takes 10-14 business days.\n\n"
+            "Within the EU, shipping takes 3-5 business days.\n",
+            "3-5 business days",
+        ),
+        (
+            "How long do returns take to process in Germany?",
+            "For non-EU countries, returns take 30 days to process.\n\n"
+            "For EU countries, returns take 14 days.\n",
+            "14 days",
+        ),
+        # a country the question leaves out, or comes from, is not what it asks about
+        (
+            "Can customers outside the US pay with PayPal?",
+            "Customers outside the United States can pay with PayPal.\n",
+            "PayPal",
+        ),
+        (
+            "How long does delivery from Germany to France take?",
+            "Delivery from Germany to France takes 2 days.\n",
+            "2 days",
+        ),
         # Great Britain is not the UK, and New South Wales is no Wales
         (
             "How long does delivery to Northern Ireland take?",

@@ -16,7 +16,17 @@ import functools
 import re
 from collections.abc import Iterable
 
-__all__ = ["as_written", "framed_by", "place_forms", "places_in", "said_in", "within"]
+__all__ = [
+    "as_written",
+    "excluded_by",
+    "framed_by",
+    "left_out",
+    "origins",
+    "place_forms",
+    "places_in",
+    "said_in",
+    "within",
+]
 
 _EU_MEMBERS = (
     "Austria", "Belgium", "Bulgaria", "Croatia", "Cyprus", "Czechia", "Denmark", "Estonia",
@@ -91,8 +101,8 @@ _NAME_STARTS = ("New", "North", "Northern", "South", "Southern", "East", "West",
 """Words that start longer names of other places ("New Mexico", "Northern Ireland")."""
 
 _FRAME = re.compile(
-    r"^\W*(?:(?:[\w-]+\s+){0,3}?"
-    r"(?i:in|for|within|to|across|throughout|inside|outside|from)\s+(?:the\s+)?)?"
+    r"^\W*(?:(?!(?i:our|the|a|an|your|their|my|its|this|these)\b)(?:[\w-]+\s+){0,2}?"
+    r"(?i:in|for|within|to|across|throughout|inside|from)\s+(?:the\s+)?)?"
     r"(?P<place>[A-Z][\w.]*(?:\s+[A-Z][\w.]*)*)\b"
 )
 """How a sentence opens on the place it is about ("In Canada, ...", "For
@@ -109,9 +119,73 @@ def framed_by(text: str) -> set[str]:
     match = _FRAME.match(bare)
     if match is None:
         return set()
-    head = bare[match.start("place") : match.end("place")]
-    found = place_forms(head + bare[match.end("place") : match.end("place") + 12])
-    return {place for place, forms in found.items() if any(head.startswith(f) for f in forms)}
+    at = match.start("place")
+    found: set[str] = set()
+    while True:  # "In Canada and the US, ...", "US, Canada and Mexico: free"
+        place = _pattern().match(bare, at)
+        if place is None:
+            break
+        said = place.group(0)
+        found.add(_place_of()[said] if place.group("form") else _DEMONYMS[said])
+        joint = _LISTED.match(bare, place.end())
+        if joint is None:
+            break
+        at = joint.end()
+    return found
+
+
+_LISTED = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+|\s*&\s*|\s*/\s*)(?:the\s+)?")
+"""What joins the places of a list ("Canada, the US and Mexico")."""
+
+
+_EXCLUDING = re.compile(
+    r"^\W*(?:[\w-]+\s+){0,3}?(?:(?i:outside|except|excluding|beyond)\s+(?:in\s+|for\s+)?"
+    r"(?:the\s+)?|(?i:non)-)"
+)
+"""How a sentence opens on every place but one ("For customers outside the EU,
+...", "For non-EU countries, ...")."""
+
+
+def excluded_by(text: str) -> set[str]:
+    """The places a sentence opens by leaving out: what it says holds
+    everywhere but there (and in the countries of a union it leaves out)."""
+    bare = text.lstrip("|*_ \t>-")
+    match = _EXCLUDING.match(bare)
+    if match is None:
+        return set()
+    return _place_at(bare[match.end() :])
+
+
+def _place_at(text: str) -> set[str]:
+    """The place ``text`` starts with, as a set (empty when none)."""
+    place = _pattern().match(text)
+    if place is None:
+        return set()
+    said = place.group(0)
+    return {_place_of()[said] if place.group("form") else _DEMONYMS[said]}
+
+
+_LEFT_OUT = re.compile(
+    r"(?i:\b(?:outside|except|excluding|beyond)\s+(?:in\s+|for\s+)?(?:the\s+)?|\bnon-)"
+)
+
+
+def left_out(question: str) -> set[str]:
+    """The places a question names only to leave them out ("customers
+    outside the US", "non-EU"): it does not ask about them."""
+    return {p for m in _LEFT_OUT.finditer(question) for p in _place_at(question[m.end() :])}
+
+
+def origins(question: str) -> set[str]:
+    """The places a question names as where something comes from ("from
+    Germany to France"): what it asks is of the other."""
+    found: set[str] = set()
+    for match in re.finditer(r"\bfrom\s+(?:the\s+)?", question):
+        place = _pattern().match(question, match.end())
+        if place is not None:
+            said = place.group(0)
+            found.add(_place_of()[said] if place.group("form") else _DEMONYMS[said])
+    return found
 
 
 @functools.cache

@@ -424,9 +424,10 @@ def _looks_like_title(lines: list[str], i: int) -> bool:
     )
 
 
-_FIELD_LINE = re.compile(r"[^\W\d_][\w-]*(?: [\w-]+){0,2}:\s+\S")
-"""A field and its value ("Status: discontinued", "Owner: Jane Doe"): a
-line that says something, not a heading over what follows."""
+_FIELD_LINE = re.compile(r"[^\W\d_][\w-]*(?: [\w-]+){0,2}:\s+[a-z0-9]")
+"""A field and its value in lower case or figures ("Status: discontinued",
+"Version: 2.3"): a line that says something, not a heading over what follows
+("Appendix: Firmware Update", "Chapter 3: Safety" are headings)."""
 
 _TITLE_SMALL = frozenset(
     {"of", "and", "the", "for", "in", "on", "to", "a", "an", "at", "&", "-", "–", "—", "|", "/"}

@@ -70,7 +70,17 @@ from ._entities import (
 from ._entities import (
     YEAR as _YEAR,
 )
-from ._places import as_written, framed_by, place_forms, places_in, said_in, within
+from ._places import (
+    as_written,
+    excluded_by,
+    framed_by,
+    left_out,
+    origins,
+    place_forms,
+    places_in,
+    said_in,
+    within,
+)
 from ._text import (
     END_PUNCT,
     GENERIC_STEMS,
@@ -306,6 +316,8 @@ class ExtractiveGenerator(Generator):
         sized = _sized_names(read, names)
         # the countries it asks about, and its words for them ("EU")
         asked_places = place_forms(main_question(read))
+        for place in left_out(read):  # ("customers outside the US": not the US)
+            asked_places.pop(place, None)
         place_terms = {
             t for forms in asked_places.values() for f in forms for t in content_terms(f)
         }
@@ -711,10 +723,11 @@ class ExtractiveGenerator(Generator):
                 told = _told_apart(chosen[0], twin)
                 if told:
                     chosen = [chosen[0], twin]
-        if len(asked_places) > 1:
+        each = set(asked_places) - origins(read)  # ("from Germany to France": France's)
+        if len(each) > 1:
             # "in Canada and the UK?": each one's sentence, or no answer that
             # reads as complete while it says one of them
-            chosen = _for_each_place(chosen, [u for _, u in eligible], asked_places)
+            chosen = _for_each_place(chosen, [u for _, u in eligible], each)
             if not chosen:
                 return _not_found(question, hits)
         chosen = _with_what_follows(chosen, units)
@@ -2031,12 +2044,20 @@ def _place_fit(unit: _Unit, asked: Collection[str]) -> str:
     Canada, ...", or names none and sits under a heading of others only), or
     ``none``. A country named in passing ("ships from our US warehouse") is
     none of the unit's."""
-    named = places_in(unit.text) | places_in(unit.heading)
+    pieces = unit.pieces or (unit.text,)
+    # "For customers outside the EU, ..." says nothing of France
+    if any(within(out, one) for piece in pieces for out in excluded_by(piece) for one in asked):
+        return "other"
+    # what it opens on first ("In Mexico, ..." under "# Canada and Mexico" is
+    # Mexico's; each sentence of a joined unit: "... In Mexico, it lasts 1 year.")
+    framed = set().union(*(framed_by(piece) for piece in pieces))
+    named = framed or places_in(unit.text) | places_in(unit.heading)
     if named & set(asked):
         return "exact"
     if any(within(place, one) for place in named for one in asked):
         return "union"
-    framed = framed_by(unit.text) or (set() if places_in(unit.text) else places_in(unit.heading))
+    if not framed and not places_in(unit.text):
+        framed = places_in(unit.heading)
     return "other" if framed else "none"
 
 
@@ -2052,7 +2073,8 @@ def _for_each_place(
         found = next((u for u in eligible if _place_fit(u, [place]) in {"exact", "union"}), None)
         if found is None:
             return []
-        out.append(found)
+        # (one sentence of a unit already chosen: the unit, once)
+        out = [u for u in out if u.text not in found.text] + [found]
     return out
 
 
@@ -2313,14 +2335,20 @@ def _record_fields(unit: _Unit) -> tuple[str, list[str]] | None:
         return None
     lines = [line.strip() for line in chunk.text.splitlines() if line.strip()]
     fields = [line for line in lines if _FIELDS.match(line)]
-    if unit.text not in fields or len(fields) > _RECORD_FIELDS:
+    if (
+        unit.text not in fields
+        or len(fields) > _RECORD_FIELDS
+        or sum(len(f) for f in fields) > _RECORD_CHARS
+    ):
         return None
     head = lines[0] if lines[0] not in fields else ""
     return head, fields
 
 
 _RECORD_FIELDS = 12
-"""The most fields a record may have to be said whole."""
+_RECORD_CHARS = 400
+"""The most fields, and characters, a record may have to be said whole (a
+price list's row, not an FAQ record's answer)."""
 
 
 def _column_terms(text: str) -> frozenset[str]:
