@@ -333,6 +333,37 @@ def test_other_write_errors_of_the_journal_name_the_file(
     assert raised.value.filename == str(tmp_path / "journal.jsonl")
 
 
+class _FullOnDelete:
+    """A connection on a full disk: SQLite fails the statement and has
+    rolled the transaction back already."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+
+    @property
+    def in_transaction(self) -> bool:
+        return self._db.in_transaction
+
+    def execute(self, sql: str, *args: object) -> object:
+        if sql.startswith("DELETE FROM documents"):
+            self._db.execute("ROLLBACK")
+            raise sqlite3.OperationalError("database or disk is full")
+        return self._db.execute(sql, *args)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._db, name)
+
+
+def test_clearing_on_a_full_disk_keeps_the_first_error(tmp_path: Path) -> None:
+    """`--rebuild` said "cannot rollback - no transaction is active": the
+    ROLLBACK after SQLite's own replaced the error that matters."""
+    ledger = Ledger(tmp_path / "ledger.sqlite").open()
+    ledger._db = _FullOnDelete(ledger.db)  # type: ignore[assignment]
+    with pytest.raises(sqlite3.OperationalError, match="database or disk is full"):
+        ledger.clear(rebuilding=1.0)
+    ledger.close()
+
+
 def test_a_ledger_commit_on_a_full_disk_names_the_ledger(
     corpus: Path, pm, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -770,7 +770,10 @@ class Ledger:
                 self.stamp()  # commit after it is told apart by its version
             self.commit()
         except BaseException:
-            self.db.execute("ROLLBACK")
+            # SQLite has rolled back already after some errors (a full disk):
+            # a second ROLLBACK would fail and hide the error that matters
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
             raise
 
 
