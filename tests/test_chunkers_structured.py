@@ -361,6 +361,9 @@ def test_page_starts_must_be_offsets() -> None:
         ("snake_case-and-dash", "snake_case-and-dash"),
         ("Ünïcödé 日本語", "ünïcödé-日本語"),
         ("v2.0 (beta)", "v20-beta"),
+        # an escape sequence goes whole: no "31m" or "0m" left in the anchor
+        ("Heading \x1b[31mRED\x1b[0m", "heading-red"),
+        ("\x1b]8;;https://x.test\x1b\\Link\x1b]8;;\x1b\\ text", "link-text"),
     ],
 )
 def test_github_slugs(title: str, slug: str) -> None:

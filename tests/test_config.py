@@ -290,3 +290,28 @@ def test_two_stores_of_one_type_cannot_share_a_folder(registry: Registry) -> Non
         validate_config(data, registry, env={})
     (issue,) = info.value.issues
     assert issue.path == "stores[2].path" and "as store 'a' (stores[1]) does" in str(issue)
+
+
+def test_a_number_a_variable_left_empty_blames_the_variable(
+    tmp_path: Path, registry: Registry
+) -> None:
+    """``k: "${K:-}"`` was "write a whole number, without quotes or units":
+    the quotes are what YAML needs around a ${...}; the value is empty."""
+    path = tmp_path / "ragloom.yaml"
+    path.write_text(
+        "loaders: [{type: directory, path: docs}]\n"
+        "embedder: {type: hash, dimension: '${DIM}'}\n"
+        "stores:\n"
+        '  - {type: memory, k: "${K:-}"}\n'
+    )
+    with pytest.raises(ConfigValidationError) as info:
+        load_config(path, registry, env={"DIM": ""})
+    issues = issues_of(info.value)
+    for where, name in (("stores[0].k", "K"), ("embedder.dimension", "DIM")):
+        said = str(issues[where])
+        assert f"{name} is empty" in said and "leave the key out" in said
+        assert "quotes" not in said
+    # a value that is no number is still told how to write one
+    with pytest.raises(ConfigValidationError) as info:
+        load_config(path, registry, env={"DIM": "64", "K": "five"})
+    assert "without quotes or units" in str(issues_of(info.value)["stores[0].k"])

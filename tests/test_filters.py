@@ -78,3 +78,27 @@ def test_unsupported_operator_is_rejected_with_store_name() -> None:
     with pytest.raises(UnsupportedFilterError, match=r"'pinecone'.*\$nin"):
         check_supported(node, frozenset({"$eq", "$gte"}), "pinecone")
     check_supported(node, frozenset({"$eq", "$gte", "$nin"}), "all")
+
+
+@pytest.mark.parametrize(
+    ("spec", "path", "said"),
+    [
+        ({"price": {"$lt": float("nan")}}, "price.$lt", "NaN"),
+        ({"price": float("nan")}, "price", "NaN"),
+        ({"price": {"$gt": float("inf")}}, "price.$gt", "Infinity"),
+        ({"$or": [{"a": {"$in": [1, float("-inf")]}}]}, "$or[0].a.$in[1]", "-Infinity"),
+    ],
+)
+def test_a_non_finite_number_is_refused_naming_the_field(spec: dict, path: str, said: str) -> None:
+    """``{"price": {"$lt": NaN}}`` (Python's JSON reader takes NaN) matched
+    nothing, silently: nothing orders against NaN."""
+    with pytest.raises(FilterError) as info:
+        parse(spec)
+    assert str(info.value).startswith(f"{path}: {said} is not a value a filter can compare")
+
+
+def test_a_nan_filter_from_json_is_refused() -> None:
+    import json
+
+    with pytest.raises(FilterError, match=r"price\.\$lt: NaN"):
+        parse(json.loads('{"price": {"$lt": NaN}}'))

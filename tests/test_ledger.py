@@ -3,6 +3,7 @@ the journal."""
 
 from __future__ import annotations
 
+import errno
 import os
 import sqlite3
 import subprocess
@@ -285,3 +286,101 @@ def test_a_folder_where_the_ledger_goes_is_recovered_by_rebuild(
         assert pipeline.index(rebuild=True).added
         assert pipeline.retrieve("refund")
     assert list(index_dir.glob("ledger.sqlite.damaged-*"))
+
+
+# -- a full disk under the index's own files -------------------------------------
+
+
+def _no_space(*args: object, **kwargs: object) -> None:
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def test_a_journal_the_disk_cannot_hold_is_named_with_what_to_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write through a file object names no file: it was "unexpected
+    OSError: [Errno 28] ...", nothing named, read as a ragloom bug."""
+    journal = Journal(tmp_path / "journal.jsonl")
+    monkeypatch.setattr(ledger_module.os, "fsync", _no_space)
+    with pytest.raises(IndexStateError) as raised:
+        journal.record(["a::0@x"])
+    said = str(raised.value)
+    assert f"cannot write {tmp_path / 'journal.jsonl'}: No space left on device" in said
+    assert "free space" in said and "`ragloom index` again" in said
+    assert "half-way" in said
+
+
+def test_an_index_lock_the_disk_cannot_hold_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ledger_module.os, "write", _no_space)
+    with (
+        pytest.raises(IndexStateError, match="cannot write .*index.lock: No space left"),
+        index_lock(tmp_path / "idx"),
+    ):
+        pass
+
+
+def test_other_write_errors_of_the_journal_name_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def failing(*args: object) -> None:
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(ledger_module.os, "fsync", failing)
+    with pytest.raises(OSError) as raised:
+        Journal(tmp_path / "journal.jsonl").record(["a::0@x"])
+    assert raised.value.filename == str(tmp_path / "journal.jsonl")
+
+
+class _FullOnDelete:
+    """A connection on a full disk: SQLite fails the statement and has
+    rolled the transaction back already."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+
+    @property
+    def in_transaction(self) -> bool:
+        return self._db.in_transaction
+
+    def execute(self, sql: str, *args: object) -> object:
+        if sql.startswith("DELETE FROM documents"):
+            self._db.execute("ROLLBACK")
+            raise sqlite3.OperationalError("database or disk is full")
+        return self._db.execute(sql, *args)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._db, name)
+
+
+def test_clearing_on_a_full_disk_keeps_the_first_error(tmp_path: Path) -> None:
+    """`--rebuild` said "cannot rollback - no transaction is active": the
+    ROLLBACK after SQLite's own replaced the error that matters."""
+    ledger = Ledger(tmp_path / "ledger.sqlite").open()
+    ledger._db = _FullOnDelete(ledger.db)  # type: ignore[assignment]
+    with pytest.raises(sqlite3.OperationalError, match="database or disk is full"):
+        ledger.clear(rebuilding=1.0)
+    ledger.close()
+
+
+def test_a_ledger_commit_on_a_full_disk_names_the_ledger(
+    corpus: Path, pm, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (corpus / "ragloom.yaml").write_text(yaml.safe_dump(basic_config()))
+    real_commit = Ledger.commit
+
+    def full(self: Ledger) -> None:
+        self.db.execute("ROLLBACK")
+        raise sqlite3.OperationalError("database or disk is full")
+
+    with ragloom.load(corpus / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        monkeypatch.setattr(Ledger, "commit", full)
+        with pytest.raises(IndexStateError) as raised:
+            pipeline.index()
+        said = str(raised.value)
+        ledger_path = pipeline.index_dir / "ledger.sqlite"
+        assert f"cannot write {ledger_path}: database or disk is full" in said
+        assert "`ragloom index` again" in said
+        monkeypatch.setattr(Ledger, "commit", real_commit)
+        assert len(pipeline.index().added) == len(list((corpus / "docs").iterdir()))

@@ -1139,3 +1139,34 @@ def test_code_and_data_files_are_not_read_for_a_deprecation_mark(tmp_path, conte
     for name in ("openapi.yaml", "settings.py"):
         [doc] = _load_file(context, name)
         assert "deprecated" not in doc.metadata, name
+
+
+def test_a_link_to_a_folder_walked_directly_adds_nothing(tmp_path, context, reports):
+    """``docs/again -> real`` sorted first and took the folder: its documents
+    moved to the link's path, and the next run was refused as a mass deletion."""
+    write(tmp_path, "root/real/z1.md", "# Z1\n")
+    write(tmp_path, "root/real/sub/z2.md", "# Z2\n")
+    write(tmp_path, "root/top.md", "# Top\n")
+    write(tmp_path, "outside/o.md", "# O\n")
+    before = ids(load_dir(context, "root", follow_symlinks=True))
+    symlink(tmp_path / "root" / "again", tmp_path / "root" / "real")
+    symlink(tmp_path / "root" / "a", tmp_path / "root" / "real" / "sub")
+    symlink(tmp_path / "root" / "ext", tmp_path / "outside")
+    after = ids(load_dir(context, "root", follow_symlinks=True))
+    assert after == sorted([*before, "root/ext/o.md"])
+    assert before == ["root/real/sub/z2.md", "root/real/z1.md", "root/top.md"]
+    # a scoped run through the alias runs on the folder's own path
+    loader = DirectoryLoader(path="root", follow_symlinks=True)
+    loader.open(context)
+    only = loader.with_sources(["root/a/z2.md"])
+    assert only is not None and ids(only.load()) == ["root/real/sub/z2.md"]
+    only = loader.with_sources(["root/again"])
+    assert only is not None and ids(only.load()) == before[:2]
+    assert reports == []
+
+
+def test_a_link_to_an_excluded_folder_inside_the_tree_is_still_followed(tmp_path, context, reports):
+    write(tmp_path, "root/drafts/final/f.md", "# F\n")
+    symlink(tmp_path / "root" / "published", tmp_path / "root" / "drafts" / "final")
+    docs = load_dir(context, "root", follow_symlinks=True, exclude=["drafts"])
+    assert ids(docs) == ["root/published/f.md"]

@@ -110,3 +110,26 @@ def test_ragloom_index_sources_from_another_directory(project: Path) -> None:
     assert report["deleted"] == ["docs/sub/charlie.md"]
     assert report["changed"] == ["docs/sub/delta.md"] and report["unchanged"] == 1
     assert index()["deleted"] == ["docs/alpha.md"]
+
+
+def test_a_link_added_to_an_indexed_folder_changes_no_ids(
+    tmp_path: Path, pm: pluggy.PluginManager
+) -> None:
+    """``docs/again -> sub``, sorting first, took the folder: every document
+    of docs/sub was to be deleted and re-added under docs/again (refused as a
+    mass deletion, or silently renamed under half the index)."""
+    root = tmp_path / "project"
+    for name, text in FILES.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    loader = {"type": "directory", "path": "docs", "follow_symlinks": True}
+    (root / "ragloom.yaml").write_text(yaml.safe_dump(basic_config(loaders=[loader])))
+    with ragloom.load(root / "ragloom.yaml", plugin_manager=pm) as pipeline:
+        assert len(pipeline.index().added) == len(FILES)
+        os.symlink("sub", root / "docs" / "again", target_is_directory=True)
+        report = pipeline.index()
+        assert report.unchanged == len(FILES)
+        assert report.added == report.deleted == report.changed == ()
+        assert indexed(pipeline) == set(FILES)
+        scoped = pipeline.index(["docs/again"])  # the folder, by its own path
+        assert scoped.unchanged == 3 and scoped.added == scoped.deleted == ()

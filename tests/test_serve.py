@@ -742,3 +742,13 @@ def test_an_index_run_without_keys_is_told_how_to_get_one(corpus: Path) -> None:
         message = refused.json()["error"]["message"]
         assert "this server runs with --no-auth" in message and "--keys" in message
         assert "the key 'anonymous'" not in message
+
+
+def test_a_nan_in_a_filter_is_invalid_filter_not_no_hits(client: httpx.Client) -> None:
+    """NaN is not JSON, yet the body's reader took it, and the search
+    answered 200 with no hits."""
+    body = b'{"query": "x", "filters": {"price": {"$lt": NaN}}}'
+    response = client.post("/v1/search", content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 400, response.text
+    error = response.json()["error"]
+    assert error["code"] == "invalid_filter" and "price.$lt: NaN" in error["message"]

@@ -23,7 +23,14 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, f
 
 from .access import access_filter
 from .components import COMPONENT_KINDS, ComponentConfig
-from .configfile import Path_, fmt_path, interpolate, line_of, read_config_file
+from .configfile import (
+    Path_,
+    empty_placeholder,
+    fmt_path,
+    interpolate,
+    line_of,
+    read_config_file,
+)
 from .errors import (
     ConfigError,
     ConfigIssue,
@@ -341,7 +348,7 @@ def validate_config(
             ):
                 add(loc, "at least one store is required", "add e.g. `stores: [{type: bm25}]`")
             else:
-                add(loc, _message(err), _fix(err))
+                add(loc, *_explained(err, env_paths.get(loc)))
 
     specs: dict[str, Any] = {}
     for section, kind in SECTION_KINDS.items():
@@ -352,10 +359,11 @@ def validate_config(
             if not isinstance(value, list):
                 continue  # reported by the schema
             specs[section] = [
-                _component(registry, kind, item, (section, i), add) for i, item in enumerate(value)
+                _component(registry, kind, item, (section, i), add, env_paths)
+                for i, item in enumerate(value)
             ]
         else:
-            specs[section] = _component(registry, kind, value, (section,), add)
+            specs[section] = _component(registry, kind, value, (section,), add, env_paths)
 
     if root is not None:
         if "chunker" not in specs:
@@ -413,6 +421,15 @@ def _fix(err: Any) -> str | None:
     return _FIXES.get(str(err.get("type", "")))
 
 
+def _explained(err: Any, raw: Any) -> tuple[str, str | None]:
+    """A pydantic error's message and fix; for a value a ``${VAR}`` left
+    empty (``raw`` as written), that the variable is empty."""
+    empty = empty_placeholder(raw, err.get("input"))
+    if empty is not None and err.get("type") in _FIXES:
+        return empty
+    return _message(err), _fix(err)
+
+
 def _message(err: Any) -> str:
     """A pydantic error's message, without the "Value error, " pydantic puts
     before what a validator raised."""
@@ -428,8 +445,14 @@ def _type_hint(registry: Registry, section: str) -> str:
 
 
 def _component(
-    registry: Registry, kind: str, raw: Any, path: Path_, add: Any
+    registry: Registry,
+    kind: str,
+    raw: Any,
+    path: Path_,
+    add: Any,
+    env_paths: Mapping[Path_, Any] | None = None,
 ) -> ComponentSpec | None:
+    env_paths = env_paths or {}
     if not isinstance(raw, Mapping) or not isinstance(raw.get("type"), str):
         return None  # reported by the schema
     type_name = raw["type"]
@@ -469,7 +492,7 @@ def _component(
             elif err["type"] == "missing":
                 add(loc, f"missing required option {err['loc'][-1]!r} for {kind} {type_name!r}")
             else:
-                add(loc, _message(err), _fix(err))
+                add(loc, *_explained(err, env_paths.get(loc)))
         return None
     name = str(extra.get("name") or type_name)
     store_filter = None

@@ -290,6 +290,25 @@ def interpolate(
     return _ENV.sub(substitute, data)
 
 
+def empty_placeholder(raw: Any, value: Any) -> tuple[str, str] | None:
+    """When ``raw``, a value written with ``${VAR}`` placeholders, came out
+    empty (``value``, blank), what to say instead of the type's complaint
+    ("without quotes or units" blamed the quotes a ``${...}`` needs): the
+    variables that gave nothing, and what to do. None otherwise."""
+    if not isinstance(raw, str) or not isinstance(value, str) or value.strip():
+        return None
+    names = [m.group(2) for m in _ENV.finditer(raw) if not m.group(1)]
+    if not names:
+        return None
+    them = " and ".join(dict.fromkeys(names))
+    verb = "are" if len(set(names)) > 1 else "is"
+    return (
+        f"{them} {verb} empty: {raw.strip()} gives an empty value here (the variable is "
+        "unset or set to nothing, with no default or an empty one)",
+        f"set {names[0]} to a value, write a default (${{{names[0]}:-...}}), or leave the key out",
+    )
+
+
 # ---------------------------------------------------------------------------
 # Validation
 # ---------------------------------------------------------------------------

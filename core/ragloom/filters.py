@@ -23,6 +23,7 @@ deeper filter is a ``FilterError``, not a ``RecursionError`` in ``parse``,
 from __future__ import annotations
 
 import datetime as _dt
+import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Union
@@ -184,6 +185,7 @@ def _parse_field(name: str, value: Any, path: str) -> list[Filter]:
         elif op in ("$gt", "$gte", "$lt", "$lte"):
             if isinstance(arg, bool) or not isinstance(arg, (int, float, str)):
                 raise FilterError(f"{here}: {op} takes a number or a string (ISO date)")
+            _check_finite(arg, here)
         else:
             arg = _check_scalar(arg, here)
         out.append(Condition(name, op, arg))
@@ -192,11 +194,25 @@ def _parse_field(name: str, value: Any, path: str) -> list[Filter]:
 
 def _check_scalar(value: Any, path: str) -> Scalar:
     if value is None or isinstance(value, (str, int, float, bool)):
+        _check_finite(value, path)
         return value
     raise FilterError(
         f"{path}: filter values must be strings, numbers, booleans or null, "
         f"got {type(value).__name__}"
     )
+
+
+def _check_finite(value: Any, path: str) -> None:
+    """Refuse NaN and the infinities (``NaN`` in a ``--filter``: not JSON,
+    though Python's reader takes it): no value equals or orders against NaN,
+    so the filter would silently match nothing."""
+    if isinstance(value, float) and not math.isfinite(value):
+        said = "NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity"
+        raise FilterError(
+            f"{path}: {said} is not a value a filter can compare (NaN and "
+            "Infinity are not JSON, and nothing equals or orders against NaN); "
+            "give a finite number"
+        )
 
 
 def _at(path: str) -> str:

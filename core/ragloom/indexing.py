@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import sqlite3
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -70,6 +71,7 @@ from .ledger import (
     Journal,
     Ledger,
     LedgerEntry,
+    cannot_write,
     check_writer,
     index_lock,
 )
@@ -291,6 +293,10 @@ class Indexer:
                             "error": f"after the commit: {record['error']}",
                         }
                     _record_failure(ledger, record)
+                # the ledger's write on a full disk (SQLite's "database or disk
+                # is full"): the file named, and what to do, not "unexpected"
+                if isinstance(exc, sqlite3.Error) and (full := cannot_write(ledger.path, exc)):
+                    raise full from exc
                 raise
             finally:
                 ledger.close()

@@ -43,6 +43,8 @@ __all__ = [
     "LedgerEntry",
     "ensure_index_dir",
     "aside_path",
+    "cannot_write",
+    "written",
     "index_lock",
     "ledger_error",
     "read_only_mount",
@@ -331,6 +333,44 @@ def _disk_trouble(exc: Exception) -> str | None:
             "mount that went away?)"
         )
     return None
+
+
+_NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT})
+
+
+def cannot_write(path: Path, exc: BaseException) -> IndexStateError | None:
+    """What an index run says when ``path`` (its lock file, journal or
+    ledger) cannot be written because its volume is full: the file named,
+    and what to do. None for any other error (``exc`` is raised as it is)."""
+    code = getattr(exc, "errno", None)
+    if code in _NO_ROOM:
+        said = exc.strerror or str(exc)  # type: ignore[attr-defined]
+    elif isinstance(exc, sqlite3.Error) and (
+        _sqlite_code(exc) == sqlite3.SQLITE_FULL or "disk is full" in str(exc).lower()
+    ):
+        said = str(exc)
+    else:
+        return None
+    return IndexStateError(
+        f"cannot write {path}: {said}; no room is left on the volume of {path.parent} "
+        "(a full disk, or this user's quota). Nothing was committed half-way: free "
+        "space there, then run `ragloom index` again"
+    )
+
+
+@contextmanager
+def written(path: Path) -> Iterator[None]:
+    """Writes to ``path`` (through a file object or ``os.write``, whose
+    errors name no file) that fail say which file: a full volume as
+    :func:`cannot_write`, any other OS error with ``path`` as its filename."""
+    try:
+        yield
+    except OSError as exc:
+        if (full := cannot_write(path, exc)) is not None:
+            raise full from exc
+        if exc.filename:
+            raise
+        raise type(exc)(exc.errno, exc.strerror, str(path)) from exc
 
 
 def _unwritable(exc: Exception) -> bool:
@@ -730,7 +770,10 @@ class Ledger:
                 self.stamp()  # commit after it is told apart by its version
             self.commit()
         except BaseException:
-            self.db.execute("ROLLBACK")
+            # SQLite has rolled back already after some errors (a full disk):
+            # a second ROLLBACK would fail and hide the error that matters
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
             raise
 
 
@@ -749,11 +792,12 @@ class Journal:
     def record(self, ids: Sequence[str]) -> None:
         if not ids:
             return
-        private_file(self.path)
-        with open(self.path, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps(list(ids)) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
+        with written(self.path):
+            private_file(self.path)
+            with open(self.path, "a", encoding="utf-8") as handle:
+                handle.write(json.dumps(list(ids)) + "\n")
+                handle.flush()
+                os.fsync(handle.fileno())
 
     def pending(self) -> set[str]:
         """Every id recorded since the last ``clear()``; a torn or garbled line is
@@ -872,8 +916,9 @@ def index_lock(index_dir: Path) -> Iterator[None]:
                 f"another index run holds {path}{_holder(path)}; wait for it to finish "
                 "(the lock is released when that run ends, or its process exits)"
             )
-        os.ftruncate(fd, 0)
-        os.write(fd, str(os.getpid()).encode())
+        with written(path):
+            os.ftruncate(fd, 0)
+            os.write(fd, str(os.getpid()).encode())
         yield
     finally:
         os.close(fd)

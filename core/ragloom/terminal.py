@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["clean", "sanitize"]
+__all__ = ["clean", "sanitize", "without_sequences"]
 
 # What a terminal acts on rather than shows: 7-bit escape sequences (CSI
 # ``ESC [``, OSC ``ESC ]`` up to BEL or ST, DCS/SOS/PM/APC up to ST, and the
@@ -58,6 +58,13 @@ def clean(text: str) -> str:
     escapes. The CLI sanitizes what it prints again. ``sanitize(clean(t))``
     is ``sanitize(t)``."""
     return _made_safe(text, _CONTROL_KEEPING_BIDI)
+
+
+def without_sequences(text: str) -> str:
+    """``text`` with its escape sequences removed whole, parameters and all
+    (``ESC [31m`` leaves no ``31m``), and nothing else changed: for what is
+    made of a text's words (a heading's anchor)."""
+    return _SEQUENCE.sub("", text) if "\x1b" in text else text
 
 
 def _made_safe(text: str, control: re.Pattern[str]) -> str:

@@ -33,6 +33,7 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 
 from ...components import ComponentConfig
+from ...terminal import without_sequences
 from ...types import Chunk, Document
 from .._languages import FILE_NAMES, INTERPRETERS, LANGUAGES
 from ._tables import table_header
@@ -195,8 +196,9 @@ def github_slug(title: str) -> str:
     """The anchor GitHub gives a heading: links and tags reduced to their text,
     lower case, punctuation and symbols dropped, each space a hyphen
     (``"Can I get a refund?"`` → ``can-i-get-a-refund``). Duplicates are told
-    apart by :class:`Slugger`."""
-    title = _HTML_TAG.sub("", _INLINE_LINK.sub(r"\1", title))
+    apart by :class:`Slugger`. Terminal escape sequences are removed whole
+    first: ``ESC [31m`` in a heading leaves no ``31m`` in its anchor."""
+    title = _HTML_TAG.sub("", _INLINE_LINK.sub(r"\1", without_sequences(title)))
     out = []
     for ch in title.lower():
         if ch == " ":

@@ -120,10 +120,12 @@ class DirectoryLoader(Loader):
     - ``max_file_size``: bigger files (bytes) are reported and skipped.
     - ``follow_symlinks``: when False (the default) symlinked files and folders
       are skipped; when True they are followed (loops are detected) and keep
-      the link's path as their id. A link is judged by its target's real path
-      too: ``docs/repo -> ../.git``, a link into ``~/.ssh`` or to
-      ``~/.aws/credentials``, or into the index directory is skipped like
-      its target.
+      the link's path as their id. A link to a folder the walk reaches by its
+      own path (``docs/again -> real``) adds nothing: that folder's documents
+      keep their real path's ids, whichever name sorts first. A link is
+      judged by its target's real path too: ``docs/repo -> ../.git``, a link
+      into ``~/.ssh`` or to ``~/.aws/credentials``, or into the index
+      directory is skipped like its target.
     - ``encoding``, ``metadata``: as for the ``file`` loader (``encoding: auto``
       by default: UTF-8, else a confident guess, else the file is reported).
 
@@ -338,6 +340,8 @@ class DirectoryLoader(Loader):
                 return self
             if not is_within(path, root):
                 continue
+            if self.config.follow_symlinks:
+                path = self._unaliased(path, root)
             parts = path.relative_to(root).parts
             if self._passes(path, parts):
                 picked.append(path)
@@ -412,6 +416,11 @@ class DirectoryLoader(Loader):
                 )
                 if real in visited:
                     log.debug("skipping %s: symlink loop back to %s", path, real)
+                    continue
+                if link and self._walked_directly(real, root):
+                    # an alias (``docs/again -> real``) adds nothing: its folder
+                    # keeps its own path's ids, whichever name sorts first
+                    log.debug("skipping %s: a link to %s, walked by its own path", path, real)
                     continue
                 if (listed := self._listing(path, root, real, visited)) is not None:
                     stack.append((path, parts, real, listed))
@@ -515,6 +524,45 @@ class DirectoryLoader(Loader):
                 log.debug("skipping %s: through a symlink %s", path, step)
                 return False
         return True
+
+    def _walked_directly(self, real: str, root: Path) -> bool:
+        """Whether the folder whose real path is ``real`` lies inside the
+        root's real path and a walk from the root reaches it by its own path:
+        no step on the way is a link, the index directory or a folder the
+        filters drop. A link to such a folder adds nothing; one to a folder
+        outside the tree, or to one the filters leave out, is followed."""
+        real_root = os.path.realpath(root)
+        if not is_within(Path(real), Path(real_root)):
+            return False
+        parts = Path(real).relative_to(real_root).parts
+        index_dir = absolute(self.context.resolve(self.context.index_dir))
+        for i in range(1, len(parts) + 1):
+            step = root.joinpath(*parts[:i])
+            if step.is_symlink() or step == index_dir or not step.is_dir():
+                return False
+            if self._skip_reason(parts[:i], is_dir=True, known=i - 1) is not None:
+                return False
+        return True
+
+    def _unaliased(self, path: Path, root: Path) -> Path:
+        """``path`` by the way a walk from ``root`` reaches it: a folder on the
+        way that is a link to a folder walked by its own path is replaced by
+        that path, so ``ragloom index docs/again`` (``again -> real``) runs
+        on ``docs/real``, as a whole walk would."""
+        for _ in range(40):  # as many links as the system follows in one path
+            parts = path.relative_to(root).parts
+            for i in range(1, len(parts) + 1):
+                step = root.joinpath(*parts[:i])
+                if not (step.is_symlink() and step.is_dir()):
+                    continue
+                real = os.path.realpath(step)
+                if self._walked_directly(real, root):
+                    direct = Path(real).relative_to(os.path.realpath(root)).parts
+                    path = root.joinpath(*direct, *parts[i:])
+                    break
+            else:
+                return path
+        return path
 
     def _built_above(self, path: Path, root: Path) -> bool:
         """Whether a folder between ``root`` and ``path`` is generated output,
