@@ -9,9 +9,11 @@ exit", skipped the pipeline's close, logged two tracebacks (a
 the connections of the requests in progress. Here a second signal, either
 one, says so in one line and cuts the requests in progress short at once, as
 the shutdown timeout does when it runs out: each is answered 503
-``shutting_down``. The pipeline's close is waited for a moment only
-(``Service.hurried``): a call cut short may still hold it, and is left
-behind as the shutdown timeout leaves one. Any further signal is ignored.
+``shutting_down``; the server no longer waits for their connections to
+end. The app's shutdown still runs, and the pipeline's close is waited for
+a moment only (``Service.hurried``): a call cut short may still hold it,
+and is left behind as the shutdown timeout leaves one. Any further signal
+is ignored.
 """
 
 from __future__ import annotations
@@ -75,6 +77,10 @@ class StoppingServer(uvicorn.Server):
 
     def _cut_short(self, name: str) -> None:
         self._on_hurry()
+        # uvicorn waits no longer for the connections to end (that of a
+        # request cut short while it was answering never would), and skips
+        # the app's shutdown: ``shutdown`` below runs it all the same
+        self.force_exit = True
         log.warning(
             "%s, a second signal: stopping now; %d request(s) in progress are cut short",
             name,
@@ -96,3 +102,10 @@ class StoppingServer(uvicorn.Server):
         if self._hurry:  # requests that began between the signal and now
             self._cancel()
         await super().shutdown(sockets=sockets)
+        lifespan = getattr(self, "lifespan", None)
+        done = getattr(lifespan, "shutdown_event", None)
+        if self.force_exit and lifespan is not None and done is not None and not done.is_set():
+            # the pipeline closed (within ``HURRIED_CLOSE``) as on a graceful stop,
+            # while the requests cut short send their 503
+            self._cancel()
+            await lifespan.shutdown()
