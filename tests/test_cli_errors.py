@@ -25,14 +25,14 @@ SITECUSTOMIZE = """
 import os
 
 failure = os.environ.get("RAGLOOM_TEST_FAILURE")
-if failure == "sigint-at-start":  # Ctrl-C while the plugins load, before any command
+if failure in ("sigint-at-start", "sigterm-at-start"):  # while the plugins load
     import signal
     import time
 
     import ragloom.plugins
 
     def interrupted(*args, **kwargs):
-        os.kill(os.getpid(), signal.SIGINT)
+        os.kill(os.getpid(), signal.SIGINT if failure == "sigint-at-start" else signal.SIGTERM)
         time.sleep(10)
 
     ragloom.plugins.get_plugin_manager = interrupted
@@ -49,9 +49,41 @@ elif failure:
         if failure == "sigterm":  # `kill`, systemd, a container's stop
             os.kill(os.getpid(), signal.SIGTERM)
             time.sleep(10)
+        if failure in ("sigterm-twice", "sigint-twice"):
+            first = signal.SIGTERM if failure == "sigterm-twice" else signal.SIGINT
+            try:
+                os.kill(os.getpid(), first)
+                time.sleep(10)
+            finally:  # the run's cleanup
+                stopping.append(first)
+                if first == signal.SIGTERM:  # a supervisor's, after `kill`'s
+                    os.kill(os.getpid(), signal.SIGTERM)
+                    time.sleep(0.5)
+                open("cleanup-done", "w").close()
         raise RuntimeError("the disk is on fire")
 
+    stopping = []
     setattr(Pipeline, os.environ["RAGLOOM_TEST_METHOD"], fail)
+
+    if failure.endswith("-twice"):
+        import atexit
+
+        import ragloom.cli_support
+
+        loading = ragloom.cli_support._console_class
+
+        def slowly():  # more signals while the error line's library loads
+            for signum in (signal.SIGINT, signal.SIGTERM) if stopping else ():
+                os.kill(os.getpid(), signum)
+                time.sleep(0.2)
+            return loading()
+
+        def at_exit():  # and while the interpreter shuts down
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.2)
+
+        ragloom.cli_support._console_class = slowly
+        atexit.register(at_exit)
 """
 
 
@@ -120,10 +152,37 @@ def test_sigterm_ends_a_run_as_ctrl_c_does_and_says_so(project: Path) -> None:
     assert result.stderr.strip() == "error: terminated (SIGTERM)"
 
 
-def test_ctrl_c_while_the_plugins_load_exits_1_with_one_line(project: Path) -> None:
-    result = run(project, "ask", "Pro plan?", method="ask", failure="sigint-at-start")
-    assert result.returncode == 1, result.stderr
-    assert result.stderr.strip() == "error: interrupted" and result.stdout == ""
+@pytest.mark.parametrize(
+    ("failure", "code", "said"),
+    [("sigint-at-start", 1, "interrupted"), ("sigterm-at-start", 143, "terminated (SIGTERM)")],
+)
+def test_a_signal_while_the_plugins_load_ends_as_in_a_command(
+    project: Path, failure: str, code: int, said: str
+) -> None:
+    """SIGTERM while the plugins loaded said ``interrupted`` with exit 1, as
+    Ctrl-C: a supervisor could not tell its stop from a failure."""
+    result = run(project, "ask", "Pro plan?", method="ask", failure=failure)
+    assert result.returncode == code, result.stderr
+    assert result.stderr.strip() == f"error: {said}" and result.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("failure", "code", "said"),
+    [("sigterm-twice", 143, "terminated (SIGTERM)"), ("sigint-twice", 1, "interrupted")],
+)
+def test_more_signals_while_a_run_stops_change_nothing(
+    project: Path, failure: str, code: int, said: str
+) -> None:
+    """Two SIGTERMs close together (a supervisor and ``kill``) printed a
+    traceback and exited 1 or -15: the second raised again in the first's
+    cleanup, or while the error line's library loaded, or in the
+    interpreter's shutdown. It is ignored: the cleanup runs to its end, and
+    the run ends as after one. A SIGTERM or Ctrl-C while the line is said
+    changes nothing either."""
+    result = run(project, "index", method="index", failure=failure)
+    assert result.returncode == code, result.stderr
+    assert result.stderr.strip() == f"error: {said}"
+    assert (project / "cleanup-done").exists()
 
 
 @pytest.mark.parametrize(

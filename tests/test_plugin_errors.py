@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 import ragloom.plugins
-from ragloom.errors import DuplicateComponentError, PluginError
+from ragloom.errors import DuplicateComponentError, PluginError, Terminated
 from ragloom.plugins import build_plugin_manager
 from ragloom.registry import Registry
 
@@ -69,6 +69,20 @@ from ragloom import hookimpl
 @hookimpl
 def register_stores(register):
     pass
+""",
+    # a Ctrl-C or SIGTERM that lands in a library the plugin imports, which
+    # turns it into an error of its own: pydantic's schema build keeps its text
+    "interrupted": """
+raise TypeError('Error building "literal" validator:\\n  KeyboardInterrupt: ')
+""",
+    "terminated": """
+raise TypeError('Error building "literal" validator:\\n  Terminated: ')
+""",
+    "interrupted_cause": """
+try:
+    raise KeyboardInterrupt
+except KeyboardInterrupt as exc:
+    raise RuntimeError("schema build failed") from exc
 """,
     "chatty": """
 import sys
@@ -140,6 +154,26 @@ def test_a_plugin_that_fails_to_import_is_named_with_the_way_out(install: Instal
         pm = build_plugin_manager(env={"RAGLOOM_DISABLE_PLUGINS": blocked})
         assert pm.get_plugin("fine") is not None and pm.get_plugin("broken") is None
     assert build_plugin_manager(env={"RAGLOOM_LOAD_PLUGINS": "fine"}).get_plugin("fine")
+
+
+@pytest.mark.parametrize(
+    ("module", "raised"),
+    [
+        ("interrupted", KeyboardInterrupt),
+        ("terminated", Terminated),
+        ("interrupted_cause", KeyboardInterrupt),
+    ],
+)
+def test_an_interrupted_import_is_the_interruption_not_a_broken_plugin(
+    install: Install, module: str, raised: type[BaseException]
+) -> None:
+    """Ctrl-C or SIGTERM while a plugin imported, caught by a library that
+    raised an error of its own: the command said the plugin was broken (exit
+    2, "reinstall it"), not that it was interrupted."""
+    install(("fine", "fine", "ragloom-fine"), ("caught", module, "ragloom-caught"))
+    with pytest.raises(raised) as info:
+        build_plugin_manager(env={})
+    assert type(info.value) is raised
 
 
 def test_what_a_plugin_prints_while_it_imports_goes_to_stderr(

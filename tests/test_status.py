@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import ragloom
 import yaml
-from ragloom.errors import IndexStateError, StoreError
+from ragloom.errors import IndexStateError, StoreError, Terminated
 from ragloom.ledger import Journal, Ledger, index_lock, running_run
 
 from .conftest import basic_config
@@ -278,6 +278,38 @@ def test_a_failed_run_is_said_and_changes_nothing_else(corpus: Path, pm, monkeyp
     found = status_of(corpus, pm)
     assert found.version == 2 and found.documents == 2
     assert found.last_run["outcome"] == "committed" and found.last_run["deleted"] == 2
+
+
+@pytest.mark.parametrize(
+    ("raised", "said"),
+    [(Terminated, "stopped by SIGTERM"), (KeyboardInterrupt, "stopped by Ctrl-C (SIGINT)")],
+)
+def test_a_run_stopped_by_a_signal_says_which(
+    corpus: Path, pm, monkeypatch, raised: type[BaseException], said: str
+) -> None:
+    """It said the exception's name: ``a run interrupted ...: Terminated``."""
+    indexed(corpus, pm)
+    (corpus / "docs" / "new.md").write_text("# New\n\nA new document about otters.\n")
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
+
+        def stopped(texts: list[str]) -> list:
+            raise raised
+
+        monkeypatch.setattr(pipeline.embedder, "embed_documents", stopped)
+        with pytest.raises(raised):
+            pipeline.index()
+    last = status_of(corpus, pm).last_run
+    assert last["outcome"] == "interrupted" and last["error"] == said
+    line = next(x for x in cli(corpus).stdout.splitlines() if x.startswith("last run:"))
+    assert line.startswith("last run:  a run interrupted 20") and line.endswith(f": {said}")
+    # as an older ragloom recorded it: the exception's name, said in words all the same
+    ledger = Ledger(corpus / ".ragloom" / "ledger.sqlite").open()
+    ledger.begin()
+    ledger.set_meta("last_run", {**last, "error": raised.__name__})
+    ledger.commit()
+    ledger.close()
+    assert status_of(corpus, pm).last_run["error"] == said
+    assert json.loads(cli(corpus, "--json").stdout)["last_run"]["error"] == said
 
 
 def test_a_run_that_fails_after_its_commit_is_said_committed(corpus: Path, pm, monkeypatch) -> None:

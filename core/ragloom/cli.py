@@ -39,6 +39,7 @@ from .cli_support import (
     console,
     escape,
     fail,
+    fail_interrupted,
     handle_errors,
     load_pipeline,
     on_sigterm,
@@ -1067,8 +1068,8 @@ def main(argv: list[str] | None = None) -> None:
             fail(escape(str(exc)), 2)
         # the help and the version need no plugin: shown, with what is broken
         print(f"warning: {escape(str(exc))}; plugin commands are not shown", file=sys.stderr)
-    except KeyboardInterrupt:  # Ctrl-C while the plugins load: as in a command
-        fail("interrupted", 1)
+    except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM while the plugins load: as in a command
+        fail_interrupted(exc)
     try:
         cli.main(args=argv, prog_name="ragloom", standalone_mode=False)
     except _NO_ARGS_IS_HELP as exc:  # `ragloom` alone: the help
@@ -1081,8 +1082,8 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(1)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
-    except KeyboardInterrupt:  # outside a command's own handling (parsing, --help)
-        fail("interrupted", 1)
+    except KeyboardInterrupt as exc:  # outside a command's own handling (parsing, --help)
+        fail_interrupted(exc)
     except BrokenPipeError:  # the help or a usage line, piped into `head`
         stop_quietly()
     except OSError as exc:

@@ -21,11 +21,12 @@ import errno
 import functools
 import json
 import os
+import signal
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from functools import wraps
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import click
 
@@ -38,6 +39,7 @@ from .errors import (
     IndexStateError,
     PluginError,
     RagloomError,
+    Terminated,
 )
 from .filters import MAX_DEPTH
 from .terminal import sanitize
@@ -49,6 +51,7 @@ __all__ = [
     "console",
     "escape",
     "fail",
+    "fail_interrupted",
     "handle_errors",
     "index_dir_hint",
     "load_pipeline",
@@ -101,14 +104,29 @@ def _console_class() -> Any:
     return Quiet
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised where the command is, as Ctrl-C is: the run stops the
-    way an interrupted one does (its store writes journaled, its lock let
-    go), says so, and exits 143 as a process ended by the signal would."""
-
-
 def on_sigterm(*_: object) -> None:
+    """SIGTERM's handler under the ``ragloom`` command: the first raises
+    :class:`Terminated` where the command is; any further one is ignored.
+    Two often come close together (a supervisor and ``kill``, ``timeout``
+    and systemd): the second must not cut short the first one's cleanup nor
+    its ``error:`` line, nor end the process by the signal (exit -15) while
+    it exits 143. Ignored, not a flag in a handler: Python puts a handler of
+    its own back to the default while it shuts down, an ignored signal stays
+    ignored."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     raise Terminated
+
+
+def fail_interrupted(exc: KeyboardInterrupt) -> NoReturn:
+    """Say how ``exc`` ended the command and exit: SIGTERM 143, Ctrl-C 1.
+    A further Ctrl-C or SIGTERM while this is said is ignored: the command
+    is ending already, and it would end it with a traceback."""
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(ValueError):  # not the main thread
+            signal.signal(signum, signal.SIG_IGN)
+    if isinstance(exc, Terminated):
+        fail("terminated (SIGTERM)", 143)
+    fail("interrupted", 1)
 
 
 def stop_quietly() -> None:
@@ -120,7 +138,7 @@ def stop_quietly() -> None:
     sys.exit(141)
 
 
-def fail(message: str, code: int) -> None:
+def fail(message: str, code: int) -> NoReturn:
     """Print ``error: <message>`` to stderr and exit with ``code``. ``message``
     is rich markup: pass text through :func:`escape` (which also sanitizes it)."""
     console(stderr=True).print(f"[bold red]error:[/] {message}", markup=True)
@@ -165,10 +183,8 @@ def handle_errors(func: F) -> F:
             fail(escape(f"{exc}; on the command line: --principal ID (repeatable)"), 2)
         except RagloomError as exc:
             fail(escape(str(exc)), 1)
-        except Terminated:
-            fail("terminated (SIGTERM)", 143)
-        except KeyboardInterrupt:
-            fail("interrupted", 1)
+        except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (Terminated)
+            fail_interrupted(exc)
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
         except BrokenPipeError:

@@ -23,6 +23,9 @@ The tree::
         ├── RerankerError
         └── GeneratorError
 
+    KeyboardInterrupt                 Ctrl-C (Python's own; CLI exit code 1)
+    └── Terminated                    SIGTERM under the ``ragloom`` command (exit code 143)
+
 Every message says what happened, where, and what to do about it.
 """
 
@@ -52,6 +55,7 @@ __all__ = [
     "RerankerError",
     "SourceUnavailableError",
     "StoreError",
+    "Terminated",
     "UnknownComponentError",
     "UnsupportedFilterError",
 ]
@@ -208,3 +212,10 @@ class RerankerError(ComponentError):
 
 class GeneratorError(ComponentError):
     """A generator failed to produce an answer."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the command is, as Ctrl-C is: the run stops the
+    way an interrupted one does (its store writes journaled, its lock let
+    go), says so, and exits 143 as a process ended by the signal would. Only
+    the first SIGTERM raises it (see ``ragloom.cli_support.on_sigterm``)."""

@@ -47,6 +47,7 @@ from .errors import (
     IndexStateError,
     InvalidRequestError,
     RagloomError,
+    Terminated,
 )
 from .executors import (
     IndexWork,
@@ -1121,9 +1122,19 @@ def last_run(
     if failure is not None:
         interrupted = isinstance(failure, (KeyboardInterrupt, SystemExit))
         record["outcome"] = "interrupted" if interrupted else "failed"
-        record["error"] = _clip(str(failure) or type(failure).__name__)
+        record["error"] = _clip(ended_by(failure))
     record.update(counts or {})
     return record
+
+
+def ended_by(failure: BaseException) -> str:
+    """What ended a run, in words for ``ragloom status``: a signal by its
+    name, not its exception's (``Terminated``); an error by its message."""
+    if isinstance(failure, Terminated):
+        return "stopped by SIGTERM"
+    if type(failure) is KeyboardInterrupt:
+        return str(failure) or "stopped by Ctrl-C (SIGINT)"
+    return str(failure) or type(failure).__name__
 
 
 def _clip(text: str, limit: int = 300) -> str:

@@ -18,6 +18,7 @@ import contextlib
 import importlib
 import logging
 import os
+import re
 import sys
 from collections.abc import Mapping
 from importlib.metadata import entry_points
@@ -25,7 +26,7 @@ from importlib.metadata import entry_points
 import pluggy
 
 from . import hookspecs, stages
-from .errors import PluginError
+from .errors import PluginError, Terminated
 from .registry import Registry
 
 __all__ = [
@@ -94,6 +95,9 @@ def build_plugin_manager(
                 with contextlib.redirect_stdout(sys.stderr):
                     plugin = ep.load()
             except Exception as exc:
+                interrupted = _interruption(exc)
+                if interrupted is not None:  # Ctrl-C or SIGTERM: no broken plugin
+                    raise interrupted from exc
                 raise PluginError(
                     f"plugin {ep.name!r} from {dist_name or 'an unknown distribution'} "
                     f"failed to import ({exc!r}); reinstall it, or skip it with "
@@ -120,6 +124,29 @@ def build_plugin_manager(
             "(register_loaders, register_stores, run_stage, on_event...)"
         ) from exc
     return pm
+
+
+_WRAPPED = re.compile(r"^\s*(KeyboardInterrupt|Terminated):", re.MULTILINE)
+"""An interruption as a library keeps it in its own error's text (pydantic's
+schema build, in Rust, keeps no exception: ``...validator:\n  KeyboardInterrupt: ``)."""
+
+
+def _interruption(exc: BaseException) -> KeyboardInterrupt | None:
+    """The Ctrl-C or SIGTERM that made a plugin's import fail, when a library
+    under the import caught it and raised an error of its own: a fresh one of
+    its kind (``Terminated`` for SIGTERM), to be raised instead of blaming the
+    plugin; None when ``exc`` is a plugin's own failure."""
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
+            return type(cause)()
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    found = _WRAPPED.search(str(exc))
+    if found is None:
+        return None
+    return Terminated() if found.group(1) == "Terminated" else KeyboardInterrupt()
 
 
 def _say_unmarked(pm: pluggy.PluginManager, plugin: object, name: str) -> None:

@@ -96,14 +96,32 @@ class IndexStatus:
     ``changed``, ``deleted``, ``unchanged``, ``rewritten``, ``version``, of
     a committed run), ``problems`` (files not read) with the first
     ``problem_examples``, and ``errors`` (loaders whose source was missing).
-    None before a run recorded one. A run killed with ``kill -9`` records
-    nothing: ``run`` says ``stopped``."""
+    None before a run recorded one. A run stopped by a signal says which
+    (``stopped by SIGTERM``, ``stopped by Ctrl-C (SIGINT)``); one killed
+    with ``kill -9`` records nothing: ``run`` says ``stopped``."""
     held: tuple[str, ...] = ()
     """The stores another process holds (a running server, an index run),
     which were not checked: ``ready`` says what the other checks found."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+_SIGNAL_NAMES = {
+    "Terminated": "stopped by SIGTERM",
+    "KeyboardInterrupt": "stopped by Ctrl-C (SIGINT)",
+}
+"""What an older ragloom recorded as a run's error when a signal stopped it."""
+
+
+def _last_run(record: object) -> dict[str, Any] | None:
+    """The ledger's ``last_run``, a run stopped by a signal said in words
+    (an older ragloom kept the exception's name)."""
+    if not isinstance(record, dict):
+        return None
+    if record.get("error") in _SIGNAL_NAMES:
+        return {**record, "error": _SIGNAL_NAMES[record["error"]]}
+    return record
 
 
 def index_status(pipeline: Pipeline) -> IndexStatus:
@@ -159,7 +177,7 @@ def index_status(pipeline: Pipeline) -> IndexStatus:
         ready=problem is None,
         problem=problem,
         next_run=_next_run(pipeline, meta, documents, run),
-        last_run=meta.get("last_run") if isinstance(meta.get("last_run"), dict) else None,
+        last_run=_last_run(meta.get("last_run")),
         held=tuple(s.name for s in stores if s.held),
     )
 

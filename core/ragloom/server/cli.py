@@ -85,6 +85,7 @@ def run_serve(
     import uvicorn
 
     from .app import create_app
+    from .stopping import StoppingServer
 
     if keys_file and no_auth:
         raise click.UsageError("--keys and --no-auth exclude each other", ctx=ctx)
@@ -137,7 +138,9 @@ def run_serve(
         timeout_graceful_shutdown=max(1, round(settings.shutdown_timeout)),
         server_header=False,
     )
-    server = uvicorn.Server(config)
+    service = app.state.service
+    # a second signal: stop at once, in one line
+    server = StoppingServer(config, on_hurry=lambda: setattr(service, "hurried", True))
     logging.getLogger("ragloom.server").setLevel(
         min(logging.INFO, logging.getLogger().getEffectiveLevel())
     )
@@ -153,7 +156,8 @@ def run_serve(
     # found and raises the signal again: the default ends the process by it
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     # Ctrl-C: uvicorn stops serving, restores Python's handler and raises
-    # the signal again; stopping is a server's normal end (exit 0)
+    # the signal again; stopping is a server's normal end (exit 0). A second
+    # signal while it stops: see .stopping
     with contextlib.suppress(KeyboardInterrupt):
         server.run(sockets=[listening])
     if failed:

@@ -47,6 +47,10 @@ _HIDDEN_WHY = {
 }
 
 
+HURRIED_CLOSE = 1.0
+"""Seconds ``Service.close`` waits for the pipeline once asked to stop now."""
+
+
 class Service:
     """The pipeline a server answers from, and how it may be called."""
 
@@ -57,6 +61,8 @@ class Service:
         self.open_error: str | None = None
         self.abandoned = False
         """``close`` gave up waiting for a call that does not return."""
+        self.hurried = False
+        """Asked to stop now (a second signal): ``close`` waits a moment only."""
         self._stop = threading.Event()
         self._unready_said: str | None = None
         self._watcher: threading.Thread | None = None
@@ -112,10 +118,11 @@ class Service:
                 said = text
 
     async def close(self) -> None:
-        """Close the pipeline, waiting at most ``settings.shutdown_timeout``: a
-        call that never returns (a model or a store that does not answer)
-        holds ``Pipeline.close``; it is then left behind (``abandoned``), on a
-        thread of its own, so that the server still stops."""
+        """Close the pipeline, waiting at most ``settings.shutdown_timeout``
+        (``HURRIED_CLOSE`` once ``hurried``): a call that never returns (a
+        model or a store that does not answer) holds ``Pipeline.close``; it
+        is then left behind (``abandoned``), on a thread of its own, so that
+        the server still stops."""
         self.ready = False
         self._stop.set()
         loop = asyncio.get_running_loop()
@@ -138,17 +145,25 @@ class Service:
 
         # not the loop's executor: asyncio.run waits for its threads at the end
         threading.Thread(target=close, name="ragloom-close", daemon=True).start()
-        try:
-            outcome = await asyncio.wait_for(asyncio.shield(closed), self.settings.shutdown_timeout)
-        except asyncio.TimeoutError:
-            self.abandoned = True
-            log.warning(
-                "stopping without closing the pipeline: a call still running after %gs "
-                "holds it (a model or a store that does not answer); the index is safe, "
-                "as after a kill",
-                self.settings.shutdown_timeout,
-            )
-            return
+        began = loop.time()
+        while not closed.done():
+            limit = self.settings.shutdown_timeout
+            if self.hurried:  # asked to stop now, maybe while this waits
+                limit = min(limit, HURRIED_CLOSE)
+            left = began + limit - loop.time()
+            if left <= 0:
+                self.abandoned = True
+                log.warning(
+                    "stopping without closing the pipeline: a call still running after %gs "
+                    "holds it (a model or a store that does not answer%s); the index is "
+                    "safe, as after a kill",
+                    limit,
+                    ", or one cut short by a second signal" if self.hurried else "",
+                )
+                return
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(closed), min(left, 0.1))
+        outcome = closed.result()
         if outcome is not None:
             raise outcome
 
