@@ -50,7 +50,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .secrets import Secret
+from .secrets import Secret, merge_spans
 
 __all__ = ["ROLE_ADDRESSES", "find_personal_data"]
 
@@ -148,7 +148,7 @@ def find_personal_data(text: str) -> list[Secret]:
             start, found = start + 1, found[1:]
         if _phone(found, 7) and not _other_number(found):
             spans.append((start, start + len(found), "phone"))
-    return _merged(text, spans)
+    return merge_spans(text, spans)
 
 
 def _emails(text: str) -> Iterator[tuple[int, int, str]]:
@@ -206,21 +206,3 @@ def _other_number(number: str) -> bool:
         if 1 <= month <= 12 and 1 <= day <= 31:
             return True
     return _NOT_A_PHONE.fullmatch(number) is not None
-
-
-def _merged(text: str, spans: list[tuple[int, int, str]]) -> list[Secret]:
-    """``spans`` sorted, overlaps merged (named by the first), with line numbers."""
-    merged: list[tuple[int, int, str]] = []
-    for start, end, kind in sorted(spans, key=lambda s: (s[0], -s[1])):
-        if merged and start < merged[-1][1]:
-            first, last, named = merged[-1]
-            merged[-1] = (first, max(last, end), named)
-        else:
-            merged.append((start, end, kind))
-    found: list[Secret] = []
-    line, counted = 1, 0
-    for start, end, kind in merged:
-        line += text.count("\n", counted, start)
-        counted = start
-        found.append(Secret(kind, start, end, line))
-    return found

@@ -91,11 +91,11 @@ def find_secrets(text: str) -> list[Secret]:
     one that starts first.
     """
     if _DISGUISED.search(text) is None:
-        return _merged(text, _spans(text))
+        return merge_spans(text, _spans(text))
     # zero-width characters inside a key (pasted from a wiki), fullwidth
     # letters (ＡＫＩＡ...): scanned as read, each span mapped back
     seen, where = _as_read(text)
-    return _merged(text, [(where[s], where[e - 1] + 1, kind) for s, e, kind in _spans(seen)])
+    return merge_spans(text, [(where[s], where[e - 1] + 1, kind) for s, e, kind in _spans(seen)])
 
 
 def _spans(text: str) -> list[tuple[int, int, str]]:
@@ -988,8 +988,9 @@ _GENERIC = frozenset({"Secret Keyword", "Authorization Header", "Password"})
 """Kinds found by a name before a value, not by the value's own shape."""
 
 
-def _merged(text: str, spans: list[tuple[int, int, str]]) -> list[Secret]:
-    """``spans`` sorted, overlaps merged, as :class:`Secret` with line numbers."""
+def merge_spans(text: str, spans: list[tuple[int, int, str]]) -> list[Secret]:
+    """``spans`` (start, end, kind) sorted, overlaps merged, as :class:`Secret`
+    with line numbers (``ragloom.personal`` merges its findings the same way)."""
     merged: list[tuple[int, int, str]] = []
     # where two findings start together, the specific kind names the span
     for start, end, kind in sorted(spans, key=lambda s: (s[0], -s[1], s[2] in _GENERIC)):
