@@ -63,6 +63,11 @@ def spans(text: str) -> list[tuple[str, str]]:
         ("Phone #415-555-0134, Tel #: 415-555-0135",
          [("phone", "415-555-0134"), ("phone", "415-555-0135")]),
         ("Call 1-415-555-0134", [("phone", "1-415-555-0134")]),
+        # a plural names who answers the line, a bare # is no code's
+        ("Sales: 212-555-0146 | Orders: 212-555-0147",
+         [("phone", "212-555-0146"), ("phone", "212-555-0147")]),
+        ("Emergency contact # 212-555-0147", [("phone", "212-555-0147")]),
+        ("For products: 212-555-0147", [("phone", "212-555-0147")]),
     ],
 )  # fmt: skip
 def test_email_addresses_and_phone_numbers_are_found(

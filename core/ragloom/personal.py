@@ -85,14 +85,14 @@ _NORTH_AMERICAN = re.compile(
 )
 _CODE_LABEL = re.compile(
     r"(?i:\b(?:order|sku|part|item|ref|reference|invoice|ticket|model|serial|product|article"
-    r"|catalog|catalogue|tracking|confirmation|batch|lot)s?\b\.?"
-    r"(?:[ \t]*(?:[:#=]|no\b\.?|nr\b\.?|number|num\b|id\b|code\b))*[ \t]*"
-    r"|#[ \t]?)\Z"
+    r"|catalog|catalogue|tracking|confirmation|batch|lot)\b\.?"
+    r"(?:[ \t]*(?:[:#=]|no\b\.?|nr\b\.?|number|num\b|id\b|code\b))*[ \t]*)\Z"
 )
 """What says that the number right after it is a code, not a phone number:
-an order, SKU, part, model, invoice, ticket or serial number's word
-(``SKU 415-555-0134``, ``Part number 555-123-4567``, ``Order #123-456-7890``),
-or ``#``."""
+an order, SKU, part, model, invoice, ticket or serial number's word, in the
+singular (``SKU 415-555-0134``, ``Part number 555-123-4567``, ``Order
+#123-456-7890``); not a plural that names who answers the line ("Orders:
+212-555-0147"), nor a bare ``#`` ("Emergency contact # 212-555-0147")."""
 _CUE = re.compile(
     r"\b(?:phone|telephone|tel|mobile|mob|cell|cellphone|fax|call|sms|whatsapp"
     r"|telefon|telefonnummer|handy|mobil|mobiltelefon|t[ée]l[ée]phone|t[ée]l|portable"
