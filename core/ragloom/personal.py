@@ -25,8 +25,9 @@ What is found:
 - a North American number with its area code, punctuated as such numbers are
   (``(415) 555-0134``, ``415-555-0134``, ``415.555.0134``), whose area code
   and exchange begin with 2 to 9, and not right after an order's, a SKU's, a
-  part's, a model's, an invoice's, a ticket's or a serial number's word or
-  ``#`` (``SKU 415-555-0134``, ``Order #415-555-0134``), nor inside a code
+  part's, a model's, an invoice's, a ticket's or a serial number's word (in
+  the singular: ``SKU 415-555-0134``, ``Order #415-555-0134``; "Orders:
+  212-555-0147" is a phone line), nor inside a code
   (``TT-415-555-0134``);
 - any other national form after a word that says it is a phone number
   (``Phone: 030 1234567``, ``Tel. 01 23 45 67 89``, ``call me on 07700
