@@ -4,10 +4,13 @@ customers" for Canada, "Germany" where they speak of the European Union.
 
 The extractive answerer reads the question in the passages' words (a code
 they never write becomes the name they do), counts a sentence that names
-the asked place in another form as saying it, and skips a sentence about
-another place only ("In Canada, return shipping costs CA$12.00" answers
-nothing about the EU). Only real countries and unions are known here;
-cities, regions and invented places are left to the answerer's name rules.
+the asked place in another form as saying it, and skips a sentence that
+opens on another place ("In Canada, return shipping costs CA$12.00" answers
+nothing about the EU, :func:`framed_by`) or by leaving the asked one out
+("For customers outside the EU, ...", :func:`excluded_by`); a place named
+in passing ("ships from our US warehouse") frames nothing. Only real
+countries and unions are known here; cities, regions and invented places
+are left to the answerer's name rules.
 """
 
 from __future__ import annotations
@@ -235,6 +238,8 @@ def as_written(question: str, texts: Iterable[str]) -> str:
     customers" -> "Canada customers"), or as the union they write of where
     they never name it ("Germany" -> "European Union"). Unchanged where the
     passages write the question's form, or no form of the place at all."""
+    if _pattern().search(question) is None:
+        return question  # (most questions: the passages need not be read)
     if sum(ch.isupper() for ch in question) > len(question) / 3:
         return question  # written in capitals: "CONTACT US" names no country
     joined = "\n".join(texts)
