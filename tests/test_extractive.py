@@ -22,6 +22,7 @@ from ragloom.builtin.generators._entities import (
 )
 from ragloom.builtin.generators.extractive import (
     FOLLOW_UP,
+    NOT_ENGLISH,
     NOT_FOUND,
     ExtractiveGenerator,
     split_sentences,
@@ -1126,6 +1127,35 @@ def test_a_records_field_is_said_with_its_record(generator: ExtractiveGenerator)
     assert all(piece in hits[0].chunk.text for piece in quote.split(" \u2026 "))
     cost = generator.generate("How much is express delivery to the United States?", hits)
     assert "$19.95" in cost.text and "CA$" not in cost.text, cost.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Wie viele Urlaubstage habe ich?",
+        "Où est le bureau de Berlin ?",
+        "Hur många semesterdagar får jag?",
+    ],
+)
+def test_a_question_in_another_language_is_refused_saying_why(
+    generator: ExtractiveGenerator, question: str
+) -> None:
+    """The answerer reads English only (as documented): a refusal of a
+    question in German said nothing of it, as if the documents lacked it."""
+    leave = chunk("docs/leave.md", "Employees in Berlin get 28 days of paid vacation a year.\n")
+    answer = generator.generate(question, hits_of(leave))
+    assert answer.text == f"{NOT_FOUND} {NOT_ENGLISH}" and not answer.grounded
+    assert answer.metadata["not_english"] is True
+
+
+@pytest.mark.parametrize(
+    "question", ["Zürich office address?", "Le Mans office hours?", "How many sick days do I get?"]
+)
+def test_an_english_question_is_refused_as_before(
+    generator: ExtractiveGenerator, question: str
+) -> None:
+    leave = chunk("docs/leave.md", "Employees in Berlin get 28 days of paid vacation a year.\n")
+    assert generator.generate(question, hits_of(leave)).text == NOT_FOUND
 
 
 def test_a_sentence_that_says_an_offer_ended_is_quoted_with_the_offer(

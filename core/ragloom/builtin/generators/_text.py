@@ -39,6 +39,31 @@ _STOPWORD_TEXT = """
 _STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 """English function words plus the filler of questions ("tell me", "how much")."""
 
+_FOREIGN_TEXT = """
+    der die das und ist sind wie viele was wo wann warum ich nicht ein eine mein meine gibt
+    habe hat kann le la les est une des du que quel quelle quels comment combien où pourquoi
+    je mon ma mes el los las es qué cómo cuánto cuántos cuántas dónde hay tengo puedo mi och
+    är hur många vad var när jag min mitt kan får det er og hvor mange hva hvordan jeg ikke
+    il della che sono quanto quanti dove posso ho het een zijn hoeveel waar wanneer ik mijn
+    kunnen qual
+    """
+_FOREIGN = frozenset(_FOREIGN_TEXT.split())
+"""Function words of other languages a question opens or is built with."""
+_LETTERS = re.compile(r"[^\W\d_]{2,}")
+
+
+def reads_as_english(question: str) -> bool:
+    """Whether a question reads as English, as far as its small words tell:
+    not when none of them is English and two or more are another language's
+    ("Wie viele Urlaubstage habe ich?", "Où est le bureau ?"). A question of
+    fewer than three words, or of names only ("Zürich office address?",
+    "Le Mans office hours?"), reads as English."""
+    words = [w.lower() for w in _LETTERS.findall(question)]
+    if len(words) < 3 or any(w in _STOPWORDS for w in words):
+        return True
+    return sum(w in _FOREIGN for w in words) < 2
+
+
 _GENERIC_TEXT = """
     company companies organization organisation business product products service services
     people person user users customer customers team teams information info detail details

@@ -88,13 +88,19 @@ from ._text import (
     content_terms,
     header_cells,
     only_links,
+    reads_as_english,
     split_sentences,
     stem,
 )
 
-__all__ = ["NOT_FOUND", "ExtractiveGenerator", "split_sentences", "stem"]
+__all__ = ["NOT_ENGLISH", "NOT_FOUND", "ExtractiveGenerator", "split_sentences", "stem"]
 
 NOT_FOUND = "I could not find information about this in the indexed documents."
+NOT_ENGLISH = (
+    "(The extractive answerer reads questions in English only; for other languages, "
+    "configure a generator backed by an LLM.)"
+)
+"""Said after :data:`NOT_FOUND` when the question does not read as English."""
 
 _CONTEXT_WEIGHT = 0.5
 _CODE_WEIGHT = 0.5
@@ -2240,7 +2246,16 @@ def leans_on_history(question: str) -> bool:
 
 
 def _not_found(question: str, hits: tuple[Hit, ...]) -> Answer:
-    return Answer(question, NOT_FOUND, hits=hits, grounded=False, metadata=dict(_METADATA))
+    if reads_as_english(question):
+        return Answer(question, NOT_FOUND, hits=hits, grounded=False, metadata=dict(_METADATA))
+    # "Wie viele Urlaubstage habe ich?": refused for its language, not for the documents
+    return Answer(
+        question,
+        f"{NOT_FOUND} {NOT_ENGLISH}",
+        hits=hits,
+        grounded=False,
+        metadata={**_METADATA, "not_english": True},
+    )
 
 
 def _with_marker(sentence: str, number: int) -> str:
