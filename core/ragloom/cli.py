@@ -530,14 +530,12 @@ def status(ctx: click.Context, as_json: bool) -> None:
 
 
 def _status_lines(found: IndexStatus) -> list[tuple[str, str]]:
+    from .ledger import utc_time
+
     if not found.exists:
         lines = [("index", f"{found.index_dir} (nothing indexed yet: run `ragloom index`)")]
     else:
-        when = (
-            time.strftime(" %Y-%m-%d %H:%M:%S UTC", time.gmtime(found.committed_at))
-            if found.committed_at is not None
-            else ""
-        )
+        when = f" {utc_time(found.committed_at)}" if found.committed_at is not None else ""
         by = f" by ragloom {found.written_by}" if found.written_by else " by an older ragloom"
         lines = [
             ("index", found.index_dir),
@@ -565,7 +563,7 @@ def _status_lines(found: IndexStatus) -> list[tuple[str, str]]:
     if found.last_run is not None:
         lines.append(("last run", _last_run_line(found.last_run)))
     if found.rebuilding is not None:
-        started = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(found.rebuilding))
+        started = utc_time(found.rebuilding)
         lines.append(("rebuild", f"started {started}, not committed yet"))
     if found.ready and found.held:
         names = ", ".join(repr(name) for name in found.held)
@@ -592,12 +590,10 @@ def _status_lines(found: IndexStatus) -> list[tuple[str, str]]:
 
 def _last_run_line(last: dict[str, Any]) -> str:
     """The ledger's ``last_run`` record in one line of ``ragloom status``."""
+    from .ledger import utc_time
+
     ended = last.get("ended")
-    when = (
-        time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(ended))
-        if isinstance(ended, (int, float))
-        else "at an unknown time"
-    )
+    when = utc_time(ended) if isinstance(ended, (int, float)) else "at an unknown time"
     seconds = last.get("seconds")
     took = f" after {seconds:.1f} s" if isinstance(seconds, (int, float)) else ""
     what = "a --rebuild" if last.get("rebuild") else "a run"

@@ -75,6 +75,7 @@ from .ledger import (
     cannot_write,
     check_writer,
     index_lock,
+    utc_time,
 )
 from .reads import Reads, code_digest, plugin_code, reading_key
 from .storewriter import StoreWriter
@@ -144,10 +145,6 @@ class IndexReport:
     def ok(self) -> bool:
         """False when a loader's source was unavailable (``errors``)."""
         return not self.errors
-
-
-def _utc(seconds: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(float(seconds)))
 
 
 def _lost_to_rebuild(when: str) -> str:
@@ -341,7 +338,7 @@ class Indexer:
             )
         journal = Journal(self.index_dir / JOURNAL_FILE)
         started = ledger.get_meta("rebuilding")
-        when = "" if started is None else _utc(started)
+        when = "" if started is None else utc_time(started)
         if started is not None and not rebuild:
             # a rebuild that was killed, or failed (a store it could not empty):
             # its empty ledger is committed, and the stores may hold anything

@@ -52,7 +52,15 @@ __all__ = [
     "not_a_database",
     "private_file",
     "use_wal",
+    "utc_time",
 ]
+
+
+def utc_time(seconds: float) -> str:
+    """A time the ledger records (a rebuild's start, a run's end) as the
+    messages and ``ragloom status`` say it: ``2026-12-06 21:16:43 UTC``."""
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(float(seconds)))
+
 
 _BUSY_SECONDS = 30
 """How long a connection waits for another that holds the ledger."""

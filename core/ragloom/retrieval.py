@@ -43,7 +43,7 @@ from .errors import ComponentError, IndexRebuildingError, IndexStateError, Store
 from .filters import Filter, check_supported, evaluate, parse, to_spec
 from .fingerprints import describe_fingerprint, fingerprints_match
 from .fusion import best_per_document, fuse
-from .ledger import JOURNAL_FILE
+from .ledger import JOURNAL_FILE, utc_time
 from .storeset import store_kind
 from .storewriter import moved_location
 from .types import Explanation, Hit, HitExplanation, Hits
@@ -782,9 +782,7 @@ def _readable(hits: list[Hit], acl: Filter, name: str, store: Store, said: set[s
 
 
 def rebuilding_message(started: float) -> str:
-    import time
-
-    when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(started))
+    when = utc_time(started)
     return (
         f"the index is being rebuilt (`ragloom index --rebuild`, started {when}) and holds "
         "no documents until that run ends: try again then. If no rebuild is running, one "

@@ -128,8 +128,7 @@ def framed_by(text: str) -> set[str]:
         place = _pattern().match(bare, at)
         if place is None:
             break
-        said = place.group(0)
-        found.add(_place_of()[said] if place.group("form") else _DEMONYMS[said])
+        found.add(_place_named(place))
         joint = _LISTED.match(bare, place.end())
         if joint is None:
             break
@@ -162,10 +161,7 @@ def excluded_by(text: str) -> set[str]:
 def _place_at(text: str) -> set[str]:
     """The place ``text`` starts with, as a set (empty when none)."""
     place = _pattern().match(text)
-    if place is None:
-        return set()
-    said = place.group(0)
-    return {_place_of()[said] if place.group("form") else _DEMONYMS[said]}
+    return set() if place is None else {_place_named(place)}
 
 
 _LEFT_OUT = re.compile(
@@ -182,13 +178,17 @@ def left_out(question: str) -> set[str]:
 def origins(question: str) -> set[str]:
     """The places a question names as where something comes from ("from
     Germany to France"): what it asks is of the other."""
-    found: set[str] = set()
-    for match in re.finditer(r"\bfrom\s+(?:the\s+)?", question):
-        place = _pattern().match(question, match.end())
-        if place is not None:
-            said = place.group(0)
-            found.add(_place_of()[said] if place.group("form") else _DEMONYMS[said])
-    return found
+    return {
+        place
+        for match in re.finditer(r"\bfrom\s+(?:the\s+)?", question)
+        for place in _place_at(question[match.end() :])
+    }
+
+
+def _place_named(match: re.Match[str]) -> str:
+    """The place a match of :func:`_pattern` names (a form, or an adjective)."""
+    said = match.group(0)
+    return _place_of()[said] if match.group("form") else _DEMONYMS[said]
 
 
 @functools.cache
@@ -206,9 +206,7 @@ def place_forms(text: str) -> dict[str, set[str]]:
     """Each place ``text`` names, with the forms it names it in."""
     found: dict[str, set[str]] = {}
     for match in _pattern().finditer(text):
-        said = match.group(0)
-        place = _place_of()[said] if match.group("form") else _DEMONYMS[said]
-        found.setdefault(place, set()).add(said)
+        found.setdefault(_place_named(match), set()).add(match.group(0))
     return found
 
 
@@ -219,11 +217,14 @@ def said_in(where: str, name: str) -> bool | None:
     if not places:
         return None
     held = {*places, *(_WITHIN[p] for p in places if p in _WITHIN)}
-    return any(
-        re.search(rf"(?<![\w.-]){re.escape(form.lower())}(?![\w-])", where) is not None
-        for place in held
-        for form in _FORMS[place]
-    )
+    return any(_lower_forms(place).search(where) is not None for place in held)
+
+
+@functools.cache
+def _lower_forms(place: str) -> re.Pattern[str]:
+    """Any form of ``place`` in lower case, as a whole word (``said_in``)."""
+    forms = "|".join(re.escape(form.lower()) for form in _FORMS[place])
+    return re.compile(rf"(?<![\w.-])(?:{forms})(?![\w-])")
 
 
 def within(place: str, asked: str) -> bool:
@@ -256,7 +257,7 @@ def as_written(question: str, texts: Iterable[str]) -> str:
         said = match.group(0)
         if said in written:
             return said
-        place = _place_of()[said] if match.group("form") else _DEMONYMS[said]
+        place = _place_named(match)
         if place in named:
             return passage_form(place) or said
         union = _WITHIN.get(place)
