@@ -334,6 +334,41 @@ def test_splitter_handles_markdown_structure() -> None:
     ]
 
 
+def test_a_short_line_between_sentences_is_a_heading_not_their_words(
+    generator: ExtractiveGenerator,
+) -> None:
+    """A PDF's text has no blank line under a heading: "How we measure" ran
+    into the sentence under it, which was then quoted as one ("How we measure
+    We measure pans ..."), in no document. A wrapped line is never that short."""
+    text = (
+        "Dutch ovens\n"
+        "The 5.5 qt Dutch oven serves 6 and fits a whole chicken of up to 2 kg.\n"
+        "How we measure\n"
+        "We measure pans across the top rim, not the cooking surface.\n"
+        "You can return any pan within 30 days of delivery, as long as\n"
+        "it is unused. Please contact\n"
+        "Maria Lopez at the front desk for refunds and exchanges of any kind.\n"
+    )
+    assert split_sentences(text, kinds=True) == [
+        ("Dutch ovens", "heading"),
+        ("The 5.5 qt Dutch oven serves 6 and fits a whole chicken of up to 2 kg.", "sentence"),
+        ("How we measure", "heading"),
+        ("We measure pans across the top rim, not the cooking surface.", "sentence"),
+        ("You can return any pan within 30 days of delivery, as long as it is unused.", "sentence"),
+        # (a line that goes on after a sentence's end is the text's, not a heading)
+        (
+            "Please contact Maria Lopez at the front desk for refunds and exchanges of any kind.",
+            "sentence",
+        ),
+    ]
+    answer = generator.generate(
+        "Are pans measured at the top rim or the cooking surface?",
+        hits_of(chunk("size-guide.pdf", text)),
+    )
+    assert answer.text == "We measure pans across the top rim, not the cooking surface [1]."
+    assert answer.citations[0].quote in text
+
+
 def test_a_quoted_reply_is_no_part_of_the_line_before_or_after_it() -> None:
     """A mail's "... wrote:" line, the text it quotes and the reply after it
     are each a paragraph: a quote joining them would be in no document."""

@@ -119,6 +119,8 @@ def _bare_row(line: str) -> bool:
 
 
 _TERMINAL = ".!?:;\u2026\u3002\uff01\uff1f"
+_SENTENCE_END = ".!?\u2026\u3002\uff01\uff1f"
+"""What a finished sentence ends with (a line of one may be followed by a heading)."""
 _BOUNDARY = re.compile(r"([.!?\u2026]+)([\"'\u201d\u2019)\]*_]*)(\s+)|([\u3002\uff01\uff1f])")
 END_PUNCT = re.compile(r"([.!?\u2026\u3002\uff01\uff1f]+[\"'\u201d\u2019)\]*_]*)$")
 MAX_UNIT_CHARS = 1000
@@ -331,7 +333,10 @@ def split_sentences(text: str, *, kinds: bool = False, cells: bool = False) -> l
             continue
         if _SETEXT.match(line) and out and out[-1][1] == "heading":
             continue
-        if not paragraph and _looks_like_title(lines, i) and not _BULLET.match(line):
+        if (
+            not paragraph or paragraph[-1][-1] in _SENTENCE_END
+        ) and _looks_like_title(lines, i) and not _BULLET.match(line):
+            flush()
             out.append((stripped, "heading"))
             continue
         if stripped.startswith("|") and stripped.count("|") >= 2:
@@ -431,12 +436,31 @@ def _looks_like_title(lines: list[str], i: int) -> bool:
     title case that opens a block, with no final punctuation, right above a
     line that starts a sentence: a PDF's title ("Riverbend Bike Co-op Annual
     Report 2024", then "In 2024 the co-op had ..."), which would otherwise
-    run into the first sentence."""
+    run into the first sentence. Or, with no blank line around it (a PDF's
+    text), a short line between a finished sentence and one that begins,
+    three times shorter than the longer of them: no wrapped line of the
+    text is that short."""
     line = lines[i].strip()
     before = lines[i - 1].strip() if i > 0 else ""
     after = lines[i + 1].strip() if i + 1 < len(lines) else ""
     following = lines[i + 2].strip() if i + 2 < len(lines) else ""
-    if before or line[-1] in _TERMINAL or not line[0].isupper() or _FIELD_LINE.match(line):
+    if line[-1] in _TERMINAL or not line[0].isupper() or _FIELD_LINE.match(line):
+        return False
+    # a PDF's or a text file's heading with no blank line under it ("How we
+    # measure" between a sentence's end and "We measure pans ..."): a short
+    # line after a finished sentence (or none), over a sentence that begins,
+    # and too short to be a wrapped line of the text around it
+    if (
+        (not before or before[-1] in _SENTENCE_END)
+        and after
+        and after[0].isupper()
+        and len(line.split()) <= 8
+        and 3 * len(line) <= max(len(before), len(after))
+        and not _BULLET.match(after)
+        and not _HEADING.match(after)
+    ):
+        return True
+    if before:
         return False
     if not after:
         return bool(following) and len(line.split()) <= 6 and not any(ch.isdigit() for ch in line)
