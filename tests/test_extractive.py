@@ -1183,6 +1183,21 @@ def test_a_question_in_another_language_is_refused_saying_why(
     assert answer.metadata["not_english"] is True
 
 
+def test_a_question_in_another_language_is_refused_when_a_page_in_it_shares_its_words(
+    generator: ExtractiveGenerator,
+) -> None:
+    """A Portuguese question got a Portuguese page's sentence about another
+    thing (the meal subsidy, for "how many days of leave"): its words were
+    matched as if they were English ones."""
+    page = chunk(
+        "docs/pt/subsidio.md",
+        "# Subsídio de refeição\n\n"
+        "O subsídio não é pago nos dias de férias nem nos dias de baixa médica.\n",
+    )
+    answer = generator.generate("Quantos dias de férias tenho em Lisboa?", hits_of(page))
+    assert answer.text == f"{NOT_FOUND} {NOT_ENGLISH}" and not answer.citations
+
+
 @pytest.mark.parametrize(
     "question", ["Zürich office address?", "Le Mans office hours?", "How many sick days do I get?"]
 )
@@ -4034,3 +4049,142 @@ def test_a_range_of_no_clock_times_says_no_hours_and_either_alone_leans_on_nothi
     )
     answer = generator.generate("In which currency are invoices issued?", hits_of(payments))
     assert "American Express" not in answer.text and "issued in either" in answer.text
+
+
+OFFICE_RULES = chunk(
+    "docs/hr/benefits.md",
+    "# Benefits\n\n"
+    "In Lisbon, health insurance is provided by Medis and covers the employee and their "
+    "children.\n\n"
+    "In Toronto, health insurance is provided by Sun Life and covers the employee and their "
+    "spouse.\n\n"
+    "In Singapore, health insurance is provided by AIA and covers the employee only.\n\n"
+    "## Annual leave\n\n"
+    "In Lisbon, employees get 25 days of annual leave.\n"
+    "In Toronto, employees get 15 days of annual leave.\n"
+    "Annual leave must be requested at least 10 working days in advance.\n"
+    "Contractors do not receive paid annual leave.\n\n"
+    "## Sick leave\n\n"
+    "In Lisbon, employees get 30 days of paid sick leave per year.\n"
+    "Contractors are not entitled to paid sick leave.\n\n"
+    "## Wellness\n\n"
+    "The wellness allowance is CAD 500 per year.\n",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "rival"),
+    [
+        ("Does the Singapore health insurance cover my spouse?", "Toronto"),
+        ("Does the Toronto health insurance cover my children?", "Lisbon"),
+    ],
+)
+def test_a_sentence_opening_on_another_office_is_no_answer_for_the_one_asked(
+    generator: ExtractiveGenerator, question: str, rival: str
+) -> None:
+    """Rules written one sentence per office ("In Toronto, ...", "In
+    Singapore, ..."): a yes/no question about Singapore's insurance got
+    Toronto's sentence, which has the word asked ("spouse"), as its answer."""
+    answer = generator.generate(question, hits_of(OFFICE_RULES))
+    assert rival not in answer.text, answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("How many days of annual leave do contractors get?", "Contractors do not receive"),
+        ("How many days of sick leave do contractors get?", "Contractors are not entitled"),
+    ],
+)
+def test_what_a_group_gets_is_not_answered_with_another_groups_figure(
+    generator: ExtractiveGenerator, question: str, said: str
+) -> None:
+    """ "How many days of annual leave do contractors get?" was answered with
+    the employees' 25 days, where the page says contractors get none."""
+    answer = generator.generate(question, hits_of(OFFICE_RULES))
+    assert answer.text.startswith(said), answer.text
+    assert "25 days" not in answer.text and "30 days" not in answer.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How much wellness allowance do contractors get?",
+        "What is the learning budget for team leads?",
+    ],
+)
+def test_a_rule_for_no_group_is_no_answer_for_a_group_the_question_names(
+    generator: ExtractiveGenerator, question: str
+) -> None:
+    """A handbook's "The wellness allowance is CAD 500 per year" speaks to its
+    employees; nothing says what contractors get, and nothing about team
+    leads' learning budget is in a row that names team leads' approval limit."""
+    limits = chunk(
+        "approval-limits.csv",
+        "| role | approval_limit_eur |\n| --- | --- |\n| Junior employee | 500 |\n"
+        "| Team lead | 5000 |\n",
+    )
+    budget = chunk(
+        "learning.md",
+        "# Learning budget\n\nUnused learning budget does not carry over to the next year.\n",
+    )
+    assert_not_found(generator.generate(question, hits_of(OFFICE_RULES, limits, budget)))
+
+
+def test_a_group_question_about_staff_reads_the_employees_sentences(
+    generator: ExtractiveGenerator,
+) -> None:
+    answer = generator.generate("How much annual leave do Lisbon staff get?", hits_of(OFFICE_RULES))
+    assert answer.text.startswith("In Lisbon, employees get 25 days of annual leave [1]")
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("How much vacation do I get in Toronto?", "15 days of annual leave"),
+        ("How many PTO days do Toronto employees get?", "15 days of annual leave"),
+        ("Do I need a doctor's note for one day off sick?", "medical certificate"),
+        ("How do I request a new laptop?", "notebook"),
+    ],
+)
+def test_a_questions_word_the_passages_never_write_is_read_as_theirs(
+    generator: ExtractiveGenerator, question: str, said: str
+) -> None:
+    it = chunk(
+        "it.md",
+        "A medical certificate is required from the third consecutive day of sick leave.\n\n"
+        "Request a notebook in the Self Service portal under Hardware.\n",
+    )
+    answer = generator.generate(question, hits_of(OFFICE_RULES, it))
+    assert said in answer.text, answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("Can I get express delivery to my PO box?", "cannot be delivered to PO boxes"),
+        ("Do you price match?", "we do not match competitors' prices"),
+        ("How much does the TT-28-CI weigh?", "2.9 kg"),
+        ("What size skillet do I need for four people?", "A 28 cm skillet cooks for 3 to 4 people"),
+        ("Can my household get three permits?", "A maximum of two permits"),
+    ],
+)
+def test_an_answer_in_other_forms_of_the_questions_words(
+    generator: ExtractiveGenerator, question: str, said: str
+) -> None:
+    """The trial's refusals with the answer at rank 1: "delivery" is what
+    "delivered" does, "weigh" what a "Weight" says, "four" is 4, a yes/no
+    question's verb denied answers it ("do not match"), and a count in a
+    yes/no question is answered by the sentence that counts it."""
+    shop = chunk(
+        "shop.md",
+        "Express shipping cannot be delivered to PO boxes. Standard shipping can.\n\n"
+        "No, we do not match competitors' prices.\n\n"
+        "Cast Iron Skillet 28 cm (TT-28-CI)\n\n- Weight: 2.9 kg (6.4 lb)\n\n"
+        "Choosing a skillet size\n"
+        "A 24 cm skillet cooks for 1 to 2 people. A 28 cm skillet cooks for 3 to 4 people.\n\n"
+        "Visitor permits cannot be used for vehicles of the same household. "
+        "A maximum of two permits is issued per household.\n",
+    )
+    answer = generator.generate(question, hits_of(shop))
+    assert said in answer.text, answer.text

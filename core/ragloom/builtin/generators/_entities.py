@@ -295,6 +295,48 @@ def in_passage_words(question: str, names: Iterable[str], texts: Iterable[str]) 
     return _clipped_as_written(_days_as_written(question, joined), joined)
 
 
+_SAME = (
+    ("annual leave", "paid time off", "PTO", "vacation", "holiday entitlement"),
+    ("sick leave", "sick time"),
+    ("medical certificate", "doctor's note", "doctor’s note", "doctors note", "sick note"),
+    ("laptop", "notebook"),
+    ("mobile phone", "cell phone", "cellphone"),
+    ("work remotely", "work from home", "WFH"),
+    ("working remotely", "working from home"),
+    ("damaged", "broken", "defective", "faulty"),
+    ("refund", "money back"),
+    ("larger", "bigger"),
+    ("manager", "boss"),
+)
+"""Words for one thing: a question's that the passages never write is read
+as theirs ("How much vacation do I get?" where they say "annual leave")."""
+
+
+def said_as_written(question: str, texts: Iterable[str]) -> str:
+    """``question`` with a word of ``_SAME`` the passages never write swapped
+    for the one of its group they write most ("How many PTO days ...?" as
+    "How many annual leave days ...?")."""
+    lowered = "\n".join(texts).lower()
+    for group in _SAME:
+        asked = next(
+            (w for w in group if re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", question, re.I)),
+            None,
+        )
+        if asked is None or _written(asked, lowered):
+            continue
+        counts = {w: len(_written(w, lowered)) for w in group if w != asked}
+        theirs = max(counts, key=lambda w: counts[w])
+        if counts[theirs]:
+            question = re.sub(
+                rf"(?<![\w-]){re.escape(asked)}(?![\w-])", theirs, question, flags=re.I
+            )
+    return question
+
+
+def _written(word: str, lowered: str) -> list[str]:
+    return re.findall(rf"(?<![\w-]){re.escape(word.lower())}(?![\w-])", lowered)
+
+
 _CLIPPED = re.compile(r"\b[a-z]{4,}\b")
 
 
@@ -404,6 +446,12 @@ def rivals(question: str, names: Iterable[str], texts: Iterable[str]) -> set[str
             for match in re.finditer(rf"(?<![\w-]){re.escape(code.group(1))}-?\d\w*", joined):
                 if match.group(0) != name:
                     found.add(match.group(0))
+        # "In Singapore, health insurance ...": the names other sentences open
+        # on the same way ("In Toronto, ...", "In Lisbon, ...")
+        for opening in {m.group(1).lower() for m in _opened_on(name).finditer(joined)}:
+            for match in _OPENED.finditer(joined):
+                if match.group(1).lower() == opening:
+                    found.add(match.group(2))
         # "Lite, Startup, and Business"
         for match in _LIST.finditer(joined):
             items = [i.strip() for i in re.split(r",\s*|\s+(?:and|or)\s+", match.group(1))]
@@ -411,6 +459,16 @@ def rivals(question: str, names: Iterable[str], texts: Iterable[str]) -> set[str
             if name in items:
                 found.update(items)
     return {r for r in found if r not in names and not any(r in n for n in names)}
+
+
+_OPENER = r"(?:^|(?<=[.!?])\s+|\n\s*(?:[-*+]\s+)?)(In|For|At|From|Within|Across)\s+(?:the\s+)?"
+_OPENED = re.compile(_OPENER + r"([A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,2}),", re.MULTILINE)
+"""A sentence that opens on a name, as rules for each office or region are
+written: "In Toronto, employees get 15 days ..."."""
+
+
+def _opened_on(name: str) -> re.Pattern[str]:
+    return re.compile(_OPENER + re.escape(name) + ",", re.MULTILINE)
 
 
 def _as_word(name: str, *, plural: bool = False) -> str:
@@ -492,7 +550,8 @@ GROUP_WORDS = (
     r"|pensioners?|charit(?:y|ies)|non-?profits?|famil(?:y|ies)|teachers?|nurses?|staff"
     r"|employees?|residents?|schools?|startups?|start-ups?|citizens?|carers?|parents?"
     r"|visitors?|guests?|tourists?|locals?|apprentices?|trainees?|graduates?|volunteers?"
-    r"|couples?|organisations?|organizations?|businesses|companies"
+    r"|couples?|organisations?|organizations?|businesses|companies|contractors?|freelancers?"
+    r"|interns?|consultants?|part-timers?|team leads?|directors?|managers?|executives?"
 )
 """Groups of people a price or a rule may be for ("Seniors get 10% off")."""
 _ANYONE_WORDS = (
@@ -551,6 +610,36 @@ def payer(question: str) -> tuple[str, set[str]] | None:
     before = [w for w in words[:-1] if _PEOPLE.fullmatch(w) is None]
     return terms[-1], {t for word in before for t in content_terms(word)}
 
+
+def receiver(question: str) -> tuple[str, set[str]] | None:
+    """Whom a question asks about as getting something, as ``asker`` gives
+    it: "How many days of leave do contractors get?", "the approval limit for
+    contractors" give ``contractor``; "for senior staff" ``staff`` with
+    ``senior``. None for "I", "you", "we" and for what is no group of people."""
+    for match in _RECEIVER.finditer(question):
+        words = (match.group(1) or match.group(2)).split()
+        if len(words) > 1 and _PEOPLE.fullmatch(" ".join(words[-2:])):
+            words[-2:] = [" ".join(words[-2:])]  # "team leads"
+        terms = content_terms(words[-1])
+        if _PEOPLE.fullmatch(words[-1]) is None or not terms or terms[-1] in _EVERYONE:
+            continue
+        before = [w for w in words[:-1] if _PEOPLE.fullmatch(w) is None]
+        return terms[-1], {t for word in before for t in content_terms(word)} | set(terms[:-1])
+    return None
+
+
+_EVERYONE = _ANYONE | {stem(word) for word in ("staff", "employee", "worker", "people")}
+"""Whom a handbook's rules are for unless they say otherwise: asking about
+"staff" names no group apart from the employees its sentences speak of."""
+
+
+_RECEIVER = re.compile(
+    r"\b(?:do|does|did|will|would|can|could|should)\s+"
+    r"([A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,2}?)\s+"
+    r"(?:get|receive|have|earn|accrue|take)\b"
+    rf"|\bfor\s+(?:the\s+|our\s+|all\s+)?((?:[a-z][\w-]*\s+)?(?:{GROUP_WORDS}))\b",
+    re.IGNORECASE,
+)
 
 _PAYER = re.compile(
     r"\b(?:how much|what) (?:do|does|did|will|would|should|must|can|could)\s+"

@@ -33,7 +33,7 @@ _STOPWORD_TEXT = """
     within without won would wouldn yes yet you your yours yourself yourselves
     d m o y ain co many one ones thing things kind kinds sort way ways lot lots
     tell explain describe show give list know want need get got let find say said see
-    take takes taking took
+    take takes taking took go goes going ok okay still
     anyone everyone someone possible able actually currently exactly mean means
     """
 _STOPWORDS = frozenset(_STOPWORD_TEXT.split())
@@ -45,7 +45,7 @@ _FOREIGN_TEXT = """
     je mon ma mes el los las es qué cómo cuánto cuántos cuántas dónde hay tengo puedo mi och
     är hur många vad var när jag min mitt kan får det er og hvor mange hva hvordan jeg ikke
     il della che sono quanto quanti dove posso ho het een zijn hoeveel waar wanneer ik mijn
-    kunnen qual
+    kunnen qual quantos quantas tenho temos tem em não são está onde quando como uma meu minha
     """
 _FOREIGN = frozenset(_FOREIGN_TEXT.split())
 """Function words of other languages a question opens or is built with."""
@@ -201,12 +201,16 @@ _DERIVED = {
     "arrival": "arriv", "removal": "remov", "approval": "approv", "refusal": "refus",
     "withdrawal": "withdraw", "dismissal": "dismiss", "disposal": "dispos",
     "departur": "depart", "closur": "clos", "failur": "fail", "disclosur": "disclos",
-    "exposur": "expos", "respons": "respond",
+    "exposur": "expos", "respons": "respond", "delivery": "deliver", "discovery": "discover",
+    "recovery": "recover", "weight": "weigh",
 }  # fmt: skip
 """Verbs' nouns (as stemmed: "departur") the suffix rules miss, with their verb's stem ("payment":
 "pay" is too short a base; "-al" and "-ure" make adjectives and other
 nouns too)."""
 
+
+_NUMBER_WORDS = "two three four five six seven eight nine ten eleven twelve"
+"""From two on ("one" is a pronoun as often as a number)."""
 
 # "founded" must not meet "found" (of "find"); it meets "founder" instead.
 _STEM_EXCEPTIONS = {
@@ -216,6 +220,8 @@ _STEM_EXCEPTIONS = {
     "kept": "keep",
     # words for what something costs: one key
     **dict.fromkeys(["price", "prices", "priced", "pricing", "cost", "costs", "costing"], "cost"),
+    # a number in words is the number ("a family of four", "cooks for 3 to 4 people")
+    **{word: str(n) for n, word in enumerate(_NUMBER_WORDS.split(), start=2)},
 }
 """``founded`` must not meet ``found`` (of "find"), nor ``founders`` (people)."""
 
@@ -334,8 +340,10 @@ def split_sentences(text: str, *, kinds: bool = False, cells: bool = False) -> l
         if _SETEXT.match(line) and out and out[-1][1] == "heading":
             continue
         if (
-            not paragraph or paragraph[-1][-1] in _SENTENCE_END
-        ) and _looks_like_title(lines, i) and not _BULLET.match(line):
+            (not paragraph or paragraph[-1][-1] in _SENTENCE_END)
+            and _looks_like_title(lines, i)
+            and not _BULLET.match(line)
+        ):
             flush()
             out.append((stripped, "heading"))
             continue

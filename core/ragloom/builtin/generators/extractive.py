@@ -61,7 +61,9 @@ from ._entities import (
     payer,
     proper_words,
     question_verb,
+    receiver,
     rivals,
+    said_as_written,
     two_parts,
     unknown_acronym,
     unknown_kind,
@@ -277,10 +279,15 @@ class ExtractiveGenerator(Generator):
                 grounded=False,
                 metadata={**_METADATA, "follow_up": True},
             )
+        if not reads_as_english(question):
+            # "Quantos dias de férias tenho em Lisboa?": its words are matched
+            # as English ones, and a page in its language about something
+            # else would do ("o subsídio não é pago nos dias de férias")
+            return _not_found(question, hits)
         texts = [h.chunk.text for h in hits]
         # the places it names as the passages write them ("the US" -> "the
         # United States"); the answer keeps the question as asked
-        worded = as_written(question, texts)
+        worded = said_as_written(as_written(question, texts), texts)
         names = entities(worded, texts)
         # read in the passages' words for what it names ("the Office plan" ->
         # "the Office subscription")
@@ -362,13 +369,16 @@ class ExtractiveGenerator(Generator):
             which = {stem(w) for w in old_words(read)}
             terms = [t for t in terms if t not in which] or terms
         weights = _term_weights(terms, units)
-        for term in [t for t in weights if t in named]:  # what the question is about weighs less
+        # (and so do the people it asks about: "the learning budget for team leads")
+        group = receiver(read) if kind != "person" else None
+        about = named | ({group[0], *group[1]} if group else set())
+        for term in [t for t in weights if t in about]:  # what the question is about weighs less
             weights[term] *= _ENTITY_WEIGHT  # than what it asks about it
         total = sum(weights.values())
         candidates: list[tuple[float, float, _Unit]] = []
         n_hits = len(hits)
         # a yes/no question is answered only by what names its most specific words
-        asked = {t: w for t, w in weights.items() if t not in named} or weights
+        asked = {t: w for t, w in weights.items() if t not in about} or weights
         # "open on Monday afternoons?": "closed on Mondays" says it, so the
         # part of the day is no key, nor the measure of the others
         opening = _DAY_WORD.search(read) and _OPENING & set(terms)
@@ -393,7 +403,10 @@ class ExtractiveGenerator(Generator):
         who = asker(read) if any(t in _QUALIFYING for t in terms) else None
         # "how much do students pay?": the students' price or discount, not another's
         paid_by = payer(read) if kind == "money" else None
-        who = who or paid_by
+        # "how many days of leave do contractors get?": the contractors' days,
+        # not the employees'
+        received = group if not (who or paid_by) else None
+        who = who or paid_by or received
         keys = (
             [
                 t
@@ -437,6 +450,7 @@ class ExtractiveGenerator(Generator):
         beyond = [t for t in asked if t not in years and t not in named] if years else []
         dated = max(beyond, key=lambda t: asked[t]) if beyond else None
         takes = _TAKES_TIME.search(read) is not None
+        numbered = _numbered(read) if yes_no else set()
         said_verb = question_verb(read, names) if yes_no else None
         verb, thing, particle = said_verb if said_verb else (None, set(), None)
         # "come back": a rule may say neither word ("We will not return ...")
@@ -534,6 +548,14 @@ class ExtractiveGenerator(Generator):
                 unit = replace(unit, terms=unit.terms | hours)
             if who is not None and _for_another_group(unit, who, question_terms):
                 continue  # "Seniors get 10% off" is no discount for a student
+            if (
+                received is not None
+                and received[0] not in unit.terms | unit.context | unit.outer
+                and _GROUP.search(unit.text) is None
+            ):
+                # "The wellness allowance is CAD 500 per year" says what the
+                # employees it speaks to get, not what contractors do
+                continue
             if said_age and str(age) in weights:
                 # the age is said by a band that holds it, not by a figure ("£4.00")
                 held = holds_age(" | ".join((unit.text, *unit.columns)), age)
@@ -642,6 +664,15 @@ class ExtractiveGenerator(Generator):
             score = coverage + _RANK_BONUS * (1.0 - unit.rank / n_hits)
             if takes and _TAKE_WORD.search(unit.text):
                 score += _RANK_BONUS
+            if numbered and _counts(unit.text, numbered):
+                # "Can my household get three permits?": "A maximum of two
+                # permits is issued per household" says how many, not a
+                # sentence about permits that counts none
+                score += _RANK_BONUS
+            if who is not None and who[0] in unit.terms:
+                # "Contractors do not receive paid annual leave" before what
+                # everyone gets, to "How many days of leave do contractors get?"
+                score += _RANK_BONUS
             labelled = unit.kind == "row" and unit.cells
             label = set(content_terms(unit.cells[0])) if labelled else set()
             if label and label <= question_terms:
@@ -649,18 +680,20 @@ class ExtractiveGenerator(Generator):
                 # £240 per month") before a sentence that mentions it in passing
                 score += _RANK_BONUS
             # a price is denied only in so many words ("free of charge": fits_kind)
-            fit = (
-                fits_kind(
-                    kind, unit.text if asks_share else _SHARE.sub(" ", unit.text), not_figures
+            fit = fits_kind(
+                kind, unit.text if asks_share else _SHARE.sub(" ", unit.text), not_figures
+            ) and not (
+                kind in {"money", "much"}
+                and (
+                    _prices_another(unit.text, weights, spoken, question)
+                    or _row_of_another(unit, weights, said_age, read)
                 )
-                and not (
-                    kind in {"money", "much"}
-                    and (
-                        _prices_another(unit.text, weights, spoken, question)
-                        or _row_of_another(unit, weights, said_age, read)
-                    )
-                )
-            ) or (kind not in {"money", "much"} and _denies(unit.text, weights))
+            )
+            denied = (kind not in {"money", "much"} and _denies(unit.text, weights)) or (
+                # "Do you price match?": "we do not match competitors' prices" says no
+                yes_no and _negates(unit.text, keys)
+            )
+            fit = fit or denied
             if (
                 fit
                 and sums
@@ -669,7 +702,12 @@ class ExtractiveGenerator(Generator):
                 fit = False  # "what's my excess?": the cover's price is another sum
             if fit and not yes_no and measures_another(unit.text, read):
                 fit = False  # "Duration: 30 minutes" to "a 90 minute massage"
-            if fit and counted and not _says_of(unit, counted, counts=kind == "count"):
+            if (
+                fit
+                and counted
+                and not denied  # ("Contractors do not receive paid annual leave": none)
+                and not _says_of(unit, counted, counts=kind == "count")
+            ):
                 # "how many days ...": a figure of no days is none; but "how
                 # much coffee" may be said in its measure ("5 kg a month")
                 fit = kind == "amount" and _MEASURED.search(unit.text) is not None
@@ -1389,7 +1427,10 @@ def _names_version(unit: _Unit, versions: set[str]) -> bool:
 
 _DENIAL = re.compile(
     r"\b(?:has|have|had|with|there\s+is|there\s+are)\s+no\s+((?:[\w-]+\s+){0,2}[\w-]+)"
-    r"|\b(?:does|do|did)\s*(?:not|n't)\s+(?:have|include|come with|offer|support)\s+"
+    r"|\b(?:does|do|did)\s*(?:not|n't)\s+"
+    r"(?:have|include|come with|offer|support|receive|get|earn|accrue)\s+"
+    r"(?:an?\s+|any\s+)?((?:[\w-]+\s+){0,2}[\w-]+)"
+    r"|\b(?:(?:is|are)\s+not|isn't|aren't)\s+(?:entitled|eligible)\s+(?:to|for)\s+"
     r"(?:an?\s+|any\s+)?((?:[\w-]+\s+){0,2}[\w-]+)",
     re.IGNORECASE,
 )
@@ -1761,6 +1802,34 @@ _FIGURE_WORD = re.compile(r"\d[\d,.]*|[A-Za-z]+")
 _COUNT_WORDS = NUMBER_WORDS | {"several", "many"}
 
 
+def _counts(text: str, thing: set[str]) -> bool:
+    """Whether a figure in ``text`` counts ``thing`` ("two permits", "up to 3
+    extra bags"), a figure just before it."""
+    words = _FIGURE_WORD.findall(text.replace("-", " "))
+    return any(
+        (word[0].isdigit() or word.lower() in _COUNT_WORDS)
+        and thing & set(content_terms(" ".join(words[i + 1 : i + 3])))
+        for i, word in enumerate(words)
+    )
+
+
+def _numbered(question: str) -> set[str]:
+    """What a figure in a yes/no question counts ("three permits", "2 extra
+    bags": ``permit``, ``bag``)."""
+    return {
+        term
+        for match in _NUMBERED.finditer(question)
+        if match.group(1).lower() != "one"
+        for term in content_terms(match.group(2))[:1]
+    }
+
+
+_NUMBERED = re.compile(
+    rf"\b(\d+|{'|'.join(sorted(NUMBER_WORDS))})\s+(?:(?:more|extra|additional)\s+)?([A-Za-z]+)",
+    re.IGNORECASE,
+)
+
+
 def _for_another_group(unit: _Unit, who: tuple[str, set[str]], question: set[str]) -> bool:
     """Whether a sentence grants something to a group of people that is not
     the asker's (``who``: "student", and the words before it, "senior",
@@ -1889,11 +1958,25 @@ def _denies(text: str, asked: Mapping[str, float], *, strict: bool = False) -> b
     senior day pass" is no answer about a monthly pass, nor "no fee for DVDs"
     about DVDs)."""
     for match in _DENIAL.finditer(text):
-        said = content_terms(match.group(1) or match.group(2))
+        said = content_terms(match.group(1) or match.group(2) or match.group(3))
         first = next((i for i, term in enumerate(said) if term in asked), None)
         if first is not None and not (strict and any(t not in asked for t in said[:first])):
             return True
     return False
+
+
+_NEGATED = re.compile(
+    r"\b(?:not|never|cannot|no longer|\w+n't)\s+(?:be\s+|been\s+)?([\w-]+)", re.IGNORECASE
+)
+
+
+def _negates(text: str, keys: Sequence[str]) -> bool:
+    """Whether the sentence denies the doing a yes/no question asks about, in
+    its own verb: "No, we do not match competitors' prices" to "Do you price
+    match?", "Express shipping cannot be delivered to PO boxes" to "Can I get
+    express delivery to my PO box?". (Its words must be there too: the
+    question's most specific ones are ``keys``.)"""
+    return any(stem(match.group(1).lower()) in keys for match in _NEGATED.finditer(text))
 
 
 def _free_of(unit: _Unit, question: str, keys: Sequence[str]) -> bool:
