@@ -4188,3 +4188,54 @@ def test_an_answer_in_other_forms_of_the_questions_words(
     )
     answer = generator.generate(question, hits_of(shop))
     assert said in answer.text, answer.text
+
+
+CAST_IRON = chunk(
+    "docs/care/cast-iron-care.md",
+    "# Caring for cast iron\n\n"
+    "## Everyday cleaning\n\n"
+    "1. Let the pan cool until you can touch the handle.\n"
+    "2. Rinse with hot water and scrub with the chain-mail scrubber. A drop of mild soap is fine.\n"
+    "3. Dry the pan completely on the stove over low heat for 2 minutes.\n\n"
+    "## Do not\n\n"
+    "- Do not put cast iron in the dishwasher.\n"
+    "- Do not soak cast iron in water.\n\n"
+    "## Seasoning in the oven\n\n"
+    "1. Heat the oven to 230 °C.\n"
+    "2. Bake the pan upside down for an hour.\n",
+)
+
+
+def test_a_how_to_question_gets_the_numbered_steps_under_its_heading(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "How do I clean cast iron?" got "Do not put cast iron in the
+    dishwasher" (the bullet with most of its words), and "How do I start a
+    return?" the second of five steps: the procedure is the answer, in order,
+    each step with its number and the sentences on its line."""
+    answer = generator.generate("How do I clean cast iron?", hits_of(CAST_IRON))
+    assert answer.text == (
+        "1. Let the pan cool until you can touch the handle [1]. "
+        "2. Rinse with hot water and scrub with the chain-mail scrubber [1]. "
+        "A drop of mild soap is fine [1]. "
+        "3. Dry the pan completely on the stove over low heat for 2 minutes [1]."
+    )
+    assert all(piece in CAST_IRON.text for piece in answer.citations[0].quote.split(" \u2026 "))
+    oven = generator.generate("How do I season cast iron in the oven?", hits_of(CAST_IRON))
+    assert oven.text.startswith("1. Heat the oven to 230 °C [1]. 2. Bake"), oven.text
+
+
+def test_a_list_is_no_procedure_where_its_heading_is_about_another_thing_or_too_long(
+    generator: ExtractiveGenerator,
+) -> None:
+    steps = "".join(f"{n}. Step {n} of the export.\n" for n in range(1, 15))
+    long = chunk("export.md", f"# Exporting your notes\n\n{steps}")
+    answer = generator.generate("How do I export my notes?", hits_of(long))
+    assert "1. Step 1" not in answer.text  # cut at 12 of 14, a procedure would mislead
+    other = chunk(
+        "vpn.md",
+        "# Troubleshooting the printer\n\n1. Turn the printer off.\n2. Turn it on again.\n\n"
+        "Reset your VPN password in the Self Service portal.\n",
+    )
+    answer = generator.generate("How do I reset my VPN password?", hits_of(other))
+    assert answer.text == "Reset your VPN password in the Self Service portal [1]."

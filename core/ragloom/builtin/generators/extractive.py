@@ -450,6 +450,8 @@ class ExtractiveGenerator(Generator):
         beyond = [t for t in asked if t not in years and t not in named] if years else []
         dated = max(beyond, key=lambda t: asked[t]) if beyond else None
         takes = _TAKES_TIME.search(read) is not None
+        # "How do I start a return?": the numbered steps under its heading
+        how_to = _HOW_TO.match(read) is not None
         numbered = _numbered(read) if yes_no else set()
         said_verb = question_verb(read, names) if yes_no else None
         verb, thing, particle = said_verb if said_verb else (None, set(), None)
@@ -728,52 +730,63 @@ class ExtractiveGenerator(Generator):
         if asked_places and any(_place_fit(c[2], asked_places) == "exact" for c in candidates):
             # "Shipping to France is free" before "Shipping to the EU costs €10"
             candidates = [c for c in candidates if _place_fit(c[2], asked_places) != "union"]
-        if not candidates:
-            return _not_found(question, hits)
-        old = [c for c in candidates if is_deprecated(c[2].chunk.metadata)]
-        if old and len(old) < len(candidates):
-            # the page in force answers, not the one it replaced ("trips
-            # outside Europe also need approval" from the superseded policy),
-            # unless the question asks about that one (``_current``)
-            of_old = asks_of_old(read, (c[2].chunk.metadata for c in candidates))
-            candidates = [c for c in candidates if (c in old) == of_old]
-        best = max(score for _, score, _ in candidates)
-        best_coverage = max(coverage for coverage, _, _ in candidates)
-        if best_coverage < self.config.min_relevance:
-            return _not_found(question, hits)
-        eligible = [
-            (score, unit)
-            for coverage, score, unit in candidates
-            if coverage >= self.config.min_relevance and score >= 0.5 * best
-        ]
-        eligible.sort(key=lambda item: (-item[0], item[1].rank, item[1].position))
-        chosen = self._choose(
-            eligible,
-            weights,
-            total,
-            named=named,
-            listing=is_list_question(read),
-            names=names,
+        steps = (
+            _procedure(units, weights, asked, candidates, self.config.min_relevance)
+            if how_to and not yes_no
+            else []
         )
-        if is_list_question(read):
-            chosen = _with_items(chosen, units, set(asked))
-        # the same rule in two documents with other figures (the Berlin and the
-        # Austin office's leave): both, each said with what tells them apart
+        if names and not all(_about(step, names, rival, texts) for step in steps):
+            steps = []  # (a procedure is quoted whole or not at all)
         told: dict[str, str] = {}  # chunk id -> what tells its document apart
-        if len(chosen) == 1 and not names and chosen[0].chunk.metadata.get("record_id") is None:
-            # (not a table's records: the one the question names answers, not each)
-            twin = _twin(chosen[0], [unit for _, unit in eligible])
-            if twin is not None:
-                told = _told_apart(chosen[0], twin)
-                if told:
-                    chosen = [chosen[0], twin]
-        each = set(asked_places) - origins(read)  # ("from Germany to France": France's)
-        if len(each) > 1:
-            # "in Canada and the UK?": each one's sentence, or no answer that
-            # reads as complete while it says one of them
-            chosen = _for_each_place(chosen, [u for _, u in eligible], each)
-            if not chosen:
+        if steps:
+            # the procedure, step by step, in its list's order
+            chosen = steps
+        else:
+            if not candidates:
                 return _not_found(question, hits)
+            old = [c for c in candidates if is_deprecated(c[2].chunk.metadata)]
+            if old and len(old) < len(candidates):
+                # the page in force answers, not the one it replaced ("trips
+                # outside Europe also need approval" from the superseded policy),
+                # unless the question asks about that one (``_current``)
+                of_old = asks_of_old(read, (c[2].chunk.metadata for c in candidates))
+                candidates = [c for c in candidates if (c in old) == of_old]
+            best = max(score for _, score, _ in candidates)
+            best_coverage = max(coverage for coverage, _, _ in candidates)
+            if best_coverage < self.config.min_relevance:
+                return _not_found(question, hits)
+            eligible = [
+                (score, unit)
+                for coverage, score, unit in candidates
+                if coverage >= self.config.min_relevance and score >= 0.5 * best
+            ]
+            eligible.sort(key=lambda item: (-item[0], item[1].rank, item[1].position))
+            chosen = self._choose(
+                eligible,
+                weights,
+                total,
+                named=named,
+                listing=is_list_question(read),
+                names=names,
+            )
+            if is_list_question(read):
+                chosen = _with_items(chosen, units, set(asked))
+            # the same rule in two documents with other figures (the Berlin and the
+            # Austin office's leave): both, each said with what tells them apart
+            if len(chosen) == 1 and not names and chosen[0].chunk.metadata.get("record_id") is None:
+                # (not a table's records: the one the question names answers, not each)
+                twin = _twin(chosen[0], [unit for _, unit in eligible])
+                if twin is not None:
+                    told = _told_apart(chosen[0], twin)
+                    if told:
+                        chosen = [chosen[0], twin]
+            each = set(asked_places) - origins(read)  # ("from Germany to France": France's)
+            if len(each) > 1:
+                # "in Canada and the UK?": each one's sentence, or no answer that
+                # reads as complete while it says one of them
+                chosen = _for_each_place(chosen, [u for _, u in eligible], each)
+                if not chosen:
+                    return _not_found(question, hits)
         chosen = _with_what_follows(chosen, units)
         chosen = [_with_qualifier(unit, units) for unit in chosen]
         # a record is said whole once (its fields are said together)
@@ -817,6 +830,8 @@ class ExtractiveGenerator(Generator):
                 said = _with_columns(unit, _asked_columns(unit, years))
             elif unit.kind == "code" and "`" not in said:
                 said = f"`{said}`"  # a command, as written: no sentence's period inside it
+            elif unit.step:  # "2. Choose the order ...": the procedure's own numbers
+                said = f"{unit.step} {said}"
             elif _heading_names(unit, [*names, *sorted(years)]):
                 # "Hollin Island – Tarrow: Crossing time: 40 minutes.": the
                 # heading says which of the things the question names it is of
@@ -1061,6 +1076,88 @@ def _with_what_follows(chosen: list[_Unit], units: list[_Unit]) -> list[_Unit]:
 _PROMPT = re.compile(r"\$ (?![\d.,])\S")
 """A shell prompt opening a command line of a console session (``$ ferrule
 worker``; not a price, ``$ 0.10``)."""
+
+
+_HOW_TO = re.compile(
+    r"\s*(?:how\s+(?:do|can|should|would|could|must)\s+(?:i|we|you|one|they)\s+"
+    r"(?!know\b|tell\b|find out\b)|how\s+to\s+|what\s+are\s+the\s+steps\b|which\s+steps\b)",
+    re.IGNORECASE,
+)
+"""A question that asks how something is done: its answer may be a procedure."""
+_STEP = re.compile(r"\s*(\d{1,3})[.)]\s+")
+"""A numbered list item's marker (``1.``, ``2)``)."""
+
+
+def _procedure(
+    units: list[_Unit],
+    weights: Mapping[str, float],
+    asked: Mapping[str, float],
+    candidates: Sequence[tuple[float, float, _Unit]],
+    min_relevance: float,
+) -> list[_Unit]:
+    """The numbered list that answers a "how do I ...?" question whole, its
+    continuation sentences with it ("2. Rinse with hot water ... A drop of
+    mild soap is fine."), each step with its number: the one whose headings
+    (its section's and the page's title) say most of what is asked, and
+    which with its steps covers the question as well as any one sentence
+    does. None when no list does, or when the best one has more steps than
+    ``_FOLLOWING`` (cut, a procedure misleads)."""
+    total = sum(weights.values())
+    asked_total = sum(asked.values())
+    if not total or not asked_total:
+        return []
+    best: tuple[float, list[_Unit]] = (0.0, [])
+    for steps in _numbered_lists(units):
+        if len(steps) < 2 or is_deprecated(steps[0].chunk.metadata):
+            continue
+        headings = steps[0].outer | steps[0].context
+        named = sum(w for t, w in asked.items() if t in headings)
+        if named < 0.5 * asked_total:
+            continue  # a list under a heading about another thing
+        said = {t for step in steps for t in step.terms} | headings
+        coverage = sum(w for t, w in weights.items() if t in said) / total
+        if coverage > best[0]:
+            best = (coverage, steps)
+    coverage, steps = best
+    single = max((c for c, _, _ in candidates), default=0.0)
+    if coverage < min_relevance or coverage < single:
+        return []
+    if sum(1 for step in steps if step.step) > _FOLLOWING:
+        return []
+    return steps
+
+
+def _numbered_lists(units: list[_Unit]) -> list[list[_Unit]]:
+    """The hits' numbered lists, each as its items (with the number they are
+    written with) and the sentences that go on on an item's line."""
+    lists: list[list[_Unit]] = []
+    current: list[_Unit] = []
+    line = (None, -1)  # the current item's chunk and line start
+    for unit in units:
+        text = unit.chunk.text
+        found = text.find(unit.text[:40])
+        start = text.rfind("\n", 0, found) + 1 if found >= 0 else -1
+        marker = _STEP.match(text, start) if found >= 0 and unit.kind == "bullet" else None
+        if (
+            marker is not None
+            and current
+            and current[0].chunk.id == unit.chunk.id
+            and marker.group(1) != "1"  # (a list that starts again is another)
+        ):
+            current.append(replace(unit, step=f"{marker.group(1)}."))
+            line = (unit.chunk.id, start)
+        elif current and unit.kind == "sentence" and (unit.chunk.id, start) == line:
+            current.append(unit)  # "2. Rinse ... A drop of mild soap is fine."
+        else:
+            if current:
+                lists.append(current)
+            current = []
+            if marker is not None:
+                current = [replace(unit, step=f"{marker.group(1)}.")]
+                line = (unit.chunk.id, start)
+    if current:
+        lists.append(current)
+    return lists
 
 
 def _commands(lines: list[_Unit]) -> list[_Unit]:
@@ -2419,6 +2516,8 @@ class _Unit:
     outer: frozenset[str] = frozenset()
     """The words of every heading it sits under, the outermost too (``#
     Per-diem`` > ``## 2025 rates``), without a table's column names."""
+    step: str = ""
+    """A procedure's step number as its list writes it (``2.``), said before it."""
 
 
 _FIELDS = re.compile(r"^[a-z][\w ]{0,40}: \S", re.MULTILINE)
