@@ -4239,3 +4239,63 @@ def test_a_list_is_no_procedure_where_its_heading_is_about_another_thing_or_too_
     )
     answer = generator.generate("How do I reset my VPN password?", hits_of(other))
     assert answer.text == "Reset your VPN password in the Self Service portal [1]."
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("When are self-assessments due?", "due on 14 November 2025"),
+        ("When is a receipt required?", "A receipt is required for every expense over EUR 25"),
+        ("Can I use my personal phone for work email?", "Yes, if the phone is enrolled"),
+        ("How long must a password be?", "at least 14 characters"),
+    ],
+)
+def test_what_a_question_asks_is_read_from_its_own_words(
+    generator: ExtractiveGenerator, question: str, said: str
+) -> None:
+    """A question's first word is no name because a table writes it as a
+    column ("| What | When |"), "work email" asks no email address, and "how
+    long must a password be?" asks a length, not a time ("A password reset
+    takes about 5 minutes")."""
+    deadlines = chunk(
+        "deadlines.md",
+        "# Deadlines\n\n| What | When |\n|---|---|\n| Payroll cut-off | 20th |\n\n"
+        "Self-assessments are due on 14 November 2025.\n\n"
+        "A receipt is required for every expense over EUR 25.\n",
+    )
+    it = chunk(
+        "it-faq.md",
+        "## Can I use my personal phone for work email?\n\n"
+        "Yes, if the phone is enrolled in Intune.\n\n"
+        "## Passwords\n\nA password reset takes about 5 minutes. "
+        "Passwords must be at least 14 characters long.\n",
+    )
+    answer = generator.generate(question, hits_of(deadlines, it))
+    assert said in answer.text, answer.text
+
+
+def test_a_pages_front_matter_says_what_its_sentences_are_of(
+    generator: ExtractiveGenerator,
+) -> None:
+    """Per-office pages say `office: Lisbon` in their front matter and
+    "Free parking is available in the building garage." under "## Parking":
+    "Is there parking at the Lisbon office?" was refused (no sentence said
+    "office"), where the page is the Lisbon office's."""
+
+    def page(office: str, parking: str) -> Chunk:
+        text = f"## Parking\n\n{parking}\n"
+        return replace(
+            chunk(f"docs/offices/{office.lower()}.md", text),
+            metadata={
+                "source": f"docs/offices/{office.lower()}.md",
+                "title": f"{office} office benefits",
+                "office": office,
+                "section": "Benefits at this office > Parking",
+            },
+        )
+
+    lisbon = page("Lisbon", "Free parking is available in the building garage.")
+    toronto = page("Toronto", "Parking costs CAD 12 per day at the Front Street garage.")
+    answer = generator.generate("Is there parking at the Lisbon office?", hits_of(toronto, lisbon))
+    assert answer.text == "Free parking is available in the building garage [1]."
+    assert answer.citations[0].source == "docs/offices/lisbon.md"

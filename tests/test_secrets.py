@@ -618,3 +618,26 @@ def test_a_lone_surrogate_does_not_stop_the_scan() -> None:
     assert [(s.kind, text[s.start : s.end]) for s in find_secrets(text)] == [
         ("AWS Access Key", AWS_KEY_ID)
     ]
+
+
+def test_a_records_secret_is_said_by_its_record_and_its_line_in_the_file() -> None:
+    """A ticket of a .jsonl holding a token was said to hold it on "line 3"
+    (of the record's text), and a user who opened line 3 of the file found
+    another ticket."""
+    from ragloom.corpus import _screen_secrets
+    from ragloom.types import Document
+
+    ticket = Document(
+        id="tickets.jsonl#HD-1004",
+        text=f"VPN broken\n\nUser pasted config.\nToken: {GITHUB_TOKEN}\n",
+        metadata={"source": "docs/tickets.jsonl", "record_id": "HD-1004", "line": 4},
+    )
+    notes: list[tuple[str, str]] = []
+    assert _screen_secrets(ticket, "skip", lambda s, m: notes.append((s, m))) is None
+    [(source, note)] = notes
+    assert source == "docs/tickets.jsonl"
+    assert "record HD-1004, line 4 of the file" in note and "line 3" not in note
+    page = Document(id="p.md", text=f"# Deploy\n\nToken: {GITHUB_TOKEN}\n", metadata={})
+    notes.clear()
+    _screen_secrets(page, "skip", lambda s, m: notes.append((s, m)))
+    assert "(GitHub Token; line 3)" in notes[0][1]

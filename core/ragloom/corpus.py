@@ -90,7 +90,12 @@ def _screen_secrets(
     every = [*found, *(s for hits in fields.values() for s in hits)]
     kinds = ", ".join(sorted({s.kind for s in every}))
     where = []
-    if found:
+    record = doc.metadata.get("record_id")
+    if found and record is not None:
+        # a record of a .jsonl or .csv: its line in the file, not in its text
+        at = next((f"{k} {doc.metadata[k]}" for k in ("line", "row") if k in doc.metadata), "")
+        where.append(f"record {record}" + (f", {at} of the file" if at else ""))
+    elif found:
         where.append("line " + ", ".join(str(n) for n in sorted({s.line for s in found})[:5]))
     if fields:
         where.append("metadata " + ", ".join(sorted(fields)[:5]))

@@ -156,6 +156,14 @@ _NOT_NAMES = frozenset(
 """Capitalised words that are not names of things a document is about."""
 
 
+_QUESTION_WORDS = frozenset(
+    {"what", "when", "where", "who", "whom", "whose", "which", "why", "how", "can", "could",
+     "do", "does", "did", "is", "are", "was", "were", "will", "would", "should", "may",
+     "must", "shall", "have", "has", "had", "and", "or", "but", "if"}
+)  # fmt: skip
+"""Words that open a question, never as a name."""
+
+
 def entities(question: str, texts: Iterable[str] = ()) -> list[str]:
     """The capitalised names the question uses, as phrases (``Zone B``,
     ``European Union``), possessives dropped; not ``I``, days and months. A
@@ -187,7 +195,10 @@ def entities(question: str, texts: Iterable[str] = ()) -> list[str]:
         # a sentence's first word ("We are a charity. Can we ...?") is a
         # name only as the passages write it
         opens = i == 0 or _ends_sentence(raw[i - 1])
-        named = not opens or (capital and written_as_name(word))
+        # (never a question word: a table's "| What | When |" writes "When" as one)
+        named = not opens or (
+            capital and word.lower() not in _QUESTION_WORDS and written_as_name(word)
+        )
         if capital and named and word.lower().rstrip("s") not in _NOT_NAMES:
             current.append(word)
             continue
@@ -296,7 +307,7 @@ def in_passage_words(question: str, names: Iterable[str], texts: Iterable[str]) 
 
 
 _SAME = (
-    ("annual leave", "paid time off", "PTO", "vacation", "holiday entitlement"),
+    ("annual leave", "paid time off", "PTO", "vacation", "holiday entitlement", "time off"),
     ("sick leave", "sick time"),
     ("medical certificate", "doctor's note", "doctor’s note", "doctors note", "sick note"),
     ("laptop", "notebook"),
@@ -312,12 +323,21 @@ _SAME = (
 as theirs ("How much vacation do I get?" where they say "annual leave")."""
 
 
+_OTHER_LEAVE = re.compile(
+    r"\b(?:sick|ill|illness|parental|maternity|paternity|baby|bereavement|funeral|"
+    r"compassionate|study|jury|unpaid|carer|medical|doctor)\b",
+    re.IGNORECASE,
+)
+
+
 def said_as_written(question: str, texts: Iterable[str]) -> str:
     """``question`` with a word of ``_SAME`` the passages never write swapped
     for the one of its group they write most ("How many PTO days ...?" as
     "How many annual leave days ...?")."""
     lowered = "\n".join(texts).lower()
     for group in _SAME:
+        if group is _SAME[0] and _OTHER_LEAVE.search(question):
+            continue  # "time off for a funeral" is no annual leave
         asked = next(
             (w for w in group if re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", question, re.I)),
             None,
@@ -777,7 +797,12 @@ _OWN_KINDS = tuple(
             r"|\bnumber (?:to|I can|can I|do I) (?:call|ring|phone|text)\b",
             "phone",
         ),
-        (r"\be-?mail(?:\s+address)?\b(?!\s+(?:me|us|you|them)\b)", "email"),
+        (
+            r"\be-?mail\s+address"
+            r"|^(?!(?:can|could|do|does|did|is|are|will|would|should|may|must)\b)"
+            r".*\be-?mail\b(?!\s+(?:me|us|you|them)\b)",
+            "email",
+        ),
         (r"\b(?:percent|percentage)\b|\bwhat share\b", "percent"),
         (r"\bhow heavy\b|\bhow much (?:\w+\s+){1,4}?weighs?\b|\bweight of\b", "weight"),
         (r"\bhow far\b(?!\s+(?:in\s+)?(?:advance|ahead)\b)", "distance"),
@@ -785,6 +810,12 @@ _OWN_KINDS = tuple(
         (r"\bhow many\b", "count"),
         (r"\bhow often\b", "often"),
         (r"\b(?:which|what) days?\b|\bon which\b.*\bdays?\b", "day"),
+        # "how long must a password be?": a measure ("at least 14 characters")
+        (
+            r"\bhow long (?:must|should|can|could|may|does|do|has to|have to|needs? to)\s+"
+            r"(?:[\w-]+\s+){1,3}?be\b(?!\s+(?:kept|stored|valid|open|closed|away)\b)",
+            "size",
+        ),
         # "how long is the ride/route/trail": a time or a length ("42 km")
         (r"\bhow long (?:is|are|was|were) (?:the|a|an|this|that|your|our|their)\b", "length"),
         (r"\bhow (?:long|soon)\b|\bhow far\s+(?:in\s+)?(?:advance|ahead)\b", "duration"),
@@ -806,7 +837,8 @@ def answer_kind(question: str) -> str | None:
     length of time or a distance), ``time`` (how fast, when, what time),
     ``clock`` (what time: a time of day), ``place`` (where), ``weight``
     (how heavy, how much does it weigh),
-    ``distance`` (how far), ``age`` (how old, what age), ``phone`` (a phone
+    ``distance`` (how far), ``size`` (how long it must be: a measure, not a
+    time), ``age`` (how old, what age), ``phone`` (a phone
     number), ``email`` (an email address), or None:
     what an answering
     sentence must hold (``place`` only when some sentence holds one: see
@@ -1136,6 +1168,11 @@ def fits_kind(kind: str | None, text: str, names: Iterable[str] = ()) -> bool:
         return True
     if kind in ("duration", "length"):  # how long: "£68.00" is none, nor "at 09:30"
         return _says_how_long(text)
+    if kind == "size":  # how long it must be: "at least 14 characters", not "5 minutes"
+        figures = any(ch.isdigit() for ch in text) or bool(
+            {w.lower() for w in _WORD.findall(text)} & NUMBER_WORDS
+        )
+        return figures and not _says_how_long(text)
     if kind == "place":
         return _PLACE.search(text) is not None
     if kind == "clock":  # "at 18:30", "from 6 pm", "at noon", "open 24 hours"

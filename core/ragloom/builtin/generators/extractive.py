@@ -1460,6 +1460,21 @@ _OWN_FIELDS = frozenset(
 headers): no field of what the document is about."""
 
 
+def _fields_of(chunk: Chunk) -> frozenset[str]:
+    """The words of the short fields of a chunk's front matter (or its
+    loader's ``metadata:``), names and values: ``office: Singapore`` gives
+    ``offic`` and ``singapor``; not its file's, nor a record's id."""
+    return frozenset(
+        term
+        for key, value in chunk.metadata.items()
+        if key not in _OWN_FIELDS
+        and key != "record_id"
+        and isinstance(value, str)
+        and len(value) <= _LABEL_CHARS
+        for term in content_terms(f"{key.replace('_', ' ')} {value}")
+    )
+
+
 def _told_apart(one: _Unit, other: _Unit) -> dict[str, str]:
     """What tells two documents apart, for each unit's chunk (by id): the first
     field of their front matter (or their loader's ``metadata:``) whose values
@@ -2567,6 +2582,9 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
         seen_chunks.add(chunk.id)
         section = chunk.metadata.get("section")
         context = frozenset(content_terms(section)) if isinstance(section, str) else frozenset()
+        # and what its front matter says it is of ("office: Singapore" over
+        # "## Parking": the parking is the Singapore office's)
+        fields = _fields_of(chunk)
         under = context  # the headings' words, without a table's column names
         # the headings the text sits under, outermost first, by level: a
         # "## 2025 rates" in the chunk is read under its "# Per-diem"
@@ -2666,7 +2684,7 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
                 position,
                 answer,
                 terms,
-                context | of_release,
+                context | of_release | fields,
                 weight,
                 heading,
                 release,
