@@ -4299,3 +4299,48 @@ def test_a_pages_front_matter_says_what_its_sentences_are_of(
     answer = generator.generate("Is there parking at the Lisbon office?", hits_of(toronto, lisbon))
     assert answer.text == "Free parking is available in the building garage [1]."
     assert answer.citations[0].source == "docs/offices/lisbon.md"
+
+
+APPROVALS = chunk(
+    "docs/finance/approval-limits.md",
+    "# Approval limits\n\n"
+    "Senior employees can approve expenses up to EUR 2,000.\n"
+    "Directors can approve expenses up to EUR 25,000.\n"
+    "Any expense above EUR 25,000 needs approval from the CFO.\n\n"
+    "# Performance reviews\n\n"
+    "Ratings are on a 4-point scale: Below, Meets, Exceeds, Outstanding.\n"
+    "Employees rated Outstanding receive a bonus of 15% of their base salary.\n",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("Who approves an expense of EUR 30,000?", "Any expense above EUR 25,000"),
+        ("Who can approve an expense of EUR 1,500?", "Senior employees can approve"),
+        ("Can a director approve EUR 30,000?", "Directors can approve expenses up to EUR 25,000"),
+    ],
+)
+def test_a_bound_that_leaves_out_the_sum_asked_is_no_answer(
+    generator: ExtractiveGenerator, question: str, said: str
+) -> None:
+    """ "Who approves an expense of EUR 30,000?" got "Senior employees can
+    approve expenses up to EUR 2,000"; a yes/no question is answered by the
+    bound that says no."""
+    answer = generator.generate(question, hits_of(APPROVALS))
+    assert answer.text.startswith(said), answer.text
+
+
+def test_what_is_the_x_for_y_is_answered_by_a_sentence_that_says_x(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "What is the bonus for an Exceeds rating?" got the rating scale (it
+    names Exceeds, and no bonus) and Outstanding's bonus (a rival in a list
+    after a colon, with no "and")."""
+    assert_not_found(
+        generator.generate("What is the bonus for an Exceeds rating?", hits_of(APPROVALS))
+    )
+    answer = generator.generate("What is the bonus for an Outstanding rating?", hits_of(APPROVALS))
+    assert answer.text == (
+        "Employees rated Outstanding receive a bonus of 15% of their base salary [1]."
+    )

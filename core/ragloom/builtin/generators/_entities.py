@@ -127,6 +127,12 @@ _LIST = re.compile(
 """A list of names ("Lite, Startup, and Business"): at most 12 items of at
 most five words, so that a run of capitalised words ("If If If ...", 100 kB)
 is read in linear time."""
+_COLON_LIST = re.compile(
+    r":\s+((?:[A-Z][\w-]*(?: [A-Z0-9][\w-]*){0,2},\s+){2,12}[A-Z][\w-]*(?: [A-Z0-9][\w-]*){0,2})"
+    r"\s*(?:[.;\n]|$)"
+)
+"""A list of names after a colon, with no "and" ("on a 4-point scale: Below,
+Meets, Exceeds, Outstanding"): three or more, ending the sentence."""
 
 
 _VARIANT = re.compile(r"\d+(?:-[a-z]+)?")
@@ -472,8 +478,8 @@ def rivals(question: str, names: Iterable[str], texts: Iterable[str]) -> set[str
             for match in _OPENED.finditer(joined):
                 if match.group(1).lower() == opening:
                     found.add(match.group(2))
-        # "Lite, Startup, and Business"
-        for match in _LIST.finditer(joined):
+        # "Lite, Startup, and Business"; "a 4-point scale: Below, Meets, Exceeds, Outstanding"
+        for match in (*_LIST.finditer(joined), *_COLON_LIST.finditer(joined)):
             items = [i.strip() for i in re.split(r",\s*|\s+(?:and|or)\s+", match.group(1))]
             items = [i for i in items if i]
             if name in items:

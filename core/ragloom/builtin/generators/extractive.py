@@ -450,6 +450,8 @@ class ExtractiveGenerator(Generator):
         beyond = [t for t in asked if t not in years and t not in named] if years else []
         dated = max(beyond, key=lambda t: asked[t]) if beyond else None
         takes = _TAKES_TIME.search(read) is not None
+        sums_asked = _amounts(read)  # ("Who approves an expense of EUR 30,000?")
+        head = _asked_head(read) if kind is None and names else None
         # "How do I start a return?": the numbered steps under its heading
         how_to = _HOW_TO.match(read) is not None
         numbered = _numbered(read) if yes_no else set()
@@ -599,6 +601,11 @@ class ExtractiveGenerator(Generator):
                 continue  # "version 2.0.0" is a name: another release's line is no answer
             if years and not _of_years(unit, years):
                 continue  # 2024's income is no answer for 2023's
+            if sums_asked and not yes_no and _bounds_leave_out(unit.text, sums_asked):
+                # "Directors can approve expenses up to EUR 25,000" says
+                # nothing of who approves EUR 30,000 (a yes/no question's
+                # "Can a director approve EUR 30,000?" it answers: no)
+                continue
             # "It has no DVD collection" answers "Can I borrow DVDs at Hillcrest?"
             # (of what the question names: "books are fine-free" says nothing
             # of fines on DVDs)
@@ -646,6 +653,16 @@ class ExtractiveGenerator(Generator):
                 and not any(t in unit.terms or t in unit.context for t in asked)
             ):
                 continue  # it names the entity, and says nothing of what is asked
+            if (
+                head is not None
+                and not denial
+                and head not in unit.terms | unit.context | unit.outer
+                and head not in {t for c in unit.columns for t in content_terms(c)}
+            ):
+                # "What is the bonus for an Exceeds rating?": "Ratings are on a
+                # 4-point scale: Below, Meets, Exceeds, Outstanding" names the
+                # rating, and no bonus
+                continue
             if dated and not denial and dated not in unit.terms and dated not in unit.outer:
                 # "members ... in 2023" says nothing of 2023's income (but a
                 # row of the "Per-diem" table, or "Austin: USD 64 per day."
@@ -1458,6 +1475,88 @@ _OWN_FIELDS = frozenset(
 )  # fmt: skip
 """Metadata a reader gives every document of its kind (its file, its mail
 headers): no field of what the document is about."""
+
+
+_WHAT_HEAD = re.compile(
+    r"\s*what(?:'s|’s| is| are| was| were)\s+(?:the|a|an|my|our|your|their)\s+"
+    r"(?:[\w-]+\s+){0,2}?([a-z][\w-]*)\s+(?:for|of|on|at|with|per)\b",
+    re.IGNORECASE,
+)
+_FORM_NOUNS = frozenset(
+    stem(word)
+    for word in (
+        "address", "name", "number", "date", "time", "day", "place", "location", "hours",
+        "deadline", "status", "url", "link", "website", "contact", "way", "process",
+        "procedure", "rule", "policy", "difference", "reason", "purpose", "meaning",
+    )
+)  # fmt: skip
+"""What a sentence may give without naming it ("Berlin office: Friedrichstr. 12"
+is its address)."""
+
+
+def _asked_head(question: str) -> str | None:
+    """The thing a "What is the X for/of Y?" question asks, as a term
+    ("What is the bonus for an Exceeds rating?": ``bonus``), which an answer
+    must say; None for a form an answer need not name (an address, a date)."""
+    match = _WHAT_HEAD.match(question)
+    if match is None:
+        return None
+    terms = content_terms(match.group(1))
+    if not terms or terms[-1] in _FORM_NOUNS or terms[-1] in GENERIC_STEMS:
+        return None
+    return terms[-1]
+
+
+_CURRENCY_CODE = r"EUR|USD|GBP|CAD|SGD|AUD|CHF|NZD|JPY|€|\$|£"
+_AMOUNT = re.compile(
+    rf"(?:\b|(?<=[\s(]))(?:({_CURRENCY_CODE})\s?(\d[\d,]*(?:\.\d+)?)"
+    rf"|(\d[\d,]*(?:\.\d+)?)\s?({_CURRENCY_CODE})(?![A-Za-z]))"
+)
+_SYMBOLS = {"€": "EUR", "$": "USD", "£": "GBP"}
+_UPPER = re.compile(
+    r"\b(?:up to|at most|a maximum of|maximum of|no more than|not more than|under|below|"
+    r"less than|limited to)\s+$",
+    re.IGNORECASE,
+)
+_LOWER = re.compile(r"\b(?:above|over|more than|exceeding|at least|from)\s+$", re.IGNORECASE)
+
+
+def _amounts(text: str) -> list[tuple[str, float]]:
+    """The sums of money ``text`` writes, each as its currency and value
+    ("EUR 30,000": ``("EUR", 30000.0)``), with where each starts."""
+    return [(currency, value) for currency, value, _ in _amounts_at(text)]
+
+
+def _amounts_at(text: str) -> list[tuple[str, float, int]]:
+    out = []
+    for match in _AMOUNT.finditer(text):
+        code = match.group(1) or match.group(4)
+        figure = match.group(2) or match.group(3)
+        try:
+            value = float(figure.replace(",", ""))
+        except ValueError:
+            continue
+        out.append((_SYMBOLS.get(code, code), value, match.start()))
+    return out
+
+
+def _bounds_leave_out(text: str, asked: list[tuple[str, float]]) -> bool:
+    """Whether a sentence's bounds leave out every sum the question gives:
+    "up to EUR 25,000" leaves out EUR 30,000, "above EUR 25,000" leaves out
+    EUR 900. Sums of another currency are not compared."""
+    said = False
+    for currency, value, start in _amounts_at(text):
+        before = text[max(0, start - 24) : start]
+        upper, lower = _UPPER.search(before), _LOWER.search(before)
+        if not (upper or lower):
+            continue
+        for asked_currency, asked_value in asked:
+            if asked_currency != currency:
+                continue
+            if (upper and asked_value <= value) or (lower and asked_value >= value):
+                return False  # it speaks of one of them
+            said = True
+    return said
 
 
 def _fields_of(chunk: Chunk) -> frozenset[str]:
