@@ -313,15 +313,12 @@ def in_passage_words(question: str, names: Iterable[str], texts: Iterable[str]) 
 
 
 _SAME = (
-    ("annual leave", "paid time off", "PTO", "vacation", "holiday entitlement", "time off"),
+    ("annual leave", "paid time off", "PTO", "vacation", "holiday entitlement"),
     ("sick leave", "sick time"),
     ("medical certificate", "doctor's note", "doctor’s note", "doctors note", "sick note"),
-    ("laptop", "notebook"),
     ("mobile phone", "cell phone", "cellphone"),
     ("work remotely", "work from home", "WFH"),
     ("working remotely", "working from home"),
-    ("damaged", "broken", "defective", "faulty"),
-    ("refund", "money back"),
     ("larger", "bigger"),
     ("manager", "boss"),
 )
@@ -476,7 +473,8 @@ def rivals(question: str, names: Iterable[str], texts: Iterable[str]) -> set[str
         # on the same way ("In Toronto, ...", "In Lisbon, ...")
         for opening in {m.group(1).lower() for m in _opened_on(name).finditer(joined)}:
             for match in _OPENED.finditer(joined):
-                if match.group(1).lower() == opening:
+                first = match.group(2).split()[0].lower()
+                if match.group(1).lower() == opening and first not in _NOT_OPENERS:
                     found.add(match.group(2))
         # "Lite, Startup, and Business"; "a 4-point scale: Below, Meets, Exceeds, Outstanding"
         for match in (*_LIST.finditer(joined), *_COLON_LIST.finditer(joined)):
@@ -491,6 +489,15 @@ _OPENER = r"(?:^|(?<=[.!?])\s+|\n\s*(?:[-*+]\s+)?)(In|For|At|From|Within|Across)
 _OPENED = re.compile(_OPENER + r"([A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,2}),", re.MULTILINE)
 """A sentence that opens on a name, as rules for each office or region are
 written: "In Toronto, employees get 15 days ..."."""
+
+
+_NOT_OPENERS = _NOT_NAMES | {
+    "spring", "summer", "autumn", "fall", "winter", "addition", "general", "particular",
+    "practice", "short", "total", "example", "case", "fact", "order", "most", "some", "all",
+    "each", "every", "this", "that", "these", "those", "the", "our", "your", "their", "its",
+}  # fmt: skip
+"""What a sentence opens on that is no place or thing ("In January, ...",
+"In Addition, ...")."""
 
 
 def _opened_on(name: str) -> re.Pattern[str]:
@@ -657,13 +664,25 @@ def receiver(question: str) -> tuple[str, set[str]] | None:
 _EVERYONE = _ANYONE | {stem(word) for word in ("staff", "employee", "worker", "people")}
 """Whom a handbook's rules are for unless they say otherwise: asking about
 "staff" names no group apart from the employees its sentences speak of."""
+OUTSIDERS = frozenset(
+    stem(word)
+    for word in ("contractor", "freelancer", "intern", "volunteer", "temp", "agency", "visitor")
+)
+"""Groups a handbook's rules for everyone do not speak to unless they say so:
+"The wellness allowance is CAD 500" is the employees', not the contractors'.
+(A manager or a director is an employee: those rules are theirs too.)"""
+STAFF = frozenset(stem(word) for word in ("staff", "employee", "worker"))
+"""The groups everyone is in, in a handbook: what they get, a manager gets."""
 
 
 _RECEIVER = re.compile(
     r"\b(?:do|does|did|will|would|can|could|should)\s+"
     r"([A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,2}?)\s+"
-    r"(?:get|receive|have|earn|accrue|take)\b"
-    rf"|\bfor\s+(?:the\s+|our\s+|all\s+)?((?:[a-z][\w-]*\s+)?(?:{GROUP_WORDS}))\b",
+    r"(?:get|receive|have(?!\s+to\b)|earn|accrue|take)\b"
+    rf"|\bfor\s+(?:the\s+|our\s+|all\s+)?((?:[a-z][\w-]*\s+)?(?:{GROUP_WORDS}))\b"
+    # (the group itself, not a thing of it: "for manager reviews")
+    r"(?=\s*(?:[?.!,;:]|$)|\s+(?:in|at|on|who|with|and|or|if|per|during|from|of|to|"
+    r"get|receive|have|earn)\b)",
     re.IGNORECASE,
 )
 
@@ -805,8 +824,10 @@ _OWN_KINDS = tuple(
         ),
         (
             r"\be-?mail\s+address"
-            r"|^(?!(?:can|could|do|does|did|is|are|will|would|should|may|must)\b)"
-            r".*\be-?mail\b(?!\s+(?:me|us|you|them)\b)",
+            r"|(?<!work )(?<!personal )(?<!company )(?<!business )(?<!corporate )(?<!private )"
+            r"(?<!school )\be-?mail\b(?!\s+(?:me|us|you|them|account|accounts|signature|client"
+            r"|app|notifications?|newsletters?|marketing|settings|alerts?|forwarding|server"
+            r"|inbox|on|from)\b)",
             "email",
         ),
         (r"\b(?:percent|percentage)\b|\bwhat share\b", "percent"),
@@ -819,7 +840,7 @@ _OWN_KINDS = tuple(
         # "how long must a password be?": a measure ("at least 14 characters")
         (
             r"\bhow long (?:must|should|can|could|may|does|do|has to|have to|needs? to)\s+"
-            r"(?:[\w-]+\s+){1,3}?be\b(?!\s+(?:kept|stored|valid|open|closed|away)\b)",
+            r"(?!(?:i|we|you|they|he|she|it)\b)(?:[\w-]+\s+){1,3}?be\s*[?.!]*\s*$",
             "size",
         ),
         # "how long is the ride/route/trail": a time or a length ("42 km")
@@ -827,6 +848,8 @@ _OWN_KINDS = tuple(
         (r"\bhow (?:long|soon)\b|\bhow far\s+(?:in\s+)?(?:advance|ahead)\b", "duration"),
         # "what time does the show start?": a clock time, not a date
         (r"\bwhat time\b", "clock"),
+        # "when did the office open?": a date, not its opening hours
+        (r"^when (?:did|was|were)\b", "past"),
         (r"\bhow (?:fast|quickly)\b|^when\b", "time"),
     )
 )
@@ -842,7 +865,8 @@ def answer_kind(question: str) -> str | None:
     length of time, not a sum, a clock time or a date), ``length`` (how long is the ...: a
     length of time or a distance), ``time`` (how fast, when, what time),
     ``clock`` (what time: a time of day), ``place`` (where), ``weight``
-    (how heavy, how much does it weigh),
+    (how heavy, how much does it weigh), ``past`` (when did ...: a time, but
+    not a clock time alone),
     ``distance`` (how far), ``size`` (how long it must be: a measure, not a
     time), ``age`` (how old, what age), ``phone`` (a phone
     number), ``email`` (an email address), or None:
@@ -1050,6 +1074,14 @@ def asks_when(question: str) -> bool:
     return re.match(r"\s*(?:and\s+)?when (?:was|were|did|has|have)\b", question, re.I) is not None
 
 
+_DATE_LIKE_PAST = re.compile(
+    rf"\b(?:1[89]|20)\d\d\b|\b(?:{_MONTHS})\b|\b\d{{1,2}}[/.-]\d{{1,2}}[/.-]\d{{2,4}}\b"
+    r"|\b(?:yesterday|today|last (?:week|month|year)|ago)\b",
+    re.IGNORECASE,
+)
+"""A day or a year something happened on ("in March 2022", "on 3/4/2024")."""
+
+
 def has_date(text: str) -> bool:
     """Whether a text holds a date or a clock time (a year, a month, a day of
     the week, ``9:30``)."""
@@ -1235,6 +1267,8 @@ def fits_kind(kind: str | None, text: str, names: Iterable[str] = ()) -> bool:
         return bool(_PERCENT.search(text))
     if kind == "often":  # "5 times", "daily", "every 6 hours", not "until 5:00 am"
         return bool(_OFTEN.search(text))
+    if kind == "past" and _CLOCK_TIME.search(text) and not _DATE_LIKE_PAST.search(text):
+        return False  # "Opening hours: 08:30-19:30" says not when it opened
     # a time: "N times" is how often, not how long ("retried up to 5 times");
     # a share or a version is no time ("Midterm exam | 20%" does not say when)
     counted = _NOT_TIME.sub(" ", NAMED_VERSION.sub(" ", _TIMES.sub(" ", text)))

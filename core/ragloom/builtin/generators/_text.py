@@ -463,6 +463,10 @@ def _looks_like_title(lines: list[str], i: int) -> bool:
         and after
         and after[0].isupper()
         and len(line.split()) <= 8
+        # (a fact without a period is no heading: "Closed on Sundays", "Paris
+        # staff get 30 days")
+        and not any(ch.isdigit() for ch in line)
+        and line.split()[0].lower() not in _FACT_OPENERS
         and 3 * len(line) <= max(len(before), len(after))
         and not _BULLET.match(after)
         and not _HEADING.match(after)
@@ -480,6 +484,12 @@ def _looks_like_title(lines: list[str], i: int) -> bool:
         and sum(w[0].isupper() for w in words) >= 2
     )
 
+
+_FACT_OPENERS = frozenset(
+    {"closed", "open", "opens", "no", "not", "yes", "only", "free", "never", "always",
+     "none", "all", "every", "each", "must", "do", "don't", "please"}
+)  # fmt: skip
+"""First words of a short line that says something ("Closed on Sundays")."""
 
 _FIELD_LINE = re.compile(r"[^\W\d_][\w-]*(?: [\w-]+){0,2}:\s+[a-z0-9]")
 """A field and its value in lower case or figures ("Status: discontinued",

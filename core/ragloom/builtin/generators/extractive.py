@@ -33,6 +33,8 @@ from ._entities import (
     LEAVE_KINDS,
     NAMED_VERSION,
     NUMBER_WORDS,
+    OUTSIDERS,
+    STAFF,
     TYPE_WORDS,
     answer_kind,
     asked_age,
@@ -550,10 +552,21 @@ class ExtractiveGenerator(Generator):
             hours = question_terms & _HOURS
             if hours and not hours <= unit.terms and _HOURS_SPAN.search(unit.text):
                 unit = replace(unit, terms=unit.terms | hours)
-            if who is not None and _for_another_group(unit, who, question_terms):
+            if (
+                who is not None
+                and _for_another_group(unit, who, question_terms)
+                # ("Employees get 25 days" is what managers get too)
+                and not (
+                    received is not None
+                    and received[0] not in OUTSIDERS
+                    and set(_groups_in(unit.text)) <= STAFF
+                    and bool(_groups_in(unit.text))
+                )
+            ):
                 continue  # "Seniors get 10% off" is no discount for a student
             if (
                 received is not None
+                and received[0] in OUTSIDERS
                 and received[0] not in unit.terms | unit.context | unit.outer
                 and _GROUP.search(unit.text) is None
             ):
@@ -1103,6 +1116,19 @@ _HOW_TO = re.compile(
 """A question that asks how something is done: its answer may be a procedure."""
 _STEP = re.compile(r"\s*(\d{1,3})[.)]\s+")
 """A numbered list item's marker (``1.``, ``2)``)."""
+_SUB_ITEM = re.compile(r"[ \t]+(?:[-*+\u2022]|\d{1,3}[.)]|[a-z][.)])\s+")
+"""An item indented under a step ("   - A text message")."""
+_NOT_STEPS = frozenset(
+    {"not", "cannot", "can't", "don't", "never", "before", "requirement", "requirements",
+     "eligibility", "eligible", "prerequisite", "prerequisites", "history", "mistake",
+     "mistakes", "changes", "changelog", "troubleshooting", "problem", "problems", "error",
+     "errors", "exception", "exceptions", "exclusion", "exclusions", "limitation",
+     "limitations", "restriction", "restrictions", "known", "issues", "faq", "tips",
+     "warning", "warnings", "if"}
+)  # fmt: skip
+"""A list heading's words that say its items are no steps of what is asked
+("Items we cannot return", "If the reset does not work", "Before you install")."""
+_DATED_ITEM = re.compile(r"(?:(?:19|20)\d\d|v?\d+\.\d+(?:\.\d+)?)\b\s*[:\-–]")
 
 
 def _procedure(
@@ -1125,8 +1151,22 @@ def _procedure(
         return []
     best: tuple[float, list[_Unit]] = (0.0, [])
     for steps in _numbered_lists(units):
-        if len(steps) < 2 or is_deprecated(steps[0].chunk.metadata):
-            continue
+        if len(steps) < 2 or is_deprecated(steps[0].chunk.metadata) or steps[0].step != "1.":
+            continue  # (one that starts at "4." was cut where its chunk begins)
+        intro = next(
+            (
+                u.text
+                for u in units
+                if u.chunk.id == steps[0].chunk.id
+                and u.position == steps[0].position - 1
+                and u.text.rstrip().endswith(":")
+            ),
+            "",
+        )
+        if {w.lower() for w in TOKEN.findall(f"{steps[0].heading} {intro}")} & _NOT_STEPS:
+            continue  # "Items we cannot return", "Before you install", "these changes:"
+        if sum(bool(_DATED_ITEM.match(step.text)) for step in steps) * 2 > len(steps):
+            continue  # "1. 2015: the co-op is founded": a history, not steps
         headings = steps[0].outer | steps[0].context
         named = sum(w for t, w in asked.items() if t in headings)
         if named < 0.5 * asked_total:
@@ -1139,6 +1179,12 @@ def _procedure(
     single = max((c for c, _, _ in candidates), default=0.0)
     if coverage < min_relevance or coverage < single:
         return []
+    if any(
+        unit.kind == "sentence" and not unit.step and all(t in unit.terms for t in asked)
+        for _, _, unit in candidates
+        if unit not in steps
+    ):
+        return []  # "To return an item, open your order and click Start a return."
     if sum(1 for step in steps if step.step) > _FOLLOWING:
         return []
     return steps
@@ -1165,6 +1211,15 @@ def _numbered_lists(units: list[_Unit]) -> list[list[_Unit]]:
             line = (unit.chunk.id, start)
         elif current and unit.kind == "sentence" and (unit.chunk.id, start) == line:
             current.append(unit)  # "2. Rinse ... A drop of mild soap is fine."
+        elif (
+            current
+            and unit.kind in {"bullet", "sentence"}
+            and unit.chunk.id == current[0].chunk.id
+            and found >= 0
+            and _SUB_ITEM.match(text, start) is not None
+        ):
+            current.append(unit)  # "   - A text message", under its step
+            line = (unit.chunk.id, start)
         else:
             if current:
                 lists.append(current)
@@ -1560,18 +1615,25 @@ def _bounds_leave_out(text: str, asked: list[tuple[str, float]]) -> bool:
 
 
 def _fields_of(chunk: Chunk) -> frozenset[str]:
-    """The words of the short fields of a chunk's front matter (or its
-    loader's ``metadata:``), names and values: ``office: Singapore`` gives
-    ``offic`` and ``singapor``; not its file's, nor a record's id."""
+    """The words of a chunk's front matter fields (or its loader's
+    ``metadata:``) that scope the page, names and values: ``office:
+    Singapore`` gives ``offic`` and ``singapor``."""
     return frozenset(
         term
         for key, value in chunk.metadata.items()
-        if key not in _OWN_FIELDS
-        and key != "record_id"
-        and isinstance(value, str)
-        and len(value) <= _LABEL_CHARS
+        if key.lower() in _SCOPE_FIELDS and isinstance(value, str) and len(value) <= _LABEL_CHARS
         for term in content_terms(f"{key.replace('_', ' ')} {value}")
     )
+
+
+_SCOPE_FIELDS = frozenset(
+    {"office", "region", "country", "city", "location", "site", "campus", "branch", "store",
+     "team", "department", "product", "plan", "edition", "tier", "platform", "audience",
+     "role", "carrier", "market"}
+)  # fmt: skip
+"""Front matter fields that say where or to whom a whole page applies
+(``office: Lisbon``); a free-text one (``summary:``) says what it holds, not
+what each of its sentences is of."""
 
 
 def _told_apart(one: _Unit, other: _Unit) -> dict[str, str]:
@@ -2041,6 +2103,11 @@ _NUMBERED = re.compile(
 )
 
 
+def _groups_in(text: str) -> list[str]:
+    """The terms of the groups of people ``text`` names ("Employees get ...": ``employe``)."""
+    return [t for g in _GROUP.findall(text) for t in content_terms(g)]
+
+
 def _for_another_group(unit: _Unit, who: tuple[str, set[str]], question: set[str]) -> bool:
     """Whether a sentence grants something to a group of people that is not
     the asker's (``who``: "student", and the words before it, "senior",
@@ -2050,7 +2117,7 @@ def _for_another_group(unit: _Unit, who: tuple[str, set[str]], question: set[str
     head, before = who
     if _ONLY.search(unit.text) is not None:
         return False
-    groups = {t for g in _GROUP.findall(unit.text) for t in content_terms(g)}
+    groups = set(_groups_in(unit.text))
     if head in unit.terms:
         # "Residents pay 50% of the adult fare" is the residents' price, not
         # the adults': the asker's group is only what it is measured by
