@@ -22,6 +22,7 @@ from ragloom.builtin.generators._entities import (
 )
 from ragloom.builtin.generators.extractive import (
     FOLLOW_UP,
+    FROM_DEPRECATED,
     NOT_ENGLISH,
     NOT_FOUND,
     ExtractiveGenerator,
@@ -3907,8 +3908,13 @@ def test_a_current_page_answers_before_a_deprecated_one(generator: ExtractiveGen
         "What was the hotel limit in the 2024 travel policy?",
     ):
         assert "EUR 150" in generator.generate(question, hits).text, question
-    # alone, the deprecated page still answers
-    assert "EUR 150" in generator.generate("What is the hotel limit?", hits_of(old)).text
+    # alone, the deprecated page still answers, and says it is one
+    alone = generator.generate("What is the hotel limit?", hits_of(old))
+    assert alone.text == f"{FROM_DEPRECATED} The hotel limit is EUR 150 per night [1]."
+    assert alone.metadata["deprecated"] is True
+    # (not where the question asks about it)
+    asked = generator.generate("What was the hotel limit in the 2024 travel policy?", hits_of(old))
+    assert asked.text == "Travel Policy 2024: The hotel limit is EUR 150 per night [1]."
 
 
 def test_a_sum_in_the_question_names_no_thing_and_up_to_is_not_above(

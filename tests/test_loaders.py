@@ -184,6 +184,11 @@ def test_file_loader_metadata_may_override_title(tmp_path, context):
         ("# Projects\n\nArchived\n\n- Project Apollo\n\nActive\n\n- Project Zeus\n", None),
         ("# Leave\n\nThis policy is no longer applicable to contractors.\n", None),
         ("# Holidays\n\nThis information is no longer current after 31 December.\n", None),
+        # a title that says the page's state after its subject, a page about the old thing
+        ("# v1 API (deprecated)\n\nDeprecated: the v1 API was deprecated in 2025.\n", True),
+        ("# Travel policy 2023 — superseded\n\nTrips need approval.\n", True),
+        ("# v1 API\n\nThis page describes the deprecated v1 API. Use v2.\n", True),
+        ("# Deprecated features\n\nThe `--old` flag is deprecated.\n", None),
         # a discontinued product's page is still the truth about it
         ("# Fry Pan 26 cm (TT-26-NS)\n\nStatus: discontinued\n\nIt is replaced by TT-28.\n", None),
         ("---\nstatus: discontinued\n---\n# Fry Pan 26 cm\n\nIts coating is PTFE.\n", None),

@@ -216,7 +216,20 @@ def entities(question: str, texts: Iterable[str] = ()) -> list[str]:
     labels = _labels_in_lower_case(question, joined, found)
     # "pontoon B" is Pontoon B, not B
     found = [name for name in found if not any(mentions(label, name) for label in labels)]
-    return list(dict.fromkeys([*found, *labels]))
+    return list(dict.fromkeys([*found, *labels, *_api_versions(question, joined)]))
+
+
+_API_VERSION = re.compile(r"(?<![\w./-])v\d{1,2}(?![\w.-])")
+"""A major version written as a name: "the v1 API", "in v2"."""
+
+
+def _api_versions(question: str, joined: str) -> list[str]:
+    """The major versions a question names ("What is the API key header in
+    v1?") where the passages write another one too ("the v2 API"): each is a
+    name, and what is said of the other is no answer."""
+    asked = list(dict.fromkeys(_API_VERSION.findall(question)))
+    written = set(re.findall(r"(?<![\w.-])v\d{1,2}(?![\w.-])", joined))
+    return [v for v in asked if written - {v}]
 
 
 _LOWER_LABEL = re.compile(r"\b([a-z]{3,})\s+(\d{1,3}|[a-zA-Z])\b(?![\w-])")

@@ -97,9 +97,17 @@ from ._text import (
     stem,
 )
 
-__all__ = ["NOT_ENGLISH", "NOT_FOUND", "ExtractiveGenerator", "split_sentences", "stem"]
+__all__ = [
+    "FROM_DEPRECATED",
+    "NOT_ENGLISH",
+    "NOT_FOUND",
+    "ExtractiveGenerator",
+    "split_sentences",
+    "stem",
+]
 
 NOT_FOUND = "I could not find information about this in the indexed documents."
+FROM_DEPRECATED = "(From a page marked deprecated; no current page says it.)"
 NOT_ENGLISH = (
     "(The extractive answerer reads questions in English only; for other languages, "
     "configure a generator backed by an LLM.)"
@@ -453,6 +461,7 @@ class ExtractiveGenerator(Generator):
         dated = max(beyond, key=lambda t: asked[t]) if beyond else None
         takes = _TAKES_TIME.search(read) is not None
         sums_asked = _amounts(read)  # ("Who approves an expense of EUR 30,000?")
+        majors = [name for name in names if _API_MAJOR.fullmatch(name)]  # ("in v1")
         head = _asked_head(read) if kind is None and names else None
         # "How do I start a return?": the numbered steps under its heading
         how_to = _HOW_TO.match(read) is not None
@@ -612,6 +621,10 @@ class ExtractiveGenerator(Generator):
                 continue
             if versions and not _names_version(unit, versions):
                 continue  # "version 2.0.0" is a name: another release's line is no answer
+            if majors and not any(_knows(_where(unit.chunk), v) for v in majors):
+                # "the v2 API ...", or a changelog's line, is no answer about v1,
+                # whatever else it names: only what is said where v1 is
+                continue
             if years and not _of_years(unit, years):
                 continue  # 2024's income is no answer for 2023's
             if sums_asked and not yes_no and _bounds_leave_out(unit.text, sums_asked):
@@ -886,13 +899,22 @@ class ExtractiveGenerator(Generator):
             )
             for chunk_id, number in numbers.items()
         )
+        text = " ".join(parts)
+        metadata: dict[str, object] = dict(_METADATA)
+        if all(is_deprecated(unit.chunk.metadata) for unit in chosen) and not asks_of_old(
+            read, (unit.chunk.metadata for unit in chosen)
+        ):
+            # where no current page answers, the old one does, and says so:
+            # "How do I authenticate?" answered from "# v1 API (deprecated)"
+            text = f"{FROM_DEPRECATED} {text}"
+            metadata["deprecated"] = True
         return Answer(
             question=question,
-            text=" ".join(parts),
+            text=text,
             citations=citations,
             hits=hits,
             grounded=True,
-            metadata=dict(_METADATA),
+            metadata=metadata,
         )
 
     def _choose(
@@ -1179,12 +1201,6 @@ def _procedure(
     single = max((c for c, _, _ in candidates), default=0.0)
     if coverage < min_relevance or coverage < single:
         return []
-    if any(
-        unit.kind == "sentence" and not unit.step and all(t in unit.terms for t in asked)
-        for _, _, unit in candidates
-        if unit not in steps
-    ):
-        return []  # "To return an item, open your order and click Start a return."
     if sum(1 for step in steps if step.step) > _FOLLOWING:
         return []
     return steps
@@ -1561,6 +1577,9 @@ def _asked_head(question: str) -> str | None:
         return None
     return terms[-1]
 
+
+_API_MAJOR = re.compile(r"v\d{1,2}")
+"""A major version a question names as a thing ("the v1 API")."""
 
 _CURRENCY_CODE = r"EUR|USD|GBP|CAD|SGD|AUD|CHF|NZD|JPY|€|\$|£"
 _AMOUNT = re.compile(

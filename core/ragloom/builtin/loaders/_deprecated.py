@@ -113,6 +113,13 @@ _ITSELF = re.compile(
 )
 """A sentence of the page about itself: "This policy has been superseded ...",
 "This page is no longer maintained" (not "... no longer valid for contractors")."""
+_DESCRIBES_OLD = re.compile(
+    r"\b(?:this|the present)\s+(?:page|document|doc|documentation|guide|article|section)\s+"
+    rf"(?:describes|documents|covers|is\s+about)\s+(?:the\s+)?(?:{_STATE}|legacy)\b",
+    re.IGNORECASE,
+)
+"""A page that says it is about the old thing: "This page describes the
+deprecated v1 API"."""
 
 _UNDERLINE = re.compile(r"^\s*(?:=+|-+|~+|\^+)\s*$")
 """A setext (or reStructuredText) heading's underline."""
@@ -148,10 +155,27 @@ def deprecated(text: str, fields: Mapping[str, Any], kind: str = "markdown") -> 
     lines = text.lstrip()[:_READ_CHARS].split("\n")
     if _status_in_opening(lines):
         return True
+    if _titled_so(lines):
+        return True
     block, after = _first_blocks(lines)
     if _marks_itself(block, after):
         return True
     return None
+
+
+_TITLE_STATE = re.compile(
+    rf"(?:[(\[]\s*(?:{_STATE})\s*[)\]]|\s[-–—:|]\s*(?:{_STATE}))[*_`]*\s*$", re.IGNORECASE
+)
+"""A title that says the page's state after its subject: ``# v1 API
+(deprecated)``, ``# Expense policy 2023 — superseded`` (not ``# Deprecated
+features``, a current page about deprecated things)."""
+
+
+def _titled_so(lines: list[str]) -> bool:
+    """Whether the text's title (its first line, a ``#`` heading or a plain
+    line) says the page's state after its subject."""
+    first = next((line.strip() for line in lines if line.strip()), "")
+    return bool(first) and _TITLE_STATE.search(first.lstrip("#").strip()) is not None
 
 
 def _status_in_opening(lines: list[str]) -> bool:
@@ -218,4 +242,4 @@ def _marks_itself(block: str, after: str) -> bool:
     if lead is not None:
         rest = lead.group("rest")
         return bool(_ABOUT_PAGE.search(rest[:200]) or _POINTER.match(rest))
-    return _ITSELF.search(block) is not None
+    return _ITSELF.search(block) is not None or _DESCRIBES_OLD.search(block) is not None
