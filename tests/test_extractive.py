@@ -4482,3 +4482,41 @@ def test_a_reviewed_case_is_answered_as_before_the_rules_that_it_escapes(
     page = replace(chunk("doc.md", text), metadata={"source": "doc.md", **metadata})
     answer = generator.generate(question, hits_of(page))
     assert answer.text.startswith(said), answer.text
+
+
+PARCELBIRD = (
+    chunk(
+        "docs/security.md",
+        "# Security\n\n## Compliance\n\nParcelbird is SOC 2 Type II certified.\n\n"
+        "## Encryption\n\nData is encrypted at rest with AES-256.\n\n"
+        "## Audit logs\n\nAudit logs are available on the Scale plan and are kept for 1 year.\n",
+    ),
+    chunk(
+        "docs/plans/growth.md",
+        "# Growth plan\n\nThe Growth plan costs $99 per month.\n\n"
+        "## Labels\n\nExtra labels on the Growth plan cost $0.05 each.\n\n"
+        "## Limits\n\nLabel history is kept for 1 year on the Growth plan.\n",
+    ),
+    chunk("docs/index.md", "# Parcelbird documentation\n\nParcelbird prints shipping labels.\n"),
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("Is Parcelbird SOC 2 certified?", "Parcelbird is SOC 2 Type II certified [1]."),
+        ("What encryption does Parcelbird use?", "Data is encrypted at rest with AES-256 [1]."),
+        ("How long are audit logs kept on the Growth plan?", NOT_FOUND),
+        ("How long is label history kept on the Growth plan?", "Label history is kept"),
+        ("How much does the Growth plan cost per year?", NOT_FOUND),
+    ],
+)
+def test_a_products_own_docs(generator: ExtractiveGenerator, question: str, said: str) -> None:
+    """A second trial, on a product's documentation: "Parcelbird SOC 2" ran
+    two names together and was known by none; the product every page is
+    about need not be repeated by its security page's sentence (where none
+    that names it answers); "How long are audit logs kept on the Growth
+    plan?" got the Growth plan's label history; and its yearly price the
+    price of extra labels on it."""
+    answer = generator.generate(question, hits_of(*PARCELBIRD))
+    assert answer.text.startswith(said), answer.text

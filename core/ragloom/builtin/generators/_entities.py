@@ -213,10 +213,40 @@ def entities(question: str, texts: Iterable[str] = ()) -> list[str]:
             current = []
     if current:
         found.append(" ".join(current))
+    # "Is Parcelbird SOC 2 certified?": two names the passages write apart
+    found = [part for name in found for part in _as_parts(name, joined)]
     labels = _labels_in_lower_case(question, joined, found)
     # "pontoon B" is Pontoon B, not B
     found = [name for name in found if not any(mentions(label, name) for label in labels)]
     return list(dict.fromkeys([*found, *labels, *_api_versions(question, joined)]))
+
+
+def _as_parts(name: str, joined: str) -> list[str]:
+    """``name`` as the passages write it: whole, or as the names they write
+    apart that it runs together ("Parcelbird SOC 2": "Parcelbird", "SOC 2"),
+    longest first; whole where they write neither."""
+    words = name.split()
+    if len(words) < 2 or not joined or mentions(joined, name):
+        return [name]
+    parts: list[str] = []
+    start = 0
+    while start < len(words):
+        end = next(
+            (
+                end
+                for end in range(len(words), start, -1)
+                if mentions(joined, " ".join(words[start:end]))
+                # (a number is no name alone: "Lab 5" is not "Lab" and "5")
+                and not any(ch.isdigit() for ch in words[start])
+                and not (end < len(words) and words[end][0].isdigit())
+            ),
+            None,
+        )
+        if end is None:
+            return [name]
+        parts.append(" ".join(words[start:end]))
+        start = end
+    return parts
 
 
 _API_VERSION = re.compile(r"(?<![\w./-])v\d{1,2}(?![\w.-])")

@@ -278,6 +278,18 @@ class ExtractiveGenerator(Generator):
     def generate(
         self, question: str, hits: Sequence[Hit], history: Sequence[Message] = ()
     ) -> Answer:
+        answer = self._generate(question, hits, history, ambient=False)
+        if answer.grounded or answer.text != NOT_FOUND:
+            return answer
+        # the product or company every page is about ("Is Parcelbird SOC 2
+        # certified?", "What encryption does Parcelbird use?"): where nothing
+        # that names it answers, a sentence of its pages that does not
+        # repeat its name may (never in place of one that names it)
+        return self._generate(question, hits, history, ambient=True)
+
+    def _generate(
+        self, question: str, hits: Sequence[Hit], history: Sequence[Message], *, ambient: bool
+    ) -> Answer:
         hits = tuple(hits)
         if history and leans_on_history(question):
             # "When did it open?" after a question about the Denver office:
@@ -350,6 +362,10 @@ class ExtractiveGenerator(Generator):
             for other in rivals(read, names, texts)
             if not _same_places(places_in(other), asked_places)
         }
+        # the product or the company the whole corpus is about: most passages
+        # name it, none names a rival (``generate`` asks again without it)
+        around = [name for name in names if _ambient(name, read, hits, rival)]
+        subjects = [name for name in names if not (ambient and name in around)]
         kind = answer_kind(read)
         asks = (asks_when(read), asks_version(read))
         picked = _PICKS_BY_RANK.match(read)
@@ -463,6 +479,7 @@ class ExtractiveGenerator(Generator):
         sums_asked = _amounts(read)  # ("Who approves an expense of EUR 30,000?")
         majors = [name for name in names if _API_MAJOR.fullmatch(name)]  # ("in v1")
         head = _asked_head(read) if kind is None and names else None
+        said_of = _subject_terms(read) - named  # ("How long are *audit logs* kept ...?")
         # "How do I start a return?": the numbered steps under its heading
         how_to = _HOW_TO.match(read) is not None
         numbered = _numbered(read) if yes_no else set()
@@ -602,7 +619,7 @@ class ExtractiveGenerator(Generator):
             if yes_no and _of_another_model(unit, names):
                 continue  # "The wok TT-32-CS works on induction" to "Does the Ceramic Pro ...?"
             only_another = yes_no and _only_another(unit.text, names)
-            if not only_another and not _about(unit, names, rival, texts):
+            if not only_another and not _about(unit, subjects, rival, texts):
                 continue
             if _opposes(read, unit.text):
                 continue  # "in the city" is no answer for "outside the city"
@@ -679,6 +696,14 @@ class ExtractiveGenerator(Generator):
                 and not any(t in unit.terms or t in unit.context for t in asked)
             ):
                 continue  # it names the entity, and says nothing of what is asked
+            if (
+                said_of
+                and not denial
+                and not said_of & (unit.terms | unit.context | unit.outer)
+            ):
+                # "How long are audit logs kept on the Growth plan?": "Label
+                # history is kept for 1 year on the Growth plan" keeps another thing
+                continue
             if (
                 head is not None
                 and not denial
@@ -1565,6 +1590,26 @@ _FORM_NOUNS = frozenset(
 is its address)."""
 
 
+_SUBJECT = re.compile(
+    r"\s*(?:how\s+(?:long|much|many|often|soon|far)|when|where|why)\s+"
+    r"(?:is|are|was|were)\s+(?:(?:the|a|an|my|your|our|their|its)\s+)?"
+    r"((?:[a-z][\w'-]*\s+){0,2}?[a-z][\w'-]*)\s+"
+    r"(?:\w+ed|\w+en|kept|held|sent|built|paid|made|done|due|available|required|allowed"
+    r"|open|closed|valid)\b",
+    re.IGNORECASE,
+)
+
+
+def _subject_terms(question: str) -> set[str]:
+    """What a "How long are audit logs kept ...?" question asks about (its
+    subject, before the participle: ``audit``, ``log``); a sentence must say
+    one of its words. Empty where the question is not so made."""
+    match = _SUBJECT.match(question)
+    if match is None:
+        return set()
+    return set(content_terms(match.group(1))) - GENERIC_STEMS
+
+
 def _asked_head(question: str) -> str | None:
     """The thing a "What is the X for/of Y?" question asks, as a term
     ("What is the bonus for an Exceeds rating?": ``bonus``), which an answer
@@ -1631,6 +1676,25 @@ def _bounds_leave_out(text: str, asked: list[tuple[str, float]]) -> bool:
                 return False  # it speaks of one of them
             said = True
     return said
+
+
+def _ambient(name: str, question: str, hits: Sequence[Hit], rival: set[str]) -> bool:
+    """Whether ``name`` is what every page is about (a product's or a
+    company's name in its own docs): the question does not make it a kind's
+    ("the Valdora tourist office"), no rival of it is written, and at least
+    two documents, and most of those hit, name it (in their text or title)."""
+    if rival or any(ch.isdigit() for ch in name):
+        return False
+    if re.search(rf"\b(?:the|a|an|our|your)\s+{re.escape(name)}\s+[a-z]", question, re.I):
+        return False  # ("the Valdora tourist office", "the Parcelbird rate limit")
+    documents: dict[str, bool] = {}
+    for hit in hits:
+        where = f"{hit.chunk.text} {hit.chunk.metadata.get('title', '')}"
+        documents[hit.chunk.document_id] = documents.get(hit.chunk.document_id, False) or (
+            mentions(where, name)
+        )
+    named = sum(documents.values())
+    return named >= 2 and named * 2 >= len(documents)
 
 
 def _fields_of(chunk: Chunk) -> frozenset[str]:
@@ -1890,6 +1954,11 @@ def _prices_another(
     # the subject's head: its last word before a preposition ("A single
     # *ticket* on the Harbour Line ...", "A lost *item*", "An extra *bed*")
     core, *complement = _SUBJECT_CORE.split(" ".join(words), 1)
+    # (what it is of, not where it holds: "Extra labels *on the Growth plan*"
+    # price labels, not the plan)
+    scope = re.match(rf"{re.escape(core)}\s+(?:on|in|at|with|during|within)\s", " ".join(words))
+    if scope is not None:
+        complement = []
     # and before a participle after it ("Hygiene *appointments* cancelled late")
     # (lower case, and followed by no noun: "Evening *guided* walks", "High Speed" are none)
     core_words = core.split()
