@@ -696,11 +696,7 @@ class ExtractiveGenerator(Generator):
                 and not any(t in unit.terms or t in unit.context for t in asked)
             ):
                 continue  # it names the entity, and says nothing of what is asked
-            if (
-                said_of
-                and not denial
-                and not said_of & (unit.terms | unit.context | unit.outer)
-            ):
+            if said_of and not denial and not said_of & (unit.terms | unit.context | unit.outer):
                 # "How long are audit logs kept on the Growth plan?": "Label
                 # history is kept for 1 year on the Growth plan" keeps another thing
                 continue
