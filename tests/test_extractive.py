@@ -4520,3 +4520,51 @@ def test_a_products_own_docs(generator: ExtractiveGenerator, question: str, said
     price of extra labels on it."""
     answer = generator.generate(question, hits_of(*PARCELBIRD))
     assert answer.text.startswith(said), answer.text
+
+
+PLANS_PAGES = (
+    chunk(
+        "docs/guides/connect-shopify.md",
+        "# Connect a Shopify store\n\nThe Shopify integration is available on the Growth and "
+        "Scale plans. The Shopify integration is not available on the Starter plan.\n",
+    ),
+    chunk(
+        "docs/security.md",
+        "# Security\n\n## Two-factor authentication\n\n"
+        "Two-factor authentication is available on every plan.\n\n## EU data residency\n\n"
+        "EU data residency is available on the Scale plan only.\n",
+    ),
+    chunk(
+        "docs/plans/starter.md",
+        "# Starter plan\n\nThe Starter plan costs $0 per month. The Growth plan and the "
+        "Scale plan add integrations.\n",
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        (
+            "Is the Shopify integration available on the Starter plan?",
+            "The Shopify integration is not available on the Starter plan [1].",
+        ),
+        (
+            "Is two-factor authentication available on the Starter plan?",
+            "Two-factor authentication is available on every plan [1].",
+        ),
+        (
+            "Is EU data residency available on the Growth plan?",
+            "EU data residency is available on the Scale plan only [1].",
+        ),
+    ],
+)
+def test_is_it_available_on_a_plan(
+    generator: ExtractiveGenerator, question: str, said: str
+) -> None:
+    """Refused with the answer at rank 1: a heading's first word ("Connect a
+    Shopify store") was taken for a sibling's name; "on every plan" holds of
+    the Starter plan; "on the Scale plan only" says no of the Growth plan,
+    whatever else it names (EU)."""
+    answer = generator.generate(question, hits_of(*PLANS_PAGES))
+    assert answer.text == said

@@ -553,8 +553,12 @@ class ExtractiveGenerator(Generator):
                 and not (unit.columns and set(content_terms(unit.columns[0])) & question_terms)
             ):
                 continue  # another setting's row (above)
-            if names_other_kind(unit.text, kinds) and not any(
-                kind in unit.context for kind, _ in kinds
+            if (
+                names_other_kind(unit.text, kinds)
+                and not any(kind in unit.context for kind, _ in kinds)
+                # ("... on the Scale plan only" answers a yes/no question of
+                # the Growth plan: no)
+                and not (yes_no and _ONLY.search(unit.text))
             ):
                 continue  # (under "## Corporate membership", it is that kind's)
             # (only for a sentence that says something else the question asks:
@@ -618,7 +622,16 @@ class ExtractiveGenerator(Generator):
                 continue  # "the 24 cm Ceramic Pro does not work" says nothing of the 28 cm
             if yes_no and _of_another_model(unit, names):
                 continue  # "The wok TT-32-CS works on induction" to "Does the Ceramic Pro ...?"
-            only_another = yes_no and _only_another(unit.text, names)
+            only_another = yes_no and (
+                _only_another(unit.text, names)
+                # "EU data residency is available on the Scale plan only" to
+                # "... on the Growth plan?": a rival's only, whatever else it names
+                or (
+                    _ONLY.search(unit.text) is not None
+                    and any(mentions(unit.text, other) for other in rival)
+                    and not all(mentions(unit.text, name) for name in names)
+                )
+            )
             if not only_another and not _about(unit, subjects, rival, texts):
                 continue
             if _opposes(read, unit.text):
@@ -1013,7 +1026,12 @@ def _heading_of_another(
     for name in said:
         rest = rest.replace(name, " ")
     asked = {word for name in names for word in name.split()}
-    return any(word in proper and word not in asked for word in _CAPITALISED.findall(rest))
+    # (a heading's first word is capitalised as any is: "Connect a Shopify store")
+    first = heading.split()[0] if heading.split() else ""
+    return any(
+        word in proper and word not in asked and word != first
+        for word in _CAPITALISED.findall(rest)
+    )
 
 
 _CAPITALISED = re.compile(r"\b[A-Z][\w'’-]+")
@@ -2380,6 +2398,25 @@ def _covered(unit: _Unit, weights: dict[str, float]) -> float:
     return covered
 
 
+_ON_EVERY = re.compile(
+    r"\b(?:on|for|in|to|with|across)\s+(?:every|all|each|any)\s+(?:of\s+(?:the|our)\s+)?"
+    r"([a-z][\w-]*)",
+    re.IGNORECASE,
+)
+"""A sentence that says its thing holds of every one of a kind: "available on every plan"."""
+
+
+def _kind_of(name: str, noun: str, texts: Sequence[str]) -> bool:
+    """Whether the passages write ``name`` as one of ``noun`` ("the Starter
+    plan" is a plan: "every plan" holds of it)."""
+    kind = stem(noun.lower())
+    return any(
+        stem(match.group(1).lower()) == kind
+        for text in texts
+        for match in re.finditer(rf"\b{re.escape(name)}\s+([a-z][\w-]*)", text)
+    )
+
+
 _UNIVERSAL = re.compile(r"(?:every|all|each|any)\s+(?:of\s+(?:the|our)\s+)?[a-z][\w-]*", re.I)
 """A sentence about every thing of a kind ("Every phone has...", "All plans...")."""
 
@@ -2406,9 +2443,18 @@ def _about(unit: _Unit, names: list[str], rival: set[str], texts: Sequence[str] 
 
     if not any(_knows(where, name) for name in names):
         # "Every phone has a two-year warranty" is about the P8 too, when the
-        # passages know a P8 (a name none of them holds is not vouched for)
+        # passages know a P8 (a name none of them holds is not vouched for);
+        # so is "Two-factor authentication is available on every plan" about
+        # the Starter plan
+        every = _ON_EVERY.search(unit.text)
         return (
-            _UNIVERSAL.match(unit.text) is not None
+            (
+                _UNIVERSAL.match(unit.text) is not None
+                or (
+                    every is not None
+                    and any(_kind_of(name, every.group(1), texts) for name in names)
+                )
+            )
             and any(mentions(t, name) for t in texts for name in names)
             and not any(mentions(unit.text, other) for other in rival)
         )
