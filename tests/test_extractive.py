@@ -4568,3 +4568,142 @@ def test_is_it_available_on_a_plan(
     whatever else it names (EU)."""
     answer = generator.generate(question, hits_of(*PLANS_PAGES))
     assert answer.text == said
+
+
+def test_a_procedure_of_a_named_thing_may_name_other_things_in_its_steps(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "How do I create an API key?": step 3 ("Click **Create key** and
+    choose Live or Test") named what the passages write before "key" as the
+    question's API does, so the whole procedure was dropped for one sentence
+    of another page."""
+    guide = chunk(
+        "docs/guides/create-api-key.md",
+        "# Create an API key\n\n1. Sign in to the dashboard.\n2. Open **Settings → API keys**.\n"
+        "3. Click **Create key** and choose Live or Test.\n4. Copy the key.\n",
+    )
+    limits = chunk("docs/api/keys.md", "# Keys\n\nA key is shown only once, when it is created.\n")
+    answer = generator.generate("How do I create an API key?", hits_of(limits, guide))
+    assert answer.text.startswith("1. Sign in to the dashboard [1]. 2. Open"), answer.text
+
+
+# a second review's cases: (question, passages as (source, text, front matter), answer's start)
+REVIEWED_AGAIN = [
+    (
+        "Is Parcelbird SOC 2 certified?",
+        [
+            ("overview.md", "# Parcelbird overview\n\nParcelbird prints shipping labels.\n", {}),
+            ("security.md", "# Security\n\nParcelbird encrypts all data at rest.\n", {}),
+            (
+                "carriers.md",
+                "# Partners\n\nOur warehouse partner, Boxly, is SOC 2 certified.\n",
+                {},
+            ),
+        ],
+        NOT_FOUND,
+    ),
+    (
+        "Does Parcelbird offer 24/7 support?",
+        [
+            ("overview.md", "# Parcelbird overview\n\nParcelbird prints shipping labels.\n", {}),
+            (
+                "support.md",
+                "# Parcelbird support\n\nParcelbird answers by email on weekdays.\n",
+                {},
+            ),
+            ("ups.md", "# UPS claims\n\nUPS offers 24/7 phone support for lost parcels.\n", {}),
+        ],
+        NOT_FOUND,
+    ),
+    (
+        "Do students get free entry?",
+        [
+            (
+                "museum.md",
+                "Staff get free entry to all exhibitions. Tickets are sold at the door.",
+                {},
+            )
+        ],
+        NOT_FOUND,
+    ),
+    (
+        "How do I fix sync errors?",
+        [
+            (
+                "sync.md",
+                "# Fixing sync errors\n\n1. Sign out of the desktop app.\n2. Delete the cache "
+                "folder.\n3. Sign in again.\n",
+                {},
+            )
+        ],
+        "1. Sign out of the desktop app [1]. 2. Delete the cache folder [1].",
+    ),
+    (
+        "How much is reimbursed for a $120 dinner?",
+        [("meals.md", "Client dinners are reimbursed up to $80 per person.", {})],
+        "Client dinners are reimbursed up to $80 per person [1].",
+    ),
+    (
+        "How long are employees required to keep receipts?",
+        [("receipts.md", "Keep all receipts for 7 years after the end of the tax year.", {})],
+        "Keep all receipts for 7 years",
+    ),
+    (
+        "How much does the Business plan cost?",
+        [("plans.md", "Each user on the Business plan costs $15 per month.", {})],
+        "Each user on the Business plan costs $15 per month [1].",
+    ),
+    (
+        "Do contractors get paid leave?",
+        [
+            (
+                "contractors.md",
+                "You get 10 days of paid leave per year.",
+                {"applies_to": "contractors"},
+            )
+        ],
+        "You get 10 days of paid leave per year [1].",
+    ),
+    (
+        "What does v2 of the expense form add?",
+        [
+            (
+                "expenses.md",
+                "# Expense form\n\nThe new form adds a receipt upload field. The old v1 form is "
+                "no longer accepted.\n",
+                {},
+            )
+        ],
+        "The new form adds a receipt upload field [1].",
+    ),
+    (
+        "How long should the cover letter be for the application?",
+        [("jobs.md", "Cover letters should be at most 400 words.", {})],
+        "Cover letters should be at most 400 words [1].",
+    ),
+    (
+        "When was the fire drill?",
+        [("drill.md", "The fire drill was at 3 pm. Everyone left within 4 minutes.", {})],
+        "The fire drill was at 3 pm [1].",
+    ),
+]
+
+
+@pytest.mark.parametrize(("question", "pages", "said"), REVIEWED_AGAIN)
+def test_a_case_of_the_second_review(
+    generator: ExtractiveGenerator, question: str, pages: list, said: str
+) -> None:
+    """Names a question runs together are each said by the sentence (Boxly's
+    SOC 2 is no Parcelbird's), the product's name is let go only on its own
+    pages, staff perks are no students', a heading's "errors" is the task a
+    question asks, a cap answers "how much" of a larger sum, "employees" is
+    no subject a sentence must say, a per-user price prices the plan,
+    `applies_to:` scopes a page, "v2 of the form" is no API, "be for the
+    application" still asks a length, and a past event may be said by its
+    clock time."""
+    chunks = [
+        replace(chunk(source, text), metadata={"source": source, **fields})
+        for source, text, fields in pages
+    ]
+    answer = generator.generate(question, hits_of(*chunks))
+    assert answer.text.startswith(said), answer.text

@@ -189,6 +189,11 @@ def test_file_loader_metadata_may_override_title(tmp_path, context):
         ("# Travel policy 2023 — superseded\n\nTrips need approval.\n", True),
         ("# v1 API\n\nThis page describes the deprecated v1 API. Use v2.\n", True),
         ("# Deprecated features\n\nThe `--old` flag is deprecated.\n", None),
+        # a benefit retired, a project archived, a migration guide: current pages
+        ("# Health benefits (retired)\n\nThe gym benefit ended in 2024.\n", None),
+        ("# Projects | Archived\n\n- Apollo\n", None),
+        ("# Foo - Archived\n\nFoo is a tool.\n", None),
+        ("# Fields\n\nThis page describes the deprecated fields and how to replace them.\n", None),
         # a discontinued product's page is still the truth about it
         ("# Fry Pan 26 cm (TT-26-NS)\n\nStatus: discontinued\n\nIt is replaced by TT-28.\n", None),
         ("---\nstatus: discontinued\n---\n# Fry Pan 26 cm\n\nIts coating is PTFE.\n", None),
@@ -579,9 +584,29 @@ def test_json_files_a_written_include_leaves_out_are_noted(tmp_path, context, re
         )
     ]
     reports.clear()
+    # a YAML sample is a document too (a second trial's CLI config sample),
+    # a tree's mkdocs.yml and pyproject.toml are tools'
+    write(tmp_path, "docs/samples/cli.yaml", "carrier: ups\n")
+    write(tmp_path, "docs/mkdocs.yml", "site_name: x\n")
+    write(tmp_path, "docs/pyproject.toml", "[project]\n")
+    assert ids(load_dir(context, "docs", include=["**/*.md", "**/*.json"])) == [
+        "docs/a.md",
+        "docs/data/holiday-closures.json",
+    ]
+    assert reports == [
+        (
+            "docs",
+            "1 file that ragloom can read (.yaml) is left out by `include` (such as "
+            "samples/cli.yaml); add its pattern to `include` to index it, or "
+            "`exclude` it to silence this",
+        )
+    ]
+    (tmp_path / "docs/samples/cli.yaml").unlink()
+    reports.clear()
     got = load_dir(context, "docs", include=["**/*.md", "**/*.json"])
     assert ids(got) == ["docs/a.md", "docs/data/holiday-closures.json"]
     assert "Buffalo" in got[1].text
+    assert reports == []
     assert ids(load_dir(context, "docs")) == ["docs/a.md"]
     assert reports == []
 

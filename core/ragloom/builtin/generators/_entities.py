@@ -257,7 +257,14 @@ def _api_versions(question: str, joined: str) -> list[str]:
     """The major versions a question names ("What is the API key header in
     v1?") where the passages write another one too ("the v2 API"): each is a
     name, and what is said of the other is no answer."""
-    asked = list(dict.fromkeys(_API_VERSION.findall(question)))
+    # (not "v2 of the expense form": a form's version)
+    asked = list(
+        dict.fromkeys(
+            m.group(0)
+            for m in _API_VERSION.finditer(question)
+            if not re.match(r"\s+of\b", question[m.end() :])
+        )
+    )
     written = set(re.findall(r"(?<![\w.-])v\d{1,2}(?![\w.-])", joined))
     return [v for v in asked if written - {v}]
 
@@ -715,6 +722,12 @@ OUTSIDERS = frozenset(
 "The wellness allowance is CAD 500" is the employees', not the contractors'.
 (A manager or a director is an employee: those rules are theirs too.)"""
 STAFF = frozenset(stem(word) for word in ("staff", "employee", "worker"))
+INSIDERS = STAFF | frozenset(
+    stem(word)
+    for word in ("manager", "director", "lead", "supervisor", "engineer", "executive", "hire")
+)
+"""The staff and its roles: what "employees" get, a manager gets (not a
+student, a member or a child: "Staff get free entry")."""
 """The groups everyone is in, in a handbook: what they get, a manager gets."""
 
 
@@ -883,7 +896,8 @@ _OWN_KINDS = tuple(
         # "how long must a password be?": a measure ("at least 14 characters")
         (
             r"\bhow long (?:must|should|can|could|may|does|do|has to|have to|needs? to)\s+"
-            r"(?!(?:i|we|you|they|he|she|it)\b)(?:[\w-]+\s+){1,3}?be\s*[?.!]*\s*$",
+            r"(?!(?:i|we|you|they|he|she|it)\b)(?:[\w-]+\s+){1,3}?be"
+            r"(?:\s+(?:for|in|on|at|with|when|if)\b[^?]*)?\s*[?.!]*\s*$",
             "size",
         ),
         # "how long is the ride/route/trail": a time or a length ("42 km")
@@ -892,7 +906,11 @@ _OWN_KINDS = tuple(
         # "what time does the show start?": a clock time, not a date
         (r"\bwhat time\b", "clock"),
         # "when did the office open?": a date, not its opening hours
-        (r"^when (?:did|was|were)\b", "past"),
+        (
+            r"^when (?:did|was|were)\b.*\b(?:open|opened|start|started|launch|launched|found"
+            r"|founded|establish|established|begin|began|introduced|created|built|join|joined)\b",
+            "past",
+        ),
         (r"\bhow (?:fast|quickly)\b|^when\b", "time"),
     )
 )

@@ -30,6 +30,7 @@ from ._current import asks_of_old, is_deprecated, old_words
 from ._entities import (
     ANY_LEAVE,
     GROUP_WORDS,
+    INSIDERS,
     LEAVE_KINDS,
     NAMED_VERSION,
     NUMBER_WORDS,
@@ -366,6 +367,13 @@ class ExtractiveGenerator(Generator):
         # name it, none names a rival (``generate`` asks again without it)
         around = [name for name in names if _ambient(name, read, hits, rival)]
         subjects = [name for name in names if not (ambient and name in around)]
+        # names the question runs together ("Is Parcelbird SOC 2 certified?"):
+        # a sentence says each (Boxly's SOC 2 is no answer)
+        run = [
+            name
+            for name in names
+            if any(f"{name} {other}" in worded or f"{other} {name}" in worded for other in names)
+        ]
         kind = answer_kind(read)
         asks = (asks_when(read), asks_version(read))
         picked = _PICKS_BY_RANK.match(read)
@@ -476,7 +484,10 @@ class ExtractiveGenerator(Generator):
         beyond = [t for t in asked if t not in years and t not in named] if years else []
         dated = max(beyond, key=lambda t: asked[t]) if beyond else None
         takes = _TAKES_TIME.search(read) is not None
-        sums_asked = _amounts(read)  # ("Who approves an expense of EUR 30,000?")
+        # ("Who approves an expense of EUR 30,000?": a rule for sums up to EUR
+        # 25,000 names no one; but "How much of a $120 dinner is paid back?"
+        # is answered by "up to $80")
+        sums_asked = _amounts(read) if _WHO_OR_WHICH.match(read) else []
         majors = [name for name in names if _API_MAJOR.fullmatch(name)]  # ("in v1")
         head = _asked_head(read) if kind is None and names else None
         said_of = _subject_terms(read) - named  # ("How long are *audit logs* kept ...?")
@@ -588,7 +599,7 @@ class ExtractiveGenerator(Generator):
                 # ("Employees get 25 days" is what managers get too)
                 and not (
                     received is not None
-                    and received[0] not in OUTSIDERS
+                    and received[0] in INSIDERS
                     and set(_groups_in(unit.text)) <= STAFF
                     and bool(_groups_in(unit.text))
                 )
@@ -634,6 +645,14 @@ class ExtractiveGenerator(Generator):
             )
             if not only_another and not _about(unit, subjects, rival, texts):
                 continue
+            if run and not all(
+                _knows(_said_by(unit), name)
+                or (name in around and ambient and _document_names(unit.chunk, hits, name))
+                for name in run
+            ):
+                continue  # "Our warehouse partner, Boxly, is SOC 2 certified"
+            if ambient and around and not any(_document_names(unit.chunk, hits, n) for n in around):
+                continue  # (a page that never names the product: "UPS offers 24/7 support")
             if _opposes(read, unit.text):
                 continue  # "in the city" is no answer for "outside the city"
             if proper and _heading_of_another(unit, names, proper, headings):
@@ -812,8 +831,10 @@ class ExtractiveGenerator(Generator):
             if how_to and not yes_no
             else []
         )
-        if names and not all(_about(step, names, rival, texts) for step in steps):
-            steps = []  # (a procedure is quoted whole or not at all)
+        if steps and subjects and not any(_knows(_where(steps[0].chunk), n) for n in subjects):
+            # (a procedure is of what its page names; a step may name another
+            # thing in passing: "Click **Create key** and choose Live or Test")
+            steps = []
         told: dict[str, str] = {}  # chunk id -> what tells its document apart
         if steps:
             # the procedure, step by step, in its list's order
@@ -1184,8 +1205,7 @@ _NOT_STEPS = frozenset(
      "eligibility", "eligible", "prerequisite", "prerequisites", "history", "mistake",
      "mistakes", "changes", "changelog", "troubleshooting", "problem", "problems", "error",
      "errors", "exception", "exceptions", "exclusion", "exclusions", "limitation",
-     "limitations", "restriction", "restrictions", "known", "issues", "faq", "tips",
-     "warning", "warnings", "if"}
+     "limitations", "restriction", "restrictions", "faq", "warning", "warnings"}
 )  # fmt: skip
 """A list heading's words that say its items are no steps of what is asked
 ("Items we cannot return", "If the reset does not work", "Before you install")."""
@@ -1224,8 +1244,11 @@ def _procedure(
             ),
             "",
         )
-        if {w.lower() for w in TOKEN.findall(f"{steps[0].heading} {intro}")} & _NOT_STEPS:
-            continue  # "Items we cannot return", "Before you install", "these changes:"
+        said = {w.lower() for w in TOKEN.findall(f"{steps[0].heading} {intro}")}
+        if any(stem(w) not in asked for w in said & _NOT_STEPS):
+            # "Items we cannot return", "Before you install", "these changes:"
+            # (but "How do I fix sync errors?" asks the "Fixing sync errors" steps)
+            continue
         if sum(bool(_DATED_ITEM.match(step.text)) for step in steps) * 2 > len(steps):
             continue  # "1. 2015: the co-op is founded": a history, not steps
         headings = steps[0].outer | steps[0].context
@@ -1621,7 +1644,8 @@ def _subject_terms(question: str) -> set[str]:
     match = _SUBJECT.match(question)
     if match is None:
         return set()
-    return set(content_terms(match.group(1))) - GENERIC_STEMS
+    # (not the people it asks of: "How long are employees required to keep receipts?")
+    return set(content_terms(_GROUP.sub(" ", match.group(1)))) - GENERIC_STEMS
 
 
 def _asked_head(question: str) -> str | None:
@@ -1639,6 +1663,8 @@ def _asked_head(question: str) -> str | None:
 
 _API_MAJOR = re.compile(r"v\d{1,2}")
 """A major version a question names as a thing ("the v1 API")."""
+
+_WHO_OR_WHICH = re.compile(r"\s*(?:who|whom|which|what\s+(?:role|team|person|level))\b", re.I)
 
 _CURRENCY_CODE = r"EUR|USD|GBP|CAD|SGD|AUD|CHF|NZD|JPY|€|\$|£"
 _AMOUNT = re.compile(
@@ -1692,6 +1718,36 @@ def _bounds_leave_out(text: str, asked: list[tuple[str, float]]) -> bool:
     return said
 
 
+_PER_HEAD = frozenset(
+    stem(w) for w in ("user", "seat", "member", "person", "licence", "license", "agent", "head")
+)
+"""What a plan is priced by ("Each user on the Business plan costs $15")."""
+
+
+def _said_by(unit: _Unit) -> str:
+    """What a unit says and sits under, in lower case: its text, heading,
+    section and document title (not the rest of its chunk)."""
+    metadata = unit.chunk.metadata
+    return " ".join(
+        str(part)
+        for part in (
+            unit.text,
+            unit.heading,
+            metadata.get("section", ""),
+            metadata.get("title", ""),
+        )
+    ).lower()
+
+
+def _document_names(chunk: Chunk, hits: Sequence[Hit], name: str) -> bool:
+    """Whether the chunk's document, in any of its hits (text or title), names ``name``."""
+    return any(
+        mentions(f"{hit.chunk.text} {hit.chunk.metadata.get('title', '')}", name)
+        for hit in hits
+        if hit.chunk.document_id == chunk.document_id
+    )
+
+
 def _ambient(name: str, question: str, hits: Sequence[Hit], rival: set[str]) -> bool:
     """Whether ``name`` is what every page is about (a product's or a
     company's name in its own docs): the question does not make it a kind's
@@ -1726,7 +1782,8 @@ def _fields_of(chunk: Chunk) -> frozenset[str]:
 _SCOPE_FIELDS = frozenset(
     {"office", "region", "country", "city", "location", "site", "campus", "branch", "store",
      "team", "department", "product", "plan", "edition", "tier", "platform", "audience",
-     "role", "carrier", "market"}
+     "role", "carrier", "market", "applies_to", "for", "scope", "group", "employment",
+     "employee_type", "contract"}
 )  # fmt: skip
 """Front matter fields that say where or to whom a whole page applies
 (``office: Lisbon``); a free-text one (``summary:``) says what it holds, not
@@ -1971,8 +2028,8 @@ def _prices_another(
     # (what it is of, not where it holds: "Extra labels *on the Growth plan*"
     # price labels, not the plan)
     scope = re.match(rf"{re.escape(core)}\s+(?:on|in|at|with|during|within)\s", " ".join(words))
-    if scope is not None:
-        complement = []
+    if scope is not None and not set(content_terms(core)) & _PER_HEAD:
+        complement = []  # ("Each *user* on the Business plan costs $15" prices the plan)
     # and before a participle after it ("Hygiene *appointments* cancelled late")
     # (lower case, and followed by no noun: "Evening *guided* walks", "High Speed" are none)
     core_words = core.split()

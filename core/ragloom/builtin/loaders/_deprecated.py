@@ -23,7 +23,12 @@ marked ``deprecated: true`` in its metadata, which retrieval
   page describes 1.x", "Use the v2 guide"); a line led by the state that
   points elsewhere (``**Deprecated:** use the v2 guide``); or a sentence of
   the page about itself ("This policy has been replaced by ...", "This page
-  is no longer maintained").
+  is no longer maintained", "This page describes the deprecated v1 API",
+  not a migration guide's "... and how to replace them");
+- its title, where it says the page's state after its subject, in brackets
+  or after a dash: ``# v1 API (deprecated)``, ``# Travel policy 2023 —
+  superseded`` (deprecated, superseded, obsolete, outdated: "retired" and
+  "archived" are said of a benefit or a project).
 
 A mark about one item of a current page says nothing of the page: a
 changelog's ``**Deprecated**`` section, ``Deprecated: the --old flag``, a
@@ -115,7 +120,9 @@ _ITSELF = re.compile(
 "This page is no longer maintained" (not "... no longer valid for contractors")."""
 _DESCRIBES_OLD = re.compile(
     r"\b(?:this|the present)\s+(?:page|document|doc|documentation|guide|article|section)\s+"
-    rf"(?:describes|documents|covers|is\s+about)\s+(?:the\s+)?(?:{_STATE}|legacy)\b",
+    rf"(?:describes|documents|covers|is\s+about)\s+(?:the\s+)?(?:{_STATE}|legacy)\b"
+    # (not a migration guide: "... the deprecated fields and how to replace them")
+    r"(?![^.]*\b(?:how\s+to|replac\w*|migrat\w*|move\s+(?:off|to|from)|upgrad\w*)\b)",
     re.IGNORECASE,
 )
 """A page that says it is about the old thing: "This page describes the
@@ -163,8 +170,12 @@ def deprecated(text: str, fields: Mapping[str, Any], kind: str = "markdown") -> 
     return None
 
 
+_DOCUMENT_STATES = "deprecated|superseded|obsolete|outdated"
+"""What a title says of a page itself ("retired" and "archived" say as much of
+a benefit or a project: "# Health benefits (retired)" is a current page)."""
 _TITLE_STATE = re.compile(
-    rf"(?:[(\[]\s*(?:{_STATE})\s*[)\]]|\s[-–—:|]\s*(?:{_STATE}))[*_`]*\s*$", re.IGNORECASE
+    rf"(?:[(\[]\s*(?:{_DOCUMENT_STATES})\s*[)\]]|\s[-–—]\s*(?:{_DOCUMENT_STATES}))[*_`]*\s*$",
+    re.IGNORECASE,
 )
 """A title that says the page's state after its subject: ``# v1 API
 (deprecated)``, ``# Expense policy 2023 — superseded`` (not ``# Deprecated

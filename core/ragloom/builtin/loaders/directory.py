@@ -71,6 +71,11 @@ TOOL_CONFIG_FILES = frozenset(
         "composer.json", "cspell.json", "deno.json", "firebase.json", "jsconfig.json",
         "lerna.json", "manifest.json", "nx.json", "package-lock.json", "package.json",
         "pyrightconfig.json", "renovate.json", "turbo.json", "vercel.json",
+        "mkdocs.yml", "mkdocs.yaml", "docker-compose.yml", "docker-compose.yaml",
+        "compose.yml", "compose.yaml", "codecov.yml", "environment.yml", "pnpm-lock.yaml",
+        "pnpm-workspace.yaml", "readthedocs.yml", "readthedocs.yaml", "ragloom.yaml",
+        "ragloom.yml", "ragloom.toml", "pyproject.toml", "cargo.toml", "netlify.toml",
+        "poetry.lock", "uv.lock", "pubspec.yaml", "action.yml", "action.yaml",
     }
 )  # fmt: skip
 """The names of a tree's tool configs (a JavaScript project's
@@ -191,14 +196,18 @@ class DirectoryLoader(Loader):
         self._sources: tuple[Path, ...] | None = None
         # files a narrowed ``include`` leaves out that ragloom reads: what the
         # default loads, and tables (.csv, .tsv, .xlsx: a price list left out
-        # of `ragloom init`'s include, with nothing said); and .json files,
-        # read as plain text, where the user wrote the `include` (the
+        # of `ragloom init`'s include, with nothing said); and .json, .yaml
+        # and .toml files, read as plain text, where the user wrote the `include` (the
         # default's leaves a tree's package.json and tsconfig.json out unsaid)
         self._readable = _any_of(
             [
                 *DEFAULT_INCLUDE,
                 *(f"**/*{e}" for e in sorted(TABLE_EXTENSIONS | XLSX_EXTENSIONS)),
-                *(["**/*.json"] if "include" in self.config.model_fields_set else []),
+                *(
+                    ["**/*.json", "**/*.yaml", "**/*.yml", "**/*.toml"]
+                    if "include" in self.config.model_fields_set
+                    else []
+                ),
             ]
         )
         # files of records (.jsonl) it leaves out: read whole as plain text,
