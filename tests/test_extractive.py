@@ -4682,6 +4682,11 @@ REVIEWED_AGAIN = [
         "Cover letters should be at most 400 words [1].",
     ),
     (
+        "Can the helpdesk reset my MFA by email?",
+        [("mfa.md", "The helpdesk never resets MFA by email alone.", {})],
+        "The helpdesk never resets MFA by email alone [1].",
+    ),
+    (
         "When was the fire drill?",
         [("drill.md", "The fire drill was at 3 pm. Everyone left within 4 minutes.", {})],
         "The fire drill was at 3 pm [1].",
@@ -4707,3 +4712,34 @@ def test_a_case_of_the_second_review(
     ]
     answer = generator.generate(question, hits_of(*chunks))
     assert answer.text.startswith(said), answer.text
+
+
+def test_a_question_about_v1_is_answered_by_what_is_said_of_v1(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "What is the rate limit on the Scale plan in v1?" got a changelog's
+    "Raised the Scale plan's rate limit to 100 requests per second" (the v2
+    API's); and the deprecated v1 page, asked about, is quoted as it is."""
+    v1 = replace(
+        chunk(
+            "docs/api/v1-deprecated.md",
+            "# v1 API (deprecated)\n\nThe v1 API allowed 2 requests per second on every plan. "
+            "In v1, labels could be voided within 14 days.\n",
+        ),
+        metadata={
+            "source": "docs/api/v1-deprecated.md",
+            "title": "v1 API (deprecated)",
+            "deprecated": True,
+        },
+    )
+    changelog = chunk(
+        "docs/changelog.md",
+        "# Changelog\n\n## 3.4.0\n\n- Raised the Scale plan's rate limit to 100 requests per "
+        "second.\n",
+    )
+    rate = generator.generate(
+        "What is the rate limit on the Scale plan in v1?", hits_of(changelog, v1)
+    )
+    assert "100 requests" not in rate.text, rate.text
+    void = generator.generate("How long could labels be voided in v1?", hits_of(changelog, v1))
+    assert void.text == "In v1, labels could be voided within 14 days [1].", void.text

@@ -45,18 +45,22 @@ def old_words(question: str) -> set[str]:
     return {match.group(1).lower() for match in _OLD_DOCUMENT.finditer(question)}
 
 
+_MAJOR = re.compile(r"(?<![\w.-])v\d{1,2}(?![\w.-])")
+"""A major version as a name ("the v1 API"), which a deprecated page's title may hold."""
+
+
 def asks_of_old(question: str, metadata: Iterable[Mapping[str, Any]]) -> bool:
     """Whether the question asks about what a deprecated page says (module
     docs). ``metadata``: the candidates' chunks' metadata."""
     if _OLD_DOCUMENT.search(question):
         return True
-    asked = set(YEAR.findall(question)) | versions_in(question)
+    asked = set(YEAR.findall(question)) | versions_in(question) | set(_MAJOR.findall(question))
     if not asked:
         return False
     old: set[str] = set()
     new: set[str] = set()
     for fields in metadata:
         where = " ".join(str(fields.get(key) or "") for key in ("title", "section", "source"))
-        named = (set(YEAR.findall(where)) | versions_in(where)) & asked
+        named = (set(YEAR.findall(where)) | versions_in(where) | set(_MAJOR.findall(where))) & asked
         (old if is_deprecated(fields) else new).update(named)
     return bool(old - new)

@@ -255,8 +255,8 @@ _API_VERSION = re.compile(r"(?<![\w./-])v\d{1,2}(?![\w.-])")
 
 def _api_versions(question: str, joined: str) -> list[str]:
     """The major versions a question names ("What is the API key header in
-    v1?") where the passages write another one too ("the v2 API"): each is a
-    name, and what is said of the other is no answer."""
+    v1?") where the passages write it or another one ("the v2 API"): each is
+    a name, and what is said of the other is no answer."""
     # (not "v2 of the expense form": a form's version)
     asked = list(
         dict.fromkeys(
@@ -266,7 +266,9 @@ def _api_versions(question: str, joined: str) -> list[str]:
         )
     )
     written = set(re.findall(r"(?<![\w.-])v\d{1,2}(?![\w.-])", joined))
-    return [v for v in asked if written - {v}]
+    # (another one written, or the asked one: "The v1 API allowed 2 requests
+    # per second" beside a changelog that names no version)
+    return [v for v in asked if written - {v} or v in written]
 
 
 _LOWER_LABEL = re.compile(r"\b([a-z]{3,})\s+(\d{1,3}|[a-zA-Z])\b(?![\w-])")
@@ -881,7 +883,8 @@ _OWN_KINDS = tuple(
         (
             r"\be-?mail\s+address"
             r"|(?<!work )(?<!personal )(?<!company )(?<!business )(?<!corporate )(?<!private )"
-            r"(?<!school )\be-?mail\b(?!\s+(?:me|us|you|them|account|accounts|signature|client"
+            r"(?<!school )(?<!by )(?<!via )(?<!over )(?<!through )"
+            r"\be-?mail\b(?!\s+(?:me|us|you|them|account|accounts|signature|client"
             r"|app|notifications?|newsletters?|marketing|settings|alerts?|forwarding|server"
             r"|inbox|on|from)\b)",
             "email",
