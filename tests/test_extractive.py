@@ -4743,3 +4743,46 @@ def test_a_question_about_v1_is_answered_by_what_is_said_of_v1(
     assert "100 requests" not in rate.text, rate.text
     void = generator.generate("How long could labels be voided in v1?", hits_of(changelog, v1))
     assert void.text == "In v1, labels could be voided within 14 days [1].", void.text
+
+
+def test_a_question_that_names_none_of_its_siblings_gets_each(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "How long is label history kept?" got the Starter plan's 90 days
+    alone, which reads as the answer for every plan; each plan's sentence of
+    that shape is said (and so is each office's page where only their front
+    matter tells them apart)."""
+    plans = [
+        chunk(
+            f"docs/plans/{plan.lower()}.md",
+            f"# {plan} plan\n\nLabel history is kept for {kept} on the {plan} plan.\n",
+        )
+        for plan, kept in (("Starter", "90 days"), ("Growth", "1 year"), ("Scale", "7 years"))
+    ]
+    answer = generator.generate("How long is label history kept?", hits_of(*plans))
+    assert answer.text == (
+        "Label history is kept for 90 days on the Starter plan [1]. Label history is kept for "
+        "1 year on the Growth plan [2]. Label history is kept for 7 years on the Scale plan [3]."
+    )
+    # a question that names one gets that one
+    growth = generator.generate(
+        "How long is label history kept on the Growth plan?", hits_of(*plans)
+    )
+    assert growth.text == "Label history is kept for 1 year on the Growth plan [1]."
+    offices = [
+        replace(
+            chunk(
+                f"docs/offices/{city.lower()}.md",
+                f"## Parental leave\n\nEmployees receive "
+                f"{weeks} weeks of fully paid parental leave.\n",
+            ),
+            metadata={"source": f"docs/offices/{city.lower()}.md", "office": city},
+        )
+        for city, weeks in (("Toronto", 16), ("Singapore", 12), ("Lisbon", 20))
+    ]
+    leave = generator.generate("How long is parental leave?", hits_of(*offices))
+    assert leave.text == (
+        "Toronto (office): Employees receive 16 weeks of fully paid parental leave [1]. "
+        "Singapore (office): Employees receive 12 weeks of fully paid parental leave [2]. "
+        "Lisbon (office): Employees receive 20 weeks of fully paid parental leave [3]."
+    )

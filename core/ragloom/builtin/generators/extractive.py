@@ -873,11 +873,19 @@ class ExtractiveGenerator(Generator):
             # Austin office's leave): both, each said with what tells them apart
             if len(chosen) == 1 and not names and chosen[0].chunk.metadata.get("record_id") is None:
                 # (not a table's records: the one the question names answers, not each)
-                twin = _twin(chosen[0], [unit for _, unit in eligible])
-                if twin is not None:
-                    told = _told_apart(chosen[0], twin)
-                    if told:
-                        chosen = [chosen[0], twin]
+                # (every such document: "How long is parental leave?" on three
+                # offices' pages)
+                for twin in _twins(chosen[0], [unit for _, _, unit in candidates]):
+                    apart = _told_apart(chosen[0], twin)
+                    if twin.chunk.id in apart:
+                        told.update(apart)
+                        chosen = [*chosen, twin]
+            if chosen and not names and not told and not asked_places and not yes_no:
+                # "How long is label history kept?" where each plan has its
+                # sentence of one shape ("... for 90 days on the Starter
+                # plan", "... for 1 year on the Growth plan"): each, not the
+                # first alone (which reads as the answer for all)
+                chosen = _with_siblings(chosen, [unit for _, _, unit in candidates])
             each = set(asked_places) - origins(read)  # ("from Germany to France": France's)
             if len(each) > 1:
                 # "in Canada and the UK?": each one's sentence, or no answer that
@@ -1310,6 +1318,47 @@ def _numbered_lists(units: list[_Unit]) -> list[list[_Unit]]:
     return lists
 
 
+_SIBLINGS = 5
+"""The most sentences of one shape said for a question that names none of them."""
+_FIGURE_PHRASE = re.compile(r"[$€£]?\d[\d.,]*%?(?:\s+[a-z]+)?")
+_NAME_WORD = re.compile(r"(?<=\S\s)[A-Z][\w-]*(?:\s+[A-Z0-9][\w-]*)*")
+
+
+def _shape(text: str) -> tuple[str, tuple[str, ...]]:
+    """A sentence with its figures (and the word after each) and its names
+    (capitalised words past its first) masked, and the names: "Label history
+    is kept for 90 days on the Starter plan" and "... for 1 year on the
+    Growth plan" have one shape."""
+    masked = _FIGURE_PHRASE.sub("#", text)
+    names = tuple(_NAME_WORD.findall(masked))
+    return _NAME_WORD.sub("N", masked).lower(), names
+
+
+def _with_siblings(chosen: list[_Unit], candidates: list[_Unit]) -> list[_Unit]:
+    """``chosen`` with the sentences of the first one's shape that name
+    others in its place ("In Lisbon, employees get 25 days of annual leave",
+    "In Toronto, ... 15 days"), up to ``_SIBLINGS`` in all, when there are
+    any; as it is when its first sentence names nothing or there are more."""
+    first = chosen[0]
+    if first.kind not in {"sentence", "bullet"}:
+        return chosen
+    shape, names = _shape(first.text)
+    if not names or not any(ch.isdigit() for ch in first.text):
+        return chosen
+    siblings: list[_Unit] = []
+    said = {names}
+    for unit in candidates:
+        if unit.kind not in {"sentence", "bullet"} or any(unit.text == u.text for u in chosen):
+            continue
+        other_shape, other_names = _shape(unit.text)
+        if other_shape == shape and other_names not in said:
+            said.add(other_names)
+            siblings.append(unit)
+    if not siblings or len(siblings) + 1 > _SIBLINGS:
+        return chosen
+    return [first, *siblings]
+
+
 def _commands(lines: list[_Unit]) -> list[_Unit]:
     """The command lines of a shell session (``$ ...``, with the lines a
     trailing ``\\`` continues it on), not what they print: all of them, or
@@ -1582,21 +1631,24 @@ def _contrasts(text: str) -> set[str]:
 _FIGURES = re.compile(r"\d[\d.,:]*")
 
 
-def _twin(best: _Unit, others: list[_Unit]) -> _Unit | None:
-    """A unit of another document that says what ``best`` says but for its
-    figures ("Employees receive 14 weeks of fully paid parental leave." in
-    the Berlin office's page, 16 in the Austin office's)."""
+def _twins(best: _Unit, others: list[_Unit]) -> list[_Unit]:
+    """The units of other documents, one each, that say what ``best`` says but
+    for its figures ("Employees receive 14 weeks of fully paid parental
+    leave." in the Berlin office's page, 16 in the Austin office's); none
+    when there are more than ``_SIBLINGS`` in all."""
     if not _FIGURES.search(best.text):
-        return None
+        return []
     shape = _FIGURES.sub("#", best.text)
+    found: dict[str, _Unit] = {}
     for unit in others:
         if (
             unit.chunk.document_id != best.chunk.document_id
+            and unit.chunk.document_id not in found
             and unit.text != best.text
             and _FIGURES.sub("#", unit.text) == shape
         ):
-            return unit
-    return None
+            found[unit.chunk.document_id] = unit
+    return list(found.values()) if len(found) + 1 <= _SIBLINGS else []
 
 
 _OWN_FIELDS = frozenset(
