@@ -4786,3 +4786,24 @@ def test_a_question_that_names_none_of_its_siblings_gets_each(
         "Singapore (office): Employees receive 12 weeks of fully paid parental leave [2]. "
         "Lisbon (office): Employees receive 20 weeks of fully paid parental leave [3]."
     )
+
+
+def test_a_status_code_and_a_thing_free_in_other_words(generator: ExtractiveGenerator) -> None:
+    """ "What does HTTP 402 mean?" was refused where the errors table's row
+    starts with 402 (no passage writes "HTTP 402"); "Is Saturday delivery
+    free with USPS?" where it is "included at no extra cost"."""
+    errors = chunk(
+        "docs/api/errors.md",
+        "# Error codes\n\n| HTTP status | Code | Meaning |\n|---|---|---|\n"
+        "| 401 | unauthorized | The API key is missing |\n"
+        "| 402 | label_quota_exceeded | The monthly labels are used up |\n",
+    )
+    carriers = chunk(
+        "docs/carriers.md",
+        "## Saturday delivery\n\nFor UPS, Saturday delivery costs $8 extra. For USPS, Saturday "
+        "delivery is included at no extra cost.\n",
+    )
+    code = generator.generate("What does HTTP 402 mean?", hits_of(errors, carriers))
+    assert code.text.startswith("HTTP status: 402; Code: label_quota_exceeded"), code.text
+    free = generator.generate("Is Saturday delivery free with USPS?", hits_of(carriers, errors))
+    assert free.text == "For USPS, Saturday delivery is included at no extra cost [1]."

@@ -215,10 +215,25 @@ def entities(question: str, texts: Iterable[str] = ()) -> list[str]:
         found.append(" ".join(current))
     # "Is Parcelbird SOC 2 certified?": two names the passages write apart
     found = [part for name in found for part in _as_parts(name, joined)]
+    # "What does HTTP 402 mean?": the status code, as an errors table writes it
+    found = [_status_code(name, joined) for name in found]
     labels = _labels_in_lower_case(question, joined, found)
     # "pontoon B" is Pontoon B, not B
     found = [name for name in found if not any(mentions(label, name) for label in labels)]
     return list(dict.fromkeys([*found, *labels, *_api_versions(question, joined)]))
+
+
+_STATUS = re.compile(r"(?:HTTPS?|Error|Status|Code)\s+([1-5]\d\d)", re.IGNORECASE)
+
+
+def _status_code(name: str, joined: str) -> str:
+    """An HTTP status the question names with its protocol's or a kind's word
+    ("HTTP 402", "Error 404"), as the passages write it: the code alone,
+    where they write that and not the name."""
+    match = _STATUS.fullmatch(name)
+    if match is None or mentions(joined, name) or not mentions(joined, match.group(1)):
+        return name
+    return match.group(1)
 
 
 def _as_parts(name: str, joined: str) -> list[str]:
@@ -1732,6 +1747,8 @@ def unknown_acronym(question: str, texts: Iterable[str]) -> str | None:
     are about something else, and what they say answers another question. A
     question written in capitals names none; one of two parts may be answered."""
     found = [a for a in _ACRONYM.findall(question) if a not in _CHAT_ACRONYMS]
+    # ("HTTP 402": the protocol's name says what the code is, not what it is of)
+    found = [a for a in found if not re.search(rf"\b{a}\s+[1-5]\d\d\b", question)]
     if not found or sum(ch.isupper() for ch in question) > len(question) / 3:
         return None
     if two_parts(question):

@@ -717,6 +717,8 @@ class ExtractiveGenerator(Generator):
                 and not (t in _PAYING and fits_kind("money", unit.text))
                 # "a discount": "20% off", "half price" say it
                 and not (t == "discount" and _PRICE_OFF.search(unit.text) is not None)
+                # "free": "at no extra cost", "included at no charge" say it
+                and not (t == _FREE and _NO_COST.search(unit.text) is not None)
                 # "Is it open on Mondays?": "It is closed on Mondays" says no
                 and not (_OPPOSITES.get(t, frozenset()) & unit.terms)
             ]
@@ -2939,6 +2941,14 @@ class _Unit:
     step: str = ""
     """A procedure's step number as its list writes it (``2.``), said before it."""
 
+
+_NO_COST = re.compile(
+    r"\b(?:at|for|with)\s+no\s+(?:extra\s+|additional\s+)?(?:cost|charge|fee)\b"
+    r"|\bfree of charge\b|\bcosts? nothing\b|\bat no cost\b",
+    re.IGNORECASE,
+)
+"""What says a thing is free without the word: "included at no extra cost"."""
+_FREE = stem("free")
 
 _FIELDS = re.compile(r"^[a-z][\w ]{0,40}: \S", re.MULTILINE)
 """A field of a record as the records loaders write it (``field_labels``)."""
