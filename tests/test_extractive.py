@@ -4807,3 +4807,48 @@ def test_a_status_code_and_a_thing_free_in_other_words(generator: ExtractiveGene
     assert code.text.startswith("HTTP status: 402; Code: label_quota_exceeded"), code.text
     free = generator.generate("Is Saturday delivery free with USPS?", hits_of(carriers, errors))
     assert free.text == "For USPS, Saturday delivery is included at no extra cost [1]."
+
+
+def test_siblings_are_said_only_where_each_is_an_answer(generator: ExtractiveGenerator) -> None:
+    """A third review's cases: a second part's sentence stays; a question
+    that gives the figure, picks one ("Which plan ...?") or names one in
+    lower case gets that one; a month is no sibling's name; six offices'
+    pages give five, each labelled, never one that reads as everyone's."""
+    leave = chunk(
+        "leave.md",
+        "# Leave\n\nIn Lisbon, employees get 25 days of annual leave. In Toronto, employees get "
+        "15 days of annual leave. Everyone gets 10 days of sick leave.\n",
+    )
+    both = generator.generate(
+        "How much annual leave do employees get, and how much sick leave?", hits_of(leave)
+    )
+    assert "25 days" in both.text and "15 days" in both.text and "10 days of sick" in both.text
+    lisbon = generator.generate(
+        "How many days of annual leave do employees in lisbon get?", hits_of(leave)
+    )
+    assert lisbon.text == "In Lisbon, employees get 25 days of annual leave [1]."
+    plans = chunk(
+        "plans.md",
+        "Label history is kept for 90 days on the Starter plan. Label history is kept for 1 year "
+        "on the Growth plan.\n",
+    )
+    which = generator.generate("Which plan keeps label history for 1 year?", hits_of(plans))
+    assert which.text == "Label history is kept for 1 year on the Growth plan [1]."
+    fees = chunk(
+        "fees.md",
+        "As of March 2025 the monthly fee is $12. As of June 2023 the monthly fee is $10.",
+    )
+    assert "$10" not in generator.generate("What is the monthly fee?", hits_of(fees)).text
+    offices = [
+        replace(
+            chunk(f"{city.lower()}.md", f"Employees receive {weeks} weeks of fully paid leave."),
+            metadata={"source": f"{city.lower()}.md", "office": city},
+        )
+        for city, weeks in (
+            ("Berlin", 14), ("Austin", 16), ("Lisbon", 20), ("Paris", 18), ("Tokyo", 12),
+            ("Dublin", 26),
+        )
+    ]  # fmt: skip
+    six = generator.generate("How long is paid leave?", hits_of(*offices))
+    assert six.text.startswith("Berlin (office): Employees receive 14 weeks"), six.text
+    assert six.text.count("(office)") == 5

@@ -898,8 +898,7 @@ _OWN_KINDS = tuple(
         (
             r"\be-?mail\s+address"
             r"|(?<!work )(?<!personal )(?<!company )(?<!business )(?<!corporate )(?<!private )"
-            r"(?<!school )(?<!by )(?<!via )(?<!over )(?<!through )"
-            r"\be-?mail\b(?!\s+(?:me|us|you|them|account|accounts|signature|client"
+            r"(?<!school )\be-?mail\b(?!\s+(?:me|us|you|them|account|accounts|signature|client"
             r"|app|notifications?|newsletters?|marketing|settings|alerts?|forwarding|server"
             r"|inbox|on|from)\b)",
             "email",
@@ -936,6 +935,15 @@ _OWN_KINDS = tuple(
 (before a money word: "How long does it take to charge the X200?")."""
 
 
+_DONE_BY_EMAIL = re.compile(
+    r"^(?:can|could|do|does|did|is|are|will|would|may)\b"
+    r"(?![^?]*\b(?:contact|reach|send|write|submit|email\s+address)\b)"
+    r"[^?]*\b(?:by|via|over|through)\s+e-?mail\b"
+)
+"""A yes/no question about something done by email, not about where to write:
+"Can the helpdesk reset my MFA by email?" (but "Can I reach billing by email?")."""
+
+
 def answer_kind(question: str) -> str | None:
     """``money`` (price, cost, fee, charge: a sum), ``much`` (how much
     is/does...: a sum or another figure), ``count`` (how many),
@@ -957,6 +965,8 @@ def answer_kind(question: str) -> str | None:
     # the X200?" asks a time, "How often am I charged?" a frequency
     for pattern, kind in _OWN_KINDS:
         if pattern.search(q):
+            if kind == "email" and _DONE_BY_EMAIL.search(q):
+                continue  # "Can the helpdesk reset my MFA by email?": no address asked
             return kind
     if _MONEY_WORD.search(q):
         return "money"

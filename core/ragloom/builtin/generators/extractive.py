@@ -459,6 +459,10 @@ class ExtractiveGenerator(Generator):
         counted = counted_thing(read) if kind in {"count", "amount"} else set()
         # "how many sick days": days of another kind (vacation) are none
         of_kind = counted_kind(read) if kind == "count" else set()
+        if kind in {"count", "amount", "time"} and _TIME_OFF.search(read):
+            # "How much time off do Lisbon staff get?": their holiday, not
+            # their sick leave (but "time off for my wedding" is no holiday)
+            of_kind, kind = set(_HOLIDAY), "amount"
         # what the question gives ("a 90 minute massage", "when is 4.0 out?")
         # is no figure of what it asks
         not_figures = [*names, *rival, *given_figures(read)]
@@ -877,17 +881,32 @@ class ExtractiveGenerator(Generator):
                 # (not a table's records: the one the question names answers, not each)
                 # (every such document: "How long is parental leave?" on three
                 # offices' pages)
-                for twin in _twins(chosen[0], [unit for _, _, unit in candidates]):
-                    apart = _told_apart(chosen[0], twin)
-                    if twin.chunk.id in apart:
-                        told.update(apart)
-                        chosen = [*chosen, twin]
-            if chosen and not names and not told and not asked_places and not yes_no:
+                twins = _twins(chosen[0], [unit for _, _, unit in candidates])
+                told = _told_apart(chosen[0], *twins) if twins else {}
+                if told:
+                    chosen = [chosen[0], *twins]
+                for twin in twins if not told else ():
+                    # (no one field tells them all apart: the first it tells
+                    # from the best, as two documents are)
+                    told = _told_apart(chosen[0], twin)
+                    if told:
+                        chosen = [chosen[0], twin]
+                        break
+            if (
+                chosen
+                and not names
+                and not told
+                and not asked_places
+                and not yes_no
+                and kind in _SIBLING_KINDS
+                and not given_figures(read)  # ("Which plan keeps it for 1 year?")
+                and not _WHO_OR_WHICH.match(read)
+            ):
                 # "How long is label history kept?" where each plan has its
                 # sentence of one shape ("... for 90 days on the Starter
                 # plan", "... for 1 year on the Growth plan"): each, not the
                 # first alone (which reads as the answer for all)
-                chosen = _with_siblings(chosen, [unit for _, _, unit in candidates])
+                chosen = _with_siblings(chosen, [unit for _, _, unit in candidates], read)
             each = set(asked_places) - origins(read)  # ("from Germany to France": France's)
             if len(each) > 1:
                 # "in Canada and the UK?": each one's sentence, or no answer that
@@ -1322,7 +1341,18 @@ def _numbered_lists(units: list[_Unit]) -> list[list[_Unit]]:
 
 _SIBLINGS = 5
 """The most sentences of one shape said for a question that names none of them."""
-_FIGURE_PHRASE = re.compile(r"[$€£]?\d[\d.,]*%?(?:\s+[a-z]+)?")
+_SIBLING_KINDS = frozenset(
+    {"money", "much", "count", "amount", "duration", "length", "size", "weight", "distance",
+     "percent", "age"}
+)  # fmt: skip
+"""What a question asks where each thing's own figure is the answer (how much,
+how many, how long): not when, where, who or which."""
+_FIGURE_PHRASE = re.compile(r"(?<![\w.])[$€£]?\d[\d.,]*%?(?:\s+[a-z]+)?")
+_WHEN_WORDS = frozenset(
+    {"january", "february", "march", "april", "may", "june", "july", "august", "september",
+     "october", "november", "december", "monday", "tuesday", "wednesday", "thursday",
+     "friday", "saturday", "sunday", "spring", "summer", "autumn", "winter"}
+)  # fmt: skip
 _NAME_WORD = re.compile(r"(?<=\S\s)[A-Z][\w-]*(?:\s+[A-Z0-9][\w-]*)*")
 
 
@@ -1332,11 +1362,12 @@ def _shape(text: str) -> tuple[str, tuple[str, ...]]:
     is kept for 90 days on the Starter plan" and "... for 1 year on the
     Growth plan" have one shape."""
     masked = _FIGURE_PHRASE.sub("#", text)
-    names = tuple(_NAME_WORD.findall(masked))
+    # (a month or a day is when, not what: "As of March 2025 the fee is $12")
+    names = tuple(n for n in _NAME_WORD.findall(masked) if n.split()[0].lower() not in _WHEN_WORDS)
     return _NAME_WORD.sub("N", masked).lower(), names
 
 
-def _with_siblings(chosen: list[_Unit], candidates: list[_Unit]) -> list[_Unit]:
+def _with_siblings(chosen: list[_Unit], candidates: list[_Unit], question: str) -> list[_Unit]:
     """``chosen`` with the sentences of the first one's shape that name
     others in its place ("In Lisbon, employees get 25 days of annual leave",
     "In Toronto, ... 15 days"), up to ``_SIBLINGS`` in all, when there are
@@ -1347,18 +1378,27 @@ def _with_siblings(chosen: list[_Unit], candidates: list[_Unit]) -> list[_Unit]:
     shape, names = _shape(first.text)
     if not names or not any(ch.isdigit() for ch in first.text):
         return chosen
+    folder = first.chunk.source.rpartition("/")[0]
     siblings: list[_Unit] = []
     said = {names}
     for unit in candidates:
         if unit.kind not in {"sentence", "bullet"} or any(unit.text == u.text for u in chosen):
             continue
+        if unit.chunk.source.rpartition("/")[0] != folder:
+            continue  # (another product's page, another folder: no sibling)
         other_shape, other_names = _shape(unit.text)
         if other_shape == shape and other_names not in said:
             said.add(other_names)
             siblings.append(unit)
-    if not siblings or len(siblings) + 1 > _SIBLINGS:
+    lowered = question.lower()
+    if (
+        not siblings
+        or len(siblings) + 1 > _SIBLINGS
+        # (the question names one, in lower case: "... in lisbon")
+        or any(re.search(rf"\b{re.escape(n.lower())}\b", lowered) for ns in said for n in ns)
+    ):
         return chosen
-    return [first, *siblings]
+    return [first, *siblings, *(u for u in chosen[1:] if u not in siblings)]
 
 
 def _commands(lines: list[_Unit]) -> list[_Unit]:
@@ -1636,8 +1676,8 @@ _FIGURES = re.compile(r"\d[\d.,:]*")
 def _twins(best: _Unit, others: list[_Unit]) -> list[_Unit]:
     """The units of other documents, one each, that say what ``best`` says but
     for its figures ("Employees receive 14 weeks of fully paid parental
-    leave." in the Berlin office's page, 16 in the Austin office's); none
-    when there are more than ``_SIBLINGS`` in all."""
+    leave." in the Berlin office's page, 16 in the Austin office's), at most
+    ``_SIBLINGS`` in all."""
     if not _FIGURES.search(best.text):
         return []
     shape = _FIGURES.sub("#", best.text)
@@ -1650,7 +1690,9 @@ def _twins(best: _Unit, others: list[_Unit]) -> list[_Unit]:
             and _FIGURES.sub("#", unit.text) == shape
         ):
             found[unit.chunk.document_id] = unit
-    return list(found.values()) if len(found) + 1 <= _SIBLINGS else []
+    # (past the cap, the first few, each said with what tells it apart: the
+    # best alone would read as every document's answer)
+    return list(found.values())[: _SIBLINGS - 1]
 
 
 _OWN_FIELDS = frozenset(
@@ -1844,26 +1886,22 @@ _SCOPE_FIELDS = frozenset(
 what each of its sentences is of."""
 
 
-def _told_apart(one: _Unit, other: _Unit) -> dict[str, str]:
-    """What tells two documents apart, for each unit's chunk (by id): the first
+def _told_apart(one: _Unit, *others: _Unit) -> dict[str, str]:
+    """What tells documents apart, for each unit's chunk (by id): the first
     field of their front matter (or their loader's ``metadata:``) whose values
-    differ (``Berlin (office)``); empty when none does (two pages that only
-    disagree: the better ranked answers, as it would alone)."""
-    first, second = one.chunk.metadata, other.chunk.metadata
-    for key, value in first.items():
-        theirs = second.get(key)
+    all differ (``Berlin (office)``), one field for all; empty when none
+    does (pages that only disagree: the better ranked answers, as it would
+    alone)."""
+    units = (one, *others)
+    for key, value in one.chunk.metadata.items():
+        values = [unit.chunk.metadata.get(key) for unit in units]
         if (
             key not in _OWN_FIELDS
             and isinstance(value, str)
-            and isinstance(theirs, str)
-            and value != theirs
-            and len(value) <= _LABEL_CHARS
-            and len(theirs) <= _LABEL_CHARS
+            and all(isinstance(v, str) and len(v) <= _LABEL_CHARS for v in values)
+            and len(set(values)) == len(values)
         ):
-            return {
-                one.chunk.id: clean(f"{value} ({key})"),
-                other.chunk.id: clean(f"{theirs} ({key})"),
-            }
+            return {unit.chunk.id: clean(f"{v} ({key})") for unit, v in zip(units, values)}
     return {}
 
 
@@ -2941,6 +2979,15 @@ class _Unit:
     step: str = ""
     """A procedure's step number as its list writes it (``2.``), said before it."""
 
+
+_TIME_OFF = re.compile(
+    r"\b(?:time off|days off)\b(?!\s+(?:for|to|because|when|if|after|during|around|in lieu)\b)"
+    r"(?![^?]*\b(?:sick|ill|illness|parental|maternity|paternity|baby|bereavement|funeral"
+    r"|wedding|moving|jury|study|medical|doctor)\b)",
+    re.IGNORECASE,
+)
+"""Time off asked without a reason: a holiday ("How much time off do I get?")."""
+_HOLIDAY = frozenset(stem(word) for word in ("holiday", "vacation", "annual", "leave"))
 
 _NO_COST = re.compile(
     r"\b(?:at|for|with)\s+no\s+(?:extra\s+|additional\s+)?(?:cost|charge|fee)\b"
