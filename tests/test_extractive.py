@@ -4852,3 +4852,20 @@ def test_siblings_are_said_only_where_each_is_an_answer(generator: ExtractiveGen
     six = generator.generate("How long is paid leave?", hits_of(*offices))
     assert six.text.startswith("Berlin (office): Employees receive 14 weeks"), six.text
     assert six.text.count("(office)") == 5
+
+
+def test_time_off_asked_without_a_reason_is_no_sick_leave(generator: ExtractiveGenerator) -> None:
+    """ "How much time off do Lisbon staff get per year?" got Lisbon's 30
+    days of sick leave; "time off for my wedding" is no holiday either."""
+    leave = chunk(
+        "leave.md",
+        "# Leave\n\nIn Lisbon, employees get 30 days of paid sick leave per year.\n\n"
+        "In Lisbon, employees get 25 days of annual leave.\n",
+    )
+    answer = generator.generate("How many days off do Lisbon staff get?", hits_of(leave))
+    assert answer.text == "In Lisbon, employees get 25 days of annual leave [1].", answer.text
+    # (its "per year" is the sick leave sentence's words: refused, never that one)
+    yearly = generator.generate("How much time off do Lisbon staff get per year?", hits_of(leave))
+    assert "sick" not in yearly.text, yearly.text
+    wedding = generator.generate("How much time off do I get for my wedding?", hits_of(leave))
+    assert "25 days" not in wedding.text and "30 days" not in wedding.text
