@@ -4869,3 +4869,31 @@ def test_time_off_asked_without_a_reason_is_no_sick_leave(generator: ExtractiveG
     assert "sick" not in yearly.text, yearly.text
     wedding = generator.generate("How much time off do I get for my wedding?", hits_of(leave))
     assert "25 days" not in wedding.text and "30 days" not in wedding.text
+
+
+def test_a_third_trials_university_handbook(generator: ExtractiveGenerator) -> None:
+    """ "What are the library opening hours?" got the Counselling Service's
+    hours (the question's library said nowhere in it); "When does the library
+    open?" got one campus's; "How much is Birch Court per week?" was refused
+    ("A room in Birch Court" prices the hall, as "Each user on the plan"
+    prices the plan)."""
+    library = chunk(
+        "docs/library.md",
+        "# Library\n\nAt the Northgate campus, the library opens at 8 am. At the Riverside "
+        "campus, the library opens at 9 am.\n",
+    )
+    support = chunk(
+        "docs/support.md",
+        "# Support\n\nThe Counselling Service is open Monday to Friday from 9 am to 5 pm.\n",
+    )
+    halls = chunk("docs/halls.md", "# Halls\n\nA room in Birch Court costs £128 per week.\n")
+    for question in (
+        "What are the library opening hours?",
+        "What are the opening hours of the library?",
+    ):
+        answer = generator.generate(question, hits_of(support, library))
+        assert "Counselling" not in answer.text, (question, answer.text)
+    opens = generator.generate("When does the library open?", hits_of(library, support))
+    assert "8 am" in opens.text and "9 am" in opens.text, opens.text
+    hall = generator.generate("How much is Birch Court per week?", hits_of(halls, library))
+    assert hall.text == "A room in Birch Court costs £128 per week [1]."

@@ -495,6 +495,7 @@ class ExtractiveGenerator(Generator):
         majors = [name for name in names if _API_MAJOR.fullmatch(name)]  # ("in v1")
         head = _asked_head(read) if kind is None and names else None
         said_of = _subject_terms(read) - named  # ("How long are *audit logs* kept ...?")
+        said_of = said_of or (_modifier_terms(read) - named)  # ("the *library* opening hours")
         # "How do I start a return?": the numbered steps under its heading
         how_to = _HOW_TO.match(read) is not None
         numbered = _numbered(read) if yes_no else set()
@@ -1343,10 +1344,12 @@ _SIBLINGS = 5
 """The most sentences of one shape said for a question that names none of them."""
 _SIBLING_KINDS = frozenset(
     {"money", "much", "count", "amount", "duration", "length", "size", "weight", "distance",
-     "percent", "age"}
+     "percent", "age", "clock", "time"}
 )  # fmt: skip
 """What a question asks where each thing's own figure is the answer (how much,
-how many, how long): not when, where, who or which."""
+how many, how long, what time: "When does the library open?" where each
+campus's library opens at its own hour): not where, who or which (and a
+day or a month is no thing's name)."""
 _FIGURE_PHRASE = re.compile(r"(?<![\w.])[$€£]?\d[\d.,]*%?(?:\s+[a-z]+)?")
 _WHEN_WORDS = frozenset(
     {"january", "february", "march", "april", "may", "june", "july", "august", "september",
@@ -1733,6 +1736,41 @@ _SUBJECT = re.compile(
 )
 
 
+_WHAT_SUBJECT = re.compile(
+    r"\s*what(?:'s|’s| is| are| was| were)\s+(?:the|a|an|my|your|our|their)\s+"
+    r"((?:[a-z][\w'-]*\s+){1,3})[a-z][\w'-]*\s*\??\s*$",
+    re.IGNORECASE,
+)
+_WHAT_OF = re.compile(
+    r"\s*what(?:'s|’s| is| are| was| were)\s+(?:the|a|an|my|your|our|their)\s+"
+    r"(?:[a-z][\w'-]*\s+){0,2}?[a-z][\w'-]*\s+(?:of|at|in)\s+"
+    r"(?:the|a|an|my|your|our|their)\s+((?:[a-z][\w'-]*\s*){1,3}?)\s*\??\s*$",
+    re.IGNORECASE,
+)
+"""("What are the opening hours *of the library*?")"""
+_NO_SUBJECT = frozenset(
+    stem(word)
+    for word in (
+        "opening", "closing", "current", "latest", "new", "next", "last", "main", "total",
+        "average", "minimum", "maximum", "standard", "usual", "normal", "full", "exact",
+        "official", "general", "best", "cheapest", "first", "annual", "monthly", "daily",
+        "weekly", "yearly",
+    )
+)  # fmt: skip
+
+
+def _modifier_terms(question: str) -> set[str]:
+    """What a "What are the library opening hours?" question asks about: the
+    nouns before the thing it asks ("library"), which a sentence must say one
+    of (not "The Counselling Service is open ... from 9 am to 5 pm"). Empty
+    for a question not so made, and for words that say which one ("the
+    *opening* hours", "the *current* fee")."""
+    match = _WHAT_SUBJECT.match(question) or _WHAT_OF.match(question)
+    if match is None:
+        return set()
+    return set(content_terms(_GROUP.sub(" ", match.group(1)))) - GENERIC_STEMS - _NO_SUBJECT
+
+
 def _subject_terms(question: str) -> set[str]:
     """What a "How long are audit logs kept ...?" question asks about (its
     subject, before the participle: ``audit``, ``log``); a sentence must say
@@ -1815,9 +1853,14 @@ def _bounds_leave_out(text: str, asked: list[tuple[str, float]]) -> bool:
 
 
 _PER_HEAD = frozenset(
-    stem(w) for w in ("user", "seat", "member", "person", "licence", "license", "agent", "head")
-)
-"""What a plan is priced by ("Each user on the Business plan costs $15")."""
+    stem(w)
+    for w in (
+        "user", "seat", "member", "person", "licence", "license", "agent", "head", "room",
+        "bed", "place", "pitch", "berth", "desk", "plot", "unit", "night", "ticket", "pass",
+    )
+)  # fmt: skip
+"""What a thing is priced by: "Each user on the Business plan costs $15",
+"A room in Birch Court costs £128 per week" price the plan and the hall."""
 
 
 def _said_by(unit: _Unit) -> str:
