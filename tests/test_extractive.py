@@ -4897,3 +4897,42 @@ def test_a_third_trials_university_handbook(generator: ExtractiveGenerator) -> N
     assert "8 am" in opens.text and "9 am" in opens.text, opens.text
     hall = generator.generate("How much is Birch Court per week?", hits_of(halls, library))
     assert hall.text == "A room in Birch Court costs £128 per week [1]."
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("Can undergraduate students live in Oak Hall?", "Oak Hall is open to postgraduate"),
+        ("Can postgraduate students live in Oak Hall?", "Oak Hall is open to postgraduate"),
+        ("Can international students live in Elm Hall?", NOT_FOUND),
+        ("Can postgraduate students live in Elm Hall?", "Postgraduate students cannot live"),
+        ("What is the phone number of the Registry?", "Registry: Phone: 01632 960418"),
+        ("What is the booking fee?", "A fee of £2 applies to each booking"),
+        ("What is the address of the office?", "The office is at 12 King Street"),
+        ("How much does the zoo cost?", NOT_FOUND),
+    ],
+)
+def test_a_fourth_reviews_and_the_third_trials_cases(
+    generator: ExtractiveGenerator, question: str, said: str
+) -> None:
+    """A rule limited to another group ("open to postgraduate students
+    only") answers a yes/no question about one group either way, and a rule
+    of another group ("Postgraduate students cannot ...") says nothing of
+    international students; "01632 960418" is a phone number; "What is the
+    booking fee?" is answered by a sentence that says the fee, and "the
+    address of the office" by one that says the office; "A pass on the Zoo
+    bus" prices the bus."""
+    halls = chunk(
+        "docs/halls.md",
+        "# Halls\n\n## Oak Hall\n\nOak Hall is open to postgraduate students only.\n\n"
+        "## Elm Hall\n\nPostgraduate students cannot live in Elm Hall.\n",
+    )
+    contacts = chunk("docs/contacts.md", "## Registry\n\nPhone: 01632 960418\n")
+    office = chunk(
+        "docs/office.md",
+        "# Office\n\nThe office is at 12 King Street. Booking is required for groups of 10 or "
+        "more, and the group deposit is £50. A fee of £2 applies to each booking. A pass on the "
+        "Zoo bus costs £4.\n",
+    )
+    answer = generator.generate(question, hits_of(halls, contacts, office))
+    assert answer.text.startswith(said), answer.text

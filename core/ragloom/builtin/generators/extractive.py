@@ -492,10 +492,13 @@ class ExtractiveGenerator(Generator):
         # 25,000 names no one; but "How much of a $120 dinner is paid back?"
         # is answered by "up to $80")
         sums_asked = _amounts(read) if _WHO_OR_WHICH.match(read) else []
+        # the people a yes/no question asks about ("Can *undergraduate* students ...?")
+        asked_groups = _group_phrases(read) if yes_no else set()
         majors = [name for name in names if _API_MAJOR.fullmatch(name)]  # ("in v1")
         head = _asked_head(read) if kind is None and names else None
         said_of = _subject_terms(read) - named  # ("How long are *audit logs* kept ...?")
-        said_of = said_of or (_modifier_terms(read) - named)  # ("the *library* opening hours")
+        # ("the *library* opening hours": the library, or the hours)
+        qualified = _modifier_terms(read) if kind not in {"phone", "email"} else None
         # "How do I start a return?": the numbered steps under its heading
         how_to = _HOW_TO.match(read) is not None
         numbered = _numbered(read) if yes_no else set()
@@ -727,7 +730,29 @@ class ExtractiveGenerator(Generator):
                 # "Is it open on Mondays?": "It is closed on Mondays" says no
                 and not (_OPPOSITES.get(t, frozenset()) & unit.terms)
             ]
-            if missing and not denial and not (ruled and set(missing) <= phrase):
+            if (
+                asked_groups
+                and _ONLY.search(unit.text) is None
+                and _group_phrases(unit.text)
+                and not any(_same_group(p, asked_groups) for p in _group_phrases(unit.text))
+            ):
+                # "Postgraduate students cannot live in Elm Hall" says nothing
+                # of international students (but "Students cannot ..." does)
+                continue
+            # "Oak Hall is open to postgraduate students only" answers "Can
+            # undergraduate students live in Oak Hall?": no
+            # (and "Can postgraduate students live in Oak Hall?": yes)
+            limited = (
+                yes_no
+                and bool(asked_groups)
+                and _ONLY.search(unit.text) is not None
+                and bool(_group_phrases(unit.text))
+                and (
+                    all(_same_group(p, asked_groups) for p in _group_phrases(unit.text))
+                    or not any(_same_group(p, asked_groups) for p in _group_phrases(unit.text))
+                )
+            )
+            if missing and not denial and not limited and not (ruled and set(missing) <= phrase):
                 continue
             if (
                 asked is not weights
@@ -735,6 +760,17 @@ class ExtractiveGenerator(Generator):
                 and not any(t in unit.terms or t in unit.context for t in asked)
             ):
                 continue  # it names the entity, and says nothing of what is asked
+            if (
+                qualified is not None
+                and qualified[0] - named
+                and not denial
+                # (the unit's own words: an hours span adds "hours" to its terms)
+                and not (qualified[0] | qualified[1])
+                & (set(content_terms(unit.text)) | unit.context | unit.outer)
+            ):
+                # "What are the library opening hours?": "The Counselling
+                # Service is open ... from 9 am to 5 pm" says neither
+                continue
             if said_of and not denial and not said_of & (unit.terms | unit.context | unit.outer):
                 # "How long are audit logs kept on the Growth plan?": "Label
                 # history is kept for 1 year on the Growth plan" keeps another thing
@@ -1736,15 +1772,16 @@ _SUBJECT = re.compile(
 )
 
 
+_SMALL = r"(?!(?:of|for|at|in|on|to|with|the|a|an|my|your|our|their)\b)"
 _WHAT_SUBJECT = re.compile(
     r"\s*what(?:'s|’s| is| are| was| were)\s+(?:the|a|an|my|your|our|their)\s+"
-    r"((?:[a-z][\w'-]*\s+){1,3})[a-z][\w'-]*\s*\??\s*$",
+    rf"(?P<about>(?:{_SMALL}[a-z][\w'-]*\s+){{1,3}})(?P<thing>{_SMALL}[a-z][\w'-]*)\s*\??\s*$",
     re.IGNORECASE,
 )
 _WHAT_OF = re.compile(
     r"\s*what(?:'s|’s| is| are| was| were)\s+(?:the|a|an|my|your|our|their)\s+"
-    r"(?:[a-z][\w'-]*\s+){0,2}?[a-z][\w'-]*\s+(?:of|at|in)\s+"
-    r"(?:the|a|an|my|your|our|their)\s+((?:[a-z][\w'-]*\s*){1,3}?)\s*\??\s*$",
+    r"(?:[a-z][\w'-]*\s+){0,2}?(?P<thing>[a-z][\w'-]*)\s+(?:of|at|in)\s+"
+    r"(?:the|a|an|my|your|our|their)\s+(?P<about>(?:[a-z][\w'-]*\s*){1,3}?)\s*\??\s*$",
     re.IGNORECASE,
 )
 """("What are the opening hours *of the library*?")"""
@@ -1759,16 +1796,19 @@ _NO_SUBJECT = frozenset(
 )  # fmt: skip
 
 
-def _modifier_terms(question: str) -> set[str]:
-    """What a "What are the library opening hours?" question asks about: the
-    nouns before the thing it asks ("library"), which a sentence must say one
-    of (not "The Counselling Service is open ... from 9 am to 5 pm"). Empty
-    for a question not so made, and for words that say which one ("the
-    *opening* hours", "the *current* fee")."""
+def _modifier_terms(question: str) -> tuple[set[str], set[str]] | None:
+    """What a "What are the library opening hours?" question asks about and
+    what it asks: the nouns before the thing ("library", less words that say
+    which one: "the *opening* hours", "the *current* fee") or after its "of"
+    ("the opening hours of the library"), and the thing ("hours"). A
+    sentence must say one or the other (not "The Counselling Service is open
+    ... from 9 am to 5 pm"; "A fee of £2 applies" says the booking fee's
+    fee). None for a question not so made."""
     match = _WHAT_SUBJECT.match(question) or _WHAT_OF.match(question)
     if match is None:
-        return set()
-    return set(content_terms(_GROUP.sub(" ", match.group(1)))) - GENERIC_STEMS - _NO_SUBJECT
+        return None
+    about = set(content_terms(_GROUP.sub(" ", match.group("about")))) - GENERIC_STEMS - _NO_SUBJECT
+    return about, set(content_terms(match.group("thing")))
 
 
 def _subject_terms(question: str) -> set[str]:
@@ -1856,7 +1896,7 @@ _PER_HEAD = frozenset(
     stem(w)
     for w in (
         "user", "seat", "member", "person", "licence", "license", "agent", "head", "room",
-        "bed", "place", "pitch", "berth", "desk", "plot", "unit", "night", "ticket", "pass",
+        "bed", "place", "pitch", "berth", "desk", "plot", "night", "ticket",
     )
 )  # fmt: skip
 """What a thing is priced by: "Each user on the Business plan costs $15",
@@ -2164,7 +2204,11 @@ def _prices_another(
     # price labels, not the plan)
     scope = re.match(rf"{re.escape(core)}\s+(?:on|in|at|with|during|within)\s", " ".join(words))
     if scope is not None and not set(content_terms(core)) & _PER_HEAD:
-        complement = []  # ("Each *user* on the Business plan costs $15" prices the plan)
+        complement = []
+    elif scope is not None:
+        # "Each *user* on the Business plan costs $15" prices the plan, "A
+        # room in Birch Court" the hall; but "A pass on the Zoo bus" the bus
+        complement = content_terms(" ".join(complement))[-1:]
     # and before a participle after it ("Hygiene *appointments* cancelled late")
     # (lower case, and followed by no noun: "Evening *guided* walks", "High Speed" are none)
     core_words = core.split()
@@ -2395,6 +2439,43 @@ _NUMBERED = re.compile(
     rf"\b(\d+|{'|'.join(sorted(NUMBER_WORDS))})\s+(?:(?:more|extra|additional)\s+)?([A-Za-z]+)",
     re.IGNORECASE,
 )
+
+
+_GROUP_PHRASE = re.compile(rf"\b(?:([a-z][\w-]*)\s+)?({GROUP_WORDS})\b", re.IGNORECASE)
+
+
+def _group_phrases(text: str) -> set[tuple[str, frozenset[str]]]:
+    """The groups of people ``text`` names, each as its noun and the word
+    before it that says which ("postgraduate students": ``(student,
+    {postgraduat})``; "except students": ``(student, {})``), staff aside."""
+    phrases = set()
+    for match in _GROUP_PHRASE.finditer(text):
+        noun = content_terms(match.group(2))
+        if not noun or noun[-1] in STAFF:
+            continue
+        before = (match.group(1) or "").lower()
+        which = frozenset() if before in _NOT_WHICH else frozenset(content_terms(before))
+        phrases.add((noun[-1], which))
+    return phrases
+
+
+_NOT_WHICH = frozenset(
+    {"except", "including", "excluding", "unlike", "like", "than", "for", "to", "all", "every",
+     "each", "any", "our", "their", "your", "other", "some", "most", "many", "by", "with"}
+)  # fmt: skip
+"""Words before a group that do not say which of it ("except students")."""
+
+
+def _same_group(said: tuple[str, frozenset[str]], asked: set[tuple[str, frozenset[str]]]) -> bool:
+    """Whether a sentence's group is one the question asks of, or holds it:
+    "students" holds "international students"; "postgraduate students" is
+    another group than "international students"; "students" asked of is
+    answered by any kind of student's rule."""
+    noun, which = said
+    return any(
+        noun == a_noun and (not which or not a_which or which <= a_which)
+        for a_noun, a_which in asked
+    )
 
 
 def _groups_in(text: str) -> list[str]:
