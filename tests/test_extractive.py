@@ -4936,3 +4936,45 @@ def test_a_fourth_reviews_and_the_third_trials_cases(
     )
     answer = generator.generate(question, hits_of(halls, contacts, office))
     assert answer.text.startswith(said), answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "said"),
+    [
+        (
+            "What are the library opening hours?",
+            "# Gym\n\nOpening hours are 6 am to 10 pm every day.\n",
+            NOT_FOUND,
+        ),
+        (
+            "What is the phone number for support?",
+            "# Support\n\nQuote your reference 2024 123456 when you contact us. "
+            "Call 0800 123 4567.",
+            "Call 0800 123 4567",
+        ),
+        (
+            "Do you admit children?",
+            "# Entry\n\nUnaccompanied children under 12 are not admitted.\n",
+            "Unaccompanied children under 12 are not admitted",
+        ),
+        (
+            "Can undergraduate students live in Oak Hall?",
+            "# Oak Hall\n\nUndergraduate and postgraduate students can live in Oak Hall.\n",
+            "Undergraduate and postgraduate students can live in Oak Hall",
+        ),
+        (
+            "How much does the Zoo bus cost?",
+            "# Buses\n\nA day pass on the Zoo bus costs £5.\n",
+            "A day pass on the Zoo bus costs £5",
+        ),
+    ],
+)
+def test_a_fifth_reviews_cases(
+    generator: ExtractiveGenerator, question: str, text: str, said: str
+) -> None:
+    """The library's hours are never the gym's; a reference number is no
+    phone number; "admit" says no kind of child; "undergraduate and
+    postgraduate students" holds both kinds; a pass on the Zoo bus prices
+    the bus."""
+    answer = generator.generate(question, hits_of(chunk("page.md", text)))
+    assert answer.text.startswith(said), answer.text

@@ -1376,7 +1376,8 @@ _TRAVEL_TIME = re.compile(
 """How far, said as the time it takes to get there: "a 6-minute walk",
 "10 minutes' drive", "20 minutes by bus"."""
 _PHONE = re.compile(
-    r"(?<![\w.])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{2,5}\)[\s.-]?)?\d{2,5}(?:[\s.-]\d{2,6}){1,4}(?![\w.]*\d)"
+    r"(?<![\w.])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{2,5}\)[\s.-]?)?"
+    r"(?:0\d{3,4}[\s.-]\d{6}|\d{2,5}(?:[\s.-]\d{2,5}){1,4})(?![\w.]*\d)"
 )
 """A telephone number: two groups of digits or more ("01632 960 418", "01632 960418"), seven
 digits at least (``fits_kind``), so that no price or clock time is one."""

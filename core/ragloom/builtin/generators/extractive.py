@@ -498,7 +498,7 @@ class ExtractiveGenerator(Generator):
         head = _asked_head(read) if kind is None and names else None
         said_of = _subject_terms(read) - named  # ("How long are *audit logs* kept ...?")
         # ("the *library* opening hours": the library, or the hours)
-        qualified = _modifier_terms(read) if kind not in {"phone", "email"} else None
+        qualified = _modifier_terms(read)
         # "How do I start a return?": the numbered steps under its heading
         how_to = _HOW_TO.match(read) is not None
         numbered = _numbered(read) if yes_no else set()
@@ -764,12 +764,10 @@ class ExtractiveGenerator(Generator):
                 qualified is not None
                 and qualified[0] - named
                 and not denial
-                # (the unit's own words: an hours span adds "hours" to its terms)
-                and not (qualified[0] | qualified[1])
-                & (set(content_terms(unit.text)) | unit.context | unit.outer)
+                and not qualified[0] & (unit.terms | unit.context | unit.outer)
             ):
                 # "What are the library opening hours?": "The Counselling
-                # Service is open ... from 9 am to 5 pm" says neither
+                # Service is open ... from 9 am to 5 pm" says no library
                 continue
             if said_of and not denial and not said_of & (unit.terms | unit.context | unit.outer):
                 # "How long are audit logs kept on the Growth plan?": "Label
@@ -804,6 +802,10 @@ class ExtractiveGenerator(Generator):
                 coverage = max(coverage, unit.weight)
             score = coverage + _RANK_BONUS * (1.0 - unit.rank / n_hits)
             if takes and _TAKE_WORD.search(unit.text):
+                score += _RANK_BONUS
+            if qualified is not None and qualified[1] & set(content_terms(unit.text)):
+                # "What is the booking fee?": "A fee of £2 applies to each
+                # booking" before "Booking ... the group deposit is £50"
                 score += _RANK_BONUS
             if numbered and _counts(unit.text, numbered):
                 # "Can my household get three permits?": "A maximum of two
@@ -1896,11 +1898,15 @@ _PER_HEAD = frozenset(
     stem(w)
     for w in (
         "user", "seat", "member", "person", "licence", "license", "agent", "head", "room",
-        "bed", "place", "pitch", "berth", "desk", "plot", "night", "ticket",
+        "bed", "place", "pitch", "berth", "desk", "plot", "night", "ticket", "pass",
     )
 )  # fmt: skip
 """What a thing is priced by: "Each user on the Business plan costs $15",
 "A room in Birch Court costs £128 per week" price the plan and the hall."""
+_CARRIERS = frozenset(
+    stem(w) for w in ("bus", "train", "tram", "ferry", "shuttle", "coach", "boat", "route", "line")
+)
+"""What a pass or a ticket is on, not the place it goes to ("the Zoo bus")."""
 
 
 def _said_by(unit: _Unit) -> str:
@@ -2207,8 +2213,12 @@ def _prices_another(
         complement = []
     elif scope is not None:
         # "Each *user* on the Business plan costs $15" prices the plan, "A
-        # room in Birch Court" the hall; but "A pass on the Zoo bus" the bus
-        complement = content_terms(" ".join(complement))[-1:]
+        # room in Birch Court (for the academic year)" the hall; but "A pass
+        # on the Zoo bus" the bus
+        first = _SUBJECT_CORE.split(" ".join(complement), 1)[0]
+        complement = content_terms(first)
+        if complement[-1:] and complement[-1] in _CARRIERS:
+            complement = complement[-1:]
     # and before a participle after it ("Hygiene *appointments* cancelled late")
     # (lower case, and followed by no noun: "Evening *guided* walks", "High Speed" are none)
     core_words = core.split()
@@ -2456,12 +2466,19 @@ def _group_phrases(text: str) -> set[tuple[str, frozenset[str]]]:
         before = (match.group(1) or "").lower()
         which = frozenset() if before in _NOT_WHICH else frozenset(content_terms(before))
         phrases.add((noun[-1], which))
+        # "Undergraduate and postgraduate students": two kinds
+        also = re.search(r"([a-z][\w-]*)\s+(?:and|or)\s+$", text[: match.start()], re.I)
+        if which and also is not None and also.group(1).lower() not in _NOT_WHICH:
+            phrases.add((noun[-1], frozenset(content_terms(also.group(1)))))
     return phrases
 
 
 _NOT_WHICH = frozenset(
     {"except", "including", "excluding", "unlike", "like", "than", "for", "to", "all", "every",
-     "each", "any", "our", "their", "your", "other", "some", "most", "many", "by", "with"}
+     "each", "any", "our", "their", "your", "other", "some", "most", "many", "by", "with",
+     "admit", "admits", "allow", "allows", "bring", "take", "accept", "accepts", "welcome",
+     "welcomes", "serve", "have", "get", "let", "permit", "invite", "need", "want", "are",
+     "is", "do", "can", "and", "or", "unaccompanied", "accompanied"}
 )  # fmt: skip
 """Words before a group that do not say which of it ("except students")."""
 
