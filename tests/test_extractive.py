@@ -4978,3 +4978,19 @@ def test_a_fifth_reviews_cases(
     the bus."""
     answer = generator.generate(question, hits_of(chunk("page.md", text)))
     assert answer.text.startswith(said), answer.text
+
+
+def test_a_per_unit_price_prices_its_noun_and_the_names_it_holds(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "A place at the conference dinner costs £45" is no price of the
+    conference (its noun is the dinner); "A pitch at the Sunny Meadows
+    campsite" is Sunny Meadows' (a name it holds)."""
+    page = chunk(
+        "prices.md",
+        "# Prices\n\nA place at the conference dinner costs £45. A pitch at the Sunny Meadows "
+        "campsite costs £20 per night.\n",
+    )
+    assert_not_found(generator.generate("How much does the conference cost?", hits_of(page)))
+    meadows = generator.generate("How much is Sunny Meadows per night?", hits_of(page))
+    assert meadows.text == "A pitch at the Sunny Meadows campsite costs £20 per night [1]."

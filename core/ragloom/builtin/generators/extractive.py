@@ -2216,9 +2216,15 @@ def _prices_another(
         # room in Birch Court (for the academic year)" the hall; but "A pass
         # on the Zoo bus" the bus
         first = _SUBJECT_CORE.split(" ".join(complement), 1)[0]
-        complement = content_terms(first)
-        if complement[-1:] and complement[-1] in _CARRIERS:
-            complement = complement[-1:]
+        noun = content_terms(first)[-1:]
+        # its last noun, and the names it holds ("Birch Court", "Sunny Meadows
+        # campsite"; not "the conference dinner"'s conference)
+        names = [w for w in first.split() if w[:1].isupper()]
+        complement = (
+            noun
+            if noun[-1:] and noun[-1] in _CARRIERS
+            else [*noun, *content_terms(" ".join(names))]
+        )
     # and before a participle after it ("Hygiene *appointments* cancelled late")
     # (lower case, and followed by no noun: "Evening *guided* walks", "High Speed" are none)
     core_words = core.split()
