@@ -279,18 +279,27 @@ class ExtractiveGenerator(Generator):
     def generate(
         self, question: str, hits: Sequence[Hit], history: Sequence[Message] = ()
     ) -> Answer:
-        answer = self._generate(question, hits, history, ambient=False)
-        if answer.grounded or answer.text != NOT_FOUND:
+        around: list[str] = []
+        answer = self._generate(question, hits, history, ambient=False, around=around)
+        if answer.grounded or answer.text != NOT_FOUND or not around:
             return answer
         # the product or company every page is about ("Is Parcelbird SOC 2
         # certified?", "What encryption does Parcelbird use?"): where nothing
         # that names it answers, a sentence of its pages that does not
         # repeat its name may (never in place of one that names it)
-        return self._generate(question, hits, history, ambient=True)
+        return self._generate(question, hits, history, ambient=True, around=[])
 
     def _generate(
-        self, question: str, hits: Sequence[Hit], history: Sequence[Message], *, ambient: bool
+        self,
+        question: str,
+        hits: Sequence[Hit],
+        history: Sequence[Message],
+        *,
+        ambient: bool,
+        around: list[str],
     ) -> Answer:
+        """The answer; ``around`` is given the names every page is about
+        (``_ambient``), which a second call with ``ambient`` may let go."""
         hits = tuple(hits)
         if history and leans_on_history(question):
             # "When did it open?" after a question about the Denver office:
@@ -365,8 +374,11 @@ class ExtractiveGenerator(Generator):
         }
         # the product or the company the whole corpus is about: most passages
         # name it, none names a rival (``generate`` asks again without it)
-        around = [name for name in names if _ambient(name, read, hits, rival)]
+        around.extend(name for name in names if _ambient(name, read, hits, rival))
         subjects = [name for name in names if not (ambient and name in around)]
+        # (the documents that name each, once: a sentence of such a page may
+        # leave the name unsaid)
+        naming = _documents_naming(hits, around) if ambient else {}
         # names the question runs together ("Is Parcelbird SOC 2 certified?"):
         # a sentence says each (Boxly's SOC 2 is no answer)
         run = [
@@ -654,12 +666,11 @@ class ExtractiveGenerator(Generator):
             if not only_another and not _about(unit, subjects, rival, texts):
                 continue
             if run and not all(
-                _knows(_said_by(unit), name)
-                or (name in around and ambient and _document_names(unit.chunk, hits, name))
+                _knows(_said_by(unit), name) or unit.chunk.document_id in naming.get(name, ())
                 for name in run
             ):
                 continue  # "Our warehouse partner, Boxly, is SOC 2 certified"
-            if ambient and around and not any(_document_names(unit.chunk, hits, n) for n in around):
+            if naming and not any(unit.chunk.document_id in docs for docs in naming.values()):
                 continue  # (a page that never names the product: "UPS offers 24/7 support")
             if _opposes(read, unit.text):
                 continue  # "in the city" is no answer for "outside the city"
@@ -730,28 +741,18 @@ class ExtractiveGenerator(Generator):
                 # "Is it open on Mondays?": "It is closed on Mondays" says no
                 and not (_OPPOSITES.get(t, frozenset()) & unit.terms)
             ]
-            if (
-                asked_groups
-                and _ONLY.search(unit.text) is None
-                and _group_phrases(unit.text)
-                and not any(_same_group(p, asked_groups) for p in _group_phrases(unit.text))
-            ):
+            # the groups it names, each as one the question asks of or another
+            said_groups = _group_phrases(unit.text) if asked_groups else set()
+            same = [_same_group(group, asked_groups) for group in said_groups]
+            only = said_groups and _ONLY.search(unit.text) is not None
+            if said_groups and not only and not any(same):
                 # "Postgraduate students cannot live in Elm Hall" says nothing
                 # of international students (but "Students cannot ..." does)
                 continue
             # "Oak Hall is open to postgraduate students only" answers "Can
             # undergraduate students live in Oak Hall?": no
             # (and "Can postgraduate students live in Oak Hall?": yes)
-            limited = (
-                yes_no
-                and bool(asked_groups)
-                and _ONLY.search(unit.text) is not None
-                and bool(_group_phrases(unit.text))
-                and (
-                    all(_same_group(p, asked_groups) for p in _group_phrases(unit.text))
-                    or not any(_same_group(p, asked_groups) for p in _group_phrases(unit.text))
-                )
-            )
+            limited = bool(only) and (all(same) or not any(same))
             if missing and not denial and not limited and not (ruled and set(missing) <= phrase):
                 continue
             if (
@@ -1924,13 +1925,17 @@ def _said_by(unit: _Unit) -> str:
     ).lower()
 
 
-def _document_names(chunk: Chunk, hits: Sequence[Hit], name: str) -> bool:
-    """Whether the chunk's document, in any of its hits (text or title), names ``name``."""
-    return any(
-        mentions(f"{hit.chunk.text} {hit.chunk.metadata.get('title', '')}", name)
-        for hit in hits
-        if hit.chunk.document_id == chunk.document_id
-    )
+def _documents_naming(hits: Sequence[Hit], names: Sequence[str]) -> dict[str, set[str]]:
+    """For each name, the documents (by id) that name it in any of their hits'
+    text or title."""
+    return {
+        name: {
+            hit.chunk.document_id
+            for hit in hits
+            if mentions(f"{hit.chunk.text} {hit.chunk.metadata.get('title', '')}", name)
+        }
+        for name in names
+    }
 
 
 def _ambient(name: str, question: str, hits: Sequence[Hit], rival: set[str]) -> bool:
