@@ -654,6 +654,8 @@ GROUP_WORDS = (
     r"|interns?|consultants?|part-timers?|team leads?|directors?|managers?|executives?"
 )
 """Groups of people a price or a rule may be for ("Seniors get 10% off")."""
+AGE_BANDS = r"(?:under|over)[- ]?\d+s"
+"""People by age: "under-18s", "over65s"."""
 _ANYONE_WORDS = (
     "customer", "client", "user", "person", "individual", "buyer", "consumer",
     "guy", "woman", "man", "beginner", "newbie", "fan", "human",
@@ -661,7 +663,8 @@ _ANYONE_WORDS = (
 _ANYONE = frozenset(stem(word) for word in _ANYONE_WORDS)
 """Who anyone is: saying so names no group a rule could be for."""
 _PEOPLE = re.compile(
-    rf"(?:{GROUP_WORDS}|business|company|(?:{'|'.join(_ANYONE_WORDS)})s?)", re.IGNORECASE
+    rf"(?:{GROUP_WORDS}|{AGE_BANDS}|business|company|(?:{'|'.join(_ANYONE_WORDS)})s?)",
+    re.IGNORECASE,
 )
 """Nouns for people: a group, or anyone (``_ANYONE``)."""
 
@@ -700,7 +703,7 @@ def payer(question: str) -> tuple[str, set[str]] | None:
     match = _PAYER.search(question)
     if match is None:
         return None
-    words = match.group(1).split()
+    words = _banded(match.group(1).split())
     if _PEOPLE.fullmatch(words[-1]) is None:
         return None
     terms = content_terms(words[-1])
@@ -711,13 +714,20 @@ def payer(question: str) -> tuple[str, set[str]] | None:
     return terms[-1], {t for word in before for t in content_terms(word)}
 
 
+def _banded(words: list[str]) -> list[str]:
+    """``words`` with an age band written apart as one ("under", "15s": "under-15s")."""
+    if len(words) > 1 and words[-2].lower() in {"under", "over"} and words[-1][:1].isdigit():
+        return [*words[:-2], f"{words[-2]}-{words[-1]}"]
+    return words
+
+
 def receiver(question: str) -> tuple[str, set[str]] | None:
     """Whom a question asks about as getting something, as ``asker`` gives
     it: "How many days of leave do contractors get?", "the approval limit for
     contractors" give ``contractor``; "for senior staff" ``staff`` with
     ``senior``. None for "I", "you", "we" and for what is no group of people."""
     for match in _RECEIVER.finditer(question):
-        words = (match.group(1) or match.group(2)).split()
+        words = _banded((match.group(1) or match.group(2)).split())
         if len(words) > 1 and _PEOPLE.fullmatch(" ".join(words[-2:])):
             words[-2:] = [" ".join(words[-2:])]  # "team leads"
         terms = content_terms(words[-1])
@@ -752,7 +762,7 @@ _RECEIVER = re.compile(
     r"\b(?:do|does|did|will|would|can|could|should)\s+"
     r"([A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,2}?)\s+"
     r"(?:get|receive|have(?!\s+to\b)|earn|accrue|take)\b"
-    rf"|\bfor\s+(?:the\s+|our\s+|all\s+)?((?:[a-z][\w-]*\s+)?(?:{GROUP_WORDS}))\b"
+    rf"|\bfor\s+(?:the\s+|our\s+|all\s+)?((?:[a-z][\w-]*\s+)?(?:{GROUP_WORDS}|{AGE_BANDS}))\b"
     # (the group itself, not a thing of it: "for manager reviews")
     r"(?=\s*(?:[?.!,;:]|$)|\s+(?:in|at|on|who|with|and|or|if|per|during|from|of|to|"
     r"get|receive|have|earn)\b)",
@@ -761,7 +771,7 @@ _RECEIVER = re.compile(
 
 _PAYER = re.compile(
     r"\b(?:how much|what) (?:do|does|did|will|would|should|must|can|could)\s+"
-    r"([A-Za-z][\w'’-]*(?:\s+[A-Za-z][\w'’-]*){0,3}?)\s+(?:pay|spend|owe|be charged)\b"
+    r"([A-Za-z][\w'’-]*(?:\s+[A-Za-z0-9][\w'’-]*){0,3}?)\s+(?:pay|spend|owe|be charged)\b"
     r"(?!\s+(?:include|includes|cover|covers|mean|means|work|works)\b)",
     re.IGNORECASE,
 )

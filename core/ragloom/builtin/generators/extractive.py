@@ -178,6 +178,8 @@ _CONTACT = {
 }
 """The words of a question for a phone number or an email address, which a
 sentence giving one answers without saying them ("call 01632 960 418")."""
+_CONCESSION = frozenset({"concess", "concessionary", "reduct"})
+"""A discount in other words ("the concession", "a reduction")."""
 _PRICE_OFF = re.compile(
     r"\b\d+(?:\.\d+)?\s*%\s+(?:off|reduction|less)\b(?![-\s]*peak)|\bhalf[- ]price\b"
     r"|\b(?:[$€£]\s?\d[\d.,]*|\d+)\s+off\b(?![-\s]*peak)",
@@ -453,6 +455,11 @@ class ExtractiveGenerator(Generator):
         # not the employees'
         received = group if not (who or paid_by) else None
         who = who or paid_by or received
+        bands = _age_bands(read) if who is not None else set()  # ("for under-18s")
+        # (a page that prices such ages: what it says for no one is not theirs)
+        banded = bands and any(
+            _overlaps(b, a) for u in units for b in _age_bands(u.text) for a in bands
+        )
         keys = (
             [
                 t
@@ -509,6 +516,8 @@ class ExtractiveGenerator(Generator):
         majors = [name for name in names if _API_MAJOR.fullmatch(name)]  # ("in v1")
         head = _asked_head(read) if kind is None and names else None
         said_of = _subject_terms(read) - named  # ("How long are *audit logs* kept ...?")
+        # ("How much does it cost to hire a *harness*?")
+        priced = _priced_thing(read) - named if kind == "money" else set()
         # ("the *library* opening hours": the library, or the hours)
         qualified = _modifier_terms(read)
         # "How do I start a return?": the numbered steps under its heading
@@ -613,8 +622,12 @@ class ExtractiveGenerator(Generator):
             hours = question_terms & _HOURS
             if hours and not hours <= unit.terms and _HOURS_SPAN.search(unit.text):
                 unit = replace(unit, terms=unit.terms | hours)
+            said_bands = _age_bands(" | ".join((unit.text, *unit.columns))) if bands else set()
+            # ("Child tickets (under 15) cost £7" is what under-15s pay)
+            of_the_band = any(_covers(b, a) for b in said_bands for a in bands)
             if (
                 who is not None
+                and not of_the_band
                 and _for_another_group(unit, who, question_terms)
                 # ("Employees get 25 days" is what managers get too)
                 and not (
@@ -625,6 +638,13 @@ class ExtractiveGenerator(Generator):
                 )
             ):
                 continue  # "Seniors get 10% off" is no discount for a student
+            if bands:
+                if said_bands and not of_the_band:
+                    continue  # "Over-18s pay £40" is no price for under-18s
+                if not said_bands and banded and not _groups_in(unit.text):
+                    # "Tickets cost £11" is not what under-18s pay where the
+                    # page says "Under-16s pay £7"
+                    continue
             if (
                 received is not None
                 and received[0] in OUTSIDERS
@@ -644,7 +664,8 @@ class ExtractiveGenerator(Generator):
             if (
                 "discount" in weights
                 and "discount" not in unit.terms
-                and _PRICE_OFF.search(unit.text)
+                # (and so does "the concession": "The concession does not apply to Summit")
+                and (_PRICE_OFF.search(unit.text) or _CONCESSION & unit.terms)
             ):
                 unit = replace(unit, terms=unit.terms | {"discount"})
             # "Dogs are welcome in the Classic Double rooms only" answers "Can I
@@ -755,9 +776,23 @@ class ExtractiveGenerator(Generator):
             limited = bool(only) and (all(same) or not any(same))
             if missing and not denial and not limited and not (ruled and set(missing) <= phrase):
                 continue
+            # ("The special exhibition costs £15. Seniors pay £12.": the
+            # group's own price, where its passage names the thing)
+            own_price = (
+                bool(priced)
+                and (
+                    (who is not None and (who[0] in unit.terms or of_the_band))
+                    # ("the fare for a 10-year-old": "Passengers under 16 pay £2")
+                    or bool(said_age and holds_age(" | ".join((unit.text, *unit.columns)), age))
+                )
+                and bool(priced & set(content_terms(unit.chunk.text)))
+            )
+            if own_price:  # (it says the thing as its passage names it)
+                unit = replace(unit, terms=unit.terms | (priced & set(weights)))
             if (
                 asked is not weights
                 and not denial
+                and not own_price
                 and not any(t in unit.terms or t in unit.context for t in asked)
             ):
                 continue  # it names the entity, and says nothing of what is asked
@@ -773,6 +808,17 @@ class ExtractiveGenerator(Generator):
             if said_of and not denial and not said_of & (unit.terms | unit.context | unit.outer):
                 # "How long are audit logs kept on the Growth plan?": "Label
                 # history is kept for 1 year on the Growth plan" keeps another thing
+                continue
+            if (
+                priced
+                and not denial
+                and not priced & (unit.terms | unit.context | unit.outer)
+                and not priced & {t for c in unit.columns for t in content_terms(c)}
+                and _ALL_OF.search(unit.text) is None
+                and not own_price
+            ):
+                # "How much does it cost to hire a harness?": "Shoe hire costs
+                # £4" prices another thing
                 continue
             if (
                 head is not None
@@ -1825,6 +1871,128 @@ def _subject_terms(question: str) -> set[str]:
     return set(content_terms(_GROUP.sub(" ", match.group(1)))) - GENERIC_STEMS
 
 
+_PRICED = re.compile(
+    r"\s*(?:how\s+much|what)\s+(?:"
+    # "How much does it cost to hire a harness?", "How much is it to hire the hall?"
+    r"(?:does|do|did|will|would)\s+it\s+cost|(?:is|was|would\s+it\s+be)\s+it"
+    r")\s+to\s+(?P<verb>[a-z]+)\s+(.+)"
+    # "How much does a new chain cost?", "What does a day pass cost?"
+    r"|\s*(?:how\s+much|what)\s+(?:does|do|did|will|would)\s+"
+    r"(?:(?:a|an|the|my|your|one)\s+)?(.+?)\s+cost\b"
+    # "How much is a monthly berth?"
+    r"|\s*how\s+much\s+(?:is|are)\s+(?:a|an|the|my|one)\s+(.+)"
+    # "How much do under-18s pay for a punch card?"
+    r"|\s*(?:how\s+much|what)\s+(?:do|does|did|will|would|should)\s+[\w\s'’-]+?\s+pay\s+"
+    r"for\s+(.+)",
+    re.IGNORECASE,
+)
+_NOT_OF_THE_THING = frozenset(
+    (
+        "to", "for", "on", "in", "at", "with", "from", "per", "during", "if", "when", "before",
+        "after", "by", "less", "more", "than", "and", "or", "each", "every", "it", "them",
+    )
+)  # fmt: skip
+"""Where the name of what a price question prices ends ("a harness *for* a day")."""
+_MODIFIERS = frozenset(
+    stem(w)
+    for w in (
+        "new", "extra", "additional", "another", "second", "single", "double", "monthly",
+        "weekly", "daily", "annual", "yearly", "full", "half", "basic", "standard", "whole",
+    )
+)  # fmt: skip
+"""Words of a priced thing's name that say no thing ("a *new* chain")."""
+_ALL_OF = re.compile(r"\b(?:every|all|any)\b", re.IGNORECASE)
+"""A price for every thing of a kind ("added to every repair") prices the one asked."""
+_DETERMINERS = frozenset(
+    (
+        "a", "an", "the", "my", "our", "your", "their", "his", "her", "this", "that", "these",
+        "those", "some", "one",
+    )
+)  # fmt: skip
+_PRICE_NOUNS = frozenset(
+    stem(w)
+    for w in (
+        "price", "cost", "fee", "charge", "rate", "rent", "deposit", "excess",
+        "surcharge", "premium", "amount", "total", "bill", "it", "much",
+    )
+)  # fmt: skip
+
+
+def _priced_thing(question: str) -> set[str]:
+    """What a price question prices, as the terms of its name: "How much
+    does it cost to hire a harness?" gives ``harness``, "How much does a new
+    chain cost?" ``chain``; a sentence must say one of them ("Shoe hire
+    costs £4" prices no harness). The words for one thing stand for each
+    other ("ticket", "fare"), and a doing priced stands for itself ("to
+    *park* a car": parking). Empty for a price itself ("How much is the
+    monthly fee?"), a group of people, the generic, a question of two parts
+    ("... cost and is parking included?") and where the question is not so
+    made ("How much does it cost to park?")."""
+    match = _PRICED.match(question)
+    if match is None or _TWO_QUESTIONS.search(question):
+        return set()  # ("... cost *and is* parking included?": two questions)
+    phrases: list[list[str]] = [[]]
+    for word in re.findall(r"[\w'’-]+", next(g for g in match.groups()[1:] if g)):
+        low = word.lower()
+        if low in {"and", "or"}:
+            phrases.append([])  # "a harness and shoes": either
+            continue
+        if not phrases[-1] and low in _DETERMINERS:
+            continue  # ("hire *a* harness")
+        if low in _NOT_OF_THE_THING or low in _DETERMINERS:
+            break  # ("a *10-visit punch card* for under-18s": the card)
+        if len(phrases[-1]) == 3:
+            return set()  # no noun phrase: "How much does it cost to X Y Z W"
+        phrases[-1].append(word)
+    terms: set[str] = set()
+    for phrase in phrases:
+        head = content_terms(phrase[-1]) if phrase else []
+        if not head or _GROUP.fullmatch(phrase[-1]):
+            continue
+        if head[-1] in _PRICE_NOUNS or head[-1] in GENERIC_STEMS or head[-1].isdigit():
+            return set()
+        # ("winter storage *ashore*": any word of it but a mere modifier ("new"))
+        terms |= {
+            t
+            for w in phrase
+            for t in content_terms(w)
+            if t not in _MODIFIERS and t not in GENERIC_STEMS and not t.isdigit()
+        }
+    if not terms:
+        return set()
+    verb = match.group("verb")
+    if verb and verb.lower() not in _GETTING:
+        terms |= set(content_terms(verb))  # "to *park* my car": "Parking costs £8"
+    for same in _SAME_THING:
+        if terms & same:
+            terms |= same
+    return terms
+
+
+_TWO_QUESTIONS = re.compile(
+    r"\b(?:and|or|,)\s+(?:is|are|was|do|does|did|can|could|will|would|should|what|how|when"
+    r"|where|who|which)\b",
+    re.IGNORECASE,
+)
+_GETTING = frozenset(
+    (
+        "hire", "rent", "buy", "get", "book", "bring", "use", "have", "take", "add", "order",
+        "purchase", "borrow", "reserve", "join", "replace", "upgrade", "keep",
+    )
+)  # fmt: skip
+"""Verbs of getting a thing: what "it cost to *hire* a harness" prices is the harness."""
+_SAME_THING = tuple(
+    frozenset(stem(w) for w in group)
+    for group in (
+        ("ticket", "fare"),
+        ("parcel", "package"),
+        ("racquet", "racket"),
+        ("bike", "bicycle", "cycle"),
+    )
+)
+"""Words for one priced thing ("a ticket" is the fare a page prices)."""
+
+
 def _asked_head(question: str) -> str | None:
     """The thing a "What is the X for/of Y?" question asks, as a term
     ("What is the bonus for an Exceeds rating?": ``bonus``), which an answer
@@ -2548,8 +2716,61 @@ _QUALIFYING = frozenset(
 )  # fmt: skip
 """What a yes/no question may ask that depends on who asks ("can I get a discount?")."""
 
-_GROUP = re.compile(rf"\b(?:{GROUP_WORDS}|under-?\d+s|over-?\d+s|\d+s)\b", re.IGNORECASE)
+_GROUP = re.compile(rf"\b(?:{GROUP_WORDS}|(?:under|over)[- ]?\d+s|\d+s)\b", re.IGNORECASE)
 """People a rule or a price may be for: "Seniors get 10% off", "free for under-5s"."""
+
+_AGE_BANDS = (
+    # "under-18s", "over 65s", "children under 16", "(under 15)"
+    re.compile(
+        r"\b(under|over)[- ]?(\d{1,3})s\b"
+        r"|\b(?:children|kids|child|people|those|anyone|aged|ages?)\s+(under|over)\s+(\d{1,3})\b"
+        r"|\((under|over)\s+(\d{1,3})\)",
+        re.IGNORECASE,
+    ),
+    # "(65+)", "aged 65 and over", "65 or older"
+    re.compile(
+        r"\(\s*(\d{1,3})\s*\+\s*\)|\baged\s+(\d{1,3})\s*\+"
+        r"|\b(\d{1,3})\s+(?:and|or)\s+(?:over|older|above)\b",
+        re.IGNORECASE,
+    ),
+    # "aged 5-15", "16-17 year olds", "5 to 15-year-olds"
+    re.compile(
+        r"\b(?:aged|ages)\s+(\d{1,3})\s*(?:-|–|to)\s*(\d{1,3})\b"
+        r"|\b(\d{1,3})\s*(?:-|–|to)\s*(\d{1,3})[- ]years?[- ]olds?\b",
+        re.IGNORECASE,
+    ),
+)
+_OLDEST = 150
+
+
+def _age_bands(text: str) -> set[tuple[int, int]]:
+    """The ages ``text`` names a band of, each as its youngest and oldest
+    age: "under-18s" ``(0, 17)``, "over-65s" and "(65+)" ``(65, 150)``,
+    "aged 5-15" ``(5, 15)``."""
+    under_over, and_over, between = _AGE_BANDS
+    bands = set()
+    for m in under_over.finditer(text):
+        way, age = [g for g in m.groups() if g]
+        n = int(age)
+        bands.add((0, n - 1) if way.lower() == "under" else (n, _OLDEST))
+    for m in and_over.finditer(text):
+        bands.add((int(next(g for g in m.groups() if g)), _OLDEST))
+    for m in between.finditer(text):
+        low, high = (int(g) for g in m.groups() if g)
+        if low <= high:
+            bands.add((low, high))
+    return bands
+
+
+def _covers(band: tuple[int, int], asked: tuple[int, int]) -> bool:
+    """Whether everyone of the ``asked`` band is in ``band`` (the under-18s
+    hold the under-16s; the over-60s the over-65s)."""
+    return band[0] <= asked[0] and asked[1] <= band[1]
+
+
+def _overlaps(band: tuple[int, int], asked: tuple[int, int]) -> bool:
+    return band[0] <= asked[1] and asked[0] <= band[1]
+
 
 _MEASURED_BY = re.compile(
     rf"\b(?:of|than|as|half)\s+(?:the|an?|what)?\s*((?:{GROUP_WORDS})(?:'s|’s)?)\b",
