@@ -5088,7 +5088,7 @@ def test_a_price_names_what_is_priced_and_whom_for(
         (
             "# Prices\n\nThe special exhibition costs £15. Seniors pay £12.\n",
             "How much do seniors pay for the special exhibition?",
-            "Seniors pay £12",
+            "The special exhibition costs £15 [1]. Seniors pay £12",
         ),
         # the words for one thing, a doing priced, two things asked
         (
@@ -5136,4 +5136,124 @@ def test_an_age_band_and_a_thing_priced_as_pages_write_them(
     ("over-60s" holds the over-65s; "(65+)", "children under 16", "aged
     5-15"), a group's elliptical own price, and what a price names."""
     answer = generator.generate(question, hits_of(chunk("docs/page.md", text)))
+    assert answer.text.startswith(said), answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("How much does a lift-out cost for a 12 m boat?", "Lift-out over 10 m costs £24"),
+        ("How much does a lift-out cost for an 8 m boat?", "Lift-out up to 10 m costs £21"),
+        ("How much does a lift-out cost for a 10 m boat?", "Lift-out up to 10 m costs £21"),
+        (
+            "How long does a 5 kg parcel take to arrive?",
+            "Parcels of at least 3 kg arrive in 4 days",
+        ),
+        ("How long does a 1 kg parcel take to arrive?", "Parcels up to 2 kg arrive in 2 days"),
+    ],
+)
+def test_a_bound_that_leaves_the_asked_figure_out_is_anothers(
+    generator: ExtractiveGenerator, question: str, said: str
+) -> None:
+    """ "Lift-out up to 10 m" prices no 12 m boat; the bound that holds the
+    asked figure answers."""
+    page = chunk(
+        "docs/boatyard.md",
+        "# Boatyard\n\nLift-out up to 10 m costs £21 per metre. Lift-out over 10 m costs £24 "
+        "per metre.\n\n# Parcels\n\nParcels up to 2 kg arrive in 2 days. Parcels of at least "
+        "3 kg arrive in 4 days.\n",
+    )
+    answer = generator.generate(question, hits_of(page))
+    assert answer.text.startswith(said), answer.text
+
+
+@pytest.mark.parametrize(
+    ("texts", "question", "said"),
+    [
+        # numbers that are no ages: group sizes, months
+        (
+            ["# Tickets\n\nTickets cost £11. Groups of 10 and over pay £8 each.\n"],
+            "How much is a ticket for over-65s?",
+            "Tickets cost £11",
+        ),
+        (
+            ["# Tickets\n\nTickets cost £11. Children under 12 months go free.\n"],
+            "How much do under-12s pay for a ticket?",
+            "Tickets cost £11",
+        ),
+        # the narrowest band that holds the ages asked
+        (
+            [
+                "# Membership\n\nFull membership (18+) costs £400 a year. Senior membership (65+) "
+                "costs £250 a year.\n"
+            ],
+            "How much is membership for over-70s?",
+            "Senior membership (65+) costs £250",
+        ),
+        # a band's price of another thing is none of this one
+        (
+            [
+                "# Watersports\n\nKayaks cost £20 per hour. Paddleboards cost £15 per hour. "
+                "Under-16s pay £8 for a paddleboard.\n"
+            ],
+            "How much is a kayak for under-16s?",
+            "Kayaks cost £20 per hour",
+        ),
+        (
+            ["# Visiting\n\nParking costs £2 per visit. Over-65s get free entry to the museum.\n"],
+            "How much do over-65s pay for parking?",
+            "Parking costs £2 per visit",
+        ),
+        (
+            [
+                "# Swimming\n\nLane swimming costs £5. Under-16s pay £3. Swimming lessons cost £9 "
+                "per lesson.\n"
+            ],
+            "How much do under-16s pay for a swimming lesson?",
+            "Under-16s pay £3 [1]. Swimming lessons cost £9",
+        ),
+        (
+            ["# Prices\n\nEntry costs £10. Under-16s pay £5.\n"],
+            "How much is admission for under-16s?",
+            "Under-16s pay £5",
+        ),
+        # a band on another page is not this page's
+        (
+            [
+                "# Museum\n\nEntry is free. The special exhibition costs £15.\n",
+                "# Cafe\n\nA coffee costs £3. Over-65s get 10% off in the cafe.\n",
+            ],
+            "How much is the special exhibition for over-65s?",
+            "The special exhibition costs £15",
+        ),
+        # a doing priced of a thing where a sentence prices that thing's doing
+        (
+            [
+                "# Parking\n\nParking at the venue costs £8 per day. The car park opens at 7am. "
+                "Bicycle parking costs £1.\n"
+            ],
+            "How much does it cost to park a bike?",
+            "Bicycle parking costs £1",
+        ),
+        (
+            ["# Parking\n\nParking at the venue costs £8 per day. The car park opens at 7am.\n"],
+            "How much does it cost to park a car?",
+            "Parking at the venue costs £8",
+        ),
+        # a reduction of a service is no discount
+        (
+            ["# Bus services\n\nThere is a reduction in service on bank holidays.\n"],
+            "Is there a discount on bank holidays?",
+            NOT_FOUND,
+        ),
+    ],
+)
+def test_a_second_reviews_price_and_band_cases(
+    generator: ExtractiveGenerator, texts: list[str], question: str, said: str
+) -> None:
+    """Group sizes and months are no ages; the narrowest band holding the
+    ages asked answers; a band's price of another thing, or a band on another
+    page, says nothing of this one."""
+    pages = [chunk(f"docs/p{i}.md", text) for i, text in enumerate(texts)]
+    answer = generator.generate(question, hits_of(*pages))
     assert answer.text.startswith(said), answer.text

@@ -1255,18 +1255,53 @@ _BOUNDS = frozenset(
 _UNIT_WORDS = {
     "min": "minute", "mins": "minutes", "hr": "hour", "hrs": "hours", "yr": "year",
     "yrs": "years", "sec": "second", "secs": "seconds", "wk": "week", "wks": "weeks",
+    "m": "metres",
 }  # fmt: skip
 
 
 def _measures(text: str) -> Iterator[tuple[str, str, bool]]:
     """Each figure with a unit after it ("90 minute", "30 minutes"): the
     figure, the unit's stem, and whether a bound comes just before it."""
+    for value, unit, _ in _bounded_measures(text):
+        yield value, unit, _ is not None
+
+
+def _bounded_measures(text: str) -> Iterator[tuple[str, str, str | None]]:
+    """``_measures`` with the bound itself: ``"upper"`` ("up to 10 m", "under
+    2 kg"), ``"lower"`` ("over 10 m", "at least 3 nights"), ``""`` for
+    another ("per", "each", "between") and None for no bound."""
     for match in _MEASURE.finditer(text):
         unit = content_terms(_UNIT_WORDS.get(match.group(2).lower(), match.group(2)))
         if not unit:
             continue
-        before = text[max(0, match.start() - 24) : match.start()].lower().split()[-2:]
-        yield match.group(1).replace(",", ""), unit[0], bool(set(before) & _BOUNDS)
+        lead = text[max(0, match.start() - 24) : match.start()].lower()
+        before = lead.split()[-2:]
+        bound = None
+        if set(before) & _BOUNDS:
+            way = _BOUND_WAY.search(lead)
+            bound = "" if way is None else ("upper" if way.group(1) else "lower")
+        yield match.group(1).replace(",", ""), unit[0], bound
+
+
+_BOUND_WAY = re.compile(
+    r"(?<![\w-])(?:(up to|under|below|less than|no more than|not more than|at most|maximum of"
+    r"|maximum|max)|(over|above|more than|at least|minimum of|minimum|min))\s+$"
+)
+"""A bound's way: at most (its first group) or at least (its second)."""
+
+
+def _left_out_by(bound: str | None, value: str, asked: str) -> bool:
+    """Whether a bound of ``value`` leaves out the ``asked`` figure ("up to 10
+    m" a 12 m boat; "over 20 kg" a 5 kg parcel)."""
+    try:
+        bound_value, asked_value = float(value), float(asked)
+    except ValueError:
+        return False
+    if bound == "upper":
+        return asked_value > bound_value
+    if bound == "lower":
+        return asked_value < bound_value
+    return False
 
 
 @functools.lru_cache(maxsize=256)
@@ -1280,18 +1315,25 @@ def measures_another(text: str, question: str) -> bool:
     """Whether ``text`` gives another figure of a unit the question gives one
     of ("a 90 minute sports massage" and "Duration: 30 minutes"), and never
     the question's: it is about another thing. A bound ("less than 24 hours")
-    is no other figure."""
+    is no other figure, unless it leaves the question's out ("up to 10 m" to
+    "a 12 m boat")."""
     asked = _asked_measures(question)
     if not asked:
         return False
     units = {u for _, u in asked}
     other = False
-    for value, unit, bounded in _measures(text):
+    for value, unit, bound in _bounded_measures(text):
         if unit not in units:
             continue
         if (value, unit) in asked:
             return False
-        other = other or not bounded
+        # (a bound that leaves the asked figure out is another's: "Lift out,
+        # up to 10 m" is no price for a 12 m boat)
+        other = (
+            other
+            or bound is None
+            or all(_left_out_by(bound, value, v) for v, u in asked if u == unit)
+        )
     return other
 
 

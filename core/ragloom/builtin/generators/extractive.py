@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
+from typing import NamedTuple
 
 from pydantic import Field, field_validator
 
@@ -178,8 +179,8 @@ _CONTACT = {
 }
 """The words of a question for a phone number or an email address, which a
 sentence giving one answers without saying them ("call 01632 960 418")."""
-_CONCESSION = frozenset({"concess", "concessionary", "reduct"})
-"""A discount in other words ("the concession", "a reduction")."""
+_CONCESSION = frozenset({"concess", "concessionary"})
+"""A discount in other words ("the concession")."""
 _PRICE_OFF = re.compile(
     r"\b\d+(?:\.\d+)?\s*%\s+(?:off|reduction|less)\b(?![-\s]*peak)|\bhalf[- ]price\b"
     r"|\b(?:[$€£]\s?\d[\d.,]*|\d+)\s+off\b(?![-\s]*peak)",
@@ -455,11 +456,6 @@ class ExtractiveGenerator(Generator):
         # not the employees'
         received = group if not (who or paid_by) else None
         who = who or paid_by or received
-        bands = _age_bands(read) if who is not None else set()  # ("for under-18s")
-        # (a page that prices such ages: what it says for no one is not theirs)
-        banded = bands and any(
-            _overlaps(b, a) for u in units for b in _age_bands(u.text) for a in bands
-        )
         keys = (
             [
                 t
@@ -517,7 +513,37 @@ class ExtractiveGenerator(Generator):
         head = _asked_head(read) if kind is None and names else None
         said_of = _subject_terms(read) - named  # ("How long are *audit logs* kept ...?")
         # ("How much does it cost to hire a *harness*?")
-        priced = _priced_thing(read) - named if kind == "money" else set()
+        pricing = _priced_thing(read) if kind == "money" else _Priced()
+        priced, doing = set(pricing.terms - named), pricing.doing
+        # ("How much is entry for under-16s?": "Entry costs £10. Under-16s pay £5.")
+        of_price = set(pricing.heads - named) or (
+            _same_things(set(asked) - GENERIC_STEMS) if kind == "money" else set()
+        )
+        said_before = _sentences_before(units) if of_price and (who or said_age) else {}
+        bands = _age_bands(read) if who is not None else set()  # ("for under-18s")
+        # (a page that prices such ages: what it says for no one is not theirs)
+        banded: set[str] = set()
+        narrowest: dict[str, int] = {}  # document -> the narrowest band holding those ages
+        for u in units if bands else ():
+            for b in _age_bands(" | ".join((u.text, *u.columns))):
+                if any(_overlaps(b, a) for a in bands) and _may_price(u, of_price, said_before):
+                    banded.add(u.chunk.document_id)
+                if any(_covers(b, a) for a in bands):
+                    width = b[1] - b[0]
+                    narrowest[u.chunk.document_id] = min(
+                        width, narrowest.get(u.chunk.document_id, width)
+                    )
+        # "to park a bike": where a sentence says the bike's parking, one
+        # that says parking alone is of another thing
+        doing_of = (
+            priced - {doing}
+            if doing is not None
+            and any(
+                doing in u.terms and (priced - {doing}) & u.terms and fits_kind("money", u.text)
+                for u in units
+            )
+            else set()
+        )
         # ("the *library* opening hours": the library, or the hours)
         qualified = _modifier_terms(read)
         # "How do I start a return?": the numbered steps under its heading
@@ -641,9 +667,23 @@ class ExtractiveGenerator(Generator):
             if bands:
                 if said_bands and not of_the_band:
                     continue  # "Over-18s pay £40" is no price for under-18s
-                if not said_bands and banded and not _groups_in(unit.text):
+                if (
+                    not said_bands
+                    and unit.chunk.document_id in banded
+                    and not _groups_in(unit.text)
+                ):
                     # "Tickets cost £11" is not what under-18s pay where the
                     # page says "Under-16s pay £7"
+                    continue
+                if (of_the_band or who[0] in unit.terms) and _prices_for_another(
+                    unit.text, set(pricing.words) or of_price
+                ):
+                    continue  # "Under-18s pay £6 for a day pass": no monthly pass
+                if of_the_band and min(
+                    b[1] - b[0] for b in said_bands if any(_covers(b, a) for a in bands)
+                ) > narrowest.get(unit.chunk.document_id, _OLDEST):
+                    # "Adults (18+) pay £11" is not what over-70s pay where
+                    # "Over-65s pay £7"
                     continue
             if (
                 received is not None
@@ -778,17 +818,22 @@ class ExtractiveGenerator(Generator):
                 continue
             # ("The special exhibition costs £15. Seniors pay £12.": the
             # group's own price, where its passage names the thing)
+            # (where the sentence before it, or its heading, names the thing,
+            # and it prices no other: "Under-16s pay £8 for a paddleboard")
             own_price = (
-                bool(priced)
+                bool(of_price)
                 and (
                     (who is not None and (who[0] in unit.terms or of_the_band))
                     # ("the fare for a 10-year-old": "Passengers under 16 pay £2")
                     or bool(said_age and holds_age(" | ".join((unit.text, *unit.columns)), age))
                 )
-                and bool(priced & set(content_terms(unit.chunk.text)))
+                and bool(
+                    of_price & (unit.context | unit.outer | said_before.get(_at(unit), frozenset()))
+                )
+                and not _prices_for_another(unit.text, set(pricing.words) or of_price)
             )
             if own_price:  # (it says the thing as its passage names it)
-                unit = replace(unit, terms=unit.terms | (priced & set(weights)))
+                unit = replace(unit, terms=unit.terms | (of_price & set(weights)))
             if (
                 asked is not weights
                 and not denial
@@ -809,6 +854,13 @@ class ExtractiveGenerator(Generator):
                 # "How long are audit logs kept on the Growth plan?": "Label
                 # history is kept for 1 year on the Growth plan" keeps another thing
                 continue
+            if (
+                doing_of
+                and not denial
+                and not doing_of & (unit.terms | unit.context)
+                and _ALL_OF.search(unit.text) is None  # ("added to every repair")
+            ):
+                continue  # "Parking at the venue costs £8" is no bike's parking
             if (
                 priced
                 and not denial
@@ -1918,19 +1970,32 @@ _PRICE_NOUNS = frozenset(
 )  # fmt: skip
 
 
-def _priced_thing(question: str) -> set[str]:
-    """What a price question prices, as the terms of its name: "How much
-    does it cost to hire a harness?" gives ``harness``, "How much does a new
-    chain cost?" ``chain``; a sentence must say one of them ("Shoe hire
-    costs £4" prices no harness). The words for one thing stand for each
-    other ("ticket", "fare"), and a doing priced stands for itself ("to
-    *park* a car": parking). Empty for a price itself ("How much is the
-    monthly fee?"), a group of people, the generic, a question of two parts
-    ("... cost and is parking included?") and where the question is not so
-    made ("How much does it cost to park?")."""
+class _Priced(NamedTuple):
+    """What a price question prices (``_priced_thing``)."""
+
+    terms: frozenset[str] = frozenset()
+    """Its name's words (but a mere modifier), with the other words for each
+    thing: a sentence must say one."""
+    heads: frozenset[str] = frozenset()
+    """Its head nouns (and the doing priced), with the other words for each."""
+    words: frozenset[str] = frozenset()
+    """Every word of its name, modifiers too ("monthly", "pass")."""
+    doing: str | None = None
+    """The doing priced, where it is one ("to *park* a car": ``park``)."""
+
+
+def _priced_thing(question: str) -> _Priced:
+    """What a price question prices: "How much does it cost to hire a
+    harness?" a harness, "How much does a new chain cost?" a chain; a
+    sentence must say it ("Shoe hire costs £4" prices no harness). The
+    words for one thing stand for each other ("ticket", "fare"), and a doing
+    priced stands for itself ("to *park* a car": parking). Nothing for a
+    price itself ("How much is the monthly fee?"), a group of people, the
+    generic, a question of two parts ("... cost and is parking included?")
+    and where the question is not so made ("How much does it cost to park?")."""
     match = _PRICED.match(question)
     if match is None or _TWO_QUESTIONS.search(question):
-        return set()  # ("... cost *and is* parking included?": two questions)
+        return _Priced()  # ("... cost *and is* parking included?": two questions)
     phrases: list[list[str]] = [[]]
     for word in re.findall(r"[\w'’-]+", next(g for g in match.groups()[1:] if g)):
         low = word.lower()
@@ -1942,31 +2007,104 @@ def _priced_thing(question: str) -> set[str]:
         if low in _NOT_OF_THE_THING or low in _DETERMINERS:
             break  # ("a *10-visit punch card* for under-18s": the card)
         if len(phrases[-1]) == 3:
-            return set()  # no noun phrase: "How much does it cost to X Y Z W"
+            return _Priced()  # no noun phrase: "How much does it cost to X Y Z W"
         phrases[-1].append(word)
     terms: set[str] = set()
+    heads: set[str] = set()
+    words: set[str] = set()
     for phrase in phrases:
         head = content_terms(phrase[-1]) if phrase else []
         if not head or _GROUP.fullmatch(phrase[-1]):
             continue
         if head[-1] in _PRICE_NOUNS or head[-1] in GENERIC_STEMS or head[-1].isdigit():
-            return set()
+            return _Priced()
+        said = {t for w in phrase for t in content_terms(w) if not t.isdigit()}
         # ("winter storage *ashore*": any word of it but a mere modifier ("new"))
-        terms |= {
-            t
-            for w in phrase
-            for t in content_terms(w)
-            if t not in _MODIFIERS and t not in GENERIC_STEMS and not t.isdigit()
-        }
+        terms |= said - _MODIFIERS - GENERIC_STEMS
+        heads.add(head[-1])
+        words |= said
     if not terms:
-        return set()
+        return _Priced()
     verb = match.group("verb")
+    doing = None
     if verb and verb.lower() not in _GETTING:
-        terms |= set(content_terms(verb))  # "to *park* my car": "Parking costs £8"
+        said_verb = content_terms(verb)  # "to *park* my car": "Parking costs £8"
+        doing = said_verb[0] if said_verb else None
+        terms |= set(said_verb)
+        heads |= set(said_verb)
+    return _Priced(
+        frozenset(_same_things(terms)), frozenset(_same_things(heads)), frozenset(words), doing
+    )
+
+
+def _same_things(terms: set[str]) -> set[str]:
+    """``terms`` with the other words for each thing they name (``_SAME_THING``)."""
     for same in _SAME_THING:
         if terms & same:
-            terms |= same
+            terms = terms | same
     return terms
+
+
+def _may_price(
+    unit: _Unit, thing: set[str], before: Mapping[tuple[str, int], frozenset[str]]
+) -> bool:
+    """Whether ``unit`` may be a price of ``thing``: it, its heading or the
+    sentence before it names it, and it prices nothing else after its sum."""
+    if not thing:
+        return True
+    said = unit.terms | unit.context | unit.outer | before.get(_at(unit), frozenset())
+    return bool(thing & said) and not _prices_for_another(unit.text, thing)
+
+
+def _sentences_before(units: Sequence[_Unit]) -> dict[tuple[str, int], frozenset[str]]:
+    """Each unit's place (``_at``) -> the terms of the sentence before it in its
+    chunk (what an elliptical "Seniors pay £12." is of)."""
+    by_chunk: dict[str, list[_Unit]] = {}
+    for unit in units:
+        by_chunk.setdefault(unit.chunk.id, []).append(unit)
+    before: dict[tuple[str, int], frozenset[str]] = {}
+    for chunk_units in by_chunk.values():
+        chunk_units.sort(key=lambda u: u.position)
+        for previous, unit in zip(chunk_units, chunk_units[1:]):
+            before[_at(unit)] = previous.terms
+    return before
+
+
+def _at(unit: _Unit) -> tuple[str, int]:
+    return unit.chunk.id, unit.position
+
+
+_FOR_A_THING = re.compile(
+    r"(?:[$€£]\s?\d[\d.,]*|\d[\d.,]*\s?(?:p|EUR|USD|GBP)\b|\bfree)\s+for\s+(?:an?|the|each|every)\s+"
+    r"([\w-]+(?:\s+[\w-]+)?)"
+    # "Over-65s get free entry to the museum" (not "travel free with a pass")
+    r"|\bfree\s+(?!(?:of|for|to|on|with|at|in|from|and|or|if|when|during|until)\b)([a-z][\w-]*)",
+    re.IGNORECASE,
+)
+
+
+_PER_WHAT = frozenset(
+    stem(w)
+    for w in (
+        "night", "day", "week", "month", "year", "hour", "minute", "session", "person",
+        "visit", "stay", "lifetime", "limited", "time", "while", "period", "further",
+    )
+)  # fmt: skip
+"""What a price is per or for a while ("£8 for a night"), not a thing priced."""
+
+
+def _prices_for_another(text: str, thing: set[str]) -> bool:
+    """Whether a sentence prices a thing other than ``thing`` (its words)
+    after its sum: "Under-16s pay £8 *for a paddleboard*" is no kayak's
+    price, nor "... for a day pass" a monthly pass's."""
+    for match in _FOR_A_THING.finditer(text):
+        said = match.group(1) or match.group(2)
+        terms = set(content_terms(said))
+        if _GROUP.search(said) or not terms or terms <= _PER_WHAT:
+            continue  # ("£8 for a night", "free for a child")
+        if not terms & thing or (match.group(1) and not thing <= _same_things(terms)):
+            return True
+    return False
 
 
 _TWO_QUESTIONS = re.compile(
@@ -1988,6 +2126,8 @@ _SAME_THING = tuple(
         ("parcel", "package"),
         ("racquet", "racket"),
         ("bike", "bicycle", "cycle"),
+        ("admission", "entry", "entrance"),
+        ("membership", "subscription"),
     )
 )
 """Words for one priced thing ("a ticket" is the fare a page prices)."""
@@ -2719,18 +2859,29 @@ _QUALIFYING = frozenset(
 _GROUP = re.compile(rf"\b(?:{GROUP_WORDS}|(?:under|over)[- ]?\d+s|\d+s)\b", re.IGNORECASE)
 """People a rule or a price may be for: "Seniors get 10% off", "free for under-5s"."""
 
+_WHO_BY_AGE = (
+    rf"(?:{GROUP_WORDS}|people|persons|those|anyone|everyone|passengers|drivers|riders"
+    r"|players|swimmers|campers|climbers|customers|users|aged|ages|age)"
+)
+"""Words for people that an age band may follow ("Seniors (65+)", "aged 65 and over")."""
+_NOT_AN_AGE = (
+    r"(?!\s*(?:months?|weeks?|days?|nights?|kg|g|lbs?|cm|mm|m|km|miles?|minutes?|mins?|hours?"
+    r"|hrs?|%|people|persons|guests|items|orders|tickets))"
+)
 _AGE_BANDS = (
     # "under-18s", "over 65s", "children under 16", "(under 15)"
     re.compile(
         r"\b(under|over)[- ]?(\d{1,3})s\b"
         r"|\b(?:children|kids|child|people|those|anyone|aged|ages?)\s+(under|over)\s+(\d{1,3})\b"
-        r"|\((under|over)\s+(\d{1,3})\)",
+        rf"{_NOT_AN_AGE}"
+        rf"|\((under|over)\s+(\d{{1,3}})\){_NOT_AN_AGE}",
         re.IGNORECASE,
     ),
-    # "(65+)", "aged 65 and over", "65 or older"
+    # "Seniors (65+)", "aged 65+", "aged 65 and over", "people 65 or older"
     re.compile(
-        r"\(\s*(\d{1,3})\s*\+\s*\)|\baged\s+(\d{1,3})\s*\+"
-        r"|\b(\d{1,3})\s+(?:and|or)\s+(?:over|older|above)\b",
+        rf"\b{_WHO_BY_AGE}(?:\s+[\w-]+){{0,2}}\s*\(\s*(\d{{1,3}})\s*\+\s*\)"
+        r"|\baged\s+(\d{1,3})\s*\+"
+        rf"|\b{_WHO_BY_AGE}\s+(\d{{1,3}})\s+(?:and|or)\s+(?:over|older|above)\b",
         re.IGNORECASE,
     ),
     # "aged 5-15", "16-17 year olds", "5 to 15-year-olds"
