@@ -473,6 +473,11 @@ def test_index_needs_an_admin_key(server: str) -> None:
     assert again.json()["unchanged"] == 3 and again.json()["unread"] == 0
     wrong = httpx.post(f"{server}/v1/index", json={"reread": "yes"}, headers=auth(ADMIN))
     assert wrong.status_code == 422
+    # a rebuild of some sources is the request's mistake, not the server's (the fuzzer's find)
+    both = httpx.post(
+        f"{server}/v1/index", json={"rebuild": True, "sources": ["a.md"]}, headers=auth(ADMIN)
+    )
+    assert both.status_code == 422 and "takes no `sources`" in both.text, both.text
 
 
 def test_principals_in_the_body_are_refused(client: httpx.Client) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 __all__ = [
     "AnswerOut",
@@ -110,6 +110,16 @@ class IndexRequest(_Strict):
         for path in value or ():
             _not_blank(path)
         return value
+
+    @model_validator(mode="after")
+    def _rebuild_takes_no_sources(self) -> IndexRequest:
+        # (a request's mistake, said as one: the run would refuse it as a 5xx)
+        if self.rebuild and self.sources is not None:
+            raise ValueError(
+                "`rebuild` empties the stores and indexes everything: it takes no "
+                "`sources`; send it without them (or `sources` alone to index just those again)"
+            )
+        return self
 
 
 class HitExplain(BaseModel):

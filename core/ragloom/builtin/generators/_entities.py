@@ -1277,31 +1277,57 @@ def _bounded_measures(text: str) -> Iterator[tuple[str, str, str | None]]:
         lead = text[max(0, match.start() - 24) : match.start()].lower()
         before = lead.split()[-2:]
         bound = None
-        if set(before) & _BOUNDS:
+        ranged = _RANGE_FROM.search(lead)
+        if ranged is not None:  # "boats 8-12 m", "between 8 and 12 m": from its low end
+            bound = f"range {ranged.group(1).replace(',', '')}"
+        elif set(before) & _BOUNDS:
             way = _BOUND_WAY.search(lead)
             bound = "" if way is None else ("upper" if way.group(1) else "lower")
+            if _DEADLINE.match(text, match.end()):
+                bound = ""  # "up to 48 hours before check-in" is a deadline, not a size
         yield match.group(1).replace(",", ""), unit[0], bound
 
 
 _BOUND_WAY = re.compile(
-    r"(?<![\w-])(?:(up to|under|below|less than|no more than|not more than|at most|maximum of"
-    r"|maximum|max)|(over|above|more than|at least|minimum of|minimum|min))\s+$"
+    r"(?<![\w-])(?:(up to|under|below|no more than|not more than|less than|at most|maximum of"
+    r"|maximum|max)|(over|above|no less than|not less than|more than|at least|minimum of"
+    r"|minimum|min))\s+$"
 )
 """A bound's way: at most (its first group) or at least (its second)."""
+_DEADLINE = re.compile(r"\s+(?:before|after|prior|in advance|ahead|ago|of (?:the|your)\b)", re.I)
+"""What makes a bound of time a deadline ("up to 48 hours *before* check-in")."""
+_ASKS_LIMIT = re.compile(
+    r"\b(?:minimum|maximum|min|max|limit|limits|at least|at most|longest|shortest|largest"
+    r"|smallest|most|least)\b",
+    re.IGNORECASE,
+)
+"""A question about a limit itself ("What is the minimum stay ...?")."""
 
 
 def _left_out_by(bound: str | None, value: str, asked: str) -> bool:
     """Whether a bound of ``value`` leaves out the ``asked`` figure ("up to 10
-    m" a 12 m boat; "over 20 kg" a 5 kg parcel)."""
+    m" a 12 m boat; "over 20 kg" a 5 kg parcel; "8-12 m" a 15 m boat)."""
     try:
         bound_value, asked_value = float(value), float(asked)
+        low = float(bound.split()[1]) if bound and bound.startswith("range ") else None
     except ValueError:
         return False
+    if low is not None:
+        return not low <= asked_value <= bound_value
     if bound == "upper":
         return asked_value > bound_value
     if bound == "lower":
         return asked_value < bound_value
     return False
+
+
+_RANGE_FROM = re.compile(r"(?<![\w.,])(\d[\d,]*(?:\.\d+)?)\s*(?:-|–|to|and)\s*$")
+"""A range's low end just before its high one ("8-12 m", "between 8 and 12 m")."""
+_BEYOND = re.compile(
+    r"\b(?:longer|larger|bigger|heavier|taller|wider|older|over that|above that|more)\b",
+    re.IGNORECASE,
+)
+"""What a sentence says of the figures past its bound ("£220 for *longer* boats")."""
 
 
 @functools.lru_cache(maxsize=256)
@@ -1321,20 +1347,27 @@ def measures_another(text: str, question: str) -> bool:
     if not asked:
         return False
     units = {u for _, u in asked}
-    other = False
+    # (a bound that leaves the asked figure out is another's: "Lift out, up to
+    # 10 m" is no price for a 12 m boat; but not where the question asks the
+    # limit, or bounds its own figure: "parcels under 5 kg")
+    bounds_count = not _ASKS_LIMIT.search(question) and all(
+        b is None for _, _, b in _bounded_measures(question)
+    )
+    other = covered = False
     for value, unit, bound in _bounded_measures(text):
         if unit not in units:
             continue
         if (value, unit) in asked:
             return False
-        # (a bound that leaves the asked figure out is another's: "Lift out,
-        # up to 10 m" is no price for a 12 m boat)
-        other = (
-            other
-            or bound is None
-            or all(_left_out_by(bound, value, v) for v, u in asked if u == unit)
-        )
-    return other
+        if bound is None:
+            other = True
+        elif bound and bounds_count:
+            if all(_left_out_by(bound, value, v) for v, u in asked if u == unit):
+                # ("... up to 10 metres and £220 for longer boats": both)
+                other = other or _BEYOND.search(text) is None
+            else:
+                covered = True  # ("... and £220 for boats over 10 m")
+    return other and not covered
 
 
 def fits_kind(kind: str | None, text: str, names: Iterable[str] = ()) -> bool:

@@ -502,6 +502,9 @@ _TITLE_SMALL = frozenset(
 """Words a title leaves in lower case."""
 
 
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
 def _is_abbreviation(before: str, after: str) -> bool:
     """Whether the text before a period ends in an abbreviation or an initial;
     ``after`` is the first character of what follows."""
@@ -510,7 +513,10 @@ def _is_abbreviation(before: str, after: str) -> bool:
     if not word:
         return False
     if len(word) == 1 and word.isalpha():
-        return True  # an initial: "J. Smith", or "e" of "e.g." split oddly
+        # (but a unit after a number ends a sentence: "boats up to 10 m. Lift out ...")
+        words = before.split()
+        return not (word.islower() and len(words) >= 2 and _NUMBER.fullmatch(words[-2]))
+        # an initial: "J. Smith", or "e" of "e.g." split oddly
     lowered = word.lower()
     if lowered in _ABBREVIATIONS:
         return True

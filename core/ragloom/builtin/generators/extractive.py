@@ -517,8 +517,12 @@ class ExtractiveGenerator(Generator):
         priced, doing = set(pricing.terms - named), pricing.doing
         # ("How much is entry for under-16s?": "Entry costs £10. Under-16s pay £5.")
         of_price = set(pricing.heads - named) or (
-            _same_things(set(asked) - GENERIC_STEMS) if kind == "money" else set()
+            _same_things(set(asked) - GENERIC_STEMS - _PAY - _PAYING - _GENERIC_ASKS)
+            if kind == "money" and not _TWO_QUESTIONS.search(read)
+            else set()
         )
+        if who is not None:  # (whom it is for is not what is priced)
+            of_price -= {who[0], *who[1], *_groups_in(read)}
         said_before = _sentences_before(units) if of_price and (who or said_age) else {}
         bands = _age_bands(read) if who is not None else set()  # ("for under-18s")
         # (a page that prices such ages: what it says for no one is not theirs)
@@ -834,6 +838,16 @@ class ExtractiveGenerator(Generator):
             )
             if own_price:  # (it says the thing as its passage names it)
                 unit = replace(unit, terms=unit.terms | (of_price & set(weights)))
+            elif (
+                of_price
+                and who is not None
+                and (who[0] in unit.terms or of_the_band)
+                and unit.kind != "row"  # (a row is said by its columns)
+                and _elliptical(unit.text, who)
+            ):
+                # "Non-members pay £2." after "Entry is free for members" of
+                # the produce show is no price of the summer barbecue
+                continue
             if (
                 asked is not weights
                 and not denial
@@ -2043,6 +2057,20 @@ def _same_things(terms: set[str]) -> set[str]:
         if terms & same:
             terms = terms | same
     return terms
+
+
+_GENERIC_ASKS = frozenset(stem(w) for w in ("much", "cost", "costs", "price", "come", "go", "get"))
+
+
+def _elliptical(text: str, who: tuple[str, set[str]]) -> bool:
+    """Whether a sentence says a group's price and nothing of what it is of
+    ("Seniors pay £12.", "Non-members pay £2 each."): what it prices is in
+    the sentence before it."""
+    if not fits_kind("money", text):
+        return False
+    rest = set(content_terms(text)) - {who[0], *who[1]} - _PAY - _PAYING - _PER_WHAT
+    rest -= set(_groups_in(text)) | {"each", "onli", "just", "flat", "instead", "also"}
+    return all(t.isdigit() or t.rstrip("p").isdigit() for t in rest)
 
 
 def _may_price(
