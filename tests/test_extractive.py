@@ -5318,3 +5318,65 @@ def test_a_unit_after_a_number_ends_a_sentence() -> None:
         "Ask J. Smith at the desk.",
         "It is open.",
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "question", "said"),
+    [
+        # a figure the question writes with "of" or "about" is still compared
+        (
+            "# Parcels\n\nParcels under 2 kg cost £3.50. Parcels over 10 kg cost £12.\n",
+            "How much does a parcel of about 15 kg cost?",
+            "Parcels over 10 kg cost £12",
+        ),
+        # two bounds of one range: the range
+        (
+            "# Parcels\n\nParcels over 2 kg and up to 10 kg cost £6.\n",
+            "How much does it cost to send a 15 kg parcel?",
+            NOT_FOUND,
+        ),
+        # "more" is no size past the bound; "after ..." no deadline of a length
+        (
+            "# Boatyard\n\nLift out costs £150 for boats up to 10 m and takes no more than an "
+            "hour.\n",
+            "How much is a lift out for a 12 m boat?",
+            NOT_FOUND,
+        ),
+        (
+            "# Boatyard\n\nLift out costs £150 for boats up to 10 m after 1 March.\n",
+            "How much is a lift out for a 12 m boat?",
+            NOT_FOUND,
+        ),
+        # the least or most one pays is no limit of the figure
+        (
+            "# Boatyard\n\nLift out costs £150 for boats up to 10 m.\n",
+            "What is the least I would pay to lift out a 12 m boat?",
+            NOT_FOUND,
+        ),
+        # a range written with its unit twice
+        (
+            "# Berths\n\nBoats 10 m - 15 m use the outer pontoon.\n",
+            "Which pontoon should a 12 m boat use?",
+            "Boats 10 m - 15 m use the outer pontoon",
+        ),
+        # a run of groups' prices is of the sentence before the run
+        (
+            "# Gym\n\nMonthly membership costs £40. Seniors pay £30. Students pay £25 a month.\n",
+            "How much do students pay for gym membership?",
+            "Students pay £25 a month",
+        ),
+        (
+            "# Social events\n\nThe society holds a produce show. Entry is free for members. "
+            "Non-members pay £2. The summer barbecue is held in July.\n",
+            "How much do non-members pay to come to the summer barbecue?",
+            NOT_FOUND,
+        ),
+    ],
+)
+def test_a_fourth_reviews_bound_and_group_price_cases(
+    generator: ExtractiveGenerator, text: str, question: str, said: str
+) -> None:
+    """Only real bound words bound a question's figure; a range's two bounds
+    are one; a group's bare price is of the last sentence before its run."""
+    answer = generator.generate(question, hits_of(chunk("docs/page.md", text)))
+    assert answer.text.startswith(said), answer.text

@@ -1270,10 +1270,12 @@ def _bounded_measures(text: str) -> Iterator[tuple[str, str, str | None]]:
     """``_measures`` with the bound itself: ``"upper"`` ("up to 10 m", "under
     2 kg"), ``"lower"`` ("over 10 m", "at least 3 nights"), ``""`` for
     another ("per", "each", "between") and None for no bound."""
+    low: tuple[str, str, int] | None = None  # a lower bound a range may start from
     for match in _MEASURE.finditer(text):
         unit = content_terms(_UNIT_WORDS.get(match.group(2).lower(), match.group(2)))
         if not unit:
             continue
+        value = match.group(1).replace(",", "")
         lead = text[max(0, match.start() - 24) : match.start()].lower()
         before = lead.split()[-2:]
         bound = None
@@ -1283,9 +1285,27 @@ def _bounded_measures(text: str) -> Iterator[tuple[str, str, str | None]]:
         elif set(before) & _BOUNDS:
             way = _BOUND_WAY.search(lead)
             bound = "" if way is None else ("upper" if way.group(1) else "lower")
-            if _DEADLINE.match(text, match.end()):
+            if unit[0].startswith(_DEADLINE_UNITS) and _DEADLINE.match(text, match.end()):
                 bound = ""  # "up to 48 hours before check-in" is a deadline, not a size
-        yield match.group(1).replace(",", ""), unit[0], bound
+        if (
+            bound == "upper"
+            and low is not None
+            and low[1] == unit[0]
+            and _JOINS_BOUNDS.fullmatch(text[low[2] : match.start()])
+        ):
+            # "over 2 kg and up to 10 kg": one range (the lower bound said none)
+            bound = f"range {low[0]}"
+        low = (value, unit[0], match.end()) if bound == "lower" else None
+        yield value, unit[0], bound
+
+
+_DEADLINE_UNITS = ("second", "minut", "hour", "day", "night", "week", "month", "year")
+"""Units of time, as their terms begin (a deadline is a bound of time)."""
+_JOINS_BOUNDS = re.compile(
+    r"\s*(?:and|but|to|,)?\s*(?:up to|under|below|no more than|not more than|less than|at most)\s*",
+    re.IGNORECASE,
+)
+"""What joins a range's two bounds ("over 2 kg *and up to* 10 kg")."""
 
 
 _BOUND_WAY = re.compile(
@@ -1298,10 +1318,12 @@ _DEADLINE = re.compile(r"\s+(?:before|after|prior|in advance|ahead|ago|of (?:the
 """What makes a bound of time a deadline ("up to 48 hours *before* check-in")."""
 _ASKS_LIMIT = re.compile(
     r"\b(?:minimum|maximum|min|max|limit|limits|at least|at most|longest|shortest|largest"
-    r"|smallest|most|least)\b",
+    r"|smallest)\b",
     re.IGNORECASE,
 )
 """A question about a limit itself ("What is the minimum stay ...?")."""
+_ASKS_PRICE = re.compile(r"\b(?:price|prices|cost|costs|fee|fees|charge|pay|much)\b", re.I)
+"""(a limit of a price is no limit of the figure: "the maximum lift out price for a 12 m boat")"""
 
 
 def _left_out_by(bound: str | None, value: str, asked: str) -> bool:
@@ -1321,10 +1343,13 @@ def _left_out_by(bound: str | None, value: str, asked: str) -> bool:
     return False
 
 
-_RANGE_FROM = re.compile(r"(?<![\w.,])(\d[\d,]*(?:\.\d+)?)\s*(?:-|–|to|and)\s*$")
-"""A range's low end just before its high one ("8-12 m", "between 8 and 12 m")."""
+_RANGE_FROM = re.compile(
+    r"(?<![\w.,])(\d[\d,]*(?:\.\d+)?)\s*(?:[a-z]{1,6}\s*)?(?:-|–|to|and)\s*$", re.IGNORECASE
+)
+"""A range's low end just before its high one ("8-12 m", "between 8 and 12 m",
+"10 m - 15 m")."""
 _BEYOND = re.compile(
-    r"\b(?:longer|larger|bigger|heavier|taller|wider|older|over that|above that|more)\b",
+    r"\b(?:longer|larger|bigger|heavier|taller|wider|older|over that|above that|beyond that)\b",
     re.IGNORECASE,
 )
 """What a sentence says of the figures past its bound ("£220 for *longer* boats")."""
@@ -1350,15 +1375,18 @@ def measures_another(text: str, question: str) -> bool:
     # (a bound that leaves the asked figure out is another's: "Lift out, up to
     # 10 m" is no price for a 12 m boat; but not where the question asks the
     # limit, or bounds its own figure: "parcels under 5 kg")
-    bounds_count = not _ASKS_LIMIT.search(question) and all(
-        b is None for _, _, b in _bounded_measures(question)
+    bounds_count = not (_ASKS_LIMIT.search(question) and not _ASKS_PRICE.search(question)) and all(
+        b not in {"upper", "lower"} for _, _, b in _bounded_measures(question)
     )
     other = covered = False
-    for value, unit, bound in _bounded_measures(text):
+    measures = list(_bounded_measures(text))
+    for i, (value, unit, bound) in enumerate(measures):
         if unit not in units:
             continue
         if (value, unit) in asked:
             return False
+        if bound == "lower" and i + 1 < len(measures) and measures[i + 1][2] == f"range {value}":
+            continue  # (the low end of "over 2 kg and up to 10 kg": its range says it)
         if bound is None:
             other = True
         elif bound and bounds_count:

@@ -2093,9 +2093,24 @@ def _sentences_before(units: Sequence[_Unit]) -> dict[tuple[str, int], frozenset
     before: dict[tuple[str, int], frozenset[str]] = {}
     for chunk_units in by_chunk.values():
         chunk_units.sort(key=lambda u: u.position)
-        for previous, unit in zip(chunk_units, chunk_units[1:]):
-            before[_at(unit)] = previous.terms
+        antecedent: frozenset[str] = frozenset()
+        for unit in chunk_units:
+            before[_at(unit)] = antecedent
+            # (past a run of other groups' prices: "Monthly membership costs
+            # £40. Seniors pay £30. Students pay £25 a month.")
+            if not _bare_price(unit.text):
+                antecedent = unit.terms
     return before
+
+
+def _bare_price(text: str) -> bool:
+    """Whether a sentence says a price and whom it is for, and nothing of
+    what it is of ("Seniors pay £30.")."""
+    if not fits_kind("money", text):
+        return False
+    rest = set(content_terms(text)) - set(_groups_in(text)) - _PAY - _PAYING - _PER_WHAT
+    rest -= {"each", "onli", "just", "flat", "instead", "also"}
+    return all(t.isdigit() or t.rstrip("p").isdigit() for t in rest)
 
 
 def _at(unit: _Unit) -> tuple[str, int]:
