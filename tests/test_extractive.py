@@ -652,9 +652,10 @@ def test_a_table_without_outer_pipes_is_a_table(generator: ExtractiveGenerator) 
         ("How much is express delivery?", "costs 14.90 EUR [1]."),
         # and another kind of the same thing the sentence names is not priced by it
         ("How much does standard delivery cost?", None),
-        # but a kind it names in the aside, or not at all, is no other kind
+        # but a kind it names in the aside is no other kind
         ("How much does next-day delivery cost?", "costs 14.90 EUR [1]."),
-        ("How much does overnight delivery cost?", "costs 14.90 EUR [1]."),
+        # and one no passage names, where they name two others, is neither of them
+        ("How much does overnight delivery cost?", None),
     ],
 )
 def test_a_price_is_of_its_subject_not_its_aside_nor_another_kind(
@@ -5378,5 +5379,52 @@ def test_a_fourth_reviews_bound_and_group_price_cases(
 ) -> None:
     """Only real bound words bound a question's figure; a range's two bounds
     are one; a group's bare price is of the last sentence before its run."""
+    answer = generator.generate(question, hits_of(chunk("docs/page.md", text)))
+    assert answer.text.startswith(said), answer.text
+
+
+@pytest.mark.parametrize(
+    ("text", "question", "said"),
+    [
+        # where pages name kinds of a thing, another kind's price is none
+        (
+            "# Delivery\n\nStandard delivery costs £3.95. Next-day delivery costs £6.95.\n",
+            "How much does express delivery cost?",
+            NOT_FOUND,
+        ),
+        (
+            "# Delivery\n\nStandard delivery costs £3.95. Next-day delivery costs £6.95.\n",
+            "How much does next-day delivery cost?",
+            "Next-day delivery costs £6.95",
+        ),
+        (
+            "# Courses\n\nThe beginner course costs £120. The advanced course costs £180.\n",
+            "How much does the intermediate course cost?",
+            NOT_FOUND,
+        ),
+        (
+            "# Fares\n\nAn off-peak return costs £22. An anytime return costs £40.\n",
+            "How much is a peak return?",
+            NOT_FOUND,
+        ),
+        # one other word before the thing is no kind of it
+        (
+            "# Library\n\nA replacement card costs €3.\n",
+            "How much does it cost to replace a lost library card?",
+            "A replacement card costs €3",
+        ),
+        # nor is a measure ("a 60 minute class")
+        (
+            "# Classes\n\nA 60 minute spin class costs £9. A 45 minute yoga class costs £7.\n",
+            "How much is a 60 minute class?",
+            "A 60 minute spin class costs £9",
+        ),
+    ],
+)
+def test_a_kind_of_a_thing_is_not_priced_by_another_kind(
+    generator: ExtractiveGenerator, text: str, question: str, said: str
+) -> None:
+    """ "Standard delivery costs £3.95" is no price of express delivery where
+    the page names kinds of delivery."""
     answer = generator.generate(question, hits_of(chunk("docs/page.md", text)))
     assert answer.text.startswith(said), answer.text

@@ -537,6 +537,16 @@ class ExtractiveGenerator(Generator):
                     narrowest[u.chunk.document_id] = min(
                         width, narrowest.get(u.chunk.document_id, width)
                     )
+        # "express delivery": where the pages name other kinds of delivery
+        # ("Standard delivery", "Next-day delivery"), a sentence of another kind
+        # and not this one is no answer
+        kinds_apart = {
+            (kind, head): others
+            for kind, head in pricing.kinds
+            # (kinds, not one other word: "A replacement card costs €3" is
+            # what a lost library card costs)
+            if len(others := {k for u in units for k in _kinds_said(u.text, head)} - {kind}) > 1
+        }
         # "to park a bike": where a sentence says the bike's parking, one
         # that says parking alone is of another thing
         doing_of = (
@@ -868,6 +878,15 @@ class ExtractiveGenerator(Generator):
                 # "How long are audit logs kept on the Growth plan?": "Label
                 # history is kept for 1 year on the Growth plan" keeps another thing
                 continue
+            if not denial and any(
+                (said := _kinds_said(unit.text, head))
+                and kind not in said
+                and said & others
+                # (the kind said elsewhere in it: "express delivery (next day)")
+                and not _says_kind(f"{unit.text} {unit.heading}", kind)
+                for (kind, head), others in kinds_apart.items()
+            ):
+                continue  # "Standard delivery costs £3.95" is no price of express delivery
             if (
                 doing_of
                 and not denial
@@ -1996,6 +2015,9 @@ class _Priced(NamedTuple):
     """Every word of its name, modifiers too ("monthly", "pass")."""
     doing: str | None = None
     """The doing priced, where it is one ("to *park* a car": ``park``)."""
+    kinds: frozenset[tuple[str, frozenset[str]]] = frozenset()
+    """Each kind asked of a thing: the word before its head, with the head's
+    terms ("*express* delivery": ``("express", {"deliveri"})``)."""
 
 
 def _priced_thing(question: str) -> _Priced:
@@ -2026,6 +2048,7 @@ def _priced_thing(question: str) -> _Priced:
     terms: set[str] = set()
     heads: set[str] = set()
     words: set[str] = set()
+    kinds: set[tuple[str, frozenset[str]]] = set()
     for phrase in phrases:
         head = content_terms(phrase[-1]) if phrase else []
         if not head or _GROUP.fullmatch(phrase[-1]):
@@ -2037,6 +2060,9 @@ def _priced_thing(question: str) -> _Priced:
         terms |= said - _MODIFIERS - GENERIC_STEMS
         heads.add(head[-1])
         words |= said
+        # (not a measure: "a 60 minute class")
+        if len(phrase) > 1 and content_terms(phrase[-2]) and not phrase[0][0].isdigit():
+            kinds.add((phrase[-2].lower(), frozenset(_same_things({head[-1]}))))
     if not terms:
         return _Priced()
     verb = match.group("verb")
@@ -2047,8 +2073,36 @@ def _priced_thing(question: str) -> _Priced:
         terms |= set(said_verb)
         heads |= set(said_verb)
     return _Priced(
-        frozenset(_same_things(terms)), frozenset(_same_things(heads)), frozenset(words), doing
+        frozenset(_same_things(terms)),
+        frozenset(_same_things(heads)),
+        frozenset(words),
+        doing,
+        frozenset(kinds),
     )
+
+
+def _kinds_said(text: str, head: frozenset[str]) -> set[str]:
+    """The words ``text`` writes just before a word of ``head`` ("Standard
+    delivery", "An off-peak return"), lower-cased: the kinds it names."""
+    words = _KIND_WORD.findall(text)
+    return {
+        words[i - 1].lower()
+        for i in range(1, len(words))
+        if content_terms(words[i])[-1:]
+        and content_terms(words[i])[-1] in head
+        and content_terms(words[i - 1])
+        and not words[i - 1][0].isdigit()
+    }
+
+
+_KIND_WORD = re.compile(r"[^\W_][\w'’-]*")
+
+
+def _says_kind(text: str, kind: str) -> bool:
+    """Whether ``text`` writes the word ``kind`` on its own ("next day" for
+    "next-day"; "peak" is not said by "off-peak")."""
+    pattern = re.escape(kind).replace(r"\-", "[- ]")
+    return re.search(rf"(?<![\w-]){pattern}(?![\w-])", text, re.IGNORECASE) is not None
 
 
 def _same_things(terms: set[str]) -> set[str]:
