@@ -5413,6 +5413,14 @@ def test_a_fourth_reviews_bound_and_group_price_cases(
             "How much does it cost to replace a lost library card?",
             "A replacement card costs €3",
         ),
+        # a word the question writes before the thing, said by the row's columns
+        (
+            "# Visitor permits\n\n| Visitor permit | Price |\n|---|---|\n"
+            "| 2-hour session | £1.50 |\n| Half-day session | £2.50 |\n"
+            "| All-day session | £4.50 |\n",
+            "How much is an all-day visitor session?",
+            "Visitor permit: All-day session; Price: £4.50",
+        ),
         # nor is a measure ("a 60 minute class")
         (
             "# Classes\n\nA 60 minute spin class costs £9. A 45 minute yoga class costs £7.\n",

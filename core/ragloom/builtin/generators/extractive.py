@@ -882,8 +882,14 @@ class ExtractiveGenerator(Generator):
                 (said := _kinds_said(unit.text, head))
                 and kind not in said
                 and said & others
-                # (the kind said elsewhere in it: "express delivery (next day)")
-                and not _says_kind(f"{unit.text} {unit.heading}", kind)
+                # (the kind said elsewhere in it: "express delivery (next day)";
+                # or any word the question writes before the thing: "an
+                # all-day visitor session" and "Visitor permit: All-day session")
+                and not any(
+                    _says_kind(" ".join((unit.text, unit.heading, *unit.columns)), word)
+                    for word in (kind, *pricing.words_before)
+                )
+                and not said & set(pricing.words_before)
                 for (kind, head), others in kinds_apart.items()
             ):
                 continue  # "Standard delivery costs £3.95" is no price of express delivery
@@ -2018,6 +2024,8 @@ class _Priced(NamedTuple):
     kinds: frozenset[tuple[str, frozenset[str]]] = frozenset()
     """Each kind asked of a thing: the word before its head, with the head's
     terms ("*express* delivery": ``("express", {"deliveri"})``)."""
+    words_before: tuple[str, ...] = ()
+    """The words before each head, lower-cased ("all-day", "visitor")."""
 
 
 def _priced_thing(question: str) -> _Priced:
@@ -2049,6 +2057,7 @@ def _priced_thing(question: str) -> _Priced:
     heads: set[str] = set()
     words: set[str] = set()
     kinds: set[tuple[str, frozenset[str]]] = set()
+    words_before: list[str] = []
     for phrase in phrases:
         head = content_terms(phrase[-1]) if phrase else []
         if not head or _GROUP.fullmatch(phrase[-1]):
@@ -2063,6 +2072,7 @@ def _priced_thing(question: str) -> _Priced:
         # (not a measure: "a 60 minute class")
         if len(phrase) > 1 and content_terms(phrase[-2]) and not phrase[0][0].isdigit():
             kinds.add((phrase[-2].lower(), frozenset(_same_things({head[-1]}))))
+        words_before += [w.lower() for w in phrase[:-1] if content_terms(w)]
     if not terms:
         return _Priced()
     verb = match.group("verb")
@@ -2078,6 +2088,7 @@ def _priced_thing(question: str) -> _Priced:
         frozenset(words),
         doing,
         frozenset(kinds),
+        tuple(words_before),
     )
 
 
