@@ -5421,6 +5421,32 @@ def test_a_fourth_reviews_bound_and_group_price_cases(
             "How much is an all-day visitor session?",
             "Visitor permit: All-day session; Price: £4.50",
         ),
+        # a kind however written: hyphened, in another number, another word for it
+        (
+            "# Tickets\n\nAll-day tickets cost £6. Single tickets cost £2. Return tickets "
+            "cost £3.50.\n",
+            "How much is an all day ticket?",
+            "All-day tickets cost £6",
+        ),
+        (
+            "# Courses\n\nThe Beginners' course costs £120. The Improvers' course costs £150. "
+            "The Advanced course costs £180.\n",
+            "How much is the beginner course?",
+            "The Beginners' course costs £120",
+        ),
+        (
+            "# Plans\n\nThe monthly plan costs $29 a month. The annual plan costs $290 a year.\n",
+            "How much is the yearly plan?",
+            "The annual plan costs $290 a year",
+        ),
+        # what prices nothing names no kind ("Lost cards must be reported"),
+        # and the question's verb says its own ("replace": a replacement card)
+        (
+            "# Fees\n\nA library card is free. A replacement card costs £3. Lost cards must be "
+            "reported at the desk.\n",
+            "How much does it cost to replace a lost library card?",
+            "A library card is free [1]. A replacement card costs £3",
+        ),
         # nor is a measure ("a 60 minute class")
         (
             "# Classes\n\nA 60 minute spin class costs £9. A 45 minute yoga class costs £7.\n",

@@ -543,9 +543,19 @@ class ExtractiveGenerator(Generator):
         kinds_apart = {
             (kind, head): others
             for kind, head in pricing.kinds
-            # (kinds, not one other word: "A replacement card costs €3" is
-            # what a lost library card costs)
-            if len(others := {k for u in units for k in _kinds_said(u.text, head)} - {kind}) > 1
+            # (kinds priced, not one other word: "A replacement card costs €3"
+            # is what a lost library card costs, and "Lost cards must be
+            # reported" prices nothing)
+            if len(
+                priced_kinds := {
+                    k
+                    for u in units
+                    if fits_kind("money", u.text)
+                    for k in _kinds_said(u.text, head)
+                }
+            )
+            > 1
+            and (others := {k for k in priced_kinds if not _same_kind(k, pricing.words_before)})
         }
         # "to park a bike": where a sentence says the bike's parking, one
         # that says parking alone is of another thing
@@ -880,7 +890,7 @@ class ExtractiveGenerator(Generator):
                 continue
             if not denial and any(
                 (said := _kinds_said(unit.text, head))
-                and kind not in said
+                and not any(_same_kind(k, pricing.words_before) for k in said)
                 and said & others
                 # (the kind said elsewhere in it: "express delivery (next day)";
                 # or any word the question writes before the thing: "an
@@ -889,7 +899,6 @@ class ExtractiveGenerator(Generator):
                     _says_kind(" ".join((unit.text, unit.heading, *unit.columns)), word)
                     for word in (kind, *pricing.words_before)
                 )
-                and not said & set(pricing.words_before)
                 for (kind, head), others in kinds_apart.items()
             ):
                 continue  # "Standard delivery costs £3.95" is no price of express delivery
@@ -2070,12 +2079,19 @@ def _priced_thing(question: str) -> _Priced:
         heads.add(head[-1])
         words |= said
         # (not a measure: "a 60 minute class")
-        if len(phrase) > 1 and content_terms(phrase[-2]) and not phrase[0][0].isdigit():
+        if (
+            len(phrase) > 1
+            and content_terms(phrase[-2])
+            and not phrase[0][0].isdigit()
+            and phrase[-2].lower() not in _NO_KIND
+        ):
             kinds.add((phrase[-2].lower(), frozenset(_same_things({head[-1]}))))
-        words_before += [w.lower() for w in phrase[:-1] if content_terms(w)]
+        words_before += [w.lower() for w in phrase[:-1]]
     if not terms:
         return _Priced()
     verb = match.group("verb")
+    if verb:  # ("to *replace* a lost card": "A replacement card" is that kind)
+        words_before.append(verb.lower())
     doing = None
     if verb and verb.lower() not in _GETTING:
         said_verb = content_terms(verb)  # "to *park* my car": "Parking costs £8"
@@ -2090,6 +2106,10 @@ def _priced_thing(question: str) -> _Priced:
         frozenset(kinds),
         tuple(words_before),
     )
+
+
+_NO_KIND = frozenset({"new", "extra", "additional", "another", "second", "more", "cheap"})
+"""Words before a thing that name no kind of it ("a *new* passport")."""
 
 
 def _kinds_said(text: str, head: frozenset[str]) -> set[str]:
@@ -2107,6 +2127,37 @@ def _kinds_said(text: str, head: frozenset[str]) -> set[str]:
 
 
 _KIND_WORD = re.compile(r"[^\W_][\w'’-]*")
+
+
+def _same_kind(said: str, asked: Sequence[str]) -> bool:
+    """Whether the kind a passage writes (``said``: "all-day", "beginners'",
+    "annual") is one the question writes before the thing (``asked``: "all",
+    "day"; "beginner"; "yearly"), however hyphened, in whichever number, or
+    in another word for it; "off-peak" is not "peak"."""
+    if not asked:
+        return False
+    parts = _kind_parts(said)
+    wanted = {t for word in asked for t in _kind_parts(word)}
+    joined = {word.replace("-", "") for word in asked} | {"".join(asked[-2:])}
+    return bool(parts) and (parts <= wanted or said.replace("-", "") in joined)
+
+
+def _kind_parts(word: str) -> set[str]:
+    """A kind word's terms, each part of a hyphened one, and the other
+    words for it (``_SAME_KIND``)."""
+    parts = (re.sub(r"['’]s?$", "", part) for part in re.split(r"[-\s]+", word.lower()))
+    terms = {stem(part) for part in parts if part}  # ("off" too: "off-peak" is not "peak")
+    for same in _SAME_KIND:
+        if terms & same:
+            terms |= same
+    return terms
+
+
+_SAME_KIND = (
+    frozenset(stem(w) for w in ("annual", "yearly")),
+    frozenset(stem(w) for w in ("extra", "additional")),
+)
+"""Words for one kind of a thing ("an *annual* pass" is a yearly one)."""
 
 
 def _says_kind(text: str, kind: str) -> bool:
