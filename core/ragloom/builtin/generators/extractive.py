@@ -29,6 +29,7 @@ from ...terminal import clean
 from ...types import Answer, Chunk, Citation, Document, Hit
 from ._current import asks_of_old, is_deprecated, old_words
 from ._entities import (
+    AGE_BANDS,
     ANY_LEAVE,
     GROUP_WORDS,
     INSIDERS,
@@ -863,7 +864,7 @@ class ExtractiveGenerator(Generator):
                 and who is not None
                 and (who[0] in unit.terms or of_the_band)
                 and unit.kind != "row"  # (a row is said by its columns)
-                and _elliptical(unit.text, who)
+                and _bare_price(unit.text, {who[0], *who[1]})
             ):
                 # "Non-members pay £2." after "Entry is free for members" of
                 # the produce show is no price of the summer barbecue
@@ -2116,13 +2117,11 @@ def _kinds_said(text: str, head: frozenset[str]) -> set[str]:
     """The words ``text`` writes just before a word of ``head`` ("Standard
     delivery", "An off-peak return"), lower-cased: the kinds it names."""
     words = _KIND_WORD.findall(text)
+    terms = [content_terms(word) for word in words]
     return {
         words[i - 1].lower()
         for i in range(1, len(words))
-        if content_terms(words[i])[-1:]
-        and content_terms(words[i])[-1] in head
-        and content_terms(words[i - 1])
-        and not words[i - 1][0].isdigit()
+        if terms[i] and terms[i][-1] in head and terms[i - 1] and not words[i - 1][0].isdigit()
     }
 
 
@@ -2178,17 +2177,6 @@ def _same_things(terms: set[str]) -> set[str]:
 _GENERIC_ASKS = frozenset(stem(w) for w in ("much", "cost", "costs", "price", "come", "go", "get"))
 
 
-def _elliptical(text: str, who: tuple[str, set[str]]) -> bool:
-    """Whether a sentence says a group's price and nothing of what it is of
-    ("Seniors pay £12.", "Non-members pay £2 each."): what it prices is in
-    the sentence before it."""
-    if not fits_kind("money", text):
-        return False
-    rest = set(content_terms(text)) - {who[0], *who[1]} - _PAY - _PAYING - _PER_WHAT
-    rest -= set(_groups_in(text)) | {"each", "onli", "just", "flat", "instead", "also"}
-    return all(t.isdigit() or t.rstrip("p").isdigit() for t in rest)
-
-
 def _may_price(
     unit: _Unit, thing: set[str], before: Mapping[tuple[str, int], frozenset[str]]
 ) -> bool:
@@ -2219,13 +2207,15 @@ def _sentences_before(units: Sequence[_Unit]) -> dict[tuple[str, int], frozenset
     return before
 
 
-def _bare_price(text: str) -> bool:
-    """Whether a sentence says a price and whom it is for, and nothing of
-    what it is of ("Seniors pay £30.")."""
+def _bare_price(text: str, whom: Collection[str] = ()) -> bool:
+    """Whether a sentence says a price and whom it is for (its groups, and
+    ``whom``: the terms of the group asked about), and nothing of what it is
+    of ("Seniors pay £30.", "Non-members pay £2 each."): what it prices is
+    in the sentence before it."""
     if not fits_kind("money", text):
         return False
-    rest = set(content_terms(text)) - set(_groups_in(text)) - _PAY - _PAYING - _PER_WHAT
-    rest -= {"each", "onli", "just", "flat", "instead", "also"}
+    rest = set(content_terms(text)) - set(_groups_in(text)) - set(whom)
+    rest -= _PAY | _PAYING | _PER_WHAT | {"each", "onli", "just", "flat", "instead", "also"}
     return all(t.isdigit() or t.rstrip("p").isdigit() for t in rest)
 
 
@@ -3015,7 +3005,7 @@ _QUALIFYING = frozenset(
 )  # fmt: skip
 """What a yes/no question may ask that depends on who asks ("can I get a discount?")."""
 
-_GROUP = re.compile(rf"\b(?:{GROUP_WORDS}|(?:under|over)[- ]?\d+s|\d+s)\b", re.IGNORECASE)
+_GROUP = re.compile(rf"\b(?:{GROUP_WORDS}|{AGE_BANDS}|\d+s)\b", re.IGNORECASE)
 """People a rule or a price may be for: "Seniors get 10% off", "free for under-5s"."""
 
 _WHO_BY_AGE = (
