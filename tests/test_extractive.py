@@ -5462,3 +5462,103 @@ def test_a_kind_of_a_thing_is_not_priced_by_another_kind(
     the page names kinds of delivery."""
     answer = generator.generate(question, hits_of(chunk("docs/page.md", text)))
     assert answer.text.startswith(said), answer.text
+
+
+FEES_UG = (
+    "# Undergraduate tuition fees 2025-26\n\nHome undergraduate students pay £9,250 per year.\n"
+    "International undergraduate students pay £21,400 per year.\n"
+)
+FEES_PG = (
+    "# Postgraduate tuition fees 2025-26\n\nHome postgraduate students pay £11,800 per year.\n"
+    "International postgraduate students pay £24,600 per year.\n"
+)
+LIBRARY_HOURS = (
+    "# Library\n\nThe library is open until 10 pm on weekdays. The library is open until "
+    "midnight on Fridays.\n"
+)
+LEISURE = (
+    "# Leisure centre\n\n## Gym\n\nAdult membership costs £40 a month.\n\n## Pool\n\n"
+    "Child membership costs £20 a month.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("pages", "question", "said", "not_said"),
+    [
+        # one word tells each sentence's thing: each is said, not the first alone
+        ([FEES_UG], "How much are tuition fees?", "Home undergraduate students pay £9,250 per "
+         "year [1]. International undergraduate students pay £21,400 per year [1].", ""),
+        # pages whose titles differ in those words are siblings too
+        ([FEES_UG, FEES_PG], "How much do international students pay?",
+         "International undergraduate students pay £21,400 per year [1]. International "
+         "postgraduate students pay £24,600 per year [2].", "Home"),
+        # the question names one: its own, not the others'
+        ([FEES_UG, FEES_PG], "How much do postgraduate students pay?",
+         "Home postgraduate students pay £11,800 per year [1]. International postgraduate "
+         "students pay £24,600 per year [1].", "undergraduate"),
+        ("# Fees\n\nFull-time students pay £9,250 per year. Part-time students pay £4,625 per "
+         "year.\n", "How much do part time students pay?",
+         "Part-time students pay £4,625 per year [1].", "Full-time"),
+        ("# Classes\n\nMembers pay £5 per class. Non-members pay £8 per class.\n",
+         "How much is a class for members?", "Members pay £5 per class [1].", "Non-members"),
+        ("# Parking\n\nParking costs £2 per hour. Parking costs £10 per day.\n",
+         "How much is all-day parking?", "Parking costs £10 per day [1].", "per hour"),
+        # "midnight" is an hour, and a day or a season tells sentences apart
+        ([LIBRARY_HOURS], "What time is the library open until?",
+         "The library is open until 10 pm on weekdays [1]. The library is open until "
+         "midnight on Fridays [1].", ""),
+        ("# Pool\n\nThe pool is open until 9 pm in summer. The pool is open until 7 pm in "
+         "Winter.\n", "What time is the pool open until?",
+         "The pool is open until 9 pm in summer [1]. The pool is open until 7 pm in Winter [1].",
+         ""),
+        ("# Campuses\n\nAt the Northgate campus, the library closes at 10 pm. At the Castle "
+         "Quay campus, the library closes at midnight.\n", "When does the library close?",
+         "At the Northgate campus, the library closes at 10 pm [1]. At the Castle Quay campus, "
+         "the library closes at midnight [1].", ""),
+        # "What is the X?" asks each thing's figure too
+        ("# Regulations\n\nThe pass mark for undergraduate modules is 40%. The pass mark for "
+         "postgraduate modules is 50%.\n", "What is the pass mark?",
+         "The pass mark for undergraduate modules is 40% [1]. The pass mark for postgraduate "
+         "modules is 50% [1].", ""),
+        # another heading's, another page's, another time's sentence is no sibling
+        ([LEISURE], "How much is membership?", "Adult membership costs £40 a month [1].",
+         "Child"),
+        (["# Kettle\n\nStandard models have a 2 year warranty.\n",
+          "# Toaster\n\nPremium models have a 5 year warranty.\n"], "How long is the warranty?",
+         "Standard models have a 2 year warranty [1].", "Premium"),
+        ("# Leave\n\n## Current policy\n\nEmployees get 25 days of annual leave.\n\n"
+         "## Previous policy (until 2023)\n\nEmployees got 20 days of annual leave. Contractors "
+         "got 10 days of annual leave.\n", "How much annual leave is there?",
+         "Employees get 25 days of annual leave [1].", "20 days"),
+        ("# Delivery\n\nIt costs £7.99 per order. It costs £3.95 per parcel.\n",
+         "How much is delivery?", "It costs £7.99 per order", "£3.95"),
+        # names a figure's word ("3 users", "50 projects"), not the thing asked
+        ("# Limits\n\nFree accounts allow 3 users. Team accounts allow 50 projects.\n",
+         "How many users are allowed?", "Free accounts allow 3 users [1].", "projects"),
+        # capitalised names are siblings as before, and a name after a number is a name
+        ("# Licences\n\nWindows 11 Pro licences cost $199. Windows 11 Home licences cost $139.\n",
+         "How much does a licence cost?", "Windows 11 Pro licences cost $199 [1]. Windows 11 "
+         "Home licences cost $139 [1].", ""),
+        ("# Paint\n\nThe Midnight Blue paint costs £20 per tin. The Ocean Blue paint costs £18 "
+         "per tin.\n", "How much is the paint?", "The Midnight Blue paint costs £20 per tin [1]. "
+         "The Ocean Blue paint costs £18 per tin [1].", ""),
+    ],
+)  # fmt: skip
+def test_one_sentence_of_several_things_is_said_with_the_others(
+    generator: ExtractiveGenerator,
+    pages: str | list[str],
+    question: str,
+    said: str,
+    not_said: str,
+) -> None:
+    """Where sentences of one shape tell things apart by one or two words
+    ("Home"/"International", "undergraduate"/"postgraduate") and the
+    question names none of them, each is said; where it names one, the
+    others are not; a sentence under another heading, on another thing's
+    page, of another time or leaning on another is none."""
+    texts = [pages] if isinstance(pages, str) else pages
+    hits = hits_of(*(chunk(f"docs/p{i}.md", text) for i, text in enumerate(texts)))
+    answer = generator.generate(question, hits)
+    assert answer.text.startswith(said), answer.text
+    if not_said:
+        assert not_said not in answer.text, answer.text

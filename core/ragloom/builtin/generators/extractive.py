@@ -1085,7 +1085,7 @@ class ExtractiveGenerator(Generator):
                 and not told
                 and not asked_places
                 and not yes_no
-                and kind in _SIBLING_KINDS
+                and (kind in _SIBLING_KINDS or (kind is None and _WHAT_IS.match(read) is not None))
                 and not given_figures(read)  # ("Which plan keeps it for 1 year?")
                 and not _WHO_OR_WHICH.match(read)
             ):
@@ -1528,6 +1528,11 @@ def _numbered_lists(units: list[_Unit]) -> list[list[_Unit]]:
 
 _SIBLINGS = 5
 """The most sentences of one shape said for a question that names none of them."""
+_WHAT_IS = re.compile(
+    r"\s*what(?:'s|\s+is|\s+are)\s+(?:the|a|an)(?:\s+[\w'-]+){1,3}\s*\??\s*$", re.IGNORECASE
+)
+"""A question that asks for a thing by its name alone ("What is the pass
+mark?"): where the answer is a figure, each thing's own may be it."""
 _SIBLING_KINDS = frozenset(
     {"money", "much", "count", "amount", "duration", "length", "size", "weight", "distance",
      "percent", "age", "clock", "time"}
@@ -1536,7 +1541,11 @@ _SIBLING_KINDS = frozenset(
 how many, how long, what time: "When does the library open?" where each
 campus's library opens at its own hour): not where, who or which (and a
 day or a month is no thing's name)."""
-_FIGURE_PHRASE = re.compile(r"(?<![\w.])[$€£]?\d[\d.,]*%?(?:\s+[a-z]+)?")
+_FIGURE_PHRASE = re.compile(
+    r"(?<![\w.])[$€£]?\d[\d.,]*%?(?:\s+[a-z]+)?|\b(?:noon|midday|midnight)\b"
+)
+"""A figure with the word after it, or an hour said in words ("closes at
+midnight" beside "closes at 10 pm")."""
 _WHEN_WORDS = frozenset(
     {"january", "february", "march", "april", "may", "june", "july", "august", "september",
      "october", "november", "december", "monday", "tuesday", "wednesday", "thursday",
@@ -1560,25 +1569,56 @@ def _with_siblings(chosen: list[_Unit], candidates: list[_Unit], question: str) 
     """``chosen`` with the sentences of the first one's shape that name
     others in its place ("In Lisbon, employees get 25 days of annual leave",
     "In Toronto, ... 15 days"), up to ``_SIBLINGS`` in all, when there are
-    any; as it is when its first sentence names nothing or there are more."""
+    any; as it is when its first sentence names nothing or there are more.
+    Names are capitalised words past a sentence's first; where there are
+    none, the one or two words in which two sentences of one length differ
+    and the question names neither ("Home undergraduate students pay £9,250
+    per year" and "International postgraduate students pay £24,600 per
+    year"; for "postgraduate students", only the postgraduates'), under the
+    same heading of the same page, or on a page whose title differs from
+    the first's in those words only ("Undergraduate tuition fees",
+    "Postgraduate tuition fees")."""
     first = chosen[0]
     if first.kind not in {"sentence", "bullet"}:
         return chosen
     shape, names = _shape(first.text)
-    if not names or not any(ch.isdigit() for ch in first.text):
+    if _FIGURE_PHRASE.search(first.text) is None:
         return chosen
     folder = first.chunk.source.rpartition("/")[0]
-    siblings: list[_Unit] = []
+    nearby = [
+        unit
+        for unit in candidates
+        if unit.kind in {"sentence", "bullet"}
+        and not any(unit.text == u.text for u in chosen)
+        and unit.chunk.source.rpartition("/")[0] == folder  # (another product's folder: none)
+    ]
     said = {names}
-    for unit in candidates:
-        if unit.kind not in {"sentence", "bullet"} or any(unit.text == u.text for u in chosen):
-            continue
-        if unit.chunk.source.rpartition("/")[0] != folder:
-            continue  # (another product's page, another folder: no sibling)
+    siblings: list[_Unit] = []
+    for unit in nearby if names else ():
         other_shape, other_names = _shape(unit.text)
         if other_shape == shape and other_names not in said:
             said.add(other_names)
             siblings.append(unit)
+    if not siblings and not is_anaphoric(first.text):
+        shape = _word_shape(first.text)
+        shapes = {shape}
+        asked = set(content_terms(question))
+        # what the question names that the first's page says of it ("gym" in
+        # "How much is gym membership?"): a sibling says it too, or it is
+        # another thing's ("Pool membership costs £20")
+        held = asked & _said_with(first)
+        for unit in nearby:
+            other_shape = _word_shape(unit.text)
+            apart = _told_by_words(shape, other_shape, asked)
+            if (
+                apart
+                and other_shape not in shapes
+                and not is_anaphoric(unit.text)
+                and held <= _said_with(unit)
+                and _placed_alike(first, unit, apart)
+            ):
+                shapes.add(other_shape)
+                siblings.append(unit)
     lowered = question.lower()
     if (
         not siblings
@@ -1588,6 +1628,107 @@ def _with_siblings(chosen: list[_Unit], candidates: list[_Unit], question: str) 
     ):
         return chosen
     return [first, *siblings, *(u for u in chosen[1:] if u not in siblings)]
+
+
+_WORD = re.compile(r"[a-z][a-z'-]*")
+_PUNCTUATION = ".,;:!?()[]\"'*_"
+_NO_NAME = frozenset(
+    {"a", "an", "the", "this", "that", "these", "those", "it", "its", "they", "their", "and",
+     "or", "not", "no", "never", "cannot", "only", "also", "per", "for", "of", "to",
+     "in", "on", "at", "by", "with", "from", "up", "over", "under", "more", "less", "than",
+     "before", "after", "until", "since", "is", "are", "was", "were", "be", "been", "will",
+     "would", "may", "might", "must", "can", "could", "should", "do", "does", "did", "get",
+     "gets", "got", "has", "have", "had", "used", "now", "then", "previously", "formerly",
+     "currently", "still", "old", "new", "current", "previous", "former", "earlier", "later"}
+)  # fmt: skip
+"""Words that name nothing: two sentences that differ in one of them say
+two things of one thing ("is" and "was", "get" and "got", "before" and
+"after", "may" and "must"), or the same thing then and now, not one thing
+of two. A word with "n't" is one of them too."""
+
+
+def _word_shape(text: str) -> str:
+    """A sentence with its numbers and its names masked, lower-cased, its
+    other words kept: the words after a figure ("3 users", "50 projects")
+    and a day or a season ("on Saturdays", "in Winter") tell two sentences
+    apart as much as any."""
+    masked = _NUMBER.sub("#", _DATE.sub("#", text))
+
+    def name(found: re.Match[str]) -> str:
+        word = found.group().split()[0].lower()
+        kept = word in _WHEN_WORDS or word[:-1] in _WHEN_WORDS
+        return found.group() if kept else "N"
+
+    return _NAME_WORD.sub(name, masked).lower()
+
+
+_MONTHS = frozenset(
+    {"january", "february", "march", "april", "may", "june", "july", "august", "september",
+     "october", "november", "december"}
+)  # fmt: skip
+_MONTH = "(?:" + "|".join(m.capitalize() for m in sorted(_MONTHS)) + ")"
+_DATE = re.compile(
+    rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}\b(?:,?\s+\d{{4}})?"
+    rf"|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b(?:,?\s+\d{{4}})?|\b{_MONTH}\s+\d{{4}}\b"
+)
+"""A date, a figure of its own ("31 January", "March 2025"): when a
+sentence holds ("As of March 2025 the fee is $12"), where a month alone
+may name a thing ("the deadline for September entry")."""
+_NUMBER = re.compile(
+    r"(?<![\w.])[$€£]?\d[\d.,:]*%?(?:\s*[ap]\.?m\b\.?)?|\b(?:noon|midday|midnight)\b"
+)
+"""A figure, an hour with its "am" or "pm" among them ("at 5 pm", "at midnight")."""
+
+
+def _said_with(unit: _Unit) -> set[str]:
+    """The words of a unit, of the headings it sits under and of its page's title."""
+    return {*unit.terms, *unit.context, *_placed(unit)}
+
+
+def _told_by_words(shape: str, other: str, asked: set[str]) -> set[str]:
+    """The terms in which two shapes (``_word_shape``'s) of one sentence
+    name two things, or none: as many words, differing in one or two
+    places, each a word that names something (no name masked as ``n``),
+    and the question naming neither word's own terms there (else the other
+    names what it did not ask: "part time" asks "Part-time", not "Full-time")."""
+    words = [w.strip(_PUNCTUATION) for w in shape.split()]
+    others = [w.strip(_PUNCTUATION) for w in other.split()]
+    if len(words) != len(others) or len(words) < 3:
+        return set()
+    apart = [(a, b) for a, b in zip(words, others) if a != b]
+    if not 1 <= len(apart) <= 2:
+        return set()
+    terms: set[str] = set()
+    for a, b in apart:
+        if any(
+            len(word) < 3 or not _WORD.fullmatch(word) or word in _NO_NAME or word.endswith("n't")
+            for word in (a, b)
+        ):
+            return set()
+        ours, theirs = set(content_terms(a)), set(content_terms(b))
+        if not ours or not theirs or (ours ^ theirs) & asked:  # ("same day", "next day")
+            return set()
+        if ours & theirs & asked and "non-" in {a[:4], b[:4]}:
+            return set()  # "for members?": not non-members' price
+        terms |= ours | theirs
+    return terms
+
+
+def _placed_alike(first: _Unit, other: _Unit, apart: set[str]) -> bool:
+    """Whether ``other`` sits where ``first`` does (one page, one heading),
+    or on a page or under a heading whose words differ from ``first``'s in
+    the words their sentences differ in, and in no other: "## Gym" and "##
+    Pool" are two things' headings, whatever their sentences say."""
+    if other.chunk.document_id == first.chunk.document_id and other.heading == first.heading:
+        return True
+    differ = _placed(first) ^ _placed(other)
+    return bool(differ) and differ <= apart
+
+
+def _placed(unit: _Unit) -> set[str]:
+    """The words of every heading a unit sits under, and of its page's title."""
+    title = unit.chunk.metadata.get("title")
+    return {*unit.outer, *(content_terms(title) if isinstance(title, str) else ())}
 
 
 def _commands(lines: list[_Unit]) -> list[_Unit]:
