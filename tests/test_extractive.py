@@ -5562,3 +5562,22 @@ def test_one_sentence_of_several_things_is_said_with_the_others(
     assert answer.text.startswith(said), answer.text
     if not_said:
         assert not_said not in answer.text, answer.text
+
+
+def test_twice_counts_times(generator: ExtractiveGenerator) -> None:
+    """ "Can I resit a module three times?" asks how many times: "at most
+    twice" answers it, not a step of the resit procedure that names the
+    module too (a trial's off-target answer)."""
+    steps = chunk(
+        "docs/procedures/register-resit.md",
+        "# Register for a resit\n\n1. Log in to the portal.\n2. Choose the module.\n"
+        "3. Pay the resit fee for each module.\n",
+    )
+    rules = chunk(
+        "docs/regulations/regulations-2025.md",
+        "# Academic regulations 2025\n\nThe pass mark for undergraduate modules is 40%.\n"
+        "Students may resit a module at most twice.\n",
+    )
+    for question in ("Can I resit a module three times?", "How many times can I resit a module?"):
+        answer = generator.generate(question, hits_of(steps, rules))
+        assert answer.text == "Students may resit a module at most twice [1].", answer.text
