@@ -5581,3 +5581,22 @@ def test_twice_counts_times(generator: ExtractiveGenerator) -> None:
     for question in ("Can I resit a module three times?", "How many times can I resit a module?"):
         answer = generator.generate(question, hits_of(steps, rules))
         assert answer.text == "Students may resit a module at most twice [1].", answer.text
+
+
+def test_a_headcount_says_how_many_people_work_there(generator: ExtractiveGenerator) -> None:
+    """ "How many people work in Singapore?" got the company's total ("about
+    300 people in three offices") and a Singapore sentence of another count
+    (a trial's misleading answer): the office's headcount says it."""
+    offices = chunk(
+        "docs/company/offices.md",
+        "# Our offices\n\nOrrery Labs has about 300 people in three offices.\n\n"
+        "| Office | Address | Headcount |\n|---|---|---|\n"
+        "| Lisbon | Avenida da Liberdade 110 | 140 |\n| Singapore | 8 Marina View | 60 |\n",
+    )
+    remote = chunk(
+        "docs/policies/remote.md",
+        "# Remote work\n\nSingapore employees may work remotely up to 4 days per week.\n",
+    )
+    answer = generator.generate("How many people work in Singapore?", hits_of(offices, remote))
+    assert answer.text.startswith("Office: Singapore"), answer.text
+    assert "Headcount: 60" in answer.text and "300" not in answer.text, answer.text

@@ -172,6 +172,11 @@ _HOLDS = frozenset(
 )
 """What "how many ... can it seat?" asks, which a capacity says."""
 _CAPACITY = stem("capacity")
+_STAFF = frozenset(
+    stem(w) for w in ("people", "staff", "employees", "employ", "work", "works", "persons")
+)
+"""What "how many people work ...?" asks, which a headcount says."""
+_HEADCOUNT = stem("headcount")
 _PAY = frozenset({"pay", "paid", "spend", "ow"})
 """A question's verbs of paying, which a price answers without saying them."""
 _CONTACT = {
@@ -669,6 +674,10 @@ class ExtractiveGenerator(Generator):
             seats = question_terms & _HOLDS if kind == "count" else set()
             if seats and _CAPACITY in unit.terms | unit.context:
                 unit = replace(unit, terms=unit.terms | seats)
+            # "how many people work in Singapore?": a headcount says it
+            staff = question_terms & _STAFF if kind == "count" else set()
+            if staff and _HEADCOUNT in unit.terms | unit.context:
+                unit = replace(unit, terms=unit.terms | staff)
             # "the office hours": "open from 09:00 to 18:00" says them
             hours = question_terms & _HOURS
             if hours and not hours <= unit.terms and _HOURS_SPAN.search(unit.text):
