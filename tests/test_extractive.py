@@ -5600,3 +5600,29 @@ def test_a_headcount_says_how_many_people_work_there(generator: ExtractiveGenera
     answer = generator.generate("How many people work in Singapore?", hits_of(offices, remote))
     assert answer.text.startswith("Office: Singapore"), answer.text
     assert "Headcount: 60" in answer.text and "300" not in answer.text, answer.text
+
+
+def test_a_page_says_what_holds_before_a_record_of_what_happened(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "Can I print in colour in Singapore?" was answered "User tried to
+    print in colour in Singapore." from a helpdesk ticket ranked first (a
+    trial's off-target answer): where pages answer as well, a record's
+    sentence does not come first; alone, it still answers."""
+    ticket = replace(
+        chunk(
+            "docs/helpdesk/tickets.jsonl#HD-1002",
+            "User tried to print in colour in Singapore. Closed.",
+        ),
+        metadata={"source": "docs/helpdesk/tickets.jsonl", "record_id": "HD-1002"},
+    )
+    printing = chunk(
+        "docs/it/printing.md",
+        "# Printing\n\nPrinters are available on every floor of each office.\n"
+        "Colour printing is not available in the Singapore office.\n",
+    )
+    question = "Can I print in colour in Singapore?"
+    answer = generator.generate(question, hits_of(ticket, printing))
+    assert answer.text.startswith("Colour printing is not available in the Singapore"), answer.text
+    alone = generator.generate(question, hits_of(ticket))
+    assert alone.text.startswith("User tried to print in colour in Singapore"), alone.text

@@ -432,6 +432,7 @@ class ExtractiveGenerator(Generator):
         total = sum(weights.values())
         candidates: list[tuple[float, float, _Unit]] = []
         n_hits = len(hits)
+        records_beside = any(h.chunk.metadata.get("record_id") is None for h in hits)
         # a yes/no question is answered only by what names its most specific words
         asked = {t: w for t, w in weights.items() if t not in about} or weights
         # "open on Monday afternoons?": "closed on Mondays" says it, so the
@@ -958,6 +959,11 @@ class ExtractiveGenerator(Generator):
                 # Ferrule run on Windows?": the FAQ's reply to this question
                 coverage = max(coverage, unit.weight)
             score = coverage + _RANK_BONUS * (1.0 - unit.rank / n_hits)
+            if records_beside and unit.chunk.metadata.get("record_id") is not None:
+                # a record (a helpdesk ticket: "User tried to print in colour in
+                # Singapore.") tells what happened once; a page what holds
+                # ("Colour printing is not available in the Singapore office.")
+                score -= _RANK_BONUS
             if takes and _TAKE_WORD.search(unit.text):
                 score += _RANK_BONUS
             if qualified is not None and qualified[1] & set(content_terms(unit.text)):
