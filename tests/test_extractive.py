@@ -5626,3 +5626,70 @@ def test_a_page_says_what_holds_before_a_record_of_what_happened(
     assert answer.text.startswith("Colour printing is not available in the Singapore"), answer.text
     alone = generator.generate(question, hits_of(ticket))
     assert alone.text.startswith("User tried to print in colour in Singapore"), alone.text
+
+
+def _markdown_chunks(name: str, text: str) -> list[Chunk]:
+    """A Markdown page's chunks as an indexed folder has them (title, sections)."""
+    from ragloom.builtin.chunkers.markdown import MarkdownChunker
+    from ragloom.builtin.loaders.parsers.markdown import parse_markdown
+    from ragloom.types import Document
+
+    body, meta = parse_markdown(text, report=lambda message: None)
+    source = f"docs/{name}.md"
+    document = Document(id=source, text=body, metadata={"source": source, **meta})
+    return MarkdownChunker(size=800, overlap=100).split(document)
+
+
+@pytest.mark.parametrize(
+    ("text", "question", "said", "not_said"),
+    [
+        # one subheading under two parents is two things'
+        ("# Employee handbook\n\n## United Kingdom\n\n### Annual leave\n\nFull-time employees "
+         "get 25 days of annual leave a year.\n\n## United States\n\n### Annual leave\n\n"
+         "Part-time employees get 10 days of annual leave a year.\n",
+         "How many days of annual leave do employees get?",
+         "Full-time employees get 25 days of annual leave a year [1].", "Part-time"),
+        ("# Course fees\n\n## 2025/26 entry\n\n### Tuition\n\nHome students pay £9,535 per "
+         "year.\n\n## 2023/24 entry (closed)\n\n### Tuition\n\nInternational students pay "
+         "£19,000 per year.\n", "How much do students pay?",
+         "Home students pay £9,535 per year [1].", "International"),
+        # a lead that ends in a colon, a sentence that scopes what follows, a
+        # list's parent item: the run of siblings ends there
+        ("# Swimming\n\n## Prices\n\nFrom 1 April 2025:\n\n- Adults pay £6 per swim\n- Juniors "
+         "pay £4 per swim\n\nUntil 31 March 2025:\n\n- Adults pay £5 per swim\n- Seniors pay £3 "
+         "per swim\n", "How much is a swim?",
+         "Adults pay £6 per swim [1]. Juniors pay £4 per swim [1].", "Seniors"),
+        ("# Staff handbook\n\n## Annual leave\n\nOur UK entity follows the Working Time "
+         "Regulations. Full-time employees get 25 days of annual leave a year.\n\nOur US entity "
+         "follows state law. Part-time employees get 10 days of annual leave a year.\n",
+         "How many days of annual leave do employees get?",
+         "Full-time employees get 25 days of annual leave a year [1].", "Part-time"),
+        ("# Leisure centre prices\n\n- Gym\n  - Adults: £40 a month\n  - Students: £25 a "
+         "month\n- Swimming pool\n  - Adults: £5 a visit\n  - Seniors: £3 a visit\n",
+         "How much do adults pay?", "Adults: £40 a month [1].", "£5 a visit"),
+        # of then and now, not of two things
+        ("# Swimming\n\n## Prices\n\nAdults pay £6 per swim. Juniors pay £4 per swim.\n\n"
+         "Before the refurbishment, adults paid £5 per swim. Seniors paid £3 per swim.\n",
+         "How much is a swim?", "Adults pay £6 per swim [1]. Juniors pay £4 per swim [1].",
+         "Seniors"),
+        # one word in two numbers is one word
+        ("# Vaccines\n\nAdults need 2 doses of the vaccine. Children need 1 dose of the "
+         "vaccine.\n", "How many doses of the vaccine do I need?",
+         "Adults need 2 doses of the vaccine [1]. Children need 1 dose of the vaccine [1].", ""),
+        # the question names one of the names, in lower case
+        ("# Regulations\n\nThe pass mark for BSc Nursing is 50%. The pass mark for BA History "
+         "is 40%.\n", "what is the nursing pass mark", "The pass mark for BSc Nursing is 50%",
+         "History"),
+    ],
+)  # fmt: skip
+def test_a_sibling_stands_in_one_run_with_the_first(
+    generator: ExtractiveGenerator, text: str, question: str, said: str, not_said: str
+) -> None:
+    """A third review's cases, read as an indexed folder reads them: a
+    sibling in other words is said only from the first's own run of
+    sentences of their shape, never across a heading path, a lead, a
+    scoping sentence or a list's parent item, nor of another time."""
+    answer = generator.generate(question, hits_of(*_markdown_chunks("page", text)))
+    assert answer.text.startswith(said), answer.text
+    if not_said:
+        assert not_said not in answer.text, answer.text

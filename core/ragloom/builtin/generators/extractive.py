@@ -1630,16 +1630,21 @@ def _with_siblings(chosen: list[_Unit], candidates: list[_Unit], question: str) 
                 and other_shape not in shapes
                 and not is_anaphoric(unit.text)
                 and held <= _said_with(unit)
-                and _placed_alike(first, unit, apart)
+                and _placed_alike(first, unit, apart, shape)
             ):
                 shapes.add(other_shape)
                 siblings.append(unit)
     lowered = question.lower()
+    # the words that tell the names apart ("nursing" of "BSc Nursing" beside
+    # "BA History"; not "delivery" of "Express Delivery" beside "Standard Delivery")
+    worded = [{w.lower() for n in ns for w in n.split()} for ns in said]
+    telling = set().union(*worded) - set.intersection(*worded)
     if (
         not siblings
         or len(siblings) + 1 > _SIBLINGS
-        # (the question names one, in lower case: "... in lisbon")
+        # (the question names one, in lower case: "... in lisbon", "the nursing pass mark")
         or any(re.search(rf"\b{re.escape(n.lower())}\b", lowered) for ns in said for n in ns)
+        or any(len(w) > 2 and re.search(rf"\b{re.escape(w)}\b", lowered) for w in telling)
     ):
         return chosen
     return [first, *siblings, *(u for u in chosen[1:] if u not in siblings)]
@@ -1660,6 +1665,12 @@ _NO_NAME = frozenset(
 two things of one thing ("is" and "was", "get" and "got", "before" and
 "after", "may" and "must"), or the same thing then and now, not one thing
 of two. A word with "n't" is one of them too."""
+_PAST = frozenset(
+    {"paid", "took", "gave", "came", "went", "ran", "began", "cost", "charged", "kept", "left",
+     "made", "sold", "bought", "held", "met", "opened", "closed", "lasted", "started"}
+)  # fmt: skip
+"""Verbs in the past: a sentence in the past beside one in the present is
+of then and now ("Seniors paid £3"), not of two things."""
 
 
 def _word_shape(text: str) -> str:
@@ -1711,6 +1722,11 @@ def _told_by_words(shape: str, other: str, asked: set[str]) -> set[str]:
     if len(words) != len(others) or len(words) < 3:
         return set()
     apart = [(a, b) for a, b in zip(words, others) if a != b]
+    for a, b in apart:
+        if a in _PAST or b in _PAST or (stem(a) == stem(b) and "ed" in {a[-2:], b[-2:]}):
+            return set()  # of then and now ("Seniors paid £3", "Lessons started at 9am")
+    # one word in two numbers is one word ("2 doses", "1 dose")
+    apart = [(a, b) for a, b in apart if stem(a) != stem(b)]
     if not 1 <= len(apart) <= 2:
         return set()
     terms: set[str] = set()
@@ -1729,15 +1745,47 @@ def _told_by_words(shape: str, other: str, asked: set[str]) -> set[str]:
     return terms
 
 
-def _placed_alike(first: _Unit, other: _Unit, apart: set[str]) -> bool:
-    """Whether ``other`` sits where ``first`` does (one page, one heading),
-    or on a page or under a heading whose words differ from ``first``'s in
-    the words their sentences differ in, and in no other: "## Gym" and "##
-    Pool" are two things' headings, whatever their sentences say."""
-    if other.chunk.document_id == first.chunk.document_id and other.heading == first.heading:
-        return True
+def _placed_alike(first: _Unit, other: _Unit, apart: set[str], shape: str) -> bool:
+    """Whether ``other`` sits where ``first`` does, in one run of sentences
+    of their shape (``_in_one_run``), or on another page whose title and
+    headings differ from ``first``'s in the words their sentences differ in,
+    and in no other ("Undergraduate tuition fees", "Postgraduate tuition
+    fees"): "## Gym" and "## Pool" are two things' headings, "Gym prices:"
+    and "Pool prices:" two things' lists, whatever their sentences say."""
+    if other.chunk.document_id == first.chunk.document_id:
+        return other.chunk.id == first.chunk.id and _in_one_run(first, other, shape)
     differ = _placed(first) ^ _placed(other)
     return bool(differ) and differ <= apart
+
+
+def _in_one_run(first: _Unit, other: _Unit, shape: str) -> bool:
+    """Whether two units of one chunk stand in one paragraph or list with
+    nothing between them but sentences of their shape: no blank line, no
+    heading, no lead that ends in a colon ("Until 31 March 2025:"), no
+    sentence that scopes what follows ("Our US entity follows state law.")."""
+    text = first.chunk.text
+    spans = []
+    for unit in (first, other):
+        start = text.find(unit.text[:40])
+        end = text.find(unit.text[-20:], start) if start >= 0 else -1
+        if start < 0 or end < 0:
+            return False
+        spans.append((start, end + len(unit.text[-20:])))
+    (_, gap_start), (gap_end, _) = sorted(spans)
+    between = text[gap_start:gap_end]
+    if _BLANK_LINE.search(between) or _LEAD_LINE.search(between):
+        return False
+    for sentence, kind in split_sentences(between, kinds=True):
+        words = _word_shape(sentence.strip(" -*+")) if kind != "heading" else ""
+        if TOKEN.search(sentence) is None:
+            continue  # (a bullet's marker)
+        if kind == "heading" or (words != shape and not _told_by_words(shape, words, set())):
+            return False
+    return True
+
+
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+_LEAD_LINE = re.compile(r":[ \t*_]*\n")
 
 
 def _placed(unit: _Unit) -> set[str]:
