@@ -247,14 +247,10 @@ def content_terms(text: str) -> list[str]:
         if token in _STOPWORDS or (len(token) < 2 and not token.isdigit()):
             continue
         out.append(stem(token))
-        if token in _TIMES_OVER:
-            out.append(_TIME)  # "at most twice" counts times: "Can I resit it three times?"
     out.extend(stem(word.replace("-", "")) for word in _HYPHENATED.findall(text))
     return out
 
 
-_TIMES_OVER = frozenset({"twice", "thrice"})
-_TIME = stem("times")
 _HYPHENATED = re.compile(r"\b[^\W\d_]+(?:-[^\W\d_]+)+\b")
 """A word of letters joined by hyphens (``e-book``, ``high-altitude``)."""
 

@@ -176,6 +176,8 @@ _STAFF = frozenset(
     stem(w) for w in ("people", "staff", "employees", "employ", "work", "works", "persons")
 )
 """What "how many people work ...?" asks, which a headcount says."""
+_WORKING = frozenset(stem(w) for w in ("staff", "employees", "employ", "work", "works"))
+"""The words that make "how many people" ask a headcount, not a capacity."""
 _HEADCOUNT = stem("headcount")
 _PAY = frozenset({"pay", "paid", "spend", "ow"})
 """A question's verbs of paying, which a price answers without saying them."""
@@ -432,7 +434,6 @@ class ExtractiveGenerator(Generator):
         total = sum(weights.values())
         candidates: list[tuple[float, float, _Unit]] = []
         n_hits = len(hits)
-        records_beside = any(h.chunk.metadata.get("record_id") is None for h in hits)
         # a yes/no question is answered only by what names its most specific words
         asked = {t: w for t, w in weights.items() if t not in about} or weights
         # "open on Monday afternoons?": "closed on Mondays" says it, so the
@@ -675,9 +676,11 @@ class ExtractiveGenerator(Generator):
             seats = question_terms & _HOLDS if kind == "count" else set()
             if seats and _CAPACITY in unit.terms | unit.context:
                 unit = replace(unit, terms=unit.terms | seats)
-            # "how many people work in Singapore?": a headcount says it
+            # "how many people work in Singapore?": a table's headcount column
+            # says it (not "a daily headcount of 300" in the canteen, nor the
+            # headcount approved for next year)
             staff = question_terms & _STAFF if kind == "count" else set()
-            if staff and _HEADCOUNT in unit.terms | unit.context:
+            if staff & _WORKING and unit.kind == "row" and _HEADCOUNT in unit.context:
                 unit = replace(unit, terms=unit.terms | staff)
             # "the office hours": "open from 09:00 to 18:00" says them
             hours = question_terms & _HOURS
@@ -959,11 +962,6 @@ class ExtractiveGenerator(Generator):
                 # Ferrule run on Windows?": the FAQ's reply to this question
                 coverage = max(coverage, unit.weight)
             score = coverage + _RANK_BONUS * (1.0 - unit.rank / n_hits)
-            if records_beside and unit.chunk.metadata.get("record_id") is not None:
-                # a record (a helpdesk ticket: "User tried to print in colour in
-                # Singapore.") tells what happened once; a page what holds
-                # ("Colour printing is not available in the Singapore office.")
-                score -= _RANK_BONUS
             if takes and _TAKE_WORD.search(unit.text):
                 score += _RANK_BONUS
             if qualified is not None and qualified[1] & set(content_terms(unit.text)):
@@ -1725,6 +1723,8 @@ def _told_by_words(shape: str, other: str, asked: set[str]) -> set[str]:
     for a, b in apart:
         if a in _PAST or b in _PAST or (stem(a) == stem(b) and "ed" in {a[-2:], b[-2:]}):
             return set()  # of then and now ("Seniors paid £3", "Lessons started at 9am")
+        if a.endswith("ed") and b.endswith("ed") and not _negated(a, b):
+            return set()  # two doings ("updated", "reviewed"; "included", "excluded")
     # one word in two numbers is one word ("2 doses", "1 dose")
     apart = [(a, b) for a, b in apart if stem(a) != stem(b)]
     if not 1 <= len(apart) <= 2:
@@ -1745,6 +1745,12 @@ def _told_by_words(shape: str, other: str, asked: set[str]) -> set[str]:
     return terms
 
 
+def _negated(a: str, b: str) -> bool:
+    """Whether one word is the other with "un" or "non" before it ("reserved",
+    "unreserved"): two kinds of a thing, not two things done to it."""
+    return any(x == f"{p}{y}" for x, y in ((a, b), (b, a)) for p in ("un", "non-", "non"))
+
+
 def _placed_alike(first: _Unit, other: _Unit, apart: set[str], shape: str) -> bool:
     """Whether ``other`` sits where ``first`` does, in one run of sentences
     of their shape (``_in_one_run``), or on another page whose title and
@@ -1762,18 +1768,16 @@ def _in_one_run(first: _Unit, other: _Unit, shape: str) -> bool:
     """Whether two units of one chunk stand in one paragraph or list with
     nothing between them but sentences of their shape: no blank line, no
     heading, no lead that ends in a colon ("Until 31 March 2025:"), no
-    sentence that scopes what follows ("Our US entity follows state law.")."""
+    sentence that scopes what follows ("Our US entity follows state law."),
+    and ``other`` with no restriction right after it ("Student tickets cost
+    £8. Student prices apply on weekdays only.") nor a footnote's mark."""
     text = first.chunk.text
-    spans = []
-    for unit in (first, other):
-        start = text.find(unit.text[:40])
-        end = text.find(unit.text[-20:], start) if start >= 0 else -1
-        if start < 0 or end < 0:
-            return False
-        spans.append((start, end + len(unit.text[-20:])))
-    (_, gap_start), (gap_end, _) = sorted(spans)
+    ours, theirs = _span(text, first), _span(text, other)
+    if ours is None or theirs is None or _FOOTNOTE.search(other.text):
+        return False
+    (_, gap_start), (gap_end, _) = sorted((ours, theirs))
     between = text[gap_start:gap_end]
-    if _BLANK_LINE.search(between) or _LEAD_LINE.search(between):
+    if gap_end < gap_start or _BLANK_LINE.search(between) or _LEAD_LINE.search(between):
         return False
     for sentence, kind in split_sentences(between, kinds=True):
         words = _word_shape(sentence.strip(" -*+")) if kind != "heading" else ""
@@ -1781,9 +1785,29 @@ def _in_one_run(first: _Unit, other: _Unit, shape: str) -> bool:
             continue  # (a bullet's marker)
         if kind == "heading" or (words != shape and not _told_by_words(shape, words, set())):
             return False
-    return True
+    after = split_sentences(text[theirs[1] : theirs[1] + 400].split("\n\n")[0])
+    own = set(content_terms(other.text)) - set(content_terms(first.text))
+    return not (
+        after and _QUALIFIES.search(after[0]) is not None and own & set(content_terms(after[0]))
+    )
 
 
+def _span(text: str, unit: _Unit) -> tuple[int, int] | None:
+    """Where ``unit`` stands in its chunk's ``text``; None where it cannot
+    tell (two sentences open alike: which is it?)."""
+    start = text.find(unit.text)
+    if start >= 0 and text.find(unit.text, start + 1) < 0:
+        return start, start + len(unit.text)
+    head, tail = unit.text[:40], unit.text[-20:]
+    start = text.find(head)
+    if start < 0 or text.find(head, start + 1) >= 0:
+        return None
+    end = text.find(tail, start)
+    return None if end < 0 else (start, end + len(tail))
+
+
+_FOOTNOTE = re.compile(r"[\w%)][*\u2020\u2021]+(?=[\s.,;:]|$)")
+"""A footnote's mark after a word or a figure ("£6*", "free\u2020")."""
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _LEAD_LINE = re.compile(r":[ \t*_]*\n")
 
