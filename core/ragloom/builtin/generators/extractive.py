@@ -1559,11 +1559,14 @@ _FIGURE_PHRASE = re.compile(
 )
 """A figure with the word after it, or an hour said in words ("closes at
 midnight" beside "closes at 10 pm")."""
-_WHEN_WORDS = frozenset(
+_MONTHS = frozenset(
     {"january", "february", "march", "april", "may", "june", "july", "august", "september",
-     "october", "november", "december", "monday", "tuesday", "wednesday", "thursday",
-     "friday", "saturday", "sunday", "spring", "summer", "autumn", "winter"}
+     "october", "november", "december"}
 )  # fmt: skip
+_WHEN_WORDS = _MONTHS | {
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "spring",
+    "summer", "autumn", "winter",
+}  # fmt: skip
 _NAME_WORD = re.compile(r"(?<=\S\s)[A-Z][\w-]*(?:\s+[A-Z0-9][\w-]*)*")
 
 
@@ -1587,10 +1590,10 @@ def _with_siblings(chosen: list[_Unit], candidates: list[_Unit], question: str) 
     none, the one or two words in which two sentences of one length differ
     and the question names neither ("Home undergraduate students pay £9,250
     per year" and "International postgraduate students pay £24,600 per
-    year"; for "postgraduate students", only the postgraduates'), under the
-    same heading of the same page, or on a page whose title differs from
-    the first's in those words only ("Undergraduate tuition fees",
-    "Postgraduate tuition fees")."""
+    year"; for "postgraduate students", only the postgraduates'), in the
+    first's own run of such sentences, or on a page whose title and
+    headings differ from the first's in those words only ("Undergraduate
+    tuition fees", "Postgraduate tuition fees"): ``_placed_alike``."""
     first = chosen[0]
     if first.kind not in {"sentence", "bullet"}:
         return chosen
@@ -1686,10 +1689,6 @@ def _word_shape(text: str) -> str:
     return _NAME_WORD.sub(name, masked).lower()
 
 
-_MONTHS = frozenset(
-    {"january", "february", "march", "april", "may", "june", "july", "august", "september",
-     "october", "november", "december"}
-)  # fmt: skip
 _MONTH = "(?:" + "|".join(m.capitalize() for m in sorted(_MONTHS)) + ")"
 _DATE = re.compile(
     rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}\b(?:,?\s+\d{{4}})?"
