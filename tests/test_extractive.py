@@ -5646,6 +5646,21 @@ def _markdown_chunks(name: str, text: str) -> list[Chunk]:
         ("# Rooms\n\nRooms cost £90 a night with breakfast included. Rooms cost £75 a night "
          "with breakfast excluded.\n", "How much is a room with breakfast?",
          "Rooms cost £90 a night with breakfast included [1].", "£75"),
+        # a restriction anywhere after the run, or under the sibling's item
+        ("# Rail\n\nAnytime tickets cost £45. Off-peak tickets cost £28. Off-peak tickets can't "
+         "be used before 09:30.\n", "How much is a ticket?", "Anytime tickets cost £45 [1].",
+         "£28"),
+        ("# Museum\n\nAdult tickets cost £12. Child tickets cost £6. Senior tickets cost £8. "
+         "Concessions are not available in August.\n", "How much are tickets?",
+         "Adult tickets cost £12 [1].", "Child"),
+        ("# Museum\n\n## Prices\n\n- Adult tickets cost £12.\n- Child tickets cost £6.\n"
+         "  - Only on weekdays.\n", "How much are tickets?", "Adult tickets cost £12 [1].",
+         "Child"),
+        # "park" the verb is no name's word
+        ("# Charges\n\nThe Park Road car park costs £2 an hour. The Station Road car park costs "
+         "£3 an hour.\n", "How much does it cost to park?",
+         "The Park Road car park costs £2 an hour [1]. The Station Road car park costs £3 an "
+         "hour [1].", ""),
         # the question names one of the names, in lower case
         ("# Regulations\n\nThe pass mark for BSc Nursing is 50%. The pass mark for BA History "
          "is 40%.\n", "what is the nursing pass mark", "The pass mark for BSc Nursing is 50%",
@@ -5675,6 +5690,12 @@ def test_a_sibling_stands_in_one_run_with_the_first(
          "How many people work in engineering?", "Engineering has 85 staff"),
         ("# Offices\n\n| Office | Headcount |\n|---|---|\n| Lisbon | 140 |\n| Singapore | 60 |\n",
          "How many people work in Singapore?", "Office: Singapore; Headcount: 60"),
+        # only the row the question names, and only how many people work there
+        ("# Teams\n\n| Team | Headcount |\n|---|---|\n| Finance | 18 |\n| HR | 9 |\n| IT | 31 |\n",
+         "How many people work in IT?", "Team: IT; Headcount: 31"),
+        ("# Working hours\n\nFull-time employees work 37.5 hours a week.\n\n| Team | Headcount |"
+         "\n|---|---|\n| Sales | 40 |\n", "How many hours do staff work?",
+         "Full-time employees work 37.5 hours a week"),
     ],
 )  # fmt: skip
 def test_only_a_headcount_column_counts_who_works_there(
@@ -5685,3 +5706,35 @@ def test_only_a_headcount_column_counts_who_works_there(
     one) answers no capacity and no staff question."""
     answer = generator.generate(question, hits_of(chunk("docs/page.md", text)))
     assert answer.text.startswith(said), answer.text
+
+
+def test_a_headcount_row_the_question_does_not_name_is_no_answer(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "How many people work here?" got the table's first row (Singapore's
+    42) for the company (a fifth review's case): a row answers only where
+    the question names its label."""
+    about = _markdown_chunks(
+        "about",
+        "# About us\n\n## Our people\n\nWe employ about 300 people across three offices.\n\n"
+        "## Offices\n\n| Office | Headcount |\n|---|---|\n| Singapore | 42 |\n| Lisbon | 120 |\n",
+    )
+    answer = generator.generate("How many people work here?", hits_of(*about))
+    assert "42" not in answer.text and "120" not in answer.text, answer.text
+
+
+def test_a_page_of_another_office_gives_no_sibling(generator: ExtractiveGenerator) -> None:
+    """A fifth review's case: two pages titled apart by the sentences' own
+    words ("Full-time annual leave", "Part-time annual leave") but whose
+    front matter names two offices are two offices' rules, not siblings."""
+    pages = [
+        _markdown_chunks(
+            f"leave-{kind.lower()}",
+            f"---\noffice: {office}\n---\n# {kind} annual leave\n\n{kind} employees get "
+            f"{days} days of annual leave.\n",
+        )[0]
+        for kind, office, days in (("Full-time", "London", 25), ("Part-time", "Austin", 10))
+    ]
+    answer = generator.generate("How many days of annual leave do employees get?", hits_of(*pages))
+    assert "Part-time" not in answer.text, answer.text
+    assert "25 days" in answer.text, answer.text

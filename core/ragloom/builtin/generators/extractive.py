@@ -179,6 +179,7 @@ _STAFF = frozenset(
 _WORKING = frozenset(stem(w) for w in ("staff", "employees", "employ", "work", "works"))
 """The words that make "how many people" ask a headcount, not a capacity."""
 _HEADCOUNT = stem("headcount")
+_HOW_MANY_PEOPLE = re.compile(r"\s*how\s+many\s+(?:people|staff|employees|persons)\b", re.I)
 _PAY = frozenset({"pay", "paid", "spend", "ow"})
 """A question's verbs of paying, which a price answers without saying them."""
 _CONTACT = {
@@ -680,7 +681,15 @@ class ExtractiveGenerator(Generator):
             # says it (not "a daily headcount of 300" in the canteen, nor the
             # headcount approved for next year)
             staff = question_terms & _STAFF if kind == "count" else set()
-            if staff & _WORKING and unit.kind == "row" and _HEADCOUNT in unit.context:
+            if (
+                staff & _WORKING
+                and unit.kind == "row"
+                and _HEADCOUNT in unit.context
+                and _HOW_MANY_PEOPLE.match(read) is not None  # (not "how many hours do staff work")
+                and unit.cells
+                # the row the question names ("in Lisbon", "in IT"), not the table's first
+                and _says_label(read, unit.cells[0])
+            ):
                 unit = replace(unit, terms=unit.terms | staff)
             # "the office hours": "open from 09:00 to 18:00" says them
             hours = question_terms & _HOURS
@@ -1346,6 +1355,12 @@ def _heading_names(unit: _Unit, names: Sequence[str]) -> bool:
     return any(mentions(heading, n) and not mentions(unit.text, n) for n in names)
 
 
+def _says_label(question: str, label: str) -> bool:
+    """Whether the question writes a table row's label ("in IT", "in Lisbon")."""
+    label = label.strip().strip("*_`").lower()
+    return bool(label) and re.search(rf"\b{re.escape(label)}\b", question.lower()) is not None
+
+
 def _with_items(chosen: list[_Unit], units: list[_Unit], asked: set[str]) -> list[_Unit]:
     """For a list question: a chosen sentence that only announces how many
     items there are ("Ledgerly comes in two editions.", the question asking
@@ -1645,7 +1660,10 @@ def _with_siblings(chosen: list[_Unit], candidates: list[_Unit], question: str) 
         or len(siblings) + 1 > _SIBLINGS
         # (the question names one, in lower case: "... in lisbon", "the nursing pass mark")
         or any(re.search(rf"\b{re.escape(n.lower())}\b", lowered) for ns in said for n in ns)
-        or any(len(w) > 2 and re.search(rf"\b{re.escape(w)}\b", lowered) for w in telling)
+        or (
+            _WHAT_IS.match(question) is not None
+            and any(len(w) > 3 and re.search(rf"\b{re.escape(w)}\b", lowered) for w in telling)
+        )
     ):
         return chosen
     return [first, *siblings, *(u for u in chosen[1:] if u not in siblings)]
@@ -1759,8 +1777,24 @@ def _placed_alike(first: _Unit, other: _Unit, apart: set[str], shape: str) -> bo
     and "Pool prices:" two things' lists, whatever their sentences say."""
     if other.chunk.document_id == first.chunk.document_id:
         return other.chunk.id == first.chunk.id and _in_one_run(first, other, shape)
+    if _fields(first.chunk.metadata) != _fields(other.chunk.metadata):
+        return False  # ("office: Berlin", "status: archived", a record of another file)
     differ = _placed(first) ^ _placed(other)
     return bool(differ) and differ <= apart
+
+
+def _fields(metadata: Mapping[str, object]) -> dict[str, object]:
+    """What a document says of itself beyond what every file has (front
+    matter's ``office``, ``deprecated``, ``valid_until``; a record's id)."""
+    return {k: v for k, v in metadata.items() if k not in _FILE_FIELDS}
+
+
+_FILE_FIELDS = frozenset(
+    {"source", "path", "mtime", "size", "content_hash", "extension", "title", "relative_path",
+     "document_id", "chunk_index", "start", "end", "section", "line", "pages", "page",
+     "layer", "language"}
+)  # fmt: skip
+"""The metadata every file of a folder has, each its own."""
 
 
 def _in_one_run(first: _Unit, other: _Unit, shape: str) -> bool:
@@ -1784,11 +1818,34 @@ def _in_one_run(first: _Unit, other: _Unit, shape: str) -> bool:
             continue  # (a bullet's marker)
         if kind == "heading" or (words != shape and not _told_by_words(shape, words, set())):
             return False
-    after = split_sentences(text[theirs[1] : theirs[1] + 400].split("\n\n")[0])
+    return not _restricted(text, theirs, other, first, shape)
+
+
+def _restricted(text: str, span: tuple[int, int], other: _Unit, first: _Unit, shape: str) -> bool:
+    """Whether what follows ``other`` in its paragraph or list limits it: a
+    line under it, indented deeper (its sub-bullet, its continuation); the
+    sentence right after it if that one restricts ("Off-peak tickets can't
+    be used before 09:30.", "Not valid at weekends."); or any later one of
+    another shape that names what it alone names ("Off-peak prices apply in
+    August only." past the run)."""
+    line_start = text.rfind("\n", 0, span[0]) + 1
+    indent = len(text[line_start : span[0]]) - len(text[line_start : span[0]].lstrip())
+    following = [line for line in text[span[1] :].split("\n")[1:] if line.strip()][:1]
+    if following and len(following[0]) - len(following[0].lstrip()) > indent:
+        return True  # (its sub-bullet, or its item's next paragraph)
+    rest = _BLANK_LINE.split(text[span[1] :], maxsplit=1)[0]
     own = set(content_terms(other.text)) - set(content_terms(first.text))
-    return not (
-        after and _QUALIFIES.search(after[0]) is not None and own & set(content_terms(after[0]))
-    )
+    first_other = True
+    for sentence in split_sentences(rest):
+        words = _word_shape(sentence.strip(" -*+"))
+        if words == shape or _told_by_words(shape, words, set()):
+            continue  # (the run goes on)
+        if first_other and _RESTRICTS.search(sentence) is not None:
+            return True  # ("... Senior tickets cost £8. Concessions are not available in August.")
+        first_other = False
+        if own & set(content_terms(sentence)):
+            return True
+    return False
 
 
 def _span(text: str, unit: _Unit) -> tuple[int, int] | None:
@@ -1869,6 +1926,11 @@ _QUALIFIES = re.compile(
     r"ended|expired?|expires|discontinued|withdrawn|suspended|cancell?ed|closed)\b",
     re.IGNORECASE,
 )
+_RESTRICTS = re.compile(
+    _QUALIFIES.pattern + r"|n't\b|\b(?:cannot|valid|apply|applies|applicable|restricted|subject)\b",
+    re.IGNORECASE,
+)
+"""What a sentence says when it limits the one before it."""
 
 
 def _with_qualifier(unit: _Unit, units: list[_Unit]) -> _Unit:
