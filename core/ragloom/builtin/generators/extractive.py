@@ -172,14 +172,6 @@ _HOLDS = frozenset(
 )
 """What "how many ... can it seat?" asks, which a capacity says."""
 _CAPACITY = stem("capacity")
-_STAFF = frozenset(
-    stem(w) for w in ("people", "staff", "employees", "employ", "work", "works", "persons")
-)
-"""What "how many people work ...?" asks, which a headcount says."""
-_WORKING = frozenset(stem(w) for w in ("staff", "employees", "employ", "work", "works"))
-"""The words that make "how many people" ask a headcount, not a capacity."""
-_HEADCOUNT = stem("headcount")
-_HOW_MANY_PEOPLE = re.compile(r"\s*how\s+many\s+(?:people|staff|employees|persons)\b", re.I)
 _PAY = frozenset({"pay", "paid", "spend", "ow"})
 """A question's verbs of paying, which a price answers without saying them."""
 _CONTACT = {
@@ -677,20 +669,6 @@ class ExtractiveGenerator(Generator):
             seats = question_terms & _HOLDS if kind == "count" else set()
             if seats and _CAPACITY in unit.terms | unit.context:
                 unit = replace(unit, terms=unit.terms | seats)
-            # "how many people work in Singapore?": a table's headcount column
-            # says it (not "a daily headcount of 300" in the canteen, nor the
-            # headcount approved for next year)
-            staff = question_terms & _STAFF if kind == "count" else set()
-            if (
-                staff & _WORKING
-                and unit.kind == "row"
-                and _HEADCOUNT in unit.context
-                and _HOW_MANY_PEOPLE.match(read) is not None  # (not "how many hours do staff work")
-                and unit.cells
-                # the row the question names ("in Lisbon", "in IT"), not the table's first
-                and _says_label(read, unit.cells[0])
-            ):
-                unit = replace(unit, terms=unit.terms | staff)
             # "the office hours": "open from 09:00 to 18:00" says them
             hours = question_terms & _HOURS
             if hours and not hours <= unit.terms and _HOURS_SPAN.search(unit.text):
@@ -1355,12 +1333,6 @@ def _heading_names(unit: _Unit, names: Sequence[str]) -> bool:
     return any(mentions(heading, n) and not mentions(unit.text, n) for n in names)
 
 
-def _says_label(question: str, label: str) -> bool:
-    """Whether the question writes a table row's label ("in IT", "in Lisbon")."""
-    label = label.strip().strip("*_`").lower()
-    return bool(label) and re.search(rf"\b{re.escape(label)}\b", question.lower()) is not None
-
-
 def _with_items(chosen: list[_Unit], units: list[_Unit], asked: set[str]) -> list[_Unit]:
     """For a list question: a chosen sentence that only announces how many
     items there are ("Ledgerly comes in two editions.", the question asking
@@ -1780,7 +1752,12 @@ def _placed_alike(first: _Unit, other: _Unit, apart: set[str], shape: str) -> bo
     if _fields(first.chunk.metadata) != _fields(other.chunk.metadata):
         return False  # ("office: Berlin", "status: archived", a record of another file)
     differ = _placed(first) ^ _placed(other)
-    return bool(differ) and differ <= apart
+    if not differ or not differ <= apart or _FOOTNOTE.search(other.text):
+        return False
+    # a page that limits what it says anywhere ("This page is archived", "only
+    # valid on weekdays") is read whole only there: no sibling of it
+    rest = other.chunk.text.replace(other.text, " ")
+    return _RESTRICTS.search(rest) is None and _ARCHIVED.search(rest) is None
 
 
 def _fields(metadata: Mapping[str, object]) -> dict[str, object]:
@@ -1822,18 +1799,19 @@ def _in_one_run(first: _Unit, other: _Unit, shape: str) -> bool:
 
 
 def _restricted(text: str, span: tuple[int, int], other: _Unit, first: _Unit, shape: str) -> bool:
-    """Whether what follows ``other`` in its paragraph or list limits it: a
+    """Whether what follows ``other`` up to the next heading limits it: a
     line under it, indented deeper (its sub-bullet, its continuation); the
-    sentence right after it if that one restricts ("Off-peak tickets can't
-    be used before 09:30.", "Not valid at weekends."); or any later one of
-    another shape that names what it alone names ("Off-peak prices apply in
-    August only." past the run)."""
+    first sentence of another shape after it if that one restricts
+    ("Off-peak tickets can't be used before 09:30.", "Concessions are not
+    available in August.", in the next paragraph too); or any later one
+    that names what it alone names ("The children's dose is for ages 12 to
+    15.")."""
     line_start = text.rfind("\n", 0, span[0]) + 1
     indent = len(text[line_start : span[0]]) - len(text[line_start : span[0]].lstrip())
     following = [line for line in text[span[1] :].split("\n")[1:] if line.strip()][:1]
     if following and len(following[0]) - len(following[0].lstrip()) > indent:
         return True  # (its sub-bullet, or its item's next paragraph)
-    rest = _BLANK_LINE.split(text[span[1] :], maxsplit=1)[0]
+    rest = _NEXT_HEADING.split(text[span[1] :], maxsplit=1)[0]
     own = set(content_terms(other.text)) - set(content_terms(first.text))
     first_other = True
     for sentence in split_sentences(rest):
@@ -1865,6 +1843,7 @@ def _span(text: str, unit: _Unit) -> tuple[int, int] | None:
 _FOOTNOTE = re.compile(r"[\w%)][*\u2020\u2021]+(?=[\s.,;:]|$)")
 """A footnote's mark after a word or a figure ("£6*", "free\u2020")."""
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
+_NEXT_HEADING = re.compile(r"\n[ \t]*#{1,6}[ \t]")
 _LEAD_LINE = re.compile(r":[ \t*_]*\n")
 
 
@@ -1931,6 +1910,9 @@ _RESTRICTS = re.compile(
     re.IGNORECASE,
 )
 """What a sentence says when it limits the one before it."""
+_ARCHIVED = re.compile(
+    r"\b(?:archived?|superseded|outdated|obsolete|historical|out of date)\b", re.IGNORECASE
+)
 
 
 def _with_qualifier(unit: _Unit, units: list[_Unit]) -> _Unit:
