@@ -1745,8 +1745,10 @@ def _placed_alike(first: _Unit, other: _Unit, apart: set[str], shape: str) -> bo
     of their shape (``_in_one_run``), or on another page whose title and
     headings differ from ``first``'s in the words their sentences differ in,
     and in no other ("Undergraduate tuition fees", "Postgraduate tuition
-    fees"): "## Gym" and "## Pool" are two things' headings, "Gym prices:"
-    and "Pool prices:" two things' lists, whatever their sentences say."""
+    fees"), whose front matter is the same and which dates or limits
+    nothing it says: "## Gym" and "## Pool" are two things' headings, "Gym
+    prices:" and "Pool prices:" two things' lists, whatever their sentences
+    say."""
     if other.chunk.document_id == first.chunk.document_id:
         return other.chunk.id == first.chunk.id and _in_one_run(first, other, shape)
     if _fields(first.chunk.metadata) != _fields(other.chunk.metadata):
@@ -1779,8 +1781,9 @@ def _in_one_run(first: _Unit, other: _Unit, shape: str) -> bool:
     nothing between them but sentences of their shape: no blank line, no
     heading, no lead that ends in a colon ("Until 31 March 2025:"), no
     sentence that scopes what follows ("Our US entity follows state law."),
-    and ``other`` with no restriction right after it ("Student tickets cost
-    £8. Student prices apply on weekdays only.") nor a footnote's mark."""
+    and ``other`` with no restriction after it (``_restricted``: "Student
+    tickets cost £8. Student prices apply on weekdays only.") nor a
+    footnote's mark."""
     text = first.chunk.text
     ours, theirs = _span(text, first), _span(text, other)
     if ours is None or theirs is None or _FOOTNOTE.search(other.text):
