@@ -1502,21 +1502,3 @@ def test_html_a_bold_first_row_with_an_empty_corner_is_a_header(tmp_path, contex
     )
     [doc] = load(HtmlLoader, context, "plans.html")
     assert doc.text == "|  | Free | Pro |\n| --- | --- | --- |\n| SSO | No | Yes |\n"
-
-
-def test_html_struck_out_text_is_dropped(tmp_path, context):
-    """``<del>``, ``<s>`` and ``<strike>`` mark what no longer holds: a price
-    struck out is not read as current (an answer quoted "Student tickets
-    cost £8." from ``<del>`` as a price in force)."""
-    write(
-        tmp_path,
-        "page.html",
-        "<html><body><h1>Prices</h1><p>Adult tickets cost £12. <del>Student tickets cost £8."
-        "</del> Child tickets cost £6.</p><ul><li>Filter coffee costs £2.20.</li>"
-        "<li><s>Flat white costs £3.10.</s></li><li>Tea costs <strike>£2</strike> £1.80.</li>"
-        "</ul></body></html>",
-    )
-    [doc] = load(HtmlLoader, context, "page.html")
-    assert "£8" not in doc.text and "Flat white" not in doc.text and "£2 " not in doc.text
-    assert "Adult tickets cost £12." in doc.text and "Child tickets cost £6." in doc.text
-    assert "Tea costs" in doc.text and "£1.80" in doc.text

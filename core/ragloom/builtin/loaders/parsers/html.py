@@ -47,10 +47,9 @@ MAX_DEPTH = 5000
 DROPPED_TAGS = (
     "script, style, noscript, template, svg, canvas, iframe, object, embed, form, "
     "button, select, input, textarea, nav, [role=navigation], [role=search], "
-    "[hidden], [aria-hidden=true], del, s, strike"
+    "[hidden], [aria-hidden=true]"
 )
-"""Never content: dropped wherever they are (struck-out text, ``<del>`` and
-``<s>``, is what no longer holds: "<s>Student tickets cost £8.</s>")."""
+"""Never content: dropped wherever they are."""
 
 PAGE_CHROME = "header, footer, aside, [role=banner], [role=contentinfo], [role=complementary]"
 """Dropped unless inside ``<main>`` or ``<article>``, where they belong to the content
