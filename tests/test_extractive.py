@@ -5488,10 +5488,10 @@ LEISURE = (
         # one word tells each sentence's thing: each is said, not the first alone
         ([FEES_UG], "How much are tuition fees?", "Home undergraduate students pay £9,250 per "
          "year [1]. International undergraduate students pay £21,400 per year [1].", ""),
-        # pages whose titles differ in those words are siblings too
+        # another page is no sibling's place, though titled apart by those words
+        # (it may be dated or limited anywhere on it)
         ([FEES_UG, FEES_PG], "How much do international students pay?",
-         "International undergraduate students pay £21,400 per year [1]. International "
-         "postgraduate students pay £24,600 per year [2].", "Home"),
+         "International undergraduate students pay £21,400 per year [1].", "postgraduate"),
         # the question names one: its own, not the others'
         ([FEES_UG, FEES_PG], "How much do postgraduate students pay?",
          "Home postgraduate students pay £11,800 per year [1]. International postgraduate "

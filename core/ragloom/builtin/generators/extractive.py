@@ -1618,7 +1618,7 @@ def _with_siblings(chosen: list[_Unit], candidates: list[_Unit], question: str) 
                 and other_shape not in shapes
                 and not is_anaphoric(unit.text)
                 and held <= _said_with(unit)
-                and _placed_alike(first, unit, apart, shape)
+                and _placed_alike(first, unit, shape)
             ):
                 shapes.add(other_shape)
                 siblings.append(unit)
@@ -1740,40 +1740,14 @@ def _negated(a: str, b: str) -> bool:
     return any(x == f"{p}{y}" for x, y in ((a, b), (b, a)) for p in ("un", "non-", "non"))
 
 
-def _placed_alike(first: _Unit, other: _Unit, apart: set[str], shape: str) -> bool:
-    """Whether ``other`` sits where ``first`` does, in one run of sentences
-    of their shape (``_in_one_run``), or on another page whose title and
-    headings differ from ``first``'s in the words their sentences differ in,
-    and in no other ("Undergraduate tuition fees", "Postgraduate tuition
-    fees"), whose front matter is the same and which dates or limits
-    nothing it says: "## Gym" and "## Pool" are two things' headings, "Gym
-    prices:" and "Pool prices:" two things' lists, whatever their sentences
-    say."""
-    if other.chunk.document_id == first.chunk.document_id:
-        return other.chunk.id == first.chunk.id and _in_one_run(first, other, shape)
-    if _fields(first.chunk.metadata) != _fields(other.chunk.metadata):
-        return False  # ("office: Berlin", "status: archived", a record of another file)
-    differ = _placed(first) ^ _placed(other)
-    if not differ or not differ <= apart or _FOOTNOTE.search(other.text):
-        return False
-    # a page that limits what it says anywhere ("This page is archived", "only
-    # valid on weekdays") is read whole only there: no sibling of it
-    rest = other.chunk.text.replace(other.text, " ")
-    return _RESTRICTS.search(rest) is None and _ARCHIVED.search(rest) is None
-
-
-def _fields(metadata: Mapping[str, object]) -> dict[str, object]:
-    """What a document says of itself beyond what every file has (front
-    matter's ``office``, ``deprecated``, ``valid_until``; a record's id)."""
-    return {k: v for k, v in metadata.items() if k not in _FILE_FIELDS}
-
-
-_FILE_FIELDS = frozenset(
-    {"source", "path", "mtime", "size", "content_hash", "extension", "title", "relative_path",
-     "document_id", "chunk_index", "start", "end", "section", "line", "pages", "page",
-     "layer", "language"}
-)  # fmt: skip
-"""The metadata every file of a folder has, each its own."""
+def _placed_alike(first: _Unit, other: _Unit, shape: str) -> bool:
+    """Whether ``other`` sits where ``first`` does: in one run of sentences
+    of their shape in one chunk (``_in_one_run``). "## Gym" and "## Pool"
+    are two things' headings, "Gym prices:" and "Pool prices:" two things'
+    lists, and another page may be dated or limited anywhere on it ("This
+    page is archived", a later chunk's "weekdays only"), whatever their
+    sentences say."""
+    return other.chunk.id == first.chunk.id and _in_one_run(first, other, shape)
 
 
 def _in_one_run(first: _Unit, other: _Unit, shape: str) -> bool:
@@ -1802,13 +1776,12 @@ def _in_one_run(first: _Unit, other: _Unit, shape: str) -> bool:
 
 
 def _restricted(text: str, span: tuple[int, int], other: _Unit, first: _Unit, shape: str) -> bool:
-    """Whether what follows ``other`` up to the next heading limits it: a
-    line under it, indented deeper (its sub-bullet, its continuation); the
-    first sentence of another shape after it if that one restricts
-    ("Off-peak tickets can't be used before 09:30.", "Concessions are not
-    available in August.", in the next paragraph too); or any later one
-    that names what it alone names ("The children's dose is for ages 12 to
-    15.")."""
+    """Whether what follows ``other`` up to the next heading may limit it: a
+    line under it, indented deeper (its sub-bullet, its continuation), or a
+    sentence of another shape that restricts ("Off-peak tickets can't be
+    used before 09:30.", "Concessions are not available in August.", in the
+    next paragraph too) or names what it alone names ("Junior prices are
+    for under-16s.")."""
     line_start = text.rfind("\n", 0, span[0]) + 1
     indent = len(text[line_start : span[0]]) - len(text[line_start : span[0]].lstrip())
     following = [line for line in text[span[1] :].split("\n")[1:] if line.strip()][:1]
@@ -1816,16 +1789,12 @@ def _restricted(text: str, span: tuple[int, int], other: _Unit, first: _Unit, sh
         return True  # (its sub-bullet, or its item's next paragraph)
     rest = _NEXT_HEADING.split(text[span[1] :], maxsplit=1)[0]
     own = set(content_terms(other.text)) - set(content_terms(first.text))
-    first_other = True
     for sentence in split_sentences(rest):
         words = _word_shape(sentence.strip(" -*+"))
         if words == shape or _told_by_words(shape, words, set()):
             continue  # (the run goes on)
-        if first_other and _RESTRICTS.search(sentence) is not None:
+        if _RESTRICTS.search(sentence) is not None or own & set(content_terms(sentence)):
             return True  # ("... Senior tickets cost £8. Concessions are not available in August.")
-        first_other = False
-        if own & set(content_terms(sentence)):
-            return True
     return False
 
 
@@ -1913,9 +1882,6 @@ _RESTRICTS = re.compile(
     re.IGNORECASE,
 )
 """What a sentence says when it limits the one before it."""
-_ARCHIVED = re.compile(
-    r"\b(?:archived?|superseded|outdated|obsolete|historical|out of date)\b", re.IGNORECASE
-)
 
 
 def _with_qualifier(unit: _Unit, units: list[_Unit]) -> _Unit:
