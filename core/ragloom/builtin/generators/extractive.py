@@ -1578,9 +1578,11 @@ def _with_siblings(chosen: list[_Unit], candidates: list[_Unit], question: str) 
     and the question names neither ("Home undergraduate students pay £9,250
     per year" and "International postgraduate students pay £24,600 per
     year"; for "postgraduate students", only the postgraduates'), in the
-    first's own run of such sentences, or on a page whose title and
-    headings differ from the first's in those words only ("Undergraduate
-    tuition fees", "Postgraduate tuition fees"): ``_placed_alike``."""
+    first's own run of such sentences in its chunk (``_in_one_run``): "##
+    Gym" and "## Pool" are two things' headings, "Gym prices:" and "Pool
+    prices:" two things' lists, and another page may be dated or limited
+    anywhere on it ("This page is archived", a later chunk's "weekdays
+    only"), whatever their sentences say."""
     first = chosen[0]
     if first.kind not in {"sentence", "bullet"}:
         return chosen
@@ -1618,7 +1620,8 @@ def _with_siblings(chosen: list[_Unit], candidates: list[_Unit], question: str) 
                 and other_shape not in shapes
                 and not is_anaphoric(unit.text)
                 and held <= _said_with(unit)
-                and _placed_alike(first, unit, shape)
+                and unit.chunk.id == first.chunk.id
+                and _in_one_run(first, unit, shape)
             ):
                 shapes.add(other_shape)
                 siblings.append(unit)
@@ -1695,7 +1698,9 @@ _NUMBER = re.compile(
 
 def _said_with(unit: _Unit) -> set[str]:
     """The words of a unit, of the headings it sits under and of its page's title."""
-    return {*unit.terms, *unit.context, *_placed(unit)}
+    title = unit.chunk.metadata.get("title")
+    titled = content_terms(title) if isinstance(title, str) else ()
+    return {*unit.terms, *unit.context, *unit.outer, *titled}
 
 
 def _told_by_words(shape: str, other: str, asked: set[str]) -> set[str]:
@@ -1738,16 +1743,6 @@ def _negated(a: str, b: str) -> bool:
     """Whether one word is the other with "un" or "non" before it ("reserved",
     "unreserved"): two kinds of a thing, not two things done to it."""
     return any(x == f"{p}{y}" for x, y in ((a, b), (b, a)) for p in ("un", "non-", "non"))
-
-
-def _placed_alike(first: _Unit, other: _Unit, shape: str) -> bool:
-    """Whether ``other`` sits where ``first`` does: in one run of sentences
-    of their shape in one chunk (``_in_one_run``). "## Gym" and "## Pool"
-    are two things' headings, "Gym prices:" and "Pool prices:" two things'
-    lists, and another page may be dated or limited anywhere on it ("This
-    page is archived", a later chunk's "weekdays only"), whatever their
-    sentences say."""
-    return other.chunk.id == first.chunk.id and _in_one_run(first, other, shape)
 
 
 def _in_one_run(first: _Unit, other: _Unit, shape: str) -> bool:
@@ -1817,12 +1812,6 @@ _FOOTNOTE = re.compile(r"[\w%)][*\u2020\u2021]+(?=[\s.,;:]|$)")
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _NEXT_HEADING = re.compile(r"\n[ \t]*#{1,6}[ \t]")
 _LEAD_LINE = re.compile(r":[ \t*_]*\n")
-
-
-def _placed(unit: _Unit) -> set[str]:
-    """The words of every heading a unit sits under, and of its page's title."""
-    title = unit.chunk.metadata.get("title")
-    return {*unit.outer, *(content_terms(title) if isinstance(title, str) else ())}
 
 
 def _commands(lines: list[_Unit]) -> list[_Unit]:
