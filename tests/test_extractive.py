@@ -20,11 +20,13 @@ from ragloom.builtin.generators._entities import (
     measures_another,
     unknown_acronym,
 )
+from ragloom.builtin.generators._parts import question_parts
 from ragloom.builtin.generators.extractive import (
     FOLLOW_UP,
     FROM_DEPRECATED,
     NOT_ENGLISH,
     NOT_FOUND,
+    UNANSWERED_PART,
     ExtractiveGenerator,
     split_sentences,
     stem,
@@ -428,9 +430,9 @@ def test_config_validation() -> None:
 
 def test_min_relevance_zero_answers_anything_that_overlaps() -> None:
     strict = ExtractiveGenerator(min_relevance=0.99)
-    assert not strict.generate("Who is based in Berlin and what is the CEO's name?", DOCS).grounded
+    assert not strict.generate("Which support team is based in Berlin?", DOCS).grounded
     loose = ExtractiveGenerator(min_relevance=0.1)
-    assert loose.generate("Who is based in Berlin and what is the CEO's name?", DOCS).grounded
+    assert loose.generate("Which support team is based in Berlin?", DOCS).grounded
 
 
 def test_founded_does_not_match_found(generator: ExtractiveGenerator) -> None:
@@ -5700,3 +5702,172 @@ def test_a_page_that_limits_what_it_says_gives_no_sibling(
     answer = generator.generate("How much are tickets?", hits_of(*pages))
     assert answer.text.startswith("Adult tickets cost £12"), answer.text
     assert "£4" not in answer.text, answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        (
+            "What is the resit fee and when is the resit deadline?",
+            ["What is the resit fee?", "When is the resit deadline?"],
+        ),
+        (
+            "how much is an inter-library loan and how long does it take?",
+            ["How much is an inter-library loan?", "How long does an inter-library loan take?"],
+        ),
+        (  # no question mark, a pronoun after "is"
+            "how much is a resident card and how long is it valid",
+            ["How much is a resident card?", "How long is a resident card valid?"],
+        ),
+        (
+            "When does the Northgate library open and close?",
+            ["When does the Northgate library open?", "When does the Northgate library close?"],
+        ),
+        (
+            "What do the children need to bring and wear?",
+            ["What do the children need to bring?", "What do the children need to wear?"],
+        ),
+        (
+            "How many employees does the Denver office have, and when was it opened?",
+            [
+                "How many employees does the Denver office have?",
+                "When was the Denver office opened?",
+            ],
+        ),
+        (  # the thing, not where it is asked of
+            "Can I rent a sleeping bag at the hut, and how much is it?",
+            ["Can I rent a sleeping bag at the hut?", "How much is a sleeping bag?"],
+        ),
+        (
+            "When was version 2.0 released and what does it add?",
+            ["When was version 2.0 released?", "What does version 2.0 add?"],
+        ),
+        ("What's the fee? When is it due?", ["What is the fee?", "When is the fee due?"]),
+        (  # what is said before the question is said with each part
+            "I'm a student. How much is the gym and can I pay monthly?",
+            ["I'm a student. How much is the gym?", "I'm a student. Can I pay monthly?"],
+        ),
+        (  # (and the part after an opening clause is not capitalised)
+            "If I'm sick, who do I tell and when do I need a fit note?",
+            ["If I'm sick, who do I tell?", "If I'm sick, when do I need a fit note?"],
+        ),
+        # one question of two things, which one sentence may answer
+        ("What are the opening hours and prices?", None),
+        ("How much does it cost to hire a harness and shoes?", None),
+        ("How much annual leave do employees get, and how much sick leave?", None),
+        ("How much does a double room cost and is parking included?", None),
+        ("When and where is the 2025 AGM?", None),
+        ("What happens if I'm late and can't attend?", None),
+        ("When do you play rock and roll?", None),
+        ("Which rooms do you have for bed and breakfast?", None),
+        # a sentence after the question that asks nothing of its own
+        ("What time does the gym open? On Sundays?", None),
+        # a pronoun whose thing the first part's form does not tell
+        ("Does the Startup plan include SSO and how much is it?", None),
+        ("If I cancel, how much do I pay and when do I get it back?", None),
+        ("Which plan is cheapest and does it include SSO?", None),
+        ("What is the price of the Pro plan and does it include SSO?", None),
+        ("How much does the Pro plan cost per month and does it include SSO?", None),
+    ],
+)
+def test_a_question_of_two_parts_is_told_apart(question: str, parts: list[str] | None) -> None:
+    told = question_parts(question)
+    assert [part.question for part in told] == (parts or [question])
+
+
+def test_a_part_is_asked_of_what_the_question_is_about() -> None:
+    """A part's subject is what a sentence that answers it must name; a
+    pronoun part is said to be unanswered in the asker's words."""
+    hours, closing = question_parts("What time do doors open and close?")
+    assert (hours.subject, closing.subject) == ("doors", "doors")
+    assert hours.paired and closing.paired
+    _, later = question_parts("What is the resit fee and when is it due?")
+    assert (later.question, later.asked, later.subject) == (
+        "When is the resit fee due?",
+        "When is it due?",
+        "the resit fee",
+    )
+    # the pronoun is no subject of its part: what the asker needs is
+    _, referral = question_parts("How much is a first consultation? Do I need a referral for it?")
+    assert referral.subject == "a referral"
+
+
+RESITS = chunk(
+    "docs/resits.md",
+    "# Resits\n\nA resit fee of £60 is charged per module. Students may resit a module at most "
+    "twice.\n\n## Deadlines\n\nThe deadline to register for a resit is 17 July 2026.\n",
+)
+LOANS = chunk(
+    "docs/loans.md",
+    "# Loans\n\nRequests from other library services (inter-library loans) cost £6 and take "
+    "about three weeks.\n",
+)
+CAMPUS = chunk(
+    "docs/library.md",
+    "# Library\n\nAt the Northgate campus, the library opens at 8 am. At the Northgate "
+    "campus, the library closes at 10 pm.\n",
+)
+
+
+def test_each_part_of_a_question_is_answered(generator: ExtractiveGenerator) -> None:
+    """The Harrowgate trial's F6: "What is the resit fee and when is the
+    resit deadline?" got the fee alone, "When does the Northgate library
+    open and close?" nothing; a sentence that answers both parts is said
+    once, with one set of citation numbers."""
+    both = generator.generate(
+        "What is the resit fee and when is the resit deadline?", hits_of(LOANS, RESITS)
+    )
+    assert both.text == (
+        "A resit fee of £60 is charged per module [1]. "
+        "The deadline to register for a resit is 17 July 2026 [1]."
+    )
+    assert [c.number for c in both.citations] == [1]
+    assert both.citations[0].chunk_id == RESITS.id
+    assert "17 July 2026" in both.citations[0].quote and "£60" in both.citations[0].quote
+    assert both.metadata["parts"] == ["What is the resit fee?", "When is the resit deadline?"]
+    assert both.metadata["answered"] == [True, True]
+    hours = generator.generate("When does the Northgate library open and close?", hits_of(CAMPUS))
+    assert "8 am [1]" in hours.text and "10 pm [1]" in hours.text, hours.text
+    once = generator.generate(
+        "how much is an inter-library loan and how long does it take?", hits_of(RESITS, LOANS)
+    )
+    assert once.text == (
+        "Requests from other library services (inter-library loans) cost £6 and take about "
+        "three weeks [1]."
+    )
+    # two chunks: numbered in the order the parts cite them
+    two = generator.generate(
+        "How much is an inter-library loan and when is the resit deadline?",
+        hits_of(RESITS, LOANS),
+    )
+    assert two.text.index("£6") < two.text.index("17 July")
+    assert [(c.number, c.chunk_id) for c in two.citations] == [(1, LOANS.id), (2, RESITS.id)]
+    assert markers(two.text) == [1, 2]
+
+
+def test_a_part_nothing_answers_is_said_to_be_unanswered(generator: ExtractiveGenerator) -> None:
+    """Not left out as if the answer were whole (Parcelbird: "the price part
+    dropped"), nor answered by a sentence about something else."""
+    delivery = chunk(
+        "docs/delivery.md",
+        "# Delivery\n\nExpress delivery costs £7.99. Orders over £50 get free delivery.\n",
+    )
+    answer = generator.generate(
+        "How much is express delivery and how long does it take?", hits_of(delivery)
+    )
+    assert answer.grounded
+    assert answer.text == (
+        "Express delivery costs £7.99 [1]. "
+        + UNANSWERED_PART.format(part="How long does it take?")
+    )
+    assert answer.metadata["answered"] == [True, False]
+    first = generator.generate(
+        "Is there a Stroma Island route, and when is the resit deadline?", hits_of(RESITS)
+    )
+    assert first.text.startswith(UNANSWERED_PART.format(part="Is there a Stroma Island route?"))
+    assert first.text.endswith("17 July 2026 [1]."), first.text
+    assert_not_found(
+        generator.generate(
+            "Is there a Stroma Island route and who is the CEO of Acme?", hits_of(RESITS)
+        )
+    )

@@ -77,6 +77,7 @@ from ._entities import (
 from ._entities import (
     YEAR as _YEAR,
 )
+from ._parts import Part, question_parts
 from ._places import (
     as_written,
     excluded_by,
@@ -104,6 +105,7 @@ __all__ = [
     "FROM_DEPRECATED",
     "NOT_ENGLISH",
     "NOT_FOUND",
+    "UNANSWERED_PART",
     "ExtractiveGenerator",
     "split_sentences",
     "stem",
@@ -111,6 +113,8 @@ __all__ = [
 
 NOT_FOUND = "I could not find information about this in the indexed documents."
 FROM_DEPRECATED = "(From a page marked deprecated; no current page says it.)"
+UNANSWERED_PART = "I could not find an answer to \u201c{part}\u201d in the indexed documents."
+"""Said for the part of a two-part question that the passages do not answer."""
 NOT_ENGLISH = (
     "(The extractive answerer reads questions in English only; for other languages, "
     "configure a generator backed by an LLM.)"
@@ -283,27 +287,61 @@ class ExtractiveGenerator(Generator):
     def generate(
         self, question: str, hits: Sequence[Hit], history: Sequence[Message] = ()
     ) -> Answer:
+        parts = question_parts(question)
+        if len(parts) < 2 or (history and leans_on_history(question)):
+            return self._answer(question, hits, history, {})
+        # "What is the resit fee and when is the resit deadline?": each part
+        # answered alone (one sentence need not cover both), numbered as one
+        hits = tuple(hits)
+        numbers: dict[str, int] = {}
+        answers: list[Answer | None] = []
+        pages: set[str] = set()  # the documents the parts' answers quote
+        for part in parts:
+            trial = dict(numbers)  # (a part's answer let go leaves no number behind)
+            answer = self._answer(part.question, hits, history, trial)
+            if answer.metadata.get("follow_up"):
+                return self._answer(question, hits, history, {})
+            kept = answer.grounded and _keeps_to(part, answer, parts, hits, pages)
+            answers.append(answer if kept else None)
+            numbers = trial if kept else numbers
+            if kept:
+                pages |= {cited.document_id for cited in _cited_chunks(answer, hits)}
+        if not any(answers):
+            # a sentence may answer the whole that answers no part alone
+            return self._answer(question, hits, history, {})
+        return _joined(question, hits, parts, answers)
+
+    def _answer(
+        self,
+        question: str,
+        hits: Sequence[Hit],
+        history: Sequence[Message],
+        numbers: dict[str, int],
+    ) -> Answer:
         around: list[str] = []
-        answer = self._generate(question, hits, history, ambient=False, around=around)
+        answer = self._generate(question, hits, history, numbers, ambient=False, around=around)
         if answer.grounded or answer.text != NOT_FOUND or not around:
             return answer
         # the product or company every page is about ("Is Parcelbird SOC 2
         # certified?", "What encryption does Parcelbird use?"): where nothing
         # that names it answers, a sentence of its pages that does not
         # repeat its name may (never in place of one that names it)
-        return self._generate(question, hits, history, ambient=True, around=[])
+        return self._generate(question, hits, history, numbers, ambient=True, around=[])
 
     def _generate(
         self,
         question: str,
         hits: Sequence[Hit],
         history: Sequence[Message],
+        numbers: dict[str, int],
         *,
         ambient: bool,
         around: list[str],
     ) -> Answer:
         """The answer; ``around`` is given the names every page is about
-        (``_ambient``), which a second call with ``ambient`` may let go."""
+        (``_ambient``), which a second call with ``ambient`` may let go.
+        ``numbers`` holds the citation numbers of the chunks an earlier part
+        of the question cited; the chunks this answer cites are added."""
         hits = tuple(hits)
         if history and leans_on_history(question):
             # "When did it open?" after a question about the Denver office:
@@ -1112,14 +1150,13 @@ class ExtractiveGenerator(Generator):
             or not any(v.chunk.id == u.chunk.id and _record_fields(v) for v in chosen[:i])
         ]
         chosen.sort(key=lambda unit: (unit.rank, unit.position))
-        numbers: dict[str, int] = {}
         quotes: dict[str, list[str]] = {}
         parts: list[str] = []
         for unit in chosen:
             chunk_id = unit.chunk.id
             if chunk_id not in numbers:
                 numbers[chunk_id] = len(numbers) + 1
-                quotes[chunk_id] = []
+            quotes.setdefault(chunk_id, [])
             # each piece verbatim in the quote; a heading joined by a colon in the answer
             said = unit.text
             if unit.lead:  # a heading from the section metadata is said, not quoted
@@ -1169,6 +1206,7 @@ class ExtractiveGenerator(Generator):
                 quote=clean(" \u2026 ".join(quotes[chunk_id])),
             )
             for chunk_id, number in numbers.items()
+            if chunk_id in quotes
         )
         text = " ".join(parts)
         metadata: dict[str, object] = dict(_METADATA)
@@ -3797,6 +3835,128 @@ def _not_found(question: str, hits: tuple[Hit, ...]) -> Answer:
         hits=hits,
         grounded=False,
         metadata={**_METADATA, "not_english": True},
+    )
+
+
+_SAID = re.compile(r"(?<=\])\s+|(?<=\][.!?;:])\s+")
+"""Where one quoted piece of an answer ends and the next begins: after its marker."""
+_MARKER = re.compile(r"\[(\d+)\][.!?;:]?$")
+
+
+def _part_terms(text: str) -> set[str]:
+    """What a question (or a part of it) is about: its content words, not
+    what kind of answer it wants ("time" of "what time")."""
+    return set(content_terms(TYPE_WORDS.sub("how", main_question(text))))
+
+
+def _cited_chunks(answer: Answer, hits: Sequence[Hit]) -> list[Chunk]:
+    ids = {citation.chunk_id for citation in answer.citations}
+    return [hit.chunk for hit in hits if hit.chunk.id in ids]
+
+
+def _keeps_to(
+    part: Part, answer: Answer, parts: Sequence[Part], hits: Sequence[Hit], pages: Collection[str]
+) -> bool:
+    """Whether a part's answer, found with the part asked alone, is about
+    what the whole question asks: each sentence names the part's subject
+    (or sits under a heading that does: "The bar closes at 11pm" is no answer
+    to "What time do doors open and close?"), and a part too short to say
+    what it is about ("How do I pay?", "Is there parking?", "How much is a
+    session?") is answered from a passage that names what another part
+    asks about (the gym's page, not the library's printing); one of a
+    single word, from a page (``pages``) that answers another part."""
+    chunks = {hit.chunk.id: hit.chunk for hit in hits}
+    cited = {c.number: chunks.get(c.chunk_id) for c in answer.citations}
+    # the subject's head noun, said by the sentence or its heading ("the
+    # Northgate *library*", "*membership*" of "adult membership": "Student
+    # membership costs £25" answers what it is for students), and the names
+    # in it, by its page ("*Marks and Spencer* gift cards")
+    head = set(content_terms(part.subject)[-1:])
+    names = set(content_terms(" ".join(w for w in part.subject.split() if w[:1].isupper())))
+    own = _part_terms(part.question)
+    lone = is_yes_no(part.question) and len(own) <= 1
+    others = set().union(*(_part_terms(p.question) for p in parts if p is not part)) - own
+    # (the first part says what the question is about; a later one may lean on it)
+    scoped = part is not parts[0] and (len(own) <= 1 or (not head and len(own) <= 2))
+    for piece in _SAID.split(answer.text):
+        marker = _MARKER.search(piece)
+        chunk = cited.get(int(marker.group(1))) if marker else None
+        if chunk is None:
+            continue
+        heading = " ".join(str(chunk.metadata.get(f, "")) for f in ("section", "title"))
+        # its page: every passage of its document among the hits
+        page = " ".join(
+            f"{c.text} {c.metadata.get('title', '')} {c.metadata.get('source', '')}"
+            for c in chunks.values()
+            if c.document_id == chunk.document_id
+        )
+        if not head <= set(content_terms(f"{piece} {heading}")):
+            return False  # "The bar closes at 11pm" to "What time do doors close?"
+        if not names <= set(content_terms(page)):
+            return False
+        if scoped and lone and chunk.document_id not in pages:
+            return False  # "Can I still resit?": one word, and no verdict to check
+        if scoped and others and not others & set(content_terms(page)):
+            return False
+    return True
+
+
+def _joined(
+    question: str, hits: tuple[Hit, ...], parts: Sequence[Part], answers: Sequence[Answer | None]
+) -> Answer:
+    """The answers to a question's parts as one: each part's pieces in turn
+    (none said twice), with one set of citation numbers. A part nothing
+    answers is said to be unanswered, in the asker's words, unless a sentence
+    said may answer it: one of two verbs asked of one subject ("open from 8am
+    to 7pm" for "... open and close?"), a part that asks nothing the others
+    do not, or one whose words a sentence said holds."""
+    said: list[str] = []
+    quotes: dict[int, list[str]] = {}
+    cited: dict[int, Citation] = {}
+    for answer in answers:
+        if answer is None:
+            continue
+        said.extend(p for p in _SAID.split(answer.text) if p and p not in said)
+        for citation in answer.citations:
+            cited.setdefault(citation.number, citation)
+            pieces = quotes.setdefault(citation.number, [])
+            pieces.extend(p for p in citation.quote.split(" \u2026 ") if p not in pieces)
+    told = set(content_terms(" ".join(said)))
+    text: list[str] = []
+    for part, answer in zip(parts, answers, strict=True):
+        if answer is not None:
+            text.extend(p for p in _SAID.split(answer.text) if p and p not in text)
+            continue
+        own = _part_terms(part.question)
+        others = set().union(*(_part_terms(p.question) for p in parts if p is not part))
+        # what it asks that no other part does: its words, or a kind of answer
+        # ("How much is express delivery and how long does it take?")
+        kind = answer_kind(part.question)
+        new_kind = kind is not None and all(
+            answer_kind(p.question) != kind for p in parts if p is not part
+        )
+        if part.paired or (own - others) & told:
+            continue
+        if not own - others and not (new_kind and not any(fits_kind(kind, p) for p in said)):
+            continue  # ("Student membership costs £25 a month" may say what students pay)
+        text.append(UNANSWERED_PART.format(part=clean(part.asked)))
+    citations = tuple(
+        replace(cited[number], quote=" \u2026 ".join(quotes[number])) for number in sorted(cited)
+    )
+    metadata: dict[str, object] = {
+        **_METADATA,
+        "parts": [part.question for part in parts],
+        "answered": [answer is not None for answer in answers],
+    }
+    if any(answer is not None and answer.metadata.get("deprecated") for answer in answers):
+        metadata["deprecated"] = True
+    return Answer(
+        question=question,
+        text=" ".join(text),
+        citations=citations,
+        hits=hits,
+        grounded=True,
+        metadata=metadata,
     )
 
 
