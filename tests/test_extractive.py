@@ -5857,8 +5857,7 @@ def test_a_part_nothing_answers_is_said_to_be_unanswered(generator: ExtractiveGe
     )
     assert answer.grounded
     assert answer.text == (
-        "Express delivery costs £7.99 [1]. "
-        + UNANSWERED_PART.format(part="How long does it take?")
+        "Express delivery costs £7.99 [1]. " + UNANSWERED_PART.format(part="How long does it take?")
     )
     assert answer.metadata["answered"] == [True, False]
     first = generator.generate(
@@ -5871,3 +5870,96 @@ def test_a_part_nothing_answers_is_said_to_be_unanswered(generator: ExtractiveGe
             "Is there a Stroma Island route and who is the CEO of Acme?", hits_of(RESITS)
         )
     )
+
+
+GYM = chunk(
+    "docs/gym.md",
+    "# Riverside Gym\n\n## Prices\n\nAdult membership costs £40 a month. Student membership "
+    "costs £25 a month.\n\n## Opening hours\n\nThe gym opens at 6am every day.\n",
+)
+PRINTING = chunk(
+    "docs/library.md",
+    "# Library\n\n## Printing\n\nYou pay for printing with your student card. Colour printing "
+    "costs 20p per page.\n",
+)
+
+
+def test_a_part_asked_alone_keeps_to_what_the_question_is_about(
+    generator: ExtractiveGenerator,
+) -> None:
+    """A first review's cases: a part too short to say what it is about is
+    not answered from another page ("How do I pay?": the library's
+    printing), a sentence of another thing is no answer to a part ("The bar
+    closes at 11pm" to "... doors open and close?"), and a part let go for
+    that is not said to be unanswered."""
+    pay = generator.generate("How much is gym membership and how do I pay?", hits_of(GYM, PRINTING))
+    assert (
+        pay.text
+        == "Adult membership costs £40 a month [1]. Student membership costs £25 a month [1]."
+    )
+    assert "printing" not in pay.text
+    theatre = chunk(
+        "docs/theatre.md", "# The Lyric\n\nDoors open at 7pm. The bar closes at 11pm.\n"
+    )
+    doors = generator.generate("What time do doors open and close?", hits_of(theatre))
+    assert doors.text == "Doors open at 7pm [1].", doors.text
+
+
+def test_what_the_whole_question_gets_is_never_left_out(generator: ExtractiveGenerator) -> None:
+    """A second review's cases: where a part asked alone finds nothing (or
+    something let go), what the question asked whole finds is said too, and
+    no part is then said to be unanswered (its sentence may answer it)."""
+    dentist = chunk(
+        "docs/prices.md",
+        "# Prices\n\nA scale and polish costs £60. Children under 18 are treated free on the "
+        "NHS.\n",
+    )
+    question = "How much is a scale and polish and is it free for children?"
+    whole = generator._answer(question, hits_of(dentist), (), [])
+    answer = generator.generate(question, hits_of(dentist))
+    for sentence in split_sentences(re.sub(r" \[\d+\]", "", whole.text)):
+        assert sentence.rstrip(".") in answer.text, answer.text
+    assert "could not find" not in answer.text
+
+
+def test_two_parts_join_into_one_cited_answer(generator: ExtractiveGenerator) -> None:
+    """One set of numbers, each [n] cited, each quote holding what is said
+    from it; a sentence that holds another is said in its place, once."""
+    club = chunk(
+        "docs/club.md",
+        "# Pet health club\n\nThe pet health club costs £14.50 a month for dogs and £11 a month "
+        "for cats. It covers boosters, flea treatment and two check-ups a year.\n",
+    )
+    answer = generator.generate(
+        "How much is the pet health club for cats and what does it cover?", hits_of(RESITS, club)
+    )
+    assert answer.text.count("£11 a month") == 1, answer.text
+    assert "It covers boosters" in answer.text
+    answer = generator.generate(
+        "How old must I be, what do I need to bring and how much is the deposit?",
+        hits_of(
+            chunk(
+                "docs/hire.md",
+                "# Car hire\n\nDrivers must be at least 21 years old. Bring your driving licence "
+                "and a credit card. We hold a deposit of £250 on your credit card.\n",
+            )
+        ),
+    )
+    assert answer.metadata["parts"] == [
+        "How old must I be?",
+        "What do I need to bring?",
+        "How much is the deposit?",
+    ]
+    assert "£250 on your credit card [1]" in answer.text, answer.text
+    two = generator.generate(
+        "How much is an inter-library loan and when is the resit deadline?", hits_of(RESITS, LOANS)
+    )
+    for text in (answer.text, two.text):
+        numbers = sorted(set(markers(text)))
+        assert numbers == list(range(1, len(numbers) + 1)), text
+    for citation in two.citations:
+        said = [s for s in split_sentences(two.text) if f"[{citation.number}]" in s]
+        assert said and all(re.sub(r" \[\d+\]\.$", "", s) in citation.quote for s in said), (
+            said,
+            citation.quote,
+        )

@@ -76,7 +76,9 @@ def _superlative(word: str) -> bool:
     return len(lowered) > 4 and lowered.endswith("est") and lowered not in _NOT_SUPERLATIVE
 
 
-_JOIN = re.compile(r"\s*,?\s+and\s+(?:also\s+)?", re.IGNORECASE)
+_JOIN = re.compile(r"\s*,?\s+and\s+(?:also\s+)?|\s*,\s*", re.IGNORECASE)
+"""Where a sentence's second question may begin: after "and" or a comma
+("How old must I be, what do I need to bring and how much is the deposit?")."""
 _LEAD = re.compile(r"^(?:and|also|or|so|but|plus)\b[\s,]*", re.IGNORECASE)
 _WORD = re.compile(r"[\w'’-]+(?:[.:/][\w'’-]+)*")  # ("2.0", "Node.js" are one word)
 _PRONOUN = re.compile(r"\b(?:(its|their)|it|they|them|he|she|him)\b", re.IGNORECASE)
@@ -251,6 +253,9 @@ def _topic(clause: str) -> str | None:
         if at is None:
             return None
         rest = words[at + 1 :]
+        asker = lower[0] in {"who", "what", "which"} and at == 1 and lower[at] in _DO
+        if asker and (not rest or (rest[0].islower() and rest[0] not in _DETERMINERS)):
+            return None  # "Who can open an account": the asked word is the subject
         picked = (
             lower[0] in {"what", "which", "whose"}
             and at > 1

@@ -289,59 +289,57 @@ class ExtractiveGenerator(Generator):
     ) -> Answer:
         parts = question_parts(question)
         if len(parts) < 2 or (history and leans_on_history(question)):
-            return self._answer(question, hits, history, {})
+            return self._answer(question, hits, history, [])
         # "What is the resit fee and when is the resit deadline?": each part
-        # answered alone (one sentence need not cover both), numbered as one
+        # answered alone (one sentence need not cover both); the question
+        # answered whole too, as a floor: what it says is never left out
         hits = tuple(hits)
-        numbers: dict[str, int] = {}
-        answers: list[Answer | None] = []
-        pages: set[str] = set()  # the documents the parts' answers quote
+        found: list[_Found] = []
         for part in parts:
-            trial = dict(numbers)  # (a part's answer let go leaves no number behind)
-            answer = self._answer(part.question, hits, history, trial)
+            said: list[tuple[str, Chunk]] = []
+            answer = self._answer(part.question, hits, history, said)
             if answer.metadata.get("follow_up"):
-                return self._answer(question, hits, history, {})
-            kept = answer.grounded and _keeps_to(part, answer, parts, hits, pages)
-            answers.append(answer if kept else None)
-            numbers = trial if kept else numbers
-            if kept:
-                pages |= {cited.document_id for cited in _cited_chunks(answer, hits)}
-        if not any(answers):
-            # a sentence may answer the whole that answers no part alone
-            return self._answer(question, hits, history, {})
-        return _joined(question, hits, parts, answers)
+                return self._answer(question, hits, history, [])
+            pages = {chunk.document_id for f in found for _, chunk in f.said}
+            kept = answer.grounded and _keeps_to(part, said, parts, pages)
+            found.append(_Found(answer, said if kept else [], answer.grounded and not kept))
+        whole_said: list[tuple[str, Chunk]] = []
+        whole = self._answer(question, hits, history, whole_said)
+        if not any(f.said for f in found):
+            return whole  # a sentence may answer the whole that answers no part alone
+        return _joined(question, hits, parts, found, _Found(whole, whole_said, False))
 
     def _answer(
         self,
         question: str,
         hits: Sequence[Hit],
         history: Sequence[Message],
-        numbers: dict[str, int],
+        said: list[tuple[str, Chunk]],
     ) -> Answer:
         around: list[str] = []
-        answer = self._generate(question, hits, history, numbers, ambient=False, around=around)
+        answer = self._generate(question, hits, history, said, ambient=False, around=around)
         if answer.grounded or answer.text != NOT_FOUND or not around:
             return answer
         # the product or company every page is about ("Is Parcelbird SOC 2
         # certified?", "What encryption does Parcelbird use?"): where nothing
         # that names it answers, a sentence of its pages that does not
         # repeat its name may (never in place of one that names it)
-        return self._generate(question, hits, history, numbers, ambient=True, around=[])
+        return self._generate(question, hits, history, said, ambient=True, around=[])
 
     def _generate(
         self,
         question: str,
         hits: Sequence[Hit],
         history: Sequence[Message],
-        numbers: dict[str, int],
+        pieces: list[tuple[str, Chunk]],
         *,
         ambient: bool,
         around: list[str],
     ) -> Answer:
         """The answer; ``around`` is given the names every page is about
         (``_ambient``), which a second call with ``ambient`` may let go.
-        ``numbers`` holds the citation numbers of the chunks an earlier part
-        of the question cited; the chunks this answer cites are added."""
+        ``pieces`` is given each piece the answer says, unnumbered, with the
+        chunk it quotes."""
         hits = tuple(hits)
         if history and leans_on_history(question):
             # "When did it open?" after a question about the Denver office:
@@ -1150,13 +1148,14 @@ class ExtractiveGenerator(Generator):
             or not any(v.chunk.id == u.chunk.id and _record_fields(v) for v in chosen[:i])
         ]
         chosen.sort(key=lambda unit: (unit.rank, unit.position))
+        numbers: dict[str, int] = {}
         quotes: dict[str, list[str]] = {}
         parts: list[str] = []
         for unit in chosen:
             chunk_id = unit.chunk.id
             if chunk_id not in numbers:
                 numbers[chunk_id] = len(numbers) + 1
-            quotes.setdefault(chunk_id, [])
+                quotes[chunk_id] = []
             # each piece verbatim in the quote; a heading joined by a colon in the answer
             said = unit.text
             if unit.lead:  # a heading from the section metadata is said, not quoted
@@ -1194,6 +1193,7 @@ class ExtractiveGenerator(Generator):
                 said = f"{unit.reply} {said}"
             # what it says and quotes holds no terminal control: a quote is
             # verbatim as the document reads, without the escape sequences
+            pieces.append((clean(said), unit.chunk))
             parts.append(_with_marker(clean(said), numbers[chunk_id]))
             quotes[chunk_id].extend(unit.pieces or (unit.text,))
         cited = {unit.chunk.id: unit.chunk for unit in chosen}
@@ -1206,7 +1206,6 @@ class ExtractiveGenerator(Generator):
                 quote=clean(" \u2026 ".join(quotes[chunk_id])),
             )
             for chunk_id, number in numbers.items()
-            if chunk_id in quotes
         )
         text = " ".join(parts)
         metadata: dict[str, object] = dict(_METADATA)
@@ -3838,9 +3837,14 @@ def _not_found(question: str, hits: tuple[Hit, ...]) -> Answer:
     )
 
 
-_SAID = re.compile(r"(?<=\])\s+|(?<=\][.!?;:])\s+")
-"""Where one quoted piece of an answer ends and the next begins: after its marker."""
-_MARKER = re.compile(r"\[(\d+)\][.!?;:]?$")
+class _Found(NamedTuple):
+    """A part's answer (or the whole question's), what it says, piece by
+    piece with the chunk each quotes (nothing where it is let go), and
+    whether it was let go for being about something else."""
+
+    answer: Answer
+    said: list[tuple[str, Chunk]]
+    let_go: bool
 
 
 def _part_terms(text: str) -> set[str]:
@@ -3849,83 +3853,79 @@ def _part_terms(text: str) -> set[str]:
     return set(content_terms(TYPE_WORDS.sub("how", main_question(text))))
 
 
-def _cited_chunks(answer: Answer, hits: Sequence[Hit]) -> list[Chunk]:
-    ids = {citation.chunk_id for citation in answer.citations}
-    return [hit.chunk for hit in hits if hit.chunk.id in ids]
-
-
 def _keeps_to(
-    part: Part, answer: Answer, parts: Sequence[Part], hits: Sequence[Hit], pages: Collection[str]
+    part: Part, said: Sequence[tuple[str, Chunk]], parts: Sequence[Part], pages: Collection[str]
 ) -> bool:
     """Whether a part's answer, found with the part asked alone, is about
     what the whole question asks: each sentence names the part's subject
     (or sits under a heading that does: "The bar closes at 11pm" is no answer
-    to "What time do doors open and close?"), and a part too short to say
-    what it is about ("How do I pay?", "Is there parking?", "How much is a
-    session?") is answered from a passage that names what another part
-    asks about (the gym's page, not the library's printing); one of a
-    single word, from a page (``pages``) that answers another part."""
-    chunks = {hit.chunk.id: hit.chunk for hit in hits}
-    cited = {c.number: chunks.get(c.chunk_id) for c in answer.citations}
-    # the subject's head noun, said by the sentence or its heading ("the
-    # Northgate *library*", "*membership*" of "adult membership": "Student
-    # membership costs £25" answers what it is for students), and the names
-    # in it, by its page ("*Marks and Spencer* gift cards")
-    head = set(content_terms(part.subject)[-1:])
+    to "What time do doors open and close?"), with the names in it on its
+    page; and a later part too short to say what it is about ("How do I
+    pay?", "Is there parking?") is answered by a sentence that names what
+    another part asks about; one of one word ("How much is a session?")
+    from a page (``pages``) another part's answer quotes, where one does; one
+    of two words ("Can I cancel my card?") from a page that names what
+    another part asks about (the gym's page, not the library's)."""
+    subject = set(content_terms(part.subject))
     names = set(content_terms(" ".join(w for w in part.subject.split() if w[:1].isupper())))
     own = _part_terms(part.question)
-    lone = is_yes_no(part.question) and len(own) <= 1
     others = set().union(*(_part_terms(p.question) for p in parts if p is not part)) - own
-    # (the first part says what the question is about; a later one may lean on it)
-    scoped = part is not parts[0] and (len(own) <= 1 or (not head and len(own) <= 2))
-    for piece in _SAID.split(answer.text):
-        marker = _MARKER.search(piece)
-        chunk = cited.get(int(marker.group(1))) if marker else None
-        if chunk is None:
-            continue
+    later = part is not parts[0] and bool(others)
+    for piece, chunk in said:
         heading = " ".join(str(chunk.metadata.get(f, "")) for f in ("section", "title"))
-        # its page: every passage of its document among the hits
-        page = " ".join(
-            f"{c.text} {c.metadata.get('title', '')} {c.metadata.get('source', '')}"
-            for c in chunks.values()
-            if c.document_id == chunk.document_id
-        )
-        if not head <= set(content_terms(f"{piece} {heading}")):
-            return False  # "The bar closes at 11pm" to "What time do doors close?"
-        if not names <= set(content_terms(page)):
+        near = set(content_terms(f"{piece} {heading}"))
+        page = set(content_terms(f"{chunk.text} {heading} {chunk.metadata.get('source', '')}"))
+        if subject and not subject & near:
             return False
-        if scoped and lone and chunk.document_id not in pages:
-            return False  # "Can I still resit?": one word, and no verdict to check
-        if scoped and others and not others & set(content_terms(page)):
+        if not names <= page:
+            return False  # ("Marks and Spencer gift cards": the names on its page)
+        if later and not subject and len(own) <= 1 and not others & near:
+            return False  # "Are dogs allowed and how many can I bring?": luggage
+        if later and len(own) <= 1 and pages and chunk.document_id not in pages:
+            return False  # "What time does the gym open and how much is a session?"
+        if later and len(own) <= (1 if subject else 2) and not others & page:
             return False
     return True
 
 
 def _joined(
-    question: str, hits: tuple[Hit, ...], parts: Sequence[Part], answers: Sequence[Answer | None]
+    question: str,
+    hits: tuple[Hit, ...],
+    parts: Sequence[Part],
+    found: Sequence[_Found],
+    whole: _Found,
 ) -> Answer:
-    """The answers to a question's parts as one: each part's pieces in turn
-    (none said twice), with one set of citation numbers. A part nothing
-    answers is said to be unanswered, in the asker's words, unless a sentence
-    said may answer it: one of two verbs asked of one subject ("open from 8am
-    to 7pm" for "... open and close?"), a part that asks nothing the others
-    do not, or one whose words a sentence said holds."""
-    said: list[str] = []
-    quotes: dict[int, list[str]] = {}
-    cited: dict[int, Citation] = {}
-    for answer in answers:
-        if answer is None:
-            continue
-        said.extend(p for p in _SAID.split(answer.text) if p and p not in said)
-        for citation in answer.citations:
-            cited.setdefault(citation.number, citation)
-            pieces = quotes.setdefault(citation.number, [])
-            pieces.extend(p for p in citation.quote.split(" \u2026 ") if p not in pieces)
-    told = set(content_terms(" ".join(said)))
-    text: list[str] = []
-    for part, answer in zip(parts, answers, strict=True):
-        if answer is not None:
-            text.extend(p for p in _SAID.split(answer.text) if p and p not in text)
+    """The answers to a question's parts as one: each part's pieces in turn,
+    then what the whole question's answer says that they do not (none said
+    twice, one set of citation numbers). A part that nothing answers is
+    said to be unanswered, in the asker's words, only where the whole
+    question got no answer either, and not of one of two verbs asked of one
+    subject ("open from 8am to 7pm" for "... open and close?"), of a part
+    whose answer was let go for being about something else, of a part that
+    asks nothing the others do not (no word, no kind of answer), or of one
+    whose own words a sentence said holds."""
+    pieces: list[tuple[str, Chunk, int]] = []  # (what is said, its chunk, whose: -1 the whole's)
+
+    def say(more: Sequence[tuple[str, Chunk]], answer: Answer, whose: int) -> None:
+        first = True
+        for text, chunk in more:
+            if any(text in said for said, _, _ in pieces):
+                continue
+            if first and answer.metadata.get("deprecated"):
+                text = f"{FROM_DEPRECATED} {text}"
+            first = False
+            # ("... £11 a month for cats. It covers boosters ..." in place of its first sentence)
+            pieces[:] = [piece for piece in pieces if piece[0] not in text]
+            pieces.append((text, chunk, whose))
+
+    for i, f in enumerate(found):
+        say(f.said, f.answer, i)
+    say(whole.said, whole.answer, -1)
+    told = set(content_terms(" ".join(text for text, _, _ in pieces)))
+    lines: list[tuple[str, Chunk | None]] = []
+    for i, (part, f) in enumerate(zip(parts, found, strict=True)):
+        lines.extend((text, chunk) for text, chunk, whose in pieces if whose == i)
+        if f.said or f.let_go or part.paired or whole.answer.grounded:
             continue
         own = _part_terms(part.question)
         others = set().union(*(_part_terms(p.question) for p in parts if p is not part))
@@ -3935,20 +3935,48 @@ def _joined(
         new_kind = kind is not None and all(
             answer_kind(p.question) != kind for p in parts if p is not part
         )
-        if part.paired or (own - others) & told:
-            continue
-        if not own - others and not (new_kind and not any(fits_kind(kind, p) for p in said)):
+        if (own - others) & told or any(
+            kind is not None and fits_kind(kind, t) and own & set(content_terms(t))
+            for t, _, _ in pieces
+        ):
+            continue  # (a sentence said may answer it: "... at Manchester Central" to "Where?")
+        if not own - others and not (
+            new_kind and not any(fits_kind(kind, t) for t, _, _ in pieces)
+        ):
             continue  # ("Student membership costs £25 a month" may say what students pay)
-        text.append(UNANSWERED_PART.format(part=clean(part.asked)))
+        lines.append((UNANSWERED_PART.format(part=clean(part.asked)), None))
+    lines.extend((text, chunk) for text, chunk, whose in pieces if whose == -1)
+    numbers: dict[str, int] = {}
+    text = []
+    for said, chunk in lines:
+        if chunk is None:
+            text.append(said)
+            continue
+        number = numbers.setdefault(chunk.id, len(numbers) + 1)
+        text.append(_with_marker(said, number))
+    quotes: dict[str, list[str]] = {}
+    for f in (*found, whole):
+        for citation in f.answer.citations if f.said else ():
+            if citation.chunk_id in numbers:
+                segments = quotes.setdefault(citation.chunk_id, [])
+                segments.extend(q for q in citation.quote.split(" \u2026 ") if q not in segments)
+    chunks = {chunk.id: chunk for _, chunk, _ in pieces}
     citations = tuple(
-        replace(cited[number], quote=" \u2026 ".join(quotes[number])) for number in sorted(cited)
+        Citation(
+            number=number,
+            chunk_id=chunk_id,
+            label=chunks[chunk_id].label,
+            source=chunks[chunk_id].source,
+            quote=" \u2026 ".join(quotes.get(chunk_id, [])),
+        )
+        for chunk_id, number in numbers.items()
     )
     metadata: dict[str, object] = {
         **_METADATA,
         "parts": [part.question for part in parts],
-        "answered": [answer is not None for answer in answers],
+        "answered": [bool(f.said) for f in found],
     }
-    if any(answer is not None and answer.metadata.get("deprecated") for answer in answers):
+    if any(f.answer.metadata.get("deprecated") and f.said for f in (*found, whole)):
         metadata["deprecated"] = True
     return Answer(
         question=question,
