@@ -1196,17 +1196,7 @@ class ExtractiveGenerator(Generator):
             pieces.append((clean(said), unit.chunk))
             parts.append(_with_marker(clean(said), numbers[chunk_id]))
             quotes[chunk_id].extend(unit.pieces or (unit.text,))
-        cited = {unit.chunk.id: unit.chunk for unit in chosen}
-        citations = tuple(
-            Citation(
-                number=number,
-                chunk_id=chunk_id,
-                label=cited[chunk_id].label,
-                source=cited[chunk_id].source,
-                quote=clean(" \u2026 ".join(quotes[chunk_id])),
-            )
-            for chunk_id, number in numbers.items()
-        )
+        citations = _citations(numbers, {u.chunk.id: u.chunk for u in chosen}, quotes)
         text = " ".join(parts)
         metadata: dict[str, object] = dict(_METADATA)
         if all(is_deprecated(unit.chunk.metadata) for unit in chosen) and not asks_of_old(
@@ -3960,17 +3950,7 @@ def _joined(
             if citation.chunk_id in numbers:
                 segments = quotes.setdefault(citation.chunk_id, [])
                 segments.extend(q for q in citation.quote.split(" \u2026 ") if q not in segments)
-    chunks = {chunk.id: chunk for _, chunk, _ in pieces}
-    citations = tuple(
-        Citation(
-            number=number,
-            chunk_id=chunk_id,
-            label=chunks[chunk_id].label,
-            source=chunks[chunk_id].source,
-            quote=" \u2026 ".join(quotes.get(chunk_id, [])),
-        )
-        for chunk_id, number in numbers.items()
-    )
+    citations = _citations(numbers, {chunk.id: chunk for _, chunk, _ in pieces}, quotes)
     metadata: dict[str, object] = {
         **_METADATA,
         "parts": [part.question for part in parts],
@@ -3985,6 +3965,22 @@ def _joined(
         hits=hits,
         grounded=True,
         metadata=metadata,
+    )
+
+
+def _citations(
+    numbers: Mapping[str, int], chunks: Mapping[str, Chunk], quotes: Mapping[str, Sequence[str]]
+) -> tuple[Citation, ...]:
+    """A citation for each numbered chunk, quoting the pieces said from it."""
+    return tuple(
+        Citation(
+            number=number,
+            chunk_id=chunk_id,
+            label=chunks[chunk_id].label,
+            source=chunks[chunk_id].source,
+            quote=clean(" \u2026 ".join(quotes.get(chunk_id, ()))),
+        )
+        for chunk_id, number in numbers.items()
     )
 
 
