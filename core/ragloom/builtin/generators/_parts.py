@@ -34,6 +34,10 @@ class Part(NamedTuple):
     asked: str
     subject: str = ""
     paired: bool = False
+    given: bool = False
+    """Whether ``subject`` was given to a pronoun from the first part (its
+    modifiers may be the first part's alone: "How much is adult membership
+    and how much is it for students?")."""
 
 
 _WH = frozenset({"what", "who", "whom", "whose", "when", "where", "which", "why", "how"})
@@ -92,8 +96,12 @@ _LEADING_PRONOUN = re.compile(
 """A pronoun that is its part's subject: "how long does *it* take", "is *it* refundable"."""
 _CONTRACTED = re.compile(r"\b(what|where|when|who|how)['’]s\b", re.IGNORECASE)
 _OPENING = re.compile(
-    r"^(?:if|when|once|after|before|since|as|because|while)\b[^,?]{1,200},\s*", re.IGNORECASE
+    r"^(?:if|when(?!\s+(?:is|are|was|were|do|does|did|can|will|should|would|could|must)\b)"
+    r"|once|after|before|since|as|because|while)\b[^,?]{1,200},\s*",
+    re.IGNORECASE,
 )
+"""An opening clause said with each part ("If I cancel, ..."); not a question
+that opens with "when" ("When is the exam, and how long is it?")."""
 _MOST_WORDS = 6
 """The longest subject a pronoun is given ("the Northgate campus library")."""
 
@@ -132,7 +140,7 @@ def question_parts(question: str) -> list[Part]:
     topic = _topic(clauses[0][0])
     parts = []
     for i, (clause, subject, paired) in enumerate(clauses):
-        said = clause
+        said, given = clause, False
         if i and _PRONOUN.search(clause):
             if topic is None:
                 return whole
@@ -140,13 +148,15 @@ def question_parts(question: str) -> list[Part]:
             # long does *it* take", not "do I need a referral for *it*")
             leads = _LEADING_PRONOUN.search(clause)
             clause = _PRONOUN.sub(lambda m: f"{topic}'s" if m.group(1) else topic, clause)
-            subject = topic if leads else _topic(clause) or ""
+            subject, given = (topic, True) if leads else (_topic(clause) or "", False)
         elif not subject:
             subject = _topic(clause) or ""
         if not context or context[-1] in ".!?":  # not "If I'm sick, When do I ...?"
             clause, said = clause[:1].upper() + clause[1:], said[:1].upper() + said[1:]
         parts.append(
-            Part(f"{context} {clause}?".strip(), f"{context} {said}?".strip(), subject, paired)
+            Part(
+                f"{context} {clause}?".strip(), f"{context} {said}?".strip(), subject, paired, given
+            )
         )
     return parts
 
@@ -197,7 +207,7 @@ def _verb_pair_subject(body: str) -> str | None:
     at = next((i for i, w in enumerate(lower[:4]) if i and w in _AUX), None)
     if two is None or lower[0] not in _WH or at is None or lower[at] not in _DO:
         return None
-    if {two.group(2), two.group(3)} & (_SUBJECTS | _PEOPLE | _PLACING | {"not", "no"}):
+    if {two.group(2), two.group(3)} & (_SUBJECTS | _PEOPLE | _PLACING | _WH | {"not", "no"}):
         return None
     subject = words[at + 1 :]
     for tail in _MODAL_TAILS:
@@ -264,7 +274,7 @@ def _topic(clause: str) -> str | None:
         )
         if picked and (len(rest) == 1 or any(map(_superlative, rest))):
             return None  # "Which plan is cheapest": the thing is what is asked
-        if lower[at] in _COPULA and len(rest) > 1 and _predicate(rest[-1]):
+        if lower[at] in _COPULA and rest and _predicate(rest[-1]):
             rest = rest[:-1]  # "When was version 2.0 released", "How long is a card valid"
         if lower[at] not in _COPULA:  # "does the library open": the verb is last
             if not rest or not rest[-1].islower() or {w.lower() for w in rest} & _PLACING:

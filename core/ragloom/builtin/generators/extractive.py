@@ -301,7 +301,7 @@ class ExtractiveGenerator(Generator):
             if answer.metadata.get("follow_up"):
                 return self._answer(question, hits, history, [])
             pages = {chunk.document_id for f in found for _, chunk in f.said}
-            kept = answer.grounded and _keeps_to(part, said, parts, pages)
+            kept = answer.grounded and _keeps_to(part, said, parts, pages, hits)
             found.append(_Found(answer, said if kept else [], answer.grounded and not kept))
         whole_said: list[tuple[str, Chunk]] = []
         whole = self._answer(question, hits, history, whole_said)
@@ -3843,8 +3843,28 @@ def _part_terms(text: str) -> set[str]:
     return set(content_terms(TYPE_WORDS.sub("how", main_question(text))))
 
 
+_SAID_BY_FIGURES = frozenset(
+    content_terms(
+        "hours times price prices cost costs fee fees number numbers details policy address "
+        "date dates day days rate rates charge charges amount"
+    )
+)
+"""Words of a subject that a sentence answering it says by its figures ("your
+phone hours": "Our phone line is open 8am to 8pm")."""
+
+
+def _part_size(text: str) -> int:
+    """How many words say what a part is about, a hyphenated one as one
+    ("When is check-out?": one)."""
+    return len(set(content_terms(TYPE_WORDS.sub("how", main_question(text)).replace("-", ""))))
+
+
 def _keeps_to(
-    part: Part, said: Sequence[tuple[str, Chunk]], parts: Sequence[Part], pages: Collection[str]
+    part: Part,
+    said: Sequence[tuple[str, Chunk]],
+    parts: Sequence[Part],
+    pages: Collection[str],
+    hits: Sequence[Hit],
 ) -> bool:
     """Whether a part's answer, found with the part asked alone, is about
     what the whole question asks: each sentence names the part's subject
@@ -3856,24 +3876,38 @@ def _keeps_to(
     from a page (``pages``) another part's answer quotes, where one does; one
     of two words ("Can I cancel my card?") from a page that names what
     another part asks about (the gym's page, not the library's)."""
-    subject = set(content_terms(part.subject))
-    names = set(content_terms(" ".join(w for w in part.subject.split() if w[:1].isupper())))
+    words = part.subject.split()
+    names = set(content_terms(" ".join(w for w in words if w[:1].isupper())))
+    lower = set(content_terms(" ".join(w for w in words if not w[:1].isupper())))
+    # (a subject given to a pronoun needs its head alone: "Student membership
+    # costs £25" answers "how much is it for students?" after "adult membership")
+    subject = set(content_terms(part.subject)[-1:]) if part.given else lower - _SAID_BY_FIGURES
     own = _part_terms(part.question)
+    size = _part_size(part.question)
     others = set().union(*(_part_terms(p.question) for p in parts if p is not part)) - own
     later = part is not parts[0] and bool(others)
     for piece, chunk in said:
         heading = " ".join(str(chunk.metadata.get(f, "")) for f in ("section", "title"))
         near = set(content_terms(f"{piece} {heading}"))
-        page = set(content_terms(f"{chunk.text} {heading} {chunk.metadata.get('source', '')}"))
-        if subject and not subject & near:
-            return False
+        page = set(
+            content_terms(
+                " ".join(
+                    f"{hit.chunk.text} {hit.chunk.metadata.get('title', '')}"
+                    f" {hit.chunk.metadata.get('source', '')}"
+                    for hit in hits
+                    if hit.chunk.document_id == chunk.document_id
+                )
+            )
+        )
+        if not subject <= near:
+            return False  # "Children start at Stage 1" to "When does lane swimming start?"
         if not names <= page:
             return False  # ("Marks and Spencer gift cards": the names on its page)
-        if later and not subject and len(own) <= 1 and not others & near:
+        if later and not subject and size <= 1 and not others & near:
             return False  # "Are dogs allowed and how many can I bring?": luggage
-        if later and len(own) <= 1 and pages and chunk.document_id not in pages:
+        if later and size <= 1 and pages and chunk.document_id not in pages:
             return False  # "What time does the gym open and how much is a session?"
-        if later and len(own) <= (1 if subject else 2) and not others & page:
+        if later and size <= (1 if subject else 2) and not others & page:
             return False
     return True
 
@@ -3887,23 +3921,24 @@ def _joined(
 ) -> Answer:
     """The answers to a question's parts as one: each part's pieces in turn,
     then what the whole question's answer says that they do not (none said
-    twice, one set of citation numbers). A part that nothing answers is
-    said to be unanswered, in the asker's words, only where the whole
-    question got no answer either, and not of one of two verbs asked of one
-    subject ("open from 8am to 7pm" for "... open and close?"), of a part
-    whose answer was let go for being about something else, of a part that
-    asks nothing the others do not (no word, no kind of answer), or of one
-    whose own words a sentence said holds."""
+    twice, one set of citation numbers, a deprecated page's notice once). A
+    part that nothing answers is said to be unanswered, in the asker's
+    words, only where the whole question got no answer either and the part
+    names what no passage names ("Is there a *Platinum* plan?", "Does it
+    include *SSO*?"): a part's words matched alone miss answers worded
+    apart from it ("released within 7 days" to "When do I get it back?"),
+    so a part not found is otherwise left unsaid, as the whole question's
+    answer would leave it."""
     pieces: list[tuple[str, Chunk, int]] = []  # (what is said, its chunk, whose: -1 the whole's)
+    flagged: set[str] = set()  # the deprecated documents whose notice is said
 
     def say(more: Sequence[tuple[str, Chunk]], answer: Answer, whose: int) -> None:
-        first = True
         for text, chunk in more:
             if any(text in said for said, _, _ in pieces):
                 continue
-            if first and answer.metadata.get("deprecated"):
+            if answer.metadata.get("deprecated") and chunk.document_id not in flagged:
+                flagged.add(chunk.document_id)
                 text = f"{FROM_DEPRECATED} {text}"
-            first = False
             # ("... £11 a month for cats. It covers boosters ..." in place of its first sentence)
             pieces[:] = [piece for piece in pieces if piece[0] not in text]
             pieces.append((text, chunk, whose))
@@ -3911,31 +3946,27 @@ def _joined(
     for i, f in enumerate(found):
         say(f.said, f.answer, i)
     say(whole.said, whole.answer, -1)
-    told = set(content_terms(" ".join(text for text, _, _ in pieces)))
+    known = {
+        term
+        for hit in hits
+        for term in content_terms(
+            " ".join([hit.chunk.text, *(str(v) for v in hit.chunk.metadata.values())])
+        )
+    }
     lines: list[tuple[str, Chunk | None]] = []
+    rest = [(text, chunk) for text, chunk, whose in pieces if whose == -1]
     for i, (part, f) in enumerate(zip(parts, found, strict=True)):
         lines.extend((text, chunk) for text, chunk, whose in pieces if whose == i)
-        if f.said or f.let_go or part.paired or whole.answer.grounded:
+        if not f.said:  # (what the whole question's answer adds, where a part got nothing)
+            lines.extend(rest)
+            rest = []
+        if f.said or f.let_go or whole.answer.grounded:
             continue
-        own = _part_terms(part.question)
-        others = set().union(*(_part_terms(p.question) for p in parts if p is not part))
-        # what it asks that no other part does: its words, or a kind of answer
-        # ("How much is express delivery and how long does it take?")
-        kind = answer_kind(part.question)
-        new_kind = kind is not None and all(
-            answer_kind(p.question) != kind for p in parts if p is not part
-        )
-        if (own - others) & told or any(
-            kind is not None and fits_kind(kind, t) and own & set(content_terms(t))
-            for t, _, _ in pieces
-        ):
-            continue  # (a sentence said may answer it: "... at Manchester Central" to "Where?")
-        if not own - others and not (
-            new_kind and not any(fits_kind(kind, t) for t, _, _ in pieces)
-        ):
-            continue  # ("Student membership costs £25 a month" may say what students pay)
-        lines.append((UNANSWERED_PART.format(part=clean(part.asked)), None))
-    lines.extend((text, chunk) for text, chunk, whose in pieces if whose == -1)
+        words = re.findall(r"[\w'’-]+", main_question(part.question))[1:]
+        named = set(content_terms(" ".join(w for w in words if w[:1].isupper() and w != "I")))
+        if named - known:
+            lines.append((UNANSWERED_PART.format(part=clean(part.asked)), None))
+    lines.extend(rest)
     numbers: dict[str, int] = {}
     text = []
     for said, chunk in lines:
