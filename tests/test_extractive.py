@@ -5971,3 +5971,38 @@ def test_two_parts_join_into_one_cited_answer(generator: ExtractiveGenerator) ->
             said,
             citation.quote,
         )
+
+
+def test_a_part_is_held_to_its_own_subject_and_said_once(generator: ExtractiveGenerator) -> None:
+    """A third review's cases: a part's subject is held whole ("lane
+    swimming", not the "swimming" of another heading); "check-out" is one
+    word, so a short part is held to the question's page; a deprecated
+    page's notice is said once."""
+    pool = chunk(
+        "docs/pool.md",
+        "# Pool\n\n## Lane swimming\n\nLane swimming runs until 9am every morning.\n\n"
+        "## Swimming lessons\n\nChildren start at Stage 1 from age 4.\n",
+    )
+    lanes = generator.generate("When does lane swimming start and finish?", hits_of(pool))
+    assert "Stage 1" not in lanes.text, lanes.text
+    camp = chunk("docs/camp.md", "# Camping\n\nA tent pitch costs £22 a night.\n")
+    vault = chunk(
+        "docs/vault.md",
+        "# Two-step login\n\nTwo-step login adds a second check when you sign in.\n",
+    )
+    pitch = generator.generate(
+        "How much is a tent pitch and when is check-out?", hits_of(camp, vault)
+    )
+    assert pitch.text == "A tent pitch costs £22 a night [1].", pitch.text
+    old = replace(
+        chunk(
+            "docs/prices-2021.md",
+            "# Prices (2021)\n\nA basic service costs £35. A full service costs £75.\n",
+        ),
+        metadata={"source": "docs/prices-2021.md", "deprecated": True},
+    )
+    both = generator.generate(
+        "How much is a basic service and how much is a full service?", hits_of(old)
+    )
+    assert both.text.count(FROM_DEPRECATED) == 1, both.text
+    assert "£35" in both.text and "£75" in both.text
