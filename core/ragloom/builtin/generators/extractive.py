@@ -3930,15 +3930,14 @@ def _joined(
     so a part not found is otherwise left unsaid, as the whole question's
     answer would leave it."""
     pieces: list[tuple[str, Chunk, int]] = []  # (what is said, its chunk, whose: -1 the whole's)
-    flagged: set[str] = set()  # the deprecated documents whose notice is said
+    flagged: set[str] = set()  # the deprecated documents, whose notice is said once
 
     def say(more: Sequence[tuple[str, Chunk]], answer: Answer, whose: int) -> None:
         for text, chunk in more:
             if any(text in said for said, _, _ in pieces):
                 continue
-            if answer.metadata.get("deprecated") and chunk.document_id not in flagged:
+            if answer.metadata.get("deprecated"):
                 flagged.add(chunk.document_id)
-                text = f"{FROM_DEPRECATED} {text}"
             # ("... £11 a month for cats. It covers boosters ..." in place of its first sentence)
             pieces[:] = [piece for piece in pieces if piece[0] not in text]
             pieces.append((text, chunk, whose))
@@ -3973,6 +3972,9 @@ def _joined(
         if chunk is None:
             text.append(said)
             continue
+        if chunk.document_id in flagged:
+            flagged.discard(chunk.document_id)
+            said = f"{FROM_DEPRECATED} {said}"
         number = numbers.setdefault(chunk.id, len(numbers) + 1)
         text.append(_with_marker(said, number))
     quotes: dict[str, list[str]] = {}
