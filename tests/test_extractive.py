@@ -5855,14 +5855,19 @@ def test_a_part_nothing_answers_is_said_to_be_unanswered(generator: ExtractiveGe
         "# Delivery\n\nExpress delivery costs £7.99. Orders over £50 get free delivery.\n",
     )
     answer = generator.generate(
-        "How much is express delivery and does it work with Royal Mail?", hits_of(delivery)
+        "How much is express delivery and is there a Platinum plan?", hits_of(delivery)
     )
     assert answer.grounded
     assert answer.text == (
         "Express delivery costs £7.99 [1]. "
-        + UNANSWERED_PART.format(part="Does it work with Royal Mail?")
+        + UNANSWERED_PART.format(part="Is there a Platinum plan?")
     )
     assert answer.metadata["answered"] == [True, False]
+    # a name in a condition is no thing asked about (a fourth review: "in October")
+    when = generator.generate(
+        "How much is express delivery and does it run in December?", hits_of(delivery)
+    )
+    assert when.text == "Express delivery costs £7.99 [1].", when.text
     first = generator.generate(
         "Is there a Stroma Island route, and when is the resit deadline?", hits_of(RESITS)
     )

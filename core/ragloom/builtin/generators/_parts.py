@@ -61,6 +61,12 @@ _PLACING = frozenset(
 """Prepositions: what follows one is no part of a subject's name ("a sleeping
 bag *at the hut*"), and a verb pair's subject holds none ("rooms do you have
 *for* bed and breakfast")."""
+_TEMPORAL = re.compile(
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekends?|weekdays?|mornings?|evenings?"
+    r"|nights?|holidays?|january|february|march|april|may|june|july|august|september"
+    r"|october|november|december|christmas|easter",
+    re.IGNORECASE,
+)
 _MODAL_TAILS = (("need", "to"), ("have", "to"), ("want", "to"), ("ought", "to"))
 """What may stand between a verb pair's subject and its verbs: "What do the
 children *need to* bring and wear?"."""
@@ -179,7 +185,7 @@ def _clauses(body: str) -> list[tuple[str, str, bool]]:
     pieces: list[str] = []
     start = 0
     for join in _JOIN.finditer(body):
-        after = [w.lower() for w in _WORD.findall(body[join.end() :])][:4]
+        after = [w.lower() for w in _WORD.findall(body[join.end() :])][:7]
         before = _WORD.findall(body[start : join.start()])
         if len(before) >= 3 and _asks(after, body[join.end() :]):
             pieces.append(body[start : join.start()].strip(" ,;:.!"))
@@ -238,8 +244,8 @@ def _asks(words: list[str], text: str) -> bool:
     due", "how much does it cost", "is it refundable", "can I pay later"."""
     if not words:
         return False
-    if words[0] in _WH:
-        return any(w in _AUX for w in words[1:4])
+    if words[0] in _WH:  # ("how many days of annual leave do I get")
+        return any(w in _AUX for w in words[1:7])
     if words[0] in _AUX and len(words) > 1:
         second = _WORD.findall(text)[1]
         return words[1] in _SUBJECTS or second[:1].isupper()
@@ -286,7 +292,11 @@ def _topic(clause: str) -> str | None:
             rest = words[2:]
         elif lower[1] in _PEOPLE:  # "Do you offer dental implants", "Can I bring my dog"
             rest = words[3:]
-            if len(rest) < 2:  # ("Can I pay monthly": no thing)
+            if len(rest) > 1 and rest[0].lower() in _PLACING:  # "Can I switch to annual billing"
+                rest = rest[1:]
+                if _TEMPORAL.fullmatch(rest[-1]):
+                    return None  # "Do you deliver on Saturdays": when, not what
+            elif len(rest) < 2:  # ("Can I pay monthly": no thing)
                 return None
         elif lower[0] in _COPULA:  # "Is the pool heated", "Are dogs allowed in rooms"
             cut = next((i for i, w in enumerate(rest) if w.lower() in _PLACING), len(rest))

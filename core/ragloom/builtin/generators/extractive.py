@@ -301,7 +301,26 @@ class ExtractiveGenerator(Generator):
             if answer.metadata.get("follow_up"):
                 return self._answer(question, hits, history, [])
             pages = {chunk.document_id for f in found for _, chunk in f.said}
-            kept = answer.grounded and _keeps_to(part, said, parts, pages, hits)
+            if pages and answer.grounded and any(c.document_id not in pages for _, c in said):
+                # a later part asked first of the pages the others are answered
+                # from ("When is the balance due?" after the barn's capacity:
+                # the barn's balance, not the holiday cottage's)
+                near: list[tuple[str, Chunk]] = []
+                on_page = [h for h in hits if h.chunk.document_id in pages]
+                there = self._answer(part.question, on_page, history, near)
+                told = [text for f in found for text, _ in f.said]
+                if (
+                    there.grounded
+                    and _keeps_to(part, near, parts, pages, hits)
+                    and any(not any(text in t for t in told) for text, _ in near)
+                    and _part_covered(part, near) >= _part_covered(part, said)
+                ):
+                    answer, said = there, near
+            kept = (
+                answer.grounded
+                and _keeps_to(part, said, parts, pages, hits)
+                and not _superseded(part, answer, said, hits)
+            )
             found.append(_Found(answer, said if kept else [], answer.grounded and not kept))
         whole_said: list[tuple[str, Chunk]] = []
         whole = self._answer(question, hits, history, whole_said)
@@ -3859,6 +3878,28 @@ def _part_size(text: str) -> int:
     return len(set(content_terms(TYPE_WORDS.sub("how", main_question(text)).replace("-", ""))))
 
 
+def _part_covered(part: Part, said: Sequence[tuple[str, Chunk]]) -> int:
+    """How many of a part's words its answer says."""
+    return len(_part_terms(part.question) & set(content_terms(" ".join(t for t, _ in said))))
+
+
+def _superseded(
+    part: Part, answer: Answer, said: Sequence[tuple[str, Chunk]], hits: Sequence[Hit]
+) -> bool:
+    """Whether a part answered from a deprecated page alone is about what a
+    current page in the hits speaks of ("How much are skis?": the old page's
+    £35 where the current one says "Skis and golf clubs cost £45"), which the
+    part's words asked alone missed."""
+    if not said or not answer.metadata.get("deprecated"):
+        return False
+    own = _part_terms(part.question)
+    return any(
+        own <= set(content_terms(hit.chunk.text))
+        for hit in hits
+        if not is_deprecated(hit.chunk.metadata)
+    )
+
+
 def _keeps_to(
     part: Part,
     said: Sequence[tuple[str, Chunk]],
@@ -3878,6 +3919,7 @@ def _keeps_to(
     another part asks about (the gym's page, not the library's)."""
     words = part.subject.split()
     names = set(content_terms(" ".join(w for w in words if w[:1].isupper())))
+    codes = [w for w in words if len(w) == 1 and w.isupper()]  # ("Band F": not Band A)
     lower = set(content_terms(" ".join(w for w in words if not w[:1].isupper())))
     # (a subject given to a pronoun needs its head alone: "Student membership
     # costs £25" answers "how much is it for students?" after "adult membership")
@@ -3903,6 +3945,8 @@ def _keeps_to(
             return False  # "Children start at Stage 1" to "When does lane swimming start?"
         if not names <= page:
             return False  # ("Marks and Spencer gift cards": the names on its page)
+        if not all(re.search(rf"\b{code}\b", f"{piece} {heading}") for code in codes):
+            return False
         if later and not subject and size <= 1 and not others & near:
             return False  # "Are dogs allowed and how many can I bring?": luggage
         if later and size <= 1 and pages and chunk.document_id not in pages:
@@ -3961,8 +4005,8 @@ def _joined(
             rest = []
         if f.said or f.let_go or whole.answer.grounded:
             continue
-        words = re.findall(r"[\w'’-]+", main_question(part.question))[1:]
-        named = set(content_terms(" ".join(w for w in words if w[:1].isupper() and w != "I")))
+        # (what it asks about, not a condition: "in October", "with Basic fares")
+        named = set(content_terms(" ".join(w for w in part.subject.split() if w[:1].isupper())))
         if named - known:
             lines.append((UNANSWERED_PART.format(part=clean(part.asked)), None))
     lines.extend(rest)
