@@ -6011,3 +6011,49 @@ def test_a_part_is_held_to_its_own_subject_and_said_once(generator: ExtractiveGe
     )
     assert both.text.count(FROM_DEPRECATED) == 1, both.text
     assert "£35" in both.text and "£75" in both.text
+
+
+def test_a_later_part_is_asked_first_of_the_other_parts_pages(
+    generator: ExtractiveGenerator,
+) -> None:
+    """A fourth review's cases: the barn's balance, whatever the hits'
+    order; a current page's price over a deprecated page's; Band F's row,
+    not Band A's."""
+    barn = chunk(
+        "docs/barn.md",
+        "# Weddings at the barn\n\nThe barn seats 140 guests. The balance is due 12 weeks before "
+        "the wedding.\n",
+    )
+    cottage = chunk(
+        "docs/cottage.md", "# Holiday cottage\n\nThe balance is due 6 weeks before arrival.\n"
+    )
+    question = "How many guests does the barn seat and when is the balance due?"
+    for hits in (hits_of(cottage, barn), hits_of(barn, cottage)):
+        answer = generator.generate(question, hits)
+        assert "12 weeks" in answer.text and "6 weeks" not in answer.text, answer.text
+    current = chunk(
+        "docs/baggage.md",
+        "# Baggage\n\n## Checked bags\n\n| Weight | Online | At the airport |\n|---|---|---|\n"
+        "| 15 kg | £25 | £50 |\n| 20 kg | £32 | £60 |\n\n## Sports equipment\n\nSkis and golf "
+        "clubs cost £45 each way. Bikes cost £60 each way and must be boxed.\n",
+    )
+    old = replace(
+        chunk(
+            "docs/baggage-2023.md",
+            "## Checked bags\n\nA 20 kg checked bag costs £28 online.\n\n## Sports equipment"
+            "\n\nSkis cost £35 each way.\n",
+        ),
+        metadata={"source": "docs/baggage-2023.md", "deprecated": True},
+    )
+    skis = generator.generate(
+        "How much are skis and how much is a 20 kg bag?", hits_of(current, old)
+    )
+    assert "£35" not in skis.text and FROM_DEPRECATED not in skis.text, skis.text
+    assert "£32" in skis.text
+    bands = chunk(
+        "docs/council-tax.md",
+        "# Council tax\n\n## Bands\n\n| Band | Annual charge |\n|---|---|\n| A | £1,542 |\n"
+        "| B | £1,799 |\n| C | £2,056 |\n",
+    )
+    band = generator.generate("How much is Band F and how much is Band B?", hits_of(bands))
+    assert "£1,542" not in band.text and "£1,799" in band.text, band.text
