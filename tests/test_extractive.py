@@ -6057,3 +6057,22 @@ def test_a_later_part_is_asked_first_of_the_other_parts_pages(
     )
     band = generator.generate("How much is Band F and how much is Band B?", hits_of(bands))
     assert "£1,542" not in band.text and "£1,799" in band.text, band.text
+
+
+def test_a_parts_opening_clause_is_no_answer_to_it(generator: ExtractiveGenerator) -> None:
+    """A third review's case: the opening clause said with each part ("When
+    I arrive, ...") matched "You can arrive from 2pm" for "where do I
+    park?"; a sentence must say a word of what the part itself asks."""
+    camp = chunk(
+        "docs/campsite.md",
+        "# Campsite\n\n## Pitches and prices\n\n| Pitch | Per night | Sleeps |\n|---|---|---|\n"
+        "| Tent pitch | £22 | 2 adults |\n| Bell tent | £85 | 4 people |\n\nElectric hook-up "
+        "costs £6 a night.\n\n## Arriving and leaving\n\nYou can arrive from 2pm. Please leave "
+        "your pitch by 11am. The gate is locked at 10.30pm.\n\n## Dogs\n\nDogs are welcome at £2 "
+        "a night. Dogs must be kept on a lead at all times.\n\n## Facilities\n\nHot showers are "
+        "free. There is no Wi-Fi on site.\n",
+    )
+    answer = generator.generate(
+        "When I arrive, where do I park and where do I check in?", hits_of(camp)
+    )
+    assert "arrive from 2pm" not in answer.text, answer.text

@@ -316,8 +316,13 @@ class ExtractiveGenerator(Generator):
                     and _part_covered(part, near) >= _part_covered(part, said)
                 ):
                     answer, said = there, near
+            # (a sentence that shares no word with the part but its opening
+            # clause's is none of its answer: "You can arrive from 2pm" to "When I
+            # arrive, where do I park?")
+            said = [(text, chunk) for text, chunk in said if _of_part(part, text, chunk)]
             kept = (
                 answer.grounded
+                and bool(said)
                 and _keeps_to(part, said, parts, pages, hits)
                 and not _superseded(part, answer, said, hits)
             )
@@ -3876,6 +3881,14 @@ def _part_size(text: str) -> int:
     """How many words say what a part is about, a hyphenated one as one
     ("When is check-out?": one)."""
     return len(set(content_terms(TYPE_WORDS.sub("how", main_question(text)).replace("-", ""))))
+
+
+def _of_part(part: Part, text: str, chunk: Chunk) -> bool:
+    """Whether a sentence (or its heading) says a word of what the part
+    itself asks, past the sentences and the opening clause said with it."""
+    own = _part_terms(part.question)
+    heading = " ".join(str(chunk.metadata.get(f, "")) for f in ("section", "title"))
+    return not own or bool(own & set(content_terms(f"{text} {heading}")))
 
 
 def _part_covered(part: Part, said: Sequence[tuple[str, Chunk]]) -> int:
