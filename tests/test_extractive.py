@@ -5751,8 +5751,13 @@ def test_a_page_that_limits_what_it_says_gives_no_sibling(
             "If I'm sick, who do I tell and when do I need a fit note?",
             ["If I'm sick, who do I tell?", "If I'm sick, when do I need a fit note?"],
         ),
+        (  # a plural noun as the subject after a modal
+            "What platforms does Notewise run on and can administrators read private memories?",
+            ["What platforms does Notewise run on?", "Can administrators read private memories?"],
+        ),
         # one question of two things, which one sentence may answer
         ("What are the opening hours and prices?", None),
+        ("Which plans include SSO and can be paid monthly?", None),
         ("How much does it cost to hire a harness and shoes?", None),
         ("How much annual leave do employees get, and how much sick leave?", None),
         ("How much does a double room cost and is parking included?", None),

@@ -92,6 +92,10 @@ _JOIN = re.compile(r"\s*,?\s+and\s+(?:also\s+)?|\s*,\s*", re.IGNORECASE)
 _LEAD = re.compile(r"^(?:and|also|or|so|but|plus)\b[\s,]*", re.IGNORECASE)
 _WORD = re.compile(r"[\w'’-]+(?:[.:/][\w'’-]+)*")  # ("2.0", "Node.js" are one word)
 _PRONOUN = re.compile(r"\b(?:(its|their)|it|they|them|he|she|him)\b", re.IGNORECASE)
+_NOT_SUBJECTS = frozenset(
+    {"be", "not", "also", "only", "still", "always", "usually", "sometimes", "is", "was", "has",
+     "does", "this", "as", "us", "yes", "its"}
+)  # fmt: skip
 _KINDS = frozenset({"time", "day", "date", "year", "month", "kind", "type", "sort"})
 """"What time is check-in": the kind of answer, not a thing picked ("Which plan is cheapest")."""
 _LEADING_PRONOUN = re.compile(
@@ -246,9 +250,19 @@ def _asks(words: list[str], text: str) -> bool:
         return False
     if words[0] in _WH:  # ("how many days of annual leave do I get")
         return any(w in _AUX for w in words[1:7])
-    if words[0] in _AUX and len(words) > 1:
+    if words[0] in _AUX and len(words) > 2:
         second = _WORD.findall(text)[1]
-        return words[1] in _SUBJECTS or second[:1].isupper()
+        if words[1] in _SUBJECTS or second[:1].isupper():
+            return True
+        # "and can administrators read private memories": a plural noun and
+        # its verb after a do-verb or a modal (not "and can be paid monthly")
+        return (
+            words[0] in _DO
+            and words[1].endswith("s")
+            and not words[1].endswith("ss")
+            and words[1] not in _NOT_SUBJECTS
+            and words[2] not in _NOT_SUBJECTS
+        )
     return False
 
 
