@@ -319,7 +319,8 @@ class ExtractiveGenerator(Generator):
             # (a sentence that shares no word with the part but its opening
             # clause's is none of its answer: "You can arrive from 2pm" to "When I
             # arrive, where do I park?")
-            said = [(text, chunk) for text, chunk in said if _of_part(part, text, chunk)]
+            own = _part_terms(part.question)
+            said = [(text, chunk) for text, chunk in said if _of_part(own, text, chunk)]
             kept = (
                 answer.grounded
                 and bool(said)
@@ -3883,12 +3884,15 @@ def _part_size(text: str) -> int:
     return len(set(content_terms(TYPE_WORDS.sub("how", main_question(text)).replace("-", ""))))
 
 
-def _of_part(part: Part, text: str, chunk: Chunk) -> bool:
-    """Whether a sentence (or its heading) says a word of what the part
-    itself asks, past the sentences and the opening clause said with it."""
-    own = _part_terms(part.question)
-    heading = " ".join(str(chunk.metadata.get(f, "")) for f in ("section", "title"))
-    return not own or bool(own & set(content_terms(f"{text} {heading}")))
+def _heading_of(chunk: Chunk) -> str:
+    """The section and title a chunk's sentences stand under."""
+    return " ".join(str(chunk.metadata.get(f, "")) for f in ("section", "title"))
+
+
+def _of_part(own: set[str], text: str, chunk: Chunk) -> bool:
+    """Whether a sentence (or its heading) says a word of what a part itself
+    asks (``own``), past the sentences and the opening clause said with it."""
+    return not own or bool(own & set(content_terms(f"{text} {_heading_of(chunk)}")))
 
 
 def _part_covered(part: Part, said: Sequence[tuple[str, Chunk]]) -> int:
@@ -3941,22 +3945,26 @@ def _keeps_to(
     size = _part_size(part.question)
     others = set().union(*(_part_terms(p.question) for p in parts if p is not part)) - own
     later = part is not parts[0] and bool(others)
-    for piece, chunk in said:
-        heading = " ".join(str(chunk.metadata.get(f, "")) for f in ("section", "title"))
-        near = set(content_terms(f"{piece} {heading}"))
-        page = set(
-            content_terms(
-                " ".join(
-                    f"{hit.chunk.text} {hit.chunk.metadata.get('title', '')}"
-                    f" {hit.chunk.metadata.get('source', '')}"
-                    for hit in hits
-                    if hit.chunk.document_id == chunk.document_id
+    pages_said: dict[str, set[str]] = {}
+
+    def page_of(chunk: Chunk) -> set[str]:
+        """The words of a chunk's page: every passage of its document among the hits."""
+        if chunk.document_id not in pages_said:
+            pages_said[chunk.document_id] = set(
+                content_terms(
+                    " ".join(
+                        _where(h.chunk) for h in hits if h.chunk.document_id == chunk.document_id
+                    )
                 )
             )
-        )
+        return pages_said[chunk.document_id]
+
+    for piece, chunk in said:
+        heading = _heading_of(chunk)
+        near = set(content_terms(f"{piece} {heading}"))
         if not subject <= near:
             return False  # "Children start at Stage 1" to "When does lane swimming start?"
-        if not names <= page:
+        if names and not names <= page_of(chunk):
             return False  # ("Marks and Spencer gift cards": the names on its page)
         if not all(re.search(rf"\b{code}\b", f"{piece} {heading}") for code in codes):
             return False
@@ -3964,7 +3972,7 @@ def _keeps_to(
             return False  # "Are dogs allowed and how many can I bring?": luggage
         if later and size <= 1 and pages and chunk.document_id not in pages:
             return False  # "What time does the gym open and how much is a session?"
-        if later and size <= (1 if subject else 2) and not others & page:
+        if later and size <= (1 if subject else 2) and not others & page_of(chunk):
             return False
     return True
 
