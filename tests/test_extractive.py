@@ -8,19 +8,14 @@ from dataclasses import replace
 
 import pytest
 from pydantic import ValidationError
-from ragloom.builtin.generators._entities import (
-    answer_kind,
-    asker,
-    counted_thing,
-    entities,
-    fits_kind,
-    given_figures,
-    holds_age,
-    main_question,
-    measures_another,
-    unknown_acronym,
-)
+from ragloom.builtin.generators._figures import fits_kind, given_figures
+from ragloom.builtin.generators._kind_words import unknown_acronym
+from ragloom.builtin.generators._kinds import answer_kind, counted_thing
+from ragloom.builtin.generators._measures import measures_another
+from ragloom.builtin.generators._names import entities
 from ragloom.builtin.generators._parts import question_parts
+from ragloom.builtin.generators._people import asker, holds_age
+from ragloom.builtin.generators._questions import main_question
 from ragloom.builtin.generators.extractive import (
     FOLLOW_UP,
     FROM_DEPRECATED,
@@ -571,7 +566,7 @@ def test_a_kind_noun_the_passages_do_not_use_is_read_as_theirs(
 
 
 def test_only_kind_nouns_are_swapped() -> None:
-    from ragloom.builtin.generators._entities import in_passage_words
+    from ragloom.builtin.generators._names import in_passage_words
 
     texts = [SUBSCRIPTIONS.text, "Ledgerly comes in two editions. Ledgerly Pro runs payroll."]
     swap = in_passage_words
@@ -3035,7 +3030,8 @@ def test_what_another_year_or_channel_says_is_refused(
 
 
 def test_a_clock_time_or_a_date_says_when_not_how_long() -> None:
-    from ragloom.builtin.generators._entities import answer_kind, fits_kind
+    from ragloom.builtin.generators._figures import fits_kind
+    from ragloom.builtin.generators._kinds import answer_kind
 
     assert answer_kind("How long does the swim take?") == "duration"
     assert answer_kind("How long is the course?") == "length"
@@ -3249,7 +3245,7 @@ def test_a_participle_after_the_subject_is_not_its_head(generator: ExtractiveGen
     ],
 )
 def test_an_age_said_of_ones_family(question: str, age: int | None) -> None:
-    from ragloom.builtin.generators._entities import asked_age
+    from ragloom.builtin.generators._people import asked_age
 
     said = asked_age(question)
     assert (said[0] if said else None) == age
@@ -3414,7 +3410,7 @@ def test_a_siblings_section_is_no_answer(generator: ExtractiveGenerator) -> None
 
 
 def test_a_compound_is_no_clipped_word() -> None:
-    from ragloom.builtin.generators._entities import in_passage_words
+    from ragloom.builtin.generators._names import in_passage_words
 
     texts = ["Home emergency covers boiler breakdown. The dormitory has 36 beds."]
     assert "breaks down" in in_passage_words("if my boiler breaks down", [], texts)

@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ._entities import YEAR, versions_in
+from ._versions import YEAR, versions_in
 
 __all__ = ["asks_of_old", "old_words", "is_deprecated"]
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import re
 
-from ._entities import AGE_BANDS, GROUP_WORDS, NUMBER_WORDS, STAFF
+from ._figures import NUMBER_WORDS
+from ._people import AGE_BANDS, GROUP_WORDS, STAFF
 from ._text import GENERIC_STEMS, content_terms, stem
 from ._units import _Unit
 

@@ -11,9 +11,9 @@ from typing import NamedTuple
 from ...terminal import clean
 from ...types import Answer, Chunk, Citation, Hit
 from ._current import is_deprecated
-from ._entities import TYPE_WORDS, main_question
 from ._messages import _METADATA, FROM_DEPRECATED, UNANSWERED_PART
 from ._parts import Part
+from ._questions import TYPE_WORDS, main_question
 from ._text import END_PUNCT, content_terms
 from ._units import _where
 

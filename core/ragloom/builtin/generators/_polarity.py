@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from ._entities import mentions
 from ._groups import _ONLY
+from ._names import mentions
 from ._text import TOKEN, content_terms, stem
 from ._units import _Unit
 

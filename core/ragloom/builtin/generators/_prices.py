@@ -8,7 +8,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import NamedTuple
 
-from ._entities import fits_kind
+from ._figures import fits_kind
 from ._groups import _GROUP, _groups_in
 from ._text import GENERIC_STEMS, content_terms, stem
 from ._units import _at, _Unit

@@ -8,8 +8,8 @@ import re
 from datetime import date
 
 from ...types import Chunk
-from ._entities import has_date, has_version, is_release_label
 from ._text import content_terms, stem
+from ._versions import has_date, has_version, is_release_label
 
 _CHANGE_TYPES = frozenset(
     {

@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping
 
-from ._entities import holds_age
 from ._groups import _GROUP
+from ._people import holds_age
 from ._polarity import _CLAUSE_BREAK
 from ._prices import _PAYING
 from ._structure import _BRACKETED

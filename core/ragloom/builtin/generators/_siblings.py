@@ -9,9 +9,10 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import replace
 
-from ._entities import is_anaphoric, versions_in
+from ._questions import is_anaphoric
 from ._text import TOKEN, content_terms, split_sentences, stem
 from ._units import _Unit
+from ._versions import versions_in
 
 _CONTRAST = frozenset(
     {

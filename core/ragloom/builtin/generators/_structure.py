@@ -10,11 +10,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from ._current import is_deprecated
-from ._entities import NAMED_VERSION, has_date, has_version, mentions
-from ._entities import YEAR as _YEAR
+from ._names import mentions
 from ._releases import _change_type, _is_out
 from ._text import TOKEN, content_terms, stem
 from ._units import _LABEL_CHARS, _Unit
+from ._versions import NAMED_VERSION, has_date, has_version
+from ._versions import YEAR as _YEAR
 
 _NOT_DONE = re.compile(
     r"\b(?:not|no longer|unavailable|planned|will|upcoming|future|known issues?|remains?|"

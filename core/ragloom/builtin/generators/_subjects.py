@@ -10,12 +10,13 @@ from collections.abc import Collection, Sequence
 
 from ...terminal import clean
 from ...types import Hit
-from ._entities import YEAR as _YEAR
-from ._entities import mentions, versions_in
 from ._groups import _GROUP
+from ._names import mentions
 from ._places import excluded_by, framed_by, places_in, said_in, within
 from ._text import GENERIC_STEMS, content_terms, stem
 from ._units import _LABEL_CHARS, _Unit, _where
+from ._versions import YEAR as _YEAR
+from ._versions import versions_in
 
 _OWN_FIELDS = frozenset(
     {"source", "path", "relative_path", "mtime", "size", "content_hash", "extension",

@@ -12,10 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ...types import Chunk, Document, Hit
-from ._entities import YEAR as _YEAR
-from ._entities import is_anaphoric, is_release_label, opens_with_anaphor
+from ._questions import is_anaphoric, opens_with_anaphor
 from ._releases import _change_type, _dated_release, _release_of, _release_terms, _says_released
 from ._text import GENERIC_STEMS, content_terms, header_cells, only_links, split_sentences, stem
+from ._versions import YEAR as _YEAR
+from ._versions import is_release_label
 
 _CONTEXT_WEIGHT = 0.5
 _CODE_WEIGHT = 0.5

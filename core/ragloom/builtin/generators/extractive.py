@@ -19,8 +19,12 @@ about), ``_groups`` (whom a sentence is for), ``_prices`` and ``_rivals``
 (what is priced, and another thing's price), ``_polarity`` (conditions and
 negations), ``_releases`` (changelogs), ``_parts`` and ``_joining`` (a
 question of two parts), ``_history`` (follow-ups in a chat), ``_messages``
-(what is said when nothing answers); ``_entities``, ``_places``,
-``_current`` and ``_text`` read words, names, places and deprecation.
+(what is said when nothing answers). What they read in a question and a
+sentence: ``_questions`` (its form), ``_names`` (the names it says and
+their rivals), ``_kinds`` and ``_figures`` (the kind of answer asked, and
+whether a sentence gives one), ``_people``, ``_measures``, ``_versions``,
+``_kind_words``, ``_places``, ``_current`` (deprecated pages) and ``_text``
+(words, stems, sentences).
 """
 
 from __future__ import annotations
@@ -35,46 +39,7 @@ from ...components import ComponentConfig, Generator, Message
 from ...terminal import clean
 from ...types import Answer, Chunk, Hit
 from ._current import asks_of_old, is_deprecated, old_words
-from ._entities import (
-    ANY_LEAVE,
-    INSIDERS,
-    LEAVE_KINDS,
-    OUTSIDERS,
-    STAFF,
-    TYPE_WORDS,
-    answer_kind,
-    asked_age,
-    asked_kinds,
-    asker,
-    asks_version,
-    asks_when,
-    counted_kind,
-    counted_thing,
-    entities,
-    fits_kind,
-    given_figures,
-    holds_age,
-    in_passage_words,
-    is_list_question,
-    is_yes_no,
-    main_question,
-    measures_another,
-    mentions,
-    names_other_kind,
-    payer,
-    proper_words,
-    question_verb,
-    receiver,
-    rivals,
-    said_as_written,
-    two_parts,
-    unknown_acronym,
-    unknown_kind,
-    versions_in,
-)
-from ._entities import (
-    YEAR as _YEAR,
-)
+from ._figures import fits_kind, given_figures
 from ._groups import (
     _GROUP,
     _MEASURED,
@@ -104,6 +69,9 @@ from ._joining import (
     _superseded,
     _with_marker,
 )
+from ._kind_words import asked_kinds, names_other_kind, unknown_acronym, unknown_kind
+from ._kinds import ANY_LEAVE, LEAVE_KINDS, answer_kind, counted_kind, counted_thing
+from ._measures import measures_another
 from ._messages import (
     _METADATA,
     FROM_DEPRECATED,
@@ -112,7 +80,9 @@ from ._messages import (
     UNANSWERED_PART,
     _not_found,
 )
+from ._names import entities, in_passage_words, mentions, proper_words, rivals, said_as_written
 from ._parts import question_parts
+from ._people import INSIDERS, OUTSIDERS, STAFF, asked_age, asker, holds_age, payer, receiver
 from ._places import (
     as_written,
     left_out,
@@ -147,6 +117,14 @@ from ._prices import (
     _same_things,
     _says_kind,
     _sentences_before,
+)
+from ._questions import (
+    TYPE_WORDS,
+    is_list_question,
+    is_yes_no,
+    main_question,
+    question_verb,
+    two_parts,
 )
 from ._releases import _change_type
 from ._rivals import _prices_another, _row_of_another
@@ -204,6 +182,8 @@ from ._text import (
     stem,
 )
 from ._units import _at, _covered, _record_fields, _term_weights, _Unit, _units_of, _where
+from ._versions import YEAR as _YEAR
+from ._versions import asks_version, asks_when, versions_in
 
 __all__ = [
     "FROM_DEPRECATED",

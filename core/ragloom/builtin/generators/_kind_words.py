@@ -1,0 +1,189 @@
+"""Kinds a question names ("a corporate membership") that the passages do not
+know, another kind a sentence names, and acronyms no passage says.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Sequence
+
+from ._questions import _as_word, two_parts
+from ._text import content_terms
+
+__all__ = ["asked_kinds", "names_other_kind", "unknown_acronym", "unknown_kind"]
+
+_DETERMINERS = frozenset(
+    {"a", "an", "the", "my", "your", "our", "their", "his", "her", "its", "this", "that",
+     "these", "those", "any", "each", "every", "some"}
+)  # fmt: skip
+_PLAIN_ADJECTIVES = frozenset(
+    {
+        "big", "bigger", "small", "smaller", "large", "larger", "cheap", "cheaper", "expensive",
+        "new", "old", "full", "whole", "extra", "maximum", "minimum", "max", "min", "total",
+        "usual", "normal", "first", "last", "next", "other", "same", "different", "best",
+        "good", "great", "right", "wrong", "main", "own", "free", "exact", "current",
+        "typical", "average", "general", "overall", "entire", "short", "long", "quick",
+        "fast", "slow", "early", "late", "nearby", "local", "little", "few", "many",
+        "several", "certain", "particular", "specific", "actual", "real", "proper", "simple",
+        "regular", "additional", "further", "more", "less", "much", "only",
+        "latest", "earliest", "nearest", "closest", "cheapest", "biggest", "quickest",
+        "wider", "longer", "shorter", "higher", "lower", "older", "younger", "newer", "faster",
+        "slower", "earlier", "later", "better", "worse", "greater", "fewer", "heavier",
+        "lighter", "easier", "harder", "either", "neither", "whether", "ever",
+        "never", "over", "under", "after", "per", "daily", "weekly",
+        "monthly", "yearly", "nightly", "hourly", "likely", "really", "nearly", "fully",
+        "usually", "currently", "quickly",
+    }
+)  # fmt: skip
+"""Adjectives that say nothing of what kind of thing is asked about."""
+_ALPHA = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*|\S")
+
+
+def unknown_kind(question: str, texts: Iterable[str]) -> str | None:
+    """A kind of thing the question asks about that the passages never
+    name, while they name other kinds of it: "a *corporate* membership"
+    where they speak of family and joint membership, "a school *outreach*
+    visit" where of self-guided and school visits. What they say of the
+    other kinds answers another question. The kind is a word right before
+    a noun, in a noun phrase after a determiner, that no passage holds; the
+    noun is one the passages use as a noun ("the membership"), with other
+    words before it that the question does not hold outside the phrase ("a
+    replacement card" is the card of "replace a lost library card"). Plain adjectives ("the
+    biggest file"), participles ("a registered charity") and figures are
+    no kind."""
+    joined = "\n".join(texts)
+    known = set(content_terms(joined))
+    asked = set(content_terms(question))
+    words = _ALPHA.findall(question)
+    passage_words: list[str] = []
+    passage_terms: list[list[str]] = []
+    for i, kind, noun in _kind_pairs(words, after_a_word=True):
+        kind_term, noun_term = content_terms(kind)[0], content_terms(noun)[0]
+        if kind_term in known or noun_term not in known:
+            continue
+        if not passage_words:  # read once, for every pair the question holds
+            # (a line ends a phrase: a heading "Harnmouth – Orsay" above
+            # "Fares" names no kind of fare)
+            passage_words = _ALPHA.findall(joined.replace("\n", " \n. "))
+            passage_terms = [content_terms(w) if w.isalpha() else [] for w in passage_words]
+        # the passages' own kinds of it (named: "Family membership"), whether
+        # they use it as a noun, and whether they speak of it with no kind
+        # ("cancel your membership": then any membership is theirs)
+        kinds: set[str] = set()
+        noun_used = bare = False
+        for j in range(1, len(passage_words)):
+            if passage_terms[j] != [noun_term]:
+                continue
+            previous = passage_words[j - 1]
+            if previous.lower() in _DETERMINERS:
+                bare = True
+            if (
+                previous.lower() in _DETERMINERS
+                or (j >= 2 and passage_words[j - 2].lower() in _DETERMINERS)
+                or (previous[0].isupper() and _is_kind_word(previous))  # "Family membership"
+            ):
+                noun_used = True
+            if previous[0].isupper() and _is_kind_word(previous):
+                kinds.update(passage_terms[j - 1])
+        if bare:
+            continue
+        # a kind the question names outside the phrase is the one it means
+        # ("replace a lost library card": the replacement card)
+        outside = asked - set(content_terms(" ".join(words[max(0, i - 2) : i + 2])))
+        if noun_used and kinds and kind_term not in kinds and not kinds & outside:
+            return kind
+    return None
+
+
+_ACRONYM = re.compile(r"(?<![\w-])([A-Z]{2,}[0-9]*)(?:s|'s|’s)?(?![\w-])")
+_CHAT_ACRONYMS = frozenset(
+    {"ASAP", "FYI", "BTW", "OK", "AM", "PM", "FAQ", "PLS", "PLZ", "THX", "TIA", "IMO", "AKA",
+     "ETC", "IE", "EG", "NB", "PS"}
+)  # fmt: skip
+"""Capitals that ask about nothing ("Can I get a refund ASAP?")."""
+
+
+def unknown_acronym(question: str, texts: Iterable[str]) -> str | None:
+    """An acronym the question asks about ("what PTE score", "the uptime SLA",
+    "a US licence") that no passage writes, in capitals or as a word: they
+    are about something else, and what they say answers another question. A
+    question written in capitals names none; one of two parts may be answered."""
+    found = [a for a in _ACRONYM.findall(question) if a not in _CHAT_ACRONYMS]
+    # ("HTTP 402": the protocol's name says what the code is, not what it is of)
+    found = [a for a in found if not re.search(rf"\b{a}\s+[1-5]\d\d\b", question)]
+    if not found or sum(ch.isupper() for ch in question) > len(question) / 3:
+        return None
+    if two_parts(question):
+        return None  # "Who is based in Berlin, and who is the CEO?": one part may be answered
+    joined = "\n".join(texts)
+    known: set[str] | None = None
+    for acronym in found:
+        if re.search(_as_word(acronym) + r"|(?<![\w-])" + acronym + r"(?:s|'s|’s)\b", joined):
+            continue
+        if known is None:
+            known = set(content_terms(joined))
+        terms = content_terms(acronym)  # "pdf" in "Upload a pdf"; "us" is no word of it
+        if not terms or not set(terms) <= known:
+            return acronym
+    return None
+
+
+def _is_kind_word(word: str) -> bool:
+    """Whether a word may name a kind of thing: a content word, not a plain
+    adjective, a comparative, a superlative, a participle, or a figure."""
+    lowered = word.lower()
+    return (
+        word.replace("-", "").isalpha()
+        and bool(content_terms(word))
+        and lowered not in _PLAIN_ADJECTIVES
+        and lowered not in _DETERMINERS
+        and not lowered.endswith(("est", "ed", "ing"))
+    )
+
+
+def asked_kinds(question: str) -> set[tuple[str, str]]:
+    """The kinds of things the question names, as (kind, noun) terms: "a
+    *corporate membership*", "the *complete plan*" (a determiner, a word
+    that may name a kind, a noun)."""
+    return {
+        (content_terms(kind)[0], content_terms(noun)[0])
+        for _, kind, noun in _kind_pairs(_ALPHA.findall(question), after_a_word=False)
+    }
+
+
+def _kind_pairs(words: Sequence[str], *, after_a_word: bool) -> Iterator[tuple[int, str, str]]:
+    """(index, kind, noun) for each word that may name a kind right before a
+    noun, after a determiner ("a *corporate membership*") or, with
+    ``after_a_word``, a determiner and another such word ("a school
+    *outreach visit*")."""
+    for i in range(1, len(words) - 1):
+        kind, noun = words[i], words[i + 1]
+        if not (kind.isalpha() and noun.isalpha()):
+            continue
+        in_phrase = words[i - 1].lower() in _DETERMINERS or (
+            after_a_word
+            and i >= 2
+            and words[i - 2].lower() in _DETERMINERS
+            and _is_kind_word(words[i - 1])
+        )
+        if in_phrase and _is_kind_word(kind) and _is_kind_word(noun):
+            yield i, kind, noun
+
+
+def names_other_kind(text: str, kinds: set[tuple[str, str]]) -> bool:
+    """Whether the text names another kind of a thing the question names
+    with its kind ("Family membership costs £88" to "How much does a
+    corporate membership cost?"), and not the question's."""
+    if not kinds:
+        return False
+    terms = set(content_terms(text))
+    words = _ALPHA.findall(text)
+    for j in range(1, len(words)):
+        if not (words[j].isalpha() and _is_kind_word(words[j - 1])):
+            continue
+        term = content_terms(words[j])
+        before = content_terms(words[j - 1])
+        for kind, noun in kinds:
+            if term == [noun] and kind not in terms and before and before[0] != kind:
+                return True
+    return False

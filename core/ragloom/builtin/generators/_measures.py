@@ -1,0 +1,169 @@
+"""Measures and their bounds: whether a sentence's limit is of another measure
+than the one a question asks.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterator
+
+from ._text import content_terms
+
+__all__ = ["measures_another"]
+
+_MEASURE = re.compile(r"(?<![\w.,£$€])(\d+(?:[.,]\d+)?)[\s-]*([a-z]+)\b", re.IGNORECASE)
+_BOUNDS = frozenset(
+    {"under", "over", "up", "to", "least", "most", "than", "within", "first", "after",
+     "before", "from", "minimum", "maximum", "min", "max", "each", "every", "per", "extra",
+     "additional", "another", "above", "below", "until", "till", "by", "last", "next",
+     "about", "around", "approximately", "between", "and", "or", "plus", "x", "of"}
+)  # fmt: skip
+"""Words before a figure that make it a bound or a share, not what a thing is
+("less than 24 hours", "up to 10 days", "a minimum stay of 3 nights")."""
+
+
+_UNIT_WORDS = {
+    "min": "minute", "mins": "minutes", "hr": "hour", "hrs": "hours", "yr": "year",
+    "yrs": "years", "sec": "second", "secs": "seconds", "wk": "week", "wks": "weeks",
+    "m": "metres",
+}  # fmt: skip
+
+
+def _measures(text: str) -> Iterator[tuple[str, str, bool]]:
+    """Each figure with a unit after it ("90 minute", "30 minutes"): the
+    figure, the unit's stem, and whether a bound comes just before it."""
+    for value, unit, _ in _bounded_measures(text):
+        yield value, unit, _ is not None
+
+
+def _bounded_measures(text: str) -> Iterator[tuple[str, str, str | None]]:
+    """``_measures`` with the bound itself: ``"upper"`` ("up to 10 m", "under
+    2 kg"), ``"lower"`` ("over 10 m", "at least 3 nights"), ``""`` for
+    another ("per", "each", "between") and None for no bound."""
+    low: tuple[str, str, int] | None = None  # a lower bound a range may start from
+    for match in _MEASURE.finditer(text):
+        unit = content_terms(_UNIT_WORDS.get(match.group(2).lower(), match.group(2)))
+        if not unit:
+            continue
+        value = match.group(1).replace(",", "")
+        lead = text[max(0, match.start() - 24) : match.start()].lower()
+        before = lead.split()[-2:]
+        bound = None
+        ranged = _RANGE_FROM.search(lead)
+        if ranged is not None:  # "boats 8-12 m", "between 8 and 12 m": from its low end
+            bound = f"range {ranged.group(1).replace(',', '')}"
+        elif set(before) & _BOUNDS:
+            way = _BOUND_WAY.search(lead)
+            bound = "" if way is None else ("upper" if way.group(1) else "lower")
+            if unit[0].startswith(_DEADLINE_UNITS) and _DEADLINE.match(text, match.end()):
+                bound = ""  # "up to 48 hours before check-in" is a deadline, not a size
+        if (
+            bound == "upper"
+            and low is not None
+            and low[1] == unit[0]
+            and _JOINS_BOUNDS.fullmatch(text[low[2] : match.start()])
+        ):
+            # "over 2 kg and up to 10 kg": one range (the lower bound said none)
+            bound = f"range {low[0]}"
+        low = (value, unit[0], match.end()) if bound == "lower" else None
+        yield value, unit[0], bound
+
+
+_DEADLINE_UNITS = ("second", "minut", "hour", "day", "night", "week", "month", "year")
+"""Units of time, as their terms begin (a deadline is a bound of time)."""
+_JOINS_BOUNDS = re.compile(
+    r"\s*(?:and|but|to|,)?\s*(?:up to|under|below|no more than|not more than|less than|at most)\s*",
+    re.IGNORECASE,
+)
+"""What joins a range's two bounds ("over 2 kg *and up to* 10 kg")."""
+
+
+_BOUND_WAY = re.compile(
+    r"(?<![\w-])(?:(up to|under|below|no more than|not more than|less than|at most|maximum of"
+    r"|maximum|max)|(over|above|no less than|not less than|more than|at least|minimum of"
+    r"|minimum|min))\s+$"
+)
+"""A bound's way: at most (its first group) or at least (its second)."""
+_DEADLINE = re.compile(r"\s+(?:before|after|prior|in advance|ahead|ago|of (?:the|your)\b)", re.I)
+"""What makes a bound of time a deadline ("up to 48 hours *before* check-in")."""
+_ASKS_LIMIT = re.compile(
+    r"\b(?:minimum|maximum|min|max|limit|limits|at least|at most|longest|shortest|largest"
+    r"|smallest)\b",
+    re.IGNORECASE,
+)
+"""A question about a limit itself ("What is the minimum stay ...?")."""
+_ASKS_PRICE = re.compile(r"\b(?:price|prices|cost|costs|fee|fees|charge|pay|much)\b", re.I)
+"""(a limit of a price is no limit of the figure: "the maximum lift out price for a 12 m boat")"""
+
+
+def _left_out_by(bound: str | None, value: str, asked: str) -> bool:
+    """Whether a bound of ``value`` leaves out the ``asked`` figure ("up to 10
+    m" a 12 m boat; "over 20 kg" a 5 kg parcel; "8-12 m" a 15 m boat)."""
+    try:
+        bound_value, asked_value = float(value), float(asked)
+        low = float(bound.split()[1]) if bound and bound.startswith("range ") else None
+    except ValueError:
+        return False
+    if low is not None:
+        return not low <= asked_value <= bound_value
+    if bound == "upper":
+        return asked_value > bound_value
+    if bound == "lower":
+        return asked_value < bound_value
+    return False
+
+
+_RANGE_FROM = re.compile(
+    r"(?<![\w.,])(\d[\d,]*(?:\.\d+)?)\s*(?:[a-z]{1,6}\s*)?(?:-|–|to|and)\s*$", re.IGNORECASE
+)
+"""A range's low end just before its high one ("8-12 m", "between 8 and 12 m",
+"10 m - 15 m")."""
+_BEYOND = re.compile(
+    r"\b(?:longer|larger|bigger|heavier|taller|wider|older|over that|above that|beyond that)\b",
+    re.IGNORECASE,
+)
+"""What a sentence says of the figures past its bound ("£220 for *longer* boats")."""
+
+
+@functools.lru_cache(maxsize=256)
+def _asked_measures(question: str) -> frozenset[tuple[str, str]]:
+    """The question's figures with their units, read once (every passage's
+    unit is checked against them)."""
+    return frozenset((v, u) for v, u, _ in _measures(question))
+
+
+def measures_another(text: str, question: str) -> bool:
+    """Whether ``text`` gives another figure of a unit the question gives one
+    of ("a 90 minute sports massage" and "Duration: 30 minutes"), and never
+    the question's: it is about another thing. A bound ("less than 24 hours")
+    is no other figure, unless it leaves the question's out ("up to 10 m" to
+    "a 12 m boat")."""
+    asked = _asked_measures(question)
+    if not asked:
+        return False
+    units = {u for _, u in asked}
+    # (a bound that leaves the asked figure out is another's: "Lift out, up to
+    # 10 m" is no price for a 12 m boat; but not where the question asks the
+    # limit, or bounds its own figure: "parcels under 5 kg")
+    bounds_count = not (_ASKS_LIMIT.search(question) and not _ASKS_PRICE.search(question)) and all(
+        b not in {"upper", "lower"} for _, _, b in _bounded_measures(question)
+    )
+    other = covered = False
+    measures = list(_bounded_measures(text))
+    for i, (value, unit, bound) in enumerate(measures):
+        if unit not in units:
+            continue
+        if (value, unit) in asked:
+            return False
+        if bound == "lower" and i + 1 < len(measures) and measures[i + 1][2] == f"range {value}":
+            continue  # (the low end of "over 2 kg and up to 10 kg": its range says it)
+        if bound is None:
+            other = True
+        elif bound and bounds_count:
+            if all(_left_out_by(bound, value, v) for v, u in asked if u == unit):
+                # ("... up to 10 metres and £220 for longer boats": both)
+                other = other or _BEYOND.search(text) is None
+            else:
+                covered = True  # ("... and £220 for boats over 10 m")
+    return other and not covered

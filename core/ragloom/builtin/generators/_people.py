@@ -1,0 +1,232 @@
+"""Whom a question asks about: who asks, who pays, who receives, and the ages a
+question or a sentence names.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ._text import content_terms, stem
+
+__all__ = [
+    "AGE_BANDS",
+    "GROUP_WORDS",
+    "INSIDERS",
+    "OUTSIDERS",
+    "STAFF",
+    "asked_age",
+    "asker",
+    "holds_age",
+    "payer",
+    "receiver",
+]
+
+_ASKER = re.compile(
+    r"\b(?:I['’]?m|I am|we['’]?re|we are|as)\s+(?:a|an)\s+"
+    r"([A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,2})",
+    re.IGNORECASE,
+)
+GROUP_WORDS = (
+    r"seniors?|students?|child(?:ren)?|kids?|juniors?|adults?|members?|non-members?|veterans?"
+    r"|pensioners?|charit(?:y|ies)|non-?profits?|famil(?:y|ies)|teachers?|nurses?|staff"
+    r"|employees?|residents?|schools?|startups?|start-ups?|citizens?|carers?|parents?"
+    r"|visitors?|guests?|tourists?|locals?|apprentices?|trainees?|graduates?|volunteers?"
+    r"|couples?|organisations?|organizations?|businesses|companies|contractors?|freelancers?"
+    r"|interns?|consultants?|part-timers?|team leads?|directors?|managers?|executives?"
+)
+"""Groups of people a price or a rule may be for ("Seniors get 10% off")."""
+AGE_BANDS = r"(?:under|over)[- ]?\d+s"
+"""People by age: "under-18s", "over65s"."""
+_ANYONE_WORDS = (
+    "customer", "client", "user", "person", "individual", "buyer", "consumer",
+    "guy", "woman", "man", "beginner", "newbie", "fan", "human",
+)  # fmt: skip
+_ANYONE = frozenset(stem(word) for word in _ANYONE_WORDS)
+"""Who anyone is: saying so names no group a rule could be for."""
+_PEOPLE = re.compile(
+    rf"(?:{GROUP_WORDS}|{AGE_BANDS}|business|company|(?:{'|'.join(_ANYONE_WORDS)})s?)",
+    re.IGNORECASE,
+)
+"""Nouns for people: a group, or anyone (``_ANYONE``)."""
+
+
+def asker(question: str) -> tuple[str, set[str]] | None:
+    """Who a question says is asking, as the term of a group of people:
+    "I'm a student", "We're a registered charity", "as a member" give
+    ``student``, ``charity``, ``member``, with the terms of the words before
+    it ("registered"). Who qualifies decides an answer:
+    the seniors' discount is none for a student. None for anyone ("I'm a
+    customer") and for what is no group ("As a reminder", "I'm a little late")."""
+    match = _ASKER.search(question)
+    if match is None:
+        return None
+    words: list[str] = []
+    for word in match.group(1).split():
+        # the phrase ends at a small word or a verb after it: "student living in ..."
+        if not content_terms(word) or (words and word.lower().endswith("ing")):
+            break
+        words.append(word)
+    if not words or _PEOPLE.fullmatch(words[-1]) is None:
+        return None
+    if len(words) > 1 and words[-1].lower().rstrip("s") in {"citizen", "person", "individual"}:
+        words = words[:-1]  # a "senior citizen" is a senior
+    terms = content_terms(words[-1])
+    if not terms or terms[-1] in _ANYONE:
+        return None
+    return terms[-1], {t for word in words[:-1] for t in content_terms(word)}
+
+
+def payer(question: str) -> tuple[str, set[str]] | None:
+    """Who a "how much do ... pay?" (or "what do ... pay?") question asks about, as ``asker`` gives
+    it: "how much do students pay" gives ``student``, "how much do basic
+    members pay" ``member`` with ``basic``. None for "I", "you", "we", and
+    for what is no group of people."""
+    match = _PAYER.search(question)
+    if match is None:
+        return None
+    words = _banded(match.group(1).split())
+    if _PEOPLE.fullmatch(words[-1]) is None:
+        return None
+    terms = content_terms(words[-1])
+    if not terms or terms[-1] in _ANYONE:
+        return None
+    # "adult members" are adults: a group word before the head is no mere modifier
+    before = [w for w in words[:-1] if _PEOPLE.fullmatch(w) is None]
+    return terms[-1], {t for word in before for t in content_terms(word)}
+
+
+def _banded(words: list[str]) -> list[str]:
+    """``words`` with an age band written apart as one ("under", "15s": "under-15s")."""
+    if len(words) > 1 and words[-2].lower() in {"under", "over"} and words[-1][:1].isdigit():
+        return [*words[:-2], f"{words[-2]}-{words[-1]}"]
+    return words
+
+
+def receiver(question: str) -> tuple[str, set[str]] | None:
+    """Whom a question asks about as getting something, as ``asker`` gives
+    it: "How many days of leave do contractors get?", "the approval limit for
+    contractors" give ``contractor``; "for senior staff" ``staff`` with
+    ``senior``. None for "I", "you", "we" and for what is no group of people."""
+    for match in _RECEIVER.finditer(question):
+        words = _banded((match.group(1) or match.group(2)).split())
+        if len(words) > 1 and _PEOPLE.fullmatch(" ".join(words[-2:])):
+            words[-2:] = [" ".join(words[-2:])]  # "team leads"
+        terms = content_terms(words[-1])
+        if _PEOPLE.fullmatch(words[-1]) is None or not terms or terms[-1] in _EVERYONE:
+            continue
+        before = [w for w in words[:-1] if _PEOPLE.fullmatch(w) is None]
+        return terms[-1], {t for word in before for t in content_terms(word)} | set(terms[:-1])
+    return None
+
+
+_EVERYONE = _ANYONE | {stem(word) for word in ("staff", "employee", "worker", "people")}
+"""Whom a handbook's rules are for unless they say otherwise: asking about
+"staff" names no group apart from the employees its sentences speak of."""
+OUTSIDERS = frozenset(
+    stem(word)
+    for word in ("contractor", "freelancer", "intern", "volunteer", "temp", "agency", "visitor")
+)
+"""Groups a handbook's rules for everyone do not speak to unless they say so:
+"The wellness allowance is CAD 500" is the employees', not the contractors'.
+(A manager or a director is an employee: those rules are theirs too.)"""
+STAFF = frozenset(stem(word) for word in ("staff", "employee", "worker"))
+INSIDERS = STAFF | frozenset(
+    stem(word)
+    for word in ("manager", "director", "lead", "supervisor", "engineer", "executive", "hire")
+)
+"""The staff and its roles: what "employees" get, a manager gets (not a
+student, a member or a child: "Staff get free entry")."""
+"""The groups everyone is in, in a handbook: what they get, a manager gets."""
+
+
+_RECEIVER = re.compile(
+    r"\b(?:do|does|did|will|would|can|could|should)\s+"
+    r"([A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,2}?)\s+"
+    r"(?:get|receive|have(?!\s+to\b)|earn|accrue|take)\b"
+    rf"|\bfor\s+(?:the\s+|our\s+|all\s+)?((?:[a-z][\w-]*\s+)?(?:{GROUP_WORDS}|{AGE_BANDS}))\b"
+    # (the group itself, not a thing of it: "for manager reviews")
+    r"(?=\s*(?:[?.!,;:]|$)|\s+(?:in|at|on|who|with|and|or|if|per|during|from|of|to|"
+    r"get|receive|have|earn)\b)",
+    re.IGNORECASE,
+)
+
+_PAYER = re.compile(
+    r"\b(?:how much|what) (?:do|does|did|will|would|should|must|can|could)\s+"
+    r"([A-Za-z][\w'’-]*(?:\s+[A-Za-z0-9][\w'’-]*){0,3}?)\s+(?:pay|spend|owe|be charged)\b"
+    r"(?!\s+(?:include|includes|cover|covers|mean|means|work|works)\b)",
+    re.IGNORECASE,
+)
+
+
+_ASKED_AGE = re.compile(
+    r"\b(\d{1,3})[- ]years?[- ]old\b|\baged?\s+(\d{1,3})\b"
+    r"|\bI'?m\s+(\d{1,3})\b|\bI am\s+(\d{1,3})\b"
+    # "My son is 10", "our daughter's 16"
+    r"|\b(?:my|our)\s+(?:son|daughter|child|kid|boy|girl|grandson|granddaughter|grandchild"
+    r"|husband|wife|partner|mum|mom|mother|dad|father)(?:\s+is|'s|’s)\s+(\d{1,3})\b(?![.,]\d)"
+    # (not "my partner is 20 minutes late")
+    r"(?!\s*(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?|%|kg|km|cm|m|miles?|metres?|feet)\b)",
+    re.IGNORECASE,
+)
+_AGE_RANGE = re.compile(
+    r"(?<![\d:.,$€£])(\d{1,3})\s*(?:–|—|-|to)\s*(\d{1,3})(?![\d:.,%]|\s*(?:kg|km|cm|mm|m|am|pm|h"
+    r"|hours?|minutes?|mins?|days?|weeks?|months?|seats?|people|pupils|children|guests)\b)"
+    r"|(?<![\d:.,$€£])(\d{1,3})\s*\+(?!\s*(?:people|persons|guests|adults|children|pupils|members))"
+    r"|\b(?:under|below|younger than)[\s-]+(\d{1,3})s?\b(?!\s*(?:kg|km|cm|m|%|[$€£]))"
+    r"|(?<![\d:.,$€£])(\d{1,3})s?\s+(?:and|or)\s+(?:over|older|above)\b"
+    r"|\b(?:over|aged)[\s-]+(\d{1,3})s?\b(?!\s*(?:kg|km|cm|m|%|[$€£]))",
+    re.IGNORECASE,
+)
+
+
+def asked_age(question: str) -> tuple[int, set[str]] | None:
+    """The age a question gives ("a 15-year-old", "I'm 70", "aged 9"), with
+    the terms that say it, or None."""
+    match = _ASKED_AGE.search(question)
+    if match is None:
+        return None
+    return int(next(g for g in match.groups() if g)), set(content_terms(match.group(0)))
+
+
+_OF_PEOPLE = re.compile(
+    r"\b(?:ages?d?|years?[- ]olds?|yrs|olds?|adults?|child(?:ren)?|kids?|infants?|bab(?:y|ies)"
+    r"|toddlers?|teens?|teenagers?|juniors?|seniors?|youths?|young|students?|pensioners?|drivers?"
+    r"|minors?|birthdays?|persons?|people|passengers?|visitors?|guests?|riders?|travell?ers?"
+    r"|pupils?|anyone|those|(?:under|over)-?\d+s)\b|\b\d+s\b",
+    re.IGNORECASE,
+)
+"""Words that make a band of figures one of ages: "Child (5–15)", "Under 16s", "Age"."""
+_COUNTS = (
+    r"\b(?:zones?|levels?|grades?|bands?|floors?|rooms?|platforms?|gates?|steps?|tiers?|pages?"
+    r"|items?|sizes?|stages?|weeks?|days?|months?|nights?|hours?|years?|nos?|numbers?|lines?"
+    r"|routes?|seats?|rows?|units?|orders?|bags?|pieces?|chapters?|sections?|values?|weights?"
+    r"|spend|totals?|baskets?)"
+)
+_NOT_AGE_LABEL = re.compile(_COUNTS + r"[\s:(]*$", re.IGNORECASE)
+_COUNTING = re.compile(_COUNTS + r"\b", re.IGNORECASE)
+"""A label a band of figures counts ("Zones 1-3", "Years 7-11", "Orders over 30")."""
+
+
+def holds_age(text: str, age: int, context: str = "") -> bool:
+    """Whether the text gives an age band that holds ``age`` ("Young person
+    (12–17)", "Senior (65+)", "under 4", "16 or over"): a band of figures
+    that counts no other thing ("Zones 1-3", "Orders under 30"); a bare range
+    ("5–15") only where the text (or ``context``, a table's column names)
+    speaks of people ("Child", "Age", "passengers")."""
+    of_people = _OF_PEOPLE.search(text) is not None or _OF_PEOPLE.search(context) is not None
+    if not of_people and _COUNTING.search(context):
+        return False  # "Under 30" under "Order value": a value, no age
+    for match in _AGE_RANGE.finditer(text):
+        if _NOT_AGE_LABEL.search(text, max(0, match.start() - 20), match.start()):
+            continue
+        low, high, plus, under, over, above = match.groups()
+        if low and not of_people:
+            continue  # a bare range ("1-3") is of ages only beside people
+        over = over or above
+        if low and high and int(low) < int(high) and int(low) <= age <= int(high):
+            return True
+        if (plus and age >= int(plus)) or (over and age >= int(over)):
+            return True
+        if under and age < int(under):
+            return True
+    return False
