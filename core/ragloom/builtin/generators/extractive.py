@@ -18,8 +18,9 @@ of one shape that tell things apart), ``_subjects`` (what a question is
 about), ``_groups`` (whom a sentence is for), ``_prices`` and ``_rivals``
 (what is priced, and another thing's price), ``_polarity`` (conditions and
 negations), ``_releases`` (changelogs), ``_parts`` and ``_joining`` (a
-question of two parts), ``_history`` (follow-ups in a chat), ``_messages``
-(what is said when nothing answers). What they read in a question and a
+question of two parts), ``_spelling`` (slips of typing), ``_history``
+(follow-ups in a chat), ``_messages`` (what is said when nothing answers,
+and how a slip was read). What they read in a question and a
 sentence: ``_questions`` (its form), ``_names`` (the names it says and
 their rivals), ``_kinds`` and ``_figures`` (the kind of answer asked, and
 whether a sentence gives one), ``_people``, ``_measures``, ``_versions``,
@@ -77,8 +78,10 @@ from ._messages import (
     FROM_DEPRECATED,
     NOT_ENGLISH,
     NOT_FOUND,
+    READ_AS,
     UNANSWERED_PART,
     _not_found,
+    with_readings,
 )
 from ._names import entities, in_passage_words, mentions, proper_words, rivals, said_as_written
 from ._parts import question_parts
@@ -136,6 +139,7 @@ from ._siblings import (
     _with_qualifier,
     _with_siblings,
 )
+from ._spelling import as_spelled, readings
 from ._structure import (
     _HOW_TO,
     _asked_columns,
@@ -189,6 +193,7 @@ __all__ = [
     "FROM_DEPRECATED",
     "NOT_ENGLISH",
     "NOT_FOUND",
+    "READ_AS",
     "UNANSWERED_PART",
     "ExtractiveGenerator",
     "split_sentences",
@@ -312,13 +317,20 @@ class ExtractiveGenerator(Generator):
     def generate(
         self, question: str, hits: Sequence[Hit], history: Sequence[Message] = ()
     ) -> Answer:
+        hits = tuple(hits)
+        answer = self._by_parts(question, hits, history)
+        # (how it read the question's slips of typing, said: "Tarbet" may be
+        # a place the passages do not know, and not "Tarbert")
+        return with_readings(answer, readings(question, [hit.chunk.text for hit in hits]))
+
+    def _by_parts(self, question: str, hits: tuple[Hit, ...], history: Sequence[Message]) -> Answer:
+        """The answer, each part of a question of several answered alone."""
         parts = question_parts(question)
         if len(parts) < 2 or (history and leans_on_history(question)):
             return self._answer(question, hits, history, [])
         # "What is the resit fee and when is the resit deadline?": each part
         # answered alone (one sentence need not cover both); the question
         # answered whole too, as a floor: what it says is never left out
-        hits = tuple(hits)
         found: list[_Found] = []
         for part in parts:
             said: list[tuple[str, Chunk]] = []
@@ -407,9 +419,10 @@ class ExtractiveGenerator(Generator):
             # else would do ("o subsídio não é pago nos dias de férias")
             return _not_found(question, hits)
         texts = [h.chunk.text for h in hits]
-        # the places it names as the passages write them ("the US" -> "the
+        # its slips of typing as the passages spell the word ("anual leave in
+        # Torronto"), the places it names as they write them ("the US" -> "the
         # United States"); the answer keeps the question as asked
-        worded = said_as_written(as_written(question, texts), texts)
+        worded = said_as_written(as_written(as_spelled(question, texts), texts), texts)
         names = entities(worded, texts)
         # read in the passages' words for what it names ("the Office plan" ->
         # "the Office subscription")
