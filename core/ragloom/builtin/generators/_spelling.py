@@ -11,16 +11,11 @@ its stem), and then only:
   ``_VERBS``, not after "the" or "a" (the noun: "the login page"), and not a
   capitalised word inside the question ("Andover", "Seaton", "Justin" are
   names, not "and over");
-- or, where no English dictionary knows it (pyspellchecker's, with British
-  spellings read as American: "fibre", "tyres"), as the one word of the
-  passages a single slip away (rapidfuzz's optimal string alignment distance
-  1: a letter missed, doubled, mistyped, or two letters swapped). Never at
-  the first letter ("gzip" is not "zip", "bson" not "json", "cython" not
-  "python"); a capitalised word is a name, so never a mistyped letter
-  ("Stroma" is not "Strome"); a word of three letters, or a lower-case word
-  read as a name the passages write with capitals ("vnp" as "VPN", not
-  "httpx" as "HTTP"), only by two letters swapped; a word with capitals
-  inside it ("SSO", "gRPC") never.
+- or, where no English dictionary knows it, as the one word of the passages
+  a single forgivable slip away (``ragloom.spelling``: never at the first
+  letter, a name never by a mistyped letter, "Stroma" is not "Strome"); a
+  lower-case word read as a name the passages write with capitals inside
+  only by two letters swapped ("vnp" as "VPN", not "httpx" as "HTTP").
 
 An English word the passages do not use ("Is there a Platinum plan?", "Can I
 bring my cat?") is left as asked: that the passages never say it is what
@@ -30,20 +25,18 @@ away and neither is said more often, the word is left as asked.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from ...spelling import SHORTEST, is_english, one_slip_away, swapped
 from ._text import content_terms, stem
 
 __all__ = ["Reading", "as_spelled", "readings"]
 
 _WORD = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)?")
 _HYPHENATED = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)+")
-_SHORTEST = 3
-"""Shorter words are left as asked ("ot" could be "to" or "of")."""
 _SHORTEST_JOINED = 5
 """A shorter word is not read as two run together."""
 _PARTICLES = frozenset({"up", "in", "out", "on", "off", "down", "over", "back", "through", "away"})
@@ -62,19 +55,6 @@ _VERBS = frozenset(
 """The verbs a word run together with a particle may begin with."""
 _NOUN_BEFORE = frozenset({"the", "a", "an", "my", "your", "our", "their", "this", "that"})
 """Words after which a run-together word is a noun ("the login page", "the cutoff")."""
-_BRITISH = (
-    (re.compile(r"re(s?)$"), r"er\1"),  # fibre, centres
-    (re.compile(r"our"), "or"),  # colour, behaviour
-    (re.compile(r"yre"), "ire"),  # tyre
-    (re.compile(r"is(e|ed|es|ing|ation)"), r"iz\1"),  # organise, organisation
-    (re.compile(r"ae"), "e"),  # paediatric
-    (re.compile(r"oe"), "e"),  # oestrogen
-    (re.compile(r"ould"), "old"),  # mould
-    (re.compile(r"ogue$"), "og"),  # catalogue
-    (re.compile(r"ll(ed|ing|er)$"), r"l\1"),  # cancelled, travelling
-    (re.compile(r"ence$"), "ense"),  # licence, defence
-)
-"""British spellings, each with the American one the dictionary knows."""
 
 
 class Reading(NamedTuple):
@@ -86,23 +66,6 @@ class Reading(NamedTuple):
     end: int
 
 
-@functools.cache
-def _dictionary() -> object:
-    """The English word list, loaded once (about 0.15 s), when first needed."""
-    from spellchecker import SpellChecker
-
-    return SpellChecker(language="en", distance=1)
-
-
-def _english(word: str) -> bool:
-    """Whether the dictionary knows the word, or its American spelling."""
-    known = _dictionary()
-    return word in known or any(  # type: ignore[operator]
-        british.search(word) and british.sub(american, word) in known  # type: ignore[operator]
-        for british, american in _BRITISH
-    )
-
-
 def as_spelled(question: str, texts: Sequence[str]) -> str:
     """The question with each slip of typing read as the passages (``texts``)
     spell the word; the question itself where it has none."""
@@ -111,7 +74,7 @@ def as_spelled(question: str, texts: Sequence[str]) -> str:
 
 def readings(question: str, texts: Sequence[str]) -> list[Reading]:
     """Each slip of typing in the question, with the passages' word it is read as."""
-    words = [m for m in _WORD.finditer(question) if len(m.group()) >= _SHORTEST]
+    words = [m for m in _WORD.finditer(question) if len(m.group()) >= SHORTEST]
     if not words:
         return []
     said = Counter(w for text in texts for w in _WORD.findall(text))
@@ -170,7 +133,7 @@ def _may_slip(word: str) -> bool:
     lower = word.lower()
     if len(lower) >= _SHORTEST_JOINED and any(lower.endswith(p) for p in _PARTICLES):
         return True
-    return word.isalpha() and not any(c.isupper() for c in word[1:]) and not _english(lower)
+    return word.isalpha() and not any(c.isupper() for c in word[1:]) and not is_english(lower)
 
 
 def _side_by_side(texts: Sequence[str], asked: set[str]) -> set[tuple[str, str]]:
@@ -205,21 +168,14 @@ def _one_slip(word: str, lower: Counter[str], said: Counter[str]) -> str | None:
     """The passages' word one slip of typing from ``word``, written as the
     question writes its words (lower case, or capitalised as the passages
     write it); None where the word is English, or no one such word is nearest."""
-    if not word.isalpha() or any(c.isupper() for c in word[1:]) or _english(word.lower()):
-        return None
-    from rapidfuzz import process
-    from rapidfuzz.distance import OSA
-
     found = [
         (candidate, lower[candidate])
-        for candidate, _, _ in process.extract(
-            word.lower(), lower.keys(), scorer=OSA.distance, score_cutoff=1, limit=None
-        )
-        if len(candidate) >= _SHORTEST and _slip_allowed(word, candidate, said)
+        for candidate in one_slip_away(word)
+        if candidate in lower and _as_written(word, candidate, said)
     ]
     if not found:
         return None
-    found.sort(key=lambda item: -item[1])
+    found.sort(key=lambda item: (-item[1], item[0]))
     if len(found) > 1 and found[0][1] == found[1][1]:
         return None  # ("carx": "cart" or "card", said as often)
     best = found[0][0]
@@ -229,19 +185,12 @@ def _one_slip(word: str, lower: Counter[str], said: Counter[str]) -> str | None:
     return best
 
 
-def _slip_allowed(word: str, candidate: str, said: Counter[str]) -> bool:
-    """Whether ``candidate`` is ``word`` with one slip a reader would forgive
-    (see the module's rules)."""
-    lower = word.lower()
-    swapped = len(lower) == len(candidate) and sorted(lower) == sorted(candidate)
-    if lower[0] != candidate[0]:
-        return False  # (a slip at the first letter: "gzip", "bson", "cython" are other words)
-    if len(lower) == _SHORTEST:
-        return swapped
-    if word[0].isupper() and len(lower) == len(candidate):
-        return swapped
-    if word.islower():
-        forms = [w for w in said if w.lower() == candidate]
-        if forms and all(any(c.isupper() for c in w[1:]) for w in forms):
-            return swapped  # ("httpx" is not "HTTP", nor "pypy" "PyPI")
-    return True
+def _as_written(word: str, candidate: str, said: Counter[str]) -> bool:
+    """Whether a lower-case word may be read as a word the passages write only
+    with capitals inside it: by two letters swapped ("vnp" as "VPN"), not
+    another slip ("httpx" is not "HTTP", nor "pypy" "PyPI")."""
+    if not word.islower():
+        return True
+    forms = [w for w in said if w.lower() == candidate]
+    capitals = bool(forms) and all(any(c.isupper() for c in w[1:]) for w in forms)
+    return not capitals or swapped(word, candidate)
