@@ -159,3 +159,16 @@ def test_bm25_finds_a_changelog_section_by_its_version(tmp_path) -> None:
         pipeline.index()
         hits = pipeline.retrieve("2.3.1", k=1)
     assert hits and "2.3.1" in hits[0].chunk.text and "2.3.0" not in hits[0].chunk.text
+
+
+def test_terms_of_made_up_words_are_not_remembered() -> None:
+    analyzer = Analyzer(AnalyzerConfig())
+    analyzer.analyze("Parking costs")
+    known = dict(analyzer._terms)
+    assert analyzer.terms_of(["parking", "PARKS", "the", "parkingz"]) == {
+        "parking": "park",
+        "parks": "park",
+        "the": "",
+        "parkingz": "parkingz",
+    }
+    assert analyzer._terms == known  # (the words of the texts are not crowded out)

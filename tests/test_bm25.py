@@ -541,3 +541,37 @@ def test_a_kept_bm25_plus_index_has_its_term_floor_checked(tmp_path: Path, caplo
         assert [h.score for h in got] == pytest.approx([h.score for h in want])
         assert "not whole" in caplog.text
         caplog.clear()
+
+
+SLIPS = [
+    ("park", "Parking costs SGD 5 per day at the Marina One car park."),
+    ("meal", "Meals are paid up to EUR 25 a day."),
+    ("ferry", "The Strome Ferry leaves at 9am."),
+    ("zip", "Upload the logs as a zip file."),
+    ("toronto", "The Toronto office opens at 8am."),
+    ("cart", "Leave the cart by the door."),
+    ("card", "Show your card at the door."),
+]
+
+
+@pytest.mark.parametrize("options", BACKENDS)
+def test_a_slip_of_typing_is_searched_as_the_word_the_chunks_say(
+    tmp_path: Path, options: dict
+) -> None:
+    store = opened(BM25Store(**options), tmp_path)
+    store.upsert([chunk(cid, text) for cid, text in SLIPS])
+
+    def found(query: str) -> list[str]:
+        return [h.chunk.id for h in store.query(text=query, k=3)]
+
+    assert found("How much is parkng?") == ["park"]  # a letter missed
+    assert found("What about Torronto?") == ["toronto"]  # a name's letter doubled
+    assert found("What about the Stroma?") == []  # a name is never another letter
+    assert found("Do you take gzip?") == []  # never at the first letter: another tool
+    assert found("Is my cat allowed?") == []  # an English word is as typed
+    assert found("Where is my carx?") == []  # "cart" or "card", said by as many: neither
+    store.close()
+    unspelled = opened(BM25Store(spelling=False, **options), tmp_path / "off")
+    unspelled.upsert([chunk(cid, text) for cid, text in SLIPS])
+    assert unspelled.query(text="How much is parkng?", k=3) == []
+    unspelled.close()

@@ -213,6 +213,14 @@ class Analyzer:
         analyze = self.analyze
         return [analyze(text) for text in texts]
 
+    def terms_of(self, words: Iterable[str]) -> dict[str, str]:
+        """The term of each word (``""`` for one dropped: a stopword, too
+        short), lowercased as ``analyze`` lowercases, without caching the new
+        ones: for words made up at query time (the spellings one slip from a
+        query's word), which would crowd out the words of the texts."""
+        lower = self._lower
+        return self._learn((w.lower() if lower else w for w in words), remember=False)
+
     def fingerprint(self) -> dict[str, Any]:
         """What decides the terms: the options and the stemmer's version.
         Terms made under one fingerprint are not comparable with another's."""
@@ -234,8 +242,9 @@ class Analyzer:
             word = word.lower()
         return _fold(word) if self.config.fold_unicode else word
 
-    def _learn(self, tokens: Iterable[str]) -> dict[str, str]:
-        """The term of each of ``tokens``, computing (and caching) the new ones."""
+    def _learn(self, tokens: Iterable[str], *, remember: bool = True) -> dict[str, str]:
+        """The term of each of ``tokens``, computing (and, if ``remember``,
+        caching) the new ones."""
         terms = self._terms
         known: dict[str, str] = {}
         new: list[str] = []
@@ -267,8 +276,9 @@ class Analyzer:
                     self._stemmer.maxCacheSize = 0  # we cache ourselves
                 words = self._stemmer.stemWords(words)
         learned.update(zip(kept, words))
-        if len(terms) + len(learned) > _CACHE_LIMIT:
-            terms.clear()
-        terms.update(learned)
+        if remember:
+            if len(terms) + len(learned) > _CACHE_LIMIT:
+                terms.clear()
+            terms.update(learned)
         known.update(learned)
         return known

@@ -11,8 +11,9 @@ missed, doubled, mistyped, or two letters swapped: pyspellchecker's edits
 at distance 1), never at the first letter ("gzip" is not "zip", "bson" not
 "json", "cython" not "python"). A capitalised word is a name: a letter
 missed, doubled or swapped, never another letter ("Stroma" is not
-"Strome"); a word of three letters only by two letters swapped ("vnp"); a
-word with capitals inside it ("SSO", "gRPC") or with a figure never.
+"Strome"); a word of three letters only by two letters swapped ("vnp"), and
+a longer one never as a word of three ("polm" is not "pol"); a word with
+capitals inside it ("SSO", "gRPC") or with a figure never.
 """
 
 from __future__ import annotations
@@ -88,5 +89,7 @@ def one_slip_away(word: str) -> set[str]:
         short = len(lower) == SHORTEST or (name and len(other) == len(lower))
         if short and not swapped(lower, other):
             continue  # (a short word or a name: no mistyped letter)
+        if len(other) <= SHORTEST < len(lower):
+            continue  # ("polm" is not "pol", nor "Mims" "mis")
         found.add(other)
     return found

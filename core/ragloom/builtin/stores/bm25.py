@@ -48,6 +48,7 @@ import io
 import json
 import logging
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -64,6 +65,7 @@ from ...components import ComponentConfig
 from ...errors import StoreError
 from ...filters import ALL_OPERATORS, Filter, beyond, check_supported, evaluate
 from ...ledger import stamp_of
+from ...spelling import one_slip_away
 from ...types import Chunk, Hit
 from ._persist import FileStore, chunk_from_dict, chunk_to_dict
 
@@ -108,6 +110,14 @@ class BM25Store(FileStore):
         whole (its chunks' terms together, overlaps counted once), answered
         with the document's best chunk for the query and the document's score:
         one hit per document."""
+        spelling: bool = True
+        """Search a query's slip of typing as the indexed word it is one slip
+        from: a word no chunk says and no English dictionary knows ("parkng",
+        "Torronto") is searched as the word one slip away (a letter missed,
+        doubled, mistyped, or two swapped; never at the first letter, and a
+        capitalised word never by a mistyped letter: ``ragloom.spelling``)
+        that the most chunks say, none where two are said by as many.
+        ``false`` searches every word as typed."""
         keep_index: bool = True
         """bm25s only: keep the built search index (its score matrix) in a
         ``scores/`` folder beside the store's file, so that the next process
@@ -364,6 +374,8 @@ class BM25Store(FileStore):
         index = self._ensure_index()
         vocab = index.vocab
         ids = [vocab[t] for t in self._analyzer.analyze(text) if t in vocab]
+        if self.config.spelling and vocab:
+            ids += _slips_searched(text, self._analyzer, index)
         if not ids:
             return []
         rows = index.candidates(ids)  # chunks with at least one query term
@@ -389,6 +401,47 @@ class BM25Store(FileStore):
             Hit(chunk=index.chunks[r], score=s, store=name, scores={name: s})
             for r, s in zip(rows[order].tolist(), scores[order].tolist())
         ]
+
+
+_WORDS = re.compile(r"[^\W_]+")
+"""A query's words as typed, letters and figures together ("Foxp3" is one)."""
+
+
+def _slips_searched(text: str, analyzer: Analyzer, index: _Index) -> list[int]:
+    """The term ids a query's slips of typing are searched as (``spelling``):
+    each word whose term no chunk has, as the indexed term of the spelling one
+    forgivable slip away (``ragloom.spelling``) that the most chunks have;
+    none where two are had by as many ("parkng": "parking")."""
+    vocab = index.vocab
+    found: list[int] = []
+    for word in dict.fromkeys(_WORDS.findall(text)):
+        if not word.isalpha():
+            continue  # ("Foxp3", "Sall4": a name with a figure is as typed)
+        said = analyzer.analyze(word)
+        if not said or any(term in vocab for term in said):
+            continue  # a stopword, or a word the chunks say
+        if word not in index.slips:  # (once per word and index: 0.2 to 1 ms)
+            if len(index.slips) >= _SLIPS_KEPT:
+                index.slips.clear()
+            index.slips[word] = _slip_of(word, analyzer, index)
+        if (term_id := index.slips[word]) is not None:
+            found.append(term_id)
+    return found
+
+
+_SLIPS_KEPT = 10_000
+"""Words whose reading an index keeps, at most."""
+
+
+def _slip_of(word: str, analyzer: Analyzer, index: _Index) -> int | None:
+    """The term id ``word`` is searched as, or None."""
+    vocab = index.vocab
+    spellings = one_slip_away(word)
+    terms = {term for term in analyzer.terms_of(spellings).values() if term in vocab}
+    counted = sorted(((len(index.candidates([vocab[t]])), t) for t in terms), reverse=True)
+    if counted and (len(counted) == 1 or counted[0][0] > counted[1][0]):
+        return vocab[counted[0][1]]
+    return None
 
 
 def _best_documents(
@@ -430,6 +483,7 @@ class _Index:
         self.chunks = chunks
         self.vocab = vocab
         self.n = n
+        self.slips: dict[str, int | None] = {}  # a query's word -> the term id it is read as
 
     @staticmethod
     def build(store: BM25Store) -> _Index:
