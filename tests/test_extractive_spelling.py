@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 from ragloom.builtin.generators._spelling import as_spelled
 from ragloom.builtin.generators.extractive import NOT_FOUND, ExtractiveGenerator
-from ragloom.types import Chunk, Hit
+from ragloom.types import Hit
+
+from .test_extractive import chunk, hits_of
 
 LEAVE = (
     "## Entitlement by office\n\nIn Lisbon, employees get 25 days of annual leave. "
@@ -85,20 +87,7 @@ def test_every_other_word_is_left_as_asked(question: str, texts: list[str]) -> N
 
 
 def _hits(*texts: str) -> list[Hit]:
-    chunks = [
-        Chunk(
-            id=f"docs/{i}.md::0",
-            document_id=f"docs/{i}.md",
-            text=text,
-            index=0,
-            start=0,
-            end=len(text),
-            label=f"docs/{i}.md#chunk-0",
-            metadata={"source": f"docs/{i}.md"},
-        )
-        for i, text in enumerate(texts)
-    ]
-    return [Hit(c, score=1.0 - i / 10) for i, c in enumerate(chunks)]
+    return hits_of(*(chunk(f"docs/{i}.md", text) for i, text in enumerate(texts)))
 
 
 def test_a_question_with_slips_is_answered_as_the_page_spells_it() -> None:
