@@ -30,7 +30,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from ...spelling import SHORTEST, is_english, one_slip_away, swapped
+from ...spelling import SHORTEST, may_be_slip, one_slip_away, swapped
 from ._text import content_terms, stem
 
 __all__ = ["Reading", "as_spelled", "readings"]
@@ -133,7 +133,7 @@ def _may_slip(word: str) -> bool:
     lower = word.lower()
     if len(lower) >= _SHORTEST_JOINED and any(lower.endswith(p) for p in _PARTICLES):
         return True
-    return word.isalpha() and not any(c.isupper() for c in word[1:]) and not is_english(lower)
+    return may_be_slip(word)
 
 
 def _side_by_side(texts: Sequence[str], asked: set[str]) -> set[tuple[str, str]]:
