@@ -575,3 +575,9 @@ def test_a_slip_of_typing_is_searched_as_the_word_the_chunks_say(
     unspelled.upsert([chunk(cid, text) for cid, text in SLIPS])
     assert unspelled.query(text="How much is parkng?", k=3) == []
     unspelled.close()
+    # the dictionary is English: a German analyzer's words are searched as typed
+    german = opened(BM25Store(analyzer={"language": "german"}, **options), tmp_path / "de")
+    german.upsert([chunk("park", "Parken kostet 5 Euro am Tag.")])
+    assert german.query(text="Parkn", k=3) == []
+    assert [h.chunk.id for h in german.query(text="Parken", k=3)] == ["park"]
+    german.close()

@@ -116,8 +116,9 @@ class BM25Store(FileStore):
         "Torronto") is searched as the word one slip away (a letter missed,
         doubled, mistyped, or two swapped; never at the first letter, and a
         capitalised word never by a mistyped letter: ``ragloom.spelling``)
-        that the most chunks say, none where two are said by as many.
-        ``false`` searches every word as typed."""
+        that the most chunks say, none where two are said by as many. Only
+        with an English analyzer (``language: english`` or ``porter``: the
+        dictionary is English). ``false`` searches every word as typed."""
         keep_index: bool = True
         """bm25s only: keep the built search index (its score matrix) in a
         ``scores/`` folder beside the store's file, so that the next process
@@ -374,7 +375,7 @@ class BM25Store(FileStore):
         index = self._ensure_index()
         vocab = index.vocab
         ids = [vocab[t] for t in self._analyzer.analyze(text) if t in vocab]
-        if self.config.spelling and vocab:
+        if self.config.spelling and vocab and self._analyzer.config.language in _ENGLISH:
             ids += _slips_searched(text, self._analyzer, index)
         if not ids:
             return []
@@ -403,6 +404,8 @@ class BM25Store(FileStore):
         ]
 
 
+_ENGLISH = frozenset({"english", "porter"})
+"""The analyzer languages whose queries ``spelling`` reads (its dictionary is English)."""
 _WORDS = re.compile(r"[^\W_]+")
 """A query's words as typed, letters and figures together ("Foxp3" is one)."""
 
