@@ -198,3 +198,23 @@ def test_hits_of_deprecated_documents_by_retrieval_deprecated(
         assert sources == (
             [old, "docs/travel-2026.md"] if mode == "keep" else ["docs/travel-2026.md", old]
         )
+
+
+def test_a_querys_slips_are_read_for_every_store(corpus: Path, pm) -> None:
+    # the bm25 store reads "memries" as "memories" (Store.spelled), and the
+    # memory store is asked with what it reads: the embedded query says the
+    # word the pages say
+    question = "How long are memries kept?"
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=corpus) as pipeline:
+        pipeline.index()
+        hits = pipeline.retrieve(question, explain=True)
+        read = pipeline.retrieve("How long are memories kept?", explain=True)
+    assert hits.explanation is not None and read.explanation is not None
+    assert hits.explanation.queries == ("How long are memories kept?",)
+    assert [h.chunk.id for h in hits] == [h.chunk.id for h in read]
+    assert [w.stores for w in hits.explanation.hits] == [w.stores for w in read.explanation.hits]
+    as_typed = basic_config(stores=[{"type": "memory"}, {"type": "bm25", "spelling": False}])
+    with ragloom.load(as_typed, plugin_manager=pm, base_dir=corpus) as pipeline:
+        pipeline.index()
+        typed = pipeline.retrieve(question, explain=True)
+    assert typed.explanation is not None and typed.explanation.queries == (question,)

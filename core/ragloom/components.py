@@ -433,6 +433,15 @@ class Store(Component):
         it, under their lock (never beside a write), and must be cheap when
         there is nothing to build. The default does nothing."""
 
+    def spelled(self, text: str) -> str:
+        """A query with its slips of typing as this store's texts spell the
+        words ("parkng" as "parking"), for every store to be asked with; the
+        text as it is where the store reads none. The pipeline calls it on
+        each query before embedding it, under the queries' lock, so it may
+        read the store's data; it must be cheap. The default reads none (the
+        ``bm25`` store reads slips: its ``spelling`` option)."""
+        return text
+
     def ids(self, where: Filter | None = None) -> Iterator[str]:
         """Every stored chunk id (matching ``where`` if given), in any order.
 

@@ -366,6 +366,12 @@ class Retriever:
                 rewritten.extend(found)
             queries = list(dict.fromkeys(rewritten)) or queries
 
+        if self.stores.reads_slips:
+            # each query as the stores' texts spell its slips of typing ("parkng":
+            # "parking"), so that a dense store embeds the word the pages say
+            with self.state.lock.read():
+                queries = list(dict.fromkeys(self.stores.spelled(q) for q in queries))
+
         vectors: list[Any] = [None] * len(queries)
         if vector is not None and queries == [question]:
             vectors = [vector]

@@ -68,6 +68,21 @@ class StoreSet(Sequence[tuple[str, "Store"]]):
         """Whether any store answers vector queries (so texts must be embedded)."""
         return any("dense" in store.capabilities for _, store in self._items)
 
+    @property
+    def reads_slips(self) -> bool:
+        """Whether any store reads a query's slips of typing (``Store.spelled``)."""
+        from .components import Store
+
+        return any(type(store).spelled is not Store.spelled for _, store in self._items)
+
+    def spelled(self, text: str) -> str:
+        """A query as the open stores that read slips of typing spell it
+        ("parkng" as "parking": ``Store.spelled``), in config order."""
+        for name, store in self._items:
+            if name in self._opened:
+                text = store.spelled(text)
+        return text
+
     def shared_recipes(self) -> tuple[StoreRecipe, ...]:
         """Every store as a :class:`~ragloom.executors.StoreRecipe` when each of
         them declares ``shared_writes`` (so workers elsewhere may write them all);

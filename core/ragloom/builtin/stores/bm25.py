@@ -65,7 +65,7 @@ from ...components import ComponentConfig
 from ...errors import StoreError
 from ...filters import ALL_OPERATORS, Filter, beyond, check_supported, evaluate
 from ...ledger import stamp_of
-from ...spelling import one_slip_away
+from ...spelling import is_english, one_slip_away
 from ...types import Chunk, Hit
 from ._persist import FileStore, chunk_from_dict, chunk_to_dict
 
@@ -355,6 +355,22 @@ class BM25Store(FileStore):
                     index = self._index = _Index.build(self)
         return index
 
+    def spelled(self, text: str) -> str:
+        """The query with each slip of typing (``spelling``) written as the
+        spelling it is searched as: "How much is parkng?" as "How much is
+        parking?", for the other stores (a dense one embeds it) to be asked
+        with too."""
+        if not self._reads_slips() or not self._chunks:
+            return text
+        index = self._ensure_index()
+        slips = _slips(text, self._analyzer, index)
+        if not slips:
+            return text
+        return _WORDS.sub(lambda m: slips.get(m.group(), (0, m.group()))[1], text)
+
+    def _reads_slips(self) -> bool:
+        return self.config.spelling and self._analyzer.config.language in _ENGLISH
+
     def query(
         self,
         *,
@@ -375,8 +391,8 @@ class BM25Store(FileStore):
         index = self._ensure_index()
         vocab = index.vocab
         ids = [vocab[t] for t in self._analyzer.analyze(text) if t in vocab]
-        if self.config.spelling and vocab and self._analyzer.config.language in _ENGLISH:
-            ids += _slips_searched(text, self._analyzer, index)
+        if vocab and self._reads_slips():
+            ids += [term for term, _ in _slips(text, self._analyzer, index).values()]
         if not ids:
             return []
         rows = index.candidates(ids)  # chunks with at least one query term
@@ -410,13 +426,14 @@ _WORDS = re.compile(r"[^\W_]+")
 """A query's words as typed, letters and figures together ("Foxp3" is one)."""
 
 
-def _slips_searched(text: str, analyzer: Analyzer, index: _Index) -> list[int]:
-    """The term ids a query's slips of typing are searched as (``spelling``):
-    each word whose term no chunk has, as the indexed term of the spelling one
-    forgivable slip away (``ragloom.spelling``) that the most chunks have;
-    none where two are had by as many ("parkng": "parking")."""
+def _slips(text: str, analyzer: Analyzer, index: _Index) -> dict[str, tuple[int, str]]:
+    """A query's slips of typing (``spelling``), each word as the indexed term
+    it is searched as and the spelling of it: each word whose term no chunk
+    has, as the term of the spelling one forgivable slip away
+    (``ragloom.spelling``) that the most chunks have; none where two are had
+    by as many ("parkng": ``(id of "park", "parking")``)."""
     vocab = index.vocab
-    found: list[int] = []
+    found: dict[str, tuple[int, str]] = {}
     for word in dict.fromkeys(_WORDS.findall(text)):
         if not word.isalpha():
             continue  # ("Foxp3", "Sall4": a name with a figure is as typed)
@@ -427,8 +444,8 @@ def _slips_searched(text: str, analyzer: Analyzer, index: _Index) -> list[int]:
             if len(index.slips) >= _SLIPS_KEPT:
                 index.slips.clear()
             index.slips[word] = _slip_of(word, analyzer, index)
-        if (term_id := index.slips[word]) is not None:
-            found.append(term_id)
+        if (slip := index.slips[word]) is not None:
+            found[word] = slip
     return found
 
 
@@ -436,15 +453,21 @@ _SLIPS_KEPT = 10_000
 """Words whose reading an index keeps, at most."""
 
 
-def _slip_of(word: str, analyzer: Analyzer, index: _Index) -> int | None:
-    """The term id ``word`` is searched as, or None."""
+def _slip_of(word: str, analyzer: Analyzer, index: _Index) -> tuple[int, str] | None:
+    """The term id ``word`` is searched as, with its spelling (an English word
+    where one of the spellings of that term is, as the word is capitalised),
+    or None."""
     vocab = index.vocab
-    spellings = one_slip_away(word)
-    terms = {term for term in analyzer.terms_of(spellings).values() if term in vocab}
+    spellings = analyzer.terms_of(one_slip_away(word))
+    terms = {term for term in spellings.values() if term in vocab}
     counted = sorted(((len(index.candidates([vocab[t]])), t) for t in terms), reverse=True)
-    if counted and (len(counted) == 1 or counted[0][0] > counted[1][0]):
-        return vocab[counted[0][1]]
-    return None
+    if not counted or (len(counted) > 1 and counted[0][0] == counted[1][0]):
+        return None
+    term = counted[0][1]
+    spelled = min(s for s, t in spellings.items() if t == term)
+    english = sorted(s for s, t in spellings.items() if t == term and is_english(s))
+    spelled = english[0] if english else spelled
+    return vocab[term], spelled.capitalize() if word[:1].isupper() else spelled
 
 
 def _best_documents(
