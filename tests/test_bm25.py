@@ -570,6 +570,20 @@ def test_a_slip_of_typing_is_searched_as_the_word_the_chunks_say(
     assert found("Do you take gzip?") == []  # never at the first letter: another tool
     assert found("Is my cat allowed?") == []  # an English word is as typed
     assert found("Where is my carx?") == []  # "cart" or "card", said by as many: neither
+    # of two spellings, the one the chunks say beside the query's other words
+    # ("closing" is said more, but not with Craignure)
+    store.upsert(
+        [
+            chunk("crossing", "The crossing to Craignure takes 45 minutes."),
+            chunk("shop", "The shop is closing at 6pm. Closing days are listed."),
+            chunk("cafe", "The cafe is closing early."),
+        ]
+    )
+    assert found("the crosing to Craignure")[0] == "crossing"
+    assert store.spelled("the crosing to Craignure") == "the crossing to Craignure"
+    # a word the analyzer keeps whole is read whole ("redis" of "redis_url" is no slip)
+    store.upsert([chunk("redis", "Set rediss_url and redis_url in the config.")])
+    assert store.spelled("where is redis_url set?") == "where is redis_url set?"
     store.close()
     unspelled = opened(BM25Store(spelling=False, **options), tmp_path / "off")
     unspelled.upsert([chunk(cid, text) for cid, text in SLIPS])

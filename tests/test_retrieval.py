@@ -218,3 +218,22 @@ def test_a_querys_slips_are_read_for_every_store(corpus: Path, pm) -> None:
         pipeline.index()
         typed = pipeline.retrieve(question, explain=True)
     assert typed.explanation is not None and typed.explanation.queries == (question,)
+
+
+def test_no_slip_is_read_where_an_access_filter_applies(tmp_path: Path, pm) -> None:
+    # the reading would tell a caller of a word in a page they may not read
+    (tmp_path / "docs" / "hr").mkdir(parents=True)
+    (tmp_path / "docs" / "public.md").write_text("The cafeteria opens at noon.\n", "utf-8")
+    (tmp_path / "docs" / "hr" / "plans.md").write_text("Project Nightjar starts in March.\n")
+    access = {"rules": [{"path": "docs/hr/**", "principals": ["hr"]}], "unlabeled": "public"}
+    with ragloom.load(basic_config(access=access), plugin_manager=pm, base_dir=tmp_path) as p:
+        p.index()
+        outside = p.retrieve("nightjaw", principals=["eng"], explain=True)
+        inside = p.retrieve("nightjaw", principals=["hr"], explain=True)
+    assert outside.explanation is not None and outside.explanation.queries == ("nightjaw",)
+    assert inside.explanation is not None and inside.explanation.queries == ("nightjaw",)
+    with ragloom.load(basic_config(), plugin_manager=pm, base_dir=tmp_path) as p:
+        p.index()
+        open_to_all = p.retrieve("nightjaw", explain=True)
+    assert open_to_all.explanation is not None
+    assert open_to_all.explanation.queries == ("nightjar",)

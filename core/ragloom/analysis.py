@@ -213,6 +213,11 @@ class Analyzer:
         analyze = self.analyze
         return [analyze(text) for text in texts]
 
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        """``token_pattern``, compiled: what a token is."""
+        return self._pattern
+
     def terms_of(self, words: Iterable[str]) -> dict[str, str]:
         """The term of each word (``""`` for one dropped: a stopword, too
         short), lowercased as ``analyze`` lowercases, without caching the new

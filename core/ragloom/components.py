@@ -438,8 +438,10 @@ class Store(Component):
         words ("parkng" as "parking"), for every store to be asked with; the
         text as it is where the store reads none. The pipeline calls it on
         each query before embedding it, under the queries' lock, so it may
-        read the store's data; it must be cheap. The default reads none (the
-        ``bm25`` store reads slips: its ``spelling`` option)."""
+        read the store's data; it must be cheap. Not called where an access
+        filter applies: a reading drawn from every chunk would tell of words
+        the caller may not read. The default reads none (the ``bm25`` store
+        reads slips: its ``spelling`` option)."""
         return text
 
     def ids(self, where: Filter | None = None) -> Iterator[str]:

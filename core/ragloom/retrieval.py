@@ -366,9 +366,14 @@ class Retriever:
                 rewritten.extend(found)
             queries = list(dict.fromkeys(rewritten)) or queries
 
-        if self.stores.reads_slips:
+        synced = None
+        if self.stores.reads_slips and acl is None:
             # each query as the stores' texts spell its slips of typing ("parkng":
-            # "parking"), so that a dense store embeds the word the pages say
+            # "parking"), so that a dense store embeds the word the pages say;
+            # read from the version it is asked of (another process may have
+            # committed the word since), and never where an access filter
+            # applies (the reading would tell of words the caller may not read)
+            synced = self.sync()
             with self.state.lock.read():
                 queries = list(dict.fromkeys(self.stores.spelled(q) for q in queries))
 
@@ -383,7 +388,7 @@ class Retriever:
             ]
 
         for attempt in range(_ASKED_AGAIN + 1):
-            view = self.sync()
+            view = synced if synced is not None and attempt == 0 else self.sync()
             self.check_view(view)
             asked: list[_Asked] = []  # what each list answered
             with self.state.lock.read():

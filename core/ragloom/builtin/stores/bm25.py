@@ -48,14 +48,13 @@ import io
 import json
 import logging
 import os
-import re
 import shutil
 import tempfile
 import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Literal
+from typing import IO, TYPE_CHECKING, Any, Literal, NamedTuple
 
 from pydantic import Field, model_validator
 
@@ -65,7 +64,7 @@ from ...components import ComponentConfig
 from ...errors import StoreError
 from ...filters import ALL_OPERATORS, Filter, beyond, check_supported, evaluate
 from ...ledger import stamp_of
-from ...spelling import is_english, one_slip_away
+from ...spelling import is_english, one_slip_away, swapped
 from ...types import Chunk, Hit
 from ._persist import FileStore, chunk_from_dict, chunk_to_dict
 
@@ -366,7 +365,8 @@ class BM25Store(FileStore):
         slips = _slips(text, self._analyzer, index)
         if not slips:
             return text
-        return _WORDS.sub(lambda m: slips.get(m.group(), (0, m.group()))[1], text)
+        pattern = self._analyzer.pattern
+        return pattern.sub(lambda m: slips.get(m.group(), (0, m.group()))[1], text)
 
     def _reads_slips(self) -> bool:
         return self.config.spelling and self._analyzer.config.language in _ENGLISH
@@ -422,52 +422,100 @@ class BM25Store(FileStore):
 
 _ENGLISH = frozenset({"english", "porter"})
 """The analyzer languages whose queries ``spelling`` reads (its dictionary is English)."""
-_WORDS = re.compile(r"[^\W_]+")
-"""A query's words as typed, letters and figures together ("Foxp3" is one)."""
+_SLIPS_ASKED = 32
+"""A query's words, at most, that are looked up as slips (a query of 10,000
+made-up words would take seconds)."""
 
 
 def _slips(text: str, analyzer: Analyzer, index: _Index) -> dict[str, tuple[int, str]]:
     """A query's slips of typing (``spelling``), each word as the indexed term
-    it is searched as and the spelling of it: each word whose term no chunk
-    has, as the term of the spelling one forgivable slip away
-    (``ragloom.spelling``) that the most chunks have; none where two are had
-    by as many ("parkng": ``(id of "park", "parking")``)."""
+    it is searched as and the spelling of it ("parkng": ``(id of "park",
+    "parking")``). A word whose term no chunk has is read as the term of a
+    spelling one forgivable slip away (``ragloom.spelling``): of several, the
+    one the most chunks say together with the query's other words ("the
+    crosing to Craignure": "crossing", not "closing"), then the one not
+    reached by a mistyped letter, then the one the most chunks say; none
+    where two are alike in all three."""
     vocab = index.vocab
     found: dict[str, tuple[int, str]] = {}
-    for word in dict.fromkeys(_WORDS.findall(text)):
+    beside: Any = None  # the rows that say the query's other words
+    asked = 0
+    # (the analyzer's tokens: "redis_url" is one, and no slip of "redis")
+    for word in dict.fromkeys(analyzer.pattern.findall(text)):
         if not word.isalpha():
             continue  # ("Foxp3", "Sall4": a name with a figure is as typed)
         said = analyzer.analyze(word)
         if not said or any(term in vocab for term in said):
             continue  # a stopword, or a word the chunks say
-        if word not in index.slips:  # (once per word and index: 0.2 to 1 ms)
+        asked += 1
+        if asked > _SLIPS_ASKED:
+            break
+        spellings = index.slips.get(word)
+        if spellings is None:  # (once per word and index: 0.2 to 1 ms)
+            spellings = _spellings_of(word, analyzer, index)
             if len(index.slips) >= _SLIPS_KEPT:
                 index.slips.clear()
-            index.slips[word] = _slip_of(word, analyzer, index)
-        if (slip := index.slips[word]) is not None:
+            index.slips[word] = spellings
+        if len(spellings) > 1 and beside is None:
+            known = [vocab[t] for t in analyzer.analyze(text) if t in vocab]
+            beside = index.candidates(known) if known else ()
+        if (slip := _likeliest(spellings, index, beside)) is not None:
             found[word] = slip
     return found
 
 
 _SLIPS_KEPT = 10_000
-"""Words whose reading an index keeps, at most."""
+"""Words whose spellings an index keeps, at most."""
 
 
-def _slip_of(word: str, analyzer: Analyzer, index: _Index) -> tuple[int, str] | None:
-    """The term id ``word`` is searched as, with its spelling (an English word
-    where one of the spellings of that term is, as the word is capitalised),
-    or None."""
+class _Spelling(NamedTuple):
+    term: int
+    spelled: str
+    retyped: bool  # reached by a mistyped letter
+    chunks: int  # how many chunks say its term
+
+
+def _spellings_of(word: str, analyzer: Analyzer, index: _Index) -> tuple[_Spelling, ...]:
+    """The indexed terms ``word`` may be a slip for, each with its spelling (an
+    English word where one spelling of the term is, capitalised as ``word``)."""
     vocab = index.vocab
+    lower = word.lower()
     spellings = analyzer.terms_of(one_slip_away(word))
-    terms = {term for term in spellings.values() if term in vocab}
-    counted = sorted(((len(index.candidates([vocab[t]])), t) for t in terms), reverse=True)
-    if not counted or (len(counted) > 1 and counted[0][0] == counted[1][0]):
+    found = []
+    for term in sorted({t for t in spellings.values() if t in vocab}):
+        forms = sorted(s for s, t in spellings.items() if t == term)
+        english = [s for s in forms if is_english(s)]
+        spelled = (english or forms)[0]
+        retyped = all(len(s) == len(lower) and not swapped(lower, s) for s in forms)
+        chunks = len(index.candidates([vocab[term]]))
+        cased = spelled.capitalize() if word[:1].isupper() else spelled
+        found.append(_Spelling(vocab[term], cased, retyped, chunks))
+    return tuple(found)
+
+
+def _likeliest(
+    spellings: Sequence[_Spelling], index: _Index, beside: Any
+) -> tuple[int, str] | None:
+    """Of a word's spellings, the one said most beside the query's other words
+    (``beside``: their rows), then not retyped, then said most; None on a tie."""
+    import numpy as np
+
+    if not spellings:
         return None
-    term = counted[0][1]
-    spelled = min(s for s, t in spellings.items() if t == term)
-    english = sorted(s for s, t in spellings.items() if t == term and is_english(s))
-    spelled = english[0] if english else spelled
-    return vocab[term], spelled.capitalize() if word[:1].isupper() else spelled
+    if len(spellings) == 1:
+        return spellings[0].term, spellings[0].spelled
+
+    def key(spelling: _Spelling) -> tuple[int, bool, int]:
+        together = 0
+        if len(beside):
+            rows = index.candidates([spelling.term])
+            together = len(np.intersect1d(rows, beside, assume_unique=True))
+        return together, not spelling.retyped, spelling.chunks
+
+    ranked = sorted(spellings, key=key, reverse=True)
+    if key(ranked[0]) == key(ranked[1]):
+        return None
+    return ranked[0].term, ranked[0].spelled
 
 
 def _best_documents(
@@ -509,7 +557,7 @@ class _Index:
         self.chunks = chunks
         self.vocab = vocab
         self.n = n
-        self.slips: dict[str, int | None] = {}  # a query's word -> the term id it is read as
+        self.slips: dict[str, tuple[_Spelling, ...]] = {}  # a query's word -> its spellings
 
     @staticmethod
     def build(store: BM25Store) -> _Index:
