@@ -19,13 +19,13 @@ about), ``_groups`` (whom a sentence is for), ``_prices`` and ``_rivals``
 (what is priced, and another thing's price), ``_polarity`` (conditions and
 negations), ``_releases`` (changelogs), ``_parts`` and ``_joining`` (a
 question of two parts), ``_spelling`` (slips of typing), ``_history``
-(follow-ups in a chat), ``_messages`` (what is said when nothing answers,
-and how a slip was read). What they read in a question and a
-sentence: ``_questions`` (its form), ``_names`` (the names it says and
-their rivals), ``_kinds`` and ``_figures`` (the kind of answer asked, and
-whether a sentence gives one), ``_people``, ``_measures``, ``_versions``,
-``_kind_words``, ``_places``, ``_current`` (deprecated pages) and ``_text``
-(words, stems, sentences).
+(follow-ups in a chat), ``_saying`` (how a chosen unit is said),
+``_messages`` (what is said when nothing answers, and how a slip was read).
+What they read in a question and a sentence: ``_questions`` (its form),
+``_names`` (the names it says and their rivals), ``_kinds`` and
+``_figures`` (the kind of answer asked, and whether a sentence gives one),
+``_people``, ``_measures``, ``_versions``, ``_kind_words``, ``_places``,
+``_current`` (deprecated pages) and ``_text`` (words, stems, sentences).
 """
 
 from __future__ import annotations
@@ -37,7 +37,6 @@ from dataclasses import replace
 from pydantic import Field, field_validator
 
 from ...components import ComponentConfig, Generator, Message
-from ...terminal import clean
 from ...types import Answer, Chunk, Hit
 from ._current import asks_of_old, is_deprecated, old_words
 from ._figures import fits_kind, given_figures
@@ -129,8 +128,8 @@ from ._questions import (
     question_verb,
     two_parts,
 )
-from ._releases import _change_type
 from ._rivals import _prices_another, _row_of_another
+from ._saying import unit_said
 from ._siblings import (
     _SIBLING_KINDS,
     _WHAT_IS,
@@ -142,17 +141,13 @@ from ._siblings import (
 from ._spelling import as_spelled, readings
 from ._structure import (
     _HOW_TO,
-    _asked_columns,
     _heading_answers,
     _heading_names,
     _heading_of_another,
-    _is_line_of,
     _labelled_by,
     _names_row,
-    _plain_heading,
     _procedure,
     _table_of,
-    _with_columns,
     _with_items,
     _with_what_follows,
 )
@@ -1219,46 +1214,11 @@ class ExtractiveGenerator(Generator):
             if chunk_id not in numbers:
                 numbers[chunk_id] = len(numbers) + 1
                 quotes[chunk_id] = []
-            # each piece verbatim in the quote; a heading joined by a colon in the answer
-            said = unit.text
-            if unit.lead:  # a heading from the section metadata is said, not quoted
-                label = [unit.release]
-                if unit.released and unit.released != unit.text:
-                    label.append(unit.released)
-                if _change_type(unit.heading):
-                    label.append(unit.heading.rstrip(": "))  # "[1.2.0] - 2026-02-02, Fixed: ..."
-                quotes[chunk_id].extend(p for p in label if _is_line_of(p, unit.chunk.text))
-                said = f"{', '.join(label)}: {said}"
-            elif record := _record_fields(unit):
-                # "Canada: method: Express; delivery_time: 3-4 business days; cost:
-                # CA$29.95": a record's field is said with the rest of its record
-                head, fields = record
-                if head:
-                    quotes[chunk_id].append(head)
-                quotes[chunk_id].extend(f for f in fields if f != unit.text)
-                said = "; ".join(fields) if not head else f"{head}: {'; '.join(fields)}"
-            elif unit.chunk.id in told:  # "Berlin (office): Employees receive 14 weeks ..."
-                said = f"{told.pop(unit.chunk.id)}: {said}"
-            elif unit.columns:  # "Plan: Basic; Joining fee: £20", not "Basic | £24.99 | £20"
-                said = _with_columns(unit, _asked_columns(unit, years))
-            elif unit.kind == "code" and "`" not in said:
-                said = f"`{said}`"  # a command, as written: no sentence's period inside it
-            elif unit.step:  # "2. Choose the order ...": the procedure's own numbers
-                said = f"{unit.step} {said}"
-            elif _heading_names(unit, [*names, *sorted(years)]):
-                # "Hollin Island – Tarrow: Crossing time: 40 minutes.": the
-                # heading says which of the things the question names it is of
-                if _is_line_of(unit.heading, unit.chunk.text):
-                    quotes[chunk_id].append(unit.heading)
-                said = f"{_plain_heading(unit.heading)}: {said}"
-            if unit.reply and yes_no and _replies_to(unit, read, keys, named, asked):
-                quotes[chunk_id].append(unit.reply)
-                said = f"{unit.reply} {said}"
-            # what it says and quotes holds no terminal control: a quote is
-            # verbatim as the document reads, without the escape sequences
-            pieces.append((clean(said), unit.chunk))
-            parts.append(_with_marker(clean(said), numbers[chunk_id]))
-            quotes[chunk_id].extend(unit.pieces or (unit.text,))
+            replied = bool(unit.reply) and yes_no and _replies_to(unit, read, keys, named, asked)
+            said, quoted = unit_said(unit, told=told, years=years, names=names, replied=replied)
+            pieces.append((said, unit.chunk))
+            parts.append(_with_marker(said, numbers[chunk_id]))
+            quotes[chunk_id].extend([*quoted, *(unit.pieces or (unit.text,))])
         citations = _citations(numbers, {u.chunk.id: u.chunk for u in chosen}, quotes)
         text = " ".join(parts)
         metadata: dict[str, object] = dict(_METADATA)
