@@ -12,6 +12,7 @@ pairs, as ``Pipeline.stores`` always has.
 from __future__ import annotations
 
 import contextlib
+import functools
 import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
@@ -68,7 +69,7 @@ class StoreSet(Sequence[tuple[str, "Store"]]):
         """Whether any store answers vector queries (so texts must be embedded)."""
         return any("dense" in store.capabilities for _, store in self._items)
 
-    @property
+    @functools.cached_property
     def reads_slips(self) -> bool:
         """Whether any store reads a query's slips of typing (``Store.spelled``)."""
         from .components import Store
