@@ -165,13 +165,16 @@ def _joined(
 
     def say(more: Sequence[tuple[str, Chunk]], answer: Answer, whose: int) -> None:
         for text, chunk in more:
-            if any(text in said for said, _, _ in pieces):
+            if any(_covers(said, text) for said, _, _ in pieces):
                 continue
             if answer.metadata.get("deprecated"):
                 flagged.add(chunk.document_id)
             # ("... £11 a month for cats. It covers boosters ..." in place of its first sentence)
-            pieces[:] = [piece for piece in pieces if piece[0] not in text]
-            pieces.append((text, chunk, whose))
+            # (in the place, and as the part, of what it says more of)
+            covered = [i for i, piece in enumerate(pieces) if _covers(text, piece[0])]
+            at, owner = (covered[0], pieces[covered[0]][2]) if covered else (len(pieces), whose)
+            pieces[:] = [piece for i, piece in enumerate(pieces) if i not in covered]
+            pieces.insert(at, (text, chunk, owner))
 
     for i, f in enumerate(found):
         say(f.said, f.answer, i)
@@ -255,3 +258,13 @@ def _with_marker(sentence: str, number: int) -> str:
         body = sentence[: match.start()].rstrip()
         return f"{body} [{number}]{match.group(1)}"
     return f"{sentence.rstrip(' :;,')} [{number}]."
+
+
+def _covers(said: str, text: str) -> bool:
+    """Whether ``said`` says all that ``text`` does: holds it, or, for a row
+    said column by column ("Pitch: Tent pitch; Sleeps: 2 adults"), holds
+    each of its columns (a part asked of one column, the whole of them all)."""
+    if text in said:
+        return True
+    fields = text.split("; ")
+    return len(fields) > 1 and set(fields) <= set(said.split("; "))

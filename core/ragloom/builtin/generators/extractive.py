@@ -84,7 +84,16 @@ from ._messages import (
 )
 from ._names import entities, in_passage_words, mentions, proper_words, rivals, said_as_written
 from ._parts import question_parts
-from ._people import INSIDERS, OUTSIDERS, STAFF, asked_age, asker, holds_age, payer, receiver
+from ._people import (
+    INSIDERS,
+    OUTSIDERS,
+    STAFF,
+    asked_age,
+    asker,
+    holds_age,
+    payer,
+    receiver,
+)
 from ._places import (
     as_written,
     left_out,
@@ -180,7 +189,15 @@ from ._text import (
     split_sentences,
     stem,
 )
-from ._units import _at, _covered, _record_fields, _term_weights, _Unit, _units_of, _where
+from ._units import (
+    _at,
+    _covered,
+    _record_fields,
+    _term_weights,
+    _Unit,
+    _units_of,
+    _where,
+)
 from ._versions import YEAR as _YEAR
 from ._versions import asks_version, asks_when, versions_in
 
@@ -1206,6 +1223,7 @@ class ExtractiveGenerator(Generator):
             or not any(v.chunk.id == u.chunk.id and _record_fields(v) for v in chosen[:i])
         ]
         chosen.sort(key=lambda unit: (unit.rank, unit.position))
+        wants_row = two_parts(read) or _WHOLE_ROW.search(read) is not None
         numbers: dict[str, int] = {}
         quotes: dict[str, list[str]] = {}
         parts: list[str] = []
@@ -1215,7 +1233,16 @@ class ExtractiveGenerator(Generator):
                 numbers[chunk_id] = len(numbers) + 1
                 quotes[chunk_id] = []
             replied = bool(unit.reply) and yes_no and _replies_to(unit, read, keys, named, asked)
-            said, quoted = unit_said(unit, told=told, years=years, names=names, replied=replied)
+            said, quoted = unit_said(
+                unit,
+                told=told,
+                years=years,
+                names=names,
+                replied=replied,
+                # (a question of two parts gets the whole row, each part its columns)
+                asked=question_terms if not wants_row else frozenset(),
+                kind=kind or ("money" if _SUM_GIVEN.search(read) else None),
+            )
             pieces.append((said, unit.chunk))
             parts.append(_with_marker(said, numbers[chunk_id]))
             quotes[chunk_id].extend([*quoted, *(unit.pieces or (unit.text,))])
@@ -1328,3 +1355,15 @@ _NO_COST = re.compile(
 )
 """What says a thing is free without the word: "included at no extra cost"."""
 _FREE = stem("free")
+
+
+_WHOLE_ROW = re.compile(
+    r"\b(?:tell me (?:about|more)|what do (?:i|we|you) get|what(?:['’]s| is| are) included"
+    r"|what does .{1,40}\binclude|details? (?:of|about|on|for))\b",
+    re.IGNORECASE,
+)
+"""A question that asks about a row whole ("Tell me about the Pro tier"): it
+is said with every column, whatever column its words name."""
+_SUM_GIVEN = re.compile(r"[£$€¥]\s?\d|\d\s?(?:[£$€¥]|(?:eur|usd|gbp)\b)", re.IGNORECASE)
+"""A sum the question gives ("Is express delivery under £30?"): a figure of
+money is what it asks of the row, though it asks no "how much"."""
