@@ -3955,6 +3955,52 @@ def test_a_row_keeps_what_names_it_and_what_a_question_of_it_asks(
     assert answer.text.startswith(said), answer.text
 
 
+def test_who_holds_a_role_is_said_by_what_names_the_role(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "Who is the boatyard manager?" was answered with the marina manager's
+    name beside a sentence about the boatyard: the holder of a role is said by
+    a sentence (or a row, or what its heading says) that names the role whole."""
+    marina = chunk(
+        "docs/marina.md",
+        "# Pellow Quay Marina\n\n"
+        "The boatyard operates a 50-tonne travel hoist. It works Monday to Friday.\n\n"
+        "Complaints should go to the Marina Manager, Ruth Pascoe, at manager@pellowquay.co.uk.\n",
+    )
+    assert_not_found(generator.generate("Who is the boatyard manager?", hits_of(marina)))
+    assert generator.generate("Who is the marina manager?", hits_of(marina)).text.startswith(
+        "Complaints should go to the Marina Manager, Ruth Pascoe"
+    )
+    staff = chunk(
+        "docs/staff.md",
+        "# Staff\n\n## Boatyard\n\n- Manager: Tom Hale\n- Deputy: Ann Pike\n",
+    )
+    answer = generator.generate("Who is the boatyard manager?", hits_of(marina, staff))
+    assert "Tom Hale" in answer.text and "Ruth Pascoe" not in answer.text, answer.text
+    assert_not_found(generator.generate("Who is the manager of the boatyard?", hits_of(marina)))
+    # the role said by what its holder does, or with its heading
+    crew = chunk(
+        "docs/crew.md",
+        "# Macbeth\n\nLighting design is by Ruth Obi. The project is led by Dana Whitcombe.\n\n"
+        "### Head of music\n\nTariq Aziz teaches piano and leads the school choir.\n",
+    )
+    for question, name in [
+        ("Who is the lighting designer?", "Ruth Obi"),
+        ("Who is the project lead?", "Dana Whitcombe"),
+        ("Who is the head of music?", "Tariq Aziz"),
+    ]:
+        assert name in generator.generate(question, hits_of(crew)).text, question
+    # not a role pieced together from a heading and a sentence
+    assert_not_found(generator.generate("Who is the head of the school?", hits_of(crew)))
+    venue = chunk(
+        "docs/contact.md",
+        "# Contact\n\nGeneral enquiries: info@lanternhall.co.uk or 0117 496 0300.\n",
+    )
+    assert_not_found(
+        generator.generate("Who is the general manager of The Lantern Hall?", hits_of(venue))
+    )
+
+
 def test_a_row_asked_in_two_parts_is_said_once(generator: ExtractiveGenerator) -> None:
     """A part that asks one column of a row the other part got whole ("how
     many does it sleep?") does not say the row again."""

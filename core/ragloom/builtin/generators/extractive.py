@@ -89,8 +89,10 @@ from ._people import (
     OUTSIDERS,
     STAFF,
     asked_age,
+    asked_role,
     asker,
     holds_age,
+    holds_role,
     payer,
     receiver,
 )
@@ -191,6 +193,7 @@ from ._text import (
 )
 from ._units import (
     _at,
+    _column_terms,
     _covered,
     _record_fields,
     _term_weights,
@@ -1214,6 +1217,24 @@ class ExtractiveGenerator(Generator):
                     return _not_found(question, hits)
         chosen = _with_what_follows(chosen, units)
         chosen = [_with_qualifier(unit, units) for unit in chosen]
+        # (the role as asked, and as read: "tresurer" is the treasurer, but
+        # "leader" is no "leadership")
+        roles = [found for found in {asked_role(question), asked_role(read)} if found[0]]
+        if roles:
+            known = set().union(*(u.terms | u.context | u.outer for u in units))
+            if not any(
+                holds_role(
+                    role,
+                    of & known,  # ("of St Mary's": the page's own name, which it need not say)
+                    unit.terms | _column_terms(" ".join(unit.columns)),
+                    unit.context | unit.outer,
+                )
+                for role, of in roles
+                for unit in chosen
+            ):
+                # "Who is the boatyard manager?": what says who holds the role,
+                # not the marina manager's name beside a sentence about the boatyard
+                return _not_found(question, hits)
         # a record is said whole once (its fields are said together)
         records = {u.chunk.id for u in chosen if _record_fields(u)}
         chosen = [
