@@ -3955,6 +3955,37 @@ def test_a_row_keeps_what_names_it_and_what_a_question_of_it_asks(
     assert answer.text.startswith(said), answer.text
 
 
+def test_a_row_prices_what_it_is_asked_the_cost_of(generator: ExtractiveGenerator) -> None:
+    """A row of rates is what a thing costs, though no word of it says "cost";
+    of its columns of seasons, the one of the month asked; and a row that
+    prices days prices no hour."""
+    rooms = chunk(
+        "docs/rooms.md",
+        "# Seaview Hotel\n\n| Room type | Weekday rate | Weekend rate |\n|---|---|---|\n"
+        "| Single | £79 | £95 |\n| Double | £119 | £145 |\n",
+    )
+    answer = generator.generate("How much does the Double cost?", hits_of(rooms))
+    assert answer.text == "Room type: Double; Weekday rate: £119; Weekend rate: £145 [1]."
+    weddings = chunk(
+        "docs/weddings.md",
+        "# Wedding packages\n\n"
+        "| Day | Peak season (May – September) | Off-peak (October – April) |\n|---|---|---|\n"
+        "| Saturday | £9,800 | £6,200 |\n| Friday or Sunday | £7,600 | £4,900 |\n",
+    )
+    answer = generator.generate("What would a Friday wedding in November cost?", hits_of(weddings))
+    assert answer.text == "Day: Friday or Sunday; Off-peak (October – April): £4,900 [1]."
+    boats = chunk(
+        "docs/boats.md",
+        "# Boat hire\n\n| Boat | Half day | Full day |\n|---|---|---|\n"
+        "| Single kayak | £20 | £35 |\n| Canoe | £30 | £50 |\n",
+    )
+    assert_not_found(
+        generator.generate("How much does it cost to hire a kayak for an hour?", hits_of(boats))
+    )
+    answer = generator.generate("How much is a single kayak for a full day?", hits_of(boats))
+    assert answer.text == "Boat: Single kayak; Full day: £35 [1].", answer.text
+
+
 def test_who_holds_a_role_is_said_by_what_names_the_role(
     generator: ExtractiveGenerator,
 ) -> None:

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 from ._text import content_terms
 
-__all__ = ["measures_another"]
+__all__ = ["measures_another", "prices_another_period"]
 
 _MEASURE = re.compile(r"(?<![\w.,£$€])(\d+(?:[.,]\d+)?)[\s-]*([a-z]+)\b", re.IGNORECASE)
 _BOUNDS = frozenset(
@@ -167,3 +167,32 @@ def measures_another(text: str, question: str) -> bool:
             else:
                 covered = True  # ("... and £220 for boats over 10 m")
     return other and not covered
+
+
+_PERIODS = {
+    word: period
+    for period, words in (
+        ("minute", ("minute", "minutes")),
+        ("hour", ("hour", "hours", "hourly")),
+        ("day", ("day", "days", "daily")),
+        ("night", ("night", "nights", "nightly")),
+        ("week", ("week", "weeks", "weekly")),
+        ("month", ("month", "months", "monthly")),
+        ("year", ("year", "years", "yearly", "annual", "annually")),
+    )
+    for word in words
+}
+"""Words of a period a price is for ("per hour", "Daily rate", "Annual fee")."""
+
+
+def _periods(text: str) -> set[str]:
+    return {_PERIODS[w] for w in re.findall(r"[a-z]+", text.lower()) if w in _PERIODS}
+
+
+def prices_another_period(columns: tuple[str, ...], text: str, question: str) -> bool:
+    """Whether a table row whose ``columns`` price periods ("Half day",
+    "Full day") prices none of those a price question asks of ("for an
+    hour"), in its column names or its cells (``text``)."""
+    asked = _periods(question)
+    named = _periods(" ".join(columns))
+    return bool(asked and named) and not asked & (named | _periods(text))

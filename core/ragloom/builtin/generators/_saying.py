@@ -26,14 +26,16 @@ def unit_said(
     replied: bool,
     asked: Set[str] = frozenset(),
     kind: str | None = None,
+    months: Set[int] = frozenset(),
 ) -> tuple[str, list[str]]:
     """What the answer says of ``unit`` (free of terminal control: a quote is
     verbatim as the document reads, without the escape sequences), and the
     lines of its chunk it quotes besides the unit's own pieces. ``told``:
     what tells each chunk's document apart from its twins' (said once, then
     taken out); ``replied``: the unit's FAQ reply answers this question;
-    ``asked``, ``kind``: the question's content terms and the kind of answer
-    it asks (a row is said with the columns it names)."""
+    ``asked``, ``kind``, ``months``: the question's content terms, the kind
+    of answer it asks and the months it names (a row is said with the
+    columns it names)."""
     quotes: list[str] = []
     # each piece verbatim in the quote; a heading joined by a colon in the answer
     said = unit.text
@@ -56,7 +58,7 @@ def unit_said(
     elif unit.chunk.id in told:  # "Berlin (office): Employees receive 14 weeks ..."
         said = f"{told.pop(unit.chunk.id)}: {said}"
     elif unit.columns:  # "Plan: Basic; Joining fee: £20", not "Basic | £24.99 | £20"
-        said = _with_columns(unit, _asked_columns(unit, years, asked, kind))
+        said = _with_columns(unit, _asked_columns(unit, years, asked, kind, months))
     elif unit.kind == "code" and "`" not in said:
         said = f"`{said}`"  # a command, as written: no sentence's period inside it
     elif unit.step:  # "2. Choose the order ...": the procedure's own numbers

@@ -350,12 +350,18 @@ def _with_columns(unit: _Unit, only: set[int] | None = None) -> str:
 
 
 def _asked_columns(
-    unit: _Unit, years: set[str], asked: Set[str] = frozenset(), kind: str | None = None
+    unit: _Unit,
+    years: set[str],
+    asked: Set[str] = frozenset(),
+    kind: str | None = None,
+    months: Set[int] = frozenset(),
 ) -> set[int] | None:
     """The columns of a row to say besides its label (None: all of them):
     of a row whose columns are of years, those of the years the question
     names, or of no year ("the per-diem in Austin in 2025": another year's
-    cell answers another question); of those, the columns the question
+    cell answers another question); of a row whose columns are of spans of
+    months, those of the months it names (``months``, 1 to 12); of those, the
+    columns the question
     names the most of (``asked``, its content terms): "how many can the
     Wheelhouse seat for dinner?" is answered by "Dinner capacity: 50", not
     with the evening's 70 beside it."""
@@ -366,6 +372,12 @@ def _asked_columns(
         of_years = {number: set(_YEAR.findall(name)) for number, name in enumerate(unit.columns)}
         if any(said & years for said in of_years.values()):
             kept = {number for number in kept if not of_years[number] or of_years[number] & years}
+    if months:
+        # "a Friday wedding in November": the "Off-peak (October – April)"
+        # column, not "Peak season (May – September)"
+        spans = {number: _month_span(unit.columns[number]) for number in kept}
+        if any(months & span for span in spans.values()):
+            kept = {number for number in kept if not spans[number] or months & spans[number]}
     named = _named_columns(unit, kept, asked, kind)
     if named:
         # the cell that names the row where its label does not ("Which
@@ -379,6 +391,46 @@ def _asked_columns(
         }
     kept = named or kept
     return None if len(kept) == len(unit.columns) - 1 else kept
+
+
+_MONTH_NUMBER = {
+    name: number
+    for number, names in enumerate(
+        (
+            ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"),
+            ("may",), ("june", "jun"), ("july", "jul"), ("august", "aug"),
+            ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
+            ("december", "dec"),
+        ),
+        start=1,
+    )
+    for name in names
+}  # fmt: skip
+_MONTH_RANGE = re.compile(
+    r"\b(" + "|".join(sorted(_MONTH_NUMBER, key=len, reverse=True)) + r")\b\.?"
+    r"\s*(?:-|–|—|to|until|till)\s*"
+    r"\b(" + "|".join(sorted(_MONTH_NUMBER, key=len, reverse=True)) + r")\b",
+    re.IGNORECASE,
+)
+
+
+def asked_months(question: str) -> frozenset[int]:
+    """The months a question names ("in November": 11); not "may" nor "mar"."""
+    return frozenset(
+        _MONTH_NUMBER[word.lower()]
+        for word in TOKEN.findall(question)
+        if word.lower() in _MONTH_NUMBER and word.lower() not in {"may", "mar"}
+    )
+
+
+def _month_span(name: str) -> frozenset[int]:
+    """The months a column's name spans ("Off-peak (October – April)":
+    10, 11, 12, 1, 2, 3, 4); none where it names no span of months."""
+    found = _MONTH_RANGE.search(name)
+    if not found:
+        return frozenset()
+    first, last = (_MONTH_NUMBER[found.group(i).lower()] for i in (1, 2))
+    return frozenset((first - 1 + step) % 12 + 1 for step in range((last - first) % 12 + 1))
 
 
 def _named_columns(unit: _Unit, among: set[int], asked: Set[str], kind: str | None) -> set[int]:

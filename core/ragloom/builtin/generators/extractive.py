@@ -71,7 +71,7 @@ from ._joining import (
 )
 from ._kind_words import asked_kinds, names_other_kind, unknown_acronym, unknown_kind
 from ._kinds import ANY_LEAVE, LEAVE_KINDS, answer_kind, counted_kind, counted_thing
-from ._measures import measures_another
+from ._measures import measures_another, prices_another_period
 from ._messages import (
     _METADATA,
     FROM_DEPRECATED,
@@ -161,6 +161,7 @@ from ._structure import (
     _table_of,
     _with_items,
     _with_what_follows,
+    asked_months,
 )
 from ._subjects import (
     _IDENTIFIER,
@@ -768,9 +769,14 @@ class ExtractiveGenerator(Generator):
                 continue  # (under "## Corporate membership", it is that kind's)
             # (only for a sentence that says something else the question asks:
             # "Total income was 212,000 pounds" is no answer to what seniors pay)
-            beside = question_terms - implied
+            # (and "How much does the Double cost?": its row's "Weekday rate:
+            # £119" prices it, where a sentence that prices would say so)
+            implied_here = implied | (
+                question_terms & _PRICE_WORDS if kind == "money" and unit.kind == "row" else set()
+            )
+            beside = question_terms - implied_here
             if (
-                implied - unit.terms
+                implied_here - unit.terms
                 and (kind != "money" or (unit.terms | unit.context) & beside)
                 and (
                     fits_kind(kind, unit.text)
@@ -778,7 +784,7 @@ class ExtractiveGenerator(Generator):
                     else fits_kind("money", unit.text if asks_share else _SHARE.sub(" ", unit.text))
                 )
             ):
-                unit = replace(unit, terms=unit.terms | implied)
+                unit = replace(unit, terms=unit.terms | implied_here)
             # "how many people can the Wheelhouse seat?": a capacity says it
             seats = question_terms & _HOLDS if kind == "count" else set()
             if seats and _CAPACITY in unit.terms | unit.context:
@@ -1109,6 +1115,13 @@ class ExtractiveGenerator(Generator):
                 fit = False  # "Duration: 30 minutes" to "a 90 minute massage"
             if (
                 fit
+                and kind in {"money", "much"}
+                and unit.kind == "row"
+                and prices_another_period(unit.columns, unit.text, read)
+            ):
+                fit = False  # "Half day: £20; Full day: £35" to "a kayak for an hour"
+            if (
+                fit
                 and counted
                 and not denied  # ("Contractors do not receive paid annual leave": none)
                 and not _says_of(unit, counted, counts=kind == "count")
@@ -1263,6 +1276,7 @@ class ExtractiveGenerator(Generator):
                 # (a question of two parts gets the whole row, each part its columns)
                 asked=question_terms if not wants_row else frozenset(),
                 kind=kind or ("money" if _SUM_GIVEN.search(read) else None),
+                months=asked_months(read),
             )
             pieces.append((said, unit.chunk))
             parts.append(_with_marker(said, numbers[chunk_id]))
@@ -1388,3 +1402,6 @@ is said with every column, whatever column its words name."""
 _SUM_GIVEN = re.compile(r"[£$€¥]\s?\d|\d\s?(?:[£$€¥]|(?:eur|usd|gbp)\b)", re.IGNORECASE)
 """A sum the question gives ("Is express delivery under £30?"): a figure of
 money is what it asks of the row, though it asks no "how much"."""
+_PRICE_WORDS = frozenset({stem("cost"), stem("costs"), stem("price"), stem("prices")})
+"""A question's words for a price, which a sum says without them (a "rate",
+a "fare"): not a fee's or a charge's, which may name a sum of its own kind."""
