@@ -17,6 +17,7 @@ from ragloom.builtin.generators._parts import question_parts
 from ragloom.builtin.generators._people import asker, holds_age
 from ragloom.builtin.generators._questions import main_question
 from ragloom.builtin.generators.extractive import (
+    _INSTEAD,
     FOLLOW_UP,
     FROM_DEPRECATED,
     NOT_ENGLISH,
@@ -3984,6 +3985,31 @@ def test_a_row_prices_what_it_is_asked_the_cost_of(generator: ExtractiveGenerato
     )
     answer = generator.generate("How much is a single kayak for a full day?", hits_of(boats))
     assert answer.text == "Boat: Single kayak; Full day: £35 [1].", answer.text
+
+
+def test_a_sum_said_instead_for_the_case_asked_replaces_the_rule(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "How much is the fee if I miss my hygiene appointment?" was answered
+    with the general £25 and the hygiene £15 "instead" beside it: the case
+    the question names has its own sum, and the rule it replaces is no answer.
+    A question of no such case gets the rule."""
+    fees = chunk(
+        "docs/fees.md",
+        "# Missed appointments\n\n"
+        "Appointments cancelled with less than 24 hours' notice, or missed without notice, "
+        "are charged a fee of £25. Hygiene appointments cancelled late are charged £15 "
+        "instead.\n",
+    )
+    answer = generator.generate(
+        "How much is the fee if I miss my hygiene appointment?", hits_of(fees)
+    )
+    assert answer.text == "Hygiene appointments cancelled late are charged £15 instead [1]."
+    answer = generator.generate("How much is the fee if I miss my appointment?", hits_of(fees))
+    assert "£25" in answer.text, answer.text
+    # a thing used instead is no sum in place of another
+    assert _INSTEAD.search("they use Comfort+ instead, which lasts 3 hours") is None
+    assert _INSTEAD.search("a fixed £46 per metre instead") is not None
 
 
 def test_who_holds_a_role_is_said_by_what_names_the_role(

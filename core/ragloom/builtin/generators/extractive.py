@@ -1248,6 +1248,15 @@ class ExtractiveGenerator(Generator):
                 # "Who is the boatyard manager?": what says who holds the role,
                 # not the marina manager's name beside a sentence about the boatyard
                 return _not_found(question, hits)
+        # "Hygiene appointments cancelled late are charged £15 instead", of
+        # the case the question names: the rule it replaces is no answer
+        chosen = [
+            unit
+            for unit in chosen
+            if not any(
+                other is not unit and _instead_of(other, unit, question_terms) for other in chosen
+            )
+        ]
         # a record is said whole once (its fields are said together)
         records = {u.chunk.id for u in chosen if _record_fields(u)}
         chosen = [
@@ -1405,3 +1414,30 @@ money is what it asks of the row, though it asks no "how much"."""
 _PRICE_WORDS = frozenset({stem("cost"), stem("costs"), stem("price"), stem("prices")})
 """A question's words for a price, which a sum says without them (a "rate",
 a "fare"): not a fee's or a charge's, which may name a sum of its own kind."""
+
+
+_INSTEAD = re.compile(r"\d[^.;:!?]{0,30}?\b(?:instead|rather than|in place of)\b", re.IGNORECASE)
+"""A figure said in place of another ("charged £15 instead", "a fixed £46
+per metre instead"); not a thing ("they use Comfort+ instead")."""
+
+
+def _instead_of(exception: _Unit, rule: _Unit, asked: set[str]) -> bool:
+    """Whether ``exception`` says what holds *instead* of ``rule`` (the
+    sentence before it in the same passage) for a case the question names
+    and the rule does not ("Hygiene appointments cancelled late are charged
+    £15 instead" after "... are charged a fee of £25")."""
+    return (
+        exception.chunk.id == rule.chunk.id
+        and exception.position > rule.position
+        and _INSTEAD.search(exception.text) is not None
+        # (its own words, not the unit of a figure: "lasts 3 hours" names no case)
+        and bool(
+            (exception.terms - rule.terms) & asked - GENERIC_STEMS - _figure_units(exception.text)
+        )
+        and any(ch.isdigit() for ch in rule.text)
+    )
+
+
+def _figure_units(text: str) -> set[str]:
+    """The words of the units a text's figures are in ("3 hours": ``hour``)."""
+    return {stem(unit.lower()) for unit in re.findall(r"\d[\d.,]*\s*([A-Za-z]+)", text)}
