@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from ragloom.builtin.generators._figures import fits_kind, given_figures
 from ragloom.builtin.generators._kind_words import unknown_acronym
 from ragloom.builtin.generators._kinds import answer_kind, counted_thing
-from ragloom.builtin.generators._measures import measures_another
+from ragloom.builtin.generators._measures import measures_another, prices_another_period
 from ragloom.builtin.generators._names import entities
 from ragloom.builtin.generators._parts import question_parts
 from ragloom.builtin.generators._people import asker, holds_age
@@ -3985,6 +3985,26 @@ def test_a_row_prices_what_it_is_asked_the_cost_of(generator: ExtractiveGenerato
     )
     answer = generator.generate("How much is a single kayak for a full day?", hits_of(boats))
     assert answer.text == "Boat: Single kayak; Full day: £35 [1].", answer.text
+    # a row of another thing ("Comb binding" to "spiral binding") prices none
+    binding = chunk(
+        "docs/print.md",
+        "# Print shop\n\n| Service | Charge |\n|---|---|\n| Comb binding | £3.50 |\n",
+    )
+    assert_not_found(generator.generate("How much does spiral binding cost?", hits_of(binding)))
+    # an age, a time, or a column of hours that prices none, is no period asked
+    for question in ("How much is a lesson for my 12-year-old?", "Lesson prices this year?"):
+        assert not prices_another_period(("Lesson", "Per hour"), "| Private | £22 |", question)
+    assert prices_another_period(("Lesson", "Per hour"), "| Private | £22 |", "for a week?")
+    assert not prices_another_period(  # "Opening hours" prices no hour
+        ("Exhibition", "Opening hours", "Adult"),
+        "| Dinosaurs Alive | 10:00–17:00 | £12 |",
+        "for the day?",
+    )
+    # a span of months asked is each month of it
+    answer = generator.generate(
+        "What does a Saturday wedding cost from October to April?", hits_of(weddings)
+    )
+    assert answer.text == "Day: Saturday; Off-peak (October – April): £6,200 [1].", answer.text
 
 
 def test_a_sum_said_instead_for_the_case_asked_replaces_the_rule(

@@ -189,10 +189,35 @@ def _periods(text: str) -> set[str]:
     return {_PERIODS[w] for w in re.findall(r"[a-z]+", text.lower()) if w in _PERIODS}
 
 
+_UNIT = r"(?:minute|hour|day|night|week|month|year)"
+_NO_PERIOD = re.compile(
+    rf"\b\d+[\s-]*(?:years?|months?)[\s-]*olds?\b|\baged?\s+\d+"
+    rf"|\b(?:this|next|last|rest\s+of(?:\s+the)?)\s+{_UNIT}\b",
+    re.IGNORECASE,
+)
+"""A question's words of a period that is not what a price is for: an age
+("my 12-year-old"), a time ("this year", "next month")."""
+_PRICED_PERIOD = re.compile(
+    rf"\b(?:per|a|an|each|every)\s+{_UNIT}\b"
+    r"|\b(?:hourly|daily|nightly|weekly|monthly|yearly|annual|annually)\b"
+    rf"|\b(?:half|full|all)[\s-]+day\b|\b\d+[\s-]*{_UNIT}s?\b|(?<!\bof\s){_UNIT}\s*$",
+    re.IGNORECASE,
+)
+"""A column's name that prices a period ("Per hour", "Half day", "Annual
+fee", "Peak night"), not "Opening hours" nor "Rest of year"."""
+
+
+def _priced_periods(name: str) -> set[str]:
+    bare = re.sub(r"\([^)]*\)", " ", name).strip()
+    return {p for found in _PRICED_PERIOD.finditer(bare) for p in _periods(found.group(0))}
+
+
 def prices_another_period(columns: tuple[str, ...], text: str, question: str) -> bool:
     """Whether a table row whose ``columns`` price periods ("Half day",
     "Full day") prices none of those a price question asks of ("for an
-    hour"), in its column names or its cells (``text``)."""
-    asked = _periods(question)
-    named = _periods(" ".join(columns))
-    return bool(asked and named) and not asked & (named | _periods(text))
+    hour"), nor names them in its column names or its cells (``text``)."""
+    asked = _periods(_NO_PERIOD.sub(" ", question))
+    named = set().union(*(_priced_periods(column) for column in columns))
+    # (a period a column names otherwise is the question's word for it:
+    # "the membership with off-peak hours")
+    return bool(asked and named) and not asked & _periods(" ".join((*columns, text)))

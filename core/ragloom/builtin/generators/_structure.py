@@ -376,7 +376,8 @@ def _asked_columns(
         # "a Friday wedding in November": the "Off-peak (October – April)"
         # column, not "Peak season (May – September)"
         spans = {number: _month_span(unit.columns[number]) for number in kept}
-        if any(months & span for span in spans.values()):
+        if any(months & span and unit.cells[n] for n, span in spans.items()):
+            # (of a month column with a value: an empty one says the row is not then)
             kept = {number for number in kept if not spans[number] or months & spans[number]}
     named = _named_columns(unit, kept, asked, kind)
     if named:
@@ -415,8 +416,12 @@ _MONTH_RANGE = re.compile(
 
 
 def asked_months(question: str) -> frozenset[int]:
-    """The months a question names ("in November": 11); not "may" nor "mar"."""
-    return frozenset(
+    """The months a question names ("in November": 11; "from October to
+    April": each between); not "may" nor "mar" alone."""
+    spans = frozenset().union(
+        *(_month_span(found.group()) for found in _MONTH_RANGE.finditer(question))
+    )
+    return spans | frozenset(
         _MONTH_NUMBER[word.lower()]
         for word in TOKEN.findall(question)
         if word.lower() in _MONTH_NUMBER and word.lower() not in {"may", "mar"}

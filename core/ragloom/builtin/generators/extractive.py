@@ -771,8 +771,24 @@ class ExtractiveGenerator(Generator):
             # "Total income was 212,000 pounds" is no answer to what seniors pay)
             # (and "How much does the Double cost?": its row's "Weekday rate:
             # £119" prices it, where a sentence that prices would say so)
+            # (a row that says all else the question names, itself or by its
+            # headings and title: not "Comb binding" to "spiral binding", nor
+            # "Helmet" to "a lost helmet"; but for the units of its figures, "3 kg")
             implied_here = implied | (
-                question_terms & _PRICE_WORDS if kind == "money" and unit.kind == "row" else set()
+                question_terms & _PRICE_WORDS
+                if kind == "money"
+                and unit.kind == "row"
+                and not question_terms
+                - implied
+                - _PRICE_WORDS
+                - _WHEN_WORDS
+                - GENERIC_STEMS
+                - _figure_units(read)
+                - unit.terms
+                - unit.context
+                - unit.outer
+                - frozenset(content_terms(str(unit.chunk.metadata.get("title", ""))))
+                else set()
             )
             beside = question_terms - implied_here
             if (
@@ -1441,3 +1457,14 @@ def _instead_of(exception: _Unit, rule: _Unit, asked: set[str]) -> bool:
 def _figure_units(text: str) -> set[str]:
     """The words of the units a text's figures are in ("3 hours": ``hour``)."""
     return {stem(unit.lower()) for unit in re.findall(r"\d[\d.,]*\s*([A-Za-z]+)", text)}
+
+
+_WHEN_WORDS = frozenset(
+    stem(word)
+    for word in (
+        "hour", "hours", "day", "days", "night", "nights", "week", "weeks", "month", "months",
+        "year", "years", "january", "february", "march", "april", "may", "june", "july",
+        "august", "september", "october", "november", "december",
+    )
+)  # fmt: skip
+"""Words of when or for how long, which a row's columns may say apart from its words."""
