@@ -4032,6 +4032,30 @@ def test_a_sum_said_instead_for_the_case_asked_replaces_the_rule(
     assert _INSTEAD.search("a fixed £46 per metre instead") is not None
 
 
+def test_a_sentence_is_said_with_what_its_pronoun_leans_on_not_what_is_between(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "On Fridays it closes at 1pm" leans on "The HR office is ...", through
+    "It is open 8:30am to 4:30pm, Monday to Thursday", whose hours answer no
+    question of Fridays: it is left out, unless it says what is asked."""
+    office = chunk(
+        "docs/hr.md",
+        "# HR\n\nThe HR office is on the 2nd floor of the Kelvin Building. It is open 8:30am "
+        "to 4:30pm, Monday to Thursday. On Fridays it closes at 1pm.\n",
+    )
+    answer = generator.generate("What time does the HR office close on a Friday?", hits_of(office))
+    assert answer.text == (
+        "The HR office is on the 2nd floor of the Kelvin Building. On Fridays it closes at 1pm [1]."
+    ), answer.text
+    library = chunk(
+        "docs/library.md",
+        "# Library\n\nThe library is open 9am to 5pm Monday to Friday. On Saturdays it opens "
+        "10am to 4pm. It is closed on Sundays and bank holidays.\n",
+    )
+    answer = generator.generate("What time does the library open on Saturday?", hits_of(library))
+    assert "On Saturdays it opens 10am to 4pm" in answer.text, answer.text
+
+
 def test_who_holds_a_role_is_said_by_what_names_the_role(
     generator: ExtractiveGenerator,
 ) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from dataclasses import dataclass, replace
 
 from ...types import Chunk, Document, Hit
@@ -448,3 +448,35 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
             else:
                 previous = None
     return units
+
+
+_SUBJECT_PRONOUN = re.compile(
+    r"^(?:[^,.;:]{0,40},\s*|(?:on|in|at|from|for|during|after|before)\s+[^,.;:]{1,30}?\s+)?"
+    r"(it|they|he|she)\b",
+    re.IGNORECASE,
+)
+
+
+def _without_between(unit: _Unit, asked: Set[str]) -> _Unit:
+    """A sentence quoted with the ones before it that its pronoun leans on,
+    without those between that lean on the same as it: "The HR office is on
+    the 2nd floor. It is open 8:30am to 4:30pm, Monday to Thursday. On
+    Fridays it closes at 1pm." is said as its first and last (the Monday to
+    Thursday hours answer no question of Fridays), unless they say some of
+    the question's terms ``asked`` that the others do not."""
+    pieces = list(unit.pieces)
+    while len(pieces) > 2 and _same_subject(pieces[-2], pieces[-1]):
+        rest = {t for piece in (*pieces[:-2], pieces[-1]) for t in content_terms(piece)}
+        if set(content_terms(pieces[-2])) & asked - rest:
+            break
+        del pieces[-2]
+    if len(pieces) == len(unit.pieces):
+        return unit
+    return replace(unit, text=" ".join(pieces), pieces=tuple(pieces))
+
+
+def _same_subject(before: str, sentence: str) -> bool:
+    """Whether two sentences in a row have the same pronoun for their subject
+    ("It is open ...", "On Fridays it closes ...")."""
+    first, second = _SUBJECT_PRONOUN.match(before), _SUBJECT_PRONOUN.match(sentence)
+    return bool(first and second) and first.group(1).lower() == second.group(1).lower()

@@ -201,6 +201,7 @@ from ._units import (
     _Unit,
     _units_of,
     _where,
+    _without_between,
 )
 from ._versions import YEAR as _YEAR
 from ._versions import asks_version, asks_when, versions_in
@@ -1282,6 +1283,7 @@ class ExtractiveGenerator(Generator):
             or not any(v.chunk.id == u.chunk.id and _record_fields(v) for v in chosen[:i])
         ]
         chosen.sort(key=lambda unit: (unit.rank, unit.position))
+        chosen = [_without_between(unit, question_terms) for unit in chosen]
         wants_row = two_parts(read) or _WHOLE_ROW.search(read) is not None
         numbers: dict[str, int] = {}
         quotes: dict[str, list[str]] = {}
