@@ -4000,6 +4000,10 @@ def test_a_row_prices_what_it_is_asked_the_cost_of(generator: ExtractiveGenerato
         "| Dinosaurs Alive | 10:00–17:00 | £12 |",
         "for the day?",
     )
+    # a month said by a column's span of months
+    hire = chunk("docs/hire.md", weddings.text.replace("# Wedding packages", "# Venue hire"))
+    answer = generator.generate("How much is a Saturday wedding in June?", hits_of(hire))
+    assert answer.text == "Day: Saturday; Peak season (May – September): £9,800 [1].", answer.text
     # a span of months asked is each month of it
     answer = generator.generate(
         "What does a Saturday wedding cost from October to April?", hits_of(weddings)

@@ -156,6 +156,7 @@ from ._structure import (
     _heading_names,
     _heading_of_another,
     _labelled_by,
+    _month_span,
     _names_row,
     _procedure,
     _table_of,
@@ -607,6 +608,7 @@ class ExtractiveGenerator(Generator):
             or paid_by is not None
         )
         question_terms = set(terms)
+        months = asked_months(read)
         # "how much do basic members pay?": a price ("costs £8") says "pay"
         implied = question_terms & _PAY if kind == "money" else set()
         # "what's the phone number?": a number to call says "phone" and "number"
@@ -802,6 +804,14 @@ class ExtractiveGenerator(Generator):
                 )
             ):
                 unit = replace(unit, terms=unit.terms | implied_here)
+            # "a Saturday wedding in June": a column of "May – September" prices June
+            if (
+                unit.kind == "row"
+                and kind in {"money", "much"}
+                and months
+                and months <= set().union(*(_month_span(c) for c in unit.columns))
+            ):
+                unit = replace(unit, terms=unit.terms | (question_terms & _MONTH_TERMS))
             # "how many people can the Wheelhouse seat?": a capacity says it
             seats = question_terms & _HOLDS if kind == "count" else set()
             if seats and _CAPACITY in unit.terms | unit.context:
@@ -1303,7 +1313,7 @@ class ExtractiveGenerator(Generator):
                 # (a question of two parts gets the whole row, each part its columns)
                 asked=question_terms if not wants_row else frozenset(),
                 kind=kind or ("money" if _SUM_GIVEN.search(read) else None),
-                months=asked_months(read),
+                months=months,
             )
             pieces.append((said, unit.chunk))
             parts.append(_with_marker(said, numbers[chunk_id]))
@@ -1470,3 +1480,12 @@ _WHEN_WORDS = frozenset(
     )
 )  # fmt: skip
 """Words of when or for how long, which a row's columns may say apart from its words."""
+_MONTH_TERMS = frozenset(
+    stem(month)
+    for month in (
+        "january", "february", "march", "april", "may", "june", "july", "august", "september",
+        "october", "november", "december", "jan", "feb", "apr", "jun", "jul", "aug", "sep",
+        "sept", "oct", "nov", "dec",
+    )
+)  # fmt: skip
+"""The words of months, which a column's span of months says."""
