@@ -4036,6 +4036,58 @@ def test_a_sum_said_instead_for_the_case_asked_replaces_the_rule(
     assert _INSTEAD.search("a fixed £46 per metre instead") is not None
 
 
+def test_a_tenth_reviews_rows_of_seasons_periods_and_supplements(
+    generator: ExtractiveGenerator,
+) -> None:
+    """A span of months across seasons keeps both ("from May to October" is
+    not the one whose column names October); a "4 weeks" ticket is a month's;
+    a row of hourly prices prices no month; and a sum added to a price ("+£60
+    per day") answers no "how much is", only "how much extra"."""
+    pitches = chunk(
+        "docs/pitches.md",
+        "# Pitch hire\n\n| Pitch | Summer (April – September) | Winter (October – March) |\n"
+        "|---|---|---|\n| Tennis court | £9 per hour | £7 per hour |\n",
+    )
+    for question in (
+        "How much is a tennis court from May to October?",
+        "How much is a tennis court between May and October?",
+    ):
+        answer = generator.generate(question, hits_of(pitches))
+        assert "£9 per hour" in answer.text and "£7 per hour" in answer.text, answer.text
+    answer = generator.generate("How much is a tennis court in November?", hits_of(pitches))
+    assert "£7 per hour" in answer.text and "£9" not in answer.text, answer.text
+    assert_not_found(generator.generate("How much is a tennis court per month?", hits_of(pitches)))
+    passes = chunk(
+        "docs/passes.md",
+        "# Bus passes\n\n| Ticket | Week | 4 weeks |\n|---|---|---|\n| Adult | £16.00 | £55.00 |\n",
+    )
+    answer = generator.generate("How much is a monthly adult bus pass?", hits_of(passes))
+    assert "£55.00" in answer.text, answer.text
+    extras = chunk(
+        "docs/coaches.md",
+        "# Seasonal supplements\n\n| Vehicle | Peak (May – September) |\n|---|---|\n"
+        "| Standard coach | +£60 per day |\n",
+    )
+    assert_not_found(generator.generate("How much is a standard coach?", hits_of(extras)))
+    answer = generator.generate(
+        "How much extra is a standard coach in the peak season?", hits_of(extras)
+    )
+    assert "+£60 per day" in answer.text, answer.text
+    # a role "of" the page's own name: its title says it, the row need not
+    team = replace(
+        chunk(
+            "docs/tarnside-buses/team.md",
+            "| Role | Name |\n|---|---|\n| Managing Director | Fiona Kerr |\n",
+        ),
+        metadata={"source": "docs/tarnside-buses/team.md", "title": "Tarnside Buses: our team"},
+    )
+    about = chunk("docs/tarnside-buses/about.md", "Tarnside Buses runs 40 routes.\n")
+    answer = generator.generate(
+        "Who is the managing director of Tarnside Buses?", hits_of(team, about)
+    )
+    assert "Fiona Kerr" in answer.text, answer.text
+
+
 def test_a_sentence_is_said_with_what_its_pronoun_leans_on_not_what_is_between(
     generator: ExtractiveGenerator,
 ) -> None:

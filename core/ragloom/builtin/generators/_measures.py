@@ -186,7 +186,21 @@ _PERIODS = {
 
 
 def _periods(text: str) -> set[str]:
-    return {_PERIODS[w] for w in re.findall(r"[a-z]+", text.lower()) if w in _PERIODS}
+    lowered = text.lower()
+    said = {_PERIODS[w] for w in re.findall(r"[a-z]+", lowered) if w in _PERIODS}
+    return said | {period for pattern, period in _SAME_PERIOD if pattern.search(lowered)}
+
+
+_SAME_PERIOD = tuple(
+    (re.compile(pattern), period)
+    for pattern, period in (
+        (r"\b(?:4|four)\s+weeks?\b|\b(?:28|30|31)\s+days?\b", "month"),
+        (r"\b(?:7|seven)\s+days?\b", "week"),
+        (r"\b(?:12|twelve)\s+months?\b|\b52\s+weeks?\b|\b36[56]\s+days?\b", "year"),
+        (r"\b24\s+hours?\b", "day"),
+    )
+)
+"""Periods said as a number of others ("4 weeks" is a month's ticket)."""
 
 
 _UNIT = r"(?:minute|hour|day|night|week|month|year)"
@@ -217,7 +231,8 @@ def prices_another_period(columns: tuple[str, ...], text: str, question: str) ->
     "Full day") prices none of those a price question asks of ("for an
     hour"), nor names them in its column names or its cells (``text``)."""
     asked = _periods(_NO_PERIOD.sub(" ", question))
-    named = set().union(*(_priced_periods(column) for column in columns))
+    # (and its cells': "£9 per hour" prices no month)
+    named = set().union(*(_priced_periods(part) for part in (*columns, *text.split("|"))))
     # (a period a column names otherwise is the question's word for it:
     # "the membership with off-peak hours")
     return bool(asked and named) and not asked & _periods(" ".join((*columns, text)))

@@ -379,6 +379,9 @@ def _asked_columns(
         if any(months & span and unit.cells[n] for n, span in spans.items()):
             # (of a month column with a value: an empty one says the row is not then)
             kept = {number for number in kept if not spans[number] or months & spans[number]}
+            # (its months name no column then: "from May to October" keeps
+            # both seasons, not the one whose name says "October")
+            asked = set(asked) - _MONTH_TERMS
     named = _named_columns(unit, kept, asked, kind)
     if named:
         # the cell that names the row where its label does not ("Which
@@ -407,11 +410,12 @@ _MONTH_NUMBER = {
     )
     for name in names
 }  # fmt: skip
+_MONTH_NAME = "|".join(sorted(_MONTH_NUMBER, key=len, reverse=True))
 _MONTH_RANGE = re.compile(
-    r"\b(" + "|".join(sorted(_MONTH_NUMBER, key=len, reverse=True)) + r")\b\.?"
-    r"\s*(?:-|–|—|to|until|till)\s*"
-    r"\b(" + "|".join(sorted(_MONTH_NUMBER, key=len, reverse=True)) + r")\b",
-    re.IGNORECASE,
+    rf"\b({_MONTH_NAME})\b\.?\s*(?:-|–|—|to|until|till)\s*\b({_MONTH_NAME})\b", re.IGNORECASE
+)
+_MONTHS_BETWEEN = re.compile(
+    rf"\bbetween\s+({_MONTH_NAME})\b\.?\s+and\s+({_MONTH_NAME})\b", re.IGNORECASE
 )
 
 
@@ -419,7 +423,11 @@ def asked_months(question: str) -> frozenset[int]:
     """The months a question names ("in November": 11; "from October to
     April": each between); not "may" nor "mar" alone."""
     spans = frozenset().union(
-        *(_month_span(found.group()) for found in _MONTH_RANGE.finditer(question))
+        *(
+            _spanned(found)
+            for pattern in (_MONTH_RANGE, _MONTHS_BETWEEN)
+            for found in pattern.finditer(question)
+        )
     )
     return spans | frozenset(
         _MONTH_NUMBER[word.lower()]
@@ -428,12 +436,19 @@ def asked_months(question: str) -> frozenset[int]:
     )
 
 
+_MONTH_TERMS = frozenset(stem(name) for name in _MONTH_NUMBER)
+"""The words of months (their stems)."""
+
+
 def _month_span(name: str) -> frozenset[int]:
     """The months a column's name spans ("Off-peak (October – April)":
     10, 11, 12, 1, 2, 3, 4); none where it names no span of months."""
     found = _MONTH_RANGE.search(name)
-    if not found:
-        return frozenset()
+    return _spanned(found) if found else frozenset()
+
+
+def _spanned(found: re.Match[str]) -> frozenset[int]:
+    """The months from one month to another ("October – April"), both ends too."""
     first, last = (_MONTH_NUMBER[found.group(i).lower()] for i in (1, 2))
     return frozenset((first - 1 + step) % 12 + 1 for step in range((last - first) % 12 + 1))
 

@@ -1138,6 +1138,13 @@ class ExtractiveGenerator(Generator):
                 and not (_says_of(unit, sums) or sums & set(content_terms(unit.heading)))
             ):
                 fit = False  # "what's my excess?": the cover's price is another sum
+            if (
+                fit
+                and kind in {"money", "much"}
+                and _ADDED_SUM.search(unit.text)
+                and not question_terms & _ADDED_WORDS
+            ):
+                fit = False  # "Peak (May – September): +£60 per day" is added to a price
             if fit and not yes_no and measures_another(unit.text, read):
                 fit = False  # "Duration: 30 minutes" to "a 90 minute massage"
             if (
@@ -1265,7 +1272,9 @@ class ExtractiveGenerator(Generator):
             if not any(
                 holds_role(
                     role,
-                    of & known,  # ("of St Mary's": the page's own name, which it need not say)
+                    # ("of St Mary's", "of Tarnside Buses": the page's own name,
+                    # in its title or path, which its sentences need not say)
+                    of & known - _page_terms(unit.chunk),
                     unit.terms | _column_terms(" ".join(unit.columns)),
                     unit.context | unit.outer,
                 )
@@ -1489,3 +1498,17 @@ _MONTH_TERMS = frozenset(
     )
 )  # fmt: skip
 """The words of months, which a column's span of months says."""
+_ADDED_SUM = re.compile(r"\+\s?[£$€]\s?\d")
+"""A sum added to a price ("+£60 per day"), which is no price itself."""
+_ADDED_WORDS = frozenset(
+    stem(word)
+    for word in ("extra", "more", "additional", "supplement", "surcharge", "add", "added", "plus")
+)
+"""A question's words for a sum added to a price ("How much extra per day ...?")."""
+
+
+def _page_terms(chunk: Chunk) -> frozenset[str]:
+    """The words of a chunk's page title and path ("docs/tarnside-buses/team.html")."""
+    meta = chunk.metadata
+    named = " ".join(str(meta.get(field, "")) for field in ("title", "source"))
+    return frozenset(content_terms(re.sub(r"[/_.\\-]+", " ", named)))
