@@ -4031,6 +4031,16 @@ def test_a_sum_said_instead_for_the_case_asked_replaces_the_rule(
     assert answer.text == "Hygiene appointments cancelled late are charged £15 instead [1]."
     answer = generator.generate("How much is the fee if I miss my appointment?", hits_of(fees))
     assert "£25" in answer.text, answer.text
+    # a sum said instead for a case the question does not name: with its rule
+    fares = chunk(
+        "docs/fares.md",
+        "# Penalty fares\n\nPassengers travelling without a valid ticket are charged a penalty "
+        "fare of £20. If you pay within 14 days, you are charged £10 instead.\n",
+    )
+    answer = generator.generate("How much is the penalty fare?", hits_of(fares))
+    assert answer.text.startswith(
+        "Passengers travelling without a valid ticket are charged a penalty fare of £20 [1]."
+    ), answer.text
     # a thing used instead is no sum in place of another
     assert _INSTEAD.search("they use Comfort+ instead, which lasts 3 hours") is None
     assert _INSTEAD.search("a fixed £46 per metre instead") is not None

@@ -1293,6 +1293,9 @@ class ExtractiveGenerator(Generator):
                 other is not unit and _instead_of(other, unit, question_terms) for other in chosen
             )
         ]
+        # "If you pay within 14 days, you are charged £10 instead" of a case
+        # the question does not name: said with the rule it replaces
+        chosen = _with_rules(chosen, units, question_terms)
         # a record is said whole once (its fields are said together)
         records = {u.chunk.id for u in chosen if _record_fields(u)}
         chosen = [
@@ -1512,3 +1515,38 @@ def _page_terms(chunk: Chunk) -> frozenset[str]:
     meta = chunk.metadata
     named = " ".join(str(meta.get(field, "")) for field in ("title", "source"))
     return frozenset(content_terms(re.sub(r"[/_.\\-]+", " ", named)))
+
+
+def _with_rules(chosen: list[_Unit], units: Sequence[_Unit], asked: set[str]) -> list[_Unit]:
+    """``chosen``, each sum said *instead* for a case the question does not
+    name ("If you pay within 14 days, you are charged £10 instead" to "How
+    much is the penalty fare?") with the sentence before it in its passage
+    that it replaces (the £20 fare): an exception alone reads as the rule."""
+    out: list[_Unit] = []
+    for unit in chosen:
+        if _SUM_INSTEAD.search(unit.text):
+            before = [
+                u
+                for u in units
+                if u.chunk.id == unit.chunk.id
+                and u.position < unit.position
+                and u.kind == "sentence"
+                and not unit.text.startswith(u.text)
+            ]
+            rule = before[-1] if before else None
+            if (
+                rule is not None
+                and any(ch.isdigit() for ch in rule.text)
+                and not _instead_of(unit, rule, asked)
+                and all(rule is not u and rule.text not in u.text for u in (*chosen, *out))
+            ):
+                out.append(rule)
+        out.append(unit)
+    return out
+
+
+_SUM_INSTEAD = re.compile(
+    r"(?:[£$€]\s?\d|\d\s?%)[^.;:!?]{0,30}?\b(?:instead|rather than|in place of)\b", re.IGNORECASE
+)
+"""A sum said in place of another ("charged £10 instead"; not "over 30 days
+old get store credit instead")."""
