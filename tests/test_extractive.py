@@ -4159,6 +4159,16 @@ def test_who_holds_a_role_is_said_by_what_names_the_role(
         assert name in generator.generate(question, hits_of(crew)).text, question
     # not a role pieced together from a heading and a sentence
     assert_not_found(generator.generate("Who is the head of the school?", hits_of(crew)))
+    # an acronym written out ("CEO": "Chief Executive Officer")
+    leaders = chunk(
+        "docs/about.md",
+        "# About Quillpad\n\n## Leadership\n\n- **Ruth Okonjo** — Chief Executive Officer\n"
+        "- **Daniel Voss** — Chief Technology Officer\n",
+    )
+    for question, name in [("Who is the CEO?", "Ruth Okonjo"), ("Who's the CTO?", "Daniel Voss")]:
+        answer = generator.generate(question, hits_of(leaders))
+        assert answer.text.startswith(f"**{name}**"), answer.text
+    assert_not_found(generator.generate("Who is the CFO?", hits_of(leaders)))
     venue = chunk(
         "docs/contact.md",
         "# Contact\n\nGeneral enquiries: info@lanternhall.co.uk or 0117 496 0300.\n",

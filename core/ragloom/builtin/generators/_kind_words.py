@@ -10,7 +10,14 @@ from collections.abc import Iterable, Iterator, Sequence
 from ._questions import _as_word, two_parts
 from ._text import content_terms
 
-__all__ = ["asked_kinds", "names_other_kind", "unknown_acronym", "unknown_kind"]
+__all__ = [
+    "acronyms",
+    "asked_kinds",
+    "expands",
+    "names_other_kind",
+    "unknown_acronym",
+    "unknown_kind",
+]
 
 _DETERMINERS = frozenset(
     {"a", "an", "the", "my", "your", "our", "their", "his", "her", "its", "this", "that",
@@ -120,6 +127,8 @@ def unknown_acronym(question: str, texts: Iterable[str]) -> str | None:
     for acronym in found:
         if re.search(_as_word(acronym) + r"|(?<![\w-])" + acronym + r"(?:s|'s|’s)\b", joined):
             continue
+        if expands(acronym, joined):  # "CEO": "Chief Executive Officer"
+            continue
         if known is None:
             known = set(content_terms(joined))
         terms = content_terms(acronym)  # "pdf" in "Upload a pdf"; "us" is no word of it
@@ -187,3 +196,19 @@ def names_other_kind(text: str, kinds: set[tuple[str, str]]) -> bool:
             if term == [noun] and kind not in terms and before and before[0] != kind:
                 return True
     return False
+
+
+def acronyms(question: str) -> list[str]:
+    """The acronyms a question writes ("Who is the CEO?": ``CEO``)."""
+    return [a for a in _ACRONYM.findall(question) if a not in _CHAT_ACRONYMS]
+
+
+def expands(acronym: str, text: str) -> bool:
+    """Whether ``text`` writes ``acronym`` out, a capitalised word for each of
+    its letters ("CEO": "Chief Executive Officer"; "DPO": "Data Protection
+    Officer")."""
+    letters = [ch for ch in acronym if ch.isalpha()]
+    if len(letters) < 2 or len(letters) != len(acronym):
+        return False
+    pattern = r"\s+".join(rf"{letter}[a-z]+" for letter in letters)
+    return re.search(rf"\b{pattern}\b", text) is not None

@@ -11,6 +11,7 @@ from collections.abc import Collection, Sequence
 from ...terminal import clean
 from ...types import Hit
 from ._groups import _GROUP
+from ._kind_words import expands
 from ._names import mentions
 from ._places import excluded_by, framed_by, places_in, said_in, within
 from ._text import GENERIC_STEMS, content_terms, stem
@@ -261,7 +262,7 @@ def _about(unit: _Unit, names: list[str], rival: set[str], texts: Sequence[str] 
     cells = " ".join(f"{column} {cell}" for column, cell in zip(unit.columns, unit.cells))
     where = f"{_where(chunk)} {cells.lower()}"
 
-    if not any(_knows(where, name) for name in names):
+    if not any(_knows(where, name) or expands(name, chunk.text) for name in names):
         # "Every phone has a two-year warranty" is about the P8 too, when the
         # passages know a P8 (a name none of them holds is not vouched for);
         # so is "Two-factor authentication is available on every plan" about
@@ -290,8 +291,10 @@ def _about(unit: _Unit, names: list[str], rival: set[str], texts: Sequence[str] 
         return own or any(mentions(unit.text, name) for name in names)
     # "**Kelsworth Central** is at 14 Tannery Row. ... There is no on-site
     # parking.": the paragraph's sentences are Kelsworth Central's
+    # (and "**Ruth Okonjo** — Chief Executive Officer" speaks of the CEO)
     return not unit.subject or any(
-        mentions(unit.subject, name) or mentions(unit.text, name) for name in names
+        mentions(unit.subject, name) or mentions(unit.text, name) or expands(name, unit.text)
+        for name in names
     )
 
 

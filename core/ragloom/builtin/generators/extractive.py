@@ -69,7 +69,14 @@ from ._joining import (
     _superseded,
     _with_marker,
 )
-from ._kind_words import asked_kinds, names_other_kind, unknown_acronym, unknown_kind
+from ._kind_words import (
+    acronyms,
+    asked_kinds,
+    expands,
+    names_other_kind,
+    unknown_acronym,
+    unknown_kind,
+)
 from ._kinds import ANY_LEAVE, LEAVE_KINDS, answer_kind, counted_kind, counted_thing
 from ._measures import measures_another, prices_another_period
 from ._messages import (
@@ -461,9 +468,11 @@ class ExtractiveGenerator(Generator):
         identifiers = _IDENTIFIER.findall(main_question(worded))
         if (asked_names or identifiers) and not two_parts(worded):
             known = "\n".join(_where(hit.chunk) for hit in hits)
-            if not all(_knows(known, name) for name in asked_names) or not all(
-                _has_identifier(known, name) for name in identifiers
-            ):
+            if not all(
+                # ("CEO": "Chief Executive Officer")
+                _knows(known, name) or expands(name, "\n".join(texts))
+                for name in asked_names
+            ) or not all(_has_identifier(known, name) for name in identifiers):
                 return _not_found(question, hits)
         # "a corporate membership" where the passages know membership but
         # never "corporate": what they say of membership answers another question
@@ -609,6 +618,7 @@ class ExtractiveGenerator(Generator):
         )
         question_terms = set(terms)
         months = asked_months(read)
+        asked_acronyms = acronyms(read)
         # "how much do basic members pay?": a price ("costs £8") says "pay"
         implied = question_terms & _PAY if kind == "money" else set()
         # "what's the phone number?": a number to call says "phone" and "number"
@@ -804,6 +814,10 @@ class ExtractiveGenerator(Generator):
                 )
             ):
                 unit = replace(unit, terms=unit.terms | implied_here)
+            # "Who is the CEO?": "Ruth Okonjo — Chief Executive Officer" says it
+            written_out = {a.lower() for a in asked_acronyms if expands(a, _said(unit))}
+            if written_out - unit.terms:
+                unit = replace(unit, terms=unit.terms | written_out)
             # "a Saturday wedding in June": a column of "May – September" prices June
             if (
                 unit.kind == "row"
@@ -1275,7 +1289,10 @@ class ExtractiveGenerator(Generator):
                     # ("of St Mary's", "of Tarnside Buses": the page's own name,
                     # in its title or path, which its sentences need not say)
                     of & known - _page_terms(unit.chunk),
-                    unit.terms | _column_terms(" ".join(unit.columns)),
+                    unit.terms
+                    | _column_terms(" ".join(unit.columns))
+                    # ("Ruth Okonjo — Chief Executive Officer" is the CEO)
+                    | {a.lower() for a in asked_acronyms if expands(a, _said(unit))},
                     unit.context | unit.outer,
                 )
                 for role, of in roles
@@ -1550,3 +1567,8 @@ _SUM_INSTEAD = re.compile(
 )
 """A sum said in place of another ("charged £10 instead"; not "over 30 days
 old get store credit instead")."""
+
+
+def _said(unit: _Unit) -> str:
+    """A unit's text with its table's column names."""
+    return " | ".join((unit.text, *unit.columns))
