@@ -4078,9 +4078,14 @@ def test_a_tenth_reviews_rows_of_seasons_periods_and_supplements(
         "# Seasonal supplements\n\n| Vehicle | Peak (May – September) |\n|---|---|\n"
         "| Standard coach | +£60 per day |\n",
     )
-    assert_not_found(generator.generate("How much is a standard coach?", hits_of(extras)))
+    hire = chunk(
+        "docs/hire.md",
+        "# Coach hire\n\n| Vehicle | Full day |\n|---|---|\n| Standard coach | £590 |\n",
+    )
+    answer = generator.generate("How much is a standard coach?", hits_of(extras, hire))
+    assert "£590" in answer.text and "+£60" not in answer.text, answer.text
     answer = generator.generate(
-        "How much extra is a standard coach in the peak season?", hits_of(extras)
+        "How much extra is a standard coach in the peak season?", hits_of(extras, hire)
     )
     assert "+£60 per day" in answer.text, answer.text
     # a role "of" the page's own name: its title says it, the row need not
@@ -4120,6 +4125,54 @@ def test_a_sentence_is_said_with_what_its_pronoun_leans_on_not_what_is_between(
     )
     answer = generator.generate("What time does the library open on Saturday?", hits_of(library))
     assert "On Saturdays it opens 10am to 4pm" in answer.text, answer.text
+
+
+def test_an_eleventh_reviews_conditions_added_sums_and_acronyms(
+    generator: ExtractiveGenerator,
+) -> None:
+    """A sentence between that the answer leans on ("otherwise") or that
+    bounds it stays; a row that prices with a sum added beside its price, or
+    by the added sum alone, still answers; an acronym the passages know only
+    written out in a heading ("User Settings" for "US") answers nothing; and
+    a role of another named body is no role of the page's own."""
+    hygiene = chunk(
+        "docs/hygiene.md",
+        "# Hygienist\n\nThe hygienist sees patients on Tuesdays. It is free for children under "
+        "18. It costs £65 otherwise.\n",
+    )
+    answer = generator.generate("How much does the hygienist cost?", hits_of(hygiene))
+    assert "It is free for children under 18" in answer.text, answer.text
+    fees = chunk(
+        "docs/fees.md",
+        "# Fees\n\n| Treatment | Price | Extras |\n|---|---|---|\n"
+        "| White filling | £120 | +£30 per extra surface |\n| Crown | £650 | |\n",
+    )
+    answer = generator.generate("How much is a white filling?", hits_of(fees))
+    assert "£120" in answer.text, answer.text
+    extras = chunk(
+        "docs/extras.md",
+        "# Extras\n\n| Extra | Price |\n|---|---|\n| Roof box | +£10 |\n| Bike rack | +£8 |\n",
+    )
+    answer = generator.generate("How much is a roof box?", hits_of(extras))
+    assert "+£10" in answer.text, answer.text
+    settings = chunk(
+        "docs/settings.md",
+        "# Quire\n\n### User Settings\n\nRefunds are available within 30 days of purchase.\n",
+    )
+    assert_not_found(generator.generate("Is Quire available in the US?", hits_of(settings)))
+    ferries = replace(
+        chunk(
+            "docs/isle-link/people.md",
+            "# People\n\nThe managing director of Harbour Group is Ken Ross.\n",
+        ),
+        metadata={"source": "docs/isle-link/people.md", "title": "Isle Link Ferries: people"},
+    )
+    about = chunk("docs/isle-link/about.md", "Isle Link Ferries sails to four islands.\n")
+    assert_not_found(
+        generator.generate(
+            "Who is the managing director of Isle Link Ferries?", hits_of(ferries, about)
+        )
+    )
 
 
 def test_who_holds_a_role_is_said_by_what_names_the_role(

@@ -211,4 +211,9 @@ def expands(acronym: str, text: str) -> bool:
     if len(letters) < 2 or len(letters) != len(acronym):
         return False
     pattern = r"\s+".join(rf"{letter}[a-z]+" for letter in letters)
-    return re.search(rf"\b{pattern}\b", text) is not None
+    # (not a heading's, whose every word is capitalised: "### User Settings" is no "US")
+    prose = _HEADING_LINE.sub(" ", text)
+    return re.search(rf"\b{pattern}\b", prose) is not None
+
+
+_HEADING_LINE = re.compile(r"^\s*#.*$", re.MULTILINE)

@@ -466,8 +466,16 @@ def _without_between(unit: _Unit, asked: Set[str]) -> _Unit:
     the question's terms ``asked`` that the others do not."""
     pieces = list(unit.pieces)
     while len(pieces) > 2 and _same_subject(pieces[-2], pieces[-1]):
-        rest = {t for piece in (*pieces[:-2], pieces[-1]) for t in content_terms(piece)}
-        if set(content_terms(pieces[-2])) & asked - rest:
+        middle, last = set(content_terms(pieces[-2])), set(content_terms(pieces[-1]))
+        # (it says what the question asks that the answer does not, or the
+        # same as the answer: "They are recorded ..." beside "They are not
+        # recorded ..."; compared with the answer, not the sentence it leans on)
+        head = {t for piece in pieces[:-2] for t in content_terms(piece)}
+        if middle & asked - last or middle & last & asked - head:
+            break
+        # (the answer leans on it: "It costs £65 otherwise"; or it bounds the
+        # answer: "It is available on Sundays only")
+        if _LEANS_BACK.search(pieces[-1]) or _BOUNDS.search(pieces[-2]):
             break
         del pieces[-2]
     if len(pieces) == len(unit.pieces):
@@ -480,3 +488,16 @@ def _same_subject(before: str, sentence: str) -> bool:
     ("It is open ...", "On Fridays it closes ...")."""
     first, second = _SUBJECT_PRONOUN.match(before), _SUBJECT_PRONOUN.match(sentence)
     return bool(first and second) and first.group(1).lower() == second.group(1).lower()
+
+
+_LEANS_BACK = re.compile(
+    r"\b(?:otherwise|after that|before that|else|other days|other times|instead|then|too|also|"
+    r"as well|still|either|however)\b",
+    re.IGNORECASE,
+)
+"""Words by which a sentence leans on the one before it ("It costs £65 otherwise")."""
+_BOUNDS = re.compile(
+    r"\b(?:only|not|no|never|free|unless|except|until|if|closed|withdrawn|suspended)\b|n't\b",
+    re.IGNORECASE,
+)
+"""Words by which a sentence bounds what follows ("It is available on Sundays only")."""

@@ -1157,6 +1157,8 @@ class ExtractiveGenerator(Generator):
                 and kind in {"money", "much"}
                 and _ADDED_SUM.search(unit.text)
                 and not question_terms & _ADDED_WORDS
+                and _only_added(unit.text)
+                and _priced_elsewhere(unit, units)
             ):
                 fit = False  # "Peak (May – September): +£60 per day" is added to a price
             if fit and not yes_no and measures_another(unit.text, read):
@@ -1288,7 +1290,8 @@ class ExtractiveGenerator(Generator):
                     role,
                     # ("of St Mary's", "of Tarnside Buses": the page's own name,
                     # in its title or path, which its sentences need not say)
-                    of & known - _page_terms(unit.chunk),
+                    of
+                    & known - (set() if _of_another(role, of, unit) else _page_terms(unit.chunk)),
                     unit.terms
                     | _column_terms(" ".join(unit.columns))
                     # ("Ruth Okonjo — Chief Executive Officer" is the CEO)
@@ -1313,6 +1316,10 @@ class ExtractiveGenerator(Generator):
         # "If you pay within 14 days, you are charged £10 instead" of a case
         # the question does not name: said with the rule it replaces
         chosen = _with_rules(chosen, units, question_terms)
+        # "Is Quire available in the US?": an acronym vouched for only by a
+        # writing-out ("### User Settings") is answered by what writes it out
+        if _written_out_elsewhere(asked_acronyms, texts, chosen):
+            return _not_found(question, hits)
         # a record is said whole once (its fields are said together)
         records = {u.chunk.id for u in chosen if _record_fields(u)}
         chosen = [
@@ -1489,7 +1496,8 @@ def _instead_of(exception: _Unit, rule: _Unit, asked: set[str]) -> bool:
         and _INSTEAD.search(exception.text) is not None
         # (its own words, not the unit of a figure: "lasts 3 hours" names no case)
         and bool(
-            (exception.terms - rule.terms) & asked - GENERIC_STEMS - _figure_units(exception.text)
+            (exception.terms - rule.terms)
+            & asked - GENERIC_STEMS - _MONEY_VERBS - _figure_units(exception.text)
         )
         and any(ch.isdigit() for ch in rule.text)
     )
@@ -1553,7 +1561,7 @@ def _with_rules(chosen: list[_Unit], units: Sequence[_Unit], asked: set[str]) ->
             rule = before[-1] if before else None
             if (
                 rule is not None
-                and any(ch.isdigit() for ch in rule.text)
+                and _SUM_GIVEN.search(rule.text) is not None  # (a sum it replaces)
                 and not _instead_of(unit, rule, asked)
                 and all(rule is not u and rule.text not in u.text for u in (*chosen, *out))
             ):
@@ -1572,3 +1580,62 @@ old get store credit instead")."""
 def _said(unit: _Unit) -> str:
     """A unit's text with its table's column names."""
     return " | ".join((unit.text, *unit.columns))
+
+
+_ADDED_FULL = re.compile(r"\+\s?[£$€]\s?[\d.,]+")
+"""A whole sum added to a price ("+£60")."""
+
+
+def _only_added(text: str) -> bool:
+    """Whether every sum ``text`` says is added to a price ("+£10"; not
+    "£120; +£30 per extra surface", which says the price too)."""
+    return _SUM_GIVEN.search(_ADDED_FULL.sub(" ", text)) is None
+
+
+def _priced_elsewhere(unit: _Unit, units: Sequence[_Unit]) -> bool:
+    """Whether another unit prices a row's label outright ("Standard coach:
+    Full day £590" beside "Standard coach: +£60 per day"): then the added
+    sum is no price of it; a roof box priced only "+£10" is priced so."""
+    if unit.kind != "row" or not unit.cells:
+        return False
+    label = set(content_terms(unit.cells[0]))
+    return bool(label) and any(
+        other is not unit
+        and label <= other.terms
+        and _SUM_GIVEN.search(_ADDED_FULL.sub(" ", other.text)) is not None
+        for other in units
+    )
+
+
+def _of_another(role: tuple[str, ...], of: frozenset[str], unit: _Unit) -> bool:
+    """Whether ``unit`` says its role is of a named body the question does not
+    name ("The managing director of Harbour Group is Ken Ross" to "... of
+    Isle Link Ferries?"): the page's own name is then not its."""
+    pattern = rf"(?i:\b{re.escape(role[-1])}\w*\s+of\s+(?:the\s+)?)((?:[A-Z][\w'&-]*\s*)+)"
+    for found in re.finditer(pattern, unit.text):
+        named = set(content_terms(found.group(1))) - GENERIC_STEMS
+        if named and not named <= of:
+            return True
+    return False
+
+
+def _written_out_elsewhere(
+    asked: Sequence[str], texts: Sequence[str], chosen: Sequence[_Unit]
+) -> bool:
+    """Whether an acronym the question asks is known to the passages only
+    written out ("User Settings" for "US"), and no chosen unit writes it out."""
+    joined = "\n".join(texts)
+    words = set(content_terms(joined))
+    for acronym in asked:
+        if re.search(rf"(?<![\w-]){acronym}(?![\w-])", joined) or acronym.lower() in words:
+            continue
+        if expands(acronym, joined) and not any(expands(acronym, _said(unit)) for unit in chosen):
+            return True
+    return False
+
+
+_MONEY_VERBS = frozenset(
+    stem(word) for word in ("charge", "charged", "charges", "pay", "paid", "cost", "costs", "price")
+)
+"""Words of paying, which name no case of an exception ("How much is the
+penalty fare charged?" names none of "If you pay within 14 days")."""
