@@ -159,6 +159,7 @@ from ._siblings import (
 from ._spelling import as_spelled, readings
 from ._structure import (
     _HOW_TO,
+    _MONTH_TERMS,
     _heading_answers,
     _heading_names,
     _heading_of_another,
@@ -1508,24 +1509,14 @@ def _figure_units(text: str) -> set[str]:
     return {stem(unit.lower()) for unit in re.findall(r"\d[\d.,]*\s*([A-Za-z]+)", text)}
 
 
-_WHEN_WORDS = frozenset(
+_WHEN_WORDS = _MONTH_TERMS | frozenset(
     stem(word)
     for word in (
         "hour", "hours", "day", "days", "night", "nights", "week", "weeks", "month", "months",
-        "year", "years", "january", "february", "march", "april", "may", "june", "july",
-        "august", "september", "october", "november", "december",
+        "year", "years",
     )
 )  # fmt: skip
 """Words of when or for how long, which a row's columns may say apart from its words."""
-_MONTH_TERMS = frozenset(
-    stem(month)
-    for month in (
-        "january", "february", "march", "april", "may", "june", "july", "august", "september",
-        "october", "november", "december", "jan", "feb", "apr", "jun", "jul", "aug", "sep",
-        "sept", "oct", "nov", "dec",
-    )
-)  # fmt: skip
-"""The words of months, which a column's span of months says."""
 _ADDED_SUM = re.compile(r"\+\s?[£$€]\s?\d")
 """A sum added to a price ("+£60 per day"), which is no price itself."""
 _ADDED_WORDS = frozenset(
