@@ -16,8 +16,8 @@ from ragloom.builtin.generators._names import entities
 from ragloom.builtin.generators._parts import question_parts
 from ragloom.builtin.generators._people import asker, holds_age
 from ragloom.builtin.generators._questions import main_question
+from ragloom.builtin.generators._sums import _INSTEAD
 from ragloom.builtin.generators.extractive import (
-    _INSTEAD,
     FOLLOW_UP,
     FROM_DEPRECATED,
     NOT_ENGLISH,

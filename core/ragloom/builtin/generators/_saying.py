@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import MutableMapping, Sequence, Set
 
 from ...terminal import clean
+from ._columns import _asked_columns, _with_columns
 from ._releases import _change_type
-from ._structure import _asked_columns, _heading_names, _is_line_of, _plain_heading, _with_columns
+from ._structure import _heading_names, _is_line_of, _plain_heading
 from ._units import _record_fields, _Unit
 
 __all__ = ["unit_said"]

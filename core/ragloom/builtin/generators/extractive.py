@@ -20,6 +20,8 @@ about), ``_groups`` (whom a sentence is for), ``_prices`` and ``_rivals``
 negations), ``_releases`` (changelogs), ``_parts`` and ``_joining`` (a
 question of two parts), ``_spelling`` (slips of typing), ``_history``
 (follow-ups in a chat), ``_saying`` (how a chosen unit is said),
+``_columns`` (which of a row's columns are said), ``_sums`` (a sum said
+instead of another, a sum added to a price), ``_roles`` (who holds a role),
 ``_messages`` (what is said when nothing answers, and how a slip was read).
 What they read in a question and a sentence: ``_questions`` (its form),
 ``_names`` (the names it says and their rivals), ``_kinds`` and
@@ -38,6 +40,7 @@ from pydantic import Field, field_validator
 
 from ...components import ComponentConfig, Generator, Message
 from ...types import Answer, Chunk, Hit
+from ._columns import _MONTH_TERMS, _month_span, asked_months
 from ._current import asks_of_old, is_deprecated, old_words
 from ._figures import fits_kind, given_figures
 from ._groups import (
@@ -96,10 +99,8 @@ from ._people import (
     OUTSIDERS,
     STAFF,
     asked_age,
-    asked_role,
     asker,
     holds_age,
-    holds_role,
     payer,
     receiver,
 )
@@ -147,6 +148,7 @@ from ._questions import (
     two_parts,
 )
 from ._rivals import _prices_another, _row_of_another
+from ._roles import _of_another, _page_terms, _said, _written_out_elsewhere, asked_role, holds_role
 from ._saying import unit_said
 from ._siblings import (
     _SIBLING_KINDS,
@@ -159,18 +161,15 @@ from ._siblings import (
 from ._spelling import as_spelled, readings
 from ._structure import (
     _HOW_TO,
-    _MONTH_TERMS,
     _heading_answers,
     _heading_names,
     _heading_of_another,
     _labelled_by,
-    _month_span,
     _names_row,
     _procedure,
     _table_of,
     _with_items,
     _with_what_follows,
-    asked_months,
 )
 from ._subjects import (
     _IDENTIFIER,
@@ -192,6 +191,18 @@ from ._subjects import (
     _sized_names,
     _subject_terms,
     _told_apart,
+)
+from ._sums import (
+    _ADDED_SUM,
+    _ADDED_WORDS,
+    _PRICE_WORDS,
+    _SUM_GIVEN,
+    _WHEN_WORDS,
+    _figure_units,
+    _instead_of,
+    _only_added,
+    _priced_elsewhere,
+    _with_rules,
 )
 from ._text import (
     GENERIC_STEMS,
@@ -1473,160 +1484,3 @@ _WHOLE_ROW = re.compile(
 )
 """A question that asks about a row whole ("Tell me about the Pro tier"): it
 is said with every column, whatever column its words name."""
-_SUM_GIVEN = re.compile(r"[£$€¥]\s?\d|\d\s?(?:[£$€¥]|(?:eur|usd|gbp)\b)", re.IGNORECASE)
-"""A sum the question gives ("Is express delivery under £30?"): a figure of
-money is what it asks of the row, though it asks no "how much"."""
-_PRICE_WORDS = frozenset({stem("cost"), stem("costs"), stem("price"), stem("prices")})
-"""A question's words for a price, which a sum says without them (a "rate",
-a "fare"): not a fee's or a charge's, which may name a sum of its own kind."""
-
-
-_INSTEAD = re.compile(r"\d[^.;:!?]{0,30}?\b(?:instead|rather than|in place of)\b", re.IGNORECASE)
-"""A figure said in place of another ("charged £15 instead", "a fixed £46
-per metre instead"); not a thing ("they use Comfort+ instead")."""
-
-
-def _instead_of(exception: _Unit, rule: _Unit, asked: set[str]) -> bool:
-    """Whether ``exception`` says what holds *instead* of ``rule`` (the
-    sentence before it in the same passage) for a case the question names
-    and the rule does not ("Hygiene appointments cancelled late are charged
-    £15 instead" after "... are charged a fee of £25")."""
-    return (
-        exception.chunk.id == rule.chunk.id
-        and exception.position > rule.position
-        and _INSTEAD.search(exception.text) is not None
-        # (its own words, not the unit of a figure: "lasts 3 hours" names no case)
-        and bool(
-            (exception.terms - rule.terms)
-            & asked - GENERIC_STEMS - _MONEY_VERBS - _figure_units(exception.text)
-        )
-        and any(ch.isdigit() for ch in rule.text)
-    )
-
-
-def _figure_units(text: str) -> set[str]:
-    """The words of the units a text's figures are in ("3 hours": ``hour``)."""
-    return {stem(unit.lower()) for unit in re.findall(r"\d[\d.,]*\s*([A-Za-z]+)", text)}
-
-
-_WHEN_WORDS = _MONTH_TERMS | frozenset(
-    stem(word)
-    for word in (
-        "hour", "hours", "day", "days", "night", "nights", "week", "weeks", "month", "months",
-        "year", "years",
-    )
-)  # fmt: skip
-"""Words of when or for how long, which a row's columns may say apart from its words."""
-_ADDED_SUM = re.compile(r"\+\s?[£$€]\s?\d")
-"""A sum added to a price ("+£60 per day"), which is no price itself."""
-_ADDED_WORDS = frozenset(
-    stem(word)
-    for word in ("extra", "more", "additional", "supplement", "surcharge", "add", "added", "plus")
-)
-"""A question's words for a sum added to a price ("How much extra per day ...?")."""
-
-
-def _page_terms(chunk: Chunk) -> frozenset[str]:
-    """The words of a chunk's page title and path ("docs/tarnside-buses/team.html")."""
-    meta = chunk.metadata
-    named = " ".join(str(meta.get(field, "")) for field in ("title", "source"))
-    return frozenset(content_terms(re.sub(r"[/_.\\-]+", " ", named)))
-
-
-def _with_rules(chosen: list[_Unit], units: Sequence[_Unit], asked: set[str]) -> list[_Unit]:
-    """``chosen``, each sum said *instead* for a case the question does not
-    name ("If you pay within 14 days, you are charged £10 instead" to "How
-    much is the penalty fare?") with the sentence before it in its passage
-    that it replaces (the £20 fare): an exception alone reads as the rule."""
-    out: list[_Unit] = []
-    for unit in chosen:
-        if _SUM_INSTEAD.search(unit.text):
-            before = [
-                u
-                for u in units
-                if u.chunk.id == unit.chunk.id
-                and u.position < unit.position
-                and u.kind == "sentence"
-                and not unit.text.startswith(u.text)
-            ]
-            rule = before[-1] if before else None
-            if (
-                rule is not None
-                and _SUM_GIVEN.search(rule.text) is not None  # (a sum it replaces)
-                and not _instead_of(unit, rule, asked)
-                and all(rule is not u and rule.text not in u.text for u in (*chosen, *out))
-            ):
-                out.append(rule)
-        out.append(unit)
-    return out
-
-
-_SUM_INSTEAD = re.compile(
-    r"(?:[£$€]\s?\d|\d\s?%)[^.;:!?]{0,30}?\b(?:instead|rather than|in place of)\b", re.IGNORECASE
-)
-"""A sum said in place of another ("charged £10 instead"; not "over 30 days
-old get store credit instead")."""
-
-
-def _said(unit: _Unit) -> str:
-    """A unit's text with its table's column names."""
-    return " | ".join((unit.text, *unit.columns))
-
-
-_ADDED_FULL = re.compile(r"\+\s?[£$€]\s?[\d.,]+")
-"""A whole sum added to a price ("+£60")."""
-
-
-def _only_added(text: str) -> bool:
-    """Whether every sum ``text`` says is added to a price ("+£10"; not
-    "£120; +£30 per extra surface", which says the price too)."""
-    return _SUM_GIVEN.search(_ADDED_FULL.sub(" ", text)) is None
-
-
-def _priced_elsewhere(unit: _Unit, units: Sequence[_Unit]) -> bool:
-    """Whether another unit prices a row's label outright ("Standard coach:
-    Full day £590" beside "Standard coach: +£60 per day"): then the added
-    sum is no price of it; a roof box priced only "+£10" is priced so."""
-    if unit.kind != "row" or not unit.cells:
-        return False
-    label = set(content_terms(unit.cells[0]))
-    return bool(label) and any(
-        other is not unit
-        and label <= other.terms
-        and _SUM_GIVEN.search(_ADDED_FULL.sub(" ", other.text)) is not None
-        for other in units
-    )
-
-
-def _of_another(role: tuple[str, ...], of: frozenset[str], unit: _Unit) -> bool:
-    """Whether ``unit`` says its role is of a named body the question does not
-    name ("The managing director of Harbour Group is Ken Ross" to "... of
-    Isle Link Ferries?"): the page's own name is then not its."""
-    pattern = rf"(?i:\b{re.escape(role[-1])}\w*\s+of\s+(?:the\s+)?)((?:[A-Z][\w'&-]*\s*)+)"
-    for found in re.finditer(pattern, unit.text):
-        named = set(content_terms(found.group(1))) - GENERIC_STEMS
-        if named and not named <= of:
-            return True
-    return False
-
-
-def _written_out_elsewhere(
-    asked: Sequence[str], texts: Sequence[str], chosen: Sequence[_Unit]
-) -> bool:
-    """Whether an acronym the question asks is known to the passages only
-    written out ("User Settings" for "US"), and no chosen unit writes it out."""
-    joined = "\n".join(texts)
-    words = set(content_terms(joined))
-    for acronym in asked:
-        if re.search(rf"(?<![\w-]){acronym}(?![\w-])", joined) or acronym.lower() in words:
-            continue
-        if expands(acronym, joined) and not any(expands(acronym, _said(unit)) for unit in chosen):
-            return True
-    return False
-
-
-_MONEY_VERBS = frozenset(
-    stem(word) for word in ("charge", "charged", "charges", "pay", "paid", "cost", "costs", "price")
-)
-"""Words of paying, which name no case of an exception ("How much is the
-penalty fare charged?" names none of "If you pay within 14 days")."""
