@@ -122,6 +122,8 @@ def _written_out_elsewhere(
 ) -> bool:
     """Whether an acronym the question asks is known to the passages only
     written out ("User Settings" for "US"), and no chosen unit writes it out."""
+    if not asked:
+        return False  # (most questions: the hits' words are not read again)
     joined = "\n".join(texts)
     words = set(content_terms(joined))
     for acronym in asked:

@@ -10,6 +10,7 @@ import re
 from collections.abc import Sequence
 
 from ._columns import _MONTH_TERMS
+from ._prices import _PAY
 from ._text import GENERIC_STEMS, content_terms, stem
 from ._units import _Unit
 
@@ -61,7 +62,7 @@ _WHEN_WORDS = _MONTH_TERMS | frozenset(
 """Words of when or for how long, which a row's columns may say apart from its words."""
 
 
-_ADDED_SUM = re.compile(r"\+\s?[£$€]\s?\d")
+_ADDED_SUM = re.compile(r"\+\s?[£$€]\s?\d[\d.,]*")
 """A sum added to a price ("+£60 per day"), which is no price itself."""
 
 
@@ -107,14 +108,10 @@ _SUM_INSTEAD = re.compile(
 old get store credit instead")."""
 
 
-_ADDED_FULL = re.compile(r"\+\s?[£$€]\s?[\d.,]+")
-"""A whole sum added to a price ("+£60")."""
-
-
-def _only_added(text: str) -> bool:
-    """Whether every sum ``text`` says is added to a price ("+£10"; not
-    "£120; +£30 per extra surface", which says the price too)."""
-    return _SUM_GIVEN.search(_ADDED_FULL.sub(" ", text)) is None
+def _prices_outright(text: str) -> bool:
+    """Whether ``text`` says a sum that is not added to a price ("£120; +£30
+    per extra surface" does; "+£10" alone does not)."""
+    return _SUM_GIVEN.search(_ADDED_SUM.sub(" ", text)) is not None
 
 
 def _priced_elsewhere(unit: _Unit, units: Sequence[_Unit]) -> bool:
@@ -125,15 +122,11 @@ def _priced_elsewhere(unit: _Unit, units: Sequence[_Unit]) -> bool:
         return False
     label = set(content_terms(unit.cells[0]))
     return bool(label) and any(
-        other is not unit
-        and label <= other.terms
-        and _SUM_GIVEN.search(_ADDED_FULL.sub(" ", other.text)) is not None
+        other is not unit and label <= other.terms and _prices_outright(other.text)
         for other in units
     )
 
 
-_MONEY_VERBS = frozenset(
-    stem(word) for word in ("charge", "charged", "charges", "pay", "paid", "cost", "costs", "price")
-)
+_MONEY_VERBS = _PRICE_WORDS | _PAY | frozenset(stem(w) for w in ("charge", "charged", "charges"))
 """Words of paying, which name no case of an exception ("How much is the
 penalty fare charged?" names none of "If you pay within 14 days")."""

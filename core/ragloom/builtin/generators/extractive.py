@@ -200,8 +200,8 @@ from ._sums import (
     _WHEN_WORDS,
     _figure_units,
     _instead_of,
-    _only_added,
     _priced_elsewhere,
+    _prices_outright,
     _with_rules,
 )
 from ._text import (
@@ -1169,7 +1169,7 @@ class ExtractiveGenerator(Generator):
                 and kind in {"money", "much"}
                 and _ADDED_SUM.search(unit.text)
                 and not question_terms & _ADDED_WORDS
-                and _only_added(unit.text)
+                and not _prices_outright(unit.text)
                 and _priced_elsewhere(unit, units)
             ):
                 fit = False  # "Peak (May – September): +£60 per day" is added to a price
