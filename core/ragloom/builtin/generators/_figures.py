@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from ._questions import _DETAILS_ELSEWHERE, _WORD, _as_word
 from ._versions import _MONTHS, NAMED_VERSION
 
-__all__ = ["NUMBER_WORDS", "fits_kind", "given_figures"]
+__all__ = ["MONEY_FIGURE", "NUMBER_WORDS", "fits_kind", "given_figures"]
 
 NUMBER_WORDS = frozenset(
     {
@@ -198,7 +198,7 @@ def _says_how_long(text: str) -> bool:
     at 09:30 on the second Saturday of July" says when, not how long)."""
     if _CLOCK_SPAN.search(text) or _NO_AMOUNT["time"].search(text):
         return True
-    text = _ORDINAL_SECOND.sub(" ", _WHEN_FIGURE.sub(" ", _MONEY_FIGURE.sub(" ", text)))
+    text = _ORDINAL_SECOND.sub(" ", _WHEN_FIGURE.sub(" ", MONEY_FIGURE.sub(" ", text)))
     if _DURATION.search(text):
         return True
     words = {w.lower().strip(".,;:") for w in _WORD.findall(text)}
@@ -234,10 +234,11 @@ _HOW_LONG_WORDS = frozenset(
 )  # fmt: skip
 
 
-_MONEY_FIGURE = re.compile(
-    r"[$€£¥₹]\s?\d[\d,.]*|(?<![\w.,])\d[\d,.]*\s?(?:USD|EUR|GBP|euros?|dollars?|pounds?|pence)\b",
+MONEY_FIGURE = re.compile(
+    r"[$€£¥₹]\s?\d[\d,.]*"
+    r"|(?<![\w.,])\d[\d,.]*\s?(?:[$€£¥]|(?i:USD|EUR|GBP)\b|(?:euros?|dollars?|pounds?|pence)\b)",
 )
-"""A sum in figures ("£68.00", "25 euros")."""
+"""A sum in figures ("£68.00", "25 euros", "30 €")."""
 _CURRENCY = re.compile(
     r"[$€£¥₹₩₽¢]|\b(?-i:[A-Z]{3})\s?\d|\d\s?(?-i:[A-Z]{3})\b|\d\s?p\b|\d\s*%"
     r"|\b(?:dollars?|euros?|pounds?|cents?|pence|p|yen|francs?|kronor|kroner|krona|krone|kr"

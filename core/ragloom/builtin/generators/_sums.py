@@ -10,14 +10,11 @@ import re
 from collections.abc import Sequence
 
 from ._columns import _MONTH_TERMS
+from ._figures import MONEY_FIGURE
+from ._measures import _PERIODS
 from ._prices import _PAY
 from ._text import GENERIC_STEMS, content_terms, stem
 from ._units import _Unit
-
-_SUM_GIVEN = re.compile(r"[£$€¥]\s?\d|\d\s?(?:[£$€¥]|(?:eur|usd|gbp)\b)", re.IGNORECASE)
-"""A sum the question gives ("Is express delivery under £30?"): a figure of
-money is what it asks of the row, though it asks no "how much"."""
-
 
 _PRICE_WORDS = frozenset({stem("cost"), stem("costs"), stem("price"), stem("prices")})
 """A question's words for a price, which a sum says without them (a "rate",
@@ -52,13 +49,7 @@ def _figure_units(text: str) -> set[str]:
     return {stem(unit.lower()) for unit in re.findall(r"\d[\d.,]*\s*([A-Za-z]+)", text)}
 
 
-_WHEN_WORDS = _MONTH_TERMS | frozenset(
-    stem(word)
-    for word in (
-        "hour", "hours", "day", "days", "night", "nights", "week", "weeks", "month", "months",
-        "year", "years",
-    )
-)  # fmt: skip
+_WHEN_WORDS = _MONTH_TERMS | frozenset(stem(word) for word in _PERIODS)
 """Words of when or for how long, which a row's columns may say apart from its words."""
 
 
@@ -92,7 +83,7 @@ def _with_rules(chosen: list[_Unit], units: Sequence[_Unit], asked: set[str]) ->
             rule = before[-1] if before else None
             if (
                 rule is not None
-                and _SUM_GIVEN.search(rule.text) is not None  # (a sum it replaces)
+                and MONEY_FIGURE.search(rule.text) is not None  # (a sum it replaces)
                 and not _instead_of(unit, rule, asked)
                 and all(rule is not u and rule.text not in u.text for u in (*chosen, *out))
             ):
@@ -111,7 +102,7 @@ old get store credit instead")."""
 def _prices_outright(text: str) -> bool:
     """Whether ``text`` says a sum that is not added to a price ("£120; +£30
     per extra surface" does; "+£10" alone does not)."""
-    return _SUM_GIVEN.search(_ADDED_SUM.sub(" ", text)) is not None
+    return MONEY_FIGURE.search(_ADDED_SUM.sub(" ", text)) is not None
 
 
 def _priced_elsewhere(unit: _Unit, units: Sequence[_Unit]) -> bool:

@@ -42,7 +42,7 @@ from ...components import ComponentConfig, Generator, Message
 from ...types import Answer, Chunk, Hit
 from ._columns import _MONTH_TERMS, _month_span, asked_months
 from ._current import asks_of_old, is_deprecated, old_words
-from ._figures import fits_kind, given_figures
+from ._figures import MONEY_FIGURE, fits_kind, given_figures
 from ._groups import (
     _GROUP,
     _MEASURED,
@@ -196,7 +196,6 @@ from ._sums import (
     _ADDED_SUM,
     _ADDED_WORDS,
     _PRICE_WORDS,
-    _SUM_GIVEN,
     _WHEN_WORDS,
     _figure_units,
     _instead_of,
@@ -1360,7 +1359,8 @@ class ExtractiveGenerator(Generator):
                 replied=replied,
                 # (a question of two parts gets the whole row, each part its columns)
                 asked=question_terms if not wants_row else frozenset(),
-                kind=kind or ("money" if _SUM_GIVEN.search(read) else None),
+                # (a sum it gives asks a figure of money: "Is express delivery under £30?")
+                kind=kind or ("money" if MONEY_FIGURE.search(read) else None),
                 months=months,
             )
             pieces.append((said, unit.chunk))
