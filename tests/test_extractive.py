@@ -6495,3 +6495,60 @@ def test_a_parts_opening_clause_is_no_answer_to_it(generator: ExtractiveGenerato
         "When I arrive, where do I park and where do I check in?", hits_of(camp)
     )
     assert "arrive from 2pm" not in answer.text, answer.text
+
+
+def test_allowed_to_is_asked_as_can(generator: ExtractiveGenerator) -> None:
+    """ "Am I allowed to ...?" asks yes or no, as "Can I ...?" does: the rule
+    that says it need not say "allowed" ("Paddleboards are only for ages 14
+    and over"), and a sentence that says "allowed" of another thing (fishing)
+    is no answer. "When am I allowed to ...?" asks when I can: not a rule of
+    where I cannot."""
+    activities = chunk(
+        "docs/activities.md",
+        "# Activities\n\n## Kayak hire\n\nKayak hire includes a buoyancy aid and paddle. Children "
+        "under 12 must share a double kayak with an adult. Paddleboards are only for ages 14 and "
+        "over.\n\n## Fishing\n\nFishing on the river is allowed from the River Field bank with a "
+        "day permit. It costs £7 per day for adults and £3 for under-16s.\n",
+    )
+    for question in (
+        "I'm 12, am I allowed to use a paddleboard?",
+        "Am I allowed to use a paddleboard?",
+        "Are we permitted to use the paddleboards?",
+    ):
+        answer = generator.generate(question, hits_of(activities))
+        assert answer.grounded and "14 and over" in answer.text, (question, answer.text)
+        assert "Fishing" not in answer.text, (question, answer.text)
+    fishing = generator.generate("Am I allowed to fish on the river?", hits_of(activities))
+    assert "allowed from the River Field bank" in fishing.text, fishing.text
+    rules = chunk(
+        "docs/rules.md",
+        "# Site rules\n\n## Bonfires\n\nBonfires are not allowed at any time on plots 101 to 142, "
+        "which border the houses on Mill Close. Elsewhere, bonfires are permitted only between "
+        "1 November and 28 February, and only after 6 pm.\n",
+    )
+    for question in ("When am I allowed to have a bonfire?", "When can I have a bonfire?"):
+        when = generator.generate(question, hits_of(rules))
+        assert "1 November and 28 February" in when.text, (question, when.text)
+        # ("plots 101 to 142" says where, not when)
+        assert "101" not in when.text, (question, when.text)
+
+
+def test_as_can_reads_only_who_may() -> None:
+    from ragloom.builtin.generators._questions import as_can
+
+    assert as_can("I'm 12, am I allowed to use a paddleboard?") == (
+        "I'm 12, can I use a paddleboard?"
+    )
+    assert as_can("Where are we permitted to camp?") == "Where can we camp?"
+    assert as_can("Are dogs allowed in the rooms?") == "Are dogs allowed in the rooms?"
+    # ("it" is no one who would: "Can it park here?" asks another thing)
+    assert as_can("Is it allowed to park here?") == "Is it allowed to park here?"
+
+
+def test_a_places_number_says_no_time() -> None:
+    from ragloom.builtin.generators._figures import fits_kind
+
+    assert not fits_kind("time", "Bonfires are not allowed on plots 101 to 142.")
+    assert not fits_kind("time", "The ferry leaves from platform 2.")
+    assert fits_kind("time", "The ferry leaves from platform 2 at 9:15.")
+    assert fits_kind("time", "Plots are inspected every 3 months.")

@@ -342,11 +342,15 @@ _OFTEN = re.compile(
 _NOT_TIME = re.compile(
     r"\d[\d,.]*\s*%"
     r"|\b(?:version|release|v)\s*\d+(?:\.\d+)+|(?<![\w.])\d+\.\d+\.\d+(?![\w.]*\d)"
-    r"|\b\d+\.\d+(?:\.\d+)*\s+or\s+(?:newer|later|higher|above|greater)\b",
+    r"|\b\d+\.\d+(?:\.\d+)*\s+or\s+(?:newer|later|higher|above|greater)\b"
+    r"|\b(?:plots?|pitch(?:es)?|rooms?|platforms?|gates?|berths?|bays?|pontoons?|pages?"
+    r"|floors?|blocks?|units?|lockers?|courts?|lanes?|stands?|nos?\.|numbers?)"
+    r"\s+\d+(?:\s*(?:to|-|–|and)\s*\d+)?\b",
     re.IGNORECASE,
 )
 """Figures that are no time: a share ("20%"), a version ("2.0.0", "pandas
-1.5 or newer"; "Python 3.8" is ``NAMED_VERSION``). A sum may be one ("When
+1.5 or newer"; "Python 3.8" is ``NAMED_VERSION``), the number of a place or
+a thing ("on plots 101 to 142", "from platform 2"). A sum may be one ("When
 does shipping become free? Orders above €150 ...")."""
 _WEEKDAYS = frozenset(
     {

@@ -12,6 +12,7 @@ from ._text import content_terms, split_sentences
 
 __all__ = [
     "TYPE_WORDS",
+    "as_can",
     "is_anaphoric",
     "is_list_question",
     "is_yes_no",
@@ -86,7 +87,7 @@ TYPE_WORDS = re.compile(
 what kind of answer, not what about."""
 _YES_NO = frozenset(
     {
-        "do", "does", "did", "is", "are", "was", "were", "can", "could", "will", "would",
+        "do", "does", "did", "am", "is", "are", "was", "were", "can", "could", "will", "would",
         "should", "has", "have", "had", "may", "must",
     }
 )  # fmt: skip
@@ -99,6 +100,29 @@ def is_yes_no(question: str) -> bool:
     after 5 months, do I owe anything?")."""
     words = _WORD.findall(main_question(question))
     return bool(words) and words[0].lower() in _YES_NO
+
+
+_ALLOWED_TO = re.compile(
+    r"(^|[,.!?;:]\s*)((?:(?:when|where|what|which|how)\s+)?)(am|are|is)\s+"
+    r"(?!(?:it|there|this|that)\s)((?:[\w'’-]+\s+){0,2}?[\w'’-]+)\s+(?:allowed|permitted)\s+to\s+",
+    re.IGNORECASE,
+)
+"""A question of permission: "Am I allowed to", "When are we permitted to";
+not "Is it allowed to" (whose "it" is no one who would)."""
+
+
+def as_can(question: str) -> str:
+    """``question`` with "am I allowed to" (or "permitted to") asked as "can
+    I": "I'm 12, am I allowed to use a paddleboard?" asks whether a 12-year-old
+    can, and "Paddleboards are only for ages 14 and over" says it without the
+    word "allowed", which is how the question asks, not what about."""
+
+    def can(match: re.Match[str]) -> str:
+        opening, asking, verb, subject = match.groups()
+        word = "Can" if verb[0].isupper() else "can"
+        return f"{opening}{asking}{word} {subject} "
+
+    return _ALLOWED_TO.sub(can, question)
 
 
 _OPENING_CLAUSE = re.compile(

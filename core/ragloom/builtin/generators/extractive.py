@@ -141,6 +141,7 @@ from ._prices import (
 )
 from ._questions import (
     TYPE_WORDS,
+    as_can,
     is_list_question,
     is_yes_no,
     main_question,
@@ -459,6 +460,8 @@ class ExtractiveGenerator(Generator):
         # Torronto"), the places it names as they write them ("the US" -> "the
         # United States"); the answer keeps the question as asked
         worded = said_as_written(as_written(as_spelled(question, texts), texts), texts)
+        # ("Am I allowed to use a paddleboard?" asks whether I can)
+        worded = as_can(worded)
         names = entities(worded, texts)
         # read in the passages' words for what it names ("the Office plan" ->
         # "the Office subscription")
