@@ -6552,3 +6552,68 @@ def test_a_places_number_says_no_time() -> None:
     assert not fits_kind("time", "The ferry leaves from platform 2.")
     assert fits_kind("time", "The ferry leaves from platform 2 at 9:15.")
     assert fits_kind("time", "Plots are inspected every 3 months.")
+
+
+CONTACT = chunk(
+    "docs/contact.md",
+    "# Contact\n\n## Contact us\n\n| Team | Phone | Hours |\n|---|---|---|\n"
+    "| Sales and quotes | 0800 612 4400 | Mon–Fri 8am–8pm, Sat 9am–5pm |\n"
+    "| Claims | 0800 612 4470 | 24 hours |\n| Complaints | 0800 612 4490 | Mon–Fri 9am–5pm |\n",
+)
+CLAIMS = chunk(
+    "docs/claims.md",
+    "# Making a claim\n\n## How to make a claim\n\nReport a claim within 30 days of the "
+    "incident. Thefts must be reported to the police within 48 hours, and you will need a crime "
+    "reference number.\n\nClaims can be made online or by phone on 0800 612 4470. The claims "
+    "line is open 24 hours a day, 7 days a week.\n",
+)
+
+
+def test_what_number_to_ring_asks_a_phone_number(generator: ExtractiveGenerator) -> None:
+    """ "What number do I ring?" asks a phone number however it is written (the
+    question is read in lower case, and "do I" was matched in capitals only):
+    "a crime reference number" is none."""
+    for question in (
+        "what number do i ring to make a claim",
+        "What number do I call to make a claim?",
+        "Which number should we call to make a claim?",
+    ):
+        answer = generator.generate(question, hits_of(CLAIMS))
+        assert "0800 612 4470" in answer.text, (question, answer.text)
+        assert "crime reference" not in answer.text, (question, answer.text)
+
+
+def test_a_compound_subject_is_not_its_sibling(generator: ExtractiveGenerator) -> None:
+    """ "When is the complaints line open?" where the pages name complaints:
+    "The claims line is open 24 hours" is of another line, and the
+    complaints team's row, whose hours say when it is open, answers."""
+    for hits in (hits_of(CLAIMS, CONTACT), hits_of(CONTACT, CLAIMS)):
+        answer = generator.generate("When is the complaints line open?", hits)
+        assert "9am–5pm" in answer.text and "24 hours" not in answer.text, answer.text
+    claims = generator.generate("When is the claims line open?", hits_of(CLAIMS, CONTACT))
+    assert "24 hours" in claims.text, claims.text
+    # (where no page names complaints, "the claims line" is not told apart: no refusal
+    # is made on a word the pages do not know)
+    from ragloom.builtin.generators._subjects import _subject_compound
+
+    assert _subject_compound("When is the complaints line open?") == ({"complaint"}, "lin")
+    assert _subject_compound("When is the line open?") is None
+
+
+def test_a_row_of_other_months_says_no_hour_of_the_month_asked(
+    generator: ExtractiveGenerator,
+) -> None:
+    """A row labelled with months that leave out the month asked is of
+    another season: the shop's hours of September to October are not
+    November's (and Easter starts a span: "Easter to June" holds April)."""
+    shop = chunk(
+        "docs/facilities.md",
+        "# Facilities\n\n## Shop\n\n| Season | Shop opening hours |\n|---|---|\n"
+        "| Easter to June | 8am to 6pm |\n| July and August | 7:30am to 9pm |\n"
+        "| September to October | 8am to 5pm |\n",
+    )
+    november = generator.generate("What time does the shop open in November?", hits_of(shop))
+    assert not november.grounded, november.text
+    for month, hours in (("April", "8am to 6pm"), ("August", "7:30am"), ("October", "8am to 5pm")):
+        answer = generator.generate(f"What time does the shop open in {month}?", hits_of(shop))
+        assert hours in answer.text, (month, answer.text)

@@ -207,3 +207,17 @@ _RANGE_ENDS = {
 }
 """Words of column names that say the two ends of one range: "Opens" and
 "Closes", "Minimum" and "Maximum", "From" and "To" (as the whole name)."""
+
+
+_EASTER = re.compile(r"\beaster\b", re.IGNORECASE)
+
+
+def of_other_months(unit: _Unit, months: frozenset[int]) -> bool:
+    """Whether a table row is labelled with months that leave out those a
+    question asks (``months``): "September to October" or "July and August"
+    is no season of November's ("What time does the shop open in
+    November?"); Easter (in March or April) starts a span ("Easter to June")."""
+    if not months or unit.kind != "row" or not unit.cells:
+        return False
+    label = asked_months(_EASTER.sub("March", unit.cells[0]))
+    return bool(label) and not months <= label

@@ -58,7 +58,9 @@ _OWN_KINDS = tuple(
     for pattern, kind in (
         (
             r"\b(?:phone|telephone|mobile|contact)\s+(?:number|no)\b"
-            r"|\bnumber (?:to|I can|can I|do I) (?:call|ring|phone|text)\b",
+            # (the question is read in lower case: "What number do I ring?")
+            r"|\bnumber (?:to|(?:i|we) can|(?:can|do|should|could) (?:i|we))"
+            r" (?:call|ring|phone|text)\b",
             "phone",
         ),
         (

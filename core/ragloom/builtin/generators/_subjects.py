@@ -107,6 +107,43 @@ def _subject_terms(question: str) -> set[str]:
     return set(content_terms(_GROUP.sub(" ", match.group(1)))) - GENERIC_STEMS
 
 
+def _subject_compound(question: str) -> tuple[set[str], str] | None:
+    """The words before the head noun of a "When is the complaints line
+    open?" question's subject, and the head (``{"complaint"}``, ``"line"``);
+    None where the subject is one word or the question is not so made."""
+    match = _SUBJECT.match(question)
+    if match is None:
+        return None
+    # (a group's word says which too: "the *customer* service line")
+    terms = content_terms(match.group(1))
+    modifiers = set(terms[:-1]) - _NO_SUBJECT
+    return (modifiers, terms[-1]) if len(terms) > 1 and modifiers else None
+
+
+def _of_a_sibling(unit: _Unit, compound: tuple[set[str], str], others: str) -> bool:
+    """Whether ``unit`` speaks of another thing of the compound's head ("The
+    claims line is open 24 hours" to "When is the complaints line open?"):
+    it names the head after a word of its own, says none of the modifiers
+    (nor do its headings), and ``others`` (the rest of what the hits say)
+    names one of them, so the pages tell the asked thing apart."""
+    modifiers, head = compound
+    if modifiers & (unit.terms | unit.context | unit.outer):
+        return False
+    if not modifiers & set(content_terms(others)):
+        return False
+    words = _WORD.findall(unit.text)
+    for before, word in zip(words, words[1:]):
+        if stem(word.lower()) != head:
+            continue
+        said = content_terms(before)
+        if said and said[0] not in GENERIC_STEMS and said[0] not in _NO_SUBJECT:
+            return True
+    return False
+
+
+_WORD = re.compile(r"[A-Za-z][\w'’-]*")
+
+
 def _asked_head(question: str) -> str | None:
     """The thing a "What is the X for/of Y?" question asks, as a term
     ("What is the bonus for an Exceeds rating?": ``bonus``), which an answer

@@ -40,7 +40,7 @@ from pydantic import Field, field_validator
 
 from ...components import ComponentConfig, Generator, Message
 from ...types import Answer, Chunk, Hit
-from ._columns import _MONTH_TERMS, _month_span, asked_months
+from ._columns import _MONTH_TERMS, _month_span, asked_months, of_other_months
 from ._current import asks_of_old, is_deprecated, old_words
 from ._figures import MONEY_FIGURE, fits_kind, given_figures
 from ._groups import (
@@ -184,12 +184,14 @@ from ._subjects import (
     _knows,
     _modifier_terms,
     _names_version,
+    _of_a_sibling,
     _of_another_model,
     _of_years,
     _place_fit,
     _said_by,
     _same_places,
     _sized_names,
+    _subject_compound,
     _subject_terms,
     _told_apart,
 )
@@ -280,6 +282,7 @@ _CLOCK = re.compile(r"\b(\d{1,2})[:.](\d\d)\b")
 
 _HOURS = frozenset({stem("hours")})
 """What a question about opening hours says of them."""
+_OPEN = frozenset({stem("open")})
 _CLOCK_TIME = r"\d{1,2}(?:[:.]\d\d(?:\s*[ap]\.?m\b\.?)?|\s*[ap]\.?m\b\.?|\s*h\b)"
 _HOURS_SPAN = re.compile(
     rf"\b{_CLOCK_TIME}\s*(?:-|–|—|to|until|till)\s*{_CLOCK_TIME}", re.IGNORECASE
@@ -655,6 +658,10 @@ class ExtractiveGenerator(Generator):
         majors = [name for name in names if _API_MAJOR.fullmatch(name)]  # ("in v1")
         head = _asked_head(read) if kind is None and names else None
         said_of = _subject_terms(read) - named  # ("How long are *audit logs* kept ...?")
+        # ("When is the *complaints* line open?": not the claims line)
+        compound = _subject_compound(read)
+        if compound is not None and compound[0] & named:
+            compound = None  # (a name says which: "When is the Harbour Café open?")
         # ("How much does it cost to hire a *harness*?")
         pricing = _priced_thing(read) if kind == "money" else _Priced()
         priced, doing = set(pricing.terms - named), pricing.doing
@@ -832,6 +839,8 @@ class ExtractiveGenerator(Generator):
             written_out = {a.lower() for a in asked_acronyms if expands(a, _said(unit))}
             if written_out - unit.terms:
                 unit = replace(unit, terms=unit.terms | written_out)
+            if of_other_months(unit, months):
+                continue  # "September to October | 8am to 5pm" is no hour of November's
             # "a Saturday wedding in June": a column of "May – September" prices June
             if (
                 unit.kind == "row"
@@ -844,8 +853,9 @@ class ExtractiveGenerator(Generator):
             seats = question_terms & _HOLDS if kind == "count" else set()
             if seats and _CAPACITY in unit.terms | unit.context:
                 unit = replace(unit, terms=unit.terms | seats)
-            # "the office hours": "open from 09:00 to 18:00" says them
-            hours = question_terms & _HOURS
+            # "the office hours": "open from 09:00 to 18:00" says them (and
+            # "when is it open?": "Hours: Mon–Fri 9am–5pm")
+            hours = question_terms & (_HOURS | _OPEN)
             if hours and not hours <= unit.terms and _HOURS_SPAN.search(unit.text):
                 unit = replace(unit, terms=unit.terms | hours)
             said_bands = _age_bands(" | ".join((unit.text, *unit.columns))) if bands else set()
@@ -1064,6 +1074,12 @@ class ExtractiveGenerator(Generator):
                 # "How long are audit logs kept on the Growth plan?": "Label
                 # history is kept for 1 year on the Growth plan" keeps another thing
                 continue
+            if (
+                compound is not None
+                and not denial
+                and _of_a_sibling(unit, compound, "\n".join(texts).replace(unit.text, " "))
+            ):
+                continue  # "The claims line is open 24 hours" to the complaints line
             if not denial and any(
                 (said := _kinds_said(unit.text, head))
                 and not any(_same_kind(k, pricing.words_before) for k in said)
