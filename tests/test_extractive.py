@@ -6539,7 +6539,9 @@ def test_as_can_reads_only_who_may() -> None:
     assert as_can("I'm 12, am I allowed to use a paddleboard?") == (
         "I'm 12, can I use a paddleboard?"
     )
-    assert as_can("Where are we permitted to camp?") == "Where can we camp?"
+    assert as_can("Am I eligible for free prescriptions?") == "Can I get free prescriptions?"
+    # ("Where am I allowed to eat?": the page may say "allowed")
+    assert as_can("Where are we permitted to camp?") == "Where are we permitted to camp?"
     assert as_can("Are dogs allowed in the rooms?") == "Are dogs allowed in the rooms?"
     # ("it" is no one who would: "Can it park here?" asks another thing)
     assert as_can("Is it allowed to park here?") == "Is it allowed to park here?"
@@ -6617,3 +6619,187 @@ def test_a_row_of_other_months_says_no_hour_of_the_month_asked(
     for month, hours in (("April", "8am to 6pm"), ("August", "7:30am"), ("October", "8am to 5pm")):
         answer = generator.generate(f"What time does the shop open in {month}?", hits_of(shop))
         assert hours in answer.text, (month, answer.text)
+
+
+FERRY_CHANGES = chunk(
+    "docs/faq.md",
+    "# FAQ\n\n## Changing a booking\n\nVehicle bookings can be changed free of charge up to 48 "
+    "hours before departure. Changes made later cost £12. Foot passenger tickets are flexible."
+    "\n\n## Hotels\n\nWe do not pay for hotels, except when the last sailing of the day is "
+    "cancelled and you are travelling with a vehicle booking; then we cover up to £90 per room "
+    "for one night.\n",
+)
+
+
+def test_the_other_side_of_a_bound_is_said_after_it(generator: ExtractiveGenerator) -> None:
+    """ "Free of charge up to 48 hours before" holds for changes made 48 hours
+    or more before: to a question about less than 48 hours before, the
+    sentence after it that says the case past the bound is quoted with it."""
+    later = generator.generate(
+        "How much does it cost to change a vehicle booking less than 48 hours before?",
+        hits_of(FERRY_CHANGES),
+    )
+    assert "£12" in later.text, later.text
+    # (the side asked: nothing past it is needed)
+    early = generator.generate(
+        "Can I change a vehicle booking more than 48 hours before departure?",
+        hits_of(FERRY_CHANGES),
+    )
+    assert "free of charge" in early.text and "£12" not in early.text, early.text
+    refunds = chunk(
+        "docs/refunds.md",
+        "# Refunds\n\nRefunds for orders under 30 days old take 5 working days. Orders over 30 "
+        "days old get store credit instead of a refund.\n",
+    )
+    old = generator.generate(
+        "How long does a refund take for orders over 30 days old?", hits_of(refunds)
+    )
+    assert "store credit" in old.text, old.text
+    from ragloom.builtin.generators._bounds import bounds
+
+    assert bounds("free of charge up to 48 hours before departure") == {("48", "hour"): "far"}
+    assert bounds("less than 48 hours before") == {("48", "hour"): "near"}
+    assert bounds("Delivery takes up to 5 days.") == {}
+
+
+def test_the_unit_of_a_figure_in_a_yes_no_question_is_a_condition(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "Can I change my booking 3 days before?": "days" goes with the figure
+    (a condition), and is no word an answer must hold ("the last sailing of
+    the day" says nothing of changing a booking)."""
+    answer = generator.generate(
+        "Can I change my vehicle booking 3 days before?", hits_of(FERRY_CHANGES)
+    )
+    assert "changed free of charge" in answer.text and "hotels" not in answer.text, answer.text
+
+
+def test_eligible_for_is_asked_as_can_get(generator: ExtractiveGenerator) -> None:
+    """ "Am I eligible for ...?" asks yes or no ("am" opens one), and "You get
+    free prescriptions if ..." says it without the word "eligible"."""
+    page = chunk(
+        "docs/prescriptions.md",
+        "# Prescriptions\n\nYou get free prescriptions if you are 60 or over, or if you have a "
+        "valid exemption certificate. Otherwise each item costs £9.90.\n",
+    )
+    answer = generator.generate("Am I eligible for free prescriptions if I'm 60?", hits_of(page))
+    assert "60 or over" in answer.text, answer.text
+
+
+def test_a_short_number_to_call_is_a_phone_number(generator: ExtractiveGenerator) -> None:
+    """ "call 111" gives a number to call though it has too few digits for a
+    telephone number's shape."""
+    clinic = chunk(
+        "docs/contact.md",
+        "# Contact\n\nTo book or cancel an appointment call 01632 960 123. For urgent medical help "
+        "when we are closed, call 111.\n",
+    )
+    answer = generator.generate(
+        "What number can I call when the surgery is closed?", hits_of(clinic)
+    )
+    assert "111" in answer.text and "01632" not in answer.text, answer.text
+    from ragloom.builtin.generators._figures import fits_kind
+
+    assert fits_kind("phone", "If your power is off, call 105 free from any phone.")
+    assert not fits_kind("phone", "Call 999 minutes free each month.")
+
+
+def test_a_sibling_is_told_apart_only_where_the_pages_set_it_apart(
+    generator: ExtractiveGenerator,
+) -> None:
+    """A sentence of another thing of the asked kind is left out where the
+    pages set the two apart (rows of one table, headings, or a sentence
+    that names the asked one), not where a word of the question is merely
+    said elsewhere: "the reception desk" may be the front desk, and "Our
+    phone lines" are every line."""
+    hotel = [
+        chunk("docs/guide.md", "# Hotel guide\n\nThe reception desk is open 24 hours a day.\n"),
+        chunk("docs/parking.md", "# Parking\n\nThe car park is at the front of the hotel.\n"),
+    ]
+    desk = generator.generate("When is the front desk open?", hits_of(*hotel))
+    assert "24 hours" in desk.text, desk.text
+    lines = [
+        chunk(
+            "docs/contact.md",
+            "# Contact\n\nOur phone lines are open 8am to 6pm on weekdays. The claims line is "
+            "also open on Saturdays, 9am to 1pm.\n",
+        ),
+        chunk(
+            "docs/complaints.md", "# Complaints\n\nWe aim to resolve complaints within 8 weeks.\n"
+        ),
+    ]
+    complaints = generator.generate("When is the complaints line open?", hits_of(*lines))
+    assert "8am to 6pm" in complaints.text and "Saturdays" not in complaints.text, complaints.text
+    bins = [
+        chunk(
+            "docs/collections.md",
+            "# Bin collections\n\nGreen bins are collected every other "
+            "Monday from March to November.\n",
+        ),
+        chunk(
+            "docs/bins.md",
+            "# Your bins\n\nBlack bins are for general waste. Recycling goes in the blue bin.\n",
+        ),
+    ]
+    black = generator.generate("When are black bins collected?", hits_of(*bins))
+    assert "every other Monday" not in black.text, black.text
+    green = generator.generate("When are green bins collected?", hits_of(*bins))
+    assert "every other Monday" in green.text, green.text
+
+
+def test_a_rows_season_is_read_from_its_label() -> None:
+    from ragloom.builtin.generators._columns import label_months
+
+    assert label_months("1 November to 28 February") == {11, 12, 1, 2}
+    assert label_months("Late May to early September") == {5, 6, 7, 8, 9}
+    assert label_months("Easter holidays") == {3, 4}
+    assert label_months("Easter to June") == {3, 4, 5, 6}
+    assert label_months("Jan, Feb, Mar") == {1, 2, 3}
+    assert label_months("31 January") == frozenset()  # a day: a deadline, no season
+    assert label_months("Guests may stay") == frozenset()
+
+
+def test_a_season_row_answers_its_months(generator: ExtractiveGenerator) -> None:
+    """A row whose label's season holds the month asked says that month ("in
+    December": "November to February"); a question across seasons keeps
+    each; the hours of a span say when a thing closes."""
+    garden = chunk(
+        "docs/gardens.md",
+        "# Gardens\n\n## Opening times\n\n| Season | Opening hours |\n|---|---|\n"
+        "| March to October | 10am to 6pm |\n| November to February | 10am to 4pm |\n",
+    )
+    for month, hours in (("December", "10am to 4pm"), ("February", "10am to 4pm")):
+        answer = generator.generate(f"What time does the garden close in {month}?", hits_of(garden))
+        assert hours in answer.text and "6pm" not in answer.text, (month, answer.text)
+    castle = chunk(
+        "docs/castle.md",
+        "# Castle\n\n| Period | Hours |\n|---|---|\n| Easter holidays | 10am to 5pm |\n"
+        "| Summer holidays | 9am to 6pm |\n",
+    )
+    april = generator.generate("When is the castle open in April?", hits_of(castle))
+    assert "10am to 5pm" in april.text, april.text
+
+
+def test_a_span_of_hours_says_when_only_of_what_it_names(generator: ExtractiveGenerator) -> None:
+    """ "The London office is open from 8am to 7pm" says when the office
+    closes, not the museum; "... and reopens on 2 January" says when it opens."""
+    museum = chunk(
+        "docs/museum.md",
+        "# Museum\n\nThe museum opens at 10am on weekdays. The museum opens at 9am at weekends.\n",
+    )
+    office = chunk(
+        "docs/office.md",
+        "# London office\n\nThe London office has 120 employees. The London office is open from "
+        "8am to 7pm.\n",
+    )
+    answer = generator.generate("What time does the museum close?", hits_of(museum, office))
+    assert "London office" not in answer.text, answer.text
+    closes = generator.generate("What time does the London office close?", hits_of(museum, office))
+    assert "8am to 7pm" in closes.text, closes.text
+    christmas = chunk(
+        "docs/office-hours.md",
+        "# Office\n\nOffice hours: Mon–Fri 9am–5pm.\n\n## Christmas\n\nThe office closes at 1pm on "
+        "24 December and reopens on 2 January.\n",
+    )
+    over = generator.generate("When is the office open over Christmas?", hits_of(christmas))
+    assert "24 December" in over.text, over.text

@@ -209,15 +209,65 @@ _RANGE_ENDS = {
 "Closes", "Minimum" and "Maximum", "From" and "To" (as the whole name)."""
 
 
-_EASTER = re.compile(r"\beaster\b", re.IGNORECASE)
+_LABEL_MONTH = re.compile(
+    r"\b(?:(?P<month>january|february|march|april|may|june|july|august|september|october"
+    r"|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?|(?P<easter>easter))\b",
+    re.IGNORECASE,
+)
+_SPAN_BETWEEN = re.compile(
+    r"^\s*(?:\d{1,2}(?:st|nd|rd|th)?\s*)?(?:-|–|—|to|until|till|through)\s*"
+    r"(?:(?:early|mid|late|the end of|end of|\d{1,2}(?:st|nd|rd|th)?)\s*)?$",
+    re.IGNORECASE,
+)
+_DATE_DAY = re.compile(
+    r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?[a-z]{3,9}\b(?!\s*(?:-|–|—|to|until|till)\b)"
+    r"|\b[a-z]{3,9}\s+\d{1,2}(?:st|nd|rd|th)?\b(?!\s*(?:-|–|—|to|until|till)\b)",
+    re.IGNORECASE,
+)
+
+
+def label_months(label: str) -> frozenset[int]:
+    """The months a row's label names as a season: a span ("September to
+    October", "1 November to 28 February", "Late May to early September",
+    "Easter to June": Easter falls in March or April), a list ("July and
+    August", "Jan, Feb, Mar"), or Easter alone (March and April); none for a
+    label that is a day ("31 January": a date, not a season)."""
+    # ("May" and "Mar" in capitals only: "Guests may stay" names no month)
+    found = [
+        match
+        for match in _LABEL_MONTH.finditer(label)
+        if match.group("easter") or match.group()[0].isupper() or len(match.group("month")) > 3
+    ]
+    if not found:
+        return frozenset()
+    if len(found) == 1 and _DATE_DAY.search(label) and found[0].group("easter") is None:
+        return frozenset()  # ("31 January", "Deadline: March 15")
+    months: set[int] = set()
+    spanned: set[int] = set()
+    for i, match in enumerate(found):
+        if match.group("easter"):
+            months |= {3, 4}
+        else:
+            months.add(_MONTH_NUMBER[match.group("month").lower().rstrip(".")])
+        if i and _SPAN_BETWEEN.match(label[found[i - 1].end() : match.start()]):
+            first, last = (_month_of(found[i - 1], end=False), _month_of(match, end=True))
+            spanned |= {(first - 1 + step) % 12 + 1 for step in range((last - first) % 12 + 1)}
+    return frozenset(months | spanned)
+
+
+def _month_of(match: re.Match[str], *, end: bool) -> int:
+    """A label's month as a span's end (Easter: from March, until April)."""
+    if match.group("easter"):
+        return 4 if end else 3
+    return _MONTH_NUMBER[match.group("month").lower().rstrip(".")]
 
 
 def of_other_months(unit: _Unit, months: frozenset[int]) -> bool:
-    """Whether a table row is labelled with months that leave out those a
-    question asks (``months``): "September to October" or "July and August"
-    is no season of November's ("What time does the shop open in
-    November?"); Easter (in March or April) starts a span ("Easter to June")."""
+    """Whether a table row is labelled with a season that shares no month
+    with those a question asks (``months``): "September to October" or
+    "July and August" is no season of November's ("What time does the shop
+    open in November?")."""
     if not months or unit.kind != "row" or not unit.cells:
         return False
-    label = asked_months(_EASTER.sub("March", unit.cells[0]))
-    return bool(label) and not months <= label
+    label = label_months(unit.cells[0])
+    return bool(label) and not months & label

@@ -104,7 +104,9 @@ def fits_kind(kind: str | None, text: str, names: Iterable[str] = ()) -> bool:
     if kind == "clock":  # "at 18:30", "from 6 pm", "at noon", "open 24 hours"
         return _CLOCK_TIME.search(text) is not None
     if kind == "phone":  # "call 01632 960 418", "+44 20 7946 0958", "(555) 010-4477"
-        return any(sum(c.isdigit() for c in m.group()) >= 7 for m in _PHONE.finditer(text))
+        return _SERVICE_NUMBER.search(text) is not None or any(
+            sum(c.isdigit() for c in m.group()) >= 7 for m in _PHONE.finditer(text)
+        )
     if kind == "email":
         return _EMAIL.search(text) is not None
     # a code's digits (``X200``, ``line N1``) are no figure of it, nor are
@@ -180,6 +182,13 @@ _PHONE = re.compile(
 )
 """A telephone number: two groups of digits or more ("01632 960 418", "01632 960418"), seven
 digits at least (``fits_kind``), so that no price or clock time is one."""
+_SERVICE_NUMBER = re.compile(
+    r"\b(?:call|ring|dial|phone|text|telephone)(?:\s+(?:us\s+)?on)?\s+\d{3,4}\b(?![:.,]\d)"
+    r"(?!\s*(?:am|pm|a\.m|p\.m|%|minutes?|mins?|hours?|hrs?|days?|weeks?|times?|o['’]clock)\b)",
+    re.IGNORECASE,
+)
+"""A short number to call ("call 111", "ring 999", "dial 105"), which has
+too few digits for ``_PHONE``."""
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
 _CLOCK_TIME = re.compile(
     r"(?<![\d.,£$€])(?<!version )(?<!v)\d{1,2}[:.]\d\d(?![\d.,]*\d)"

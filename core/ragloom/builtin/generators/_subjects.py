@@ -120,25 +120,63 @@ def _subject_compound(question: str) -> tuple[set[str], str] | None:
     return (modifiers, terms[-1]) if len(terms) > 1 and modifiers else None
 
 
-def _of_a_sibling(unit: _Unit, compound: tuple[set[str], str], others: str) -> bool:
+def _of_a_sibling(
+    unit: _Unit, compound: tuple[set[str], str], parallel: Sequence[frozenset[str]]
+) -> bool:
     """Whether ``unit`` speaks of another thing of the compound's head ("The
     claims line is open 24 hours" to "When is the complaints line open?"):
-    it names the head after a word of its own, says none of the modifiers
-    (nor do its headings), and ``others`` (the rest of what the hits say)
-    names one of them, so the pages tell the asked thing apart."""
+    it names the head after a word of its own that says none of the
+    modifiers (nor do its headings), and that word and a modifier label
+    things side by side in ``parallel`` (the rows of one table, "| Claims |"
+    and "| Complaints |", or the pages' headings; ``_parallel_labels``), or
+    another sentence names the compound asked ("Black bins are for general
+    waste" beside "Green bins are collected ..."): not "Our phone lines",
+    nor "the reception desk" to "the front desk", which no page sets apart."""
     modifiers, head = compound
     if modifiers & (unit.terms | unit.context | unit.outer):
         return False
-    if not modifiers & set(content_terms(others)):
-        return False
-    words = _WORD.findall(unit.text)
-    for before, word in zip(words, words[1:]):
-        if stem(word.lower()) != head:
-            continue
-        said = content_terms(before)
-        if said and said[0] not in GENERIC_STEMS and said[0] not in _NO_SUBJECT:
+    for word in _before(unit.text, head):
+        if word not in modifiers and any(
+            (word in labels or labels >= _ANY) and modifiers & labels for labels in parallel
+        ):
             return True
     return False
+
+
+def _before(text: str, head: str) -> list[str]:
+    """The term of each word just before ``head`` (a term) in ``text``."""
+    words = _WORD.findall(text)
+    return [
+        said[0]
+        for before, word in zip(words, words[1:])
+        if stem(word.lower()) == head and (said := content_terms(before))
+    ]
+
+
+_ANY = frozenset({"\0any"})
+"""A group of ``_parallel_labels`` that sets any thing apart from the compound."""
+
+
+def _parallel_labels(
+    units: Sequence[_Unit], compound: tuple[set[str], str]
+) -> list[frozenset[str]]:
+    """The words of things the pages set side by side: each table's row labels
+    (its first cells), and the headings of the units; and, where a sentence
+    names the compound asked itself ("Black bins ..."), the modifiers with
+    ``_ANY``: that thing is told apart from any other of its kind."""
+    tables: dict[tuple[str, tuple[str, ...]], set[str]] = {}
+    headings: set[str] = set()
+    modifiers, head = compound
+    named = False
+    for unit in units:
+        if unit.kind == "row" and unit.cells:
+            key = (unit.chunk.id, unit.columns)
+            tables.setdefault(key, set()).update(content_terms(unit.cells[0]))
+        if unit.heading:
+            headings.update(content_terms(unit.heading))
+        named = named or bool(modifiers & set(_before(unit.text, head)))
+    groups = [frozenset(labels) for labels in (*tables.values(), headings) if labels]
+    return [*groups, _ANY | frozenset(modifiers)] if named else groups
 
 
 _WORD = re.compile(r"[A-Za-z][\w'’-]*")

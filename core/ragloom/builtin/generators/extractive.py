@@ -40,7 +40,8 @@ from pydantic import Field, field_validator
 
 from ...components import ComponentConfig, Generator, Message
 from ...types import Answer, Chunk, Hit
-from ._columns import _MONTH_TERMS, _month_span, asked_months, of_other_months
+from ._bounds import with_other_side
+from ._columns import _MONTH_TERMS, _month_span, asked_months, label_months, of_other_months
 from ._current import asks_of_old, is_deprecated, old_words
 from ._figures import MONEY_FIGURE, fits_kind, given_figures
 from ._groups import (
@@ -187,6 +188,7 @@ from ._subjects import (
     _of_a_sibling,
     _of_another_model,
     _of_years,
+    _parallel_labels,
     _place_fit,
     _said_by,
     _same_places,
@@ -282,7 +284,22 @@ _CLOCK = re.compile(r"\b(\d{1,2})[:.](\d\d)\b")
 
 _HOURS = frozenset({stem("hours")})
 """What a question about opening hours says of them."""
-_OPEN = frozenset({stem("open")})
+_OPEN = frozenset(stem(word) for word in ("open", "opens", "close", "closes", "closing"))
+_OPENS_OR_CLOSES = re.compile(r"\b(?:open|opens|opening|close|closes|closing)\b", re.IGNORECASE)
+"""What a question asks of hours ("When is it open?", "What time does it
+close?"), which a span of them says ("Mon–Fri 9am–5pm")."""
+_OPENS, _REOPENS = stem("open"), stem("reopens")
+_MEASURE_UNITS = frozenset(
+    stem(word)
+    for word in (
+        "second", "seconds", "minute", "minutes", "min", "mins", "hour", "hours", "hr", "hrs",
+        "day", "days", "night", "nights", "week", "weeks", "month", "months", "year", "years",
+        "kg", "g", "lb", "lbs", "km", "m", "cm", "mm", "mile", "miles", "metre", "metres",
+        "litre", "litres", "mb", "gb", "tb",
+    )
+)  # fmt: skip
+"""Units of time and measure: with a figure, a question's condition ("3 days
+before"), not a thing it asks about (but "a £7 taxi" names a taxi)."""
 _CLOCK_TIME = r"\d{1,2}(?:[:.]\d\d(?:\s*[ap]\.?m\b\.?)?|\s*[ap]\.?m\b\.?|\s*h\b)"
 _HOURS_SPAN = re.compile(
     rf"\b{_CLOCK_TIME}\s*(?:-|–|—|to|until|till)\s*{_CLOCK_TIME}", re.IGNORECASE
@@ -555,6 +572,12 @@ class ExtractiveGenerator(Generator):
             terms = [
                 t for t in terms if not t.isdigit() or t in clock or (said_age and t == str(age))
             ]
+        if yes_no:
+            # (and the unit of such a figure goes with it: "Can I change my
+            # booking 3 *days* before?" is not answered by "the last sailing
+            # of the day")
+            given = _figure_units(read) & _MEASURE_UNITS
+            terms = [t for t in terms if t not in given] or terms
         if str(age) in terms:
             terms = [t for t in terms if t == str(age) or t not in age_terms]
         if any(is_deprecated(u.chunk.metadata) for u in units):
@@ -635,6 +658,9 @@ class ExtractiveGenerator(Generator):
         )
         question_terms = set(terms)
         months = asked_months(read)
+        # ("When is it open?", "What time does it close?"; not "When is it
+        # closed?", which asks the days it is)
+        opens_or_closes = {stem(w.lower()) for w in _OPENS_OR_CLOSES.findall(read)}
         asked_acronyms = acronyms(read)
         # "how much do basic members pay?": a price ("costs £8") says "pay"
         implied = question_terms & _PAY if kind == "money" else set()
@@ -662,6 +688,7 @@ class ExtractiveGenerator(Generator):
         compound = _subject_compound(read)
         if compound is not None and compound[0] & named:
             compound = None  # (a name says which: "When is the Harbour Café open?")
+        parallel = _parallel_labels(units, compound) if compound is not None else []
         # ("How much does it cost to hire a *harness*?")
         pricing = _priced_thing(read) if kind == "money" else _Priced()
         priced, doing = set(pricing.terms - named), pricing.doing
@@ -841,6 +868,14 @@ class ExtractiveGenerator(Generator):
                 unit = replace(unit, terms=unit.terms | written_out)
             if of_other_months(unit, months):
                 continue  # "September to October | 8am to 5pm" is no hour of November's
+            if (
+                unit.kind == "row"
+                and months
+                and unit.cells
+                and months <= label_months(unit.cells[0])
+            ):
+                # ("in December": a row of "November to February" says it)
+                unit = replace(unit, terms=unit.terms | (question_terms & _MONTH_TERMS))
             # "a Saturday wedding in June": a column of "May – September" prices June
             if (
                 unit.kind == "row"
@@ -855,9 +890,19 @@ class ExtractiveGenerator(Generator):
                 unit = replace(unit, terms=unit.terms | seats)
             # "the office hours": "open from 09:00 to 18:00" says them (and
             # "when is it open?": "Hours: Mon–Fri 9am–5pm")
-            hours = question_terms & (_HOURS | _OPEN)
+            # (of what else the question names: "The London office is open from
+            # 8am to 7pm" says not when the museum closes)
+            hours = question_terms & _HOURS
+            if opens_or_closes and (
+                question_terms - _HOURS - _OPEN - GENERIC_STEMS - _MONTH_TERMS
+            ) & (unit.terms | unit.context | unit.outer):
+                hours |= opens_or_closes
             if hours and not hours <= unit.terms and _HOURS_SPAN.search(unit.text):
                 unit = replace(unit, terms=unit.terms | hours)
+            if _OPENS in question_terms and _REOPENS in unit.terms:
+                unit = replace(
+                    unit, terms=unit.terms | {_OPENS}
+                )  # ("... and reopens on 2 January")
             said_bands = _age_bands(" | ".join((unit.text, *unit.columns))) if bands else set()
             # ("Child tickets (under 15) cost £7" is what under-15s pay)
             of_the_band = any(_covers(b, a) for b in said_bands for a in bands)
@@ -1074,11 +1119,7 @@ class ExtractiveGenerator(Generator):
                 # "How long are audit logs kept on the Growth plan?": "Label
                 # history is kept for 1 year on the Growth plan" keeps another thing
                 continue
-            if (
-                compound is not None
-                and not denial
-                and _of_a_sibling(unit, compound, "\n".join(texts).replace(unit.text, " "))
-            ):
+            if compound is not None and not denial and _of_a_sibling(unit, compound, parallel):
                 continue  # "The claims line is open 24 hours" to the complaints line
             if not denial and any(
                 (said := _kinds_said(unit.text, head))
@@ -1309,6 +1350,9 @@ class ExtractiveGenerator(Generator):
                 if not chosen:
                     return _not_found(question, hits)
         chosen = _with_what_follows(chosen, units)
+        # "free of charge up to 48 hours before", to a question about less
+        # than 48 hours before: with "Changes made later cost £12"
+        chosen = with_other_side(chosen, units, read, kind)
         chosen = [_with_qualifier(unit, units) for unit in chosen]
         # (the role as asked, and as read: "tresurer" is the treasurer, but
         # "leader" is no "leadership")

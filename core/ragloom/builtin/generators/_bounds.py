@@ -1,0 +1,96 @@
+"""Cases bounded by a length of time: "up to 48 hours before departure"
+holds for changes made 48 hours or more before, and a question about
+"less than 48 hours before" asks the other side of that bound, which the
+sentence after it says ("Changes made later cost £12").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ._figures import fits_kind
+from ._units import _Unit
+
+_BOUND = re.compile(
+    r"\b(?P<word>less than|fewer than|under|within|inside|more than|over|at least"
+    r"|no less than|up to|until|no later than)\s+(?P<figure>\d+)\s*"
+    r"(?P<unit>minute|hour|day|week|month)s?\b(?P<before>\s+(?:before|in advance|prior|ahead)\b)?",
+    re.IGNORECASE,
+)
+_NEAR = frozenset({"less than", "fewer than", "under", "within", "inside"})
+_FAR = frozenset({"more than", "over", "at least", "no less than"})
+_LEANS_BACK = re.compile(
+    r"\b(?:later|late|after that|after this|after then|afterwards|thereafter|otherwise"
+    r"|beyond that|outside (?:that|this)(?: time| period)?)\b",
+    re.IGNORECASE,
+)
+"""Words of a sentence that says the case past the bound the one before
+sets ("Changes made later cost £12", "After that, ...")."""
+
+
+def bounds(text: str) -> dict[tuple[str, str], str]:
+    """The lengths of time ``text`` bounds a case by, each (figure, unit) with
+    its side: ``near`` ("less than 48 hours", "within 14 days") or ``far``
+    ("more than 48 hours", "at least 7 days", "up to 48 hours before", which
+    holds until 48 hours before). "Up to 5 days" alone is a length, no side."""
+    found: dict[tuple[str, str], str] = {}
+    for match in _BOUND.finditer(text):
+        word = match.group("word").lower()
+        if word in _NEAR:
+            side = "near"
+        elif word in _FAR or match.group("before"):
+            side = "far"
+        else:
+            continue
+        found[(match.group("figure"), match.group("unit").lower())] = side
+    return found
+
+
+def with_other_side(
+    chosen: list[_Unit], units: Sequence[_Unit], question: str, kind: str | None
+) -> list[_Unit]:
+    """``chosen``, each unit that bounds its case on the side of a bound the
+    question does not ask ("free of charge up to 48 hours before" to "How
+    much does it cost to change a booking less than 48 hours before?")
+    followed by the next sentence of its paragraph where that says the other
+    side (it leans back, "Changes made later cost £12", or names the side
+    asked) and what the question asks (``kind``)."""
+    asked = bounds(question)
+    if not asked:
+        return chosen
+    out = list(chosen)
+    for unit in chosen:
+        said = bounds(unit.text)
+        if not any(said.get(key, side) != side for key, side in asked.items()):
+            continue
+        after = next(
+            (
+                other
+                for other in units
+                if other.chunk.id == unit.chunk.id and other.position == unit.position + 1
+            ),
+            None,
+        )
+        if (
+            after is None
+            or after.kind not in {"sentence", "bullet"}
+            or any(after.text in c.text or c.text in after.text for c in out)
+            or not _one_paragraph(unit, after)
+            or not fits_kind(kind, after.text)
+        ):
+            continue
+        own = bounds(after.text)
+        if _LEANS_BACK.search(after.text) is not None or any(
+            own.get(key) == side for key, side in asked.items()
+        ):
+            out.insert(out.index(unit) + 1, after)
+    return out
+
+
+def _one_paragraph(first: _Unit, second: _Unit) -> bool:
+    """Whether ``second`` follows ``first`` in one paragraph of their chunk."""
+    text = first.chunk.text
+    start = text.find(first.text)
+    end = text.find(second.text, start + 1)
+    return start >= 0 and end > start and "\n\n" not in text[start + len(first.text) : end]
