@@ -6803,3 +6803,46 @@ def test_a_span_of_hours_says_when_only_of_what_it_names(generator: ExtractiveGe
     )
     over = generator.generate("When is the office open over Christmas?", hits_of(christmas))
     assert "24 December" in over.text, over.text
+
+
+def test_no_fee_of_the_kind_asked_is_its_sum(generator: ExtractiveGenerator) -> None:
+    """ "The Junior Plan has no joining fee" says the joining fee (none),
+    though no figure is in it; "no hidden fees" is no sum of a joining fee."""
+    faq = chunk(
+        "docs/plans.md",
+        "# Plans\n\n## Junior Plan\n\nChildren whose parent is on the Complete Plan join the "
+        "Junior Plan free of charge.\n\n## FAQ\n\n**Is there a joining fee?** There is a one-off "
+        "joining fee of £20 for the Essential and Complete plans. The Junior Plan has no joining "
+        "fee.\n",
+    )
+    answer = generator.generate("Is there a joining fee for the Junior Plan?", hits_of(faq))
+    assert "no joining fee" in answer.text, answer.text
+    hidden = chunk("docs/fees.md", "# Fees\n\nThere are no hidden fees.\n")
+    none = generator.generate("How much is the joining fee?", hits_of(hidden))
+    assert not none.grounded, none.text
+
+
+def test_an_exception_after_a_rule_is_said_with_it(generator: ExtractiveGenerator) -> None:
+    """ "10% off all service packages" is followed by "The discount does not
+    apply to the Safety Check" where the question asks about the Safety
+    Check; an exception of something not asked ("except on medical
+    grounds") is not added."""
+    shop = chunk(
+        "docs/services.md",
+        "# Services\n\n| Package | Price |\n|---|---|\n| Safety Check | £35 |\n"
+        "| Standard Service | £75 |\n\n## Discounts\n\nStudents and NHS staff get 10% off all "
+        "service packages with valid ID. The discount does not apply to the Safety Check.\n",
+    )
+    answer = generator.generate(
+        "I'm a student. How much would a Safety Check cost me?", hits_of(shop)
+    )
+    assert "does not apply to the Safety Check" in answer.text and "£35" in answer.text, answer.text
+    gym = chunk(
+        "docs/membership.md",
+        "# Membership\n\nMonthly members must give one calendar month's notice to cancel. Annual "
+        "memberships are not refundable after the first 14 days, except on medical grounds.\n",
+    )
+    notice = generator.generate(
+        "How much notice do I need to give to cancel my membership?", hits_of(gym)
+    )
+    assert "medical grounds" not in notice.text, notice.text

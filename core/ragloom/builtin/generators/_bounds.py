@@ -1,7 +1,7 @@
-"""Cases bounded by a length of time: "up to 48 hours before departure"
-holds for changes made 48 hours or more before, and a question about
-"less than 48 hours before" asks the other side of that bound, which the
-sentence after it says ("Changes made later cost £12").
+"""What a sentence after a rule says of the asker's case: the other side
+of a bound in time ("up to 48 hours before departure" holds for changes
+made 48 hours or more before, and "Changes made later cost £12" says the
+rest), or an exception ("The discount does not apply to the Safety Check").
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import re
 from collections.abc import Sequence
 
 from ._figures import fits_kind
+from ._text import content_terms
 from ._units import _Unit
 
 _BOUND = re.compile(
@@ -83,6 +84,47 @@ def with_other_side(
         own = bounds(after.text)
         if _LEANS_BACK.search(after.text) is not None or any(
             own.get(key) == side for key, side in asked.items()
+        ):
+            out.insert(out.index(unit) + 1, after)
+    return out
+
+
+_EXCEPTION = re.compile(
+    r"\b(?:does|do|is|are|will)\s+not\s+(?:apply|count|cover)\b|\bnot\s+(?:valid|available|included)"
+    r"\s+(?:on|for|with|to|in)\b|\b(?:except|excluding|excludes)\b",
+    re.IGNORECASE,
+)
+"""An exception to a rule ("The discount does not apply to the Safety Check")."""
+
+
+def with_exceptions(chosen: list[_Unit], units: Sequence[_Unit], asked: set[str]) -> list[_Unit]:
+    """``chosen``, each sentence followed by the next one of its paragraph
+    where that makes an exception of something the question names and the
+    sentence does not ("Students get 10% off all service packages." then
+    "The discount does not apply to the Safety Check.", to a student's
+    question about the Safety Check)."""
+    out = list(chosen)
+    for unit in chosen:
+        if unit.kind not in {"sentence", "bullet"}:
+            continue
+        after = next(
+            (
+                other
+                for other in units
+                if other.chunk.id == unit.chunk.id and other.position == unit.position + 1
+            ),
+            None,
+        )
+        excepted = _EXCEPTION.search(after.text) if after is not None else None
+        if (
+            after is not None
+            and after.kind == "sentence"
+            and excepted is not None
+            # (what it excepts is asked: "... to the Safety Check", not "except
+            # on medical grounds")
+            and set(content_terms(after.text[excepted.end() :])) & asked - unit.terms - unit.context
+            and not any(after.text in c.text or c.text in after.text for c in out)
+            and _one_paragraph(unit, after)
         ):
             out.insert(out.index(unit) + 1, after)
     return out

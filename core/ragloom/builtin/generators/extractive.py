@@ -40,7 +40,7 @@ from pydantic import Field, field_validator
 
 from ...components import ComponentConfig, Generator, Message
 from ...types import Answer, Chunk, Hit
-from ._bounds import with_other_side
+from ._bounds import with_exceptions, with_other_side
 from ._columns import _MONTH_TERMS, _month_span, asked_months, label_months, of_other_months
 from ._current import asks_of_old, is_deprecated, old_words
 from ._figures import MONEY_FIGURE, fits_kind, given_figures
@@ -289,6 +289,8 @@ _OPENS_OR_CLOSES = re.compile(r"\b(?:open|opens|opening|close|closes|closing)\b"
 """What a question asks of hours ("When is it open?", "What time does it
 close?"), which a span of them says ("Mon–Fri 9am–5pm")."""
 _OPENS, _REOPENS = stem("open"), stem("reopens")
+_NO_SUCH_FEE = re.compile(r"\bno\s+([\w-]+)\s+(?:fee|fees|charge|charges)\b", re.IGNORECASE)
+"""A sum of a kind said to be none ("no joining fee")."""
 _MEASURE_UNITS = frozenset(
     stem(word)
     for word in (
@@ -1212,6 +1214,15 @@ class ExtractiveGenerator(Generator):
                     or _row_of_another(unit, weights, said_age, read)
                 )
             )
+            # ("Is there a joining fee?": "The Junior Plan has no joining fee" says
+            # the sum, none, of the kind asked; "no hidden fees" says none)
+            fit = fit or (
+                kind in {"money", "much"}
+                and any(
+                    set(content_terms(found)) & question_terms
+                    for found in _NO_SUCH_FEE.findall(unit.text)
+                )
+            )
             denied = (kind not in {"money", "much"} and _denies(unit.text, weights)) or (
                 # "Do you price match?": "we do not match competitors' prices" says no
                 yes_no and _negates(unit.text, keys)
@@ -1353,6 +1364,9 @@ class ExtractiveGenerator(Generator):
         # "free of charge up to 48 hours before", to a question about less
         # than 48 hours before: with "Changes made later cost £12"
         chosen = with_other_side(chosen, units, read, kind)
+        # ("10% off all service packages": "The discount does not apply to the
+        # Safety Check", to a question about the Safety Check)
+        chosen = with_exceptions(chosen, units, question_terms)
         chosen = [_with_qualifier(unit, units) for unit in chosen]
         # (the role as asked, and as read: "tresurer" is the treasurer, but
         # "leader" is no "leadership")
