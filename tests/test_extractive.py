@@ -6539,7 +6539,6 @@ def test_as_can_reads_only_who_may() -> None:
     assert as_can("I'm 12, am I allowed to use a paddleboard?") == (
         "I'm 12, can I use a paddleboard?"
     )
-    assert as_can("Am I eligible for free prescriptions?") == "Can I get free prescriptions?"
     # ("Where am I allowed to eat?": the page may say "allowed")
     assert as_can("Where are we permitted to camp?") == "Where are we permitted to camp?"
     assert as_can("Are dogs allowed in the rooms?") == "Are dogs allowed in the rooms?"
@@ -6846,3 +6845,79 @@ def test_an_exception_after_a_rule_is_said_with_it(generator: ExtractiveGenerato
         "How much notice do I need to give to cancel my membership?", hits_of(gym)
     )
     assert "medical grounds" not in notice.text, notice.text
+
+
+def test_a_sentence_past_a_bound_must_speak_of_the_same_doing(
+    generator: ExtractiveGenerator,
+) -> None:
+    """The sentence after a bound is said with it only where it speaks of
+    what the bound's sentence does: "Later changes to your vehicle details
+    are free" follows no rule of pet places, and "Classes made later in the
+    evening are quieter" says nothing of cancelling."""
+    pets = chunk(
+        "docs/pets.md",
+        "# Pets\n\nPet places can be booked up to 48 hours before departure. Later changes to "
+        "your vehicle details are free.\n",
+    )
+    answer = generator.generate(
+        "Can I book a pet place less than 48 hours before departure?", hits_of(pets)
+    )
+    assert "vehicle details" not in answer.text, answer.text
+    classes = chunk(
+        "docs/classes.md",
+        "# Classes\n\nClasses can be cancelled up to 12 hours before the start time. Classes made "
+        "later in the evening are quieter.\n",
+    )
+    cancel = generator.generate(
+        "Can I cancel a class less than 12 hours before it starts?", hits_of(classes)
+    )
+    assert "quieter" not in cancel.text, cancel.text
+
+
+def test_a_count_after_call_is_no_phone_number() -> None:
+    from ragloom.builtin.generators._figures import fits_kind
+
+    for text in ("You can text 160 characters.", "We call 250 suppliers a year."):
+        assert not fits_kind("phone", text), text
+    assert fits_kind("phone", "In an emergency, ring 999.")
+
+
+def test_a_label_that_is_a_name_or_a_holiday(generator: ExtractiveGenerator) -> None:
+    """ "April Jones" names a person, no month; "Christmas holidays" are
+    December's (and January's)."""
+    from ragloom.builtin.generators._columns import label_months
+
+    assert label_months("April Jones") == frozenset()
+    assert label_months("Christmas holidays") == {12, 1}
+    castle = chunk(
+        "docs/castle.md",
+        "# Castle\n\n| Period | Hours |\n|---|---|\n| Easter holidays | 10am to 5pm |\n"
+        "| Summer holidays | 9am to 6pm |\n| Christmas holidays | 11am to 3pm |\n",
+    )
+    december = generator.generate("When is the castle open in December?", hits_of(castle))
+    assert "11am to 3pm" in december.text and "10am to 5pm" not in december.text, december.text
+
+
+def test_hours_of_another_doing_say_no_opening(generator: ExtractiveGenerator) -> None:
+    """ "Pay and display charges apply 8am–6pm" says not when the car park
+    closes; a line of hours alone ("Bar: 12pm–11pm") says when the bar opens;
+    a table row of another desk ("Claims desk") is not the complaints desk."""
+    park = chunk(
+        "docs/parking.md",
+        "# Car park\n\nThe car park has 200 spaces. Pay and display charges apply 8am–6pm.\n",
+    )
+    answer = generator.generate("What time does the car park close?", hits_of(park))
+    assert "8am–6pm" not in answer.text, answer.text
+    bar = chunk("docs/bar.md", "# Bar and restaurant\n\nRestaurant: 6pm–10pm.\n\nBar: 12pm–11pm.\n")
+    opens = generator.generate("What time does the bar open?", hits_of(bar))
+    assert "12pm–11pm" in opens.text and "6pm–10pm" not in opens.text, opens.text
+    desks = [
+        chunk(
+            "docs/desks.md",
+            "# Desks\n\n| Desk | Hours |\n|---|---|\n| Claims desk | 9am–5pm |\n"
+            "| Enquiries desk | 10am–4pm |\n",
+        ),
+        chunk("docs/complaints.md", "# Complaints\n\nComplaints can be sent by email.\n"),
+    ]
+    desk = generator.generate("When is the complaints desk open?", hits_of(*desks))
+    assert "9am–5pm" not in desk.text and "10am–4pm" not in desk.text, desk.text

@@ -49,14 +49,21 @@ def bounds(text: str) -> dict[tuple[str, str], str]:
 
 
 def with_other_side(
-    chosen: list[_Unit], units: Sequence[_Unit], question: str, kind: str | None
+    chosen: list[_Unit],
+    units: Sequence[_Unit],
+    question: str,
+    kind: str | None,
+    doing: set[str],
 ) -> list[_Unit]:
     """``chosen``, each unit that bounds its case on the side of a bound the
     question does not ask ("free of charge up to 48 hours before" to "How
     much does it cost to change a booking less than 48 hours before?")
     followed by the next sentence of its paragraph where that says the other
     side (it leans back, "Changes made later cost £12", or names the side
-    asked) and what the question asks (``kind``)."""
+    asked) and what the question asks (``kind``), of what the sentence
+    speaks of ("Later changes to your vehicle details" follow no rule of
+    pet places) and, for a yes/no question, its verb (``doing``: "Classes
+    made later in the evening are quieter" says nothing of cancelling)."""
     asked = bounds(question)
     if not asked:
         return chosen
@@ -79,6 +86,8 @@ def with_other_side(
             or any(after.text in c.text or c.text in after.text for c in out)
             or not _one_paragraph(unit, after)
             or not fits_kind(kind, after.text)
+            or not after.terms & unit.terms
+            or not doing <= after.terms
         ):
             continue
         own = bounds(after.text)

@@ -211,7 +211,12 @@ _RANGE_ENDS = {
 
 _LABEL_MONTH = re.compile(
     r"\b(?:(?P<month>january|february|march|april|may|june|july|august|september|october"
-    r"|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?|(?P<easter>easter))\b",
+    r"|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?|(?P<easter>easter)"
+    r"|(?P<christmas>christmas))\b"
+    # (not a name: "April Jones", "May Chen")
+    r"(?!\s+(?-i:(?!(?:January|February|March|April|May|June|July|August|September|October"
+    r"|November|December|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|Bank|Day|Eve|Holidays?|Week|Weekend|Period|Season|Term)\b)"
+    r"[A-Z][a-z]))",
     re.IGNORECASE,
 )
 _SPAN_BETWEEN = re.compile(
@@ -230,23 +235,26 @@ def label_months(label: str) -> frozenset[int]:
     """The months a row's label names as a season: a span ("September to
     October", "1 November to 28 February", "Late May to early September",
     "Easter to June": Easter falls in March or April), a list ("July and
-    August", "Jan, Feb, Mar"), or Easter alone (March and April); none for a
-    label that is a day ("31 January": a date, not a season)."""
+    August", "Jan, Feb, Mar"), or Easter (March and April) or Christmas
+    (December and January) alone; none for a label that is a day ("31
+    January": a date, not a season), nor for a name ("April Jones")."""
     # ("May" and "Mar" in capitals only: "Guests may stay" names no month)
     found = [
         match
         for match in _LABEL_MONTH.finditer(label)
-        if match.group("easter") or match.group()[0].isupper() or len(match.group("month")) > 3
+        if not match.group("month") or match.group()[0].isupper() or len(match.group("month")) > 3
     ]
     if not found:
         return frozenset()
-    if len(found) == 1 and _DATE_DAY.search(label) and found[0].group("easter") is None:
+    if len(found) == 1 and _DATE_DAY.search(label) and found[0].group("month"):
         return frozenset()  # ("31 January", "Deadline: March 15")
     months: set[int] = set()
     spanned: set[int] = set()
     for i, match in enumerate(found):
         if match.group("easter"):
             months |= {3, 4}
+        elif match.group("christmas"):
+            months |= {12, 1}
         else:
             months.add(_MONTH_NUMBER[match.group("month").lower().rstrip(".")])
         if i and _SPAN_BETWEEN.match(label[found[i - 1].end() : match.start()]):
@@ -256,9 +264,12 @@ def label_months(label: str) -> frozenset[int]:
 
 
 def _month_of(match: re.Match[str], *, end: bool) -> int:
-    """A label's month as a span's end (Easter: from March, until April)."""
+    """A label's month as a span's end (Easter: from March, until April;
+    Christmas: from December, until January)."""
     if match.group("easter"):
         return 4 if end else 3
+    if match.group("christmas"):
+        return 1 if end else 12
     return _MONTH_NUMBER[match.group("month").lower().rstrip(".")]
 
 

@@ -183,8 +183,10 @@ _PHONE = re.compile(
 """A telephone number: two groups of digits or more ("01632 960 418", "01632 960418"), seven
 digits at least (``fits_kind``), so that no price or clock time is one."""
 _SERVICE_NUMBER = re.compile(
-    r"\b(?:call|ring|dial|phone|text|telephone)(?:\s+(?:us\s+)?on)?\s+\d{3,4}\b(?![:.,]\d)"
-    r"(?!\s*(?:am|pm|a\.m|p\.m|%|minutes?|mins?|hours?|hrs?|days?|weeks?|times?|o['’]clock)\b)",
+    r"\b(?:call|ring|dial|phone|text|telephone)(?:\s+(?:us\s+)?on)?\s+\d{3,5}\b(?![:.,]\d)"
+    # (a number alone, not a count of things: "text 160 characters", "call 250 suppliers")
+    r"(?=\s*(?:[.,;:!?)]|$|(?:free|or|and|for|if|to|from|in|at|when|anytime|any|now"
+    r"|immediately|straight away)\b))",
     re.IGNORECASE,
 )
 """A short number to call ("call 111", "ring 999", "dial 105"), which has

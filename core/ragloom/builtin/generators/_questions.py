@@ -104,27 +104,25 @@ def is_yes_no(question: str) -> bool:
 
 _ALLOWED_TO = re.compile(
     r"(^|[,.!?;:]\s*)(am|are|is)\s+(?!(?:it|there|this|that)\s)((?:[\w'’-]+\s+){0,2}?[\w'’-]+)"
-    r"\s+(?:(?:allowed|permitted)\s+to|(?P<get>eligible\s+for|entitled\s+to))\s+",
+    r"\s+(?:allowed|permitted)\s+to\s+",
     re.IGNORECASE,
 )
 """A yes/no question of permission ("Am I allowed to", "Are we permitted
-to") or of what one may get ("Am I eligible for", "entitled to"); not "Is it
-allowed to" (whose "it" is no one who would), nor "Where am I allowed to
-...?", whose page may say "allowed"."""
+to"); not "Is it allowed to" (whose "it" is no one who would), nor "Where
+am I allowed to ...?", whose page may say "allowed"."""
 
 
 def as_can(question: str) -> str:
     """``question`` with "am I allowed to" (or "permitted to") asked as "can
-    I", and "am I eligible for" (or "entitled to") as "can I get": "I'm 12,
-    am I allowed to use a paddleboard?" asks whether a 12-year-old can, and
-    "Paddleboards are only for ages 14 and over" says it without the word
-    "allowed", which is how the question asks, not what about ("You get
-    free prescriptions if you are 60 or over" says who is eligible)."""
+    I": "I'm 12, am I allowed to use a paddleboard?" asks whether a
+    12-year-old can, and "Paddleboards are only for ages 14 and over" says
+    it without the word "allowed", which is how the question asks, not what
+    about."""
 
     def can(match: re.Match[str]) -> str:
         opening, verb, subject = match.group(1, 2, 3)
         word = "Can" if verb[0].isupper() else "can"
-        return f"{opening}{word} {subject} {'get ' if match.group('get') else ''}"
+        return f"{opening}{word} {subject} "
 
     return _ALLOWED_TO.sub(can, question)
 

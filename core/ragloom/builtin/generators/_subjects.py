@@ -135,6 +135,12 @@ def _of_a_sibling(
     modifiers, head = compound
     if modifiers & (unit.terms | unit.context | unit.outer):
         return False
+    if unit.kind == "row" and unit.cells:
+        # a row labelled with a thing of the kind ("| Claims desk | 9am–5pm |"):
+        # the table lists them by kind, and the one asked is not this one
+        label = content_terms(unit.cells[0])
+        if len(label) > 1 and label[-1] == head:
+            return True
     for word in _before(unit.text, head):
         if word not in modifiers and any(
             (word in labels or labels >= _ANY) and modifiers & labels for labels in parallel

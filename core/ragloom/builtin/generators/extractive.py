@@ -285,6 +285,9 @@ _CLOCK = re.compile(r"\b(\d{1,2})[:.](\d\d)\b")
 _HOURS = frozenset({stem("hours")})
 """What a question about opening hours says of them."""
 _OPEN = frozenset(stem(word) for word in ("open", "opens", "close", "closes", "closing"))
+_OF_OPENING = re.compile(
+    r"\b(?:open|opens|opening|hours|times|closes|closing|staffed|sessions?)\b", re.IGNORECASE
+)
 _OPENS_OR_CLOSES = re.compile(r"\b(?:open|opens|opening|close|closes|closing)\b", re.IGNORECASE)
 """What a question asks of hours ("When is it open?", "What time does it
 close?"), which a span of them says ("Mon–Fri 9am–5pm")."""
@@ -307,6 +310,13 @@ _HOURS_SPAN = re.compile(
     rf"\b{_CLOCK_TIME}\s*(?:-|–|—|to|until|till)\s*{_CLOCK_TIME}", re.IGNORECASE
 )
 """A span of clock times ("09:00 to 18:00", "9am–5pm"): opening hours."""
+_HOURS_LINE = re.compile(
+    rf"{_CLOCK_TIME}|\b(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?s?\b"
+    r"|\b(?:daily|weekdays?|weekends?|to|and|until|till|from)\b",
+    re.IGNORECASE,
+)
+"""The times and days of a line of hours ("Mon–Sat 10am–5pm, Sun 11am–4pm")."""
+_LABEL_WORDS = 3
 
 
 _CONDITION_CLAUSE = re.compile(r"\b(?:if|unless|in case)\s+([^,]+)", re.IGNORECASE)
@@ -328,8 +338,14 @@ _DAY_WORD = re.compile(
     re.IGNORECASE,
 )
 _NO_KEYS = frozenset(
-    stem(w) for w in ("back", "up", "out", "off", "away", "down", "along", "halfway", "again")
-)
+    stem(w)
+    for w in (
+        "back", "up", "out", "off", "away", "down", "along", "halfway", "again",
+    )
+)  # fmt: skip
+_FRAME = frozenset(stem(w) for w in ("eligible", "entitled"))
+"""How a yes/no question asks, not what about: "Am I eligible for free
+prescriptions?" is answered by "You get free prescriptions if ..."."""
 _OPENING = frozenset(stem(w) for w in ("open", "closed", "shut"))
 """A part of a day a question about opening names with its day is a
 condition: what a sentence says of the whole day ("closed on Mondays")
@@ -578,7 +594,7 @@ class ExtractiveGenerator(Generator):
             # (and the unit of such a figure goes with it: "Can I change my
             # booking 3 *days* before?" is not answered by "the last sailing
             # of the day")
-            given = _figure_units(read) & _MEASURE_UNITS
+            given = _figure_units(read) & _MEASURE_UNITS | _FRAME
             terms = [t for t in terms if t not in given] or terms
         if str(age) in terms:
             terms = [t for t in terms if t == str(age) or t not in age_terms]
@@ -895,9 +911,18 @@ class ExtractiveGenerator(Generator):
             # (of what else the question names: "The London office is open from
             # 8am to 7pm" says not when the museum closes)
             hours = question_terms & _HOURS
-            if opens_or_closes and (
-                question_terms - _HOURS - _OPEN - GENERIC_STEMS - _MONTH_TERMS
-            ) & (unit.terms | unit.context | unit.outer):
+            if (
+                opens_or_closes
+                and (question_terms - _HOURS - _OPEN - GENERIC_STEMS - _MONTH_TERMS)
+                & (unit.terms | unit.context | unit.outer)
+                # (hours of opening, or a line of hours alone, "Bar: 12pm–11pm":
+                # not "Pay and display charges apply 8am–6pm")
+                and (
+                    _OF_OPENING.search(" ".join((unit.text, unit.heading, *unit.columns)))
+                    is not None
+                    or len(TOKEN.findall(_HOURS_LINE.sub(" ", unit.text))) <= _LABEL_WORDS
+                )
+            ):
                 hours |= opens_or_closes
             if hours and not hours <= unit.terms and _HOURS_SPAN.search(unit.text):
                 unit = replace(unit, terms=unit.terms | hours)
@@ -1363,7 +1388,9 @@ class ExtractiveGenerator(Generator):
         chosen = _with_what_follows(chosen, units)
         # "free of charge up to 48 hours before", to a question about less
         # than 48 hours before: with "Changes made later cost £12"
-        chosen = with_other_side(chosen, units, read, kind)
+        chosen = with_other_side(
+            chosen, units, read, kind, {verb} if yes_no and verb is not None else set()
+        )
         # ("10% off all service packages": "The discount does not apply to the
         # Safety Check", to a question about the Safety Check)
         chosen = with_exceptions(chosen, units, question_terms)
