@@ -6921,3 +6921,60 @@ def test_hours_of_another_doing_say_no_opening(generator: ExtractiveGenerator) -
     ]
     desk = generator.generate("When is the complaints desk open?", hits_of(*desks))
     assert "9am–5pm" not in desk.text and "10am–4pm" not in desk.text, desk.text
+
+
+def test_a_question_of_what_is_not_done(generator: ExtractiveGenerator) -> None:
+    """ "When is fishing not allowed?" is answered by the sentence that says
+    it is not, never by "Fishing ... is allowed from the River Field bank"."""
+    fishing = chunk(
+        "docs/activities.md",
+        "# Activities\n\n## Fishing\n\nFishing on the river is allowed from the River Field bank "
+        "with a day permit. You must also hold a national rod licence. Fishing is not allowed from "
+        "15 March to 15 June, during the closed season.\n",
+    )
+    answer = generator.generate("When is fishing not allowed?", hits_of(fishing))
+    assert "15 March to 15 June" in answer.text and "River Field" not in answer.text, answer.text
+
+
+CLIMBING = chunk(
+    "docs/opening-hours.md",
+    "# Opening hours\n\n| Day | Opening hours |\n|---|---|\n| Monday to Friday | 7am to 10pm |\n"
+    "| Saturday | 9am to 9pm |\n| Sunday | 9am to 6pm |\n\n## Café\n\nThe café serves coffee, "
+    "sandwiches and cakes. It opens at 8am on weekdays and closes at 8pm. They accept card "
+    "payments only.\n\n## Courses\n\n| Course | Day and time |\n|---|---|\n"
+    "| Learn to Climb | Tuesdays, 7pm |\n",
+)
+
+
+def test_the_days_a_sentence_names_and_the_thing_it_is_of(generator: ExtractiveGenerator) -> None:
+    """ "What time does the café open on Saturdays?": "It opens at 8am on
+    weekdays" says other days (where a page names Saturday), and the
+    centre's Saturday row is not the café's (the café has its own section);
+    the centre's own hours need not name the centre."""
+    saturday = generator.generate("What time does the café open on Saturdays?", hits_of(CLIMBING))
+    assert not saturday.grounded, saturday.text
+    tuesday = generator.generate("What time does the café open on Tuesdays?", hits_of(CLIMBING))
+    assert "8am on weekdays" in tuesday.text and "Learn to Climb" not in tuesday.text, tuesday.text
+    centre = generator.generate("What time does the centre open on Saturdays?", hits_of(CLIMBING))
+    assert "9am to 9pm" in centre.text, centre.text
+    from ragloom.builtin.generators._columns import days_said
+
+    assert days_said("Mon–Sat 10am–5pm") == frozenset(range(6))
+    assert days_said("The dog sat in the sun.") is None
+
+
+def test_when_a_thing_closes_is_said_by_its_hours(generator: ExtractiveGenerator) -> None:
+    """ "What time does the museum close?": "Children leave the museum at 3pm"
+    says a time of the museum, not when it closes."""
+    museum = chunk(
+        "docs/museum.md",
+        "# Museum\n\n## Opening times\n\nThe museum opens at 10am on weekdays.\n",
+    )
+    school = chunk(
+        "docs/school.md",
+        "# School trips\n\n## Times\n\nChildren need to arrive at 8am. Children leave the museum "
+        "at 3pm.\n",
+    )
+    gym = chunk("docs/gym.md", "# Gym\n\nThe gym closes at 10pm.\n")
+    answer = generator.generate("What time does the museum close?", hits_of(museum, school, gym))
+    assert "3pm" not in answer.text and "10pm" not in answer.text, answer.text

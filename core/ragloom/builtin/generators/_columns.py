@@ -282,3 +282,38 @@ def of_other_months(unit: _Unit, months: frozenset[int]) -> bool:
         return False
     label = label_months(unit.cells[0])
     return bool(label) and not months & label
+
+
+_WEEKDAY_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+_DAY_NAME = re.compile(
+    r"\b(mon|tue|wed|thu|fri|sat|sun)(?:day|sday|nesday|rsday|urday)?s?\b\.?", re.IGNORECASE
+)
+_DAY_SPAN = re.compile(
+    rf"{_DAY_NAME.pattern}\s*(?:-|–|—|to|through|until|till)\s*{_DAY_NAME.pattern}", re.IGNORECASE
+)
+_EVERY_DAY = re.compile(
+    r"\b(?:daily|every day|everyday|7 days a week|seven days a week|all week|any day)\b",
+    re.IGNORECASE,
+)
+
+
+def days_said(text: str) -> frozenset[int] | None:
+    """The days of the week a text names (0 for Monday), from names, spans
+    ("Mon–Sat", "Friday to Monday"), "weekdays" and "weekends"; every day
+    for "daily"; None where it names no day."""
+    if _EVERY_DAY.search(text):
+        return frozenset(range(7))
+    days: set[int] = set()
+    for match in _DAY_SPAN.finditer(text):
+        first = _WEEKDAY_NAMES.index(match.group(1).lower())
+        last = _WEEKDAY_NAMES.index(match.group(2).lower())
+        days |= {(first + step) % 7 for step in range((last - first) % 7 + 1)}
+    for match in _DAY_NAME.finditer(text):
+        if len(match.group().rstrip(".")) == 3 and not match.group()[0].isupper():
+            continue  # ("the dog sat", "sun cream": "Sat" and "Sun" in capitals only)
+        days.add(_WEEKDAY_NAMES.index(match.group(1).lower()))
+    if re.search(r"\bweekdays?\b|\bworking days?\b", text, re.IGNORECASE):
+        days |= set(range(5))
+    if re.search(r"\bweekends?\b", text, re.IGNORECASE):
+        days |= {5, 6}
+    return frozenset(days) if days else None

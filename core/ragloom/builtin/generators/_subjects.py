@@ -56,6 +56,13 @@ _SUBJECT = re.compile(
     re.IGNORECASE,
 )
 
+_SUBJECT_DOES = re.compile(
+    r"\s*(?:what\s+time|when)\s+(?:does|do|did|will)\s+(?:(?:the|a|an|my|your|our|their|its)\s+)?"
+    r"((?:[a-z][\w'-]*\s+){0,2}?[a-z][\w'-]*)\s+"
+    r"(?:open|close|shut|start|finish|end|begin|run)\b",
+    re.IGNORECASE,
+)
+"""("What time does *the café* open on Saturdays?")"""
 
 _SMALL = r"(?!(?:of|for|at|in|on|to|with|the|a|an|my|your|our|their)\b)"
 _WHAT_SUBJECT = re.compile(
@@ -107,11 +114,18 @@ def _subject_terms(question: str) -> set[str]:
     return set(content_terms(_GROUP.sub(" ", match.group(1)))) - GENERIC_STEMS
 
 
+def _doing_subject_terms(question: str) -> set[str]:
+    """What a "What time does the café open?" question asks of (``café``);
+    empty where the question is not so made."""
+    match = _SUBJECT_DOES.match(question)
+    return set(content_terms(match.group(1))) - GENERIC_STEMS if match else set()
+
+
 def _subject_compound(question: str) -> tuple[set[str], str] | None:
     """The words before the head noun of a "When is the complaints line
     open?" question's subject, and the head (``{"complaint"}``, ``"line"``);
     None where the subject is one word or the question is not so made."""
-    match = _SUBJECT.match(question)
+    match = _SUBJECT.match(question) or _SUBJECT_DOES.match(question)
     if match is None:
         return None
     # (a group's word says which too: "the *customer* service line")

@@ -41,7 +41,14 @@ from pydantic import Field, field_validator
 from ...components import ComponentConfig, Generator, Message
 from ...types import Answer, Chunk, Hit
 from ._bounds import with_exceptions, with_other_side
-from ._columns import _MONTH_TERMS, _month_span, asked_months, label_months, of_other_months
+from ._columns import (
+    _MONTH_TERMS,
+    _month_span,
+    asked_months,
+    days_said,
+    label_months,
+    of_other_months,
+)
 from ._current import asks_of_old, is_deprecated, old_words
 from ._figures import MONEY_FIGURE, fits_kind, given_figures
 from ._groups import (
@@ -113,6 +120,7 @@ from ._places import (
     places_in,
 )
 from ._polarity import (
+    _NEGATED,
     _RULE,
     _denies,
     _free_of,
@@ -180,6 +188,7 @@ from ._subjects import (
     _another_size,
     _asked_head,
     _documents_naming,
+    _doing_subject_terms,
     _for_each_place,
     _has_identifier,
     _knows,
@@ -310,6 +319,11 @@ _HOURS_SPAN = re.compile(
     rf"\b{_CLOCK_TIME}\s*(?:-|–|—|to|until|till)\s*{_CLOCK_TIME}", re.IGNORECASE
 )
 """A span of clock times ("09:00 to 18:00", "9am–5pm"): opening hours."""
+_DAYS_ONLY = re.compile(
+    r"\b(?:(?:mon|tues|wednes|thurs|fri|satur|sun|week|working\s+)days?|weekends?)\s+only\b"
+    r"|\bonly\s+(?:on\s+|at\s+)?(?:(?:mon|tues|wednes|thurs|fri|satur|sun|week)days?|weekends?)\b",
+    re.IGNORECASE,
+)
 _HOURS_LINE = re.compile(
     rf"{_CLOCK_TIME}|\b(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?s?\b"
     r"|\b(?:daily|weekdays?|weekends?|to|and|until|till|from)\b",
@@ -676,6 +690,13 @@ class ExtractiveGenerator(Generator):
         )
         question_terms = set(terms)
         months = asked_months(read)
+        # ("on Saturdays"; a yes/no question's other days may say no)
+        asked_days = days_said(read) if not yes_no else None
+        named_days = (
+            frozenset().union(*(days_said(" | ".join((u.text, *u.cells))) or () for u in units))
+            if asked_days
+            else frozenset()
+        )
         # ("When is it open?", "What time does it close?"; not "When is it
         # closed?", which asks the days it is)
         opens_or_closes = {stem(w.lower()) for w in _OPENS_OR_CLOSES.findall(read)}
@@ -702,6 +723,12 @@ class ExtractiveGenerator(Generator):
         majors = [name for name in names if _API_MAJOR.fullmatch(name)]  # ("in v1")
         head = _asked_head(read) if kind is None and names else None
         said_of = _subject_terms(read) - named  # ("How long are *audit logs* kept ...?")
+        # ("What time does the *café* open?", where a section is the café's: the
+        # hours of another section are another thing's; but a page's own
+        # subject, "the centre", need not be said)
+        done_by = _doing_subject_terms(read) - named
+        if done_by & {t for u in units for t in content_terms(u.heading)}:
+            said_of |= done_by
         # ("When is the *complaints* line open?": not the claims line)
         compound = _subject_compound(read)
         if compound is not None and compound[0] & named:
@@ -783,6 +810,13 @@ class ExtractiveGenerator(Generator):
             if kind in {"money", "much", "amount", "count"}
             or any(kind_word in u.terms and noun in u.terms for u in units if u.answer)
         }
+        # what a question asks of as not done ("When is fishing *not allowed*?"):
+        # a sentence that says it is done says the other case
+        denied_asked = (
+            {stem(m.group(1).lower()) for m in _NEGATED.finditer(read)} & set(weights)
+            if not yes_no
+            else set()
+        )
         # the question's words the passages say: a thing they price where the
         # question names it is what a price must be of
         spoken = frozenset(t for t in weights if any(t in u.terms for u in units))
@@ -884,6 +918,26 @@ class ExtractiveGenerator(Generator):
             written_out = {a.lower() for a in asked_acronyms if expands(a, _said(unit))}
             if written_out - unit.terms:
                 unit = replace(unit, terms=unit.terms | written_out)
+            if (
+                asked_days
+                and (said_days := days_said(" | ".join((unit.text, *unit.cells)))) is not None
+                and not asked_days & said_days
+                and _DAYS_ONLY.search(unit.text) is None  # ("on Sundays only": not then)
+                and named_days & asked_days
+            ):
+                # "It opens at 8am on weekdays" says not when the café opens on
+                # Saturdays, where a page names Saturday (a list of the days it
+                # is open, where none does, says it is closed then)
+                continue
+            if (
+                opens_or_closes
+                and not yes_no
+                and not two_parts(read)
+                and kind in {"clock", "time"}
+                and not (opens_or_closes | _OPEN | _HOURS) & (unit.terms | unit.context)
+                and _HOURS_SPAN.search(unit.text) is None
+            ):
+                continue  # "Children leave the museum at 3pm" says not when it closes
             if of_other_months(unit, months):
                 continue  # "September to October | 8am to 5pm" is no hour of November's
             if (
@@ -1015,6 +1069,8 @@ class ExtractiveGenerator(Generator):
                 continue  # "Our warehouse partner, Boxly, is SOC 2 certified"
             if naming and not any(unit.chunk.document_id in docs for docs in naming.values()):
                 continue  # (a page that never names the product: "UPS offers 24/7 support")
+            if denied_asked & unit.terms and not _negates(unit.text, denied_asked):
+                continue  # "Fishing is allowed ..." to "When is fishing not allowed?"
             if _opposes(read, unit.text):
                 continue  # "in the city" is no answer for "outside the city"
             if proper and _heading_of_another(unit, names, proper, headings):
