@@ -6978,3 +6978,71 @@ def test_when_a_thing_closes_is_said_by_its_hours(generator: ExtractiveGenerator
     gym = chunk("docs/gym.md", "# Gym\n\nThe gym closes at 10pm.\n")
     answer = generator.generate("What time does the museum close?", hits_of(museum, school, gym))
     assert "3pm" not in answer.text and "10pm" not in answer.text, answer.text
+
+
+def test_a_third_reviews_cases(generator: ExtractiveGenerator) -> None:
+    """A negated question is answered by a sentence's exception ("every day
+    except Mondays"), and "What can't I bring?" asks of bringing; "Members
+    pay no booking fee" is no booking fee for everyone; "Off-peak fares are
+    not valid on Saturdays" excepts nothing of child tickets; "shuts at 8pm"
+    and "available 7am until 9pm" say when a thing closes."""
+    pool = chunk("docs/pool.md", "# Pool\n\nThe pool is open 7am–9pm every day except Mondays.\n")
+    answer = generator.generate("When is the pool not open?", hits_of(pool))
+    assert "except Mondays" in answer.text, answer.text
+    bags = chunk(
+        "docs/bags.md",
+        "# Bags\n\nYou can bring a small bag into the galleries. Glass bottles are not allowed.\n",
+    )
+    bring = generator.generate("What can't I bring into the galleries?", hits_of(bags))
+    assert "small bag" not in bring.text, bring.text
+    fees = chunk(
+        "docs/booking.md",
+        "# Booking\n\nA booking fee of £2 applies to each ticket. Members pay no booking fee.\n",
+    )
+    fee = generator.generate("How much is the booking fee?", hits_of(fees))
+    assert "£2" in fee.text, fee.text
+    fares = chunk(
+        "docs/fares.md",
+        "# Fares\n\nChild tickets cost £3 on Saturdays. Off-peak fares are not valid on Saturdays "
+        "for adults.\n",
+    )
+    child = generator.generate("How much is a child ticket on Saturdays?", hits_of(fares))
+    assert "Off-peak" not in child.text, child.text
+    shop = chunk("docs/shop.md", "# Shop\n\nThe shop shuts at 8pm.\n")
+    shuts = generator.generate("What time does the shop close?", hits_of(shop))
+    assert "8pm" in shuts.text, shuts.text
+    lido = chunk("docs/lido.md", "# Pool\n\nThe pool is available 7am until 9pm.\n")
+    closes = generator.generate("What time does the pool close?", hits_of(lido))
+    assert "9pm" in closes.text, closes.text
+
+
+def test_weekdays_as_schedules_write_them() -> None:
+    from ragloom.builtin.generators._columns import days_said
+
+    assert days_said("Tues–Thurs 9am–5pm") == {1, 2, 3}
+    assert days_said("Open between Monday and Friday") == {0, 1, 2, 3, 4}
+    assert days_said("Mondays and Fridays") == {0, 4}
+    assert days_said("The Sun Inn is open late.") is None
+    assert days_said("Sat beside the harbour, the café is busy.") is None
+
+
+def test_a_yes_no_questions_object_and_its_conditions(generator: ExtractiveGenerator) -> None:
+    """The thing a yes/no question's verb acts on is a word its answer says
+    ("Can you repair my e-bike battery?" is not answered by "We repair
+    e-bikes"); and the words of its "if" clause are conditions, so they
+    leave its own words the keys ("Is there a discount if I pay annually?")."""
+    ebikes = chunk(
+        "docs/ebikes.md",
+        "# E-bikes\n\nWe repair and service pedal-assist e-bikes with Bosch motors.\n",
+    )
+    battery = generator.generate("Can you repair my e-bike battery?", hits_of(ebikes))
+    assert not battery.grounded, battery.text
+    renewal = chunk(
+        "docs/renewal.md",
+        "# Renewal\n\nPolicies renew every year. If you pay annually, you can switch to monthly "
+        "payments at renewal.\n",
+    )
+    discount = generator.generate(
+        "Is there a discount if I pay annually instead of monthly?", hits_of(renewal)
+    )
+    assert not discount.grounded, discount.text

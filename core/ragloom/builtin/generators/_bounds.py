@@ -106,6 +106,10 @@ _EXCEPTION = re.compile(
 """An exception to a rule ("The discount does not apply to the Safety Check")."""
 
 
+_POINTS_BACK = re.compile(r"\s*(?:the|this|that|these|those|it|they|such)\b", re.IGNORECASE)
+"""An exception's opening that points at what the sentence before said."""
+
+
 def with_exceptions(chosen: list[_Unit], units: Sequence[_Unit], asked: set[str]) -> list[_Unit]:
     """``chosen``, each sentence followed by the next one of its paragraph
     where that makes an exception of something the question names and the
@@ -132,6 +136,12 @@ def with_exceptions(chosen: list[_Unit], units: Sequence[_Unit], asked: set[str]
             # (what it excepts is asked: "... to the Safety Check", not "except
             # on medical grounds")
             and set(content_terms(after.text[excepted.end() :])) & asked - unit.terms - unit.context
+            # (of what the sentence before says: "The discount ...", or a word of it;
+            # "Off-peak fares are not valid on Saturdays" excepts nothing of child tickets)
+            and (
+                _POINTS_BACK.match(after.text) is not None
+                or bool(set(content_terms(after.text[: excepted.start()])) & unit.terms)
+            )
             and not any(after.text in c.text or c.text in after.text for c in out)
             and _one_paragraph(unit, after)
         ):

@@ -285,16 +285,26 @@ def of_other_months(unit: _Unit, months: frozenset[int]) -> bool:
 
 
 _WEEKDAY_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
-_DAY_NAME = re.compile(
-    r"\b(mon|tue|wed|thu|fri|sat|sun)(?:day|sday|nesday|rsday|urday)?s?\b\.?", re.IGNORECASE
+_DAY_WORD = (
+    r"(?:(mon|tue|wed|thu|fri|sat|sun)(?:days?|sdays?|nesdays?|rsdays?|urdays?)"
+    # (a short form only where a schedule writes it: "Mon–Sat", "Sun 11am", "Tues,";
+    # not "Sun Inn", "Sat beside the harbour")
+    r"|(mon|tues?|weds?|thur?s?|fri|sat|sun)\.?(?=\s*(?:[-–—,:;/&|)]|to\b|and\b|until\b|till\b"
+    r"|through\b|\d|$)))"
 )
+_DAY_NAME = re.compile(rf"\b{_DAY_WORD}", re.IGNORECASE)
 _DAY_SPAN = re.compile(
-    rf"{_DAY_NAME.pattern}\s*(?:-|–|—|to|through|until|till)\s*{_DAY_NAME.pattern}", re.IGNORECASE
+    rf"\b(?:between\s+)?{_DAY_WORD}\s*(?:-|–|—|to|through|until|till|and)\s*{_DAY_WORD}",
+    re.IGNORECASE,
 )
 _EVERY_DAY = re.compile(
     r"\b(?:daily|every day|everyday|7 days a week|seven days a week|all week|any day)\b",
     re.IGNORECASE,
 )
+
+
+def _day_index(full: str | None, short: str | None) -> int:
+    return _WEEKDAY_NAMES.index((full or short or "")[:3].lower())
 
 
 def days_said(text: str) -> frozenset[int] | None:
@@ -305,13 +315,15 @@ def days_said(text: str) -> frozenset[int] | None:
         return frozenset(range(7))
     days: set[int] = set()
     for match in _DAY_SPAN.finditer(text):
-        first = _WEEKDAY_NAMES.index(match.group(1).lower())
-        last = _WEEKDAY_NAMES.index(match.group(2).lower())
-        days |= {(first + step) % 7 for step in range((last - first) % 7 + 1)}
+        first, last = _day_index(*match.group(1, 2)), _day_index(*match.group(3, 4))
+        if match.group().lower().startswith("between") or re.search(
+            r"(?:-|–|—|to|through|until|till)", match.group()
+        ):
+            days |= {(first + step) % 7 for step in range((last - first) % 7 + 1)}
     for match in _DAY_NAME.finditer(text):
-        if len(match.group().rstrip(".")) == 3 and not match.group()[0].isupper():
-            continue  # ("the dog sat", "sun cream": "Sat" and "Sun" in capitals only)
-        days.add(_WEEKDAY_NAMES.index(match.group(1).lower()))
+        if match.group(2) and not match.group()[0].isupper():
+            continue  # ("the dog sat in the sun.": a short form in capitals only)
+        days.add(_day_index(*match.group(1, 2)))
     if re.search(r"\bweekdays?\b|\bworking days?\b", text, re.IGNORECASE):
         days |= set(range(5))
     if re.search(r"\bweekends?\b", text, re.IGNORECASE):

@@ -192,7 +192,25 @@ def question_verb(
         obj.append(word)
     following = rest[1].lower() if len(rest) > 1 else ""
     particle = content_terms(following) if following in _PARTICLES else []
-    return terms[0], set(content_terms(" ".join(obj))), particle[0] if particle else None
+    head = content_terms(obj[-1]) if obj else []
+    return _Verb(
+        terms[0],
+        set(content_terms(" ".join(obj))),
+        particle[0] if particle else None,
+        head[-1] if head else None,
+    )
+
+
+class _Verb(tuple[str, set[str], "str | None"]):
+    """``question_verb``'s verb, object terms and particle, with the head of
+    the object (its last term: "battery" of "my e-bike battery")."""
+
+    head: str | None
+
+    def __new__(cls, verb: str, thing: set[str], particle: str | None, head: str | None) -> _Verb:
+        made = super().__new__(cls, (verb, thing, particle))
+        made.head = head
+        return made
 
 
 _PREPOSITIONS = frozenset(

@@ -120,7 +120,6 @@ from ._places import (
     places_in,
 )
 from ._polarity import (
-    _NEGATED,
     _RULE,
     _denies,
     _free_of,
@@ -295,7 +294,9 @@ _HOURS = frozenset({stem("hours")})
 """What a question about opening hours says of them."""
 _OPEN = frozenset(stem(word) for word in ("open", "opens", "close", "closes", "closing"))
 _OF_OPENING = re.compile(
-    r"\b(?:open|opens|opening|hours|times|closes|closing|staffed|sessions?)\b", re.IGNORECASE
+    r"\b(?:open|opens|opening|hours|times|closes|closing|staffed|sessions?|available"
+    r"|accessible|operates)\b",
+    re.IGNORECASE,
 )
 _OPENS_OR_CLOSES = re.compile(r"\b(?:open|opens|opening|close|closes|closing)\b", re.IGNORECASE)
 """What a question asks of hours ("When is it open?", "What time does it
@@ -303,6 +304,29 @@ close?"), which a span of them says ("Mon–Fri 9am–5pm")."""
 _OPENS, _REOPENS = stem("open"), stem("reopens")
 _NO_SUCH_FEE = re.compile(r"\bno\s+([\w-]+)\s+(?:fee|fees|charge|charges)\b", re.IGNORECASE)
 """A sum of a kind said to be none ("no joining fee")."""
+_QUALIFIED = re.compile(r"\b(?:if|unless|when|provided|as long as)\b", re.IGNORECASE)
+
+
+def _no_such_fee(text: str, asked: set[str]) -> bool:
+    """Whether ``text`` says a fee of the kind the question asks is none
+    ("The Junior Plan has no joining fee"), of all the question names: not
+    for some only ("Members pay no booking fee", "no cancellation fee if you
+    cancel 24 hours ahead", "no booking fee for online bookings"), whose
+    words the question does not say."""
+    for match in _NO_SUCH_FEE.finditer(text):
+        if not set(content_terms(match.group(1))) & asked:
+            continue
+        if _QUALIFIED.search(text):
+            return False
+        # (for some only, whom the question does not name: no)
+        said = set(content_terms(text[: match.start()] + " " + text[match.end() :]))
+        return not said - asked - GENERIC_STEMS - _SAYING_NONE
+    return False
+
+
+_SAYING_NONE = frozenset(stem(word) for word in ("pay", "pays", "has", "have", "there", "charge"))
+
+
 _MEASURE_UNITS = frozenset(
     stem(word)
     for word in (
@@ -319,6 +343,24 @@ _HOURS_SPAN = re.compile(
     rf"\b{_CLOCK_TIME}\s*(?:-|–|—|to|until|till)\s*{_CLOCK_TIME}", re.IGNORECASE
 )
 """A span of clock times ("09:00 to 18:00", "9am–5pm"): opening hours."""
+_OPENING_WORDS = re.compile(
+    r"\b(?:shuts?|locked|unlocked|until|till|doors|serv\w*|staffed"
+    r"|last (?:entry|orders|admission))\b",
+    re.IGNORECASE,
+)
+"""Words that say when a thing opens or closes in other words ("shuts at 8pm",
+"is locked at 11pm", "Doors: 7pm", "serves food until 9pm")."""
+_SHUTS = re.compile(r"\b(?:shuts?|is locked|are locked|last (?:entry|admission))\b", re.I)
+"""Words that say when a thing closes ("The shop shuts at 8pm")."""
+_OPENED = frozenset(stem(word) for word in ("open", "opens", "opening"))
+_NEGATED_ASKED = re.compile(
+    r"\b(?:not|never|cannot|\w+n't)\s+(?:(?:i|we|you|they|he|she|it|be|been)\s+)*([\w-]+)",
+    re.IGNORECASE,
+)
+"""The doing a question asks of as not done ("What can't I *bring*?")."""
+_EXCEPT = re.compile(
+    r"\b(?:except|excepting|excluding|but not|other than|apart from|save for)\b", re.IGNORECASE
+)
 _DAYS_ONLY = re.compile(
     r"\b(?:(?:mon|tues|wednes|thurs|fri|satur|sun|week|working\s+)days?|weekends?)\s+only\b"
     r"|\bonly\s+(?:on\s+|at\s+)?(?:(?:mon|tues|wednes|thurs|fri|satur|sun|week)days?|weekends?)\b",
@@ -633,7 +675,6 @@ class ExtractiveGenerator(Generator):
         # (nor is a particle or a manner: "sell my leave *back*", "remove it *halfway*
         # through the year" are said by "Selling leave is not permitted")
         day_part = (_DAY_PARTS if opening else frozenset()) | _NO_KEYS
-        top = max((w for t, w in asked.items() if t not in day_part), default=0.0)
         # (a figure in it is a condition the answer need not repeat: "at 2,500
         # metres?" is answered by "not rated for use above 2,000 metres")
         # nor are the words of its "if ..." clause ("if I book the Harbour Suite")
@@ -644,6 +685,12 @@ class ExtractiveGenerator(Generator):
         main = main_question(read)
         if main != read.strip():
             conditional |= set(content_terms(read.replace(main, " "))) - set(content_terms(main))
+        # (the most specific word is one a key may be: not a condition's, "Is there a
+        # discount if I pay annually?" asks of a discount)
+        top = max(
+            (w for t, w in asked.items() if t not in day_part and t not in conditional),
+            default=0.0,
+        )
         # who asks a yes/no question about what one qualifies for ("I'm a
         # student, can I get a discount?"): a sentence for another group (the
         # seniors' discount) is no answer
@@ -797,6 +844,24 @@ class ExtractiveGenerator(Generator):
         numbered = _numbered(read) if yes_no else set()
         said_verb = question_verb(read, names) if yes_no else None
         verb, thing, particle = said_verb if said_verb else (None, set(), None)
+        # the thing a yes/no question's verb acts on is a word the answer says
+        # ("Can you repair my e-bike *battery*?": not "We repair e-bikes")
+        thing_head = said_verb.head if said_verb else None
+        if (
+            thing_head is not None
+            and thing_head in asked
+            and thing_head not in keys
+            and thing_head not in GENERIC_STEMS
+            and thing_head not in conditional
+            and not thing_head.isdigit()
+            # (a common noun the pages write: not a product's name, "tallybird")
+            and any(
+                word[0].islower() and stem(word) == thing_head
+                for text in texts
+                for word in TOKEN.findall(text)
+            )
+        ):
+            keys.append(thing_head)
         # "come back": a rule may say neither word ("We will not return ...")
         phrase = {t for t in (verb, particle) if t is not None and t in weights}
         # "a corporate membership": where the passages speak of it, a
@@ -813,7 +878,7 @@ class ExtractiveGenerator(Generator):
         # what a question asks of as not done ("When is fishing *not allowed*?"):
         # a sentence that says it is done says the other case
         denied_asked = (
-            {stem(m.group(1).lower()) for m in _NEGATED.finditer(read)} & set(weights)
+            {stem(m.group(1).lower()) for m in _NEGATED_ASKED.finditer(read)} & set(weights)
             if not yes_no
             else set()
         )
@@ -936,6 +1001,7 @@ class ExtractiveGenerator(Generator):
                 and kind in {"clock", "time"}
                 and not (opens_or_closes | _OPEN | _HOURS) & (unit.terms | unit.context)
                 and _HOURS_SPAN.search(unit.text) is None
+                and _OPENING_WORDS.search(" ".join((unit.text, *unit.columns))) is None
             ):
                 continue  # "Children leave the museum at 3pm" says not when it closes
             if of_other_months(unit, months):
@@ -980,6 +1046,9 @@ class ExtractiveGenerator(Generator):
                 hours |= opens_or_closes
             if hours and not hours <= unit.terms and _HOURS_SPAN.search(unit.text):
                 unit = replace(unit, terms=unit.terms | hours)
+            shut = opens_or_closes - _OPENED
+            if shut and not shut <= unit.terms and _SHUTS.search(unit.text):
+                unit = replace(unit, terms=unit.terms | shut)  # ("The shop shuts at 8pm")
             if _OPENS in question_terms and _REOPENS in unit.terms:
                 unit = replace(
                     unit, terms=unit.terms | {_OPENS}
@@ -1069,7 +1138,11 @@ class ExtractiveGenerator(Generator):
                 continue  # "Our warehouse partner, Boxly, is SOC 2 certified"
             if naming and not any(unit.chunk.document_id in docs for docs in naming.values()):
                 continue  # (a page that never names the product: "UPS offers 24/7 support")
-            if denied_asked & unit.terms and not _negates(unit.text, denied_asked):
+            if (
+                denied_asked & unit.terms
+                and not _negates(unit.text, denied_asked)
+                and _EXCEPT.search(unit.text) is None  # ("open every day except Mondays")
+            ):
                 continue  # "Fishing is allowed ..." to "When is fishing not allowed?"
             if _opposes(read, unit.text):
                 continue  # "in the city" is no answer for "outside the city"
@@ -1297,13 +1370,7 @@ class ExtractiveGenerator(Generator):
             )
             # ("Is there a joining fee?": "The Junior Plan has no joining fee" says
             # the sum, none, of the kind asked; "no hidden fees" says none)
-            fit = fit or (
-                kind in {"money", "much"}
-                and any(
-                    set(content_terms(found)) & question_terms
-                    for found in _NO_SUCH_FEE.findall(unit.text)
-                )
-            )
+            fit = fit or (kind in {"money", "much"} and _no_such_fee(unit.text, question_terms))
             denied = (kind not in {"money", "much"} and _denies(unit.text, weights)) or (
                 # "Do you price match?": "we do not match competitors' prices" says no
                 yes_no and _negates(unit.text, keys)
