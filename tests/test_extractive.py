@@ -7046,3 +7046,33 @@ def test_a_yes_no_questions_object_and_its_conditions(generator: ExtractiveGener
         "Is there a discount if I pay annually instead of monthly?", hits_of(renewal)
     )
     assert not discount.grounded, discount.text
+
+
+def test_opening_hours_and_speeds_are_figures_of_their_kind(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "What are the laundry opening hours?" asks times of day ("The laundry
+    is next to the shower block" says none); "How fast is the Wi-Fi?" a
+    speed ("All memberships include Wi-Fi" says none), while "How fast is a
+    refund?" still asks a time."""
+    marina = chunk(
+        "docs/facilities.md",
+        "# Facilities\n\nThe laundry is next to the shower block. The showers are open 24 hours.\n",
+    )
+    laundry = generator.generate("What are the laundry opening hours?", hits_of(marina))
+    assert not laundry.grounded, laundry.text
+    desks = chunk(
+        "docs/memberships.md",
+        "# Memberships\n\nAll memberships include Wi-Fi, tea and coffee, and printing up to 100 "
+        "pages a month.\n",
+    )
+    wifi = generator.generate("How fast is the Wi-Fi?", hits_of(desks))
+    assert not wifi.grounded, wifi.text
+    fibre = chunk("docs/wifi.md", "# Wi-Fi\n\nAll desks have Wi-Fi. The connection is 900 Mbps.\n")
+    fast = generator.generate("How fast is the Wi-Fi?", hits_of(fibre))
+    assert "900 Mbps" in fast.text, fast.text
+    refunds = chunk(
+        "docs/refunds.md", "# Refunds\n\nRefunds are processed within 5 working days.\n"
+    )
+    refund = generator.generate("How fast is a refund?", hits_of(refunds))
+    assert "5 working days" in refund.text, refund.text

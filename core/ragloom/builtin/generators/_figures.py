@@ -109,6 +109,8 @@ def fits_kind(kind: str | None, text: str, names: Iterable[str] = ()) -> bool:
         )
     if kind == "email":
         return _EMAIL.search(text) is not None
+    if kind == "speed":  # "500 Mbps", "up to 20 mph", "10 knots"
+        return _SPEED.search(text) is not None
     # a code's digits (``X200``, ``line N1``) are no figure of it, nor are
     # those of a name the question uses or rivals (``Lab 3``, ``CS 341``), or
     # a figure it gives (``given_figures``), passed in ``names``
@@ -191,6 +193,11 @@ _SERVICE_NUMBER = re.compile(
 )
 """A short number to call ("call 111", "ring 999", "dial 105"), which has
 too few digits for ``_PHONE``."""
+_SPEED = re.compile(
+    r"\d[\d.,]*\s*(?:mbps|mbit/s|mb/s|gbps|gbit/s|kbps|megabits?|gigabits?|mph|km/h|kph"
+    r"|knots|miles (?:an|per) hour|kilometres (?:an|per) hour)\b",
+    re.IGNORECASE,
+)
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
 _CLOCK_TIME = re.compile(
     r"(?<![\d.,£$€])(?<!version )(?<!v)\d{1,2}[:.]\d\d(?![\d.,]*\d)"

@@ -90,11 +90,20 @@ _OWN_KINDS = tuple(
         (r"\bhow (?:long|soon)\b|\bhow far\s+(?:in\s+)?(?:advance|ahead)\b", "duration"),
         # "what time does the show start?": a clock time, not a date
         (r"\bwhat time\b", "clock"),
+        # "What are the laundry opening hours?": times of day ("The laundry is
+        # next to the shower block" says none)
+        (r"\b(?:opening|closing) (?:hours|times)\b", "clock"),
         # "when did the office open?": a date, not its opening hours
         (
             r"^when (?:did|was|were)\b.*\b(?:open|opened|start|started|launch|launched|found"
             r"|founded|establish|established|begin|began|introduced|created|built|join|joined)\b",
             "past",
+        ),
+        # "How fast is the Wi-Fi?": a speed ("500 Mbps"), not how soon
+        (
+            r"\bhow fast (?:is|are|was|were) (?:the |your |our |a |an )?(?:[\w-]+ )?"
+            r"(?:wi-?fi|internet|broadband|connection|network|download|upload|fibre|fiber)s?\b",
+            "speed",
         ),
         (r"\bhow (?:fast|quickly)\b|^when\b", "time"),
     )
@@ -122,9 +131,9 @@ def answer_kind(question: str) -> str | None:
     ``clock`` (what time: a time of day), ``place`` (where), ``weight``
     (how heavy, how much does it weigh), ``past`` (when did ...: a time, but
     not a clock time alone),
-    ``distance`` (how far), ``size`` (how long it must be: a measure, not a
-    time), ``age`` (how old, what age), ``phone`` (a phone
-    number), ``email`` (an email address), or None:
+    ``distance`` (how far), ``speed`` (how fast is the Wi-Fi: "500 Mbps"),
+    ``size`` (how long it must be: a measure, not a time), ``age`` (how
+    old, what age), ``phone`` (a phone number), ``email`` (an email address), or None:
     what an answering
     sentence must hold (``place`` only when some sentence holds one: see
     ``fits_kind``)."""
