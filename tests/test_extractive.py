@@ -6661,18 +6661,6 @@ def test_the_other_side_of_a_bound_is_said_after_it(generator: ExtractiveGenerat
     assert bounds("Delivery takes up to 5 days.") == {}
 
 
-def test_the_unit_of_a_figure_in_a_yes_no_question_is_a_condition(
-    generator: ExtractiveGenerator,
-) -> None:
-    """ "Can I change my booking 3 days before?": "days" goes with the figure
-    (a condition), and is no word an answer must hold ("the last sailing of
-    the day" says nothing of changing a booking)."""
-    answer = generator.generate(
-        "Can I change my vehicle booking 3 days before?", hits_of(FERRY_CHANGES)
-    )
-    assert "changed free of charge" in answer.text and "hotels" not in answer.text, answer.text
-
-
 def test_eligible_for_is_asked_as_can_get(generator: ExtractiveGenerator) -> None:
     """ "Am I eligible for ...?" asks yes or no ("am" opens one), and "You get
     free prescriptions if ..." says it without the word "eligible"."""

@@ -327,17 +327,6 @@ def _no_such_fee(text: str, asked: set[str]) -> bool:
 _SAYING_NONE = frozenset(stem(word) for word in ("pay", "pays", "has", "have", "there", "charge"))
 
 
-_MEASURE_UNITS = frozenset(
-    stem(word)
-    for word in (
-        "second", "seconds", "minute", "minutes", "min", "mins", "hour", "hours", "hr", "hrs",
-        "day", "days", "night", "nights", "week", "weeks", "month", "months", "year", "years",
-        "kg", "g", "lb", "lbs", "km", "m", "cm", "mm", "mile", "miles", "metre", "metres",
-        "litre", "litres", "mb", "gb", "tb",
-    )
-)  # fmt: skip
-"""Units of time and measure: with a figure, a question's condition ("3 days
-before"), not a thing it asks about (but "a £7 taxi" names a taxi)."""
 _CLOCK_TIME = r"\d{1,2}(?:[:.]\d\d(?:\s*[ap]\.?m\b\.?)?|\s*[ap]\.?m\b\.?|\s*h\b)"
 _HOURS_SPAN = re.compile(
     rf"\b{_CLOCK_TIME}\s*(?:-|–|—|to|until|till)\s*{_CLOCK_TIME}", re.IGNORECASE
@@ -647,11 +636,8 @@ class ExtractiveGenerator(Generator):
                 t for t in terms if not t.isdigit() or t in clock or (said_age and t == str(age))
             ]
         if yes_no:
-            # (and the unit of such a figure goes with it: "Can I change my
-            # booking 3 *days* before?" is not answered by "the last sailing
-            # of the day")
-            given = _figure_units(read) & _MEASURE_UNITS | _FRAME
-            terms = [t for t in terms if t not in given] or terms
+            # ("eligible", "entitled": how it asks, not what about)
+            terms = [t for t in terms if t not in _FRAME] or terms
         if str(age) in terms:
             terms = [t for t in terms if t == str(age) or t not in age_terms]
         if any(is_deprecated(u.chunk.metadata) for u in units):
