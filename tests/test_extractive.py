@@ -7064,3 +7064,19 @@ def test_opening_hours_and_speeds_are_figures_of_their_kind(
     )
     refund = generator.generate("How fast is a refund?", hits_of(refunds))
     assert "5 working days" in refund.text, refund.text
+
+
+def test_the_column_of_the_group_asked_is_its_price(generator: ExtractiveGenerator) -> None:
+    """ "per hour for a charity": of the two columns the question names, the
+    group's ("Charities: £9") is its price, not everyone's ("Per hour: £18")."""
+    rooms = chunk(
+        "docs/rooms.md",
+        "# Room hire\n\n| Room | Per hour | Charities |\n|---|---|---|\n"
+        "| Garden Room | £18 | £9 |\n| Reading Room | £14 | £7.50 |\n",
+    )
+    charity = generator.generate(
+        "How much does the Garden Room cost per hour for a charity?", hits_of(rooms)
+    )
+    assert "£9" in charity.text and "£18" not in charity.text, charity.text
+    everyone = generator.generate("How much does the Garden Room cost per hour?", hits_of(rooms))
+    assert "£18" in everyone.text and "£9" not in everyone.text, everyone.text

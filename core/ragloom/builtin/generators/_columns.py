@@ -9,6 +9,7 @@ import re
 from collections.abc import Set
 
 from ._figures import fits_kind
+from ._groups import _groups_in
 from ._text import GENERIC_STEMS, TOKEN, content_terms, stem
 from ._units import _column_terms, _Unit
 from ._versions import YEAR as _YEAR
@@ -63,6 +64,17 @@ def _asked_columns(
             # both seasons, not the one whose name says "October")
             asked = set(asked) - _MONTH_TERMS
     named = _named_columns(unit, kept, asked, kind)
+    # "per hour for a charity": the column of the group asked ("Charities: £9")
+    # is its price, not the one for everyone beside it ("Per hour: £18")
+    of_group = {
+        number
+        for number in kept
+        if {stem(group) for group in _groups_in(unit.columns[number])} & set(asked)
+    }
+    if of_group and len(of_group) < len(kept):
+        narrower = of_group & named if named else of_group
+        if narrower and (not named or len(narrower) < len(named)):
+            named = narrower
     if named:
         # the cell that names the row where its label does not ("Which
         # semester is Distributed Systems in?" under "Credits | Module | ...")
