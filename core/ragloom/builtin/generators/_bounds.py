@@ -72,14 +72,7 @@ def with_other_side(
         said = bounds(unit.text)
         if not any(said.get(key, side) != side for key, side in asked.items()):
             continue
-        after = next(
-            (
-                other
-                for other in units
-                if other.chunk.id == unit.chunk.id and other.position == unit.position + 1
-            ),
-            None,
-        )
+        after = _next(unit, units)
         if (
             after is None
             or after.kind not in {"sentence", "bullet"}
@@ -120,14 +113,7 @@ def with_exceptions(chosen: list[_Unit], units: Sequence[_Unit], asked: set[str]
     for unit in chosen:
         if unit.kind not in {"sentence", "bullet"}:
             continue
-        after = next(
-            (
-                other
-                for other in units
-                if other.chunk.id == unit.chunk.id and other.position == unit.position + 1
-            ),
-            None,
-        )
+        after = _next(unit, units)
         excepted = _EXCEPTION.search(after.text) if after is not None else None
         if (
             after is not None
@@ -147,6 +133,18 @@ def with_exceptions(chosen: list[_Unit], units: Sequence[_Unit], asked: set[str]
         ):
             out.insert(out.index(unit) + 1, after)
     return out
+
+
+def _next(unit: _Unit, units: Sequence[_Unit]) -> _Unit | None:
+    """The unit right after ``unit`` in its chunk, if any."""
+    return next(
+        (
+            other
+            for other in units
+            if other.chunk.id == unit.chunk.id and other.position == unit.position + 1
+        ),
+        None,
+    )
 
 
 def _one_paragraph(first: _Unit, second: _Unit) -> bool:
