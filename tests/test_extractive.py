@@ -7080,3 +7080,20 @@ def test_the_column_of_the_group_asked_is_its_price(generator: ExtractiveGenerat
     assert "£9" in charity.text and "£18" not in charity.text, charity.text
     everyone = generator.generate("How much does the Garden Room cost per hour?", hits_of(rooms))
     assert "£18" in everyone.text and "£9" not in everyone.text, everyone.text
+
+
+def test_a_fee_of_another_kind_is_no_answer(generator: ExtractiveGenerator) -> None:
+    """ "How much is the monthly fee?": "Every member pays a one-off joining fee
+    of £25" prices another fee; "Plus costs a monthly fee of £9" is the one."""
+    fees = chunk(
+        "docs/membership.md",
+        "# Membership\n\nEvery member pays a one-off joining fee of £25.\n\n## Plans\n\n"
+        "Plus costs a monthly fee of £9.\n",
+    )
+    monthly = generator.generate("How much is the monthly fee on Plus?", hits_of(fees))
+    assert "£9" in monthly.text and "£25" not in monthly.text, monthly.text
+    joining = chunk(
+        "docs/join.md", "# Joining\n\nEvery member pays a one-off joining fee of £25.\n"
+    )
+    none = generator.generate("How much is the monthly fee?", hits_of(joining))
+    assert "£25" not in none.text, none.text

@@ -324,6 +324,41 @@ def _no_such_fee(text: str, asked: set[str]) -> bool:
     return False
 
 
+_FEE_OF_KIND = re.compile(
+    r"\b([a-z][\w-]*)\s+(?:fee|fees|charge|charges|surcharge|deposit|deposits)\b", re.IGNORECASE
+)
+_NOT_A_KIND = frozenset(
+    {"the", "a", "an", "any", "no", "this", "that", "each", "per", "of", "one-off"}
+)
+
+
+def _fee_kinds(question: str) -> set[str]:
+    """The kinds of fee a question names ("the monthly fee": ``month``)."""
+    return {
+        said[0]
+        for match in _FEE_OF_KIND.finditer(question)
+        if match.group(1).lower() not in _NOT_A_KIND
+        and (said := content_terms(match.group(1)))
+        and said[0] not in GENERIC_STEMS
+    }
+
+
+def _of_another_fee(unit: _Unit, kinds: set[str]) -> bool:
+    """Whether ``unit`` names fees of other kinds only ("Every member pays a
+    one-off joining fee of £25" to "How much is the monthly fee?"), and none
+    of the kinds asked anywhere in it or its headings."""
+    if kinds & (unit.terms | unit.context):
+        return False
+    said = {
+        found[0]
+        for match in _FEE_OF_KIND.finditer(unit.text)
+        if match.group(1).lower() not in _NOT_A_KIND
+        and (found := content_terms(match.group(1)))
+        and found[0] not in GENERIC_STEMS
+    }
+    return bool(said)
+
+
 _SAYING_NONE = frozenset(stem(word) for word in ("pay", "pays", "has", "have", "there", "charge"))
 
 
@@ -725,6 +760,8 @@ class ExtractiveGenerator(Generator):
         months = asked_months(read)
         # ("on Saturdays"; a yes/no question's other days may say no)
         asked_days = days_said(read) if not yes_no else None
+        # ("How much is the *monthly* fee?": the kind of fee asked)
+        fee_kinds = _fee_kinds(read) if kind in {"money", "much"} else set()
         named_days = (
             frozenset().union(*(days_said(" | ".join((u.text, *u.cells))) or () for u in units))
             if asked_days
@@ -969,6 +1006,8 @@ class ExtractiveGenerator(Generator):
             written_out = {a.lower() for a in asked_acronyms if expands(a, _said(unit))}
             if written_out - unit.terms:
                 unit = replace(unit, terms=unit.terms | written_out)
+            if fee_kinds and _of_another_fee(unit, fee_kinds):
+                continue  # "a one-off joining fee of £25" is no monthly fee
             if (
                 asked_days
                 and (said_days := days_said(" | ".join((unit.text, *unit.cells)))) is not None
