@@ -50,6 +50,7 @@ from ._columns import (
     of_other_months,
 )
 from ._current import asks_of_old, is_deprecated, old_words
+from ._fees import _fee_kinds, _no_such_fee, _of_another_fee
 from ._figures import MONEY_FIGURE, fits_kind, given_figures
 from ._groups import (
     _GROUP,
@@ -69,6 +70,21 @@ from ._groups import (
     _says_of,
 )
 from ._history import FOLLOW_UP, leans_on_history
+from ._hours import (
+    _DAYS_ONLY,
+    _HOURS,
+    _HOURS_LINE,
+    _HOURS_SPAN,
+    _LABEL_WORDS,
+    _OF_OPENING,
+    _OPEN,
+    _OPENED,
+    _OPENING_WORDS,
+    _OPENS,
+    _OPENS_OR_CLOSES,
+    _REOPENS,
+    _SHUTS,
+)
 from ._joining import (
     _citations,
     _Found,
@@ -290,93 +306,6 @@ _ASKS_SHARE = re.compile(
 cancellation fee?": "50% of the price"); "how much is a massage?" is not."""
 _CLOCK = re.compile(r"\b(\d{1,2})[:.](\d\d)\b")
 
-_HOURS = frozenset({stem("hours")})
-"""What a question about opening hours says of them."""
-_OPEN = frozenset(stem(word) for word in ("open", "opens", "close", "closes", "closing"))
-_OF_OPENING = re.compile(
-    r"\b(?:open|opens|opening|hours|times|closes|closing|staffed|sessions?|available"
-    r"|accessible|operates)\b",
-    re.IGNORECASE,
-)
-_OPENS_OR_CLOSES = re.compile(r"\b(?:open|opens|opening|close|closes|closing)\b", re.IGNORECASE)
-"""What a question asks of hours ("When is it open?", "What time does it
-close?"), which a span of them says ("Mon–Fri 9am–5pm")."""
-_OPENS, _REOPENS = stem("open"), stem("reopens")
-_NO_SUCH_FEE = re.compile(r"\bno\s+([\w-]+)\s+(?:fee|fees|charge|charges)\b", re.IGNORECASE)
-"""A sum of a kind said to be none ("no joining fee")."""
-_QUALIFIED = re.compile(r"\b(?:if|unless|when|provided|as long as)\b", re.IGNORECASE)
-
-
-def _no_such_fee(text: str, asked: set[str]) -> bool:
-    """Whether ``text`` says a fee of the kind the question asks is none
-    ("The Junior Plan has no joining fee"), of all the question names: not
-    for some only ("Members pay no booking fee", "no cancellation fee if you
-    cancel 24 hours ahead", "no booking fee for online bookings"), whose
-    words the question does not say."""
-    for match in _NO_SUCH_FEE.finditer(text):
-        if not set(content_terms(match.group(1))) & asked:
-            continue
-        if _QUALIFIED.search(text):
-            return False
-        # (for some only, whom the question does not name: no)
-        said = set(content_terms(text[: match.start()] + " " + text[match.end() :]))
-        return not said - asked - GENERIC_STEMS - _SAYING_NONE
-    return False
-
-
-_FEE_OF_KIND = re.compile(
-    r"\b([a-z][\w-]*)\s+(?:fee|fees|charge|charges|surcharge|deposit|deposits)\b", re.IGNORECASE
-)
-_NOT_A_KIND = frozenset(
-    {"the", "a", "an", "any", "no", "this", "that", "each", "per", "of", "one-off"}
-)
-
-
-def _fee_kinds(question: str) -> set[str]:
-    """The kinds of fee a question names ("the monthly fee": ``month``)."""
-    return {
-        said[0]
-        for match in _FEE_OF_KIND.finditer(question)
-        if match.group(1).lower() not in _NOT_A_KIND
-        and (said := content_terms(match.group(1)))
-        and said[0] not in GENERIC_STEMS
-    }
-
-
-def _of_another_fee(unit: _Unit, kinds: set[str]) -> bool:
-    """Whether ``unit`` names fees of other kinds only ("Every member pays a
-    one-off joining fee of £25" to "How much is the monthly fee?"), and none
-    of the kinds asked anywhere in it or its headings."""
-    if kinds & (unit.terms | unit.context):
-        return False
-    said = {
-        found[0]
-        for match in _FEE_OF_KIND.finditer(unit.text)
-        if match.group(1).lower() not in _NOT_A_KIND
-        and (found := content_terms(match.group(1)))
-        and found[0] not in GENERIC_STEMS
-    }
-    return bool(said)
-
-
-_SAYING_NONE = frozenset(stem(word) for word in ("pay", "pays", "has", "have", "there", "charge"))
-
-
-_CLOCK_TIME = r"\d{1,2}(?:[:.]\d\d(?:\s*[ap]\.?m\b\.?)?|\s*[ap]\.?m\b\.?|\s*h\b)"
-_HOURS_SPAN = re.compile(
-    rf"\b{_CLOCK_TIME}\s*(?:-|–|—|to|until|till)\s*{_CLOCK_TIME}", re.IGNORECASE
-)
-"""A span of clock times ("09:00 to 18:00", "9am–5pm"): opening hours."""
-_OPENING_WORDS = re.compile(
-    r"\b(?:shuts?|locked|unlocked|until|till|doors|serv\w*|staffed"
-    r"|last (?:entry|orders|admission))\b",
-    re.IGNORECASE,
-)
-"""Words that say when a thing opens or closes in other words ("shuts at 8pm",
-"is locked at 11pm", "Doors: 7pm", "serves food until 9pm")."""
-_SHUTS = re.compile(r"\b(?:shuts?|is locked|are locked|last (?:entry|admission))\b", re.I)
-"""Words that say when a thing closes ("The shop shuts at 8pm")."""
-_OPENED = frozenset(stem(word) for word in ("open", "opens", "opening"))
 _NEGATED_ASKED = re.compile(
     r"\b(?:not|never|cannot|\w+n't)\s+(?:(?:i|we|you|they|he|she|it|be|been)\s+)*([\w-]+)",
     re.IGNORECASE,
@@ -385,18 +314,6 @@ _NEGATED_ASKED = re.compile(
 _EXCEPT = re.compile(
     r"\b(?:except|excepting|excluding|but not|other than|apart from|save for)\b", re.IGNORECASE
 )
-_DAYS_ONLY = re.compile(
-    r"\b(?:(?:mon|tues|wednes|thurs|fri|satur|sun|week|working\s+)days?|weekends?)\s+only\b"
-    r"|\bonly\s+(?:on\s+|at\s+)?(?:(?:mon|tues|wednes|thurs|fri|satur|sun|week)days?|weekends?)\b",
-    re.IGNORECASE,
-)
-_HOURS_LINE = re.compile(
-    rf"{_CLOCK_TIME}|\b(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?s?\b"
-    r"|\b(?:daily|weekdays?|weekends?|to|and|until|till|from)\b",
-    re.IGNORECASE,
-)
-"""The times and days of a line of hours ("Mon–Sat 10am–5pm, Sun 11am–4pm")."""
-_LABEL_WORDS = 3
 
 
 _CONDITION_CLAUSE = re.compile(r"\b(?:if|unless|in case)\s+([^,]+)", re.IGNORECASE)
