@@ -7097,3 +7097,21 @@ def test_a_fee_of_another_kind_is_no_answer(generator: ExtractiveGenerator) -> N
     )
     none = generator.generate("How much is the monthly fee?", hits_of(joining))
     assert "£25" not in none.text, none.text
+
+
+def test_hours_of_a_thing_inside_say_not_when_the_place_closes(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "The shop is open daily 9am–6pm" under "# Museum" says when the shop
+    closes, not the museum; "Last entry is at 4pm" is before closing, and
+    "We lock the doors at 5pm" is closing."""
+    museum = chunk(
+        "docs/museum.md",
+        "# Museum\n\nThe museum is open Tuesday to Saturday, 10am–5pm. The shop is open daily "
+        "9am–6pm.\n",
+    )
+    sunday = generator.generate("What time does the museum close on Sundays?", hits_of(museum))
+    assert "9am–6pm" not in sunday.text, sunday.text
+    doors = chunk("docs/visit.md", "# Museum\n\nLast entry is at 4pm. We lock the doors at 5pm.\n")
+    closes = generator.generate("What time does the museum close?", hits_of(doors))
+    assert "5pm" in closes.text and "Last entry" not in closes.text, closes.text

@@ -32,8 +32,13 @@ _OPENING_WORDS = re.compile(
 )
 """Words that say when a thing opens or closes in other words ("shuts at 8pm",
 "is locked at 11pm", "Doors: 7pm", "serves food until 9pm")."""
-_SHUTS = re.compile(r"\b(?:shuts?|is locked|are locked|last (?:entry|admission))\b", re.I)
-"""Words that say when a thing closes ("The shop shuts at 8pm")."""
+_SHUTS = re.compile(r"\b(?:shuts?|is locked|are locked|locks?|lock up)\b", re.I)
+"""Words that say when a thing closes ("The shop shuts at 8pm", "We lock the
+doors at 5pm"; "Last entry is at 4pm" is before it closes)."""
+_OWN_SUBJECT = re.compile(
+    r"^\s*(?:the|our)\s+([a-z][\w-]*)\s+(?:is|are|opens?|closes?|shuts?)\b", re.IGNORECASE
+)
+"""A sentence's own subject ("*The shop* is open daily 9am–6pm")."""
 _OPENED = frozenset(stem(word) for word in ("open", "opens", "opening"))
 _DAYS_ONLY = re.compile(
     r"\b(?:(?:mon|tues|wednes|thurs|fri|satur|sun|week|working\s+)days?|weekends?)\s+only\b"

@@ -82,6 +82,7 @@ from ._hours import (
     _OPENING_WORDS,
     _OPENS,
     _OPENS_OR_CLOSES,
+    _OWN_SUBJECT,
     _REOPENS,
     _SHUTS,
 )
@@ -983,6 +984,12 @@ class ExtractiveGenerator(Generator):
                     _OF_OPENING.search(" ".join((unit.text, unit.heading, *unit.columns)))
                     is not None
                     or len(TOKEN.findall(_HOURS_LINE.sub(" ", unit.text))) <= _LABEL_WORDS
+                )
+                # (of what it names: "The shop is open daily" under "# Museum"
+                # says not when the museum closes)
+                and not (
+                    (own := _OWN_SUBJECT.match(unit.text)) is not None
+                    and not set(content_terms(own.group(1))) & question_terms
                 )
             ):
                 hours |= opens_or_closes
