@@ -21,7 +21,7 @@ _BOUND = re.compile(
 )
 _NEAR = frozenset({"less than", "fewer than", "under", "within", "inside"})
 _FAR = frozenset({"more than", "over", "at least", "no less than"})
-_LEANS_BACK = re.compile(
+_PAST_THE_BOUND = re.compile(
     r"\b(?:later|late|after that|after this|after then|afterwards|thereafter|otherwise"
     r"|beyond that|outside (?:that|this)(?: time| period)?)\b",
     re.IGNORECASE,
@@ -84,7 +84,7 @@ def with_other_side(
         ):
             continue
         own = bounds(after.text)
-        if _LEANS_BACK.search(after.text) is not None or any(
+        if _PAST_THE_BOUND.search(after.text) is not None or any(
             own.get(key) == side for key, side in asked.items()
         ):
             out.insert(out.index(unit) + 1, after)

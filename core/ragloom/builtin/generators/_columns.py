@@ -285,17 +285,6 @@ def _month_of(match: re.Match[str], *, end: bool) -> int:
     return _MONTH_NUMBER[match.group("month").lower().rstrip(".")]
 
 
-def of_other_months(unit: _Unit, months: frozenset[int]) -> bool:
-    """Whether a table row is labelled with a season that shares no month
-    with those a question asks (``months``): "September to October" or
-    "July and August" is no season of November's ("What time does the shop
-    open in November?")."""
-    if not months or unit.kind != "row" or not unit.cells:
-        return False
-    label = label_months(unit.cells[0])
-    return bool(label) and not months & label
-
-
 _WEEKDAY_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 _DAY_WORD = (
     r"(?:(mon|tue|wed|thu|fri|sat|sun)(?:days?|sdays?|nesdays?|rsdays?|urdays?)"

@@ -40,11 +40,11 @@ _NOT_A_KIND = frozenset(
 )
 
 
-def _fee_kinds(question: str) -> set[str]:
-    """The kinds of fee a question names ("the monthly fee": ``month``)."""
+def _fee_kinds(text: str) -> set[str]:
+    """The kinds of fee a text names ("the monthly fee": ``month``)."""
     return {
         said[0]
-        for match in _FEE_OF_KIND.finditer(question)
+        for match in _FEE_OF_KIND.finditer(text)
         if match.group(1).lower() not in _NOT_A_KIND
         and (said := content_terms(match.group(1)))
         and said[0] not in GENERIC_STEMS
@@ -55,16 +55,7 @@ def _of_another_fee(unit: _Unit, kinds: set[str]) -> bool:
     """Whether ``unit`` names fees of other kinds only ("Every member pays a
     one-off joining fee of £25" to "How much is the monthly fee?"), and none
     of the kinds asked anywhere in it or its headings."""
-    if kinds & (unit.terms | unit.context):
-        return False
-    said = {
-        found[0]
-        for match in _FEE_OF_KIND.finditer(unit.text)
-        if match.group(1).lower() not in _NOT_A_KIND
-        and (found := content_terms(match.group(1)))
-        and found[0] not in GENERIC_STEMS
-    }
-    return bool(said)
+    return not kinds & (unit.terms | unit.context) and bool(_fee_kinds(unit.text))
 
 
 _SAYING_NONE = frozenset(stem(word) for word in ("pay", "pays", "has", "have", "there", "charge"))

@@ -47,7 +47,6 @@ from ._columns import (
     asked_months,
     days_said,
     label_months,
-    of_other_months,
 )
 from ._current import asks_of_old, is_deprecated, old_words
 from ._fees import _fee_kinds, _no_such_fee, _of_another_fee
@@ -680,11 +679,12 @@ class ExtractiveGenerator(Generator):
         asked_days = days_said(read) if not yes_no else None
         # ("How much is the *monthly* fee?": the kind of fee asked)
         fee_kinds = _fee_kinds(read) if kind in {"money", "much"} else set()
-        named_days = (
-            frozenset().union(*(days_said(" | ".join((u.text, *u.cells))) or () for u in units))
-            if asked_days
-            else frozenset()
+        # (the days each unit names, read once: a page that names the day asked
+        # tells a unit of other days from a list of the days it is open)
+        days_of = (
+            {_at(u): days_said(" | ".join((u.text, *u.cells))) for u in units} if asked_days else {}
         )
+        named_days = frozenset().union(*(days or () for days in days_of.values()))
         # ("When is it open?", "What time does it close?"; not "When is it
         # closed?", which asks the days it is)
         opens_or_closes = {stem(w.lower()) for w in _OPENS_OR_CLOSES.findall(read)}
@@ -928,7 +928,7 @@ class ExtractiveGenerator(Generator):
                 continue  # "a one-off joining fee of £25" is no monthly fee
             if (
                 asked_days
-                and (said_days := days_said(" | ".join((unit.text, *unit.cells)))) is not None
+                and (said_days := days_of[_at(unit)]) is not None
                 and not asked_days & said_days
                 and _DAYS_ONLY.search(unit.text) is None  # ("on Sundays only": not then)
                 and named_days & asked_days
@@ -947,14 +947,14 @@ class ExtractiveGenerator(Generator):
                 and _OPENING_WORDS.search(" ".join((unit.text, *unit.columns))) is None
             ):
                 continue  # "Children leave the museum at 3pm" says not when it closes
-            if of_other_months(unit, months):
+            season = (
+                label_months(unit.cells[0])
+                if months and unit.kind == "row" and unit.cells
+                else frozenset()
+            )
+            if season and not months & season:
                 continue  # "September to October | 8am to 5pm" is no hour of November's
-            if (
-                unit.kind == "row"
-                and months
-                and unit.cells
-                and months <= label_months(unit.cells[0])
-            ):
+            if season and months <= season:
                 # ("in December": a row of "November to February" says it)
                 unit = replace(unit, terms=unit.terms | (question_terms & _MONTH_TERMS))
             # "a Saturday wedding in June": a column of "May – September" prices June
