@@ -1877,12 +1877,12 @@ def test_a_number_alone_adds_no_second_sentence(generator: ExtractiveGenerator) 
             "Will you come back if my bin was missed because I put it out late?",
             "We will not return if the bin was put out late [1].",
         ),
-        # whom a price is for is what it prices ("for adults"); a long subject
-        # keeps its name
+        # whom a price is for is what it prices ("for adults"), and of a list of
+        # prices by group, the clause of the group asked; a long subject keeps its name
         (
             "Children under 5 enter free. Entry costs €5 for adults and €2 for children.\n",
             "How much is an adult ticket?",
-            "Entry costs €5 for adults and €2 for children [1].",
+            "Entry costs €5 for adults [1].",
         ),
         (
             "A single ticket on the Harbour Line between the north and south islands of the "
@@ -7115,3 +7115,109 @@ def test_hours_of_a_thing_inside_say_not_when_the_place_closes(
     doors = chunk("docs/visit.md", "# Museum\n\nLast entry is at 4pm. We lock the doors at 5pm.\n")
     closes = generator.generate("What time does the museum close?", hits_of(doors))
     assert "5pm" in closes.text and "Last entry" not in closes.text, closes.text
+
+
+def test_a_sentence_pricing_several_things_is_said_for_the_one_asked(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "The Main Hall costs £4,500 per evening, The Loft £1,200, and the Cellar
+    Bar £450": asked about the Loft, the answer says the Loft's clause, and its
+    citation quotes the whole sentence; asked about the Main Hall, the first."""
+    venue = chunk(
+        "docs/hire.md",
+        "# Private hire\n\nThe Main Hall costs £4,500 per evening, The Loft £1,200, and the "
+        "Cellar Bar £450.\n",
+    )
+    loft = generator.generate("How much does it cost to hire The Loft?", hits_of(venue))
+    assert "The Loft £1,200 per evening" in loft.text, loft.text  # (its gapped unit)
+    assert "£4,500" not in loft.text and "£450" not in loft.text, loft.text
+    assert "The Loft £1,200, and the Cellar Bar £450." in loft.citations[0].quote
+    hall = generator.generate("how much is the main hall", hits_of(venue))
+    assert "£4,500 per evening" in hall.text and "£1,200" not in hall.text, hall.text
+    both = generator.generate("How much are The Loft and the Cellar Bar?", hits_of(venue))
+    assert "£1,200" in both.text and "£450" in both.text, both.text
+
+
+def test_a_clause_named_after_its_sum_keeps_the_subject_of_all(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "Excess Cover costs £6 per month for Regular members and £8 per month
+    for Flex members": the Flex clause is said with what both price, and the
+    next sentence with it; a question naming none of the groups gets it whole."""
+    cover = chunk(
+        "docs/cover.md",
+        "# Excess Cover\n\nExcess Cover costs £6 per month for Regular members and £8 per "
+        "month for Flex members. It is included at no charge in the Business plan.\n",
+    )
+    flex = generator.generate("How much is Excess Cover for Flex members?", hits_of(cover))
+    assert "Excess Cover costs £8 per month for Flex members." in flex.text, flex.text
+    assert "£6" not in flex.text, flex.text
+    whole = generator.generate("How much does Excess Cover cost?", hits_of(cover))
+    assert "£6" in whole.text and "£8" in whole.text, whole.text
+
+
+def test_a_sentence_of_sums_is_said_whole_where_its_clauses_share_a_condition(
+    generator: ExtractiveGenerator,
+) -> None:
+    """Two sums for one thing ("$99 a month, or $84 a month billed annually")
+    and a condition on every sum (", except on Bank Holidays") are said whole."""
+    plans = chunk(
+        "docs/plans.md",
+        "# Plans\n\nThe Business plan costs $99 a month, or $84 a month billed annually.\n",
+    )
+    business = generator.generate("How much is the Business plan?", hits_of(plans))
+    assert "$99" in business.text and "$84" in business.text, business.text
+    tickets = chunk(
+        "docs/tickets.md",
+        "# Tickets\n\nAdults pay £10 and children £5, except on Bank Holidays when prices "
+        "double.\n",
+    )
+    child = generator.generate("How much do children pay?", hits_of(tickets))
+    assert "£5" in child.text and "Bank Holidays" in child.text, child.text
+
+
+def test_a_clause_is_said_with_what_the_list_shares_or_not_at_all(
+    generator: ExtractiveGenerator,
+) -> None:
+    """The clause asked is said with the opening every clause shares ("During
+    school holidays,", "Swimming:"); "£10 for Adults and Seniors, and £5 for
+    Children" prices seniors at £10; a question that names another clause's
+    thing besides ("an Off-Peak Return to Leeds", Leeds in the Anytime
+    clause) gets the whole sentence, as does one whose last words hold for
+    every sum."""
+    cases = {
+        "How much is entry for a senior?": (
+            "During school holidays, adults pay £14, children £9 and seniors £11.",
+            "During school holidays, seniors £11",
+            "£14",
+        ),
+        "How much is it for juniors?": (
+            "Swimming: adults £5.20, juniors £3.10, seniors £4.00.",
+            "Swimming: juniors £3.10",
+            "£5.20",
+        ),
+        "How much do seniors pay for a ticket?": (
+            "Tickets cost £10 for Adults and Seniors, and £5 for Children.",
+            "Tickets cost £10 for Adults and Seniors",
+            "£5",
+        ),
+        "How much is an Off-Peak Return to Leeds?": (
+            "An Anytime Return to Leeds costs £38.40, an Off-Peak Return £24.10, and a Super "
+            "Off-Peak Return £19.80.",
+            "an Off-Peak Return £24.10",
+            None,
+        ),
+        "How much does parking at Riverside cost on a Sunday?": (
+            "Parking at Riverside costs £1 per hour, and at the Town Centre £2 per hour, and "
+            "Sunday parking is free everywhere.",
+            "Sunday parking is free everywhere",
+            None,
+        ),
+    }
+    for question, (sentence, said, left_out) in cases.items():
+        page = chunk("docs/prices.md", f"# Entry and parking prices\n\n{sentence}\n")
+        answer = generator.generate(question, hits_of(page))
+        assert said in answer.text, (question, answer.text)
+        if left_out is not None:
+            assert left_out not in answer.text, (question, answer.text)
+

@@ -11,6 +11,7 @@ from typing import NamedTuple
 from ...terminal import clean
 from ...types import Answer, Chunk, Citation, Hit
 from ._current import is_deprecated
+from ._figures import MONEY_FIGURE
 from ._messages import _METADATA, FROM_DEPRECATED, UNANSWERED_PART
 from ._parts import Part
 from ._questions import TYPE_WORDS, main_question
@@ -260,11 +261,19 @@ def _with_marker(sentence: str, number: int) -> str:
     return f"{sentence.rstrip(' :;,')} [{number}]."
 
 
+_SAID_WORD = re.compile(r"[^\s,.;:]+")
+"""A word as said, its figures whole ("£1,200")."""
+
+
 def _covers(said: str, text: str) -> bool:
     """Whether ``said`` says all that ``text`` does: holds it, or, for a row
     said column by column ("Pitch: Tent pitch; Sleeps: 2 adults"), holds
-    each of its columns (a part asked of one column, the whole of them all)."""
-    if text in said:
+    each of its columns (a part asked of one column, the whole of them all),
+    or holds the clause it is of a sentence ("The Loft £1,200." of "...,
+    The Loft £1,200, and ...")."""
+    if text in said or text.rstrip(".") in said:
         return True
+    if MONEY_FIGURE.search(text) and set(_SAID_WORD.findall(text)) <= set(_SAID_WORD.findall(said)):
+        return True  # ("The Loft £1,200 per evening" of "... per evening, The Loft £1,200, ...")
     fields = text.split("; ")
     return len(fields) > 1 and set(fields) <= set(said.split("; "))

@@ -11,6 +11,7 @@ from collections.abc import MutableMapping, Sequence, Set
 
 from ...terminal import clean
 from ._columns import _asked_columns, _with_columns
+from ._lists import clause_asked
 from ._releases import _change_type
 from ._structure import _heading_names, _is_line_of, _plain_heading
 from ._units import _record_fields, _Unit
@@ -36,10 +37,13 @@ def unit_said(
     taken out); ``replied``: the unit's FAQ reply answers this question;
     ``asked``, ``kind``, ``months``: the question's content terms, the kind
     of answer it asks and the months it names (a row is said with the
-    columns it names)."""
+    columns it names; a sentence that prices several things, with the
+    clause of the one asked of, and quoted whole)."""
     quotes: list[str] = []
     # each piece verbatim in the quote; a heading joined by a colon in the answer
     said = unit.text
+    if kind in ("money", "much") and asked and unit.kind in ("sentence", "bullet"):
+        said = _clause_asked(unit, asked)
     if unit.lead:  # a heading from the section metadata is said, not quoted
         label = [unit.release]
         if unit.released and unit.released != unit.text:
@@ -74,3 +78,18 @@ def unit_said(
         quotes.append(unit.reply)
         said = f"{unit.reply} {said}"
     return clean(said), quotes
+
+
+def _clause_asked(unit: _Unit, asked: Set[str]) -> str:
+    """The unit as said where one of its sentences prices several things and
+    the question names one of them: that sentence's clause of it ("The Loft
+    £1,200"), the rest of the unit as written."""
+    pieces = unit.pieces or (unit.text,)
+    clauses = [clause_asked(piece, asked) for piece in pieces]
+    if sum(c is not None for c in clauses) != 1:
+        return unit.text
+    said = [
+        p if c is None else c + ("." if p.rstrip()[-1:] in ".!?" else "")
+        for c, p in zip(clauses, pieces)
+    ]
+    return " ".join(said)
