@@ -7221,3 +7221,68 @@ def test_a_clause_is_said_with_what_the_list_shares_or_not_at_all(
         if left_out is not None:
             assert left_out not in answer.text, (question, answer.text)
 
+
+def test_a_sentence_that_leans_on_the_place_before_is_read_with_it(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "Colour printing is not available there." leans on the sentence before
+    (its "there" is last, before the period); "User tried to print in colour
+    in Singapore" tells of an attempt, no answer to "Can I ...?" alone; a
+    ticket's "Requested a ThinkPad for a new engineer" is no how-to."""
+    ticket = chunk(
+        "docs/tickets.md",
+        "# HD-1002 Cannot print in Singapore\n\nUser tried to print in colour in Singapore. "
+        "Colour printing is not available there. Closed.\n",
+    )
+    colour = generator.generate("Can I print in colour in Singapore?", hits_of(ticket))
+    assert "not available there" in colour.text, colour.text
+    laptop = chunk(
+        "docs/laptops.md",
+        "# HD-1003 New laptop request\n\nRequested a ThinkPad X1 Carbon for a new engineer. "
+        "Delivered in 4 days.\n",
+    )
+    how = generator.generate("How do I request a new laptop?", hits_of(laptop))
+    assert "Requested a ThinkPad" not in how.text, how.text
+
+
+def test_rules_that_ask_or_say_what_was_done_still_answer(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "Guests are asked to ...", "... but the largest room holds 20" and
+    "Approved by your manager, the request goes to IT" are rules, not a
+    ticket's log; a "there" after a sentence that names no place ("They take
+    a £1 coin. Padlocks are sold there.") leans on nothing."""
+    cases = {
+        "Do I have to take my shoes off in the prayer room?": (
+            "Guests are asked to remove their shoes in the prayer room.",
+            "remove their shoes",
+        ),
+        "Can I book a meeting room for 30 people?": (
+            "User tried to book a meeting room for 30 people, but the largest room holds 20.",
+            "the largest room holds 20",
+        ),
+        "How do I get new software installed?": (
+            "Approved by your manager, the request goes to IT. IT installs the software "
+            "within 2 days.",
+            "the request goes to IT",
+        ),
+        "How much do lockers cost at the gym?": (
+            "Lockers are in the changing rooms. They take a £1 coin. Padlocks are sold there.",
+            "£1 coin",
+        ),
+    }
+    for question, (text, said) in cases.items():
+        page = chunk("docs/page.md", f"# Gym, rooms and software\n\n{text}\n")
+        answer = generator.generate(question, hits_of(page))
+        assert said in answer.text, (question, answer.text)
+    lockers = generator.generate(
+        "How much do lockers cost at the gym?",
+        hits_of(
+            chunk(
+                "docs/gym.md",
+                "# Gym\n\nLockers are in the changing rooms. They take a £1 coin. Padlocks "
+                "are sold there.\n",
+            )
+        ),
+    )
+    assert "Padlocks" not in lockers.text, lockers.text

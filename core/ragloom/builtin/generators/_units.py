@@ -398,7 +398,16 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
                 subject=subject if kind in {"sentence", "bullet"} else "",
                 outer=outer,
             )
-            anaphoric = kind in {"sentence", "bullet"} and is_anaphoric(text)
+            anaphoric = kind in {"sentence", "bullet"} and (
+                is_anaphoric(text)
+                # "Colour printing is not available there." after "User tried
+                # to print in colour in Singapore."
+                or (
+                    previous is not None
+                    and _THERE_LAST.search(text) is not None
+                    and _PLACE.search((previous.pieces or (previous.text,))[-1]) is not None
+                )
+            )
             if kind == "sentence" and previous is not None and _BARE_YES_NO.match(previous.text):
                 # "No. Tessera is only offered as a hosted service.": the
                 # reply to a yes/no question stays with what it says (and a
@@ -448,6 +457,16 @@ def _units_of(hits: Sequence[Hit]) -> list[_Unit]:
             else:
                 previous = None
     return units
+
+
+_THERE_LAST = re.compile(r"\bthere[.!]?\s*$", re.IGNORECASE)
+"""A sentence that ends on a place said before it ("Parking is free there.")."""
+_PLACE = re.compile(
+    r"\b(?:in|at|on|to|from|by|near|outside|inside|opposite|behind|beside|next to)\s+"
+    r"(?:(?:the|our|a|an)\s+)?(?:[A-Z][\w'’-]*|(?<=the )[a-z][\w'’-]*)"
+)
+"""A place a sentence names ("in Singapore", "on High Street", "on the ground
+floor"), that a "there" after it may mean; not a time ("at 8am", "in 2015")."""
 
 
 _SUBJECT_PRONOUN = re.compile(

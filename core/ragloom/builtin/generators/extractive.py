@@ -361,6 +361,29 @@ two hours?") alike, the one that says what charging takes comes first
 lasts)."""
 
 
+_ATTEMPT = re.compile(
+    r"\s*(?:(?:the|a|an|one|our)\s+)?(?:user|customer|client|caller|requester|guest|patient"
+    r"|member|employee|someone|he|she)\s+"
+    r"(?:tried|attempted|wanted|wished|asked|requested|hoped)\s+(?:to|for)\b"
+    r"(?![^.]*(?:;|\bbut\b|\brefused\b|\bdenied\b|\brejected\b|\bdeclined\b|\bapproved\b"
+    r"|\bnot\b|n't\b|\bcannot\b|\bonly\b))",
+    re.IGNORECASE,
+)
+"""A ticket's line that someone tried or asked to do a thing, and no more
+("User tried to print in colour in Singapore."; not "Customers who asked
+for a refund get ...", "Guests are asked to ...", nor "... but the largest
+room holds 20"): whether one can is said after it."""
+_DONE_ONCE = re.compile(
+    r"(?:Requested|Delivered|Closed|Replaced|Reported|Escalated|Reopened|Refunded|Shipped"
+    r"|Approved|Denied|Assigned|Completed)\s+(?:a|an|the|by|in|on|at|for|from|with|after|via"
+    r"|\d)\b[^,;]*$"
+)
+"""A log's line of what was done once, its verb first and no clause of its
+own after it ("Requested a ThinkPad X1 Carbon for a new engineer.",
+"Delivered in 4 days."; not "Approved by your manager, the request goes
+to IT")."""
+
+
 class ExtractiveGenerator(Generator):
     """Quotes the sentences of the hits that best cover the question, with
     citations. Chat ``history`` is ignored: only the question is matched."""
@@ -1068,6 +1091,13 @@ class ExtractiveGenerator(Generator):
                 continue  # "the 24 cm Ceramic Pro does not work" says nothing of the 28 cm
             if yes_no and _of_another_model(unit, names):
                 continue  # "The wok TT-32-CS works on induction" to "Does the Ceramic Pro ...?"
+            if how_to and _DONE_ONCE.match(unit.text):
+                continue  # "Requested a ThinkPad for a new engineer": a ticket's log, no how-to
+            if yes_no and not unit.pieces and _ATTEMPT.match(unit.text):
+                # "User tried to print in colour in Singapore" says someone
+                # tried, not whether one can: only with what follows it
+                # ("Colour printing is not available there")
+                continue
             only_another = yes_no and (
                 _only_another(unit.text, names)
                 # "EU data residency is available on the Scale plan only" to
