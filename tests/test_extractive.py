@@ -7286,3 +7286,35 @@ def test_rules_that_ask_or_say_what_was_done_still_answer(
         ),
     )
     assert "Padlocks" not in lockers.text, lockers.text
+
+
+def test_what_a_page_says_of_a_kind_it_says_of_the_thing_asked(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "Vehicles must check in at least 40 minutes before departure" answers
+    "with a car?", and "Pets are not accepted in the restaurant" "Do you
+    accept dogs?"; "Other vehicles" are not the car a page prices apart."""
+    ferry = chunk(
+        "docs/ferry.md",
+        "# Check-in\n\nFoot passengers must check in at least 15 minutes before departure. "
+        "Vehicles must check in at least 40 minutes before departure.\n",
+    )
+    car = generator.generate("How early do I need to check in with a car?", hits_of(ferry))
+    assert "40 minutes" in car.text and "15 minutes" not in car.text, car.text
+    hotel = chunk(
+        "docs/hotel.md",
+        "# Restaurant\n\nBreakfast is served from 7am. Pets are not accepted in the restaurant.\n",
+    )
+    dogs = generator.generate("Do you accept dogs in the restaurant?", hits_of(hotel))
+    assert "Pets are not accepted" in dogs.text, dogs.text
+    parking = chunk(
+        "docs/parking.md", "# Parking\n\nCars pay £5 a day. Other vehicles: £8 a day.\n"
+    )
+    cars = generator.generate("How much is parking for a car?", hits_of(parking))
+    assert "£5" in cars.text and "£8" not in cars.text, cars.text
+    # (a kind said of some of it, or naming another thing, is no answer)
+    for text in ("Vehicles over 5 m pay £20 per day.", "Our pet health club costs £12 a month."):
+        page = chunk("docs/prices.md", f"# Prices\n\n{text}\n")
+        for question in ("How much is parking for my car?", "How much is it for my dog?"):
+            answer = generator.generate(question, hits_of(page))
+            assert not answer.grounded, (question, answer.text)

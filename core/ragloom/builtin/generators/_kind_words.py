@@ -1,19 +1,23 @@
 """Kinds a question names ("a corporate membership") that the passages do not
-know, another kind a sentence names, and acronyms no passage says.
+know, another kind a sentence names, acronyms no passage says, and the
+kind a thing is of ("a car" is a vehicle), which a page may say instead.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence, Set
+from dataclasses import replace
 
 from ._questions import _as_word, two_parts
-from ._text import content_terms
+from ._text import content_terms, stem
+from ._units import _Unit
 
 __all__ = [
     "acronyms",
     "asked_kinds",
     "expands",
+    "of_kinds_asked",
     "names_other_kind",
     "unknown_acronym",
     "unknown_kind",
@@ -217,3 +221,93 @@ def expands(acronym: str, text: str) -> bool:
 
 
 _HEADING_LINE = re.compile(r"^\s*#.*$", re.MULTILINE)
+
+
+_KINDS = {
+    stem(specific): frozenset(stem(w) for w in general.split())
+    for general, specifics in (
+        ("vehicle vehicles", "car cars van vans motorbike motorbikes motorcycle motorcycles "
+         "motorhome motorhomes campervan campervans"),
+        ("pet pets animal animals", "dog dogs cat cats puppy puppies kitten kittens"),
+        ("child children", "kid kids son sons daughter daughters toddler toddlers"),
+        ("partner partners spouse spouses", "husband husbands wife wives"),
+    )
+    for specific in specifics.split()
+}  # fmt: skip
+"""The kinds a thing is of ("a car" is a vehicle): what a page says of the
+kind it says of the thing."""
+_KIND_WORD = re.compile(
+    r"\b(?:(your|their|his|her|whose|civil|employee's|employees')\s+)?"
+    r"(vehicles?|pets?|animals?|child(?:ren)?|partners?|spouses?)\b('s?|’s?)?"
+    r"(?:\s+(\w[\w'-]*)(?:\s+(\w[\w'-]*))?)?",
+    re.IGNORECASE,
+)
+_SAID_OF_ALL = frozenset(
+    {
+        "are", "is", "was", "were", "be", "must", "may", "can", "cannot", "can't", "should",
+        "shall", "will", "won't", "would", "need", "needs", "do", "does", "don't", "doesn't",
+        "did", "have", "has", "had", "get", "gets", "pay", "pays", "travel", "travels", "stay",
+        "stays", "go", "goes", "enter", "enters", "use", "uses", "and", "or", "of", "in", "on",
+        "at", "with", "without", "from", "that", "which", "who", "whose", "to", "for", "aren't",
+        "isn't", "also", "only", "always", "never", "all", "allowed", "welcome", "accepted",
+        "permitted", "not", "every", "each", "per", "take", "takes", "receive", "receives",
+        "qualify", "qualifies", "ride", "rides", "eat", "eats", "sit", "sits", "join", "joins",
+    }
+)  # fmt: skip
+"""Words after a kind that say something of all of it ("Pets *are* not
+allowed", "Vehicles *must* check in"), not a thing named after it ("pet
+health club", "vehicle deck") nor some of it ("Vehicles *over* 5 m",
+"Children *under* 3", "Children *aged* 3 and 4")."""
+_OTHER_KIND = re.compile(
+    r"\b(?:other|non-?|except|excluding|apart from)\s*[\w-]+|\s*\([^)]*\)", re.IGNORECASE
+)
+"""A kind said of the rest ("Other vehicles: £8 a day", "non-pet rooms"), or
+in brackets ("Family ticket (2 adults, 2 children)")."""
+
+
+def of_kinds_asked(units: Sequence[_Unit], terms: Set[str]) -> list[_Unit]:
+    """``units``, each sentence that says something of all of the kind of a
+    thing the question names (``terms``) holding the thing's word too:
+    "Vehicles must check in at least 40 minutes before departure" answers
+    "with a car?", "Pets are not accepted" answers "Do you accept dogs?".
+    Not a table's row, whose column ("Vehicle") is every row's; not a kind
+    said of the rest ("Other vehicles: £8 a day"), of some of it ("Vehicles
+    over 5 m pay £20"), or as the name of another thing ("pet health club",
+    "Children's swimming sessions"; but "Child ticket" names the ticket a
+    question for a child asks about); a partner only as someone's ("your
+    partner", "a spouse or civil partner"; not "Partners of the firm")."""
+    kinds = {term: _KINDS[term] for term in terms if term in _KINDS}
+    if not kinds:
+        return list(units)
+    out = []
+    for unit in units:
+        if unit.kind not in {"sentence", "bullet"}:
+            out.append(unit)
+            continue
+        said = _kinds_said(_OTHER_KIND.sub(" ", unit.text), terms)
+        more = {term for term, kind in kinds.items() if kind & said} - unit.terms
+        out.append(replace(unit, terms=unit.terms | more) if more else unit)
+    return out
+
+
+def _kinds_said(text: str, terms: Set[str]) -> set[str]:
+    """The kinds ``text`` says something of all of (their stems)."""
+    said = set()
+    for match in _KIND_WORD.finditer(text):
+        whose, word, possessive, after, then = match.groups()
+        kind = stem(word.lower())
+        if possessive:
+            continue  # "Children's swimming sessions"
+        if (
+            kind.startswith("partner")
+            and not whose
+            and not re.search(r"\bspouses?\s+(?:or|and)\s+$", text[: match.start()], re.IGNORECASE)
+        ):
+            continue  # "Partners of the firm", "partner gyms"
+        named = {stem(w.lower()) for w in (after, then) if w} & terms
+        if after and after.lower() not in _SAID_OF_ALL and not named:
+            # "pet health club", "Vehicles over 5 m" (but "Child ticket",
+            # "Child single fares" name what a question for a child asks of)
+            continue
+        said.add(kind)
+    return said

@@ -101,6 +101,7 @@ from ._kind_words import (
     asked_kinds,
     expands,
     names_other_kind,
+    of_kinds_asked,
     unknown_acronym,
     unknown_kind,
 )
@@ -619,6 +620,8 @@ class ExtractiveGenerator(Generator):
             # "the previous policy" says which page, not what it says
             which = {stem(w) for w in old_words(read)}
             terms = [t for t in terms if t not in which] or terms
+        # "Vehicles must check in 40 minutes before" says it of a car too
+        units = of_kinds_asked(units, set(terms))
         weights = _term_weights(terms, units)
         # (and so do the people it asks about: "the learning budget for team leads")
         group = receiver(read) if kind != "person" else None
