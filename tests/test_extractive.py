@@ -7318,3 +7318,46 @@ def test_what_a_page_says_of_a_kind_it_says_of_the_thing_asked(
         for question in ("How much is parking for my car?", "How much is it for my dog?"):
             answer = generator.generate(question, hits_of(page))
             assert not answer.grounded, (question, answer.text)
+
+
+def test_a_row_whose_band_holds_the_figure_asked_is_its_price(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "a 12 m boat in July": the row of "10 m to 14 m", in the column of the
+    season that holds July ("High season (1 May – 30 Sep)"); "150 g/km": the
+    row of "121–180 g/km"."""
+    marina = chunk(
+        "docs/visitors.md",
+        "## Nightly rates\n\n| Boat length | High season (1 May – 30 Sep) | Low season (1 Oct – "
+        "30 Apr) |\n|---|---|---|\n| up to 10 m | £38 per night | £26 per night |\n"
+        "| 10 m to 14 m | £49 per night | £33 per night |\n| 14 m to 20 m | £68 per night | "
+        "£45 per night |\n",
+    )
+    boat = generator.generate("How much is a night for a 12 m boat in July?", hits_of(marina))
+    assert "£49" in boat.text, boat.text
+    assert not any(p in boat.text for p in ("£33", "£38", "£68")), boat.text
+    permits = chunk(
+        "docs/permits.md",
+        "## Resident permit prices\n\n| Vehicle emissions (CO2 g/km) | First permit | Second "
+        "permit |\n|---|---|---|\n| Electric (0 g/km) | £30 | £60 |\n| 1–120 g/km | £95 | £150 |\n"
+        "| 121–180 g/km | £140 | £210 |\n| over 180 g/km | £210 | £300 |\n",
+    )
+    car = generator.generate(
+        "My car emits 150 g/km of CO2. How much is a resident permit?", hits_of(permits)
+    )
+    assert "£140" in car.text and "£95" not in car.text, car.text
+    # (a band of another thing, or of another unit, is no answer)
+    berths = chunk(
+        "docs/berths.md",
+        "## Berths per night\n\n| Berth | Price per night |\n|---|---|\n"
+        "| Swinging mooring up to 14 m | £20 |\n",
+    )
+    pontoon = generator.generate("How much is a pontoon berth for a 12 m boat?", hits_of(berths))
+    assert "£20" not in pontoon.text, pontoon.text
+    cleaning = chunk(
+        "docs/cleaning.md",
+        "## Cleaning prices\n\n| Floor area | Price |\n|---|---|\n| Under 500 sq ft | £120 |\n"
+        "| 500 to 750 sq ft | £180 |\n",
+    )
+    flat = generator.generate("What's the cleaning price for a 60 sq m flat?", hits_of(cleaning))
+    assert "£120" not in flat.text, flat.text

@@ -140,9 +140,10 @@ _MONTH_TERMS = frozenset(stem(name) for name in _MONTH_NUMBER)
 
 def _month_span(name: str) -> frozenset[int]:
     """The months a column's name spans ("Off-peak (October – April)":
-    10, 11, 12, 1, 2, 3, 4); none where it names no span of months."""
+    10, 11, 12, 1, 2, 3, 4; "High season (1 May – 30 Sep)" as a row's label
+    would); none where it names no span of months."""
     found = _MONTH_RANGE.search(name)
-    return _spanned(found) if found else frozenset()
+    return _spanned(found) if found else label_months(name)
 
 
 def _spanned(found: re.Match[str]) -> frozenset[int]:

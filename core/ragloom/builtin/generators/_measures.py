@@ -10,9 +10,15 @@ from collections.abc import Iterator
 
 from ._text import content_terms
 
-__all__ = ["measures_another", "prices_another_period"]
+__all__ = [
+    "holds_measure",
+    "measured_values",
+    "measures_another",
+    "prices_another_period",
+    "without_measures",
+]
 
-_MEASURE = re.compile(r"(?<![\w.,£$€])(\d+(?:[.,]\d+)?)[\s-]*([a-z]+)\b", re.IGNORECASE)
+_MEASURE = re.compile(r"(?<![\w.,£$€])(\d+(?:[.,]\d+)?)[\s-]*([a-z]+(?:/[a-z]+)?)\b", re.IGNORECASE)
 _BOUNDS = frozenset(
     {"under", "over", "up", "to", "least", "most", "than", "within", "first", "after",
      "before", "from", "minimum", "maximum", "min", "max", "each", "every", "per", "extra",
@@ -42,8 +48,12 @@ def _bounded_measures(text: str) -> Iterator[tuple[str, str, str | None]]:
     2 kg"), ``"lower"`` ("over 10 m", "at least 3 nights"), ``""`` for
     another ("per", "each", "between") and None for no bound."""
     low: tuple[str, str, int] | None = None  # a lower bound a range may start from
+    # ("60 sq m", "60 m²": one unit, "sqm", not the "sq" of "500 sq ft")
+    text = _SQUARE.sub(lambda m: f" sq{(m.group(1) or m.group(2))[0].lower()}", text)
     for match in _MEASURE.finditer(text):
-        unit = content_terms(_UNIT_WORDS.get(match.group(2).lower(), match.group(2)))
+        written = match.group(2).lower()
+        # ("g/km": one unit, "gperkm"; "km" alone is another)
+        unit = content_terms(_UNIT_WORDS.get(written, written.replace("/", "per")))
         if not unit:
             continue
         value = match.group(1).replace(",", "")
@@ -70,6 +80,11 @@ def _bounded_measures(text: str) -> Iterator[tuple[str, str, str | None]]:
         yield value, unit[0], bound
 
 
+_SQUARE = re.compile(
+    r"\s*(?:\b(?:sq\.?|square)\s+(m|metres?|meters?|ft|feet|foot)\b|(m|ft)(?:²|2\b))",
+    re.IGNORECASE,
+)
+"""An area's unit ("sq m", "square feet", "m²"), read as one word."""
 _DEADLINE_UNITS = ("second", "minut", "hour", "day", "night", "week", "month", "year")
 """Units of time, as their terms begin (a deadline is a bound of time)."""
 _JOINS_BOUNDS = re.compile(
@@ -167,6 +182,38 @@ def measures_another(text: str, question: str) -> bool:
             else:
                 covered = True  # ("... and £220 for boats over 10 m")
     return other and not covered
+
+
+def measured_values(question: str) -> set[str]:
+    """The figures of the question's measures ("a 12 m boat": ``12``)."""
+    return {value for value, _ in _asked_measures(question)}
+
+
+def holds_measure(label: str, question: str) -> bool:
+    """Whether a row's label is a band of a measure the question gives a
+    figure of, and holds it ("10 m to 14 m" a 12 m boat, "121–180 g/km" a car
+    that emits 150 g/km, "over 20 m" a 24 m one)."""
+    asked = _asked_measures(question)
+    if not asked:
+        return False
+    for value, unit, bound in _bounded_measures(label):
+        if bound and any(u == unit and not _left_out_by(bound, value, v) for v, u in asked):
+            return True
+    return False
+
+
+def without_measures(label: str) -> str:
+    """``label`` without its figures of measures and their bounds ("Swinging
+    mooring up to 14 m": "Swinging mooring"), what it names besides."""
+    return _BAND.sub(" ", _SQUARE.sub(lambda m: f" sq{(m.group(1) or m.group(2))[0]}", label))
+
+
+_BAND = re.compile(
+    r"(?:\b(?:up to|under|over|below|above|less than|more than|at least|at most|from|between"
+    r"|to|and|or)\s+)?(?<![\w.,£$€])\d+(?:[.,]\d+)?\s*(?:[a-z]+(?:/[a-z]+)?\b)?"
+    r"(?:\s*(?:-|–|to|and|or)\s*(?=\d))?",
+    re.IGNORECASE,
+)
 
 
 _PERIODS = {

@@ -9,6 +9,7 @@ import re
 from collections.abc import Collection, Mapping
 
 from ._groups import _GROUP
+from ._measures import holds_measure, without_measures
 from ._people import holds_age
 from ._polarity import _CLAUSE_BREAK
 from ._prices import _PAYING
@@ -226,6 +227,11 @@ def _row_of_another(
     label = content_terms(unit.cells[0])
     if age is not None and holds_age(unit.cells[0], age[0], " | ".join(unit.columns)):
         return False
+    if holds_measure(unit.cells[0], question):
+        # "10 m to 14 m | £49 per night" is the price for a 12 m boat, but
+        # "Swinging mooring up to 14 m" none for a pontoon berth
+        rest = content_terms(without_measures(unit.cells[0]))
+        return bool(rest) and not any(term in asked for term in rest)
     # (what a label says in brackets is another name or a note: "Dormitory (Lager)")
     bare = _BRACKETED.sub("", unit.cells[0])
     return bool(label) and (not any(term in asked for term in label) or _other_head(bare, question))

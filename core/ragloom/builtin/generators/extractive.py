@@ -106,7 +106,7 @@ from ._kind_words import (
     unknown_kind,
 )
 from ._kinds import ANY_LEAVE, LEAVE_KINDS, answer_kind, counted_kind, counted_thing
-from ._measures import measures_another, prices_another_period
+from ._measures import holds_measure, measured_values, measures_another, prices_another_period
 from ._messages import (
     _METADATA,
     FROM_DEPRECATED,
@@ -606,6 +606,7 @@ class ExtractiveGenerator(Generator):
         # "I'm 70", "a 15-year-old": the age is one word to match, by the band
         # that holds it ("Senior (65+)"); "year" and "old" say only that it is one
         said_age = asked_age(read)
+        measured = measured_values(read) & set(terms)  # ("a 12 m boat", "150 g/km")
         age, age_terms = said_age if said_age else (0, set())
         if yes_no and any(not t.isdigit() for t in terms):  # (an age is no mere figure)
             terms = [
@@ -1074,6 +1075,14 @@ class ExtractiveGenerator(Generator):
                 # "The wellness allowance is CAD 500 per year" says what the
                 # employees it speaks to get, not what contractors do
                 continue
+            banded = [
+                i for i, cell in enumerate(unit.cells) if measured and holds_measure(cell, read)
+            ]
+            if banded:
+                # "a 12 m boat" is said by the row of "10 m to 14 m", and by
+                # its column's name ("Boat length")
+                column = unit.columns[banded[0]] if banded[0] < len(unit.columns) else ""
+                unit = replace(unit, terms=unit.terms | measured | set(content_terms(column)))
             if said_age and str(age) in weights:
                 # the age is said by a band that holds it, not by a figure ("£4.00")
                 held = holds_age(" | ".join((unit.text, *unit.columns)), age)
