@@ -7361,3 +7361,25 @@ def test_a_row_whose_band_holds_the_figure_asked_is_its_price(
     )
     flat = generator.generate("What's the cleaning price for a 60 sq m flat?", hits_of(cleaning))
     assert "£120" not in flat.text, flat.text
+
+
+def test_what_was_in_a_year_is_not_what_names_no_year(generator: ExtractiveGenerator) -> None:
+    """ "What was the price of the Business plan in 2022?": the plans' table,
+    which names no year, says today's prices; a column of the year asked
+    says it."""
+    plans = chunk(
+        "docs/pricing.md",
+        "# Pricing\n\n| Plan | Monthly price |\n|---|---|\n| Business | $99 |\n| Team | $29 |\n\n"
+        "## Changelog\n\n- April 2022: Tallybird launched with the Team plan.\n",
+    )
+    past = generator.generate("What was the price of the Business plan in 2022?", hits_of(plans))
+    assert "$99" not in past.text, past.text
+    now = generator.generate("What is the price of the Business plan?", hits_of(plans))
+    assert "$99" in now.text, now.text
+    years = chunk(
+        "docs/changes.md",
+        "# Price changes\n\n| Plan | 2022 price | 2026 price |\n|---|---|---|\n"
+        "| Business | $79 | $99 |\n",
+    )
+    then = generator.generate("What was the Business price in 2022?", hits_of(years))
+    assert "$79" in then.text and "$99" not in then.text, then.text

@@ -281,12 +281,15 @@ def _told_apart(one: _Unit, *others: _Unit) -> dict[str, str]:
     return {}
 
 
-def _of_years(unit: _Unit, years: set[str]) -> bool:
+def _of_years(unit: _Unit, years: set[str], past: bool = False) -> bool:
     """Whether a sentence may speak of the years a question asks about
     ("income in 2023"): it names one of them; or it names no year, and
     neither does what it sits under (its heading, section, release, the
     document's title), else one of them. "Total income was 38,500 pounds"
-    in the "Annual Report 2024" is 2024's income, no answer for 2023."""
+    in the "Annual Report 2024" is 2024's income, no answer for 2023. A
+    question of what was (``past``: "What was the price of the Business plan
+    in 2022?") is not answered by what names no year at all: that is what
+    is, not what was."""
     # a row's columns say which years its cells are of ("| Holiday | Date 2025 |"),
     # whatever dates the cells hold ("22 December 2025 – 2 January 2026")
     of_columns = set(_YEAR.findall(" ".join(unit.columns)))
@@ -307,7 +310,7 @@ def _of_years(unit: _Unit, years: set[str]) -> bool:
         )
     )
     named = set(_YEAR.findall(around))
-    return not named or not named.isdisjoint(years)
+    return (not named and not past) or not named.isdisjoint(years)
 
 
 def _names_version(unit: _Unit, versions: set[str]) -> bool:

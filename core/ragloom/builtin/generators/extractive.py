@@ -362,6 +362,12 @@ two hours?") alike, the one that says what charging takes comes first
 lasts)."""
 
 
+_ASKS_OF_PAST = re.compile(
+    r"^\s*(?:(?:what|how\s+much|how\s+many|which|who|when|where)\b[^?]*?\s)?"
+    r"(?:was|were|did)\b[^?]*\b(?:in|during|for)\s+(?:19|20)\d\d\b",
+    re.IGNORECASE,
+)
+"""A question of what was in a year ("What was the price ... in 2022?")."""
 _ATTEMPT = re.compile(
     r"\s*(?:(?:the|a|an|one|our)\s+)?(?:user|customer|client|caller|requester|guest|patient"
     r"|member|employee|someone|he|she)\s+"
@@ -554,6 +560,8 @@ class ExtractiveGenerator(Generator):
             return _not_found(question, hits)
         # "fares in 2024" where the passages name no 2024 (their fares are 2025's)
         years = set(_YEAR.findall(read))
+        # ("What was the price ... in 2022?", "How much did it cost in 2023?")
+        asks_of_past = bool(years) and _ASKS_OF_PAST.search(main_question(read)) is not None
         sources = [str(h.chunk.metadata.get("source", "")) for h in hits]
         if years and not any(
             years & set(_YEAR.findall(text)) for text in (*texts, *headings, *sources)
@@ -1156,7 +1164,7 @@ class ExtractiveGenerator(Generator):
                 # "the v2 API ...", or a changelog's line, is no answer about v1,
                 # whatever else it names: only what is said where v1 is
                 continue
-            if years and not _of_years(unit, years):
+            if years and not _of_years(unit, years, past=asks_of_past):
                 continue  # 2024's income is no answer for 2023's
             if sums_asked and not yes_no and _bounds_leave_out(unit.text, sums_asked):
                 # "Directors can approve expenses up to EUR 25,000" says
