@@ -7361,6 +7361,22 @@ def test_a_row_whose_band_holds_the_figure_asked_is_its_price(
     )
     flat = generator.generate("What's the cleaning price for a 60 sq m flat?", hits_of(cleaning))
     assert "£120" not in flat.text, flat.text
+    # ("Under 10 m" leaves a 10 m boat out; "10 m and over" holds it)
+    edges = chunk(
+        "docs/moorings.md",
+        "## Mooring charges\n\n| Boat length | Per night |\n|---|---|\n| Under 10 m | £30 |\n"
+        "| 10 m and over | £45 |\n",
+    )
+    ten = generator.generate("How much per night for a 10 m boat?", hits_of(edges))
+    assert "£45" in ten.text and "£30" not in ten.text, ten.text
+    # (a yes/no question is not answered by a band that leaves its figure out)
+    delivery = chunk(
+        "docs/delivery.md",
+        "## Delivery charges\n\n| Distance | Delivery charge |\n|---|---|\n"
+        "| Up to 5 miles | Free |\n",
+    )
+    far = generator.generate("Is delivery free if I live 10 miles away?", hits_of(delivery))
+    assert "Free" not in far.text, far.text
 
 
 def test_what_was_in_a_year_is_not_what_names_no_year(generator: ExtractiveGenerator) -> None:

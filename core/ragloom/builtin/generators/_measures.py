@@ -12,6 +12,7 @@ from ._text import content_terms
 
 __all__ = [
     "holds_measure",
+    "leaves_out_measure",
     "measured_values",
     "measures_another",
     "prices_another_period",
@@ -44,8 +45,9 @@ def _measures(text: str) -> Iterator[tuple[str, str, bool]]:
 
 
 def _bounded_measures(text: str) -> Iterator[tuple[str, str, str | None]]:
-    """``_measures`` with the bound itself: ``"upper"`` ("up to 10 m", "under
-    2 kg"), ``"lower"`` ("over 10 m", "at least 3 nights"), ``""`` for
+    """``_measures`` with the bound itself: ``"upper"`` ("up to 10 m", "2 kg
+    or less"), ``"upper strict"`` ("under 2 kg"), ``"lower"`` ("at least 3
+    nights", "10 m and over"), ``"lower strict"`` ("over 10 m"), ``""`` for
     another ("per", "each", "between") and None for no bound."""
     low: tuple[str, str, int] | None = None  # a lower bound a range may start from
     # ("60 sq m", "60 m²": one unit, "sqm", not the "sq" of "500 sq ft")
@@ -66,17 +68,23 @@ def _bounded_measures(text: str) -> Iterator[tuple[str, str, str | None]]:
         elif set(before) & _BOUNDS:
             way = _BOUND_WAY.search(lead)
             bound = "" if way is None else ("upper" if way.group(1) else "lower")
+            if way is not None and _STRICT.match(way.group(1) or way.group(2)):
+                bound += " strict"  # "under 10 m" holds no 10 m boat
             if unit[0].startswith(_DEADLINE_UNITS) and _DEADLINE.match(text, match.end()):
                 bound = ""  # "up to 48 hours before check-in" is a deadline, not a size
+        elif (after := _BOUND_AFTER.match(text, match.end())) is not None:
+            # "10 m and over", "5 kg or more", "20 kg+", "2 kg or less"
+            bound = "lower" if after.group(1) else "upper"
         if (
-            bound == "upper"
+            bound is not None
+            and bound.startswith("upper")
             and low is not None
             and low[1] == unit[0]
             and _JOINS_BOUNDS.fullmatch(text[low[2] : match.start()])
         ):
             # "over 2 kg and up to 10 kg": one range (the lower bound said none)
             bound = f"range {low[0]}"
-        low = (value, unit[0], match.end()) if bound == "lower" else None
+        low = (value, unit[0], match.end()) if bound and bound.startswith("lower") else None
         yield value, unit[0], bound
 
 
@@ -85,6 +93,15 @@ _SQUARE = re.compile(
     re.IGNORECASE,
 )
 """An area's unit ("sq m", "square feet", "m²"), read as one word."""
+_STRICT = re.compile(r"under|below|less than|over|above|more than")
+"""Bounds that leave their own figure out ("under 10 m", "over 20 kg")."""
+_BOUND_AFTER = re.compile(
+    r"\s*(?:(\+|(?:and|or)\s+(?:over|above|more|longer|heavier|larger|greater|upwards)\b)"
+    r"|(?:and|or)\s+(?:under|below|less|shorter|lighter|smaller|fewer)\b)",
+    re.IGNORECASE,
+)
+"""A bound said after its figure: at least ("10 m and over", "20 kg+") or at
+most ("2 kg or less")."""
 _DEADLINE_UNITS = ("second", "minut", "hour", "day", "night", "week", "month", "year")
 """Units of time, as their terms begin (a deadline is a bound of time)."""
 _JOINS_BOUNDS = re.compile(
@@ -124,8 +141,12 @@ def _left_out_by(bound: str | None, value: str, asked: str) -> bool:
         return not low <= asked_value <= bound_value
     if bound == "upper":
         return asked_value > bound_value
+    if bound == "upper strict":
+        return asked_value >= bound_value
     if bound == "lower":
         return asked_value < bound_value
+    if bound == "lower strict":
+        return asked_value <= bound_value
     return False
 
 
@@ -162,16 +183,20 @@ def measures_another(text: str, question: str) -> bool:
     # 10 m" is no price for a 12 m boat; but not where the question asks the
     # limit, or bounds its own figure: "parcels under 5 kg")
     bounds_count = not (_ASKS_LIMIT.search(question) and not _ASKS_PRICE.search(question)) and all(
-        b not in {"upper", "lower"} for _, _, b in _bounded_measures(question)
+        not (b or "").startswith(("upper", "lower")) for _, _, b in _bounded_measures(question)
     )
     other = covered = False
     measures = list(_bounded_measures(text))
     for i, (value, unit, bound) in enumerate(measures):
         if unit not in units:
             continue
-        if (value, unit) in asked:
-            return False
-        if bound == "lower" and i + 1 < len(measures) and measures[i + 1][2] == f"range {value}":
+        if (value, unit) in asked and not (bound and _left_out_by(bound, value, value)):
+            return False  # (but "Under 10 m" is no 10 m boat's)
+        if (
+            (bound or "").startswith("lower")
+            and i + 1 < len(measures)
+            and measures[i + 1][2] == f"range {value}"
+        ):
             continue  # (the low end of "over 2 kg and up to 10 kg": its range says it)
         if bound is None:
             other = True
@@ -200,6 +225,18 @@ def holds_measure(label: str, question: str) -> bool:
         if bound and any(u == unit and not _left_out_by(bound, value, v) for v, u in asked):
             return True
     return False
+
+
+def leaves_out_measure(cell: str, question: str) -> bool:
+    """Whether a table cell is a band of a measure the question gives a
+    figure of, and leaves it out ("Up to 5 miles" for 10 miles away)."""
+    asked = _asked_measures(question)
+    return any(
+        bound
+        and any(u == unit for _, u in asked)
+        and all(_left_out_by(bound, value, v) for v, u in asked if u == unit)
+        for value, unit, bound in _bounded_measures(cell)
+    ) and not holds_measure(cell, question)
 
 
 def without_measures(label: str) -> str:

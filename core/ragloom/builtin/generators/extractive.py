@@ -106,7 +106,13 @@ from ._kind_words import (
     unknown_kind,
 )
 from ._kinds import ANY_LEAVE, LEAVE_KINDS, answer_kind, counted_kind, counted_thing
-from ._measures import holds_measure, measured_values, measures_another, prices_another_period
+from ._measures import (
+    holds_measure,
+    leaves_out_measure,
+    measured_values,
+    measures_another,
+    prices_another_period,
+)
 from ._messages import (
     _METADATA,
     FROM_DEPRECATED,
@@ -614,7 +620,8 @@ class ExtractiveGenerator(Generator):
         # "I'm 70", "a 15-year-old": the age is one word to match, by the band
         # that holds it ("Senior (65+)"); "year" and "old" say only that it is one
         said_age = asked_age(read)
-        measured = measured_values(read) & set(terms)  # ("a 12 m boat", "150 g/km")
+        measured_any = measured_values(read)
+        measured = measured_any & set(terms)  # ("a 12 m boat", "150 g/km")
         age, age_terms = said_age if said_age else (0, set())
         if yes_no and any(not t.isdigit() for t in terms):  # (an age is no mere figure)
             terms = [
@@ -1113,6 +1120,8 @@ class ExtractiveGenerator(Generator):
                 continue  # "The wok TT-32-CS works on induction" to "Does the Ceramic Pro ...?"
             if how_to and _DONE_ONCE.match(unit.text):
                 continue  # "Requested a ThinkPad for a new engineer": a ticket's log, no how-to
+            if yes_no and measured_any and any(leaves_out_measure(c, read) for c in unit.cells):
+                continue  # "Up to 5 miles | Free" to "Is delivery free if I live 10 miles away?"
             if yes_no and not unit.pieces and _ATTEMPT.match(unit.text):
                 # "User tried to print in colour in Singapore" says someone
                 # tried, not whether one can: only with what follows it
