@@ -7377,6 +7377,18 @@ def test_a_row_whose_band_holds_the_figure_asked_is_its_price(
     )
     far = generator.generate("Is delivery free if I live 10 miles away?", hits_of(delivery))
     assert "Free" not in far.text, far.text
+    # (a figure as people write it: "3,100 kWh", "a 12m boat", "1.5 kg")
+    energy = chunk(
+        "docs/tariff.md",
+        "## Unit rates\n\n| Annual usage | Unit rate |\n|---|---|\n| Up to 2,000 kWh | 28p |\n"
+        "| 2,001–4,000 kWh | 26p |\n",
+    )
+    usage = generator.generate(
+        "What unit rate would I pay using 3,100 kWh a year?", hits_of(energy)
+    )
+    assert "26p" in usage.text and "28p" not in usage.text, usage.text
+    written = generator.generate("How much per night for a 12m boat?", hits_of(marina))
+    assert "£49" in written.text, written.text
 
 
 def test_what_was_in_a_year_is_not_what_names_no_year(generator: ExtractiveGenerator) -> None:

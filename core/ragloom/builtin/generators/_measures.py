@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 
 from ._text import content_terms
 
@@ -209,9 +209,10 @@ def measures_another(text: str, question: str) -> bool:
     return other and not covered
 
 
-def measured_values(question: str) -> set[str]:
-    """The figures of the question's measures ("a 12 m boat": ``12``)."""
-    return {value for value, _ in _asked_measures(question)}
+def measured_values(question: str, units: Collection[str] = ()) -> set[str]:
+    """The figures of the question's measures ("a 12 m boat": ``12``), of
+    those ``units`` only where given (their stems, "metr", "kg")."""
+    return {value for value, unit in _asked_measures(question) if not units or unit in units}
 
 
 def holds_measure(label: str, question: str) -> bool:
