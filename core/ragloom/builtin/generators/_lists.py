@@ -34,6 +34,8 @@ _VERB = re.compile(
     r"|must|may|can|will|includes?)\b",
     re.IGNORECASE,
 )
+"""A verb: what follows the last sum says something of its own ("and Sunday
+parking *is* free"), no more of the list's things."""
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
 _ITEM = re.compile(r"(?:(?:and|or)\s+)?(?:(?:the|a|an|our)\s+)?([^\W\d_][\w'’-]*)", re.IGNORECASE)
 """The first word of what follows the last sum, past "and the": a name where

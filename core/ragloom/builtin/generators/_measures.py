@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Sequence
 
-from ._text import content_terms
+from ._text import content_terms, stem
 
 __all__ = [
+    "as_measured",
     "holds_measure",
     "leaves_out_measure",
     "measured_values",
@@ -321,3 +322,38 @@ def prices_another_period(columns: tuple[str, ...], text: str, question: str) ->
     # (a period a column names otherwise is the question's word for it:
     # "the membership with off-peak hours")
     return bool(asked and named) and not asked & _periods(" ".join((*columns, text)))
+
+
+def as_measured(terms: list[str], question: str, texts: Sequence[str]) -> list[str]:
+    """``terms`` with each figure of a size as one term, as a band of it is
+    read ("a 12m boat": ``12``, where no passage writes "12m"; "1.5 kg":
+    ``1.5``, not ``1`` and ``5``; "3,100 kWh": ``3100``); not a version
+    ("Python 3.8")."""
+    out = list(terms)
+    for value in measured_values(question, units=_SIZES):
+        if value in out:
+            continue
+        digits = value.replace(".", "")
+        for i, term in enumerate(out):
+            if term.startswith(value) and term[len(value) :].isalpha():
+                written = re.compile(rf"(?<![\w.,]){re.escape(term)}\b", re.IGNORECASE)
+                if not any(written.search(text) for text in texts):
+                    out[i] = value  # "12m" (where a page writes "12m", as it is)
+                break
+            ends = range(i + 2, min(i + 4, len(out)) + 1)
+            joined = next((j for j in ends if "".join(out[i:j]) == digits), None)
+            if joined is not None and all(t.isdigit() for t in out[i:joined]):
+                out[i:joined] = [value]  # "1.5", "3,100"
+                break
+    return out
+
+
+_SIZES = frozenset(
+    stem(unit)
+    for unit in (
+        "metres", "m", "cm", "mm", "km", "miles", "kg", "g", "lb", "lbs", "tonnes", "tons",
+        "gb", "mb", "tb", "kwh", "ft", "feet", "inches", "litres", "ml", "mph", "sqm", "sqf",
+        "gperkm",
+    )
+)  # fmt: skip
+"""Units of size, weight, distance, data and energy, whose figures a band holds."""

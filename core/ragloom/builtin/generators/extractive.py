@@ -107,6 +107,7 @@ from ._kind_words import (
 )
 from ._kinds import ANY_LEAVE, LEAVE_KINDS, answer_kind, counted_kind, counted_thing
 from ._measures import (
+    as_measured,
     holds_measure,
     leaves_out_measure,
     measured_values,
@@ -368,41 +369,6 @@ two hours?") alike, the one that says what charging takes comes first
 lasts)."""
 
 
-def _as_measured(terms: list[str], question: str, texts: Sequence[str]) -> list[str]:
-    """``terms`` with each figure of a size as one term, as a band of it is
-    read ("a 12m boat": ``12``, where no passage writes "12m"; "1.5 kg":
-    ``1.5``, not ``1`` and ``5``; "3,100 kWh": ``3100``); not a version
-    ("Python 3.8")."""
-    out = list(terms)
-    for value in measured_values(question, units=_SIZES):
-        if value in out:
-            continue
-        digits = value.replace(".", "")
-        for i, term in enumerate(out):
-            if term.startswith(value) and term[len(value) :].isalpha():
-                written = re.compile(rf"(?<![\w.,]){re.escape(term)}\b", re.IGNORECASE)
-                if not any(written.search(text) for text in texts):
-                    out[i] = value  # "12m" (where a page writes "12m", as it is)
-                break
-            ends = [j for j in range(i + 2, min(i + 4, len(out)) + 1)]
-            joined = next((j for j in ends if "".join(out[i:j]) == digits), None)
-            if joined is not None and all(t.isdigit() for t in out[i:joined]):
-                out[i:joined] = [value]  # "1.5", "3,100"
-                break
-    return out
-
-
-_SIZES = frozenset(
-    stem(unit)
-    for unit in (
-        "metres", "m", "cm", "mm", "km", "miles", "kg", "g", "lb", "lbs", "tonnes", "tons",
-        "gb", "mb", "tb", "kwh", "ft", "feet", "inches", "litres", "ml", "mph", "sqm", "sqf",
-        "gperkm",
-    )
-)  # fmt: skip
-"""Units of size, weight, distance, data and energy, whose figures a band holds."""
-
-
 _ASKS_OF_PAST = re.compile(
     r"^\s*(?:(?:what|how\s+much|how\s+many|which|who|when|where)\b[^?]*?\s)?"
     r"(?:was|were|did)\b[^?]*\b(?:in|during|for)\s+(?:19|20)\d\d\b",
@@ -572,7 +538,7 @@ class ExtractiveGenerator(Generator):
         # read in the passages' words for what it names ("the Office plan" ->
         # "the Office subscription")
         read = in_passage_words(worded, names, texts)
-        terms = _as_measured(content_terms(TYPE_WORDS.sub("how", read)), read, texts)
+        terms = as_measured(content_terms(TYPE_WORDS.sub("how", read)), read, texts)
         if not hits or not terms:
             return _not_found(question, hits)
         units = _units_of(hits)
