@@ -7389,6 +7389,15 @@ def test_a_row_whose_band_holds_the_figure_asked_is_its_price(
     assert "26p" in usage.text and "28p" not in usage.text, usage.text
     written = generator.generate("How much per night for a 12m boat?", hits_of(marina))
     assert "£49" in written.text, written.text
+    # (and the age bands of a question of ages are read as they were: "Over-60s
+    # travel free" for over-65s, before a day ticket for everyone)
+    bus = chunk(
+        "docs/bus.md",
+        "# Bus fares\n\nA single fare costs £2. Over-60s travel free with a bus pass. A day "
+        "ticket costs £5.\n",
+    )
+    older = generator.generate("How much is a day ticket for over-65s?", hits_of(bus))
+    assert "Over-60s travel free" in older.text, older.text
 
 
 def test_what_was_in_a_year_is_not_what_names_no_year(generator: ExtractiveGenerator) -> None:

@@ -1091,14 +1091,14 @@ class ExtractiveGenerator(Generator):
                 # "The wellness allowance is CAD 500 per year" says what the
                 # employees it speaks to get, not what contractors do
                 continue
-            banded = [
+            holding = [
                 i for i, cell in enumerate(unit.cells) if measured and holds_measure(cell, read)
             ]
-            if banded:
+            if holding:
                 # "a 12 m boat" is said by the row of "10 m to 14 m", and by
                 # its column's name ("Boat length")
-                column = unit.columns[banded[0]] if banded[0] < len(unit.columns) else ""
-                unit = replace(unit, terms=unit.terms | measured | set(content_terms(column)))
+                band_column = unit.columns[holding[0]] if holding[0] < len(unit.columns) else ""
+                unit = replace(unit, terms=unit.terms | measured | set(content_terms(band_column)))
             if said_age and str(age) in weights:
                 # the age is said by a band that holds it, not by a figure ("£4.00")
                 held = holds_age(" | ".join((unit.text, *unit.columns)), age)
