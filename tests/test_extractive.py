@@ -7377,6 +7377,16 @@ def test_a_row_whose_band_holds_the_figure_asked_is_its_price(
     )
     far = generator.generate("Is delivery free if I live 10 miles away?", hits_of(delivery))
     assert "Free" not in far.text, far.text
+    # (but is answered by the row of the band that holds it: 25%, no full refund)
+    refunds = chunk(
+        "docs/cancel.md",
+        "## Cancellations\n\n| Notice before arrival | Refund |\n|---|---|\n"
+        "| More than 28 days | Full refund |\n| 14 to 28 days | 50% |\n| 7 to 14 days | 25% |\n",
+    )
+    full = generator.generate(
+        "Do I get a full refund if I cancel 10 days before arrival?", hits_of(refunds)
+    )
+    assert "25%" in full.text and "Full refund" not in full.text, full.text
     # (a figure as people write it: "3,100 kWh", "a 12m boat", "1.5 kg")
     energy = chunk(
         "docs/tariff.md",

@@ -1234,7 +1234,21 @@ class ExtractiveGenerator(Generator):
             # undergraduate students live in Oak Hall?": no
             # (and "Can postgraduate students live in Oak Hall?": yes)
             limited = bool(only) and (all(same) or not any(same))
-            if missing and not denial and not limited and not (ruled and set(missing) <= phrase):
+            # "Do I get a full refund if I cancel 10 days before?": the row of
+            # the band that holds it says ("7 to 14 days | 25%": no), where it
+            # is of what the question asks ("Refund")
+            band_reply = (
+                measured_any
+                and any(holds_measure(cell, read) for cell in unit.cells)
+                and bool((unit.terms | unit.context) & set(weights))
+            )
+            if (
+                missing
+                and not denial
+                and not limited
+                and not band_reply
+                and not (ruled and set(missing) <= phrase)
+            ):
                 continue
             # ("The special exhibition costs £15. Seniors pay £12.": the
             # group's own price, where its passage names the thing)
