@@ -7307,6 +7307,13 @@ def test_what_a_page_says_of_a_kind_it_says_of_the_thing_asked(
     )
     dogs = generator.generate("Do you accept dogs in the restaurant?", hits_of(hotel))
     assert "Pets are not accepted" in dogs.text, dogs.text
+    rooms = chunk(
+        "docs/rooms.md",
+        "# Pets\n\nPets are welcome in all ground-floor rooms for £15 per night. Breakfast is "
+        "served from 7am.\n",
+    )
+    bring = generator.generate("Can I bring my dog?", hits_of(rooms))
+    assert "Pets are welcome" in bring.text, bring.text
     parking = chunk(
         "docs/parking.md", "# Parking\n\nCars pay £5 a day. Other vehicles: £8 a day.\n"
     )

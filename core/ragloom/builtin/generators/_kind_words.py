@@ -17,6 +17,7 @@ __all__ = [
     "acronyms",
     "asked_kinds",
     "expands",
+    "kinds_of",
     "of_kinds_asked",
     "names_other_kind",
     "unknown_acronym",
@@ -252,6 +253,7 @@ _SAID_OF_ALL = frozenset(
         "isn't", "also", "only", "always", "never", "all", "allowed", "welcome", "accepted",
         "permitted", "not", "every", "each", "per", "take", "takes", "receive", "receives",
         "qualify", "qualifies", "ride", "rides", "eat", "eats", "sit", "sits", "join", "joins",
+        "cost", "costs", "charged",
     }
 )  # fmt: skip
 """Words after a kind that say something of all of it ("Pets *are* not
@@ -263,6 +265,11 @@ _OTHER_KIND = re.compile(
 )
 """A kind said of the rest ("Other vehicles: £8 a day", "non-pet rooms"), or
 in brackets ("Family ticket (2 adults, 2 children)")."""
+
+
+def kinds_of(terms: Iterable[str]) -> set[str]:
+    """The kinds of the things ``terms`` name ("dog": ``pet``, ``animal``)."""
+    return {kind for term in terms for kind in _KINDS.get(term, ())}
 
 
 def of_kinds_asked(units: Sequence[_Unit], terms: Set[str]) -> list[_Unit]:

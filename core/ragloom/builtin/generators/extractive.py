@@ -100,6 +100,7 @@ from ._kind_words import (
     acronyms,
     asked_kinds,
     expands,
+    kinds_of,
     names_other_kind,
     of_kinds_asked,
     unknown_acronym,
@@ -1199,7 +1200,9 @@ class ExtractiveGenerator(Generator):
                 and (only_another or all(mentions(unit.text, name) for name in names))
                 # and it is about what is done: "Pets are not allowed in the
                 # rooms" says nothing of swimming in one
-                and _rules_on(unit, verb, thing, terms, named)
+                and _rules_on(
+                    unit, verb, thing, [*terms, *kinds_of(set(terms) & unit.terms)], named
+                )
                 # and it rules on the question's doing, not another ("We do
                 # not repair department-store bikes" to "Do you sell new
                 # bikes?"), unless the question's verb is phrasal ("come back"
