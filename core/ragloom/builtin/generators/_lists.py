@@ -73,10 +73,7 @@ def clause_asked(text: str, asked: Set[str]) -> str | None:
     if clauses is None:
         return None
     asked = {_SAME_GROUP.get(term, term) for term in asked}
-    figures = [MONEY_FIGURE.search(text, start, end) for start, end in clauses]
-    sums = [figure for figure in figures if figure is not None]
-    if len(sums) != len(clauses):
-        return None
+    sums = [_sum_in(text, start, end) for start, end in clauses]
     sides = [
         (_names(text, start, figure.start()), _names(text, figure.end(), end))
         for (start, end), figure in zip(clauses, sums)
@@ -136,6 +133,13 @@ def clause_asked(text: str, asked: Set[str]) -> str | None:
         assert amount is not None
         said = f"{said[: amount.end()]} {unit}{said[amount.end() :]}"
     return f"{head.strip()} {said}"  # "Excess Cover costs £8 per month for Flex members"
+
+
+def _sum_in(text: str, start: int, end: int) -> re.Match[str]:
+    """The one sum of a clause (``_clauses`` parts the sentence so)."""
+    found = MONEY_FIGURE.search(text, start, end)
+    assert found is not None
+    return found
 
 
 def _clauses(text: str) -> list[tuple[int, int]] | None:

@@ -1092,10 +1092,11 @@ class ExtractiveGenerator(Generator):
                 # "The wellness allowance is CAD 500 per year" says what the
                 # employees it speaks to get, not what contractors do
                 continue
+            # (the cells that are bands holding the question's figure, read once)
             holding = [
-                i for i, cell in enumerate(unit.cells) if measured and holds_measure(cell, read)
+                i for i, cell in enumerate(unit.cells) if measured_any and holds_measure(cell, read)
             ]
-            if holding:
+            if holding and measured:
                 # "a 12 m boat" is said by the row of "10 m to 14 m", and by
                 # its column's name ("Boat length")
                 band_column = unit.columns[holding[0]] if holding[0] < len(unit.columns) else ""
@@ -1240,11 +1241,7 @@ class ExtractiveGenerator(Generator):
             # "Do I get a full refund if I cancel 10 days before?": the row of
             # the band that holds it says ("7 to 14 days | 25%": no), where it
             # is of what the question asks ("Refund")
-            band_reply = (
-                measured_any
-                and any(holds_measure(cell, read) for cell in unit.cells)
-                and bool((unit.terms | unit.context) & set(weights))
-            )
+            band_reply = bool(holding) and bool((unit.terms | unit.context) & set(weights))
             if (
                 missing
                 and not denial
