@@ -12,6 +12,7 @@ from ...terminal import clean
 from ...types import Answer, Chunk, Citation, Hit
 from ._current import is_deprecated
 from ._figures import MONEY_FIGURE
+from ._kind_words import of_kinds_said
 from ._messages import _METADATA, FROM_DEPRECATED, UNANSWERED_PART
 from ._parts import Part
 from ._questions import TYPE_WORDS, main_question
@@ -129,6 +130,8 @@ def _keeps_to(
     for piece, chunk in said:
         heading = _heading_of(chunk)
         near = set(content_terms(f"{piece} {heading}"))
+        # ("Pets in the cabin cost £50 each way" is said of "my dog")
+        near |= of_kinds_said(piece, subject - near)
         if not subject <= near:
             return False  # "Children start at Stage 1" to "When does lane swimming start?"
         if names and not names <= page_of(chunk):

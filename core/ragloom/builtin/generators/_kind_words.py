@@ -6,7 +6,7 @@ kind a thing is of ("a car" is a vehicle), which a page may say instead.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence, Set
+from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import replace
 
 from ._questions import _as_word, two_parts
@@ -18,7 +18,10 @@ __all__ = [
     "asked_kinds",
     "expands",
     "kinds_of",
+    "kinds_priced",
     "of_kinds_asked",
+    "of_kinds_said",
+    "priced_itself",
     "names_other_kind",
     "unknown_acronym",
     "unknown_kind",
@@ -180,8 +183,35 @@ def _kind_pairs(words: Sequence[str], *, after_a_word: bool) -> Iterator[tuple[i
             and words[i - 2].lower() in _DETERMINERS
             and _is_kind_word(words[i - 1])
         )
-        if in_phrase and _is_kind_word(kind) and _is_kind_word(noun):
+        if in_phrase and _is_kind_word(kind) and _is_kind_word(noun) and not _do_verb(words, i):
             yield i, kind, noun
+
+
+_DO = frozenset({"do", "does", "did"})
+_ASKING = frozenset(
+    {"how", "much", "many", "long", "often", "far", "soon", "early", "late", "what", "when",
+     "where", "why", "which", "who", "whom", "whose"}
+)  # fmt: skip
+_CLAUSE_ENDS = frozenset(
+    {"to", "if", "when", "for", "per", "in", "on", "at", "with", "from", "after", "before"}
+)  # fmt: skip
+
+
+def _do_verb(words: Sequence[str], i: int) -> bool:
+    """Whether the word after ``words[i]`` is the verb of a question asked
+    with "do" ("How much does a cat *cost*?"), not a noun: the phrase follows
+    "do", "does" or "did", and the word ends the clause."""
+    start = i - 1 if words[i - 1].lower() in _DETERMINERS else i - 2
+    after = words[i + 2].lower() if i + 2 < len(words) else "?"
+    do = start - 1
+    return (
+        do >= 0
+        and words[do].lower() in _DO
+        # (the "do" that asks, first or after how much: not "Do you *do* a
+        # corporate membership?", where a membership is what is done)
+        and (do == 0 or words[do - 1].lower() in _ASKING)
+        and (not after.isalpha() or after in _CLAUSE_ENDS)
+    )
 
 
 def names_other_kind(text: str, kinds: set[tuple[str, str]]) -> bool:
@@ -260,6 +290,52 @@ _SAID_OF_ALL = frozenset(
 allowed", "Vehicles *must* check in"), not a thing named after it ("pet
 health club", "vehicle deck") nor some of it ("Vehicles *over* 5 m",
 "Children *under* 3", "Children *aged* 3 and 4")."""
+_BEFORE_ALL = frozenset(
+    {
+        "a", "an", "the", "all", "any", "each", "every", "no", "our", "your", "their", "his",
+        "her", "its", "my", "these", "those", "for", "with", "of", "in", "on", "to", "by",
+        "from", "at", "per", "and", "or", "but", "nor", "not", "only", "also", "are", "is",
+        "be", "that", "if", "when", "where", "while", "unless", "we", "you", "they",
+        "well-behaved", "supervised",
+    }
+)  # fmt: skip
+"""Words after which a kind is all of it ("*All* pets", "*Well-behaved* pets")."""
+_LIMITING = frozenset(
+    {
+        "small", "smaller", "large", "larger", "big", "bigger", "little", "young", "younger",
+        "old", "older", "elderly", "giant", "tiny", "heavy", "light", "long", "wide", "tall",
+        "electric", "hybrid", "commercial", "private", "hire", "rental", "company", "courtesy",
+        "rescue", "exotic", "farm", "wild", "working", "guide", "assistance", "service",
+        "foster", "school", "visiting", "family", "first", "second", "additional", "extra",
+        "further", "more", "some", "most", "many", "few", "two", "three", "four",
+    }
+)  # fmt: skip
+"""Words that limit a kind after them inside a sentence ("for *small* pets")."""
+_LAST_WORD = re.compile(r"([A-Za-z][\w'-]*)[^\w.!?:;\n]*$")
+_OPENS_SENTENCE = re.compile(r"(?:^|[.!?:;\n])[\s#*>|-]*$")
+_MODIFIER_ENDS = re.compile(r"(?:ic|al|ous|ive|able|ible|ed)$")
+
+
+def _limited(before: str) -> bool:
+    """Whether the word right before a kind, in its sentence, limits it: a
+    sentence's first word ("*Small* pets (rabbits) cost £5", "*Hire*
+    vehicles"), or inside one a word that reads as a modifier ("for *exotic*
+    pets", "*towed* vehicles"); not a determiner or a word that says it of
+    all ("*All* pets", "We *welcome* pets", "cannot *accommodate* children")."""
+    last = _LAST_WORD.search(before)
+    if last is None:
+        return False
+    word = last.group(1).lower()
+    if word in _BEFORE_ALL:
+        return False
+    if _OPENS_SENTENCE.search(before, 0, last.start()) is not None:
+        return True
+    return word in _LIMITING or "-" in word or _MODIFIER_ENDS.search(word) is not None
+
+
+_EXCEPT = re.compile(
+    r"\b(?:other|non-?|except|excluding|apart from|but not)\s*[\w-]+", re.IGNORECASE
+)
 _OTHER_KIND = re.compile(
     r"\b(?:other|non-?|except|excluding|apart from)\s*[\w-]+|\s*\([^)]*\)", re.IGNORECASE
 )
@@ -272,7 +348,54 @@ def kinds_of(terms: Iterable[str]) -> set[str]:
     return {kind for term in terms for kind in _KINDS.get(term, ())}
 
 
-def of_kinds_asked(units: Sequence[_Unit], terms: Set[str]) -> list[_Unit]:
+def kinds_priced(
+    unit: _Unit, asked: Mapping[str, float], itself: Set[str] = frozenset()
+) -> dict[str, float]:
+    """The kind words by which ``unit`` says of the things asked what it says
+    of all their kind (``of_kinds_asked`` gave it the things' words), each
+    weighing as its thing: "A pet costs £15 per night" prices a dog as a pet.
+    None for a thing a page prices in its own word (``itself``: "Dogs cost
+    £25" beside "Pets cost £15"), nor where the question asks the price of
+    more than the thing, which the unit does not say ("How much is insurance
+    for my dog?", "to groom my dog")."""
+    held = {t for t in asked if t in _KINDS and t in unit.terms} - itself
+    if not held:
+        return {}
+    held -= set(content_terms(unit.text))
+    said = unit.terms | unit.context | unit.outer
+    if not held or any(t not in said for t in asked if t not in _KINDS and t not in _PRICING):
+        return {}
+    return {kind: asked[t] for t in held for kind in _KINDS[t]}
+
+
+_PRICING = frozenset(
+    stem(w)
+    for w in (
+        "cost", "costs", "charge", "charges", "pay", "price", "fee", "bring", "take", "have",
+        "leave", "attend", "come", "join", "go", "stay", "travel", "visit", "enter",
+    )
+)  # fmt: skip
+"""Words of a price question that ask its price, or that the thing priced
+is there, not what is priced ("How much does it cost to bring my dog?")."""
+
+
+def priced_itself(texts: Iterable[str], terms: Set[str]) -> set[str]:
+    """The things ``terms`` name that ``texts`` (sentences that price) say in
+    their own words ("Dogs cost £25 per night")."""
+    things = {t for t in terms if t in _KINDS}
+    if not things:
+        return set()
+    return {
+        term
+        for text in texts
+        for match in re.finditer(r"[A-Za-z]+", text)
+        if (term := stem(match.group().lower())) in things
+        # (some of them: "Guide dogs stay free" prices no other dog)
+        and not _limited(text[: match.start()])
+    }
+
+
+def of_kinds_asked(units: Sequence[_Unit], terms: Set[str], *, some: bool = False) -> list[_Unit]:
     """``units``, each sentence that says something of all of the kind of a
     thing the question names (``terms``) holding the thing's word too:
     "Vehicles must check in at least 40 minutes before departure" answers
@@ -282,29 +405,52 @@ def of_kinds_asked(units: Sequence[_Unit], terms: Set[str]) -> list[_Unit]:
     over 5 m pay £20"), or as the name of another thing ("pet health club",
     "Children's swimming sessions"; but "Child ticket" names the ticket a
     question for a child asks about); a partner only as someone's ("your
-    partner", "a spouse or civil partner"; not "Partners of the firm")."""
-    kinds = {term: _KINDS[term] for term in terms if term in _KINDS}
-    if not kinds:
+    partner", "a spouse or civil partner"; not "Partners of the firm").
+    With ``some``, a kind said of some of it ("Younger children") counts too:
+    the pages speak of such things (what the thing's word weighs)."""
+    if not any(term in _KINDS for term in terms):
         return list(units)
     out = []
     for unit in units:
         if unit.kind not in {"sentence", "bullet"}:
             out.append(unit)
             continue
-        said = _kinds_said(_OTHER_KIND.sub(" ", unit.text), terms)
-        more = {term for term, kind in kinds.items() if kind & said} - unit.terms
+        more = of_kinds_said(unit.text, terms, some=some) - unit.terms
         out.append(replace(unit, terms=unit.terms | more) if more else unit)
     return out
 
 
-def _kinds_said(text: str, terms: Set[str]) -> set[str]:
-    """The kinds ``text`` says something of all of (their stems)."""
+def of_kinds_said(text: str, terms: Set[str], *, some: bool = False) -> set[str]:
+    """The things ``terms`` name ("dog") whose kind ``text`` says something
+    of all of ("Pets in the cabin cost £50 each way"), as ``of_kinds_asked``
+    reads a sentence."""
+    kinds = {term: _KINDS[term] for term in terms if term in _KINDS}
+    if not kinds:
+        return set()
+    said = _kinds_said(_OTHER_KIND.sub(" ", text), terms, some=some)
+    if not said:
+        return set()
+    # ("Vehicle cost: cars £45, vans £60" says it of cars and vans, not of a
+    # motorbike; but "All vehicles except motorbikes must pay" of a van)
+    named = {t for t in content_terms(_EXCEPT.sub(" ", text)) if t in _KINDS} - set(terms)
+    return {
+        term
+        for term, kind in kinds.items()
+        if kind & said and not any(_KINDS[other] & kind for other in named)
+    }
+
+
+def _kinds_said(text: str, terms: Set[str], *, some: bool = False) -> set[str]:
+    """The kinds ``text`` says something of all of (their stems); with
+    ``some``, of some of it too ("Younger children")."""
     said = set()
     for match in _KIND_WORD.finditer(text):
         whose, word, possessive, after, then = match.groups()
         kind = stem(word.lower())
         if possessive:
             continue  # "Children's swimming sessions"
+        if not whose and not some and _limited(text[: match.start()]):
+            continue  # "Small pets", "Electric vehicles", "older children"
         if (
             kind.startswith("partner")
             and not whose

@@ -101,8 +101,10 @@ from ._kind_words import (
     asked_kinds,
     expands,
     kinds_of,
+    kinds_priced,
     names_other_kind,
     of_kinds_asked,
+    priced_itself,
     unknown_acronym,
     unknown_kind,
 )
@@ -639,8 +641,10 @@ class ExtractiveGenerator(Generator):
             which = {stem(w) for w in old_words(read)}
             terms = [t for t in terms if t not in which] or terms
         # "Vehicles must check in 40 minutes before" says it of a car too
+        # (and the thing's word weighs as the pages' word for its kind: "Younger
+        # children" speak of a son, though not of every one)
+        weights = _term_weights(terms, of_kinds_asked(units, set(terms), some=True))
         units = of_kinds_asked(units, set(terms))
-        weights = _term_weights(terms, units)
         # (and so do the people it asks about: "the learning budget for team leads")
         group = receiver(read) if kind != "person" else None
         about = named | ({group[0], *group[1]} if group else set())
@@ -865,6 +869,13 @@ class ExtractiveGenerator(Generator):
         denied_asked = (
             {stem(m.group(1).lower()) for m in _NEGATED_ASKED.finditer(read)} & set(weights)
             if not yes_no
+            else set()
+        )
+        # (the things a page prices in their own words: "Dogs cost £25 per
+        # night", which "Pets cost £15" beside it does not price)
+        itself = (
+            priced_itself((u.text for u in units if fits_kind("money", u.text)), set(terms))
+            if kind in {"money", "much"}
             else set()
         )
         # the question's words the passages say: a thing they price where the
@@ -1387,7 +1398,14 @@ class ExtractiveGenerator(Generator):
             ) and not (
                 kind in {"money", "much"}
                 and (
-                    _prices_another(unit.text, weights, spoken, question)
+                    # ("A pet costs £15 per night" prices a dog: ``of_kinds_asked``
+                    # read it as said of all pets)
+                    _prices_another(
+                        unit.text,
+                        {**weights, **kinds_priced(unit, weights, itself)},
+                        spoken,
+                        question,
+                    )
                     or _row_of_another(unit, weights, said_age, read)
                 )
             )
