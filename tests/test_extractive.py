@@ -7449,6 +7449,30 @@ def test_a_row_whose_band_holds_the_figure_asked_is_its_price(
     )
     far = generator.generate("Is delivery free if I live 10 miles away?", hits_of(delivery))
     assert "Free" not in far.text, far.text
+    # (the band that holds it says the condition's words: "live ... away")
+    bands = chunk(
+        "docs/delivery.md",
+        "## Delivery charges\n\n| Distance | Delivery charge |\n|---|---|\n"
+        "| Up to 5 miles | Free |\n| 6 to 15 miles | £5 |\n| Over 15 miles | £12 |\n",
+    )
+    ten_miles = generator.generate("Is delivery free if I live 10 miles away?", hits_of(bands))
+    assert "£5" in ten_miles.text and "Free" not in ten_miles.text, ten_miles.text
+    # (but not of another thing: the delivery charge is no price of assembly)
+    for question in (
+        "Is assembly free if I live 10 miles away?",
+        "Is parking free if I live 2 miles away?",  # (the "Free" cell says no parking)
+    ):
+        other = generator.generate(question, hits_of(bands))
+        assert not other.grounded, (question, other.text)
+    # (a table whose columns name no thing is of its heading's: installation)
+    two = chunk(
+        "docs/prices.md",
+        "# Delivery and installation\n\n## Delivery\n\n| Distance | Charge |\n|---|---|\n"
+        "| Up to 5 miles | Free |\n| 6 to 15 miles | £5 |\n\n## Installation\n\n"
+        "| Distance | Charge |\n|---|---|\n| Up to 5 miles | £25 |\n| 6 to 15 miles | £40 |\n",
+    )
+    install = generator.generate("Is installation free if I live 3 miles away?", hits_of(two))
+    assert "£25" in install.text and "Free" not in install.text, install.text
     # (but is answered by the row of the band that holds it: 25%, no full refund)
     refunds = chunk(
         "docs/cancel.md",

@@ -12,8 +12,10 @@ from ._text import content_terms, stem
 
 __all__ = [
     "as_measured",
+    "band_of",
     "holds_measure",
     "leaves_out_measure",
+    "measure_words",
     "measured_values",
     "measures_another",
     "prices_another_period",
@@ -214,6 +216,70 @@ def measured_values(question: str, units: Collection[str] = ()) -> set[str]:
     """The figures of the question's measures ("a 12 m boat": ``12``), of
     those ``units`` only where given (their stems, "metr", "kg")."""
     return {value for value, unit in _asked_measures(question) if not units or unit in units}
+
+
+_CLAUSE_WORDS = re.compile(r"[^,;:?!()]*")
+
+
+def measure_words(question: str) -> set[str]:
+    """The words beside each of the question's measures, two either side
+    within its clause ("if I *live* 10 miles *away*", "if I *cancel* 10 days
+    before *arrival*"): what a band holding the figure says of it."""
+    words: set[str] = set()
+    if len(_asked_measures(question)) != 1:
+        return words  # (a band holds one of two measures: "3 miles away and 40 kg")
+    for match in _MEASURE.finditer(question):
+        start = question.rfind(",", 0, match.start()) + 1
+        end = _CLAUSE_WORDS.match(question, match.end()).end()  # type: ignore[union-attr]
+        before = question[start : match.start()].split()[-2:]
+        after = question[match.end() : end].split()[:2]
+        words.update(content_terms(" ".join([*before, *after])))
+    return words
+
+
+def measured_units(question: str) -> set[str]:
+    """The units of the question's measures (their stems: "mil", "kg")."""
+    return {unit for _, unit in _asked_measures(question)}
+
+
+_BAND_VALUES = frozenset(
+    content_terms(
+        "free included include extra charge charged charges pay paid cost costs fee fees price "
+        "prices"
+    )
+)
+"""What a yes/no question asks of a band's row ("Is delivery *free* ...?"),
+which its value cell says, not what the row is of."""
+_BAND_COLUMNS = frozenset(
+    content_terms(
+        "distance charge charges price prices fee fees cost costs weight length age notice "
+        "refund size band rate amount time duration per night day week month year"
+    )
+)
+"""Column names that say what a table measures, not what it is of."""
+
+
+def band_of(
+    columns: Sequence[str],
+    cells: Sequence[str],
+    holding: Collection[int],
+    heading: str,
+    asked: Collection[str],
+    question: str,
+) -> bool:
+    """Whether a table's row whose cells ``holding`` are bands holding the
+    question's figure is of what the question asks (``asked``, its terms):
+    its columns or other cells say a word of it, beyond the measure and what
+    is asked of the row ("Is delivery *free*?"); or, where its columns name
+    no thing ("Distance | Charge"), its heading does ("## Installation")."""
+    wanted = set(asked) - measured_values(question) - measured_units(question) - _BAND_VALUES
+    named = set(content_terms(" ".join(columns)))
+    about = named | {
+        t for i, cell in enumerate(cells) if i not in holding for t in content_terms(cell)
+    }
+    if about & wanted:
+        return True
+    return not named - _BAND_COLUMNS and bool(set(content_terms(heading)) & wanted)
 
 
 def holds_measure(label: str, question: str) -> bool:

@@ -111,8 +111,10 @@ from ._kind_words import (
 from ._kinds import ANY_LEAVE, LEAVE_KINDS, answer_kind, counted_kind, counted_thing
 from ._measures import (
     as_measured,
+    band_of,
     holds_measure,
     leaves_out_measure,
+    measure_words,
     measured_values,
     measures_another,
     prices_another_period,
@@ -626,6 +628,8 @@ class ExtractiveGenerator(Generator):
         said_age = asked_age(read)
         measured_any = measured_values(read)
         measured = measured_any & set(terms)  # ("a 12 m boat", "150 g/km")
+        # (the words of its condition beside the figure: "if I live 10 miles away")
+        beside_measure = measure_words(read) if yes_no and measured_any else set()
         age, age_terms = said_age if said_age else (0, set())
         if yes_no and any(not t.isdigit() for t in terms):  # (an age is no mere figure)
             terms = [
@@ -1252,7 +1256,9 @@ class ExtractiveGenerator(Generator):
             # "Do I get a full refund if I cancel 10 days before?": the row of
             # the band that holds it says ("7 to 14 days | 25%": no), where it
             # is of what the question asks ("Refund")
-            band_reply = bool(holding) and bool((unit.terms | unit.context) & set(weights))
+            band_reply = bool(holding) and band_of(
+                unit.columns, unit.cells, holding, unit.heading, weights, read
+            )
             if (
                 missing
                 and not denial
@@ -1361,6 +1367,11 @@ class ExtractiveGenerator(Generator):
             said = _covered(unit, weights)
             if ruled:
                 said += sum(weights[t] for t in phrase if t not in unit.terms)
+            if band_reply and not {t for t in conditional - unit.terms if t.isdigit()}:
+                # ("if I live 10 miles away": the band that holds the miles says
+                # where; not with another figure to the condition, "if I spend £80
+                # and ...")
+                said += sum(weights.get(t, 0.0) for t in beside_measure & conditional - unit.terms)
             coverage = unit.weight * said / total
             if (
                 yes_no
