@@ -180,6 +180,29 @@ def test_a_key_indented_unlike_those_beside_it_is_said_to_be(
     assert "must be quoted" in (issue.hint or "")  # the last: a value holding ": "
 
 
+def test_a_tab_or_an_unclosed_quote_or_bracket_is_said_with_its_fix(
+    tmp_path: Path, registry: Registry
+) -> None:
+    """A trial's tab and unclosed quote got PyYAML's words alone ("found
+    character '\\t' that cannot start any token", "found unexpected end of
+    stream" at the file's last line)."""
+    bad = tmp_path / "bad.yaml"
+    for text, line, hint in (
+        ("generator:\n\ttype: extractive\n", 2, "replace the tab on this line with spaces"),
+        (
+            'loaders:\n  - type: directory\n    include: ["**/*.md]\nchunker: {type: markdown}\n',
+            3,
+            "the quote opened on this line is never closed",
+        ),
+        ("stores: [{type: bm25}\nchunker: {type: markdown}\n", 1, "close it with ]"),
+    ):
+        bad.write_text(text)
+        with pytest.raises(ConfigValidationError, match="invalid YAML") as info:
+            load_config(bad, registry)
+        (issue,) = info.value.issues
+        assert issue.line == line and hint in (issue.hint or ""), (text, issue)
+
+
 def test_a_bare_variable_in_a_flow_mapping_says_to_quote_it(
     tmp_path: Path, registry: Registry
 ) -> None:

@@ -157,11 +157,30 @@ def _read_yaml(
                     ).strip()
                 )
         problem = str(getattr(exc, "problem", None) or "")
+        context = str(getattr(exc, "context", None) or "")
+        opened = getattr(exc, "context_mark", None)
         indentation = (
             "keys of one mapping start in the same column, and a key's options are "
             "indented under it (spaces, not tabs)"
         )
-        if hint is None and "block end" in problem:  # a key indented unlike those beside it
+        if hint is None and "'\\t'" in problem:
+            hint = "YAML indents with spaces only: replace the tab on this line with spaces"
+        elif (
+            hint is None
+            and opened is not None
+            and (
+                "quoted scalar" in context
+                or "flow sequence" in context
+                or "flow mapping" in context
+            )
+        ):
+            # `include: ["**/*.md]`: the error is where the file ends, or the next key
+            what = {"quoted scalar": "quote", "flow sequence": "[", "flow mapping": "{"}
+            opener = next(v for k, v in what.items() if k in context)
+            closer = {"quote": "the quote", "[": "it with ]", "{": "it with }"}[opener]
+            line = opened.line + 1  # (said at the line it was opened on: the one to mend)
+            hint = f"the {opener} opened on this line is never closed: close {closer}"
+        elif hint is None and "block end" in problem:  # a key indented unlike those beside it
             hint = f"check this line's indentation: {indentation}"
         elif hint is None and "mapping values are not allowed" in problem:
             # `path: docs` then ` include: [...]` one space deeper; or `prompt: Note: ...`
