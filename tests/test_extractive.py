@@ -2516,6 +2516,12 @@ def test_how_much_of_nothing_named_counts_nothing() -> None:
         ("What's the excess on the Corolla?", "money"),
         ("Is there a young driver surcharge?", "money"),
         ("What is the excess baggage allowance?", "amount"),  # an allowance, no sum
+        # (a fine asked for: "We cannot return if it contained the wrong items"
+        # is no fine for the wrong items)
+        ("What is the fine for putting the wrong items in the blue bin?", "money"),
+        ("What is the fixed penalty for fly-tipping?", "money"),
+        ("How do I appeal a parking fine?", None),
+        ("Is it fine to leave bags out?", None),
     ],
 )
 def test_a_deposit_a_surcharge_and_an_excess_are_sums(question: str, kind: str | None) -> None:

@@ -37,6 +37,10 @@ _MONEY_WORD = re.compile(
     r"|\b(?:the|an|what|what's|whats|which|my|your|our)\s+excess\b"
     r"(?=\s*(?:[?.!]|$)|\s+(?:on|for|if|with|when|is|are|do|does|will|would|i|we)\b)"
     r"|\b(?:a|an|the|any|no|extra|additional|this|that|what|which)\s+charge\b"
+    # a fine or a penalty asked as a sum ("What is the fine for ...?"; not "How
+    # do I appeal a fine?", "Is it fine to ...?")
+    r"|\b(?:what|what's|whats|which)\s+(?:is\s+|are\s+|would\s+be\s+)?(?:the\s+|a\s+|my\s+)?"
+    r"(?:[\w-]+\s+)?(?:fines?|penalty|penalties)\b"
     r"|\bhow much (?:do|does|will|would) (?:you|they|we|it) charge\b"
     # "how much do basic members pay", "how much will I spend": a sum
     r"|\bhow much (?:do|does|did|will|would|should|must|can|could)\b(?:\s+[\w'’-]+){1,4}?"
