@@ -7532,3 +7532,59 @@ def test_what_was_in_a_year_is_not_what_names_no_year(generator: ExtractiveGener
     )
     then = generator.generate("What was the Business price in 2022?", hits_of(years))
     assert "$79" in then.text and "$99" not in then.text, then.text
+
+
+def test_a_row_of_a_page_titled_for_the_thing_asked_prices_it(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "How much does a garden waste bin cost?": the bin row of the "Garden
+    waste subscription" page (its title says the kind the row leaves out),
+    and not a row of the trade waste table, which adds no word the garden
+    page's title does not say."""
+
+    def section(source: str, text: str, title: str, path: str, index: int = 0) -> Chunk:
+        return replace(
+            chunk(source, text, index),
+            metadata={"source": source, "title": title, "section": path},
+        )
+
+    garden = "Garden waste subscription"
+    hits = hits_of(
+        section(
+            "docs/garden-waste.html",
+            "# Garden waste subscription\n\nThe garden waste service is an optional paid "
+            "subscription. It runs from 1 April 2026 to 31 March 2027.",
+            garden,
+            garden,
+        ),
+        section(
+            "docs/missed.md",
+            "## Damaged or stolen bins\n\nA replacement black bin costs £30 and a replacement "
+            "blue bin costs £25, including delivery.\nReplacement food caddies are free.",
+            "Missed bins",
+            "Missed bins > Damaged or stolen bins",
+        ),
+        section(
+            "docs/garden-waste.html",
+            "## Prices\n\n| Option | Price per year | Collections |\n| --- | --- | --- |\n"
+            "| Standard 240-litre green-lid bin | £58 | Fortnightly, March to November |\n"
+            "| Second 240-litre bin at the same address | £41 | Same as the first bin |\n"
+            "| Garden sacks (pack of 10) | £24 | Fortnightly |\n\nResidents who receive "
+            "Council Tax Reduction pay half price for their first bin (£29).",
+            garden,
+            f"{garden} > Prices",
+            1,
+        ),
+        section(
+            "docs/business-waste.docx",
+            "## Trade waste prices\n\n| Container | Price per lift | Minimum contract |\n"
+            "| --- | --- | --- |\n| 240-litre bin | £9.50 | 12 months |\n| 660-litre bin | £18.00 "
+            "| 12 months |\n\nTrade recycling lifts cost 40% less than trade general waste lifts.",
+            "business-waste",
+            "Business waste > Trade waste prices",
+        ),
+    )
+    answer = generator.generate("How much does a garden waste bin cost?", hits)
+    assert "£58" in answer.text and "£9.50" not in answer.text, answer.text
+    trade = generator.generate("How much is a 240-litre trade waste bin per lift?", hits)
+    assert "£9.50" in trade.text and "£58" not in trade.text, trade.text

@@ -19,6 +19,8 @@ from ._versions import YEAR as _YEAR
 from ._versions import is_release_label
 
 _CONTEXT_WEIGHT = 0.5
+_OUTER_WEIGHT = 0.2
+"""What a word of the headings above a table's own is worth to its rows."""
 _CODE_WEIGHT = 0.5
 _BACKGROUND = 5
 _GENERIC_WEIGHT = 0.5
@@ -98,6 +100,10 @@ def _covered(unit: _Unit, weights: dict[str, float]) -> float:
             covered += weight
         elif term in unit.context:
             covered += context_weight * weight
+        elif unit.kind == "row" and term in unit.outer:
+            # (a row's table sits under a heading that names what it is of:
+            # "Garden waste subscription > Prices")
+            covered += _OUTER_WEIGHT * weight
     return covered
 
 

@@ -1328,6 +1328,18 @@ class ExtractiveGenerator(Generator):
                     _says_kind(" ".join((unit.text, unit.heading, *unit.columns)), word)
                     for word in (kind, *pricing.words_before)
                 )
+                # (or the page's title, all of it, over a table whose own heading
+                # does not name the thing: a "Garden waste subscription" page's
+                # "Prices" row "Standard 240-litre green-lid bin" is a garden
+                # waste bin; but not a "Black bin collections" page's "Extra bins"
+                # row "Extra blue recycling bin")
+                and not (
+                    not head & set(content_terms(unit.heading))
+                    and all(
+                        _says_kind(str(unit.chunk.metadata.get("title", "")), word)
+                        for word in pricing.words_before or (kind,)
+                    )
+                )
                 for (kind, head), others in kinds_apart.items()
             ):
                 continue  # "Standard delivery costs £3.95" is no price of express delivery
@@ -1688,14 +1700,22 @@ class ExtractiveGenerator(Generator):
         chosen: list[_Unit] = []
         seen: set[str] = set()
         covered: set[str] = set()
+        titled: set[str] = set()
         first: tuple[float, set[str]] | None = None
         for score, unit in ranked:
             key = " ".join(TOKEN.findall(unit.text.lower()))
             if key in seen or any(unit.text in c.text or c.text in unit.text for c in chosen):
                 continue
             found = {t for t in weights if t in unit.terms or t in unit.context}
+            # (what a chosen unit's page title says is said, for a unit of
+            # another page: a row of the "Garden waste subscription" page says
+            # the garden waste, which a trade waste table's row adds nothing to)
+            pages = {c.chunk.document_id for c in chosen}
+            # (but what the unit itself names is its own: a "Pool session" row
+            # after the gym row of a "Gym and pool" page)
+            said = covered if unit.chunk.document_id in pages else covered | (titled - unit.terms)
             # a bare number is no new part: the "35" of "35 kg" in "€35"
-            gain = sum(weights[t] for t in found - covered if not t.isdigit())
+            gain = sum(weights[t] for t in found - said if not t.isdigit())
             new_part = gain >= _NEW_PART * total or bool((found & named) - covered)
             parallel = (
                 first is not None
@@ -1711,11 +1731,18 @@ class ExtractiveGenerator(Generator):
             seen.add(key)
             chosen.append(unit)
             covered |= found
+            if not (set(weights) - _PRICING_HEADING) & set(content_terms(unit.heading)):
+                # (its page's title says what a table under a heading of no
+                # word asked is of: "Garden waste subscription" > "Prices"; not
+                # "Bus and tram fares" > "Bus singles", whose rows are the bus's)
+                titled |= unit.outer & set(weights)
             if len(chosen) >= self.config.max_sentences:
                 break
         return chosen
 
 
+_PRICING_HEADING = frozenset(content_terms("price cost fee charge pay rate"))
+"""Words of a heading that say it prices, not what ("Prices")."""
 _PARALLEL = 0.95
 """A unit scoring this share of the best one's, saying the same under another heading."""
 _ALL_OF = re.compile(r"\b(?:every|all|any)\b", re.IGNORECASE)
