@@ -7588,3 +7588,19 @@ def test_a_row_of_a_page_titled_for_the_thing_asked_prices_it(
     assert "£58" in answer.text and "£9.50" not in answer.text, answer.text
     trade = generator.generate("How much is a 240-litre trade waste bin per lift?", hits)
     assert "£9.50" in trade.text and "£58" not in trade.text, trade.text
+
+
+def test_what_happens_on_a_date_asks_what_is_done_then(generator: ExtractiveGenerator) -> None:
+    """ "What happens to collections due on 25 December 2026?": a sentence
+    that says the collections of that date is the answer; "happens" is
+    how it asks, which no page need say."""
+    page = chunk(
+        "docs/christmas.txt",
+        "CHRISTMAS COLLECTIONS 2026\n\nChristmas 2026:\n- Collections due on Friday 25 December "
+        "2026 will be made on Saturday 27 December 2026.\n- Collections due on Monday 28 "
+        "December 2026 move to Tuesday 29 December 2026.\n",
+    )
+    answer = generator.generate(
+        "What happens to collections due on 25 December 2026?", hits_of(page)
+    )
+    assert "Saturday 27 December" in answer.text and "28 December" not in answer.text, answer

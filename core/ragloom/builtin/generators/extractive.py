@@ -278,6 +278,8 @@ __all__ = [
     "stem",
 ]
 _RANK_BONUS = 0.05
+_HAPPEN = frozenset(stem(w) for w in ("happen", "happens", "happened"))
+"""How a question asks what is done ("What happens to ...?"), not what of."""
 _VERDICT = re.compile(r"(?:yes|no)\b\s*[,;:\u2014\u2013-]", re.IGNORECASE)
 """A reply that opens with its yes or no ("Yes, but ...", "No - ...")."""
 _NEW_PART = 0.2
@@ -751,7 +753,12 @@ class ExtractiveGenerator(Generator):
         # what a question asks of a year ("income in 2023"): the year is when,
         # and a sentence must say what is asked beyond it
         # (its most specific word: "income", not "co-op", of which every page speaks)
-        beyond = [t for t in asked if t not in years and t not in named] if years else []
+        # ("What *happens* to collections due on 25 December 2026?" asks what is done)
+        beyond = (
+            [t for t in asked if t not in years and t not in named and t not in _HAPPEN]
+            if years
+            else []
+        )
         dated = max(beyond, key=lambda t: asked[t]) if beyond else None
         takes = _TAKES_TIME.search(read) is not None
         # ("Who approves an expense of EUR 30,000?": a rule for sums up to EUR
