@@ -333,12 +333,8 @@ def _limited(before: str) -> bool:
     return word in _LIMITING or "-" in word or _MODIFIER_ENDS.search(word) is not None
 
 
-_EXCEPT = re.compile(
-    r"\b(?:other|non-?|except|excluding|apart from|but not)\s*[\w-]+", re.IGNORECASE
-)
-_OTHER_KIND = re.compile(
-    r"\b(?:other|non-?|except|excluding|apart from)\s*[\w-]+|\s*\([^)]*\)", re.IGNORECASE
-)
+_EXCEPT = r"\b(?:other|non-?|except|excluding|apart from|but not)\s*[\w-]+"
+_OTHER_KIND = re.compile(rf"{_EXCEPT}|\s*\([^)]*\)", re.IGNORECASE)
 """A kind said of the rest ("Other vehicles: £8 a day", "non-pet rooms"), or
 in brackets ("Family ticket (2 adults, 2 children)")."""
 
@@ -432,7 +428,8 @@ def of_kinds_said(text: str, terms: Set[str], *, some: bool = False) -> set[str]
         return set()
     # ("Vehicle cost: cars £45, vans £60" says it of cars and vans, not of a
     # motorbike; but "All vehicles except motorbikes must pay" of a van)
-    named = {t for t in content_terms(_EXCEPT.sub(" ", text)) if t in _KINDS} - set(terms)
+    named = {t for t in content_terms(re.sub(_EXCEPT, " ", text, flags=re.I)) if t in _KINDS}
+    named -= set(terms)
     return {
         term
         for term, kind in kinds.items()

@@ -162,6 +162,7 @@ from ._prices import (
     _GENERIC_ASKS,
     _PAY,
     _PAYING,
+    _PRICE_NOUNS,
     _TWO_QUESTIONS,
     _amounts,
     _bare_price,
@@ -1738,7 +1739,7 @@ class ExtractiveGenerator(Generator):
             seen.add(key)
             chosen.append(unit)
             covered |= found
-            if not (set(weights) - _PRICING_HEADING) & set(content_terms(unit.heading)):
+            if not (set(weights) - _PRICE_NOUNS) & set(content_terms(unit.heading)):
                 # (its page's title says what a table under a heading of no
                 # word asked is of: "Garden waste subscription" > "Prices"; not
                 # "Bus and tram fares" > "Bus singles", whose rows are the bus's)
@@ -1748,8 +1749,6 @@ class ExtractiveGenerator(Generator):
         return chosen
 
 
-_PRICING_HEADING = frozenset(content_terms("price cost fee charge pay rate"))
-"""Words of a heading that say it prices, not what ("Prices")."""
 _PARALLEL = 0.95
 """A unit scoring this share of the best one's, saying the same under another heading."""
 _ALL_OF = re.compile(r"\b(?:every|all|any)\b", re.IGNORECASE)
