@@ -2052,6 +2052,14 @@ def test_a_number_alone_adds_no_second_sentence(generator: ExtractiveGenerator) 
             "owe the difference between the full price of the services used and the payments "
             "made [1].",
         ),
+        # "later than that" leans on the sentence that says when
+        (
+            "# Bulky waste\n\nBookings can be cancelled free of charge up to 48 hours before the "
+            "collection. Cancellations made later than that are not refunded.\n",
+            "Can I get a refund if I cancel a bulky waste booking the day before?",
+            "Bookings can be cancelled free of charge up to 48 hours before the collection. "
+            "Cancellations made later than that are not refunded [1].",
+        ),
         # a clock time in a yes/no question names a departure: another's row
         # is no answer
         (

@@ -59,7 +59,11 @@ _LEANING_OPENER = re.compile(
     r"|(?:if|when|once|unless)\s+(?:\w+\s+){0,2}?"
     r"(?:it(?!" + _WEATHER + r")|they|them|these|those)\b"
     # "If you cancel a plan before then, ...": a time the sentence before says
-    r"|[^.!?]{0,80}?\b(?:before|after|by|until|till|since|from)\s+then\b)",
+    r"|[^.!?]{0,80}?\b(?:before|after|by|until|till|since|from)\s+then\b"
+    # "Cancellations made later than that are not refunded": a time or a
+    # measure the sentence before says
+    r"|[^.!?]{0,80}?\b(?:later|earlier|sooner|longer|shorter|more|less|fewer|over|under)"
+    r"\s+than\s+(?:that|this|these|those)\b)",
     re.IGNORECASE,
 )
 """An opening phrase that points back ("After that, ...", "Otherwise, ...",
