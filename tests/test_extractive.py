@@ -7612,3 +7612,34 @@ def test_what_happens_on_a_date_asks_what_is_done_then(generator: ExtractiveGene
         "What happens to collections due on 25 December 2026?", hits_of(page)
     )
     assert "Saturday 27 December" in answer.text and "28 December" not in answer.text, answer
+
+
+def test_a_band_in_brackets_holds_the_figure_and_a_row_of_another_animal_is_none(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "Dog castration (under 20 kg)" holds a 12 kg dog, before a club's
+    "Medium dog (10 to 25 kg)" monthly fee; "Worming tablet | dog | £11" is
+    no price for a rabbit (a new-user trial got both wrong)."""
+    neutering = chunk(
+        "docs/neutering.md",
+        "## Prices\n\n| Procedure | Price |\n|---|---|\n| Cat castration | £95 |\n"
+        "| Dog castration (under 20 kg) | £260 |\n| Dog castration (20 kg and over) | £320 |\n",
+    )
+    club = chunk(
+        "docs/club.md",
+        "## Monthly fees\n\n| Pet | Monthly fee |\n|---|---|\n| Cat | £14 |\n"
+        "| Medium dog (10 to 25 kg) | £20 |\n| Large dog (over 25 kg) | £24 |\n",
+    )
+    castrate = generator.generate(
+        "How much does it cost to castrate a 12 kg dog?", hits_of(neutering, club)
+    )
+    assert "£260" in castrate.text and "£20" not in castrate.text, castrate.text
+    medicines = chunk(
+        "docs/medicines.csv",
+        "| product | species | pack | price |\n| --- | --- | --- | --- |\n"
+        "| Worming tablet | dog | 2 tablets | £11 |\n| Worming tablet | cat | 2 tablets | £9 |\n",
+    )
+    rabbit = generator.generate("How much are worming tablets for a rabbit?", hits_of(medicines))
+    assert not rabbit.grounded, rabbit.text
+    cat = generator.generate("How much are worming tablets for a cat?", hits_of(medicines))
+    assert "£9" in cat.text and "£11" not in cat.text, cat.text

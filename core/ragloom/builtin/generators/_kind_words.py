@@ -19,6 +19,7 @@ __all__ = [
     "expands",
     "kinds_of",
     "kinds_priced",
+    "of_another_of_kind",
     "of_kinds_asked",
     "of_kinds_said",
     "priced_itself",
@@ -259,7 +260,11 @@ _KINDS = {
     for general, specifics in (
         ("vehicle vehicles", "car cars van vans motorbike motorbikes motorcycle motorcycles "
          "motorhome motorhomes campervan campervans"),
-        ("pet pets animal animals", "dog dogs cat cats puppy puppies kitten kittens"),
+        (
+            "pet pets animal animals",
+            "dog dogs cat cats puppy puppies kitten kittens rabbit rabbits hamster hamsters "
+            "ferret ferrets",
+        ),
         ("child children", "kid kids son sons daughter daughters toddler toddlers"),
         ("partner partners spouse spouses", "husband husbands wife wives"),
     )
@@ -389,6 +394,18 @@ def priced_itself(texts: Iterable[str], terms: Set[str]) -> set[str]:
         # (some of them: "Guide dogs stay free" prices no other dog)
         and not _limited(text[: match.start()])
     }
+
+
+def of_another_of_kind(cells: Sequence[str], terms: Set[str]) -> bool:
+    """Whether a table row's cells name another thing of the kind of one the
+    question names, and not it: "Worming tablet | dog | 2 tablets | £11" is
+    no price for a rabbit."""
+    things = {t for t in terms if t in _KINDS}
+    if not things:
+        return False
+    said = {t for cell in cells for t in content_terms(cell)}
+    others = {t for t in said if t in _KINDS and t not in terms}
+    return not things & said and any(_KINDS[o] & _KINDS[t] for o in others for t in things)
 
 
 def of_kinds_asked(units: Sequence[_Unit], terms: Set[str], *, some: bool = False) -> list[_Unit]:

@@ -63,7 +63,8 @@ def _bounded_measures(text: str) -> Iterator[tuple[str, str, str | None]]:
             continue
         value = match.group(1).replace(",", "")
         lead = text[max(0, match.start() - 24) : match.start()].lower()
-        before = lead.split()[-2:]
+        # (the words, not what opens before them: "Dog castration (*under* 20 kg)")
+        before = [w.lstrip("([{'\"") for w in lead.split()[-2:]]
         bound = None
         ranged = _RANGE_FROM.search(lead)
         if ranged is not None:  # "boats 8-12 m", "between 8 and 12 m": from its low end

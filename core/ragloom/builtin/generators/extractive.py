@@ -103,6 +103,7 @@ from ._kind_words import (
     kinds_of,
     kinds_priced,
     names_other_kind,
+    of_another_of_kind,
     of_kinds_asked,
     priced_itself,
     unknown_acronym,
@@ -1140,6 +1141,8 @@ class ExtractiveGenerator(Generator):
                 unit = replace(unit, terms=unit.terms | {"discount"})
             # "Dogs are welcome in the Classic Double rooms only" answers "Can I
             # bring my dog if I book the Harbour Suite?": no
+            if unit.kind == "row" and of_another_of_kind(unit.cells, question_terms):
+                continue  # "Worming tablet | dog | £11" is no rabbit's price
             if sized and _another_size(unit.text, sized):
                 continue  # "the 24 cm Ceramic Pro does not work" says nothing of the 28 cm
             if yes_no and _of_another_model(unit, names):
