@@ -7643,3 +7643,18 @@ def test_a_band_in_brackets_holds_the_figure_and_a_row_of_another_animal_is_none
     assert not rabbit.grounded, rabbit.text
     cat = generator.generate("How much are worming tablets for a cat?", hits_of(medicines))
     assert "£9" in cat.text and "£11" not in cat.text, cat.text
+
+
+def test_the_subject_of_two_verbs_is_before_the_first_of_them(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "Repeat prescriptions need 48 hours' notice and cost £16 per item"
+    prices repeat prescriptions, not the notice (a new-user trial got a
+    refusal)."""
+    page = chunk(
+        "docs/small-print.md",
+        "# Small print\n\nRepeat prescriptions need 48 hours' notice and cost £16 per item. A "
+        "pet must have been examined in the last 6 months.\n",
+    )
+    answer = generator.generate("How much does a repeat prescription cost?", hits_of(page))
+    assert "£16 per item" in answer.text, answer.text

@@ -181,7 +181,8 @@ _AFTER_COMMA = re.compile(r",\s*$")
 _LISTED_PRICE = re.compile(r",\s*(?:and\s+)?((?:[A-Za-z][\w'’-]*\s+){1,4}?)[£$€]\s?\d")
 """A later item of a list of prices after "costs": ", The Loft £1,200"."""
 _FIRST_VERB = re.compile(
-    r"\b(?:must|can|cannot|could|will|would|should|may|might|is|are|was|were|has|have)\b",
+    r"\b(?:must|can|cannot|could|will|would|should|may|might|is|are|was|were|has|have"
+    r"|needs?|requires?|includes?|takes?|comes?)\b",
     re.IGNORECASE,
 )
 _SUBJECT_CORE = re.compile(
