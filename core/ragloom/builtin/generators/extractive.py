@@ -1711,7 +1711,9 @@ class ExtractiveGenerator(Generator):
         chosen: list[_Unit] = []
         seen: set[str] = set()
         covered: set[str] = set()
-        titled: set[str] = set()
+        titled: set[str] = set()  # what the chosen units' page titles say
+        pages: set[str] = set()  # the chosen units' documents
+        asked = set(weights)
         first: tuple[float, set[str]] | None = None
         for score, unit in ranked:
             key = " ".join(TOKEN.findall(unit.text.lower()))
@@ -1721,7 +1723,6 @@ class ExtractiveGenerator(Generator):
             # (what a chosen unit's page title says is said, for a unit of
             # another page: a row of the "Garden waste subscription" page says
             # the garden waste, which a trade waste table's row adds nothing to)
-            pages = {c.chunk.document_id for c in chosen}
             # (but what the unit itself names is its own: a "Pool session" row
             # after the gym row of a "Gym and pool" page)
             said = covered if unit.chunk.document_id in pages else covered | (titled - unit.terms)
@@ -1741,12 +1742,13 @@ class ExtractiveGenerator(Generator):
                 first = (score, found)
             seen.add(key)
             chosen.append(unit)
+            pages.add(unit.chunk.document_id)
             covered |= found
-            if not (set(weights) - _PRICE_NOUNS) & set(content_terms(unit.heading)):
+            if not (asked - _PRICE_NOUNS) & set(content_terms(unit.heading)):
                 # (its page's title says what a table under a heading of no
                 # word asked is of: "Garden waste subscription" > "Prices"; not
                 # "Bus and tram fares" > "Bus singles", whose rows are the bus's)
-                titled |= unit.outer & set(weights)
+                titled |= unit.outer & asked
             if len(chosen) >= self.config.max_sentences:
                 break
         return chosen
