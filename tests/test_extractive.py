@@ -14,7 +14,7 @@ from ragloom.builtin.generators._kinds import answer_kind, counted_thing
 from ragloom.builtin.generators._measures import measures_another, prices_another_period
 from ragloom.builtin.generators._names import entities
 from ragloom.builtin.generators._parts import question_parts
-from ragloom.builtin.generators._people import asker, holds_age
+from ragloom.builtin.generators._people import asked_age, asker, holds_age
 from ragloom.builtin.generators._questions import main_question
 from ragloom.builtin.generators._sums import _INSTEAD
 from ragloom.builtin.generators.extractive import (
@@ -2321,12 +2321,92 @@ def test_long_runs_in_a_passage_or_question_are_read_in_one_pass(
     ],
 )
 def test_an_age_band_is_one_of_people(text: str, age: int, held: bool) -> None:
-    assert holds_age(text, age) is held
+    assert holds_age(text, age * 12) is held
 
 
 def test_a_band_in_a_row_label_reads_its_columns_for_ages() -> None:
-    assert holds_age("Under 30", 25, context="Age | Fare")
-    assert not holds_age("Under 30", 25, context="Order value | Shipping")
+    assert holds_age("Under 30", 25 * 12, context="Age | Fare")
+    assert not holds_age("Under 30", 25 * 12, context="Order value | Shipping")
+
+
+@pytest.mark.parametrize(
+    ("text", "months", "held"),
+    [
+        ("Baby Room (3–23 months)", 18, True),
+        ("Baby Room (3–23 months)", 30, False),  # (a room's label is no count of rooms)
+        ("Babies (6 months – 2 years)", 30, True),  # (a band's top year is all of it)
+        ("Babies (6 months – 2 years)", 36, False),
+        ("Toddlers (2 to 3 years)", 47, True),
+        ("Toddlers (2 to 3 years)", 48, False),
+        ("Cats can be neutered from 4 months old", 3, False),
+        ("Cats can be neutered from 4 months old", 5, True),
+        ("Under 2s go free", 18, True),
+        ("Pre-school (aged 2–3)", 40, True),  # "aged 2" opens the band, no age over 2
+        ("Pre-school (aged 2–3)", 50, False),
+        ("Contracts run from 3 months", 5, False),  # (a time, no one's age)
+        ("Open from 8am for children", 100, False),
+        ("Puppies under 12 weeks stay free", 10 * 12 / 52, True),
+        ("Puppies under 12 weeks stay free", 12 * 12 / 52, False),
+    ],
+)
+def test_an_age_band_in_months_holds_an_age_in_months(text: str, months: float, held: bool) -> None:
+    assert holds_age(text, months) is held
+
+
+@pytest.mark.parametrize(
+    ("question", "months"),
+    [
+        ("How much is a full day for my 18-month-old?", 18),
+        ("Can my 3-month-old kitten be neutered?", 3),
+        ("How much is a day for my two-year-old?", 24),
+        ("How much is a full day? She is 2 and a half.", 30),
+        ("My baby is 9 months. Which room is she in?", 9),
+        ("They're 4. Do they get funded hours?", 48),
+        ("How much is a ticket for my 10-year-old?", 120),
+        ("My partner is 20 minutes late, can we still check in?", None),
+        ("My son is 10.5 metres tall?", None),
+    ],
+)
+def test_the_age_a_question_gives_is_read_in_months(question: str, months: int | None) -> None:
+    said = asked_age(question)
+    assert (said.months if said else None) == months
+
+
+NURSERY_FEES = (
+    "# Fees\n\n## Daily fees\n\n| Room | Age | Full day | Half day |\n|---|---|---|---|\n"
+    "| Baby Room | 3–23 months | £72 | £45 |\n| Toddler Room | 2–3 years | £68 | £42 |\n"
+    "| Pre-school Room | 3–5 years | £64 | £40 |\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("How much is a full day for my 18-month-old?", "Room: Baby Room; Full day: £72"),
+        ("How much is a full day for my 2-year-old daughter?", "Room: Toddler Room; Full day: £68"),
+        ("What does a half day cost for a 4 year old?", "Room: Pre-school Room; Half day: £40"),
+        ("How much is a full day? She is 2 and a half.", "Room: Toddler Room;"),
+        ("What does a full day cost for our 14 month old son?", "Room: Baby Room; Full day: £72"),
+    ],
+)
+def test_a_row_of_an_age_band_in_months_or_years_prices_the_age_asked(
+    generator: ExtractiveGenerator, question: str, said: str
+) -> None:
+    """The band is in a column of its own beside the room that is its name;
+    an age in months is held by a band in years, and the other way round."""
+    answer = generator.generate(question, hits_of(*_markdown_chunks("fees", NURSERY_FEES)))
+    assert answer.grounded and answer.text.startswith(said), answer.text
+    assert "£64" not in answer.text or "4 year" in question
+
+
+def test_an_age_no_band_holds_is_not_priced_by_a_neighbouring_band(
+    generator: ExtractiveGenerator,
+) -> None:
+    answer = generator.generate(
+        "How much is a full day for my 7-year-old?",
+        hits_of(*_markdown_chunks("fees", NURSERY_FEES)),
+    )
+    assert not answer.grounded, answer.text
 
 
 @pytest.mark.parametrize(
@@ -3254,14 +3334,12 @@ def test_a_participle_after_the_subject_is_not_its_head(generator: ExtractiveGen
         ("our grandson's 7, can he come?", 7),
         ("My son is 10.5 metres tall", None),
         ("my partner is 20 minutes late, can we still go in?", None),
-        ("My daughter is 3 weeks old", None),
+        ("My daughter is 3 weeks old", 3 / 52),
     ],
 )
-def test_an_age_said_of_ones_family(question: str, age: int | None) -> None:
-    from ragloom.builtin.generators._people import asked_age
-
+def test_an_age_said_of_ones_family(question: str, age: float | None) -> None:
     said = asked_age(question)
-    assert (said[0] if said else None) == age
+    assert (said.months / 12 if said else None) == pytest.approx(age)
 
 
 def test_an_age_in_a_yes_no_question_is_said_by_its_band(

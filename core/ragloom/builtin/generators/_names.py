@@ -79,7 +79,11 @@ def entities(question: str, texts: Iterable[str] = ()) -> list[str]:
     ``European Union``), possessives dropped; not ``I``, days and months. A
     sentence's first word counts only when ``texts`` (the passages) write it
     capitalised after a lower-case word too, as a name ("the Enterprise plan")."""
-    raw = _WORD.findall(question)
+    # (each word with the "?" or "!" after it, which ends a sentence)
+    raw = [
+        m.group() + question[m.end() : m.end() + 1].strip("\"'’”).,;: \n")
+        for m in _WORD.finditer(question)
+    ]
     words = [w.rstrip(".,;:?!").removesuffix("'s").removesuffix("’s") for w in raw]
     joined = "\n".join(texts)
 

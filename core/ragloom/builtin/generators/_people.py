@@ -5,8 +5,19 @@ question or a sentence names.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from typing import NamedTuple
 
 from ._text import content_terms, stem
+
+_SMALL_NUMBERS = {
+    word: number
+    for number, word in enumerate(
+        ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"),
+        start=1,
+    )
+}
+"""Ages in words ("a two-year-old")."""
 
 __all__ = [
     "AGE_BANDS",
@@ -14,11 +25,13 @@ __all__ = [
     "INSIDERS",
     "OUTSIDERS",
     "STAFF",
+    "AskedAge",
     "asked_age",
     "asker",
     "holds_age",
     "payer",
     "receiver",
+    "row_holds_age",
 ]
 
 _ASKER = re.compile(
@@ -158,41 +171,89 @@ _PAYER = re.compile(
 )
 
 
+_AGE_UNIT = r"(?:months?|mths?|weeks?|wks?|years?|yrs?)"
+"""What an age is counted in; years where none is said."""
+_AGED_NOUNS = (
+    r"sons?|daughters?|child(?:ren)?|kids?|boys?|girls?|grandsons?|granddaughters?"
+    r"|grandchild(?:ren)?|bab(?:y|ies)|toddlers?|twins?"
+)
+"""Whose age a question may give ("my 2-year-old daughter", "My son is 10")."""
+_NUMBER = rf"\d{{1,3}}|{'|'.join(sorted(_SMALL_NUMBERS, key=len, reverse=True))}"
 _ASKED_AGE = re.compile(
-    r"\b(\d{1,3})[- ]years?[- ]old\b|\baged?\s+(\d{1,3})\b"
-    r"|\bI'?m\s+(\d{1,3})\b|\bI am\s+(\d{1,3})\b"
-    # "My son is 10", "our daughter's 16"
-    r"|\b(?:my|our)\s+(?:son|daughter|child|kid|boy|girl|grandson|granddaughter|grandchild"
-    r"|husband|wife|partner|mum|mom|mother|dad|father)(?:\s+is|'s|’s)\s+(\d{1,3})\b(?![.,]\d)"
+    rf"\b(?P<figure>{_NUMBER})(?:[- ](?P<unit>{_AGE_UNIT}))?[- ]olds?\b"
+    # (and whose age it is: "my 2-year-old daughter")
+    rf"(?:\s+(?:{_AGED_NOUNS})\b)?"
+    rf"|\baged?\s+(?P<aged>\d{{1,3}})(?:\s+(?P<aged_unit>{_AGE_UNIT}))?\b"
+    r"|\bI'?m\s+(?P<me>\d{1,3})\b|\bI am\s+(?P<me2>\d{1,3})\b"
+    # "My son is 10", "our daughter's 16", "she is 2 and a half", "they're 4"
+    rf"|(?:(?:\b(?:my|our)\s+(?:{_AGED_NOUNS}|husband|wife|partner|mum|mom|mother|dad|father)"
+    r"|\b(?:she|he))(?:\s+is|'s|’s)|\bthey(?:\s+are|'re|’re))"
+    rf"\s+(?P<is>\d{{1,3}})\b(?![.,]\d)(?:\s+(?P<is_unit>months?|weeks?|years?)\b)?"
     # (not "my partner is 20 minutes late")
-    r"(?!\s*(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?|%|kg|km|cm|m|miles?|metres?|feet)\b)",
+    r"(?!\s*(?:minutes?|mins?|hours?|hrs?|days?|%|kg|km|cm|m|miles?|metres?|feet)\b)",
     re.IGNORECASE,
 )
-_AGE_RANGE = re.compile(
-    r"(?<![\d:.,$€£])(\d{1,3})\s*(?:–|—|-|to)\s*(\d{1,3})(?![\d:.,%]|\s*(?:kg|km|cm|mm|m|am|pm|h"
-    r"|hours?|minutes?|mins?|days?|weeks?|months?|seats?|people|pupils|children|guests)\b)"
-    r"|(?<![\d:.,$€£])(\d{1,3})\s*\+(?!\s*(?:people|persons|guests|adults|children|pupils|members))"
-    r"|\b(?:under|below|younger than)[\s-]+(\d{1,3})s?\b(?!\s*(?:kg|km|cm|m|%|[$€£]))"
-    r"|(?<![\d:.,$€£])(\d{1,3})s?\s+(?:and|or)\s+(?:over|older|above)\b"
-    r"|\b(?:over|aged)[\s-]+(\d{1,3})s?\b(?!\s*(?:kg|km|cm|m|%|[$€£]))",
-    re.IGNORECASE,
-)
+_HALF = re.compile(r"\s*(?:years?\s+)?and a half\b", re.IGNORECASE)
 
 
-def asked_age(question: str) -> tuple[int, set[str]] | None:
-    """The age a question gives ("a 15-year-old", "I'm 70", "aged 9"), with
-    the terms that say it, or None."""
+class AskedAge(NamedTuple):
+    """An age a question gives: ``figure`` as it is written ("18" of "my
+    18-month-old", the word a band is matched for), ``months`` the age in
+    months, ``terms`` the words that say it."""
+
+    figure: str
+    months: float
+    terms: set[str]
+
+
+def asked_age(question: str) -> AskedAge | None:
+    """The age a question gives ("a 15-year-old", "I'm 70", "aged 9", "my
+    18-month-old", "she is 2 and a half"), or None."""
     match = _ASKED_AGE.search(question)
     if match is None:
         return None
-    return int(next(g for g in match.groups() if g)), set(content_terms(match.group(0)))
+    name = next(k for k in ("figure", "aged", "me", "me2", "is") if match.group(k))
+    figure = match.group(name).lower()
+    figure = str(_SMALL_NUMBERS.get(figure, figure))
+    unit = match.group("unit") or match.group("aged_unit") or match.group("is_unit") or "year"
+    months = _in_months(int(figure), unit)
+    end = match.end()
+    if unit.lower().startswith("y") and (half := _HALF.match(question, end)):
+        months, end = months + 6, half.end()
+    return AskedAge(figure, months, set(content_terms(question[match.start() : end])))
+
+
+def _in_months(figure: int, unit: str | None, *, to_end: bool = False) -> float:
+    """An age of ``figure`` ``unit`` (years where None) in months; with
+    ``to_end``, where it ends ("3 years" as a band's top: up to 48 months,
+    not counting 48)."""
+    unit = (unit or "year").lower()
+    step = 1.0 if unit.startswith("m") else 12 / 52 if unit.startswith("w") else 12.0
+    return (figure + (1 if to_end else 0)) * step
+
+
+_AGE_RANGE = re.compile(
+    r"(?<![\d:.,$€£])(\d{1,3})(?:\s*(?P<low_unit>months?|weeks?))?\s*(?:–|—|-|to)\s*(\d{1,3})"
+    rf"(?:\s*(?P<range_unit>{_AGE_UNIT})\b)?"
+    r"(?![\d:.,%]|\s*(?:kg|km|cm|mm|m|am|pm|h"
+    r"|hours?|minutes?|mins?|days?|seats?|people|pupils|children|guests)\b)"
+    r"|(?<![\d:.,$€£])(\d{1,3})\s*\+(?!\s*(?:people|persons|guests|adults|children|pupils|members))"
+    rf"|\b(?:under|below|younger than)[\s-]+(\d{{1,3}})s?(?:\s*(?P<under_unit>{_AGE_UNIT})\b)?"
+    r"(?!\s*(?:kg|km|cm|m|%|[$€£]))"
+    rf"|(?<![\d:.,$€£])(\d{{1,3}})s?(?:\s*(?P<over_unit>{_AGE_UNIT}))?\s+(?:and|or)\s+"
+    r"(?:over|older|above)\b"
+    rf"|\b(?:over|aged|from)[\s-]+(\d{{1,3}})s?(?:\s*(?P<from_unit>{_AGE_UNIT})\b)?"
+    # ("aged 2–3" is a range; "from 8am" and "from 3 days" no age)
+    r"(?!\s*(?:–|—|-|to)\s*\d|\s*(?:kg|km|cm|m|am|pm|%|[$€£]|[:.]\d))",
+    re.IGNORECASE,
+)
 
 
 _OF_PEOPLE = re.compile(
     r"\b(?:ages?d?|years?[- ]olds?|yrs|olds?|adults?|child(?:ren)?|kids?|infants?|bab(?:y|ies)"
     r"|toddlers?|teens?|teenagers?|juniors?|seniors?|youths?|young|students?|pensioners?|drivers?"
     r"|minors?|birthdays?|persons?|people|passengers?|visitors?|guests?|riders?|travell?ers?"
-    r"|pupils?|anyone|those|(?:under|over)-?\d+s)\b|\b\d+s\b",
+    r"|pupils?|anyone|those|pre-?school(?:ers?)?|(?:under|over)-?\d+s)\b|\b\d+s\b",
     re.IGNORECASE,
 )
 """Words that make a band of figures one of ages: "Child (5–15)", "Under 16s", "Age"."""
@@ -207,26 +268,56 @@ _COUNTING = re.compile(_COUNTS + r"\b", re.IGNORECASE)
 """A label a band of figures counts ("Zones 1-3", "Years 7-11", "Orders over 30")."""
 
 
-def holds_age(text: str, age: int, context: str = "") -> bool:
-    """Whether the text gives an age band that holds ``age`` ("Young person
-    (12–17)", "Senior (65+)", "under 4", "16 or over"): a band of figures
-    that counts no other thing ("Zones 1-3", "Orders under 30"); a bare range
-    ("5–15") only where the text (or ``context``, a table's column names)
-    speaks of people ("Child", "Age", "passengers")."""
+def holds_age(text: str, months: float, context: str = "") -> bool:
+    """Whether the text gives an age band that holds an age of ``months``
+    ("Young person (12–17)", "Senior (65+)", "under 4", "16 or over",
+    "Baby room (3–23 months)", "from 4 months old"; years where the band
+    names no unit): a band of figures that counts no other thing ("Zones 1-3",
+    "Orders under 30"); a bare range ("5–15") only where the text (or
+    ``context``, a table's column names) speaks of people ("Child", "Age",
+    "passengers")."""
     of_people = _OF_PEOPLE.search(text) is not None or _OF_PEOPLE.search(context) is not None
     if not of_people and _COUNTING.search(context):
         return False  # "Under 30" under "Order value": a value, no age
     for match in _AGE_RANGE.finditer(text):
-        if _NOT_AGE_LABEL.search(text, max(0, match.start() - 20), match.start()):
-            continue
-        low, high, plus, under, over, above = match.groups()
-        if low and not of_people:
+        low, high, plus, under, over, above = (match.group(n) for n in (1, 3, 5, 6, 8, 10))
+        unit = next(
+            (
+                u
+                for u in match.group(
+                    "low_unit", "range_unit", "under_unit", "over_unit", "from_unit"
+                )
+                if u
+            ),
+            None,
+        )
+        if not unit and _NOT_AGE_LABEL.search(text, max(0, match.start() - 20), match.start()):
+            continue  # (a unit says it is an age: "Baby room (3–23 months)")
+        if (low or match.group(0)[:4].lower() == "from") and not of_people:
             continue  # a bare range ("1-3") is of ages only beside people
+        if low and high:
+            first = _in_months(int(low), match.group("low_unit") or unit)
+            end = _in_months(int(high), match.group("range_unit"), to_end=True)
+            if first <= months < end:
+                return True
         over = over or above
-        if low and high and int(low) < int(high) and int(low) <= age <= int(high):
+        if (plus and months >= _in_months(int(plus), None)) or (
+            over and months >= _in_months(int(over), unit)
+        ):
             return True
-        if (plus and age >= int(plus)) or (over and age >= int(over)):
-            return True
-        if under and age < int(under):
+        if under and months < _in_months(int(under), unit):
             return True
     return False
+
+
+def row_holds_age(cells: Sequence[str], months: float, context: str = "") -> bool:
+    """Whether a table row is of an age band holding ``months``: its label
+    (first cell) holds it ("Young person (12–17)"), or its label names people
+    and another cell holds it ("Toddler Room | 2–3 years" for a 2-year-old)."""
+    if not cells:
+        return False
+    if holds_age(cells[0], months, context):
+        return True
+    return _OF_PEOPLE.search(cells[0]) is not None and any(
+        holds_age(cell, months, context) for cell in cells[1:]
+    )

@@ -10,7 +10,7 @@ from collections.abc import Collection, Mapping
 
 from ._groups import _GROUP
 from ._measures import holds_measure, without_measures
-from ._people import holds_age
+from ._people import AskedAge, row_holds_age
 from ._polarity import _CLAUSE_BREAK
 from ._prices import _PAYING
 from ._structure import _BRACKETED
@@ -216,17 +216,18 @@ _PRICE_FOR = re.compile(
 def _row_of_another(
     unit: _Unit,
     asked: Mapping[str, float],
-    age: tuple[int, set[str]] | None = None,
+    age: AskedAge | None = None,
     question: str = "",
 ) -> bool:
     """Whether a table row's label (its first cell) names another thing than
     the question asks the price of: "Payroll export | $3 per user per month"
     is no price of the Team plan (but "Young person (12–17)" is the price
-    for the question's 15-year-old)."""
+    for the question's 15-year-old, and "Toddler Room | 2–3 years" for its
+    2-year-old)."""
     if unit.kind != "row" or not unit.cells or not unit.columns:
         return False
     label = content_terms(unit.cells[0])
-    if age is not None and holds_age(unit.cells[0], age[0], " | ".join(unit.columns)):
+    if age is not None and row_holds_age(unit.cells, age.months, " | ".join(unit.columns)):
         return False
     if holds_measure(unit.cells[0], question):
         # "10 m to 14 m | £49 per night" is the price for a 12 m boat, but

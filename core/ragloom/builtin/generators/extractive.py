@@ -634,16 +634,14 @@ class ExtractiveGenerator(Generator):
         measured = measured_any & set(terms)  # ("a 12 m boat", "150 g/km")
         # (the words of its condition beside the figure: "if I live 10 miles away")
         beside_measure = measure_words(read) if yes_no and measured_any else set()
-        age, age_terms = said_age if said_age else (0, set())
+        age, age_terms = (said_age.figure, said_age.terms) if said_age else ("", set())
         if yes_no and any(not t.isdigit() for t in terms):  # (an age is no mere figure)
-            terms = [
-                t for t in terms if not t.isdigit() or t in clock or (said_age and t == str(age))
-            ]
+            terms = [t for t in terms if not t.isdigit() or t in clock or (said_age and t == age)]
         if yes_no:
             # ("eligible", "entitled": how it asks, not what about)
             terms = [t for t in terms if t not in _FRAME] or terms
-        if str(age) in terms:
-            terms = [t for t in terms if t == str(age) or t not in age_terms]
+        if age in terms:
+            terms = [t for t in terms if t == age or t not in age_terms]
         if any(is_deprecated(u.chunk.metadata) for u in units):
             # "the previous policy" says which page, not what it says
             which = {stem(w) for w in old_words(read)}
@@ -1125,12 +1123,10 @@ class ExtractiveGenerator(Generator):
                 # its column's name ("Boat length")
                 band_column = unit.columns[holding[0]] if holding[0] < len(unit.columns) else ""
                 unit = replace(unit, terms=unit.terms | measured | set(content_terms(band_column)))
-            if said_age and str(age) in weights:
+            if said_age and age in weights:
                 # the age is said by a band that holds it, not by a figure ("£4.00")
-                held = holds_age(" | ".join((unit.text, *unit.columns)), age)
-                unit = replace(
-                    unit, terms=(unit.terms | {str(age)}) if held else (unit.terms - {str(age)})
-                )
+                held = holds_age(" | ".join((unit.text, *unit.columns)), said_age.months)
+                unit = replace(unit, terms=(unit.terms | {age}) if held else (unit.terms - {age}))
             # "what discount do I get?": "40% off" says it
             if (
                 "discount" in weights
@@ -1287,7 +1283,10 @@ class ExtractiveGenerator(Generator):
                 and (
                     (who is not None and (who[0] in unit.terms or of_the_band))
                     # ("the fare for a 10-year-old": "Passengers under 16 pay £2")
-                    or bool(said_age and holds_age(" | ".join((unit.text, *unit.columns)), age))
+                    or bool(
+                        said_age
+                        and holds_age(" | ".join((unit.text, *unit.columns)), said_age.months)
+                    )
                 )
                 and bool(
                     of_price & (unit.context | unit.outer | said_before.get(_at(unit), frozenset()))
