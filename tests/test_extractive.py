@@ -6751,6 +6751,35 @@ def test_the_other_side_of_a_bound_is_said_after_it(generator: ExtractiveGenerat
     assert bounds("free of charge up to 48 hours before departure") == {("48", "hour"): "far"}
     assert bounds("less than 48 hours before") == {("48", "hour"): "near"}
     assert bounds("Delivery takes up to 5 days.") == {}
+    assert bounds("After 30 days, annual plans are not refunded.") == {("30", "day"): "far"}
+
+
+REFUNDS = (
+    "# Billing policy\n\n## Refunds\n\nMonthly plans are not refunded, in whole or in part. "
+    "If you cancel an annual plan within 30 days of purchase, you get a full refund. After 30 "
+    "days, annual plans are not refunded. Overage charges are never refunded.\n\n"
+    "## Cancellation\n\nYou can cancel at any time from Settings > Billing.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "past"),
+    [
+        ("Can I get a refund if I cancel my annual plan after two months?", True),
+        ("Do I get a refund if I cancel my annual plan 45 days after purchase?", True),
+        ("Can I get a refund on an annual plan after 30 days?", True),
+        ("Can I get a refund if I cancel my annual plan after 10 days?", False),
+        ("Can I get a refund if I cancel my annual plan?", False),
+    ],
+)
+def test_a_length_of_time_past_a_bound_is_said_with_the_sentence_past_it(
+    generator: ExtractiveGenerator, question: str, past: bool
+) -> None:
+    """ "within 30 days" bounds the refund; a question 45 days or two months
+    on is past it, and the next sentence says what holds there."""
+    answer = generator.generate(question, hits_of(*_markdown_chunks("billing", REFUNDS)))
+    assert answer.text.startswith("If you cancel an annual plan within 30 days"), answer.text
+    assert ("annual plans are not refunded" in answer.text) is past, answer.text
 
 
 def test_eligible_for_is_asked_as_can_get(generator: ExtractiveGenerator) -> None:

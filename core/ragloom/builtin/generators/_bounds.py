@@ -13,14 +13,34 @@ from ._figures import fits_kind
 from ._text import content_terms
 from ._units import _Unit
 
+_NUMBER_WORDS = {
+    word: number
+    for number, word in enumerate(
+        ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"),
+        start=1,
+    )
+}
+
 _BOUND = re.compile(
     r"\b(?P<word>less than|fewer than|under|within|inside|more than|over|at least"
-    r"|no less than|up to|until|no later than)\s+(?P<figure>\d+)\s*"
-    r"(?P<unit>minute|hour|day|week|month)s?\b(?P<before>\s+(?:before|in advance|prior|ahead)\b)?",
+    r"|no less than|up to|until|no later than|after|beyond)\s+(?P<figure>\d+|"
+    + "|".join(_NUMBER_WORDS)
+    + r")\s*(?P<unit>minute|hour|day|week|month|year)s?\b"
+    r"(?P<before>\s+(?:before|in advance|prior|ahead)\b)?",
     re.IGNORECASE,
 )
 _NEAR = frozenset({"less than", "fewer than", "under", "within", "inside"})
-_FAR = frozenset({"more than", "over", "at least", "no less than"})
+_FAR = frozenset({"more than", "over", "at least", "no less than", "after", "beyond"})
+_OPEN = frozenset({"less than", "fewer than", "under", "more than", "over", "after", "beyond"})
+"""The bounds that leave their own figure out ("less than 48 hours", "after 30 days")."""
+_LENGTH = re.compile(
+    r"\b(?P<figure>\d+|"
+    + "|".join(_NUMBER_WORDS)
+    + r")[\s-]*(?P<unit>minute|hour|day|week|month|year)s?\b",
+    re.IGNORECASE,
+)
+"""A length of time a question gives ("45 days after purchase", "after two months")."""
+_DAYS = {"minute": 1 / 1440, "hour": 1 / 24, "day": 1.0, "week": 7.0, "month": 30.0, "year": 365.0}
 _PAST_THE_BOUND = re.compile(
     r"\b(?:later|late|after that|after this|after then|afterwards|thereafter|otherwise"
     r"|beyond that|outside (?:that|this)(?: time| period)?)\b",
@@ -44,8 +64,63 @@ def bounds(text: str) -> dict[tuple[str, str], str]:
             side = "far"
         else:
             continue
-        found[(match.group("figure"), match.group("unit").lower())] = side
+        found[(_figure(match.group("figure")), match.group("unit").lower())] = side
     return found
+
+
+def _figure(word: str) -> str:
+    """A figure as digits ("two": "2")."""
+    return str(_NUMBER_WORDS.get(word.lower(), word))
+
+
+_Span = tuple[float, float, bool]
+"""Lengths of time in days, from the first to the second; with True, the
+second is left out ("less than 48 hours")."""
+
+
+def _spans(text: str) -> list[_Span]:
+    """The lengths of time ``text`` bounds a case by, as spans of days:
+    "within 30 days" is 0 to 30, "after 30 days" past 30 (30 itself left out)."""
+    spans: list[_Span] = []
+    for match in _BOUND.finditer(text):
+        word = match.group("word").lower()
+        days = int(_figure(match.group("figure"))) * _DAYS[match.group("unit").lower()]
+        if word in _NEAR:
+            spans.append((0.0, days, word in _OPEN))
+        elif word in _FAR or match.group("before"):
+            # (past it: "after 30 days" leaves 30 out, a hair past it)
+            spans.append((days + (1e-6 if word in _OPEN else 0.0), float("inf"), False))
+    return spans
+
+
+def _asked_spans(question: str) -> list[_Span]:
+    """The lengths of time a question asks about: its bounds ("less than 48
+    hours before") and, outside them, the lengths it gives ("45 days after
+    purchase", "after two months", each a span of one point)."""
+    spans = _spans(question)
+    inside = [m.span() for m in _BOUND.finditer(question)]
+    for match in _LENGTH.finditer(question):
+        if any(start <= match.start() < end for start, end in inside):
+            continue
+        days = int(_figure(match.group("figure"))) * _DAYS[match.group("unit").lower()]
+        spans.append((days, days, False))
+    return spans
+
+
+def _holds(span: _Span, asked: _Span) -> bool:
+    """Whether ``span`` holds all of the lengths ``asked``."""
+    first, last, open_end = span
+    low, high, _ = asked
+    return first <= low and (high < last or (high == last and not open_end))
+
+
+def _apart(span: _Span, asked: _Span) -> bool:
+    """Whether ``span`` holds none of the lengths ``asked``."""
+    first, last, open_end = span
+    low, high, asked_open = asked
+    return (
+        high < first or (high == first and asked_open) or low > last or (low == last and open_end)
+    )
 
 
 def with_other_side(
@@ -64,13 +139,13 @@ def with_other_side(
     speaks of ("Later changes to your vehicle details" follow no rule of
     pet places) and, for a yes/no question, its verb (``doing``: "Classes
     made later in the evening are quieter" says nothing of cancelling)."""
-    asked = bounds(question)
+    asked = _asked_spans(question)
     if not asked:
         return chosen
     out = list(chosen)
     for unit in chosen:
-        said = bounds(unit.text)
-        if not any(said.get(key, side) != side for key, side in asked.items()):
+        said = _spans(unit.text)
+        if not any(_apart(span, wanted) for span in said for wanted in asked):
             continue
         after = _next(unit, units)
         if (
@@ -83,9 +158,8 @@ def with_other_side(
             or not doing <= after.terms
         ):
             continue
-        own = bounds(after.text)
         if _PAST_THE_BOUND.search(after.text) is not None or any(
-            own.get(key) == side for key, side in asked.items()
+            _holds(span, wanted) for span in _spans(after.text) for wanted in asked
         ):
             out.insert(out.index(unit) + 1, after)
     return out
