@@ -2334,8 +2334,8 @@ def test_a_band_in_a_row_label_reads_its_columns_for_ages() -> None:
     [
         ("Baby Room (3–23 months)", 18, True),
         ("Baby Room (3–23 months)", 30, False),  # (a room's label is no count of rooms)
-        ("Babies (6 months – 2 years)", 30, True),  # (a band's top year is all of it)
-        ("Babies (6 months – 2 years)", 36, False),
+        ("Babies (6 months – 2 years)", 18, True),
+        ("Babies (6 months – 2 years)", 24, False),  # (to the birthday, from months)
         ("Toddlers (2 to 3 years)", 47, True),
         ("Toddlers (2 to 3 years)", 48, False),
         ("Cats can be neutered from 4 months old", 3, False),
@@ -2345,6 +2345,8 @@ def test_a_band_in_a_row_label_reads_its_columns_for_ages() -> None:
         ("Pre-school (aged 2–3)", 50, False),
         ("Contracts run from 3 months", 5, False),  # (a time, no one's age)
         ("Open from 8am for children", 100, False),
+        ("Oak Room (pre-school) | 3 years to school age", 50, True),
+        ("Oak Room (pre-school) | 3 years to school age", 30, False),
         ("Puppies under 12 weeks stay free", 10 * 12 / 52, True),
         ("Puppies under 12 weeks stay free", 12 * 12 / 52, False),
     ],
@@ -2397,6 +2399,99 @@ def test_a_row_of_an_age_band_in_months_or_years_prices_the_age_asked(
     answer = generator.generate(question, hits_of(*_markdown_chunks("fees", NURSERY_FEES)))
     assert answer.grounded and answer.text.startswith(said), answer.text
     assert "£64" not in answer.text or "4 year" in question
+
+
+def test_an_age_is_no_measure_of_another_band(generator: ExtractiveGenerator) -> None:
+    """ "my 4-year-old" is an age, held by "3 years to school age", not a
+    measure of 4 years that the row's "3 years" would be another of."""
+    page = NURSERY_FEES.replace(
+        "| Pre-school Room | 3–5 years |", "| Oak Room | 3 years to school age |"
+    )
+    answer = generator.generate(
+        "How much is a full day for my 4-year-old?", hits_of(*_markdown_chunks("fees", page))
+    )
+    assert answer.text.startswith("Room: Oak Room; Full day: £64"), answer.text
+
+
+@pytest.mark.parametrize(
+    ("text", "months", "held"),
+    [
+        ("Children aged 12–15 pay £18", 72, False),  # (not "aged 1" and over)
+        ("Juniors aged 14–17 pay £20", 120, False),
+        ("Puppy classes are for puppies aged 10 to 20 weeks", 18, False),
+        ("Children's sessions run from 10 on Saturdays", 150, False),
+        ("Ages 1–4: £5.95", 30, True),
+        ("Age | 12 weeks | Second vaccination", 12 * 12 / 52, True),  # one age in a schedule
+        ("Age | 12 weeks | Second vaccination", 8 * 12 / 52, False),
+    ],
+)
+def test_an_age_band_is_read_whole(text: str, months: float, held: bool) -> None:
+    assert holds_age(text, months) is held
+
+
+@pytest.mark.parametrize(
+    ("question", "months", "kept"),
+    [
+        ("How much is entry? Lily is 2.", 24, "lili"),
+        ("My dog is 2, can he join?", 24, "dog"),
+        ("How much is a course for my 10-week-old kitten?", 10 * 12 / 52, "kitten"),
+        ("How much is a day for my 2 and a half year old?", 30, None),
+        ("Tom is 12 and wants to swim. How much is it?", 144, None),
+        ("Room 4 is 3 minutes away, is that right?", None, None),
+    ],
+)
+def test_an_age_is_read_of_a_name_or_a_pet(
+    question: str, months: float | None, kept: str | None
+) -> None:
+    """A pet's word stays a word of the question (the kitten's course is not the
+    puppy's); a child's ("daughter") is said by the band."""
+    said = asked_age(question)
+    assert (said.months if said else None) == pytest.approx(months)
+    if said and kept:
+        assert kept not in said.terms
+
+
+PROSE_NURSERY = (
+    "# Sunflower Day Nursery\n\n## Our rooms\n\nOur Baby Room cares for babies from 6 months "
+    "to 2 years. A full day in the Baby Room costs £80.\n\nThe Toddler Room is for children "
+    "aged 2–3. A full day in the Toddler Room costs £74.\n\nPre-school is for children from 3 "
+    "years until they start school. A full day in Pre-school costs £69.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("How much is a full day for my 9-month-old?", "£80"),
+        ("How much is a full day for my 2-year-old?", "£74"),
+        ("How much is a full day for my 4-year-old?", "£69"),
+        ("How much is a full day for my 5-month-old baby?", None),
+    ],
+)
+def test_a_price_sentence_is_of_the_band_the_sentence_before_gives(
+    generator: ExtractiveGenerator, question: str, said: str | None
+) -> None:
+    """ "Our Baby Room cares for babies from 6 months to 2 years. A full day
+    in the Baby Room costs £80.": the price is the band's, for a 9-month-old
+    and not a 4-year-old or a 5-month-old."""
+    answer = generator.generate(question, hits_of(*_markdown_chunks("rooms", PROSE_NURSERY)))
+    if said is None:
+        assert not answer.grounded, answer.text
+    else:
+        assert said in answer.text, answer.text
+        assert not {"£80", "£74", "£69"} - {said} & set(re.findall(r"£\d+", answer.text))
+
+
+def test_a_row_or_sentence_of_another_age_band_is_no_price(generator: ExtractiveGenerator) -> None:
+    page = (
+        "# Activities\n\n| Activity | Ages | Price |\n|---|---|---|\n"
+        "| Climbing | 11–14 years | £12 |\n| Gymnastics | 4–10 years | £7 |\n\n"
+        "Puppy classes are for puppies aged 10 to 20 weeks and cost £90 for a 6-week course.\n"
+    )
+    hits = hits_of(*_markdown_chunks("activities", page))
+    assert not generator.generate("How much is climbing for my 6-year-old?", hits).grounded
+    assert "£7" in generator.generate("How much is gymnastics for my 6-year-old?", hits).text
+    assert not generator.generate("How much is a class for my 8-week-old puppy?", hits).grounded
 
 
 def test_an_age_no_band_holds_is_not_priced_by_a_neighbouring_band(

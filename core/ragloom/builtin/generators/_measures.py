@@ -170,7 +170,12 @@ _BEYOND = re.compile(
 def _asked_measures(question: str) -> frozenset[tuple[str, str]]:
     """The question's figures with their units, read once (every passage's
     unit is checked against them)."""
-    return frozenset((v, u) for v, u, _ in _measures(question))
+    return frozenset((v, u) for v, u, _ in _measures(_AN_AGE.sub(" ", question)))
+
+
+_AN_AGE = re.compile(r"\b\d{1,3}[\s-]*(?:years?|yrs?|months?|weeks?)[\s-]*olds?\b", re.IGNORECASE)
+"""An age ("my 4-year-old", "18 months old"): no measure of a thing (its band
+is read as an age: ``_people.holds_age``)."""
 
 
 def measures_another(text: str, question: str) -> bool:

@@ -4,11 +4,14 @@ question or a sentence names.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from ._bounds import _one_paragraph
 from ._text import content_terms, stem
+from ._units import _Unit
 
 _SMALL_NUMBERS = {
     word: number
@@ -26,12 +29,15 @@ __all__ = [
     "OUTSIDERS",
     "STAFF",
     "AskedAge",
+    "ages_of",
     "asked_age",
     "asker",
     "holds_age",
+    "of_another_age",
     "payer",
     "receiver",
     "row_holds_age",
+    "row_of_another_age",
 ]
 
 _ASKER = re.compile(
@@ -175,19 +181,22 @@ _AGE_UNIT = r"(?:months?|mths?|weeks?|wks?|years?|yrs?)"
 """What an age is counted in; years where none is said."""
 _AGED_NOUNS = (
     r"sons?|daughters?|child(?:ren)?|kids?|boys?|girls?|grandsons?|granddaughters?"
-    r"|grandchild(?:ren)?|bab(?:y|ies)|toddlers?|twins?"
+    r"|grandchild(?:ren)?|bab(?:y|ies)|toddlers?|twins?|dogs?|cats?|pupp(?:y|ies)|kittens?"
+    r"|rabbits?"
 )
 """Whose age a question may give ("my 2-year-old daughter", "My son is 10")."""
 _NUMBER = rf"\d{{1,3}}|{'|'.join(sorted(_SMALL_NUMBERS, key=len, reverse=True))}"
 _ASKED_AGE = re.compile(
-    rf"\b(?P<figure>{_NUMBER})(?:[- ](?P<unit>{_AGE_UNIT}))?[- ]olds?\b"
+    rf"\b(?P<figure>{_NUMBER})(?P<half>\s+and a half)?(?:[- ](?P<unit>{_AGE_UNIT}))?[- ]olds?\b"
     # (and whose age it is: "my 2-year-old daughter")
     rf"(?:\s+(?:{_AGED_NOUNS})\b)?"
     rf"|\baged?\s+(?P<aged>\d{{1,3}})(?:\s+(?P<aged_unit>{_AGE_UNIT}))?\b"
     r"|\bI'?m\s+(?P<me>\d{1,3})\b|\bI am\s+(?P<me2>\d{1,3})\b"
     # "My son is 10", "our daughter's 16", "she is 2 and a half", "they're 4"
     rf"|(?:(?:\b(?:my|our)\s+(?:{_AGED_NOUNS}|husband|wife|partner|mum|mom|mother|dad|father)"
-    r"|\b(?:she|he))(?:\s+is|'s|’s)|\bthey(?:\s+are|'re|’re))"
+    r"|\b(?:she|he))(?:\s+is|'s|’s)|\bthey(?:\s+are|'re|’re)"
+    # ("Lily is 2.": a name, and the age ends what is said of it)
+    r"|\b(?-i:[A-Z][a-z]+)\s+is(?=\s+\d{1,2}\s*(?:[.,;!?]|$|and\b|years?|months?)))"
     rf"\s+(?P<is>\d{{1,3}})\b(?![.,]\d)(?:\s+(?P<is_unit>months?|weeks?|years?)\b)?"
     # (not "my partner is 20 minutes late")
     r"(?!\s*(?:minutes?|mins?|hours?|hrs?|days?|%|kg|km|cm|m|miles?|metres?|feet)\b)",
@@ -218,9 +227,19 @@ def asked_age(question: str) -> AskedAge | None:
     unit = match.group("unit") or match.group("aged_unit") or match.group("is_unit") or "year"
     months = _in_months(int(figure), unit)
     end = match.end()
-    if unit.lower().startswith("y") and (half := _HALF.match(question, end)):
+    if match.group("half"):
+        months += 6  # "a 2 and a half year old"
+    elif unit.lower().startswith("y") and (half := _HALF.match(question, end)):
         months, end = months + 6, half.end()
-    return AskedAge(figure, months, set(content_terms(question[match.start() : end])))
+    terms = set(content_terms(question[match.start() : end])) - _PET_TERMS
+    return AskedAge(figure, months, terms)
+
+
+_PET_TERMS = frozenset(
+    content_terms("dog cat puppy kitten rabbit dogs cats puppies kittens rabbits")
+)
+"""Whose age a question gives, that is the thing asked of, not one of the
+people pages say "children" of: "my 10-week-old kitten" keeps "kitten"."""
 
 
 def _in_months(figure: int, unit: str | None, *, to_end: bool = False) -> float:
@@ -233,20 +252,30 @@ def _in_months(figure: int, unit: str | None, *, to_end: bool = False) -> float:
 
 
 _AGE_RANGE = re.compile(
-    r"(?<![\d:.,$€£])(\d{1,3})(?:\s*(?P<low_unit>months?|weeks?))?\s*(?:–|—|-|to)\s*(\d{1,3})"
+    r"(?<![\d:.,$€£])(?P<low>\d{1,3})(?!\d)(?:\s*(?P<low_unit>months?|weeks?))?"
+    r"\s*(?:–|—|-|to)\s*(?P<high>\d{1,3})(?!\d)"
     rf"(?:\s*(?P<range_unit>{_AGE_UNIT})\b)?"
-    r"(?![\d:.,%]|\s*(?:kg|km|cm|mm|m|am|pm|h"
+    # (no time, price or count: "10-12:30", "1-4.5 kg", "2-4 people"; "Ages 1–4:" is one)
+    r"(?![.,:]\d|%|\s*(?:kg|km|cm|mm|m|am|pm|h"
     r"|hours?|minutes?|mins?|days?|seats?|people|pupils|children|guests)\b)"
-    r"|(?<![\d:.,$€£])(\d{1,3})\s*\+(?!\s*(?:people|persons|guests|adults|children|pupils|members))"
-    rf"|\b(?:under|below|younger than)[\s-]+(\d{{1,3}})s?(?:\s*(?P<under_unit>{_AGE_UNIT})\b)?"
-    r"(?!\s*(?:kg|km|cm|m|%|[$€£]))"
-    rf"|(?<![\d:.,$€£])(\d{{1,3}})s?(?:\s*(?P<over_unit>{_AGE_UNIT}))?\s+(?:and|or)\s+"
-    r"(?:over|older|above)\b"
-    rf"|\b(?:over|aged|from)[\s-]+(\d{{1,3}})s?(?:\s*(?P<from_unit>{_AGE_UNIT})\b)?"
-    # ("aged 2–3" is a range; "from 8am" and "from 3 days" no age)
-    r"(?!\s*(?:–|—|-|to)\s*\d|\s*(?:kg|km|cm|m|am|pm|%|[$€£]|[:.]\d))",
+    r"|(?<![\d:.,$€£])(?P<plus>\d{1,3})\s*\+"
+    r"(?!\s*(?:people|persons|guests|adults|children|pupils|members))"
+    r"|\b(?:under|below|younger than)[\s-]+(?P<under>\d{1,3})(?!\d)s?"
+    rf"(?:\s*(?P<under_unit>{_AGE_UNIT})\b)?(?!\s*(?:kg|km|cm|m|%|[$€£]))"
+    r"|(?<![\d:.,$€£])(?P<over>\d{1,3})(?!\d)s?"
+    rf"(?:\s*(?P<over_unit>{_AGE_UNIT}))?\s+(?:(?:and|or)\s+"
+    r"(?:over|older|above)|(?:to|until|up to)\s+school age)\b"
+    r"|\b(?:over|aged)[\s-]+(?P<aged>\d{1,3})(?!\d)s?"
+    rf"(?:\s*(?P<aged_unit>{_AGE_UNIT})\b)?"
+    # ("aged 2–3" is a range; "over 20 kg" no age)
+    r"(?!\s*(?:–|—|-|to)\s*\d|\s*(?:kg|km|cm|m|am|pm|%|[$€£]|[:.]\d))"
+    # ("from 4 months old"; "from 10 on Saturdays" and "from 3 days" no age)
+    rf"|\bfrom\s+(?P<from>\d{{1,3}})(?!\d)\s*(?P<from_unit>{_AGE_UNIT})\b"
+    r"(?!\s*(?:–|—|-|to)\s*\d)",
     re.IGNORECASE,
 )
+_ONE_AGE = re.compile(rf"\s*(?P<figure>\d{{1,3}})\s*(?P<unit>{_AGE_UNIT})(?:\s+old)?\s*")
+"""A cell that gives one age ("12 weeks" in a schedule's "Age" column)."""
 
 
 _OF_PEOPLE = re.compile(
@@ -276,48 +305,108 @@ def holds_age(text: str, months: float, context: str = "") -> bool:
     "Orders under 30"); a bare range ("5–15") only where the text (or
     ``context``, a table's column names) speaks of people ("Child", "Age",
     "passengers")."""
+    return any(first <= months < end for first, end in _age_spans(text, context))
+
+
+def _age_spans(text: str, context: str = "") -> list[tuple[float, float]]:
+    """The age bands ``text`` gives (``holds_age``), each from its first
+    month to its end (left out)."""
     of_people = _OF_PEOPLE.search(text) is not None or _OF_PEOPLE.search(context) is not None
     if not of_people and _COUNTING.search(context):
-        return False  # "Under 30" under "Order value": a value, no age
+        return []  # "Under 30" under "Order value": a value, no age
+    spans: list[tuple[float, float]] = []
     for match in _AGE_RANGE.finditer(text):
-        low, high, plus, under, over, above = (match.group(n) for n in (1, 3, 5, 6, 8, 10))
-        unit = next(
-            (
-                u
-                for u in match.group(
-                    "low_unit", "range_unit", "under_unit", "over_unit", "from_unit"
-                )
-                if u
-            ),
-            None,
-        )
+        found = match.groupdict()
+        unit = next((found[n] for n in _UNITS if found[n]), None)
         if not unit and _NOT_AGE_LABEL.search(text, max(0, match.start() - 20), match.start()):
             continue  # (a unit says it is an age: "Baby room (3–23 months)")
-        if (low or match.group(0)[:4].lower() == "from") and not of_people:
+        if (found["low"] or found["from"]) and not of_people:
             continue  # a bare range ("1-3") is of ages only beside people
-        if low and high:
-            first = _in_months(int(low), match.group("low_unit") or unit)
-            end = _in_months(int(high), match.group("range_unit"), to_end=True)
-            if first <= months < end:
-                return True
-        over = over or above
-        if (plus and months >= _in_months(int(plus), None)) or (
-            over and months >= _in_months(int(over), unit)
-        ):
-            return True
-        if under and months < _in_months(int(under), unit):
-            return True
-    return False
+        lowest = found["plus"] or found["over"] or found["aged"] or found["from"]
+        if found["low"]:
+            first = _in_months(int(found["low"]), found["low_unit"] or unit)
+            # ("2–3 years" is to the fourth birthday, "6 months to 2 years" to the second)
+            whole = not found["low_unit"] or found["low_unit"][0] == (found["range_unit"] or "y")[0]
+            end = _in_months(int(found["high"]), found["range_unit"], to_end=whole)
+            spans.append((first, end))
+        elif lowest:
+            spans.append((_in_months(int(lowest), None if found["plus"] else unit), math.inf))
+        elif found["under"]:
+            spans.append((0.0, _in_months(int(found["under"]), unit)))
+    if of_people:
+        # (a schedule's row at one age: "| 12 weeks | Second vaccination |")
+        for cell in text.split("|"):
+            if (one := _ONE_AGE.fullmatch(cell)) is not None:
+                age = _in_months(int(one["figure"]), one["unit"])
+                spans.append((age - 0.1, age + 0.1))
+    return spans
 
 
-def row_holds_age(cells: Sequence[str], months: float, context: str = "") -> bool:
+_UNITS = ("low_unit", "range_unit", "under_unit", "over_unit", "aged_unit", "from_unit")
+
+
+def row_holds_age(cells: Sequence[str], months: float, columns: Sequence[str] = ()) -> bool:
     """Whether a table row is of an age band holding ``months``: its label
-    (first cell) holds it ("Young person (12–17)"), or its label names people
-    and another cell holds it ("Toddler Room | 2–3 years" for a 2-year-old)."""
+    (first cell) holds it ("Young person (12–17)"), or another cell holds it
+    where the label names people or that cell's column is of ages ("Toddler
+    Room | 2–3 years", "Oak Room" under "Room" beside "3 years to school age"
+    under "Age")."""
     if not cells:
         return False
+    context = " | ".join(columns)
     if holds_age(cells[0], months, context):
         return True
-    return _OF_PEOPLE.search(cells[0]) is not None and any(
-        holds_age(cell, months, context) for cell in cells[1:]
+    return any(first <= months < end for cell in _age_cells(cells, columns) for first, end in cell)
+
+
+def of_another_age(text: str, months: float) -> bool:
+    """Whether a sentence gives age bands none of which holds ``months``
+    ("Puppy classes are for puppies aged 10 to 20 weeks and cost £90" for an
+    8-week-old puppy)."""
+    bands = _age_spans(text)
+    return bool(bands) and not any(first <= months < end for first, end in bands)
+
+
+def row_of_another_age(cells: Sequence[str], months: float, columns: Sequence[str] = ()) -> bool:
+    """Whether a table row is of age bands none of which holds ``months``
+    ("Climbing | 11–14 years | £12" for a 6-year-old)."""
+    context = " | ".join(columns)
+    bands = [*_age_spans(cells[0], context), *(s for c in _age_cells(cells, columns) for s in c)]
+    return bool(bands) and not any(first <= months < end for first, end in bands)
+
+
+def _age_cells(cells: Sequence[str], columns: Sequence[str]) -> list[list[tuple[float, float]]]:
+    """The age bands of a row's cells after its label, where the label names
+    people or the cell's column is of ages."""
+    context = " | ".join(columns)
+    people = bool(cells) and _OF_PEOPLE.search(cells[0]) is not None
+    return [
+        _age_spans(cell, context)
+        for n, cell in enumerate(cells)
+        if n and (people or (n < len(columns) and _AGE_COLUMN.search(columns[n]) is not None))
+    ]
+
+
+_AGE_COLUMN = re.compile(r"\bages?\b", re.IGNORECASE)
+
+
+def ages_of(unit: _Unit, units: Sequence[_Unit]) -> str:
+    """The text whose age bands are a sentence's: its own, or where it gives
+    none, that of the sentence before it in its paragraph, where that gives
+    one and names a thing this one names ("Our Baby Room cares for babies
+    from 6 months to 2 years. A full day in the Baby Room costs £80.")."""
+    if unit.kind == "row" or _age_spans(unit.text):
+        return unit.text
+    before = next(
+        (u for u in units if u.chunk.id == unit.chunk.id and u.position == unit.position - 1),
+        None,
     )
+    if (
+        before is None
+        or before.kind != unit.kind
+        or not (before.terms & unit.terms)
+        or not _age_spans(before.text)
+        or not _one_paragraph(before, unit)
+    ):
+        return unit.text
+    return f"{before.text} {unit.text}"

@@ -10,7 +10,7 @@ from collections.abc import Collection, Mapping
 
 from ._groups import _GROUP
 from ._measures import holds_measure, without_measures
-from ._people import AskedAge, row_holds_age
+from ._people import AskedAge, row_holds_age, row_of_another_age
 from ._polarity import _CLAUSE_BREAK
 from ._prices import _PAYING
 from ._structure import _BRACKETED
@@ -227,15 +227,18 @@ def _row_of_another(
     if unit.kind != "row" or not unit.cells or not unit.columns:
         return False
     label = content_terms(unit.cells[0])
-    if age is not None and row_holds_age(unit.cells, age.months, " | ".join(unit.columns)):
-        return False
+    # (what a label says in brackets is another name or a note: "Dormitory (Lager)")
+    bare = _BRACKETED.sub("", unit.cells[0])
+    if age is not None and row_holds_age(unit.cells, age.months, unit.columns):
+        # (of the thing asked: "Swimming lesson | 5–8 years" is no tennis lesson)
+        return _other_head(bare, question)
+    if age is not None and row_of_another_age(unit.cells, age.months, unit.columns):
+        return True  # "Climbing | 11–14 years | £12" for a 6-year-old
     if holds_measure(unit.cells[0], question):
         # "10 m to 14 m | £49 per night" is the price for a 12 m boat, but
         # "Swinging mooring up to 14 m" none for a pontoon berth
         rest = content_terms(without_measures(unit.cells[0]))
         return bool(rest) and not any(term in asked for term in rest)
-    # (what a label says in brackets is another name or a note: "Dormitory (Lager)")
-    bare = _BRACKETED.sub("", unit.cells[0])
     return bool(label) and (not any(term in asked for term in label) or _other_head(bare, question))
 
 

@@ -136,9 +136,11 @@ from ._people import (
     INSIDERS,
     OUTSIDERS,
     STAFF,
+    ages_of,
     asked_age,
     asker,
     holds_age,
+    of_another_age,
     payer,
     receiver,
 )
@@ -1125,7 +1127,7 @@ class ExtractiveGenerator(Generator):
                 unit = replace(unit, terms=unit.terms | measured | set(content_terms(band_column)))
             if said_age and age in weights:
                 # the age is said by a band that holds it, not by a figure ("£4.00")
-                held = holds_age(" | ".join((unit.text, *unit.columns)), said_age.months)
+                held = holds_age(" | ".join((ages_of(unit, units), *unit.columns)), said_age.months)
                 unit = replace(unit, terms=(unit.terms | {age}) if held else (unit.terms - {age}))
             # "what discount do I get?": "40% off" says it
             if (
@@ -1440,6 +1442,13 @@ class ExtractiveGenerator(Generator):
                         question,
                     )
                     or _row_of_another(unit, weights, said_age, read)
+                    # ("Puppy classes are for puppies aged 10 to 20 weeks and
+                    # cost £90" is no price for an 8-week-old)
+                    or bool(
+                        said_age
+                        and unit.kind != "row"
+                        and of_another_age(ages_of(unit, units), said_age.months)
+                    )
                 )
             )
             # ("Is there a joining fee?": "The Junior Plan has no joining fee" says
