@@ -2451,6 +2451,64 @@ def test_an_age_is_read_of_a_name_or_a_pet(
         assert kept not in said.terms
 
 
+ERRORS_PAGE = (
+    "# Error codes\n\nEvery error response has a JSON body with a machine-readable `code`. Use "
+    "the code, not the message, in your error handling.\n\n| HTTP status | Code | Meaning | "
+    "Retry? |\n| --- | --- | --- | --- |\n| 404 | not_found | The resource does not exist. | "
+    "No. |\n| 500 | internal_error | Something went wrong on our side. | Yes, with exponential "
+    "backoff, up to 3 times. |\n| 503 | service_unavailable | The service is overloaded. | Yes, "
+    "after 30 seconds. |\n"
+)
+WEBHOOKS_PAGE = (
+    "# Webhooks\n\n## Delivery and retries\n\nYour endpoint must answer with a 2xx status "
+    "within 10 seconds. Any other status, a timeout, or a connection error counts as a failed "
+    "delivery.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("Should I retry a 503 error?", "HTTP status: 503; Retry?: Yes, after 30 seconds"),
+        ("Can I retry a 500 error?", "HTTP status: 500; Retry?: Yes, with exponential backoff"),
+        ("Is a 404 error retried?", "HTTP status: 404; Retry?: No"),
+        ("Should I retry a 502 error?", None),
+    ],
+)
+def test_a_status_code_in_a_yes_no_question_is_a_name_not_a_figure(
+    generator: ExtractiveGenerator, question: str, said: str | None
+) -> None:
+    """ "Should I retry a 503 error?": the 503 row, not a sentence on retries
+    that names no status; a status no page names is refused."""
+    hits = hits_of(
+        *_markdown_chunks("webhooks", WEBHOOKS_PAGE), *_markdown_chunks("errors", ERRORS_PAGE)
+    )
+    answer = generator.generate(question, hits)
+    if said is None:
+        assert not answer.grounded, answer.text
+    else:
+        assert answer.text.startswith(said), answer.text
+
+
+REGIONS_PAGE = (
+    "# Regions\n\n## Availability by plan\n\nThe US East region is available on every plan. "
+    "The EU Central region is available on the Growth, Scale and Enterprise plans. The AP "
+    "Southeast region is available on the Scale and Enterprise plans only.\n"
+)
+
+
+def test_an_only_of_another_thing_is_no_answer_to_a_question_about_two(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "The AP Southeast region is available on the Scale and Enterprise
+    plans only" says nothing of the EU Central region on the Starter plan."""
+    answer = generator.generate(
+        "Is the EU Central region available on the Starter plan?",
+        hits_of(*_markdown_chunks("regions", REGIONS_PAGE)),
+    )
+    assert "AP Southeast" not in answer.text, answer.text
+
+
 PROSE_NURSERY = (
     "# Sunflower Day Nursery\n\n## Our rooms\n\nOur Baby Room cares for babies from 6 months "
     "to 2 years. A full day in the Baby Room costs £80.\n\nThe Toddler Room is for children "

@@ -323,6 +323,13 @@ _ASKS_SHARE = re.compile(
 )
 """A question whose sum may be a share of another ("how much is the
 cancellation fee?": "50% of the price"); "how much is a massage?" is not."""
+_STATUS_CODE = re.compile(
+    r"(?<![\d.,$€£])\b([1-5]\d\d)\s+(?:errors?|status|response|code)\b"
+    r"|\b(?:HTTP|errors?|status|code)\s+([1-5]\d\d)\b(?![\d.,])",
+    re.IGNORECASE,
+)
+"""A status code a question names ("a 503 error", "HTTP 429"): a name, not a figure."""
+
 _CLOCK = re.compile(r"\b(\d{1,2})[:.](\d\d)\b")
 
 _NEGATED_ASKED = re.compile(
@@ -637,8 +644,14 @@ class ExtractiveGenerator(Generator):
         # (the words of its condition beside the figure: "if I live 10 miles away")
         beside_measure = measure_words(read) if yes_no and measured_any else set()
         age, age_terms = (said_age.figure, said_age.terms) if said_age else ("", set())
+        # (a status code is no mere figure: "Should I retry a 503 error?")
+        codes = {a or b for a, b in _STATUS_CODE.findall(read)}
         if yes_no and any(not t.isdigit() for t in terms):  # (an age is no mere figure)
-            terms = [t for t in terms if not t.isdigit() or t in clock or (said_age and t == age)]
+            terms = [
+                t
+                for t in terms
+                if not t.isdigit() or t in clock or (said_age and t == age) or t in codes
+            ]
         if yes_no:
             # ("eligible", "entitled": how it asks, not what about)
             terms = [t for t in terms if t not in _FRAME] or terms
@@ -911,6 +924,8 @@ class ExtractiveGenerator(Generator):
         for unit in units:
             if not unit.answer:
                 continue
+            if yes_no and codes and not codes & unit.terms:
+                continue  # (of another status: "Any other status ... counts as a failed delivery")
             if unit.kind == "heading" and not asks[0]:
                 continue  # a dated release heading says when, nothing else
             if asked_places:
@@ -1162,6 +1177,10 @@ class ExtractiveGenerator(Generator):
                     _ONLY.search(unit.text) is not None
                     and any(mentions(unit.text, other) for other in rival)
                     and not all(mentions(unit.text, name) for name in names)
+                    # (of one of two things asked: "The AP Southeast region is
+                    # available on the Scale plan only" says nothing of the EU
+                    # Central region on the Starter plan)
+                    and (len(names) < 2 or any(mentions(unit.text, name) for name in names))
                 )
             )
             if not only_another and not _about(unit, subjects, rival, texts):
