@@ -146,10 +146,21 @@ def _with_items(chosen: list[_Unit], units: list[_Unit], asked: set[str]) -> lis
                 found[other.position] = other
             if len(found) >= wanted:
                 break
-        for item in found.values():
-            if not any(item.text in c.text or c.text in item.text for c in out):
-                out.append(item)
+        out.extend(item for item in found.values() if not _quoted(item, out))
     return out
+
+
+def _quoted(unit: _Unit, out: list[_Unit]) -> bool:
+    """Whether ``unit`` is quoted in ``out`` already: itself, or its text in
+    another chunk's unit (chunks overlap). In its own chunk, another unit is
+    another item, whatever its words: "15 minutes" after "5 minutes", the
+    second "8 hours" of a backoff schedule."""
+    return any(
+        c.position == unit.position
+        if c.chunk.id == unit.chunk.id
+        else unit.text in c.text or c.text in unit.text
+        for c in out
+    )
 
 
 _FOLLOWING = 12
@@ -184,7 +195,7 @@ def _with_what_follows(chosen: list[_Unit], units: list[_Unit]) -> list[_Unit]:
         if following == "code":
             after = _commands(after)
         for other in after:
-            if not any(other.text in c.text or c.text in other.text for c in out):
+            if not _quoted(other, out):
                 out.append(other)
     return out
 
