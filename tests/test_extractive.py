@@ -2490,6 +2490,55 @@ def test_a_status_code_in_a_yes_no_question_is_a_name_not_a_figure(
         assert answer.text.startswith(said), answer.text
 
 
+BACKOFF_PAGE = (
+    "# Webhooks\n\n## Delivery and retries\n\nA failed delivery is retried up to 8 times over "
+    "about 24 hours, with this backoff schedule after the first attempt:\n\n1. 1 minute\n2. 5 "
+    "minutes\n3. 15 minutes\n4. 1 hour\n5. 2 hours\n6. 4 hours\n7. 8 hours\n8. 8 hours\n\n"
+    "After the last retry fails, the event is dropped. Dropped events stay visible under "
+    "Webhooks > Failed events in the dashboard for 3 days.\n"
+)
+
+
+def test_a_list_announced_by_a_colon_is_said_whole(generator: ExtractiveGenerator) -> None:
+    """ "15 minutes" holds the words of "5 minutes", "4 hours" those of "24
+    hours", and the schedule waits "8 hours" twice: each item is said."""
+    answer = generator.generate(
+        "What is the backoff schedule for webhook retries?",
+        hits_of(*_markdown_chunks("webhooks", BACKOFF_PAGE)),
+    )
+    items = re.findall(r"(\d+ (?:minutes?|hours?)) \[1\]", answer.text)
+    assert items == [
+        "1 minute",
+        "5 minutes",
+        "15 minutes",
+        "1 hour",
+        "2 hours",
+        "4 hours",
+        "8 hours",
+        "8 hours",
+    ], answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "pages", "said", "not_said"),
+    [
+        ("How many times do you retry a failed webhook?", BACKOFF_PAGE, "up to 8 times", "3 days"),
+        (
+            "How many times can I reschedule my appointment?",
+            "# Appointments\n\nYou can reschedule an appointment twice. Appointments must be "
+            "booked 2 days ahead.\n",
+            "twice",
+            "2 days",
+        ),
+    ],
+)
+def test_how_many_times_is_said_by_a_count_of_times(
+    generator: ExtractiveGenerator, question: str, pages: str, said: str, not_said: str
+) -> None:
+    answer = generator.generate(question, hits_of(*_markdown_chunks("page", pages)))
+    assert said in answer.text and not_said not in answer.text, answer.text
+
+
 REGIONS_PAGE = (
     "# Regions\n\n## Availability by plan\n\nThe US East region is available on every plan. "
     "The EU Central region is available on the Growth, Scale and Enterprise plans. The AP "

@@ -26,6 +26,8 @@ def _says_of(unit: _Unit, thing: set[str], *, counts: bool = False) -> bool:
     it ("180 litres ... bagged pet waste"); a row's column, the heading or
     a label before a colon may say what its figures count."""
     columns = {t for c in unit.columns for t in content_terms(c)}
+    if thing == _TIMES and _ONCE.search(unit.text):
+        return True  # "You can reschedule an appointment twice"
     if not thing & (unit.terms | unit.context | columns):
         return False
     if not counts or thing & (unit.context | columns):
@@ -40,6 +42,9 @@ def _says_of(unit: _Unit, thing: set[str], *, counts: bool = False) -> bool:
     return any(thing & set(content_terms(" ".join(words[i + 1 : i + 4]))) for i in figures)
 
 
+_TIMES = {stem("times")}
+_ONCE = re.compile(r"\b(?:once|twice|thrice)\b", re.IGNORECASE)
+"""How often, in one word: a count of times ("how many times")."""
 _FIGURE_WORD = re.compile(r"\d[\d,.]*|[A-Za-z]+")
 _COUNT_WORDS = NUMBER_WORDS | {"several", "many"}
 

@@ -264,6 +264,8 @@ def counted_thing(question: str) -> set[str]:
     # the phrase's last word ("annual leave", "guest day passes"), but a
     # unit of time first ("how many days annual leave")
     head = terms[0] if terms[0] in _TIME_UNITS else terms[-1]
+    if phrase[0] == "times":
+        return {terms[0]}  # "how many times": "up to 8 times", not "for 3 days"
     if head in GENERIC_STEMS:
         return set()
     return set(_SAID_AS.get(head, {head}))
