@@ -2539,6 +2539,34 @@ def test_how_many_times_is_said_by_a_count_of_times(
     assert said in answer.text and not_said not in answer.text, answer.text
 
 
+EXCLUSIONS_PAGE = (
+    "# Illness policy\n\n## Exclusion periods\n\n- Vomiting and/or diarrhoea: your child must "
+    "stay away until 48 hours after the last episode.\n- Chickenpox: your child must stay away "
+    "until all the spots have crusted over, usually about 5 days after they appear.\n- Head lice: no exclusion. Please treat your child "
+    "before they return.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("How long must my child stay off with flu?", None),
+        ("How long does my son need to stay off with chickenpox?", "Chickenpox: your child"),
+        ("How long after vomiting can my child return?", "Vomiting and/or diarrhoea:"),
+    ],
+)
+def test_an_item_labelled_with_another_thing_is_no_answer_for_one_no_page_names(
+    generator: ExtractiveGenerator, question: str, said: str | None
+) -> None:
+    """ "Vomiting and/or diarrhoea: ... 48 hours" is the item of what its label
+    names, as a table row is: no answer about flu, which no page names."""
+    answer = generator.generate(question, hits_of(*_markdown_chunks("illness", EXCLUSIONS_PAGE)))
+    if said is None:
+        assert not answer.grounded, answer.text
+    else:
+        assert answer.text.startswith(said), answer.text
+
+
 REGIONS_PAGE = (
     "# Regions\n\n## Availability by plan\n\nThe US East region is available on every plan. "
     "The EU Central region is available on the Growth, Scale and Enterprise plans. The AP "

@@ -330,6 +330,10 @@ _STATUS_CODE = re.compile(
 )
 """A status code a question names ("a 503 error", "HTTP 429"): a name, not a figure."""
 
+_ITEM_LABEL = re.compile(r"([A-Z][\w ,/'’()-]{1,48}?):\s+\S")
+"""An item's label before a colon ("Chickenpox: your child must stay away ..."):
+what the item is of, as a table row's first cell is."""
+
 _CLOCK = re.compile(r"\b(\d{1,2})[:.](\d\d)\b")
 
 _NEGATED_ASKED = re.compile(
@@ -743,6 +747,14 @@ class ExtractiveGenerator(Generator):
             or paid_by is not None
         )
         question_terms = set(terms)
+        # (what the question names that no passage says: "measles")
+        unsaid = {
+            t
+            for t in question_terms
+            if not t.isdigit()
+            and t not in GENERIC_STEMS
+            and not any(t in u.terms or t in u.context for u in units)
+        }
         months = asked_months(read)
         # ("on Saturdays"; a yes/no question's other days may say no)
         asked_days = days_said(read) if not yes_no else None
@@ -1442,6 +1454,11 @@ class ExtractiveGenerator(Generator):
                 score += _RANK_BONUS
             labelled = unit.kind == "row" and unit.cells
             label = set(content_terms(unit.cells[0])) if labelled else set()
+            item = _ITEM_LABEL.match(unit.text) if unsaid and not labelled else None
+            if item is not None and not set(content_terms(item.group(1))) & question_terms:
+                # "Vomiting and/or diarrhoea: ... 48 hours after the last
+                # episode" is another item than the measles no page names
+                continue
             if label and label <= question_terms:
                 # the row labelled with what the question names ("Hot Desk |
                 # £240 per month") before a sentence that mentions it in passing
