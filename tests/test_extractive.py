@@ -467,6 +467,49 @@ def test_navigation_and_link_definitions_are_not_answers(
     assert "Install on Linux" in answer.citations[0].quote
 
 
+def test_a_title_over_a_heading_in_a_pdf_is_two_headings() -> None:
+    """ "Our team and staff ratios", then "Our team", then the first sentence:
+    both short lines were run into it ("Our team and staff ratios Our team Our
+    nursery manager is ...")."""
+    text = (
+        "Our team and staff ratios\nOur team\nOur nursery manager is Helen Carter, who holds "
+        "Early Years Teacher Status\nand has 18 years of experience in early years care.\n"
+    )
+    assert split_sentences(text, kinds=True) == [
+        ("Our team and staff ratios", "heading"),
+        ("Our team", "heading"),
+        (
+            "Our nursery manager is Helen Carter, who holds Early Years Teacher Status and has "
+            "18 years of experience in early years care.",
+            "sentence",
+        ),
+    ]
+
+
+def test_a_table_laid_out_in_spaces_is_read_as_a_table(generator: ExtractiveGenerator) -> None:
+    """A PDF's (or a text file's) table keeps its columns apart with spaces:
+    its lines are a header and rows, not one sentence that runs through them."""
+    text = (
+        "Staff ratios\nWe always meet the ratios required by the EYFS framework.\n"
+        "Room                    Age                        Adults : children\n"
+        "Seedlings               3-23 months                1:3\n"
+        "Saplings                24-35 months               1:5\n"
+        "Oak Room                3 years to school age      1:8\n"
+        "At mealtimes we add an extra adult to each room.\n"
+    )
+    kinds = [kind for _, kind in split_sentences(text, kinds=True)]
+    assert kinds == ["heading", "sentence", "header", "row", "row", "row", "sentence"]
+    answer = generator.generate(
+        "What is the ratio in Saplings?", hits_of(chunk("ratios.pdf", text))
+    )
+    assert answer.text.startswith("Room: Saplings; Age: 24-35 months; Adults : children: 1:5")
+    # (sentences spaced twice after their periods are no table)
+    spaced = (
+        "We are open.  Please call ahead.\nClosed on Sundays.  Ring first.\nOpen late.  Ask us.\n"
+    )
+    assert {kind for _, kind in split_sentences(spaced, kinds=True)} == {"sentence"}
+
+
 def test_plain_text_title_lines_are_headings() -> None:
     text = "Installation\n\nRun the installer. Then restart.\n\nLicense\n\nMIT.\n"
     assert split_sentences(text, kinds=True) == [
@@ -2542,7 +2585,8 @@ def test_how_many_times_is_said_by_a_count_of_times(
 EXCLUSIONS_PAGE = (
     "# Illness policy\n\n## Exclusion periods\n\n- Vomiting and/or diarrhoea: your child must "
     "stay away until 48 hours after the last episode.\n- Chickenpox: your child must stay away "
-    "until all the spots have crusted over, usually about 5 days after they appear.\n- Head lice: no exclusion. Please treat your child "
+    "until all the spots have crusted over, usually about 5 days after they appear.\n"
+    "- Head lice: no exclusion. Please treat your child "
     "before they return.\n"
 )
 

@@ -297,6 +297,7 @@ def split_sentences(text: str, *, kinds: bool = False, cells: bool = False) -> l
             paragraph.clear()
 
     lines = text.splitlines()
+    aligned = _aligned_rows(lines)
     bare_table = 0  # the cells of a table written without outer pipes, while in one
     for i, line in enumerate(lines):
         stripped = line.strip()
@@ -307,6 +308,12 @@ def split_sentences(text: str, *, kinds: bool = False, cells: bool = False) -> l
         if in_code:
             if stripped:
                 out.append((stripped, "code"))
+            continue
+        if i in aligned:  # a table laid out in columns of spaces (a PDF's, a text file's)
+            flush()
+            kind, row = aligned[i]
+            row_cells[len(out)] = row
+            out.append((" | ".join(cell for cell in row if cell), kind))
             continue
         if not stripped or any(rule.match(line) for rule in _SKIPPED_LINES):
             flush()
@@ -438,7 +445,7 @@ def only_links(text: str) -> bool:
     return rest != text and not TOKEN.search(rest)
 
 
-def _looks_like_title(lines: list[str], i: int) -> bool:
+def _looks_like_title(lines: list[str], i: int, *, above: bool = True) -> bool:
     """A short line alone between blank lines, without final punctuation or
     digits: a plain-text heading ("Installation", "License"). Or a line in
     title case that opens a block, with no final punctuation, right above a
@@ -454,12 +461,26 @@ def _looks_like_title(lines: list[str], i: int) -> bool:
     following = lines[i + 2].strip() if i + 2 < len(lines) else ""
     if line[-1] in _TERMINAL or not line[0].isupper() or _FIELD_LINE.match(line):
         return False
+    # (a title right above it: "Our team and staff ratios", then "Our team")
+    ended = (
+        not before
+        or before[-1] in _SENTENCE_END
+        or (above and i > 0 and _looks_like_title(lines, i - 1, above=False))
+    )
+    if (
+        ended
+        and _short_title(line)
+        and _short_title(after)
+        and following[:1].isupper()
+        and 3 * len(after) <= len(following)
+    ):
+        return True  # a title over a heading over a sentence ("Our team", "Our nursery ...")
     # a PDF's or a text file's heading with no blank line under it ("How we
     # measure" between a sentence's end and "We measure pans ..."): a short
     # line after a finished sentence (or none), over a sentence that begins,
     # and too short to be a wrapped line of the text around it
     if (
-        (not before or before[-1] in _SENTENCE_END)
+        ended
         and after
         and after[0].isupper()
         and len(line.split()) <= 8
@@ -482,6 +503,51 @@ def _looks_like_title(lines: list[str], i: int) -> bool:
         and after[0].isupper()
         and all(w[0].isupper() or w[0].isdigit() or w.lower() in _TITLE_SMALL for w in words)
         and sum(w[0].isupper() for w in words) >= 2
+    )
+
+
+_COLUMN_GAP = re.compile(r"\s{2,}|\t")
+
+
+def _aligned_rows(lines: list[str]) -> dict[int, tuple[str, tuple[str, ...]]]:
+    """The lines of tables laid out with runs of spaces between their cells
+    (a PDF's text, a plain-text file): three lines or more in a row, each
+    with the same number of cells (two or more), none of which ends a
+    sentence ("Seedlings    3-23 months    1:3"). The first is the header."""
+    found: dict[int, tuple[str, tuple[str, ...]]] = {}
+
+    def cells(line: str) -> tuple[str, ...]:
+        stripped = line.strip()
+        if "|" in stripped or "\t" not in line and "  " not in stripped:
+            return ()
+        parts = tuple(_COLUMN_GAP.split(stripped))
+        if len(parts) < 2 or any(p[-1] in _SENTENCE_END for p in parts):
+            return ()
+        return parts
+
+    split = [cells(line) for line in lines]
+    i = 0
+    while i < len(lines):
+        j = i
+        while j < len(lines) and split[j] and len(split[j]) == len(split[i]):
+            j += 1
+        if j - i >= 3:
+            found[i] = ("header", split[i])
+            found.update((k, ("row", split[k])) for k in range(i + 1, j))
+        i = max(j, i + 1)
+    return found
+
+
+def _short_title(line: str) -> bool:
+    """A line that may be a heading: a few words, capitalised, no digits, no
+    final punctuation, not a fact ("Closed on Sundays")."""
+    return (
+        bool(line)
+        and line[0].isupper()
+        and line[-1] not in _TERMINAL
+        and len(line.split()) <= 8
+        and not any(ch.isdigit() for ch in line)
+        and line.split()[0].lower() not in _FACT_OPENERS
     )
 
 
