@@ -510,6 +510,45 @@ def test_a_table_laid_out_in_spaces_is_read_as_a_table(generator: ExtractiveGene
     assert {kind for _, kind in split_sentences(spaced, kinds=True)} == {"sentence"}
 
 
+def test_a_text_files_title_and_a_short_heading_over_a_paragraph_are_headings() -> None:
+    text = (
+        "Bramblewood Day Nursery - Waiting list and registration\n\nHow to join the waiting "
+        "list\nComplete the registration form on our website or collect one from the office.\n"
+        "There is no charge to join the waiting list.\n"
+    )
+    assert split_sentences(text, kinds=True)[:3] == [
+        ("Bramblewood Day Nursery - Waiting list and registration", "heading"),
+        ("How to join the waiting list", "heading"),
+        (
+            "Complete the registration form on our website or collect one from the office.",
+            "sentence",
+        ),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        (
+            "How many webhook endpoints can I have on the Starter plan, and how long are its "
+            "message logs kept?",
+            [
+                "How many webhook endpoints can I have on the Starter plan?",
+                "How long are the Starter plan's message logs kept?",
+            ],
+        ),
+        (
+            "How do I get on the waiting list, and does it cost anything?",
+            ["How do I get on the waiting list?", "Does the waiting list cost anything?"],
+        ),
+    ],
+)
+def test_a_pronoun_stands_for_the_place_the_first_part_ends_on(
+    question: str, parts: list[str]
+) -> None:
+    assert [part.question for part in question_parts(question)] == parts
+
+
 def test_plain_text_title_lines_are_headings() -> None:
     text = "Installation\n\nRun the installer. Then restart.\n\nLicense\n\nMIT.\n"
     assert split_sentences(text, kinds=True) == [

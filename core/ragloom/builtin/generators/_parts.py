@@ -147,7 +147,9 @@ def question_parts(question: str) -> list[Part]:
         clauses.extend(_clauses(body))
     if len(clauses) < 2 or not all(_opens_question(c) for c, _, _ in clauses):
         return whole
-    topic = _topic(clauses[0][0])
+    # (where the first part's form does not tell, what it ends on: "How do I
+    # get on the waiting list" is about the waiting list)
+    topic = _topic(clauses[0][0]) or _last_phrase(clauses[0][0])
     parts = []
     for i, (clause, subject, paired) in enumerate(clauses):
         said, given = clause, False
@@ -264,6 +266,21 @@ def _asks(words: list[str], text: str) -> bool:
             and words[2] not in _NOT_SUBJECTS
         )
     return False
+
+
+_LAST_PHRASE = re.compile(
+    r"\b(?:on|in|at|for|to|from|with|into|onto)\s+((?:the|your|my|our)\s+(?:[\w'’-]+\s+){0,2}"
+    r"[\w'’-]+)$",
+    re.IGNORECASE,
+)
+
+
+def _last_phrase(clause: str) -> str | None:
+    """The place a clause ends on, "the waiting list" of "How do I get on the
+    waiting list", "the Starter plan" of "How many endpoints can I have on
+    the Starter plan", or None (not "the price of the Pro plan": of what?)."""
+    found = _LAST_PHRASE.search(clause.rstrip("?.! "))
+    return found.group(1) if found else None
 
 
 def _topic(clause: str) -> str | None:

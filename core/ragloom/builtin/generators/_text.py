@@ -488,7 +488,12 @@ def _looks_like_title(lines: list[str], i: int, *, above: bool = True) -> bool:
         # staff get 30 days")
         and not any(ch.isdigit() for ch in line)
         and line.split()[0].lower() not in _FACT_OPENERS
-        and 3 * len(line) <= max(len(before), len(after))
+        and (
+            3 * len(line) <= max(len(before), len(after))
+            # (or, opening a paragraph, half the line under it: "How to join
+            # the waiting list", then "Complete the registration form ...")
+            or (not before and 2 * len(line) <= len(after))
+        )
         and not _BULLET.match(after)
         and not _HEADING.match(after)
     ):
@@ -496,7 +501,12 @@ def _looks_like_title(lines: list[str], i: int, *, above: bool = True) -> bool:
     if before:
         return False
     if not after:
-        return bool(following) and len(line.split()) <= 6 and not any(ch.isdigit() for ch in line)
+        # (a text's first line alone may be longer: "Bramblewood Day Nursery -
+        # Waiting list and registration")
+        most = 10 if i == 0 else 6
+        return (
+            bool(following) and len(line.split()) <= most and not any(ch.isdigit() for ch in line)
+        )
     words = line.split()
     return (
         2 <= len(words) <= 10
