@@ -2548,6 +2548,21 @@ WEBHOOKS_PAGE = (
 )
 
 
+def test_a_status_codes_class_says_it_and_a_figure_before_status_is_no_code(
+    generator: ExtractiveGenerator,
+) -> None:
+    """ "Retry all 5xx errors" says 503; "100 status pages" and "error code
+    150" are no HTTP statuses."""
+    page = (
+        "# Errors\n\nRetry all 5xx errors with exponential backoff.\n\n## Plans\n\nThe Growth "
+        "plan includes 100 status pages.\n"
+    )
+    hits = hits_of(*_markdown_chunks("errors", page))
+    assert "5xx" in generator.generate("Should I retry a 503 error?", hits).text
+    growth = generator.generate("Does the Growth plan include 100 status pages?", hits)
+    assert "100 status pages" in growth.text, growth.text
+
+
 @pytest.mark.parametrize(
     ("question", "said"),
     [
@@ -2602,6 +2617,32 @@ def test_a_list_announced_by_a_colon_is_said_whole(generator: ExtractiveGenerato
 
 
 @pytest.mark.parametrize(
+    ("question", "page", "said", "not_said"),
+    [
+        (
+            "How many times can I change my delivery date?",
+            "# Delivery\n\nOnce your order has shipped, the courier sets the date. You can "
+            "change your delivery date twice.\n",
+            "twice",
+            "Once your order",
+        ),
+        (
+            "How many times can I use the sauna?",
+            "# Spa\n\nSauna sessions cost 1.5 times the swim price. Members can use the sauna "
+            "twice a week.\n",
+            "twice a week",
+            "1.5 times",
+        ),
+    ],
+)
+def test_a_count_of_times_is_no_conjunction_and_no_multiple(
+    generator: ExtractiveGenerator, question: str, page: str, said: str, not_said: str
+) -> None:
+    answer = generator.generate(question, hits_of(*_markdown_chunks("page", page)))
+    assert said in answer.text and not_said not in answer.text, answer.text
+
+
+@pytest.mark.parametrize(
     ("question", "pages", "said", "not_said"),
     [
         ("How many times do you retry a failed webhook?", BACKOFF_PAGE, "up to 8 times", "3 days"),
@@ -2630,6 +2671,17 @@ EXCLUSIONS_PAGE = (
 )
 
 
+def test_a_step_or_a_note_is_no_item_of_another_thing(generator: ExtractiveGenerator) -> None:
+    page = (
+        "# Lasagne\n\n## Method\n\n1. Make the meat sauce.\n2. Preheat the oven to 200C.\n"
+        "3. Layer the sauce and pasta.\n\nStep 4: Bake the lasagne for 40 minutes.\n"
+    )
+    answer = generator.generate(
+        "How long do I bake the lasagne for my in-laws?", hits_of(*_markdown_chunks("l", page))
+    )
+    assert "40 minutes" in answer.text, answer.text
+
+
 @pytest.mark.parametrize(
     ("question", "said"),
     [
@@ -2655,6 +2707,23 @@ REGIONS_PAGE = (
     "The EU Central region is available on the Growth, Scale and Enterprise plans. The AP "
     "Southeast region is available on the Scale and Enterprise plans only.\n"
 )
+
+
+def test_an_only_of_a_feature_answers_a_question_about_two_names(
+    generator: ExtractiveGenerator,
+) -> None:
+    """The "only" whose subject is the feature asked still says no: "Audit
+    logs are available on the Scale and Enterprise plans only"."""
+    page = (
+        "# Plans\n\n## Security\n\nAudit logs are available on the Scale and Enterprise plans "
+        "only.\n\n## Regions\n\nThe EU Central region is available on the Growth, Scale and "
+        "Enterprise plans.\n"
+    )
+    answer = generator.generate(
+        "Are audit logs available on the Growth plan in the EU Central region?",
+        hits_of(*_markdown_chunks("plans", page)),
+    )
+    assert "Audit logs are available on the Scale and Enterprise plans only" in answer.text
 
 
 def test_an_only_of_another_thing_is_no_answer_to_a_question_about_two(
@@ -7073,6 +7142,19 @@ REFUNDS = (
     "days, annual plans are not refunded. Overage charges are never refunded.\n\n"
     "## Cancellation\n\nYou can cancel at any time from Settings > Billing.\n"
 )
+
+
+def test_the_sentence_past_a_bound_is_of_the_thing_asked(generator: ExtractiveGenerator) -> None:
+    """ "Standard items can be returned within 30 days" holds 20 days, but of
+    another kind of item than the sale item asked."""
+    page = (
+        "# Returns\n\nSale items can be returned within 14 days of delivery. Standard items can "
+        "be returned within 30 days for a full refund.\n"
+    )
+    answer = generator.generate(
+        "Can I return a sale item 20 days after delivery?", hits_of(*_markdown_chunks("r", page))
+    )
+    assert "Standard items" not in answer.text, answer.text
 
 
 @pytest.mark.parametrize(

@@ -143,6 +143,7 @@ def with_other_side(
     if not asked:
         return chosen
     out = list(chosen)
+    asked_terms = set(content_terms(question))
     for unit in chosen:
         said = _spans(unit.text)
         if not any(_apart(span, wanted) for span in said for wanted in asked):
@@ -156,6 +157,7 @@ def with_other_side(
             or not fits_kind(kind, after.text)
             or not after.terms & unit.terms
             or not doing <= after.terms
+            or _of_another_kind(after.text, unit, asked_terms)
         ):
             continue
         if _PAST_THE_BOUND.search(after.text) is not None or any(
@@ -163,6 +165,29 @@ def with_other_side(
         ):
             out.insert(out.index(unit) + 1, after)
     return out
+
+
+_PAIR = re.compile(r"(?=\b([A-Za-z][\w'’-]*) ([A-Za-z][\w'’-]*)\b)")
+"""Two words side by side, with nothing between them but a space."""
+
+
+def _of_another_kind(text: str, first: _Unit, asked: set[str]) -> bool:
+    """Whether a sentence names another kind of a thing the question and the
+    sentence before it name: a word before its noun that neither says
+    ("Standard items can be returned within 30 days" after "Sale items ..."
+    to a question about a sale item; "Business tickets" after "Economy
+    tickets")."""
+    for match in _PAIR.finditer(text):
+        modifier, term = content_terms(match.group(1)), content_terms(match.group(2))
+        if (
+            term
+            and modifier
+            and term[0] in asked & first.terms
+            and modifier[0] not in asked | first.terms
+            and _PAST_THE_BOUND.fullmatch(match.group(1)) is None
+        ):
+            return True
+    return False
 
 
 _EXCEPTION = re.compile(

@@ -26,8 +26,10 @@ def _says_of(unit: _Unit, thing: set[str], *, counts: bool = False) -> bool:
     it ("180 litres ... bagged pet waste"); a row's column, the heading or
     a label before a colon may say what its figures count."""
     columns = {t for c in unit.columns for t in content_terms(c)}
-    if thing == _TIMES and _ONCE.search(unit.text):
-        return True  # "You can reschedule an appointment twice"
+    if thing == _TIMES:
+        # "You can reschedule an appointment twice", "up to 8 times"; not "Once
+        # your order has shipped", nor "1.5 times the swim price"
+        return bool(_ONCE.search(unit.text) or _N_TIMES.search(unit.text))
     if not thing & (unit.terms | unit.context | columns):
         return False
     if not counts or thing & (unit.context | columns):
@@ -43,7 +45,15 @@ def _says_of(unit: _Unit, thing: set[str], *, counts: bool = False) -> bool:
 
 
 _TIMES = {stem("times")}
-_ONCE = re.compile(r"\b(?:once|twice|thrice)\b", re.IGNORECASE)
+_ONCE = re.compile(
+    r"\b(?:once|twice|thrice)\b(?=\s*(?:[.,;:!?)]|$|(?:a|an|per|every|each|in|during|only|more)\b))",
+    re.IGNORECASE,
+)
+_N_TIMES = re.compile(
+    r"\b(?:\d+|two|three|four|five|six|seven|eight|nine|ten)\s+times\b"
+    r"(?!\s+(?:the|as|more|less|higher|lower|faster|bigger)\b)",
+    re.IGNORECASE,
+)
 """How often, in one word: a count of times ("how many times")."""
 _FIGURE_WORD = re.compile(r"\d[\d,.]*|[A-Za-z]+")
 _COUNT_WORDS = NUMBER_WORDS | {"several", "many"}

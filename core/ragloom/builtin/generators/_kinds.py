@@ -265,7 +265,10 @@ def counted_thing(question: str) -> set[str]:
     # unit of time first ("how many days annual leave")
     head = terms[0] if terms[0] in _TIME_UNITS else terms[-1]
     if phrase[0] == "times":
-        return {terms[0]}  # "how many times": "up to 8 times", not "for 3 days"
+        # "how many times": "up to 8 times", not "for 3 days" (but "how many
+        # times the class price" asks a multiple)
+        multiple = len(words) > 1 and words[1] in {"the", "as", "more", "less", "bigger"}
+        return set() if multiple else {terms[0]}
     if head in GENERIC_STEMS:
         return set()
     return set(_SAID_AS.get(head, {head}))

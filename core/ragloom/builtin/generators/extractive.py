@@ -324,8 +324,8 @@ _ASKS_SHARE = re.compile(
 """A question whose sum may be a share of another ("how much is the
 cancellation fee?": "50% of the price"); "how much is a massage?" is not."""
 _STATUS_CODE = re.compile(
-    r"(?<![\d.,$€£])\b([1-5]\d\d)\s+(?:errors?|status|response|code)\b"
-    r"|\b(?:HTTP|errors?|status|code)\s+([1-5]\d\d)\b(?![\d.,])",
+    r"(?<![\d.,$€£])\b([1-5]\d\d)\s+(?:errors?|responses?|status\s+codes?)\b"
+    r"|\b(?:HTTP|errors?|status(?:\s+codes?)?)\s+([1-5]\d\d)\b(?![\d.,])",
     re.IGNORECASE,
 )
 """A status code a question names ("a 503 error", "HTTP 429"): a name, not a figure."""
@@ -333,6 +333,48 @@ _STATUS_CODE = re.compile(
 _ITEM_LABEL = re.compile(r"([A-Z][\w ,/'’()-]{1,48}?):\s+\S")
 """An item's label before a colon ("Chickenpox: your child must stay away ..."):
 what the item is of, as a table row's first cell is."""
+
+
+def _says_code(unit: _Unit, codes: set[str]) -> bool:
+    """Whether a unit says one of the status codes, or its class ("Retry all
+    5xx errors" says 503)."""
+    return bool(codes & unit.terms) or any(
+        re.search(rf"\b{code[0]}xx\b", unit.text, re.IGNORECASE) for code in codes
+    )
+
+
+_SUBJECT_END = re.compile(r"\b(?:is|are|was|were|can|cannot|may|must|will|costs?|includes?)\b")
+
+
+def _of_a_rival(text: str, names: Sequence[str], rival: set[str]) -> bool:
+    """Whether a sentence's subject (its words before the verb) is a rival of
+    the names asked, and none of them: "The AP Southeast region is ..." to
+    a question about the EU Central region and the Starter plan."""
+    if len(names) < 2:
+        return False
+    verb = _SUBJECT_END.search(text)
+    subject = text[: verb.start()] if verb else ""
+    return any(mentions(subject, other) for other in rival) and not any(
+        mentions(subject, name) for name in names
+    )
+
+
+_NOT_ITEM_LABELS = frozenset(
+    stem(word)
+    for word in ("note", "tip", "answer", "question", "step", "important", "warning", "example",
+                 "update", "summary", "reminder", "q", "a")
+)  # fmt: skip
+
+
+def _names_an_item(label: str, asked: set[str]) -> bool:
+    """Whether a label before a colon names another item than the question's:
+    some thing ("Vomiting and/or diarrhoea"), none of whose words is asked;
+    not a step or a note ("Step 4", "Tip")."""
+    terms = set(content_terms(label))
+    if any(ch.isdigit() for ch in label) or not terms or terms <= _NOT_ITEM_LABELS:
+        return False
+    return not terms & asked
+
 
 _CLOCK = re.compile(r"\b(\d{1,2})[:.](\d\d)\b")
 
@@ -936,7 +978,7 @@ class ExtractiveGenerator(Generator):
         for unit in units:
             if not unit.answer:
                 continue
-            if yes_no and codes and not codes & unit.terms:
+            if yes_no and codes and not _says_code(unit, codes):
                 continue  # (of another status: "Any other status ... counts as a failed delivery")
             if unit.kind == "heading" and not asks[0]:
                 continue  # a dated release heading says when, nothing else
@@ -1191,8 +1233,9 @@ class ExtractiveGenerator(Generator):
                     and not all(mentions(unit.text, name) for name in names)
                     # (of one of two things asked: "The AP Southeast region is
                     # available on the Scale plan only" says nothing of the EU
-                    # Central region on the Starter plan)
-                    and (len(names) < 2 or any(mentions(unit.text, name) for name in names))
+                    # Central region on the Starter plan; "Audit logs are ..."
+                    # may say it of either)
+                    and not _of_a_rival(unit.text, names, rival)
                 )
             )
             if not only_another and not _about(unit, subjects, rival, texts):
@@ -1455,7 +1498,7 @@ class ExtractiveGenerator(Generator):
             labelled = unit.kind == "row" and unit.cells
             label = set(content_terms(unit.cells[0])) if labelled else set()
             item = _ITEM_LABEL.match(unit.text) if unsaid and not labelled else None
-            if item is not None and not set(content_terms(item.group(1))) & question_terms:
+            if item is not None and _names_an_item(item.group(1), question_terms):
                 # "Vomiting and/or diarrhoea: ... 48 hours after the last
                 # episode" is another item than the measles no page names
                 continue
