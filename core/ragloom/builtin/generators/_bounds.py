@@ -10,21 +10,13 @@ import re
 from collections.abc import Sequence
 
 from ._figures import fits_kind
-from ._text import content_terms
+from ._text import SMALL_NUMBERS, content_terms
 from ._units import _Unit
-
-_NUMBER_WORDS = {
-    word: number
-    for number, word in enumerate(
-        ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"),
-        start=1,
-    )
-}
 
 _BOUND = re.compile(
     r"\b(?P<word>less than|fewer than|under|within|inside|more than|over|at least"
     r"|no less than|up to|until|no later than|after|beyond)\s+(?P<figure>\d+|"
-    + "|".join(_NUMBER_WORDS)
+    + "|".join(SMALL_NUMBERS)
     + r")\s*(?P<unit>minute|hour|day|week|month|year)s?\b"
     r"(?P<before>\s+(?:before|in advance|prior|ahead)\b)?",
     re.IGNORECASE,
@@ -35,7 +27,7 @@ _OPEN = frozenset({"less than", "fewer than", "under", "more than", "over", "aft
 """The bounds that leave their own figure out ("less than 48 hours", "after 30 days")."""
 _LENGTH = re.compile(
     r"\b(?P<figure>\d+|"
-    + "|".join(_NUMBER_WORDS)
+    + "|".join(SMALL_NUMBERS)
     + r")[\s-]*(?P<unit>minute|hour|day|week|month|year)s?\b",
     re.IGNORECASE,
 )
@@ -70,7 +62,7 @@ def bounds(text: str) -> dict[tuple[str, str], str]:
 
 def _figure(word: str) -> str:
     """A figure as digits ("two": "2")."""
-    return str(_NUMBER_WORDS.get(word.lower(), word))
+    return str(SMALL_NUMBERS.get(word.lower(), word))
 
 
 _Span = tuple[float, float, bool]

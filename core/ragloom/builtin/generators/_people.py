@@ -10,17 +10,8 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from ._bounds import _one_paragraph
-from ._text import content_terms, stem
+from ._text import SMALL_NUMBERS, content_terms, stem
 from ._units import _Unit
-
-_SMALL_NUMBERS = {
-    word: number
-    for number, word in enumerate(
-        ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"),
-        start=1,
-    )
-}
-"""Ages in words ("a two-year-old")."""
 
 __all__ = [
     "AGE_BANDS",
@@ -185,7 +176,7 @@ _AGED_NOUNS = (
     r"|rabbits?"
 )
 """Whose age a question may give ("my 2-year-old daughter", "My son is 10")."""
-_NUMBER = rf"\d{{1,3}}|{'|'.join(sorted(_SMALL_NUMBERS, key=len, reverse=True))}"
+_NUMBER = rf"\d{{1,3}}|{'|'.join(sorted(SMALL_NUMBERS, key=len, reverse=True))}"
 _ASKED_AGE = re.compile(
     rf"\b(?P<figure>{_NUMBER})(?P<half>\s+and a half)?(?:[- ](?P<unit>{_AGE_UNIT}))?[- ]olds?\b"
     # (and whose age it is: "my 2-year-old daughter")
@@ -223,7 +214,7 @@ def asked_age(question: str) -> AskedAge | None:
         return None
     name = next(k for k in ("figure", "aged", "me", "me2", "is") if match.group(k))
     figure = match.group(name).lower()
-    figure = str(_SMALL_NUMBERS.get(figure, figure))
+    figure = str(SMALL_NUMBERS.get(figure, figure))
     unit = match.group("unit") or match.group("aged_unit") or match.group("is_unit") or "year"
     months = _in_months(int(figure), unit)
     end = match.end()

@@ -209,8 +209,14 @@ _DERIVED = {
 nouns too)."""
 
 
-_NUMBER_WORDS = "two three four five six seven eight nine ten eleven twelve"
-"""From two on ("one" is a pronoun as often as a number)."""
+SMALL_NUMBERS = {
+    word: n
+    for n, word in enumerate(
+        ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"),
+        start=1,
+    )
+} | {"eleven": 11, "twelve": 12}
+"""Numbers in words, one to twelve ("after two months", "a two-year-old")."""
 
 # "founded" must not meet "found" (of "find"); it meets "founder" instead.
 _STEM_EXCEPTIONS = {
@@ -221,7 +227,8 @@ _STEM_EXCEPTIONS = {
     # words for what something costs: one key
     **dict.fromkeys(["price", "prices", "priced", "pricing", "cost", "costs", "costing"], "cost"),
     # a number in words is the number ("a family of four", "cooks for 3 to 4 people")
-    **{word: str(n) for n, word in enumerate(_NUMBER_WORDS.split(), start=2)},
+    # (from two on: "one" is a pronoun as often as a number)
+    **{word: str(n) for word, n in SMALL_NUMBERS.items() if n > 1},
 }
 """``founded`` must not meet ``found`` (of "find"), nor ``founders`` (people)."""
 
