@@ -149,18 +149,24 @@ def question_parts(question: str) -> list[Part]:
         return whole
     # (where the first part's form does not tell, what it ends on: "How do I
     # get on the waiting list" is about the waiting list)
-    topic = _topic(clauses[0][0]) or _last_phrase(clauses[0][0])
+    topic = _topic(clauses[0][0])
+    place = _last_phrase(clauses[0][0])
     parts = []
     for i, (clause, subject, paired) in enumerate(clauses):
         said, given = clause, False
         if i and _PRONOUN.search(clause):
-            if topic is None:
+            # (where the first part's form does not tell, "its" is the place
+            # it ends on: "... on the Starter plan, and how long are its logs
+            # kept?"; "it" may be the journey, "how long does it take")
+            possessive = all(m.group(1) for m in _PRONOUN.finditer(clause))
+            stands = topic or (place if possessive else None)
+            if stands is None:
                 return whole
             # (what the part is about where the pronoun is its subject: "how
             # long does *it* take", not "do I need a referral for *it*")
             leads = _LEADING_PRONOUN.search(clause)
-            clause = _PRONOUN.sub(lambda m: f"{topic}'s" if m.group(1) else topic, clause)
-            subject, given = (topic, True) if leads else (_topic(clause) or "", False)
+            clause = _PRONOUN.sub(lambda m, s=stands: f"{s}'s" if m.group(1) else s, clause)
+            subject, given = (stands, True) if leads else (_topic(clause) or "", False)
         elif not subject:
             subject = _topic(clause) or ""
         if not context or context[-1] in ".!?":  # not "If I'm sick, When do I ...?"

@@ -452,7 +452,7 @@ def only_links(text: str) -> bool:
     return rest != text and not TOKEN.search(rest)
 
 
-def _looks_like_title(lines: list[str], i: int, *, above: bool = True) -> bool:
+def _looks_like_title(lines: list[str], i: int) -> bool:
     """A short line alone between blank lines, without final punctuation or
     digits: a plain-text heading ("Installation", "License"). Or a line in
     title case that opens a block, with no final punctuation, right above a
@@ -468,26 +468,12 @@ def _looks_like_title(lines: list[str], i: int, *, above: bool = True) -> bool:
     following = lines[i + 2].strip() if i + 2 < len(lines) else ""
     if line[-1] in _TERMINAL or not line[0].isupper() or _FIELD_LINE.match(line):
         return False
-    # (a title right above it: "Our team and staff ratios", then "Our team")
-    ended = (
-        not before
-        or before[-1] in _SENTENCE_END
-        or (above and i > 0 and _looks_like_title(lines, i - 1, above=False))
-    )
-    if (
-        ended
-        and _short_title(line)
-        and _short_title(after)
-        and following[:1].isupper()
-        and 3 * len(after) <= len(following)
-    ):
-        return True  # a title over a heading over a sentence ("Our team", "Our nursery ...")
     # a PDF's or a text file's heading with no blank line under it ("How we
     # measure" between a sentence's end and "We measure pans ..."): a short
     # line after a finished sentence (or none), over a sentence that begins,
     # and too short to be a wrapped line of the text around it
     if (
-        ended
+        (not before or before[-1] in _SENTENCE_END)
         and after
         and after[0].isupper()
         and len(line.split()) <= 8
@@ -495,12 +481,7 @@ def _looks_like_title(lines: list[str], i: int, *, above: bool = True) -> bool:
         # staff get 30 days")
         and not any(ch.isdigit() for ch in line)
         and line.split()[0].lower() not in _FACT_OPENERS
-        and (
-            3 * len(line) <= max(len(before), len(after))
-            # (or, opening a paragraph, half the line under it: "How to join
-            # the waiting list", then "Complete the registration form ...")
-            or (not before and 2 * len(line) <= len(after))
-        )
+        and 3 * len(line) <= max(len(before), len(after))
         and not _BULLET.match(after)
         and not _HEADING.match(after)
     ):
@@ -508,12 +489,7 @@ def _looks_like_title(lines: list[str], i: int, *, above: bool = True) -> bool:
     if before:
         return False
     if not after:
-        # (a text's first line alone may be longer: "Bramblewood Day Nursery -
-        # Waiting list and registration")
-        most = 10 if i == 0 else 6
-        return (
-            bool(following) and len(line.split()) <= most and not any(ch.isdigit() for ch in line)
-        )
+        return bool(following) and len(line.split()) <= 6 and not any(ch.isdigit() for ch in line)
     words = line.split()
     return (
         2 <= len(words) <= 10
@@ -524,23 +500,43 @@ def _looks_like_title(lines: list[str], i: int, *, above: bool = True) -> bool:
 
 
 _COLUMN_GAP = re.compile(r"\s{2,}|\t")
+_NO_CELL = re.compile(r"[-=:#>*•(\[{]|[a-z0-9][.)]$|--")
+"""What opens no cell of a table: a bullet ("a)", "-"), a setting's "= value",
+an option's "--port", code."""
 
 
 def _aligned_rows(lines: list[str]) -> dict[int, tuple[str, tuple[str, ...]]]:
     """The lines of tables laid out with runs of spaces between their cells
     (a PDF's text, a plain-text file): three lines or more in a row, each
-    with the same number of cells (two or more), none of which ends a
-    sentence ("Seedlings    3-23 months    1:3"). The first is the header."""
+    with the same number of cells (two to eight), each cell starting where
+    the one above it does, none ending a sentence or opening as a bullet, a
+    setting or an option does; the first a header of words (no figures)
+    over rows that give figures ("Seedlings    3-23 months    1:3").
+    Justified or spaced-out prose, a settings file and an options list are
+    no such table."""
     found: dict[int, tuple[str, tuple[str, ...]]] = {}
 
-    def cells(line: str) -> tuple[str, ...]:
-        stripped = line.strip()
-        if "|" in stripped or "\t" not in line and "  " not in stripped:
+    def cells(line: str) -> tuple[tuple[int, str], ...]:
+        if "|" in line or ("\t" not in line and "  " not in line.strip()):
             return ()
-        parts = tuple(_COLUMN_GAP.split(stripped))
-        if len(parts) < 2 or any(p[-1] in _SENTENCE_END for p in parts):
+        parts, at = [], 0
+        for piece in _COLUMN_GAP.split(line.rstrip()):
+            at = line.index(piece, at) if piece else at
+            if piece:
+                parts.append((at, piece))
+            at += len(piece)
+        if not 2 <= len(parts) <= 8 or any(
+            p[-1] in _SENTENCE_END or _NO_CELL.match(p) for _, p in parts
+        ):
             return ()
-        return parts
+        return tuple(parts)
+
+    def table(block: list[tuple[tuple[int, str], ...]]) -> bool:
+        starts = [[at for at, _ in row] for row in block]
+        aligned = all(abs(a - b) <= 1 for row in starts[1:] for a, b in zip(row, starts[0]))
+        header = not any(ch.isdigit() for _, cell in block[0] for ch in cell)
+        figures = sum(any(ch.isdigit() for _, cell in row for ch in cell) for row in block[1:])
+        return aligned and header and 2 * figures >= len(block) - 1
 
     split = [cells(line) for line in lines]
     i = 0
@@ -548,24 +544,11 @@ def _aligned_rows(lines: list[str]) -> dict[int, tuple[str, tuple[str, ...]]]:
         j = i
         while j < len(lines) and split[j] and len(split[j]) == len(split[i]):
             j += 1
-        if j - i >= 3:
-            found[i] = ("header", split[i])
-            found.update((k, ("row", split[k])) for k in range(i + 1, j))
+        if j - i >= 3 and table(split[i:j]):
+            found[i] = ("header", tuple(cell for _, cell in split[i]))
+            found.update((k, ("row", tuple(cell for _, cell in split[k]))) for k in range(i + 1, j))
         i = max(j, i + 1)
     return found
-
-
-def _short_title(line: str) -> bool:
-    """A line that may be a heading: a few words, capitalised, no digits, no
-    final punctuation, not a fact ("Closed on Sundays")."""
-    return (
-        bool(line)
-        and line[0].isupper()
-        and line[-1] not in _TERMINAL
-        and len(line.split()) <= 8
-        and not any(ch.isdigit() for ch in line)
-        and line.split()[0].lower() not in _FACT_OPENERS
-    )
 
 
 _FACT_OPENERS = frozenset(
