@@ -2644,7 +2644,9 @@ def test_how_many_times_is_said_by_a_count_of_times(
 
 EXCLUSIONS_PAGE = (
     "# Illness policy\n\n## Exclusion periods\n\n- Vomiting and/or diarrhoea: your child must "
-    "stay away until 48 hours after the last episode.\n- Chickenpox: your child must stay away "
+    "stay away until 48 hours after the last episode.\n- High temperature (38C or above): "
+    "your child must stay away until they have had no temperature for 24 hours.\n"
+    "- Chickenpox: your child must stay away "
     "until all the spots have crusted over, usually about 5 days after they appear.\n"
     "- Head lice: no exclusion. Please treat your child "
     "before they return.\n"
@@ -2666,6 +2668,7 @@ def test_a_step_or_a_note_is_no_item_of_another_thing(generator: ExtractiveGener
     ("question", "said"),
     [
         ("How long must my child stay off with flu?", None),
+        ("How long must my child stay off with measles?", None),  # (a label's figure: "38C")
         ("How long does my son need to stay off with chickenpox?", "Chickenpox: your child"),
         ("How long after vomiting can my child return?", "Vomiting and/or diarrhoea:"),
     ],

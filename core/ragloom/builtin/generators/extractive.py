@@ -370,9 +370,9 @@ def _names_an_item(label: str, asked: set[str]) -> bool:
     """Whether a label before a colon names another item than the question's:
     some thing ("Vomiting and/or diarrhoea"), none of whose words is asked;
     not a step or a note ("Step 4", "Tip")."""
-    terms = set(content_terms(label))
-    if any(ch.isdigit() for ch in label) or not terms or terms <= _NOT_ITEM_LABELS:
-        return False
+    terms = {t for t in content_terms(label) if not any(ch.isdigit() for ch in t)}
+    if not terms or terms <= _NOT_ITEM_LABELS:
+        return False  # ("Step 4", "Tip", "Q1")
     return not terms & asked
 
 
