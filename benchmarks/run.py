@@ -5,7 +5,9 @@ slower machine moves both sides alike. A row may also carry ``missed``, the
 absolute targets it missed (recall, latency), which marks it MISSED too.
 
 After the table, ``bench_answers`` grades the answers on the probe sets in
-``benchmarks/answers`` (right, rightly refused, wrongly refused, misleading).
+``benchmarks/answers`` (right, rightly refused, wrongly refused, misleading),
+and ``bench_probes`` counts the cases of ``benchmarks/generator_probes`` the
+``extractive`` generator meets.
 
 ``--quick`` leaves out the benchmarks at sizes only ``make bench`` needs
 (``LARGE``: the memory store's hnsw index at 1M x 384, tens of minutes to build
@@ -32,6 +34,8 @@ from bench_memory_store import (  # noqa: E402
     bench_memory_store,
 )
 from bench_pgvector import BENCHMARKS as PGVECTOR_BENCHMARKS  # noqa: E402
+from bench_probes import print_report as print_probes  # noqa: E402
+from bench_probes import report_probes  # noqa: E402
 from bench_qdrant import bench_qdrant_filtered, bench_qdrant_plain  # noqa: E402
 from bench_ray import (  # noqa: E402
     bench_ray_driver_writes,
@@ -102,6 +106,7 @@ def main() -> None:
     Console(width=160).print(table)
     # answer quality is a report beside the speed targets, not one of them
     print_report(report_answers())
+    print_probes(report_probes())
     if missed:
         print(f"{missed} benchmark(s) missed their target")
 
