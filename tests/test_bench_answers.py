@@ -4,28 +4,17 @@ and an answer is graded right, rightly refused, wrongly refused or misleading.""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
 from ragloom.evaluation import load_cases
 from ragloom.evaluation.cases import AnswerCheck, _fold
 
+from .benchmark_modules import benchmark_module
+
 ROOT = Path(__file__).resolve().parent.parent
 ANSWERS = ROOT / "benchmarks" / "answers"
 SETS = sorted(p for p in ANSWERS.iterdir() if (p / "eval.yaml").is_file())
-
-
-def _bench_answers():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location(
-        "bench_answers", ROOT / "benchmarks" / "bench_answers.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("bench_answers", module)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.mark.parametrize(
@@ -46,7 +35,7 @@ def _bench_answers():  # type: ignore[no-untyped-def]
     ],
 )
 def test_an_answer_is_graded(check: AnswerCheck, text: str, grounded: bool, expected: str) -> None:
-    assert _bench_answers().grade(check, text, grounded) == expected
+    assert benchmark_module("bench_answers").grade(check, text, grounded) == expected
 
 
 def test_there_are_probe_sets() -> None:
@@ -70,7 +59,7 @@ def test_a_probe_set_checks_what_its_documents_say(folder: Path) -> None:
 
 
 def test_generator_options_come_from_the_command_line() -> None:
-    bench = _bench_answers()
+    bench = benchmark_module("bench_answers")
     assert bench._options(["min_relevance=0.5", "max_sentences=2"]) == {
         "min_relevance": 0.5,
         "max_sentences": 2,
@@ -93,7 +82,7 @@ def test_a_generator_option_changes_the_grades(tmp_path: Path) -> None:
     config = config.replace("type: sentence-transformers", "type: hash")
     config = config.replace("model: all-MiniLM-L6-v2", "dimension: 64")
     (project / "ragloom.yaml").write_text(config, "utf-8")
-    bench = _bench_answers()
+    bench = benchmark_module("bench_answers")
     default = bench.grade_project(project)
     strict = bench.grade_project(project, None, {"min_relevance": 1.0})
     assert sum(strict.values()) == sum(default.values())

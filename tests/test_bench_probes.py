@@ -4,25 +4,14 @@ holds, and no set may meet fewer cases than it records."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
 
+from .benchmark_modules import benchmark_module
+
 ROOT = Path(__file__).resolve().parent.parent
 SETS = sorted((ROOT / "benchmarks" / "generator_probes").glob("*.json"))
-
-
-def _bench_probes():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location(
-        "bench_probes", ROOT / "benchmarks" / "bench_probes.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("bench_probes", module)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.mark.parametrize(
@@ -46,7 +35,7 @@ def _bench_probes():  # type: ignore[no-untyped-def]
 def test_an_answer_is_judged_by_what_it_holds_whole(
     case: dict[str, object], grounded: bool, text: str, expected: tuple[bool, bool]
 ) -> None:
-    assert _bench_probes().judge(case, grounded, text) == expected
+    assert benchmark_module("bench_probes").judge(case, grounded, text) == expected
 
 
 @pytest.mark.parametrize("path", SETS, ids=[p.stem for p in SETS])
@@ -54,7 +43,7 @@ def test_a_set_meets_at_least_the_cases_it_records(path: Path) -> None:
     """A rule that loses cases a set's generator met fails here; the set's
     ``met`` is raised when a change meets more (and lowered only with a
     reason in the commit)."""
-    result, answers = _bench_probes().run_set(path)
+    result, answers = benchmark_module("bench_probes").run_set(path)
     assert result.cases > 100
     lost = [case for case, answer in answers.items() if not answer["met"]]
     assert result.met >= result.floor, (result, lost)
