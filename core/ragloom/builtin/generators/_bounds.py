@@ -226,13 +226,13 @@ def with_exceptions(chosen: list[_Unit], units: Sequence[_Unit], asked: set[str]
     return out
 
 
-def _next(unit: _Unit, units: Sequence[_Unit]) -> _Unit | None:
-    """The unit right after ``unit`` in its chunk, if any."""
+def _next(unit: _Unit, units: Sequence[_Unit], step: int = 1) -> _Unit | None:
+    """The unit right after ``unit`` in its chunk (``step`` -1: right before), if any."""
     return next(
         (
             other
             for other in units
-            if other.chunk.id == unit.chunk.id and other.position == unit.position + 1
+            if other.chunk.id == unit.chunk.id and other.position == unit.position + step
         ),
         None,
     )

@@ -9,7 +9,7 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from ._bounds import _one_paragraph
+from ._bounds import _next, _one_paragraph
 from ._text import SMALL_NUMBERS, content_terms, stem
 from ._units import _Unit
 
@@ -27,8 +27,7 @@ __all__ = [
     "of_another_age",
     "payer",
     "receiver",
-    "row_holds_age",
-    "row_of_another_age",
+    "row_age_bands",
 ]
 
 _ASKER = re.compile(
@@ -336,20 +335,6 @@ def _age_spans(text: str, context: str = "") -> list[tuple[float, float]]:
 _UNITS = ("low_unit", "range_unit", "under_unit", "over_unit", "aged_unit", "from_unit")
 
 
-def row_holds_age(cells: Sequence[str], months: float, columns: Sequence[str] = ()) -> bool:
-    """Whether a table row is of an age band holding ``months``: its label
-    (first cell) holds it ("Young person (12–17)"), or another cell holds it
-    where the label names people or that cell's column is of ages ("Toddler
-    Room | 2–3 years", "Oak Room" under "Room" beside "3 years to school age"
-    under "Age")."""
-    if not cells:
-        return False
-    context = " | ".join(columns)
-    if holds_age(cells[0], months, context):
-        return True
-    return any(first <= months < end for cell in _age_cells(cells, columns) for first, end in cell)
-
-
 def of_another_age(text: str, months: float) -> bool:
     """Whether a sentence gives age bands none of which holds ``months``
     ("Puppy classes are for puppies aged 10 to 20 weeks and cost £90" for an
@@ -358,23 +343,26 @@ def of_another_age(text: str, months: float) -> bool:
     return bool(bands) and not any(first <= months < end for first, end in bands)
 
 
-def row_of_another_age(cells: Sequence[str], months: float, columns: Sequence[str] = ()) -> bool:
-    """Whether a table row is of age bands none of which holds ``months``
-    ("Climbing | 11–14 years | £12" for a 6-year-old)."""
+def row_age_bands(cells: Sequence[str], columns: Sequence[str] = ()) -> list[tuple[float, float]]:
+    """The age bands of a table row, each from its first month to its end:
+    its label's ("Young person (12–17)"), and those of its other cells where
+    the label names people or the cell's column is of ages ("Toddler Room |
+    2–3 years", "Oak Room" under "Room" beside "3 years to school age" under
+    "Age"). A row holds an age one of them holds; it is of another age where
+    it has some and none holds it ("Climbing | 11–14 years | £12" for a
+    6-year-old)."""
+    if not cells:
+        return []
     context = " | ".join(columns)
-    bands = [*_age_spans(cells[0], context), *(s for c in _age_cells(cells, columns) for s in c)]
-    return bool(bands) and not any(first <= months < end for first, end in bands)
-
-
-def _age_cells(cells: Sequence[str], columns: Sequence[str]) -> list[list[tuple[float, float]]]:
-    """The age bands of a row's cells after its label, where the label names
-    people or the cell's column is of ages."""
-    context = " | ".join(columns)
-    people = bool(cells) and _OF_PEOPLE.search(cells[0]) is not None
+    people = _OF_PEOPLE.search(cells[0]) is not None
     return [
-        _age_spans(cell, context)
-        for n, cell in enumerate(cells)
-        if n and (people or (n < len(columns) and _AGE_COLUMN.search(columns[n]) is not None))
+        *_age_spans(cells[0], context),
+        *(
+            band
+            for n, cell in enumerate(cells)
+            if n and (people or (n < len(columns) and _AGE_COLUMN.search(columns[n]) is not None))
+            for band in _age_spans(cell, context)
+        ),
     ]
 
 
@@ -388,10 +376,7 @@ def ages_of(unit: _Unit, units: Sequence[_Unit]) -> str:
     from 6 months to 2 years. A full day in the Baby Room costs £80.")."""
     if unit.kind == "row" or _age_spans(unit.text):
         return unit.text
-    before = next(
-        (u for u in units if u.chunk.id == unit.chunk.id and u.position == unit.position - 1),
-        None,
-    )
+    before = _next(unit, units, -1)
     if (
         before is None
         or before.kind != unit.kind

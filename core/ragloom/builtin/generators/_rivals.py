@@ -10,7 +10,7 @@ from collections.abc import Collection, Mapping
 
 from ._groups import _GROUP
 from ._measures import holds_measure, without_measures
-from ._people import AskedAge, row_holds_age, row_of_another_age
+from ._people import AskedAge, row_age_bands
 from ._polarity import _CLAUSE_BREAK
 from ._prices import _PAYING
 from ._structure import _BRACKETED
@@ -229,10 +229,11 @@ def _row_of_another(
     label = content_terms(unit.cells[0])
     # (what a label says in brackets is another name or a note: "Dormitory (Lager)")
     bare = _BRACKETED.sub("", unit.cells[0])
-    if age is not None and row_holds_age(unit.cells, age.months, unit.columns):
+    bands = row_age_bands(unit.cells, unit.columns) if age is not None else []
+    if age is not None and any(first <= age.months < end for first, end in bands):
         # (of the thing asked: "Swimming lesson | 5–8 years" is no tennis lesson)
         return _other_head(bare, question)
-    if age is not None and row_of_another_age(unit.cells, age.months, unit.columns):
+    if bands:
         return True  # "Climbing | 11–14 years | £12" for a 6-year-old
     if holds_measure(unit.cells[0], question):
         # "10 m to 14 m | £49 per night" is the price for a 12 m boat, but

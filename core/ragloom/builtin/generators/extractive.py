@@ -189,7 +189,7 @@ from ._questions import (
     question_verb,
     two_parts,
 )
-from ._rivals import _prices_another, _row_of_another
+from ._rivals import _FIRST_VERB, _prices_another, _row_of_another
 from ._roles import _of_another, _page_terms, _said, _written_out_elsewhere, asked_role, holds_role
 from ._saying import unit_said
 from ._siblings import (
@@ -343,16 +343,13 @@ def _says_code(unit: _Unit, codes: set[str]) -> bool:
     )
 
 
-_SUBJECT_END = re.compile(r"\b(?:is|are|was|were|can|cannot|may|must|will|costs?|includes?)\b")
-
-
 def _of_a_rival(text: str, names: Sequence[str], rival: set[str]) -> bool:
     """Whether a sentence's subject (its words before the verb) is a rival of
     the names asked, and none of them: "The AP Southeast region is ..." to
     a question about the EU Central region and the Starter plan."""
     if len(names) < 2:
         return False
-    verb = _SUBJECT_END.search(text)
+    verb = _FIRST_VERB.search(text)
     subject = text[: verb.start()] if verb else ""
     return any(mentions(subject, other) for other in rival) and not any(
         mentions(subject, name) for name in names
@@ -1194,9 +1191,11 @@ class ExtractiveGenerator(Generator):
                 # its column's name ("Boat length")
                 band_column = unit.columns[holding[0]] if holding[0] < len(unit.columns) else ""
                 unit = replace(unit, terms=unit.terms | measured | set(content_terms(band_column)))
+            # (the text whose age bands are the unit's: its own, or the sentence's before it)
+            aged = ages_of(unit, units) if said_age else unit.text
             if said_age and age in weights:
                 # the age is said by a band that holds it, not by a figure ("£4.00")
-                held = holds_age(" | ".join((ages_of(unit, units), *unit.columns)), said_age.months)
+                held = holds_age(" | ".join((aged, *unit.columns)), said_age.months)
                 unit = replace(unit, terms=(unit.terms | {age}) if held else (unit.terms - {age}))
             # "what discount do I get?": "40% off" says it
             if (
@@ -1524,9 +1523,7 @@ class ExtractiveGenerator(Generator):
                     # ("Puppy classes are for puppies aged 10 to 20 weeks and
                     # cost £90" is no price for an 8-week-old)
                     or bool(
-                        said_age
-                        and unit.kind != "row"
-                        and of_another_age(ages_of(unit, units), said_age.months)
+                        said_age and unit.kind != "row" and of_another_age(aged, said_age.months)
                     )
                 )
             )
